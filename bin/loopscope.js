@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The built CLI (npm install builds it; `npm run build` rebuilds it). Needs Node >= 22.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const cli = fileURLToPath(new URL('../out/main/cli.js', import.meta.url));
+if (!existsSync(cli)) {
+  process.stderr.write('loopscope: the CLI is not built yet; run `npm run build` first\n');
+  process.exit(2);
+}
+await import(cli);

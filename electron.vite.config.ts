@@ -1,0 +1,72 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
+
+const fromRoot = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
+
+/**
+ * The dev server injects inline scripts (React Refresh preamble) and inline styles (CSS HMR),
+ * which the strict CSP in index.html forbids. Relax it for `electron-vite dev` only; production
+ * builds keep the policy exactly as written.
+ */
+function relaxCspForDevServer(): Plugin {
+  return {
+    name: 'loopscope:relax-csp-for-dev-server',
+    apply: 'serve',
+    transformIndexHtml(html) {
+      return html
+        .replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
+        .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
+    },
+  };
+}
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: fromRoot('./out/main'),
+      // Every package in "dependencies" stays external (better-sqlite3 is a native addon).
+      externalizeDeps: true,
+      rolldownOptions: {
+        input: {
+          index: fromRoot('./src-main/electron/main.ts'),
+          cli: fromRoot('./src-main/cli/main.ts'),
+          ingestWorker: fromRoot('./src-main/engine/ingest/ingestWorker.ts'),
+        },
+        output: {
+          format: 'es',
+          entryFileNames: '[name].js',
+          // Shared chunks sit next to the entries so that `new URL('./ingestWorker.js', import.meta.url)`
+          // resolves to out/main/ingestWorker.js from whichever file it ends up in.
+          chunkFileNames: '[name]-[hash].js',
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: fromRoot('./out/preload'),
+      // A sandboxed preload can only require('electron'): bundle everything else into one file.
+      externalizeDeps: false,
+      rolldownOptions: {
+        input: { index: fromRoot('./src-main/electron/preload.ts') },
+        output: {
+          format: 'cjs',
+          entryFileNames: '[name].cjs',
+          codeSplitting: false,
+        },
+      },
+    },
+  },
+  renderer: {
+    root: fromRoot('./src-renderer'),
+    plugins: [react(), relaxCspForDevServer()],
+    build: {
+      outDir: fromRoot('./out/renderer'),
+      rolldownOptions: {
+        input: { index: fromRoot('./src-renderer/index.html') },
+      },
+    },
+  },
+});

@@ -1,0 +1,163 @@
+/**
+ * Exactly one result per call (domain.md §2.1): pairs every issued call with its result by
+ * `call_id` within the run, in log order, and reports every way that pairing can fail.
+ *
+ * Calls of a response whose outcome is not `tool_calls` (a broken stream, a truncated response)
+ * were never legitimately issued, so they owe no result; `invalid_arguments` speaks for them.
+ */
+import type { Finding } from '../report';
+import { isPausedStatus } from '../trace/runStatus';
+import { finding, runEnding } from './finding';
+import { describeCall, type ResultEntry, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
+
+export type CallState = 'ok' | 'error' | 'dangling' | 'unexecuted' | 'pending' | 'not_issued';
+
+export interface CallResolution {
+  call: TimelineCall;
+  state: CallState;
+  /** The result or not-executed event that answered the call. */
+  answerEventId: number | null;
+}
+
+export interface CorrelationOutcome {
+  findings: Finding[];
+  resolutions: CallResolution[];
+  /** Results matched to their call, for analyses that need both (tool errors, repetition). */
+  resultOf: Map<TimelineCall, ResultEntry>;
+}
+
+type Answer = Extract<TimelineEntry, { kind: 'result' | 'not_executed' }>;
+
+export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
+  const findings: Finding[] = [];
+  const resolutions = new Map<TimelineCall, CallResolution>();
+  const resultOf = new Map<TimelineCall, ResultEntry>();
+  const unanswered = new Map<string, TimelineCall[]>();
+  const issuedSoFar = new Map<string, TimelineCall>();
+  const answeredBeforeIssue: Answer[] = [];
+  let lastStep: number | null = null;
+
+  const answer = (call: TimelineCall, entry: Answer): void => {
+    const state: CallState = entry.kind === 'not_executed' ? 'unexecuted' : entry.ok ? 'ok' : 'error';
+    resolutions.set(call, { call, state, answerEventId: entry.eventId });
+    if (entry.kind === 'result') resultOf.set(call, entry);
+    else {
+      findings.push(
+        finding(timeline, 'unexecuted_call', {
+          severity: 'warning',
+          step: call.step,
+          callId: call.callId,
+          line: entry.line,
+          message: `${describeCall(call)} was not executed${entry.reason ? `: ${entry.reason}` : ''}; the loop marked it instead of leaving it dangling`,
+        }),
+      );
+    }
+  };
+
+  for (const entry of timeline.entries) {
+    if (entry.step !== null) lastStep = Math.max(lastStep ?? 0, entry.step);
+    if (entry.kind === 'response') {
+      for (const call of entry.calls) {
+        if (entry.outcome !== 'tool_calls') {
+          resolutions.set(call, { call, state: 'not_issued', answerEventId: null });
+          continue;
+        }
+        const earlier = issuedSoFar.get(call.callId);
+        if (earlier !== undefined) {
+          findings.push(
+            finding(timeline, 'duplicate_call_id', {
+              severity: 'error',
+              step: call.step,
+              callId: call.callId,
+              line: call.line,
+              message: `call_id ${call.callId} was issued twice: ${earlier.name} at step ${earlier.step ?? '?'} (line ${earlier.line}) and ${call.name} at step ${call.step ?? '?'} (line ${call.line}); results cannot be told apart`,
+              details: { first_line: earlier.line, second_line: call.line },
+            }),
+          );
+        }
+        issuedSoFar.set(call.callId, call);
+        const queue = unanswered.get(call.callId) ?? [];
+        queue.push(call);
+        unanswered.set(call.callId, queue);
+      }
+      continue;
+    }
+    if (entry.kind !== 'result' && entry.kind !== 'not_executed') continue;
+    const pending = unanswered.get(entry.callId)?.shift();
+    if (pending !== undefined) {
+      answer(pending, entry);
+      continue;
+    }
+    const issued = issuedSoFar.get(entry.callId);
+    if (issued === undefined) {
+      answeredBeforeIssue.push(entry);
+      continue;
+    }
+    const what = entry.kind === 'result' ? 'a second result' : 'a not-executed mark';
+    findings.push(
+      finding(timeline, 'duplicate_result', {
+        severity: 'error',
+        step: issued.step,
+        callId: entry.callId,
+        line: entry.line,
+        message: `${describeCall(issued)} received ${what} at line ${entry.line}; exactly one result per call is expected`,
+        details: { call_line: issued.line },
+      }),
+    );
+  }
+
+  for (const entry of answeredBeforeIssue) {
+    const later = unanswered.get(entry.callId)?.shift();
+    if (later !== undefined) {
+      answer(later, entry);
+      findings.push(
+        finding(timeline, 'out_of_order_result', {
+          severity: 'warning',
+          step: later.step,
+          callId: entry.callId,
+          line: entry.line,
+          message: `the result for ${describeCall(later)} was logged at line ${entry.line}, before the call itself (line ${later.line})`,
+          details: { call_line: later.line },
+        }),
+      );
+      continue;
+    }
+    const mark = entry.kind === 'result' ? `tool result${entry.name ? ` from ${entry.name}` : ''}` : 'not-executed mark';
+    findings.push(
+      finding(timeline, 'orphan_result', {
+        severity: 'error',
+        step: entry.step,
+        callId: entry.callId,
+        line: entry.line,
+        message: `${mark} at line ${entry.line} answers call_id ${entry.callId}, which no model response in this run issued`,
+      }),
+    );
+  }
+
+  const stillRunning = (timeline.live && timeline.status === 'unterminated') || isPausedStatus(timeline.status);
+  for (const queue of unanswered.values()) {
+    for (const call of queue) {
+      if (stillRunning) {
+        resolutions.set(call, { call, state: 'pending', answerEventId: null });
+        continue;
+      }
+      resolutions.set(call, { call, state: 'dangling', answerEventId: null });
+      findings.push(
+        finding(timeline, 'dangling_call', {
+          severity: 'error',
+          step: call.step,
+          callId: call.callId,
+          line: call.line,
+          message: `${describeCall(call)} never received a result; ${runEnding(timeline, lastStep)}`,
+        }),
+      );
+    }
+  }
+
+  const ordered = timeline.entries.flatMap((entry) => (entry.kind === 'response' ? entry.calls : []));
+  return {
+    findings,
+    resolutions: ordered.map((call) => resolutions.get(call)).filter((r): r is CallResolution => r !== undefined),
+    resultOf,
+  };
+}

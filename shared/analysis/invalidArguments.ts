@@ -1,0 +1,28 @@
+/**
+ * Arguments must parse before execution (domain.md §2.3). A call whose arguments never became
+ * valid JSON — a malformed string, or streamed fragments that never completed — is reported, and
+ * doubly so when the loop executed it anyway.
+ */
+import type { Finding } from '../report';
+import { finding } from './finding';
+import { describeCall, issuedCalls, type RunTimeline } from './timeline';
+
+export function analyzeInvalidArguments(timeline: RunTimeline): Finding[] {
+  const executed = new Set<string>();
+  for (const entry of timeline.entries) {
+    if (entry.kind === 'execution' || (entry.kind === 'result' && entry.ok)) executed.add(entry.callId);
+  }
+  return issuedCalls(timeline)
+    .filter((call) => call.argsError !== null)
+    .map((call) => {
+      const wasExecuted = executed.has(call.callId);
+      return finding(timeline, 'invalid_arguments', {
+        severity: 'error',
+        step: call.step,
+        callId: call.callId,
+        line: call.line,
+        message: `${describeCall(call)} has invalid arguments: ${call.argsError}${wasExecuted ? '; it was executed anyway' : ''}`,
+        details: { executed: wasExecuted },
+      });
+    });
+}

@@ -1,0 +1,96 @@
+/**
+ * The compact, ordered view of one run that every analysis reads: what the store keeps of each
+ * event, without payloads. Entries are in file order, which is the order the loop logged them.
+ */
+import type { Budgets, ModelOutcome } from '../trace/canonicalEvents';
+import type { RunStatus } from '../trace/runStatus';
+
+export interface TimelineCall {
+  callId: string;
+  name: string;
+  /** Hash of the canonical arguments; null when they did not parse. */
+  argsHash: string | null;
+  argsError: string | null;
+  argsSummary: string | null;
+  origin: 'response' | 'stream';
+  step: number | null;
+  line: number;
+  eventId: number;
+  /** Position of the call within its response. */
+  index: number;
+}
+
+interface EntryBase {
+  eventId: number;
+  line: number;
+  step: number | null;
+  ts: string | null;
+}
+
+export interface ResponseEntry extends EntryBase {
+  kind: 'response';
+  outcome: ModelOutcome;
+  finishReason: string | null;
+  calls: TimelineCall[];
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+export interface ExecutionEntry extends EntryBase {
+  kind: 'execution';
+  callId: string;
+}
+
+export interface ResultEntry extends EntryBase {
+  kind: 'result';
+  callId: string;
+  name: string | null;
+  ok: boolean;
+  errorCode: string | null;
+  resultHash: string | null;
+  /** The loop's own progress flag, when it logs one. */
+  progress: boolean | null;
+}
+
+export interface NotExecutedEntry extends EntryBase {
+  kind: 'not_executed';
+  callId: string;
+  reason: string | null;
+}
+
+export interface RunEndEntry extends EntryBase {
+  kind: 'run_end';
+}
+
+export type TimelineEntry = ResponseEntry | ExecutionEntry | ResultEntry | NotExecutedEntry | RunEndEntry;
+
+export interface RunTimeline {
+  runId: string;
+  status: RunStatus;
+  statusRaw: string;
+  /** The budget the loop named in its terminal event (`max_tool_calls`, …), if any. */
+  endLimit: string | null;
+  budgets: Budgets | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  firstLine: number;
+  lastLine: number;
+  entries: TimelineEntry[];
+  /**
+   * The file may still be written (live follow): a run without a terminal event is running, so
+   * its unanswered calls are pending, not dangling.
+   */
+  live: boolean;
+}
+
+export function responses(timeline: RunTimeline): ResponseEntry[] {
+  return timeline.entries.filter((entry): entry is ResponseEntry => entry.kind === 'response');
+}
+
+export function issuedCalls(timeline: RunTimeline): TimelineCall[] {
+  return responses(timeline).flatMap((response) => response.calls);
+}
+
+export function describeCall(call: Pick<TimelineCall, 'name' | 'callId' | 'step'>): string {
+  return `call ${call.name} (${call.callId}${call.step !== null ? `, step ${call.step}` : ''})`;
+}

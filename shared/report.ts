@@ -1,0 +1,107 @@
+/**
+ * The analysis report: what `loopscope analyze --json` prints and what the app's API returns.
+ * The fields named in the CLI contract stay stable; new fields may be added.
+ */
+import { z } from 'zod';
+import { runStatusSchema } from './trace/runStatus';
+
+export const findingKindSchema = z.enum([
+  'dangling_call',
+  'unexecuted_call',
+  'orphan_result',
+  'duplicate_result',
+  'duplicate_call_id',
+  'out_of_order_result',
+  'invalid_arguments',
+  'repeated_action',
+  'budget_exceeded',
+  'unterminated_run',
+  'dropped_tool_call',
+  'truncated_response',
+  'refusal',
+  'unknown_finish_reason',
+  'tool_error',
+]);
+export type FindingKind = z.infer<typeof findingKindSchema>;
+
+export const severitySchema = z.enum(['error', 'warning', 'info']);
+export type Severity = z.infer<typeof severitySchema>;
+
+export const severityRank: Readonly<Record<Severity, number>> = { error: 2, warning: 1, info: 0 };
+
+export const findingSchema = z.object({
+  kind: findingKindSchema,
+  severity: severitySchema,
+  run_id: z.string(),
+  /** The step (model call, 1-based) where the problem shows; null when it belongs to the whole run. */
+  step: z.number().int().nullable(),
+  call_id: z.string().nullable(),
+  /** 1-based line of the source file where the finding is anchored. */
+  line: z.number().int().nullable(),
+  message: z.string(),
+  /** Kind-specific structured facts (the repeated calls, the budget that tripped, …). */
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type Finding = z.infer<typeof findingSchema>;
+
+/** A finding as reported: which file its run came from, since run ids may repeat across files. */
+export const reportFindingSchema = findingSchema.extend({ file: z.string() });
+export type ReportFinding = z.infer<typeof reportFindingSchema>;
+
+export const parseErrorSchema = z.object({
+  line: z.number().int(),
+  offset: z.number().int(),
+  length: z.number().int(),
+  message: z.string(),
+  excerpt: z.string(),
+  /** True when the line still produced an event (e.g. invalid UTF-8 replaced); false when it was not loaded. */
+  loaded: z.boolean(),
+});
+export type ParseError = z.infer<typeof parseErrorSchema>;
+
+export const fileReportSchema = z.object({
+  path: z.string(),
+  format: z.string(),
+  bytes: z.number().int(),
+  lines: z.number().int(),
+  events: z.number().int(),
+  parse_errors: z.array(parseErrorSchema),
+});
+
+export const runReportSchema = z.object({
+  run_id: z.string(),
+  file: z.string(),
+  status: runStatusSchema,
+  status_raw: z.string(),
+  steps: z.number().int(),
+  tool_calls: z.number().int(),
+  tool_results: z.number().int(),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+  started_at: z.string().nullable(),
+  ended_at: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  first_line: z.number().int(),
+  last_line: z.number().int(),
+  findings: z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),
+});
+export type RunReport = z.infer<typeof runReportSchema>;
+
+export const analyzeReportSchema = z.object({
+  files: z.array(fileReportSchema),
+  runs: z.array(runReportSchema),
+  findings: z.array(reportFindingSchema),
+});
+export type AnalyzeReport = z.infer<typeof analyzeReportSchema>;
+
+export const analysisOptionsSchema = z
+  .object({
+    /** Repeated-action window: how many recent tool calls are looked at (domain.md §4). */
+    window: z.number().int().min(1).default(6),
+    /** Repeated-action threshold: how many identical calls without progress fire the finding. */
+    threshold: z.number().int().min(1).default(3),
+  })
+  .refine((options) => options.threshold <= options.window, {
+    message: 'threshold must not exceed window',
+  });
+export type AnalysisOptions = z.infer<typeof analysisOptionsSchema>;

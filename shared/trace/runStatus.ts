@@ -1,0 +1,92 @@
+/**
+ * Terminal states (domain.md §3). Loops spell them many ways; Loopscope normalizes the spelling
+ * and always keeps the original string next to it, so nothing the loop said is lost.
+ */
+import { z } from 'zod';
+
+export const runStatusSchema = z.enum([
+  'succeeded',
+  'model_finished',
+  'budget_exceeded',
+  'protocol_error',
+  'refused',
+  'failed',
+  'cancelled',
+  'waiting_for_input',
+  'waiting_for_approval',
+  'unterminated',
+  'unknown',
+]);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+const statusSpellings: Readonly<Record<string, RunStatus>> = {
+  succeeded: 'succeeded',
+  success: 'succeeded',
+  successful: 'succeeded',
+  completed: 'succeeded',
+  complete: 'succeeded',
+  ok: 'succeeded',
+  done: 'succeeded',
+  model_finished: 'model_finished',
+  finished: 'model_finished',
+  final: 'model_finished',
+  budget_exceeded: 'budget_exceeded',
+  budget_exhausted: 'budget_exceeded',
+  max_turns_exceeded: 'budget_exceeded',
+  max_steps_exceeded: 'budget_exceeded',
+  max_tool_calls_exceeded: 'budget_exceeded',
+  deadline_exceeded: 'budget_exceeded',
+  hit_cap: 'budget_exceeded',
+  protocol_error: 'protocol_error',
+  refused: 'refused',
+  refusal: 'refused',
+  failed: 'failed',
+  failure: 'failed',
+  error: 'failed',
+  errored: 'failed',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+  aborted: 'cancelled',
+  interrupted: 'cancelled',
+  waiting_for_input: 'waiting_for_input',
+  waiting_for_approval: 'waiting_for_approval',
+};
+
+/** `MODEL_FINISHED`, `model-finished`, `Model Finished` and `Max turns exceeded` all fold to snake_case. */
+function foldStatusSpelling(raw: string): string {
+  return raw
+    .trim()
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[\s.-]+/g, '_');
+}
+
+export interface TerminalStatusInput {
+  status?: string | undefined;
+  hitCap?: boolean | undefined;
+  output?: unknown;
+}
+
+export interface NormalizedStatus {
+  status: RunStatus;
+  /** What the loop wrote, e.g. `BUDGET_EXCEEDED` or `hitCap:true`. */
+  raw: string;
+}
+
+/** Normalizes a run_end event's status; `hitCap` (step-capped loops, seed 001) counts when no status string is given. */
+export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedStatus {
+  if (input.status !== undefined && input.status.trim() !== '') {
+    return { status: statusSpellings[foldStatusSpelling(input.status)] ?? 'unknown', raw: input.status };
+  }
+  if (input.hitCap === true) return { status: 'budget_exceeded', raw: 'hitCap:true' };
+  if (input.hitCap === false) {
+    const hasOutput = input.output !== undefined && input.output !== null && input.output !== '';
+    return { status: hasOutput ? 'succeeded' : 'failed', raw: 'hitCap:false' };
+  }
+  return { status: 'unknown', raw: '' };
+}
+
+/** States in which the run is over and its calls can no longer receive results. */
+export function isPausedStatus(status: RunStatus): boolean {
+  return status === 'waiting_for_input' || status === 'waiting_for_approval';
+}

@@ -1,0 +1,15 @@
+/** Trace timestamps arrive as ISO text or Unix epochs in seconds or milliseconds. */
+const MILLISECOND_EPOCH_FLOOR = 1e11;
+
+export function toIsoTimestamp(ts: string | number | undefined | null): string | null {
+  if (ts === undefined || ts === null) return null;
+  const millis = typeof ts === 'number' ? (ts >= MILLISECOND_EPOCH_FLOOR ? ts : ts * 1000) : Date.parse(ts);
+  if (!Number.isFinite(millis)) return null;
+  const date = new Date(millis);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+export function millisBetween(startIso: string | null, endIso: string | null): number | null {
+  if (startIso === null || endIso === null) return null;
+  return Date.parse(endIso) - Date.parse(startIso);
+}

@@ -1,0 +1,82 @@
+/** The terminal rendering of an analyze report: one block per run, then parse errors, then a summary. */
+import type { AnalyzeReport, ReportFinding, RunReport, Severity } from '../../shared/report';
+
+const ansi = { red: '31', yellow: '33', cyan: '36', dim: '2', bold: '1' } as const;
+
+function formatCount(value: number | null): string {
+  return value === null ? '?' : value.toLocaleString('en-US');
+}
+
+function formatDuration(ms: number | null): string | null {
+  if (ms === null) return null;
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+function plural(count: number, word: string): string {
+  return `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+}
+
+export function formatTextReport(report: AnalyzeReport, options: { color: boolean }): string {
+  const paint = (code: string, text: string): string => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const severityColor: Record<Severity, string> = { error: ansi.red, warning: ansi.yellow, info: ansi.cyan };
+  const out: string[] = [];
+
+  const runKey = (file: string, runId: string): string => `${file}\u0000${runId}`;
+  const findingsByRun = new Map<string, ReportFinding[]>();
+  for (const f of report.findings) {
+    const key = runKey(f.file, f.run_id);
+    findingsByRun.set(key, [...(findingsByRun.get(key) ?? []), f]);
+  }
+
+  for (const file of report.files) {
+    out.push(
+      paint(ansi.bold, file.path) +
+        paint(ansi.dim, `  ${file.format} · ${plural(file.lines, 'line')} · ${plural(file.events, 'event')} · ${plural(file.parse_errors.length, 'parse error')}`),
+    );
+    const runs = report.runs.filter((run) => run.file === file.path);
+    for (const run of runs) out.push('', ...formatRun(run, findingsByRun.get(runKey(run.file, run.run_id)) ?? [], paint, severityColor));
+    if (file.parse_errors.length > 0) {
+      out.push('', paint(ansi.bold, 'parse errors'));
+      for (const error of file.parse_errors) {
+        out.push(`  ${paint(error.loaded ? ansi.yellow : ansi.red, `line ${error.line}`)} ${paint(ansi.dim, `(byte ${error.offset})`)}  ${error.message}`);
+        if (error.excerpt !== '') out.push(`      ${paint(ansi.dim, error.excerpt)}`);
+      }
+    }
+    out.push('');
+  }
+
+  const bySeverity = { error: 0, warning: 0, info: 0 };
+  for (const f of report.findings) bySeverity[f.severity] += 1;
+  const parseErrors = report.files.reduce((sum, file) => sum + file.parse_errors.length, 0);
+  out.push(
+    `${plural(report.runs.length, 'run')}: ${paint(ansi.red, plural(bySeverity.error, 'error'))}, ${paint(ansi.yellow, plural(bySeverity.warning, 'warning'))}, ${bySeverity.info.toLocaleString('en-US')} info; ${plural(parseErrors, 'parse error')}`,
+  );
+  return `${out.join('\n')}\n`;
+}
+
+function formatRun(
+  run: RunReport,
+  findings: ReportFinding[],
+  paint: (code: string, text: string) => string,
+  severityColor: Record<Severity, string>,
+): string[] {
+  const raw = run.status_raw !== '' && run.status_raw !== run.status ? ` (${run.status_raw})` : '';
+  const tokens = run.input_tokens === null && run.output_tokens === null ? null : `${formatCount(run.input_tokens)} in / ${formatCount(run.output_tokens)} out tokens`;
+  const facts = [
+    plural(run.steps, 'step'),
+    plural(run.tool_calls, 'tool call'),
+    plural(run.tool_results, 'result'),
+    tokens,
+    formatDuration(run.duration_ms),
+    `lines ${run.first_line}–${run.last_line}`,
+  ].filter((fact): fact is string => fact !== null);
+  const lines = [`${paint(ansi.bold, `run ${run.run_id}`)}  ${run.status}${raw}`, `  ${paint(ansi.dim, facts.join(' · '))}`];
+  for (const f of findings) {
+    const where = [f.step !== null ? `step ${f.step}` : null, f.line !== null ? `line ${f.line}` : null].filter(Boolean).join(', ');
+    lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(21)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);
+  }
+  if (findings.length === 0) lines.push(`  ${paint(ansi.dim, 'no findings')}`);
+  return lines;
+}

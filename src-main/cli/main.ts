@@ -1,0 +1,134 @@
+/**
+ * `loopscope` command line. `analyze` runs the same engine as the app, headless, for terminals
+ * and CI: exit 0 when no finding reaches --fail-on, 1 when one does, 2 on usage or I/O errors.
+ */
+import { parseArgs } from 'node:util';
+import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport } from '../../shared/report';
+import { openTrace, readReport, TraceFileError } from '../engine/engine';
+import { identifyFile } from '../engine/store/traceDatabase';
+import { formatTextReport } from './formatText';
+
+const usage = `usage: loopscope analyze FILE... [--json] [--fail-on error|warning|never] [--window N] [--threshold N]
+
+  --json              print one JSON document (files, runs, findings) instead of text
+  --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
+  --window N          repeated-action window: recent tool calls considered (default 6)
+  --threshold N       repeated-action threshold: identical calls without progress (default 3)
+  --cache-dir DIR     where trace databases are kept (default: $LOOPSCOPE_CACHE_DIR or ~/.cache/loopscope)`;
+
+class UsageError extends Error {}
+
+const failOnLevels = ['error', 'warning', 'never'] as const;
+type FailOn = (typeof failOnLevels)[number];
+
+interface AnalyzeCommand {
+  files: string[];
+  json: boolean;
+  failOn: FailOn;
+  analysis: AnalysisOptions;
+  cacheDir: string | undefined;
+}
+
+function parsePositiveInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} needs a whole number of at least 1, got "${value}"`);
+  return Number(value);
+}
+
+function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        'fail-on': { type: 'string', default: 'error' },
+        window: { type: 'string' },
+        threshold: { type: 'string' },
+        'cache-dir': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length === 0) throw new UsageError('analyze needs at least one trace file');
+  const failOn = values['fail-on'];
+  if (!(failOnLevels as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on must be error, warning or never, got "${failOn}"`);
+  const analysis = analysisOptionsSchema.safeParse({
+    window: parsePositiveInteger('--window', values.window, 6),
+    threshold: parsePositiveInteger('--threshold', values.threshold, 3),
+  });
+  if (!analysis.success) throw new UsageError(analysis.error.issues[0]?.message ?? 'invalid --window/--threshold');
+  return { files: positionals, json: values.json, failOn: failOn as FailOn, analysis: analysis.data, cacheDir: values['cache-dir'] };
+}
+
+function mergeReports(reports: AnalyzeReport[]): AnalyzeReport {
+  return {
+    files: reports.flatMap((report) => report.files),
+    runs: reports.flatMap((report) => report.runs),
+    findings: reports.flatMap((report) => report.findings),
+  };
+}
+
+function reachesFailLevel(report: AnalyzeReport, failOn: FailOn): boolean {
+  if (failOn === 'never') return false;
+  return report.findings.some((f) => severityRank[f.severity] >= severityRank[failOn]);
+}
+
+async function analyze(command: AnalyzeCommand): Promise<number> {
+  // Every file is checked before any work, so a typo fails fast with its reason.
+  for (const file of command.files) identifyFile(file);
+  const showProgress = !command.json && process.stderr.isTTY;
+  const reports: AnalyzeReport[] = [];
+  for (const file of command.files) {
+    const trace = await openTrace(file, {
+      analysis: command.analysis,
+      ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}),
+      ...(showProgress
+        ? {
+            onProgress: (p) =>
+              process.stderr.write(`\r${file}: ${Math.round((100 * p.bytesRead) / Math.max(1, p.totalBytes))}% · ${p.events.toLocaleString('en-US')} events`),
+          }
+        : {}),
+    });
+    if (showProgress) process.stderr.write('\r\u001b[K');
+    reports.push(readReport({ ...trace, path: file }, command.analysis));
+  }
+  const report = analyzeReportSchema.parse(mergeReports(reports));
+  process.stdout.write(command.json ? `${JSON.stringify(report, null, 2)}\n` : formatTextReport(report, { color: process.stdout.isTTY && !process.env['NO_COLOR'] }));
+  return reachesFailLevel(report, command.failOn) ? 1 : 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(`${usage}\n`);
+      return command === undefined ? 2 : 0;
+    }
+    if (command !== 'analyze') throw new UsageError(`unknown command "${command}"`);
+    return await analyze(parseAnalyzeCommand(rest));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`loopscope: ${error.message}\n${usage}\n`);
+      return 2;
+    }
+    if (error instanceof TraceFileError) {
+      process.stderr.write(`loopscope: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`loopscope: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,439 @@
+/**
+ * The ingest stage between lines and the store: decodes each line, maps it through the format
+ * adapter into a canonical event, keeps the small per-run state that needs the whole stream
+ * (step numbering, counters, streamed fragments not yet assembled) and hands rows to the writer.
+ *
+ * Memory is bounded by the number of runs and of streams still open, never by the file size:
+ * payloads are not kept; the raw line stays retrievable by offset and length.
+ */
+import { createHash } from 'node:crypto';
+import { adaptCanonicalLine, type AdaptedEvent } from '../adapters/canonicalAdapter';
+import { canonicalJson } from '../../../shared/trace/canonicalJson';
+import type { Budgets, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import { classifyResponse } from '../../../shared/trace/modelOutcome';
+import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
+import { toIsoTimestamp } from '../../../shared/trace/timestamps';
+import { decodeLine, excerptOf, stripUtf8Bom } from './decodeLine';
+import type { SplitLine } from './lineSplitter';
+import type { EventRow, RunRow, TraceWriter } from '../store/traceWriter';
+
+/** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
+export const DEFAULT_RUN_ID = 'default';
+const SUMMARY_CHARS = 200;
+
+export interface IngestCounters {
+  lines: number;
+  blankLines: number;
+  events: number;
+  parseErrors: number;
+}
+
+interface StreamedCall {
+  callId: string | null;
+  name: string | null;
+  argumentParts: string[];
+}
+
+/** Fragments of one streamed response, joined per call index (parallel calls interleave). */
+interface OpenStream {
+  step: number;
+  calls: Map<string, StreamedCall>;
+  finishReason: string | null;
+  closed: boolean;
+  lastEventId: number;
+  lastLine: number;
+}
+
+interface RunState {
+  pk: number;
+  runId: string;
+  firstLine: number;
+  lastLine: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  lastStep: number;
+  /** Step opened by a model_request still waiting for its response. */
+  openRequestStep: number | null;
+  stepIdOrdinals: Map<string, number>;
+  modelSteps: Set<number>;
+  toolCalls: number;
+  toolResults: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  budgets: Budgets | null;
+  config: unknown;
+  end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
+  openStreams: Map<number, OpenStream>;
+}
+
+function hashText(text: string): string {
+  return createHash('sha1').update(text).digest('hex').slice(0, 16);
+}
+
+function truncate(text: string, max = SUMMARY_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function argumentsText(args: unknown): string {
+  if (args === undefined) return '{}';
+  return typeof args === 'string' ? args : JSON.stringify(args);
+}
+
+/** Parses call arguments the way a loop must before executing: a JSON string or an object. */
+function parseArguments(args: unknown): { canonical: string } | { error: string } {
+  if (args === undefined || args === null) return { canonical: '{}' };
+  if (typeof args !== 'string') return { canonical: canonicalJson(args) };
+  if (args.trim() === '') return { canonical: '{}' };
+  try {
+    return { canonical: canonicalJson(JSON.parse(args)) };
+  } catch (error) {
+    return { error: `arguments are not valid JSON (${(error as Error).message}): ${truncate(args, 80)}` };
+  }
+}
+
+function sumOptional(total: number | null, value: number | undefined): number | null {
+  if (value === undefined) return total;
+  return (total ?? 0) + value;
+}
+
+export class TraceIngester {
+  readonly counters: IngestCounters = { lines: 0, blankLines: 0, events: 0, parseErrors: 0 };
+  private readonly runs = new Map<string, RunState>();
+  private nextEventId = 1;
+  private nextToolCallId = 1;
+
+  constructor(
+    private readonly sourceId: number,
+    private readonly writer: TraceWriter,
+  ) {}
+
+  acceptLine(line: SplitLine): void {
+    this.counters.lines = line.lineNumber;
+    if (line.bytes === null) {
+      this.reportError(line, `line is ${line.length} bytes, over the line size limit; not loaded`, line.head ?? Buffer.alloc(0), false);
+      return;
+    }
+    const bytes = line.offset === 0 ? stripUtf8Bom(line.bytes) : line.bytes;
+    const decoded = decodeLine(bytes);
+    if (decoded.kind === 'blank') {
+      this.counters.blankLines += 1;
+      return;
+    }
+    if (decoded.kind === 'invalid') {
+      this.reportError(line, decoded.reason + (decoded.invalidUtf8 ? ' (the line is also not valid UTF-8)' : ''), decoded.text, false);
+      return;
+    }
+    const adapted = adaptCanonicalLine(decoded.value);
+    if (!adapted.ok) {
+      this.reportError(line, adapted.reason, decoded.text, false);
+      return;
+    }
+    if (decoded.invalidUtf8) {
+      this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the event was loaded', decoded.text, true);
+    }
+    this.counters.events += 1;
+    this.acceptEvent(line, adapted.event, adapted.typeRaw);
+  }
+
+  /** Closes open streams and writes the runs; call once after the last line. */
+  finish(): void {
+    for (const run of this.runs.values()) {
+      for (const stream of run.openStreams.values()) this.emitStream(run, stream);
+      run.openStreams.clear();
+    }
+    const rows: RunRow[] = [...this.runs.values()].map((run) => {
+      const status = run.end ? { status: run.end.status, raw: run.end.statusRaw } : { status: 'unterminated', raw: '' };
+      return {
+        id: run.pk,
+        source_id: this.sourceId,
+        run_id: run.runId,
+        status: status.status,
+        status_raw: status.raw,
+        end_limit: run.end?.limit ?? null,
+        budgets_json: run.budgets ? JSON.stringify(run.budgets) : null,
+        config_json: run.config === undefined ? null : JSON.stringify(run.config),
+        first_line: run.firstLine,
+        last_line: run.lastLine,
+        started_at: run.startedAt,
+        ended_at: run.endedAt,
+        steps: run.modelSteps.size,
+        tool_calls: run.toolCalls,
+        tool_results: run.toolResults,
+        input_tokens: run.inputTokens,
+        output_tokens: run.outputTokens,
+        end_event_id: run.end?.eventId ?? null,
+      };
+    });
+    this.writer.writeRuns(rows);
+  }
+
+  private reportError(line: SplitLine, message: string, excerptSource: string | Buffer, loaded: boolean): void {
+    this.counters.parseErrors += 1;
+    const text = typeof excerptSource === 'string' ? excerptSource : excerptSource.toString('utf8');
+    this.writer.addParseError({
+      source_id: this.sourceId,
+      line: line.lineNumber,
+      byte_offset: line.offset,
+      byte_length: line.length,
+      message,
+      excerpt: excerptOf(text),
+      loaded: loaded ? 1 : 0,
+    });
+  }
+
+  private runFor(runId: string, line: number): RunState {
+    let run = this.runs.get(runId);
+    if (run === undefined) {
+      run = {
+        pk: this.runs.size + 1,
+        runId,
+        firstLine: line,
+        lastLine: line,
+        startedAt: null,
+        endedAt: null,
+        lastStep: 0,
+        openRequestStep: null,
+        stepIdOrdinals: new Map(),
+        modelSteps: new Set(),
+        toolCalls: 0,
+        toolResults: 0,
+        inputTokens: null,
+        outputTokens: null,
+        budgets: null,
+        config: undefined,
+        end: null,
+        openStreams: new Map(),
+      };
+      this.runs.set(runId, run);
+    }
+    run.lastLine = line;
+    return run;
+  }
+
+  /**
+   * The step an event belongs to: as logged (`step`, or `step_id` numbered in order of first
+   * appearance), else inferred — a request or response without a step opens the next one, and
+   * tool events belong to the current one.
+   */
+  private stepOf(run: RunState, event: AdaptedEvent): number {
+    let step = event.step;
+    if (step === undefined && event.step_id !== undefined) {
+      step = run.stepIdOrdinals.get(event.step_id);
+      if (step === undefined) {
+        step = run.stepIdOrdinals.size + 1;
+        run.stepIdOrdinals.set(event.step_id, step);
+      }
+    }
+    if (step === undefined) {
+      if (event.type === 'model_request') step = run.lastStep + 1;
+      else if (event.type === 'model_response' || event.type === 'stream_fragment') step = run.openRequestStep ?? run.lastStep + 1;
+      else step = run.lastStep;
+    }
+    if (event.type === 'model_request') run.openRequestStep = step;
+    if (event.type === 'model_response') run.openRequestStep = null;
+    run.lastStep = Math.max(run.lastStep, step);
+    return step;
+  }
+
+  private acceptEvent(line: SplitLine, event: AdaptedEvent, typeRaw: string): void {
+    const run = this.runFor(event.run_id ?? DEFAULT_RUN_ID, line.lineNumber);
+    const step = this.stepOf(run, event);
+    const ts = toIsoTimestamp(event.ts);
+    if (ts !== null) {
+      if (run.startedAt === null || ts < run.startedAt) run.startedAt = ts;
+      if (run.endedAt === null || ts > run.endedAt) run.endedAt = ts;
+    }
+    const row: EventRow = {
+      id: this.nextEventId++,
+      source_id: this.sourceId,
+      run_pk: run.pk,
+      line: line.lineNumber,
+      byte_offset: line.offset,
+      byte_length: line.length,
+      type: event.type,
+      type_raw: typeRaw,
+      step,
+      step_id: event.step_id ?? null,
+      ts,
+      call_id: null,
+      name: null,
+      outcome: null,
+      finish_reason: null,
+      tool_call_count: null,
+      input_tokens: null,
+      output_tokens: null,
+      latency_ms: null,
+      result_ok: null,
+      error_code: null,
+      result_hash: null,
+      progress: null,
+      summary: null,
+      payload: null,
+    };
+    switch (event.type) {
+      case 'run_start':
+        this.acceptRunStart(run, event, row);
+        break;
+      case 'model_request':
+        row.summary = `${event.messages?.length ?? 0} messages, ${event.tools?.length ?? 0} tools${event.model ? `, ${event.model}` : ''}`;
+        break;
+      case 'model_response':
+        this.acceptModelResponse(run, event, row, step);
+        break;
+      case 'stream_fragment':
+        this.acceptStreamFragment(run, event, row, step);
+        break;
+      case 'tool_call_start':
+        row.call_id = event.call_id;
+        row.name = event.name ?? null;
+        row.summary = event.permission ? `permission: ${event.permission}` : null;
+        break;
+      case 'tool_result':
+        this.acceptToolResult(run, event, row);
+        break;
+      case 'tool_call_not_executed':
+        row.call_id = event.call_id;
+        row.name = event.name ?? null;
+        row.summary = event.reason ?? null;
+        break;
+      case 'run_end': {
+        const normalized = normalizeTerminalStatus(event);
+        run.end = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id };
+        row.summary = normalized.raw === '' ? null : normalized.raw;
+        break;
+      }
+      case 'unknown':
+        break;
+    }
+    this.writer.addEvent(row);
+  }
+
+  private acceptRunStart(run: RunState, event: EventOf<'run_start'>, row: EventRow): void {
+    run.config = event.config;
+    const budgets = { ...event.config?.budgets, ...event.budgets };
+    run.budgets = Object.keys(budgets).length > 0 ? budgets : null;
+    row.summary = [event.config?.provider, event.config?.model].filter(Boolean).join(' ') || null;
+  }
+
+  private acceptModelResponse(run: RunState, event: EventOf<'model_response'>, row: EventRow, step: number): void {
+    run.openStreams.delete(step);
+    run.modelSteps.add(step);
+    const calls = event.tool_calls ?? [];
+    const finishReason = event.finish_reason ?? null;
+    row.outcome = classifyResponse({ outcome: event.outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal });
+    row.finish_reason = finishReason;
+    row.tool_call_count = calls.length;
+    if (row.outcome === 'tool_calls') run.toolCalls += calls.length;
+    const inputTokens = event.usage?.input_tokens ?? event.usage?.prompt_tokens;
+    const outputTokens = event.usage?.output_tokens ?? event.usage?.completion_tokens;
+    row.input_tokens = inputTokens ?? null;
+    row.output_tokens = outputTokens ?? null;
+    run.inputTokens = sumOptional(run.inputTokens, inputTokens);
+    run.outputTokens = sumOptional(run.outputTokens, outputTokens);
+    row.latency_ms = event.latency_ms ?? null;
+    row.summary =
+      calls.length > 0
+        ? truncate(calls.map((call) => `${call.name}(${truncate(argumentsText(call.arguments), 60)})`).join(', '))
+        : truncate(event.refusal ?? event.text ?? '');
+    calls.forEach((call, index) => this.addCall(run, { eventId: row.id, line: row.line }, step, index, call, 'response'));
+  }
+
+  private addCall(
+    run: RunState,
+    issuedBy: { eventId: number; line: number },
+    step: number,
+    index: number,
+    call: Pick<ToolCall, 'call_id' | 'name' | 'arguments'>,
+    origin: 'response' | 'stream',
+    incompleteReason?: string,
+  ): void {
+    const parsed = incompleteReason === undefined ? parseArguments(call.arguments) : { error: incompleteReason };
+    this.writer.addToolCall({
+      id: this.nextToolCallId++,
+      run_pk: run.pk,
+      event_id: issuedBy.eventId,
+      call_index: index,
+      call_id: call.call_id,
+      name: call.name,
+      step,
+      line: issuedBy.line,
+      origin,
+      args_hash: 'canonical' in parsed ? hashText(parsed.canonical) : null,
+      args_error: 'error' in parsed ? parsed.error : null,
+      args_summary: truncate(argumentsText(call.arguments), 120),
+    });
+  }
+
+  private acceptStreamFragment(run: RunState, event: EventOf<'stream_fragment'>, row: EventRow, step: number): void {
+    let stream = run.openStreams.get(step);
+    if (stream === undefined) {
+      stream = { step, calls: new Map(), finishReason: null, closed: false, lastEventId: row.id, lastLine: row.line };
+      run.openStreams.set(step, stream);
+    }
+    stream.lastEventId = row.id;
+    stream.lastLine = row.line;
+    row.call_id = event.call_id ?? null;
+    row.name = event.name ?? null;
+    if (event.index !== undefined || event.call_id !== undefined || event.arguments_delta !== undefined) {
+      const key = event.index !== undefined ? `#${event.index}` : `id:${event.call_id ?? ''}`;
+      let call = stream.calls.get(key);
+      if (call === undefined) {
+        call = { callId: null, name: null, argumentParts: [] };
+        stream.calls.set(key, call);
+      }
+      call.callId ??= event.call_id ?? null;
+      call.name ??= event.name ?? null;
+      if (event.arguments_delta !== undefined) call.argumentParts.push(event.arguments_delta);
+    }
+    if (event.finish_reason !== undefined && event.finish_reason !== null) {
+      stream.finishReason = event.finish_reason;
+      stream.closed = true;
+    }
+  }
+
+  /**
+   * A stream with no model_response line of its own becomes the step's response: its calls are
+   * joined per index and parsed only now that the stream is over (domain.md §2.3). When the
+   * stream never closed, the response is incomplete and none of its calls counts as issued; a
+   * call whose joined arguments are not even valid JSON was cut mid-arguments.
+   */
+  private emitStream(run: RunState, stream: OpenStream): void {
+    run.modelSteps.add(stream.step);
+    const issuedBy = { eventId: stream.lastEventId, line: stream.lastLine };
+    const outcome = stream.closed
+      ? classifyResponse({ finishReason: stream.finishReason, toolCallCount: stream.calls.size })
+      : 'incomplete';
+    if (outcome === 'tool_calls') run.toolCalls += stream.calls.size;
+    let index = 0;
+    for (const call of stream.calls.values()) {
+      const callId = call.callId ?? `${run.runId}:step${stream.step}:call${index}`;
+      const joined = call.argumentParts.join('');
+      const cut = !stream.closed && 'error' in parseArguments(joined);
+      const incomplete = cut ? `the stream ended before this call's arguments were complete: ${truncate(joined, 80)}` : undefined;
+      this.addCall(run, issuedBy, stream.step, index, { call_id: callId, name: call.name ?? '(unnamed)', arguments: joined }, 'stream', incomplete);
+      index += 1;
+    }
+    this.writer.setStreamOutcome(stream.lastEventId, outcome, stream.finishReason, stream.calls.size);
+  }
+
+  private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow): void {
+    run.toolResults += 1;
+    const isError = event.status !== undefined ? event.status.toLowerCase() !== 'ok' && event.status.toLowerCase() !== 'success' : event.error !== undefined;
+    row.call_id = event.call_id;
+    row.name = event.name ?? null;
+    row.result_ok = isError ? 0 : 1;
+    row.latency_ms = event.latency_ms ?? null;
+    row.progress = event.progress === undefined ? null : event.progress ? 1 : 0;
+    const error = event.error;
+    row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
+    row.result_hash = hashText(canonicalJson({ ok: !isError, output: event.output ?? null, error: error ?? null }));
+    const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
+    row.summary = truncate(
+      isError
+        ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}`
+        : typeof event.output === 'string'
+          ? event.output
+          : (JSON.stringify(event.output) ?? ''),
+    );
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The trace database: one SQLite file per trace file, a cache that can always be rebuilt from the
+ * trace. Migrations are applied in order and recorded with a hash of their SQL, so an applied
+ * migration that is later edited is detected instead of silently diverging.
+ *
+ * Bulk-load friendliness: the tables written during ingest carry no secondary indexes; those are
+ * created by `createQueryIndexes` once the load is done (inserting into an indexed table costs a
+ * B-tree update per index per row).
+ */
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+
+interface Migration {
+  version: number;
+  sql: string;
+}
+
+const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE sources (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ms REAL NOT NULL,
+        fingerprint TEXT NOT NULL,
+        format TEXT NOT NULL,
+        bytes INTEGER NOT NULL DEFAULT 0,
+        lines INTEGER NOT NULL DEFAULT 0,
+        blank_lines INTEGER NOT NULL DEFAULT 0,
+        events INTEGER NOT NULL DEFAULT 0,
+        parse_errors INTEGER NOT NULL DEFAULT 0,
+        ingest_started_at TEXT NOT NULL,
+        ingest_completed_at TEXT
+      );
+      CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES sources(id),
+        run_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        status_raw TEXT NOT NULL,
+        end_limit TEXT,
+        budgets_json TEXT,
+        config_json TEXT,
+        first_line INTEGER NOT NULL,
+        last_line INTEGER NOT NULL,
+        started_at TEXT,
+        ended_at TEXT,
+        steps INTEGER NOT NULL DEFAULT 0,
+        tool_calls INTEGER NOT NULL DEFAULT 0,
+        tool_results INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        end_event_id INTEGER,
+        UNIQUE (source_id, run_id)
+      );
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL,
+        run_pk INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        byte_offset INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        type_raw TEXT NOT NULL,
+        step INTEGER,
+        step_id TEXT,
+        ts TEXT,
+        call_id TEXT,
+        name TEXT,
+        outcome TEXT,
+        finish_reason TEXT,
+        tool_call_count INTEGER,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        latency_ms REAL,
+        result_ok INTEGER,
+        error_code TEXT,
+        result_hash TEXT,
+        progress INTEGER,
+        summary TEXT,
+        payload TEXT
+      );
+      CREATE TABLE tool_calls (
+        id INTEGER PRIMARY KEY,
+        run_pk INTEGER NOT NULL,
+        event_id INTEGER NOT NULL,
+        call_index INTEGER NOT NULL,
+        call_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        step INTEGER,
+        line INTEGER NOT NULL,
+        origin TEXT NOT NULL,
+        args_hash TEXT,
+        args_error TEXT,
+        args_summary TEXT,
+        state TEXT,
+        result_event_id INTEGER
+      );
+      CREATE TABLE parse_errors (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        byte_offset INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL,
+        message TEXT NOT NULL,
+        excerpt TEXT NOT NULL,
+        loaded INTEGER NOT NULL
+      );
+      CREATE TABLE analyses (
+        source_id INTEGER NOT NULL,
+        options_key TEXT NOT NULL,
+        completed_at TEXT NOT NULL,
+        PRIMARY KEY (source_id, options_key)
+      );
+      CREATE TABLE findings (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL,
+        options_key TEXT NOT NULL,
+        run_pk INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        step INTEGER,
+        call_id TEXT,
+        line INTEGER,
+        message TEXT NOT NULL,
+        details_json TEXT
+      );
+    `,
+  },
+];
+
+export const schemaVersion = migrations.length;
+
+function migrationHash(sql: string): string {
+  return createHash('sha256').update(sql).digest('hex');
+}
+
+export class SchemaMismatchError extends Error {}
+
+/** Brings a database to the current schema; refuses one written by a newer or edited schema. */
+export function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, hash TEXT NOT NULL)');
+  const applied = new Map(
+    db
+      .prepare<[], { version: number; hash: string }>('SELECT version, hash FROM schema_migrations')
+      .all()
+      .map((row) => [row.version, row.hash]),
+  );
+  for (const [version] of applied) {
+    if (version > schemaVersion) throw new SchemaMismatchError(`database schema ${version} is newer than this Loopscope (${schemaVersion})`);
+  }
+  for (const migration of migrations) {
+    const hash = migrationHash(migration.sql);
+    const appliedHash = applied.get(migration.version);
+    if (appliedHash !== undefined) {
+      if (appliedHash !== hash) throw new SchemaMismatchError(`migration ${migration.version} was edited after it was applied`);
+      continue;
+    }
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, hash) VALUES (?, ?)').run(migration.version, hash);
+    })();
+  }
+}
+
+/** Indexes for the queries of analysis and the UI; created after the bulk load. */
+export function createQueryIndexes(db: Database.Database): void {
+  db.exec(`
+    CREATE INDEX IF NOT EXISTS events_by_run ON events (run_pk, id);
+    CREATE INDEX IF NOT EXISTS events_by_line ON events (source_id, line);
+    CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_pk, event_id, call_index);
+    CREATE INDEX IF NOT EXISTS findings_by_run ON findings (options_key, run_pk);
+    CREATE INDEX IF NOT EXISTS parse_errors_by_source ON parse_errors (source_id, line);
+  `);
+}

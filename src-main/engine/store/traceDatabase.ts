@@ -1,0 +1,148 @@
+/**
+ * Where a trace's database lives and whether it can be reused. Each trace file gets its own
+ * SQLite file in the cache directory; it is reused only when the file is unchanged (same size,
+ * modification time and a hash of its first and last bytes) and its ingest completed. Anything
+ * else — a changed file, an interrupted ingest, a corrupt or foreign database — is rebuilt from the
+ * trace, which is always the source of truth.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate } from './schema';
+
+export interface FileIdentity {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  fingerprint: string;
+}
+
+export type TraceFileErrorCode = 'not_found' | 'is_directory' | 'not_readable' | 'not_a_file' | 'io_error';
+
+/** A trace file that cannot be read at all; carries a one-line reason for the user. */
+export class TraceFileError extends Error {
+  constructor(
+    readonly code: TraceFileErrorCode,
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+const FINGERPRINT_EDGE_BYTES = 64 * 1024;
+
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  const read = readSync(fd, buffer, 0, length, position);
+  return buffer.subarray(0, read);
+}
+
+export function identifyFile(path: string): FileIdentity {
+  const absolute = resolve(path);
+  let stats;
+  try {
+    stats = statSync(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new TraceFileError('not_found', path, 'no such file');
+    if (code === 'EACCES' || code === 'EPERM') throw new TraceFileError('not_readable', path, 'permission denied');
+    throw new TraceFileError('io_error', path, (error as Error).message);
+  }
+  if (stats.isDirectory()) throw new TraceFileError('is_directory', path, 'is a directory, not a trace file');
+  if (!stats.isFile()) throw new TraceFileError('not_a_file', path, 'is not a regular file');
+  let fd: number;
+  try {
+    fd = openSync(absolute, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') throw new TraceFileError('not_readable', path, 'permission denied');
+    throw new TraceFileError('io_error', path, (error as Error).message);
+  }
+  try {
+    const hash = createHash('sha1');
+    hash.update(readAt(fd, 0, Math.min(FINGERPRINT_EDGE_BYTES, stats.size)));
+    if (stats.size > FINGERPRINT_EDGE_BYTES) {
+      const tailStart = Math.max(FINGERPRINT_EDGE_BYTES, stats.size - FINGERPRINT_EDGE_BYTES);
+      hash.update(readAt(fd, tailStart, stats.size - tailStart));
+    }
+    return { path: absolute, size: stats.size, mtimeMs: stats.mtimeMs, fingerprint: hash.digest('hex') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function defaultCacheDir(): string {
+  const fromEnv = process.env['LOOPSCOPE_CACHE_DIR'];
+  if (fromEnv) return fromEnv;
+  const xdg = process.env['XDG_CACHE_HOME'];
+  return join(xdg && xdg !== '' ? xdg : join(homedir(), '.cache'), 'loopscope');
+}
+
+export function databasePathFor(identity: FileIdentity, cacheDir: string): string {
+  const key = createHash('sha1').update(identity.path).digest('hex').slice(0, 16);
+  const safeName = basename(identity.path).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60);
+  return join(cacheDir, `${safeName}-${key}.sqlite`);
+}
+
+export function openDatabase(dbPath: string, options: { readonly?: boolean } = {}): Database.Database {
+  const db = new Database(dbPath, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('cache_size = -16000');
+  db.pragma('temp_store = MEMORY');
+  return db;
+}
+
+function removeDatabaseFiles(dbPath: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
+}
+
+/** The id of a completed ingest of exactly this file, if the database holds one. */
+function reusableSource(db: Database.Database, identity: FileIdentity): number | null {
+  const row = db
+    .prepare<[string], { id: number; size: number; mtime_ms: number; fingerprint: string; ingest_completed_at: string | null }>(
+      'SELECT id, size, mtime_ms, fingerprint, ingest_completed_at FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1',
+    )
+    .get(identity.path);
+  if (row === undefined || row.ingest_completed_at === null) return null;
+  const unchanged = row.size === identity.size && row.mtime_ms === identity.mtimeMs && row.fingerprint === identity.fingerprint;
+  return unchanged ? row.id : null;
+}
+
+export interface PreparedDatabase {
+  db: Database.Database;
+  dbPath: string;
+  /** Set when the database already holds a completed ingest of the unchanged file. */
+  reusableSourceId: number | null;
+}
+
+/**
+ * Opens the cache database for a file, discarding it when it cannot be trusted: not SQLite, a
+ * schema it cannot migrate, an ingest that never completed, or a file that changed since.
+ */
+export function prepareDatabase(identity: FileIdentity, cacheDir: string): PreparedDatabase {
+  mkdirSync(cacheDir, { recursive: true });
+  const dbPath = databasePathFor(identity, cacheDir);
+  try {
+    const db = openDatabase(dbPath);
+    try {
+      migrate(db);
+      const reusableSourceId = reusableSource(db, identity);
+      if (reusableSourceId !== null) return { db, dbPath, reusableSourceId };
+    } catch {
+      // Corrupt, foreign or newer database: rebuilt below from the trace.
+    }
+    db.close();
+  } catch {
+    // Not openable as SQLite at all: rebuilt below.
+  }
+  removeDatabaseFiles(dbPath);
+  const db = openDatabase(dbPath);
+  migrate(db);
+  return { db, dbPath, reusableSourceId: null };
+}

@@ -1,0 +1,45 @@
+/**
+ * Every bundled example trace gives exactly the statuses, counts, findings and parse errors its
+ * `examples/expected/<name>.json` states — through the real engine and a real SQLite file.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { analyzeFile } from './support/engineHarness';
+
+interface Expected {
+  runs: { run_id: string; status: string; status_raw: string; steps: number; tool_calls: number; tool_results: number }[];
+  findings: { kind: string; severity: string; run_id: string; step: number | null; call_id: string | null }[];
+  parse_error_lines: number[];
+}
+
+const examplesDir = join(import.meta.dirname, '..', 'examples');
+const names = readdirSync(join(examplesDir, 'expected'))
+  .filter((file) => file.endsWith('.json'))
+  .map((file) => file.replace(/\.json$/, ''));
+
+function findingKey(f: Expected['findings'][number]): string {
+  return `${f.run_id} ${f.kind} ${f.severity} step=${f.step} call=${f.call_id}`;
+}
+
+describe('bundled examples', () => {
+  it('has an expected outcome for every example trace', () => {
+    const traces = readdirSync(examplesDir).filter((file) => file.endsWith('.jsonl')).map((file) => file.replace(/\.jsonl$/, ''));
+    assert.deepEqual([...traces].sort(), [...names].sort());
+  });
+
+  for (const name of names) {
+    it(`${name}: statuses, counts, findings and parse errors match`, async () => {
+      const expected = JSON.parse(readFileSync(join(examplesDir, 'expected', `${name}.json`), 'utf8')) as Expected;
+      const { report } = await analyzeFile(join(examplesDir, `${name}.jsonl`));
+      assert.deepEqual(
+        report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),
+        expected.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),
+      );
+      assert.deepEqual(report.findings.map(findingKey).sort(), expected.findings.map(findingKey).sort());
+      assert.deepEqual(report.files[0]?.parse_errors.map((error) => error.line), expected.parse_error_lines);
+      for (const f of report.findings) assert.ok(f.message.length > 20 && f.line !== null, `finding ${f.kind} has a message and a line`);
+    });
+  }
+});

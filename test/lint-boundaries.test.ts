@@ -1,0 +1,104 @@
+/**
+ * The folder boundaries in eslint.config.js are enforced: each restricted import or global is
+ * reported as an error, and ordinary code is not.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ESLint } from 'eslint';
+
+const root = path.resolve(import.meta.dirname, '..');
+const eslint = new ESLint({ cwd: root });
+
+/** Lints `lines` as if they were the file at `relativePath`; returns the rule ids of its errors. */
+async function lintErrors(relativePath: string, lines: readonly string[]): Promise<string[]> {
+  const [result] = await eslint.lintText(`${lines.join('\n')}\n`, { filePath: path.join(root, relativePath) });
+  assert.ok(result, 'ESLint returned no result');
+  return result.messages
+    .filter((message) => message.severity === 2)
+    .map((message) => message.ruleId ?? message.message);
+}
+
+const importDefault = (source: string): string[] => [`import x from '${source}';`, 'export default x;'];
+
+describe('lint boundaries: shared/', () => {
+  const file = 'shared/__lint_probe__.ts';
+  const forbidden = [
+    'node:fs',
+    'fs',
+    'path',
+    'fs/promises',
+    'worker_threads',
+    'electron',
+    'react',
+    'react-dom/client',
+    'better-sqlite3',
+    '../src-main/engine/x',
+    '../src-renderer/App',
+  ];
+
+  for (const source of forbidden) {
+    it(`rejects an import of ${source}`, async () => {
+      assert.deepEqual(await lintErrors(file, importDefault(source)), ['no-restricted-imports']);
+    });
+  }
+
+  it('rejects a re-export from a Node builtin', async () => {
+    const code = [`export { readFile } from 'node:fs/promises';`];
+    assert.deepEqual(await lintErrors(file, code), ['no-restricted-imports']);
+  });
+
+  for (const name of ['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'process']) {
+    it(`rejects the global ${name}`, async () => {
+      assert.deepEqual(await lintErrors(file, [`export const x = ${name};`]), ['no-restricted-globals']);
+    });
+  }
+
+  it('allows zod and relative shared imports', async () => {
+    const code = [
+      `import { z } from 'zod';`,
+      `import { severitySchema } from './report';`,
+      'export const severities = z.array(severitySchema);',
+    ];
+    assert.deepEqual(await lintErrors(file, code), []);
+  });
+});
+
+describe('lint boundaries: src-renderer/', () => {
+  const file = 'src-renderer/__lint_probe__.tsx';
+  const forbidden = ['node:path', 'crypto', 'child_process', 'electron', 'better-sqlite3', '../src-main/electron/main'];
+
+  for (const source of forbidden) {
+    it(`rejects an import of ${source}`, async () => {
+      assert.deepEqual(await lintErrors(file, importDefault(source)), ['no-restricted-imports']);
+    });
+  }
+
+  it('rejects ipcRenderer from electron', async () => {
+    const code = [`import { ipcRenderer } from 'electron';`, 'export const renderer = ipcRenderer;'];
+    assert.deepEqual(await lintErrors(file, code), ['no-restricted-imports']);
+  });
+
+  it('allows React, shared code and DOM globals', async () => {
+    const code = [
+      `import { useState } from 'react';`,
+      `import type { LoopscopeBridge } from '../shared/api';`,
+      'export const bridge: LoopscopeBridge | undefined = window.loopscope;',
+      'export const title = document.title;',
+      'export const hook = useState;',
+    ];
+    assert.deepEqual(await lintErrors(file, code), []);
+  });
+});
+
+describe('lint boundaries: src-main/', () => {
+  it('allows Node builtins, electron and better-sqlite3', async () => {
+    const code = [
+      `import fs from 'node:fs';`,
+      `import { app } from 'electron';`,
+      `import Database from 'better-sqlite3';`,
+      'export const all = [fs, app, Database];',
+    ];
+    assert.deepEqual(await lintErrors('src-main/__lint_probe__.ts', code), []);
+  });
+});

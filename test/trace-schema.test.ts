@@ -1,0 +1,74 @@
+/**
+ * The committed JSON Schema matches the zod source of truth, and every example trace is a real
+ * canonical trace (except the files that are broken on purpose).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { buildTraceSchemaText, schemaPath } from '../scripts/generate-trace-schema';
+import { canonicalEventSchema, canonicalEventType } from '../shared/trace/canonicalEvents';
+
+const examplesDir = fileURLToPath(new URL('../examples/', import.meta.url));
+
+/** Examples that contain malformed lines on purpose; `examples/expected/<name>.json` lists them. */
+const intentionallyBroken = new Set(['broken-lines.jsonl']);
+
+const exampleFiles = readdirSync(examplesDir)
+  .filter((name) => name.endsWith('.jsonl'))
+  .sort();
+
+describe('docs/trace-format.schema.json', () => {
+  it('is up to date with shared/trace/canonicalEvents.ts', () => {
+    assert.equal(readFileSync(schemaPath, 'utf8'), buildTraceSchemaText(), 'run npm run schema');
+  });
+
+  it('describes every canonical event type', () => {
+    const schema = JSON.parse(buildTraceSchemaText()) as { $schema: string; oneOf: unknown[] };
+    assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+    assert.equal(schema.oneOf.length, 8);
+  });
+});
+
+describe('examples/*.jsonl', () => {
+  it('exist', () => {
+    assert.ok(exampleFiles.length >= 20, `only ${exampleFiles.length} example files`);
+  });
+
+  for (const file of exampleFiles) {
+    const name = basename(file, '.jsonl');
+
+    it(`${file} has an expected report`, () => {
+      const expected = JSON.parse(readFileSync(join(examplesDir, 'expected', `${name}.json`), 'utf8')) as {
+        runs: { run_id: string }[];
+        findings: { run_id: string }[];
+        parse_error_lines: number[];
+      };
+      const runIds = new Set(expected.runs.map((run) => run.run_id));
+      assert.ok(runIds.size > 0);
+      for (const finding of expected.findings) assert.ok(runIds.has(finding.run_id), finding.run_id);
+      assert.equal(expected.parse_error_lines.length > 0, intentionallyBroken.has(file));
+    });
+
+    if (intentionallyBroken.has(file)) continue;
+
+    it(`${file}: every line is a canonical event`, () => {
+      const text = readFileSync(join(examplesDir, file), 'utf8');
+      assert.ok(text.endsWith('\n'), 'ends with a newline');
+      const lines = text.slice(0, -1).split('\n');
+      lines.forEach((line, index) => {
+        const where = `${file}:${index + 1}`;
+        const value: unknown = JSON.parse(line);
+        assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value), `${where}: not an object`);
+        const raw = (value as { type?: unknown }).type;
+        assert.equal(typeof raw, 'string', `${where}: no type`);
+        const type = canonicalEventType(raw as string);
+        // Unknown event types are kept and shown by design; only known ones must match the schema.
+        if (type === undefined) return;
+        const result = canonicalEventSchema.safeParse({ ...value, type });
+        assert.ok(result.success, `${where}: ${result.success ? '' : result.error.message}`);
+      });
+    });
+  }
+});
