@@ -104,9 +104,10 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    if (command === undefined) throw new UsageError('no command given');
+    if (command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${usage}\n`);
-      return command === undefined ? 2 : 0;
+      return 0;
     }
     if (command !== 'analyze') throw new UsageError(`unknown command "${command}"`);
     return await analyze(parseAnalyzeCommand(rest));

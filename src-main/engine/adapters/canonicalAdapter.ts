@@ -58,7 +58,9 @@ export function adaptCanonicalLine(value: unknown): AdaptResult {
       },
     };
   }
-  const parsed = canonicalEventSchema.safeParse({ ...value, type });
+  // The parsed line is ours alone: fold the alias in place rather than copying a large object.
+  value['type'] = type;
+  const parsed = canonicalEventSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : '';

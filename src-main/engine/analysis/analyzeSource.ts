@@ -99,53 +99,58 @@ function toEntry(event: EventRow, calls: TimelineCall[]): TimelineEntry | null {
   }
 }
 
-export function loadRunTimeline(db: Database.Database, run: RunRow, live: boolean): RunTimeline {
-  const callsByEvent = new Map<number, TimelineCall[]>();
-  const toolCalls = db
-    .prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index')
-    .all(run.id);
-  for (const row of toolCalls) {
-    const list = callsByEvent.get(row.event_id) ?? [];
-    list.push({
-      callId: row.call_id,
-      name: row.name,
-      argsHash: row.args_hash,
-      argsError: row.args_error,
-      argsSummary: row.args_summary,
-      origin: row.origin,
-      step: row.step,
-      line: row.line,
-      eventId: row.event_id,
-      index: row.call_index,
-    });
-    callsByEvent.set(row.event_id, list);
-  }
-  const entries: TimelineEntry[] = [];
-  const events = db
-    .prepare<[number], EventRow>(
+/** Reads runs back as timelines; statements are prepared once per source, not once per run. */
+export class RunTimelineReader {
+  private readonly selectCalls: Database.Statement<[number], ToolCallRow>;
+  private readonly selectEvents: Database.Statement<[number], EventRow>;
+
+  constructor(db: Database.Database) {
+    this.selectCalls = db.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index');
+    this.selectEvents = db.prepare<[number], EventRow>(
       `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens,
               result_ok, error_code, result_hash, progress, summary
        FROM events WHERE run_pk = ? AND type IN ('model_response', 'stream_fragment', 'tool_call_start', 'tool_result', 'tool_call_not_executed', 'run_end')
        ORDER BY id`,
-    )
-    .iterate(run.id);
-  for (const event of events) {
-    const entry = toEntry(event, callsByEvent.get(event.id) ?? []);
-    if (entry !== null) entries.push(entry);
+    );
   }
-  return {
-    runId: run.run_id,
-    status: run.status,
-    statusRaw: run.status_raw,
-    endLimit: run.end_limit,
-    budgets: run.budgets_json === null ? null : (JSON.parse(run.budgets_json) as RunTimeline['budgets']),
-    startedAt: run.started_at,
-    endedAt: run.ended_at,
-    firstLine: run.first_line,
-    lastLine: run.last_line,
-    entries,
-    live,
-  };
+
+  read(run: RunRow, live: boolean): RunTimeline {
+    const callsByEvent = new Map<number, TimelineCall[]>();
+    for (const row of this.selectCalls.all(run.id)) {
+      const list = callsByEvent.get(row.event_id) ?? [];
+      list.push({
+        callId: row.call_id,
+        name: row.name,
+        argsHash: row.args_hash,
+        argsError: row.args_error,
+        argsSummary: row.args_summary,
+        origin: row.origin,
+        step: row.step,
+        line: row.line,
+        eventId: row.event_id,
+        index: row.call_index,
+      });
+      callsByEvent.set(row.event_id, list);
+    }
+    const entries: TimelineEntry[] = [];
+    for (const event of this.selectEvents.iterate(run.id)) {
+      const entry = toEntry(event, callsByEvent.get(event.id) ?? []);
+      if (entry !== null) entries.push(entry);
+    }
+    return {
+      runId: run.run_id,
+      status: run.status,
+      statusRaw: run.status_raw,
+      endLimit: run.end_limit,
+      budgets: run.budgets_json === null ? null : (JSON.parse(run.budgets_json) as RunTimeline['budgets']),
+      startedAt: run.started_at,
+      endedAt: run.ended_at,
+      firstLine: run.first_line,
+      lastLine: run.last_line,
+      entries,
+      live,
+    };
+  }
 }
 
 /** Analyzes every run of the source unless findings for these options are already stored. */
@@ -164,10 +169,11 @@ export function ensureAnalysis(db: Database.Database, sourceId: number, options:
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const updateCall = db.prepare('UPDATE tool_calls SET state = ?, result_event_id = ? WHERE run_pk = ? AND event_id = ? AND call_index = ?');
+  const timelines = new RunTimelineReader(db);
   db.transaction(() => {
     db.prepare('DELETE FROM findings WHERE source_id = ? AND options_key = ?').run(sourceId, key);
     for (const run of runs) {
-      const analysis = analyzeRun(loadRunTimeline(db, run, false), options);
+      const analysis = analyzeRun(timelines.read(run, false), options);
       for (const f of analysis.findings) {
         insertFinding.run(sourceId, key, run.id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details ? JSON.stringify(f.details) : null);
       }

@@ -426,7 +426,9 @@ export class TraceIngester {
     row.progress = event.progress === undefined ? null : event.progress ? 1 : 0;
     const error = event.error;
     row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
-    row.result_hash = hashText(canonicalJson({ ok: !isError, output: event.output ?? null, error: error ?? null }));
+    // Results of one tool serialize their keys in one order, so plain JSON text tells them apart
+    // without the cost of canonicalizing every (often large) output.
+    row.result_hash = hashText(JSON.stringify([!isError, event.output ?? null, error ?? null]));
     const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
     row.summary = truncate(
       isError

@@ -1,0 +1,215 @@
+/** Repeated actions without progress: the windowed algorithm of domain.md §4. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { correlateCalls } from '../../shared/analysis/callCorrelation';
+import { analyzeRepeatedActions } from '../../shared/analysis/repeatedActions';
+import type { RunTimeline } from '../../shared/analysis/timeline';
+import type { AnalysisOptions } from '../../shared/report';
+import { callOf, run, type TimelineBuilder } from './timelineBuilder';
+
+const defaults: AnalysisOptions = { window: 6, threshold: 3 };
+
+interface Act {
+  name?: string;
+  args?: unknown;
+  /** Result hash; 'same' by default, so identical actions get identical results. */
+  hash?: string | null;
+  progress?: boolean | null;
+  /** No result logged for this call. */
+  noResult?: boolean;
+}
+
+const A: Act = { name: 'read_file', args: { path: 'notes.txt' } };
+
+/** One tool call per turn, call ids c1…cn, each followed by its result; then a final answer. */
+function loop(acts: readonly Act[], usage?: { inputTokens: number; outputTokens: number }): RunTimeline {
+  const builder: TimelineBuilder = run({ status: 'failed' });
+  acts.forEach((act, i) => {
+    const id = `c${i + 1}`;
+    builder.response({ calls: [{ id, name: act.name ?? 'search', args: act.args ?? {} }], ...usage });
+    if (!act.noResult) builder.result(id, { hash: act.hash === undefined ? 'same' : act.hash, progress: act.progress ?? null });
+  });
+  return builder.build();
+}
+
+function analyze(t: RunTimeline, options: AnalysisOptions = defaults) {
+  return analyzeRepeatedActions(t, correlateCalls(t).resultOf, options);
+}
+
+const callIds = (f: ReturnType<typeof analyze>[number] | undefined): string[] =>
+  ((f?.details?.['calls'] ?? []) as { call_id: string }[]).map((c) => c.call_id);
+
+describe('repeated actions: firing', () => {
+  it('fires at the threshold-th identical call with identical results, naming the tool and arguments', () => {
+    const t = loop([A, A, A]);
+    const findings = analyze(t);
+    assert.equal(findings.length, 1);
+    const [f] = findings;
+    assert.equal(f?.kind, 'repeated_action');
+    assert.equal(f?.severity, 'warning');
+    assert.equal(f?.step, 3);
+    assert.equal(f?.call_id, 'c3');
+    assert.equal(f?.line, callOf(t, 'c3').line);
+    assert.match(f?.message ?? '', /read_file\(\{"path":"notes.txt"\}\) was repeated 3 times/);
+    assert.match(f?.message ?? '', /threshold 3 in a window of 6 tool calls/);
+    assert.deepEqual(callIds(f), ['c1', 'c2', 'c3']);
+    assert.deepEqual(f?.details?.['calls'], [
+      { call_id: 'c1', step: 1, line: callOf(t, 'c1').line },
+      { call_id: 'c2', step: 2, line: callOf(t, 'c2').line },
+      { call_id: 'c3', step: 3, line: callOf(t, 'c3').line },
+    ]);
+  });
+
+  it('does not fire below the threshold', () => {
+    assert.deepEqual(analyze(loop([A, A])), []);
+  });
+
+  it('treats arguments that differ only in key order as the same action', () => {
+    const t = loop([
+      { name: 'grep', args: { pattern: 'TODO', path: 'src' } },
+      { name: 'grep', args: { path: 'src', pattern: 'TODO' } },
+      { name: 'grep', args: { pattern: 'TODO', path: 'src' } },
+    ]);
+    assert.deepEqual(callIds(analyze(t)[0]), ['c1', 'c2', 'c3']);
+  });
+
+  it('does not count calls with different arguments or different tools together', () => {
+    const t = loop([
+      { name: 'read_file', args: { path: 'a' } },
+      { name: 'read_file', args: { path: 'b' } },
+      { name: 'open_file', args: { path: 'a' } },
+      { name: 'read_file', args: { path: 'a' } },
+    ]);
+    assert.deepEqual(analyze(t), []);
+  });
+
+  it('counts calls that never got a result as no progress', () => {
+    const t = loop([{ ...A, noResult: true }, { ...A, noResult: true }, { ...A, noResult: true }]);
+    assert.equal(analyze(t).length, 1);
+  });
+
+  it('counts identical calls interleaved with other calls', () => {
+    const B: Act = { name: 'list_dir', args: { path: '.' } };
+    const findings = analyze(loop([A, B, A, B, A]));
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]?.call_id, 'c5');
+    assert.deepEqual(callIds(findings[0]), ['c1', 'c3', 'c5']);
+  });
+});
+
+describe('repeated actions: progress', () => {
+  it('does not fire when each repetition returns a different result (paging, polling that moves)', () => {
+    assert.deepEqual(analyze(loop([{ ...A, hash: 'page1' }, { ...A, hash: 'page2' }, { ...A, hash: 'page3' }, { ...A, hash: 'page4' }])), []);
+  });
+
+  it('an explicit progress flag of true clears all counts', () => {
+    assert.deepEqual(analyze(loop([A, A, { ...A, progress: true }, A, A])), []);
+  });
+
+  it('counts again from the progress reset and reports only the calls after it', () => {
+    const findings = analyze(loop([A, A, { ...A, progress: true }, A, A, A]));
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]?.call_id, 'c6');
+    assert.deepEqual(callIds(findings[0]), ['c4', 'c5', 'c6']);
+  });
+
+  it('progress made by a different action clears the counts too', () => {
+    const B: Act = { name: 'write_file', args: { path: 'out' }, progress: true };
+    assert.deepEqual(analyze(loop([A, A, B, A])), []);
+  });
+
+  it('an explicit progress flag of false counts the call even when its result differs', () => {
+    const t = loop([
+      { ...A, hash: 'r1', progress: false },
+      { ...A, hash: 'r2', progress: false },
+      { ...A, hash: 'r3', progress: false },
+    ]);
+    assert.equal(analyze(t).length, 1);
+  });
+});
+
+describe('repeated actions: window and threshold', () => {
+  // A at positions 1, 4 and 8 of 8 tool calls; the others are all different.
+  const spread = (): RunTimeline =>
+    loop([A, { args: { q: 1 } }, { args: { q: 2 } }, A, { args: { q: 3 } }, { args: { q: 4 } }, { args: { q: 5 } }, A]);
+
+  it('does not fire when the identical calls are spread wider than the window', () => {
+    assert.deepEqual(analyze(spread(), { window: 6, threshold: 3 }), []);
+  });
+
+  it('fires for the same calls when the window is widened to cover them', () => {
+    const findings = analyze(spread(), { window: 8, threshold: 3 });
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]?.call_id, 'c8');
+    assert.deepEqual(callIds(findings[0]), ['c1', 'c4', 'c8']);
+    assert.match(findings[0]?.message ?? '', /window of 8 tool calls/);
+  });
+
+  it('windows over tool calls only: responses without calls and results do not push calls out', () => {
+    const builder = run({ status: 'failed' }).toolCalls({ id: 'c1', ...A }).result('c1', { hash: 'same' });
+    for (let i = 0; i < 5; i++) builder.response({ outcome: 'incomplete', finishReason: 'tool_calls', calls: [] });
+    builder.toolCalls({ id: 'c2', ...A }).result('c2', { hash: 'same' }).toolCalls({ id: 'c3', ...A }).result('c3', { hash: 'same' });
+    const findings = analyze(builder.build(), { window: 3, threshold: 3 });
+    assert.deepEqual(callIds(findings[0]), ['c1', 'c2', 'c3']);
+  });
+
+  it('respects a lower threshold', () => {
+    const findings = analyze(loop([A, A]), { window: 6, threshold: 2 });
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]?.call_id, 'c2');
+    assert.match(findings[0]?.message ?? '', /threshold 2/);
+  });
+
+  it('respects a higher threshold', () => {
+    assert.deepEqual(analyze(loop([A, A, A]), { window: 6, threshold: 4 }), []);
+  });
+});
+
+describe('repeated actions: episodes and cost', () => {
+  it('reports a long repetition once, with every call involved and what it cost in calls, turns and tokens', () => {
+    const t = loop([A, A, A, A, A], { inputTokens: 1000, outputTokens: 50 });
+    const findings = analyze(t);
+    assert.equal(findings.length, 1);
+    const [f] = findings;
+    assert.equal(f?.call_id, 'c3');
+    assert.deepEqual(callIds(f), ['c1', 'c2', 'c3', 'c4', 'c5']);
+    assert.equal(f?.details?.['tool_calls'], 5);
+    assert.equal(f?.details?.['turns'], 5);
+    assert.equal(f?.details?.['tokens'], 5250);
+    assert.match(f?.message ?? '', /repeated 5 times/);
+    assert.match(f?.message ?? '', /5 tool calls over 5 turns and 5,250 tokens/);
+  });
+
+  it('counts parallel identical calls of one turn as several tool calls but one turn', () => {
+    const t = run({ status: 'failed' })
+      .response({ calls: [{ id: 'c1', ...A }, { id: 'c2', ...A }], inputTokens: 100, outputTokens: 10 })
+      .result('c1', { hash: 'same' })
+      .result('c2', { hash: 'same' })
+      .response({ calls: [{ id: 'c3', ...A }], inputTokens: 200, outputTokens: 10 })
+      .result('c3', { hash: 'same' })
+      .build();
+    const [f] = analyze(t);
+    assert.equal(f?.details?.['tool_calls'], 3);
+    assert.equal(f?.details?.['turns'], 2);
+    assert.equal(f?.details?.['tokens'], 320);
+  });
+
+  it('leaves tokens out of the cost when the responses carry no usage', () => {
+    const [f] = analyze(loop([A, A, A]));
+    assert.equal(f?.details?.['tokens'], null);
+    assert.match(f?.message ?? '', /cost 3 tool calls over 3 turns$/);
+  });
+
+  it('reports two repetitions separated by progress as two episodes', () => {
+    const findings = analyze(loop([A, A, A, { ...A, progress: true }, A, A, A]));
+    assert.deepEqual(findings.map(callIds), [
+      ['c1', 'c2', 'c3'],
+      ['c5', 'c6', 'c7'],
+    ]);
+  });
+
+  it('reports nothing for a healthy run of different actions', () => {
+    const t = loop([{ args: { q: 1 } }, { args: { q: 2 } }, { name: 'read_file' }, { name: 'write_file' }, { args: { q: 3 } }]);
+    assert.deepEqual(analyze(t), []);
+  });
+});

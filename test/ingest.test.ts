@@ -1,0 +1,176 @@
+/**
+ * Ingest through the real engine (worker thread, SQLite file): line endings, encodings, broken
+ * and oversized lines, byte-for-byte retrieval of every line, and reuse of the database.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openTrace, readReport } from '../src-main/engine/engine';
+import { openDatabase } from '../src-main/engine/store/traceDatabase';
+import { readRawLine, SourceChangedError } from '../src-main/engine/store/rawLines';
+import { analyzeFile, defaultAnalysis, temporaryDir } from './support/engineHarness';
+
+const event = (fields: Record<string, unknown>): string => JSON.stringify({ run_id: 'r1', ...fields });
+const healthyRun = [
+  event({ type: 'run_start', config: { model: 'm' } }),
+  event({ type: 'model_response', step: 1, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'get_order', arguments: '{"id":"A-1"}' }] }),
+  event({ type: 'tool_result', step: 1, call_id: 'c1', status: 'ok', output: { ok: true } }),
+  event({ type: 'model_response', step: 2, outcome: 'final', finish_reason: 'stop', text: 'done' }),
+  event({ type: 'run_end', status: 'MODEL_FINISHED' }),
+];
+
+describe('ingest', () => {
+  const dir = temporaryDir('ingest');
+  let fileCount = 0;
+  const writeTrace = (content: string | Buffer): string => {
+    const path = join(dir.path, `trace-${++fileCount}.jsonl`);
+    writeFileSync(path, content);
+    return path;
+  };
+  after(() => dir.remove());
+
+  it('reads CRLF line endings, a UTF-8 BOM, blank lines and a last line without newline', async () => {
+    const content = `\uFEFF${healthyRun[0]}\r\n\r\n${healthyRun.slice(1, 4).join('\r\n')}\r\n   \r\n${healthyRun[4]}`;
+    const { report } = await analyzeFile(writeTrace(content));
+    assert.equal(report.files[0]?.events, 5);
+    assert.equal(report.files[0]?.lines, 7);
+    assert.deepEqual(report.files[0]?.parse_errors, []);
+    assert.equal(report.runs[0]?.status, 'model_finished');
+    assert.equal(report.runs[0]?.last_line, 7);
+    assert.deepEqual(report.findings, []);
+  });
+
+  it('loads a line with invalid UTF-8, replaces the bytes and reports it', async () => {
+    const broken = Buffer.concat([Buffer.from(`${healthyRun[0]}\n${healthyRun[1]}\n`), Buffer.from('{"type":"tool_result","run_id":"r1","call_id":"c1","status":"ok","output":"caf'), Buffer.from([0xff, 0xfe]), Buffer.from(`"}\n${healthyRun.slice(3).join('\n')}\n`)]);
+    const { report } = await analyzeFile(writeTrace(broken));
+    assert.equal(report.files[0]?.events, 5);
+    const [issue] = report.files[0]?.parse_errors ?? [];
+    assert.equal(issue?.line, 3);
+    assert.equal(issue?.loaded, true);
+    assert.match(issue?.message ?? '', /invalid UTF-8/);
+    assert.deepEqual(report.findings, []);
+  });
+
+  it('reports a line over the size limit without loading it, and loads the rest', async () => {
+    const huge = event({ type: 'tool_result', call_id: 'c9', output: 'x'.repeat(5000) });
+    const { report } = await analyzeFile(writeTrace([...healthyRun.slice(0, 3), huge, ...healthyRun.slice(3)].join('\n')), { maxLineBytes: 1024 });
+    const errors = report.files[0]?.parse_errors ?? [];
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0]?.line, 4);
+    assert.equal(errors[0]?.length, Buffer.byteLength(huge));
+    assert.match(errors[0]?.message ?? '', /over the line size limit/);
+    assert.equal(report.files[0]?.events, 5);
+  });
+
+  it('turns non-JSON lines and non-events into parse errors with line, offset and reason', async () => {
+    const lines = [healthyRun[0], '{"type": "model_resp', '[1, 2, 3]', '{"run_id": "r1"}', '{"type":"tool_result","run_id":"r1"}', ...healthyRun.slice(1)];
+    const { report } = await analyzeFile(writeTrace(lines.join('\n')));
+    const errors = report.files[0]?.parse_errors ?? [];
+    assert.deepEqual(errors.map((e) => e.line), [2, 3, 4, 5]);
+    assert.equal(errors[0]?.offset, Buffer.byteLength(`${lines[0]}\n`));
+    assert.match(errors[0]?.message ?? '', /not valid JSON/);
+    assert.match(errors[1]?.message ?? '', /array/);
+    assert.match(errors[2]?.message ?? '', /no "type"/);
+    assert.match(errors[3]?.message ?? '', /invalid tool_result event: call_id/);
+    assert.equal(report.files[0]?.events, 5);
+  });
+
+  it('keeps unknown event types and unknown fields as events', async () => {
+    const lines = [healthyRun[0], event({ type: 'memory_write', key: 'k' }), event({ ...JSON.parse(healthyRun[1]!), vendor_extra: { a: 1 } }), ...healthyRun.slice(2)];
+    const cacheDir = temporaryDir('unknown');
+    try {
+      const path = writeTrace(lines.join('\n'));
+      const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const db = openDatabase(trace.dbPath, { readonly: true });
+      const types = db.prepare('SELECT type, type_raw FROM events ORDER BY line').all();
+      assert.deepEqual(types[1], { type: 'unknown', type_raw: 'memory_write' });
+      assert.match(readRawLine(db, trace.sourceId, 3)?.bytes.toString() ?? '', /vendor_extra/);
+      db.close();
+      assert.deepEqual(readReport(trace, defaultAnalysis).findings, []);
+    } finally {
+      cacheDir.remove();
+    }
+  });
+
+  describe('retrieving original lines', () => {
+    const cacheDir = temporaryDir('raw');
+    after(() => cacheDir.remove());
+    const original = Buffer.concat([
+      Buffer.from(`${healthyRun[0]}\r\n`),
+      Buffer.from('not json at all\n\n'),
+      Buffer.from('{"type":"model_response","run_id":"r1","text":"h\u00e9llo \u{1F600}"}\n'),
+      Buffer.from(`${healthyRun[4]}`),
+    ]);
+    let path = '';
+    before(() => {
+      path = writeTrace(original);
+    });
+
+    it('returns every event and parse-error line byte for byte', async () => {
+      const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const db = openDatabase(trace.dbPath, { readonly: true });
+      const expected = original.toString('latin1').split('\n').map((line) => Buffer.from(line, 'latin1'));
+      for (const lineNumber of [1, 2, 4, 5]) {
+        assert.deepEqual(readRawLine(db, trace.sourceId, lineNumber)?.bytes, expected[lineNumber - 1], `line ${lineNumber}`);
+      }
+      assert.equal(readRawLine(db, trace.sourceId, 3), null, 'a blank line has nothing to retrieve');
+      db.close();
+    });
+
+    it('refuses to return bytes once the file has changed', async () => {
+      const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      appendFileSync(path, '\n{"type":"run_end","run_id":"r2"}');
+      const db = openDatabase(trace.dbPath, { readonly: true });
+      assert.throws(() => readRawLine(db, trace.sourceId, 1), SourceChangedError);
+      db.close();
+    });
+  });
+
+  describe('the trace database', () => {
+    const cacheDir = temporaryDir('reuse');
+    after(() => cacheDir.remove());
+
+    it('is reused for an unchanged file and rebuilt when the file changes', async () => {
+      const path = writeTrace(healthyRun.join('\n'));
+      const first = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const second = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      assert.equal(first.reused, false);
+      assert.equal(second.reused, true);
+      appendFileSync(path, `\n${event({ type: 'run_start', run_id: 'r2' })}`);
+      const third = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      assert.equal(third.reused, false);
+      assert.deepEqual(readReport(third, defaultAnalysis).runs.map((run) => run.run_id), ['r1', 'r2']);
+      assert.equal(readdirSync(cacheDir.path).filter((f) => f.endsWith('.sqlite')).length, 1);
+    });
+
+    it('redoes an ingest that never completed', async () => {
+      const path = writeTrace(healthyRun.join('\n'));
+      const first = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const db = openDatabase(first.dbPath);
+      db.prepare('UPDATE sources SET ingest_completed_at = NULL').run();
+      db.prepare('DELETE FROM events WHERE line > 2').run();
+      db.close();
+      const again = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      assert.equal(again.reused, false);
+      assert.equal(readReport(again, defaultAnalysis).files[0]?.events, 5);
+    });
+
+    it('rebuilds a corrupted database from the trace', async () => {
+      const path = writeTrace(healthyRun.join('\n'));
+      const first = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      writeFileSync(first.dbPath, 'this is not a database '.repeat(200));
+      const again = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      assert.equal(again.reused, false);
+      assert.equal(readReport(again, defaultAnalysis).runs[0]?.status, 'model_finished');
+    });
+
+    it('recomputes only the analysis when the options change', async () => {
+      const path = writeTrace(healthyRun.join('\n'));
+      await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const other = await openTrace(path, { cacheDir: cacheDir.path, analysis: { window: 4, threshold: 2 } });
+      assert.equal(other.reused, true);
+      assert.deepEqual(readReport(other, { window: 4, threshold: 2 }).runs.map((run) => run.status), ['model_finished']);
+    });
+  });
+});
