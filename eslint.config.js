@@ -17,7 +17,7 @@ const rendererMessage =
   'src-renderer/ is a sandboxed web page: reach Node, Electron and the database only through window.loopscope.';
 
 export default defineConfig([
-  globalIgnores(['out/', 'bench-data/', 'test-results/', '.cache/']),
+  globalIgnores(['out/', 'bench-data/', 'test-results/', '.cache/', 'scratch/']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {

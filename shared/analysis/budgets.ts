@@ -8,8 +8,9 @@
  */
 import type { Finding } from '../report';
 import type { Budgets } from '../trace/canonicalEvents';
+import { isPausedStatus } from '../trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../trace/timestamps';
-import { finding } from './finding';
+import { finding, runEnding } from './finding';
 import { responses, type RunTimeline } from './timeline';
 
 type LimitName = 'max_turns' | 'max_tool_calls' | 'deadline' | 'max_output_tokens' | 'max_cost_usd' | 'max_context_tokens';
@@ -87,6 +88,8 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
   const maxTurns = budgets.max_turns ?? budgets.max_steps;
   const maxToolCalls = budgets.max_tool_calls;
   const executed = new Set<string>();
+  // Only calls a model response issued count against the budget; an orphan result is not a call.
+  const issued = new Set(responses(timeline).flatMap((response) => response.calls.map((call) => call.callId)));
   const counters: Counters = { steps: 0, executedToolCalls: 0, outputTokens: 0, elapsedMs: millisBetween(timeline.startedAt, timeline.endedAt) };
   let lastStep: number | null = null;
 
@@ -107,7 +110,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
         );
       }
     }
-    if ((entry.kind === 'execution' || entry.kind === 'result') && !executed.has(entry.callId)) {
+    if ((entry.kind === 'execution' || entry.kind === 'result') && issued.has(entry.callId) && !executed.has(entry.callId)) {
       executed.add(entry.callId);
       counters.executedToolCalls += 1;
       if (maxToolCalls !== undefined && counters.executedToolCalls === maxToolCalls + 1) {
@@ -133,7 +136,8 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
 
   if (timeline.status === 'budget_exceeded') {
     const named = timeline.endLimit !== null ? normalizeLimit(timeline.endLimit) : null;
-    const check = (named !== null ? checks.find((c) => c.limit === named) : undefined) ?? reached[0];
+    // A limit the loop named but the run never declared has no counter to show; never borrow another's.
+    const check = timeline.endLimit !== null ? checks.find((c) => c.limit === named) : reached[0];
     const raw = timeline.statusRaw !== '' ? ` (${timeline.statusRaw})` : '';
     const limitName = named ?? check?.limit ?? null;
     const what =
@@ -152,16 +156,22 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     return findings;
   }
 
-  // Inferred: a declared cap reached with no final answer (seed 001: max_steps=8, hitCap).
-  const finishedNormally = lastResponse?.outcome === 'final' && (timeline.status === 'succeeded' || timeline.status === 'model_finished');
+  // Inferred: a declared cap reached with no final answer (seed 001: max_steps=8, hitCap). A
+  // refusal is a terminal state of its own, and a paused or still-running run has not ended yet.
+  const notCutOff =
+    lastResponse?.outcome === 'final' ||
+    lastResponse?.outcome === 'refusal' ||
+    timeline.status === 'refused' ||
+    isPausedStatus(timeline.status) ||
+    (timeline.live && timeline.status === 'unterminated');
   const trippedCap = reached[0];
-  if (!finishedNormally && trippedCap !== undefined && lastResponse?.outcome !== 'final') {
+  if (!notCutOff && trippedCap !== undefined) {
     findings.push(
       finding(timeline, 'budget_exceeded', {
         severity: 'warning',
         step: lastStep,
         line: endLine,
-        message: `the run hit its ${trippedCap.limit} budget without a final answer: ${describeCheck(trippedCap)}, the last step (${lastStep ?? '?'}) being ${lastResponse?.outcome === 'tool_calls' ? 'a tool call' : `a ${lastResponse?.outcome ?? 'missing'} response`}; the loop reported status ${timeline.status}${timeline.statusRaw ? ` (${timeline.statusRaw})` : ''}`,
+        message: `the run hit its ${trippedCap.limit} budget without a final answer: ${describeCheck(trippedCap)}, the last step (${lastStep ?? '?'}) being ${lastResponse?.outcome === 'tool_calls' ? 'a tool call' : `a ${lastResponse?.outcome ?? 'missing'} response`}; ${runEnding(timeline, lastStep)}`,
         details: { limit: trippedCap.limit, max: trippedCap.max, used: trippedCap.used, inferred: true },
       }),
     );

@@ -35,6 +35,7 @@ export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
   const unanswered = new Map<string, TimelineCall[]>();
   const issuedSoFar = new Map<string, TimelineCall>();
   const answeredBeforeIssue: Answer[] = [];
+  const notIssued = new Map<string, TimelineCall>();
   let lastStep: number | null = null;
 
   const answer = (call: TimelineCall, entry: Answer): void => {
@@ -60,6 +61,7 @@ export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
       for (const call of entry.calls) {
         if (entry.outcome !== 'tool_calls') {
           resolutions.set(call, { call, state: 'not_issued', answerEventId: null });
+          notIssued.set(call.callId, call);
           continue;
         }
         const earlier = issuedSoFar.get(call.callId);
@@ -107,6 +109,13 @@ export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
   }
 
   for (const entry of answeredBeforeIssue) {
+    // A call from an incomplete response that was answered anyway: the response's own finding
+    // (truncated, broken stream) says what went wrong; the result is not an orphan.
+    const fromIncomplete = notIssued.get(entry.callId);
+    if (fromIncomplete !== undefined && !unanswered.get(entry.callId)?.length) {
+      answer(fromIncomplete, entry);
+      continue;
+    }
     const later = unanswered.get(entry.callId)?.shift();
     if (later !== undefined) {
       answer(later, entry);

@@ -4,7 +4,7 @@
  * loop did next.
  */
 import type { Finding } from '../report';
-import { isKnownFinishReason, isToolCallFinishReason, isTruncationFinishReason } from '../trace/modelOutcome';
+import { isContentFilterFinishReason, isKnownFinishReason, isToolCallFinishReason, isTruncationFinishReason } from '../trace/modelOutcome';
 import { finding } from './finding';
 import { responses, type RunTimeline } from './timeline';
 
@@ -23,12 +23,13 @@ export function analyzeResponseOutcomes(timeline: RunTimeline): Finding[] {
         }),
       );
     }
-    if (reason !== null && isTruncationFinishReason(reason)) {
+    if (reason !== null && (isTruncationFinishReason(reason) || isContentFilterFinishReason(reason))) {
+      const cause = isContentFilterFinishReason(reason) ? "by the provider's content filter" : `(finish reason "${reason}")`;
       findings.push(
         finding(timeline, 'truncated_response', {
           severity: 'warning',
           ...where,
-          message: `${stepText} was cut off (finish reason "${reason}"): its text and any tool call in it are incomplete`,
+          message: `${stepText} was cut off ${cause}: its text and any tool call in it are incomplete`,
         }),
       );
     }

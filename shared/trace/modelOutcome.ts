@@ -26,6 +26,10 @@ export function isTruncationFinishReason(reason: string): boolean {
   return (finishReasons.truncated as readonly string[]).includes(fold(reason));
 }
 
+export function isContentFilterFinishReason(reason: string): boolean {
+  return fold(reason) === 'content_filter';
+}
+
 export function isToolCallFinishReason(reason: string): boolean {
   return (finishReasons.toolCalls as readonly string[]).includes(fold(reason));
 }

@@ -86,7 +86,7 @@ export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedS
   return { status: 'unknown', raw: '' };
 }
 
-/** States in which the run is over and its calls can no longer receive results. */
+/** Paused states (domain.md §3): not finished, so unanswered calls are pending, not dangling. */
 export function isPausedStatus(status: RunStatus): boolean {
   return status === 'waiting_for_input' || status === 'waiting_for_approval';
 }

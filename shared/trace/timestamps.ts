@@ -1,8 +1,12 @@
 /** Trace timestamps arrive as ISO text or Unix epochs in seconds or milliseconds. */
 const MILLISECOND_EPOCH_FLOOR = 1e11;
 
+/** Already in the normalized form (`2025-06-03T14:21:07.452Z`): kept as is, it is the common case. */
+const NORMALIZED_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export function toIsoTimestamp(ts: string | number | undefined | null): string | null {
   if (ts === undefined || ts === null) return null;
+  if (typeof ts === 'string' && NORMALIZED_ISO.test(ts)) return ts;
   const millis = typeof ts === 'number' ? (ts >= MILLISECOND_EPOCH_FLOOR ? ts : ts * 1000) : Date.parse(ts);
   if (!Number.isFinite(millis)) return null;
   const date = new Date(millis);

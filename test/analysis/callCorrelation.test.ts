@@ -114,6 +114,18 @@ describe('call correlation: calls that were never legitimately issued', () => {
   }
 });
 
+describe('call correlation: a call from an incomplete response that was answered anyway', () => {
+  it('pairs the result with the call instead of calling it an orphan', () => {
+    const t = run({ status: 'failed' })
+      .response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c1' }] })
+      .result('c1')
+      .build();
+    const result = correlateCalls(t);
+    assert.deepEqual(result.findings, []);
+    assert.equal(result.resolutions[0]?.state, 'ok');
+  });
+});
+
 describe('call correlation: unexecuted calls', () => {
   it('reports a call the loop marked not executed as a warning naming the call and the reason', () => {
     const t = run({ status: 'budget_exceeded' })

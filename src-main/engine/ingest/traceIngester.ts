@@ -428,14 +428,10 @@ export class TraceIngester {
     row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
     // Results of one tool serialize their keys in one order, so plain JSON text tells them apart
     // without the cost of canonicalizing every (often large) output.
-    row.result_hash = hashText(JSON.stringify([!isError, event.output ?? null, error ?? null]));
+    const outputJson = JSON.stringify(event.output ?? null);
+    row.result_hash = hashText(`${isError ? 'error' : 'ok'}\u0000${outputJson}\u0000${JSON.stringify(error ?? null)}`);
     const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
-    row.summary = truncate(
-      isError
-        ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}`
-        : typeof event.output === 'string'
-          ? event.output
-          : (JSON.stringify(event.output) ?? ''),
-    );
+    const outputText = typeof event.output === 'string' ? event.output : event.output === undefined ? '' : outputJson;
+    row.summary = truncate(isError ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}` : outputText);
   }
 }

@@ -1,0 +1,33 @@
+/** A run without a terminal event crashed, was killed, or is still running. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyzeUnterminatedRun } from '../../shared/analysis/unterminatedRun';
+import { run } from './timelineBuilder';
+
+describe('unterminated run', () => {
+  it('reports a finished file whose run has no terminal event, at its last line and naming the last step', () => {
+    const t = run({ runId: 'r-42', status: 'unterminated' }).toolCalls({ id: 'c1' }).result('c1').toolCalls({ id: 'c2' }).build();
+    const findings = analyzeUnterminatedRun(t);
+    assert.equal(findings.length, 1);
+    const [f] = findings;
+    assert.equal(f?.kind, 'unterminated_run');
+    assert.equal(f?.severity, 'warning');
+    assert.equal(f?.run_id, 'r-42');
+    assert.equal(f?.step, null);
+    assert.equal(f?.call_id, null);
+    assert.equal(f?.line, t.lastLine);
+    assert.match(f?.message ?? '', /run r-42 has no terminal event/);
+    assert.match(f?.message ?? '', new RegExp(`last event is at line ${t.lastLine} \\(step 2\\)`));
+  });
+
+  it('does not report a run still being written (live follow)', () => {
+    const t = run({ status: 'unterminated', live: true }).toolCalls({ id: 'c1' }).build();
+    assert.deepEqual(analyzeUnterminatedRun(t), []);
+  });
+
+  for (const status of ['succeeded', 'failed', 'budget_exceeded', 'waiting_for_approval'] as const) {
+    it(`does not report a run that ended with status ${status}`, () => {
+      assert.deepEqual(analyzeUnterminatedRun(run({ status }).final().build()), []);
+    });
+  }
+});
