@@ -27,18 +27,19 @@ export default defineConfig({
     build: {
       outDir: fromRoot('./out/main'),
       // Every package in "dependencies" stays external (better-sqlite3 is a native addon).
-      externalizeDeps: true,
+      externalizeDeps: { exclude: ['zod'] },
       rolldownOptions: {
         input: {
           index: fromRoot('./src-main/electron/main.ts'),
           cli: fromRoot('./src-main/cli/main.ts'),
-          ingestWorker: fromRoot('./src-main/engine/ingest/ingestWorker.ts'),
+          ingestWorker: fromRoot('./src-main/engine/workers/ingestWorker.ts'),
+          storeWorker: fromRoot('./src-main/engine/workers/storeWorker.ts'),
         },
         output: {
           format: 'es',
           entryFileNames: '[name].js',
-          // Shared chunks sit next to the entries so that `new URL('./ingestWorker.js', import.meta.url)`
-          // resolves to out/main/ingestWorker.js from whichever file it ends up in.
+          // Shared chunks sit next to the entries so that workerUrl()'s `new URL('./<worker>.js', import.meta.url)`
+          // resolves to out/main/<worker>.js from whichever file it ends up in.
           chunkFileNames: '[name]-[hash].js',
         },
       },

@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildTraceSchemaText, schemaPath } from '../scripts/generate-trace-schema';
+import { buildTraceSchemaText, buildValidatorsModuleText, schemaPath, validatorsPath } from '../scripts/generate-trace-schema';
+import { validateEvent } from '../src-main/engine/adapters/eventValidators';
 import { canonicalEventSchema, canonicalEventType } from '../shared/trace/canonicalEvents';
 
 const examplesDir = fileURLToPath(new URL('../examples/', import.meta.url));
@@ -22,6 +23,19 @@ const exampleFiles = readdirSync(examplesDir)
 describe('docs/trace-format.schema.json', () => {
   it('is up to date with shared/trace/canonicalEvents.ts', () => {
     assert.equal(readFileSync(schemaPath, 'utf8'), buildTraceSchemaText(), 'run npm run schema');
+  });
+
+  it('is compiled into the validators ingest runs, and they are up to date', () => {
+    assert.equal(readFileSync(validatorsPath, 'utf8'), buildValidatorsModuleText(), 'run npm run schema');
+  });
+
+  it('rejects what the zod schema rejects, naming the field', () => {
+    assert.deepEqual(validateEvent('tool_result', { type: 'tool_result' }), { ok: false, reason: 'invalid tool_result event: call_id: is required' });
+    assert.deepEqual(validateEvent('model_response', { type: 'model_response', tool_calls: [{ call_id: 'c1' }] }), {
+      ok: false,
+      reason: 'invalid model_response event: tool_calls.0.name: is required',
+    });
+    assert.equal(validateEvent('run_end', { type: 'run_end', status: 'MODEL_FINISHED', extra: { kept: true } }).ok, true);
   });
 
   it('describes every canonical event type', () => {

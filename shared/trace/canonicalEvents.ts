@@ -8,8 +8,13 @@
  */
 import { z } from 'zod';
 
-/** Ids arrive as strings or numbers; both are kept as the exact text the loop wrote. */
-export const idSchema = z.union([z.string().min(1), z.number()]).transform((value) => String(value));
+/** Ids arrive as strings or numbers; ingest keeps them as text (`idText`). */
+export const idSchema = z.union([z.string().min(1), z.number()]);
+export type Id = z.infer<typeof idSchema>;
+
+export function idText(id: Id): string {
+  return String(id);
+}
 
 /** ISO-8601 text or a Unix epoch number (seconds or milliseconds). */
 export const timestampSchema = z.union([z.string(), z.number()]);
@@ -186,6 +191,21 @@ export const canonicalEventSchema = z.discriminatedUnion('type', [
   runEndSchema,
 ]);
 export type CanonicalEvent = z.infer<typeof canonicalEventSchema>;
+
+/**
+ * The schema of each event type. Ingest validates a line with the schema of the type it already
+ * resolved, which is several times cheaper than letting the union find it.
+ */
+export const eventSchemaByType = {
+  run_start: runStartSchema,
+  model_request: modelRequestSchema,
+  model_response: modelResponseSchema,
+  stream_fragment: streamFragmentSchema,
+  tool_call_start: toolCallStartSchema,
+  tool_result: toolResultSchema,
+  tool_call_not_executed: toolCallNotExecutedSchema,
+  run_end: runEndSchema,
+} as const satisfies { [Type in CanonicalEvent['type']]: z.ZodType<Extract<CanonicalEvent, { type: Type }>, unknown> };
 export type CanonicalEventType = CanonicalEvent['type'];
 export type EventOf<T extends CanonicalEventType> = Extract<CanonicalEvent, { type: T }>;
 

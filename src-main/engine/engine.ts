@@ -6,7 +6,8 @@
 import { Worker } from 'node:worker_threads';
 import type { AnalysisOptions, AnalyzeReport } from '../../shared/report';
 import type { IngestProgress } from './ingest/ingestFile';
-import { workerMessageSchema, type IngestRequest } from './ingest/workerProtocol';
+import { ingestWorkerMessageSchema, type IngestRequest } from './workers/workerProtocol';
+import { workerUrl } from './workers/workerUrl';
 import { buildReport } from './report/buildReport';
 import { defaultCacheDir, openDatabase, TraceFileError, type TraceFileErrorCode } from './store/traceDatabase';
 
@@ -14,7 +15,14 @@ export { TraceFileError } from './store/traceDatabase';
 export type { IngestProgress } from './ingest/ingestFile';
 
 /** Lines longer than this are reported and skipped instead of being loaded whole. */
-export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Heap limits of the ingest worker. V8 lets a heap grow far past its live data while allocation
+ * is fast, and ingest allocates fast: without a cap, peak memory grows with the file even though
+ * what ingest keeps does not. The old-space cap leaves room for one line at the size limit.
+ */
+const INGEST_WORKER_LIMITS = { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 16 };
 
 export interface OpenTraceOptions {
   cacheDir?: string;
@@ -31,13 +39,6 @@ export interface TraceHandle {
   reused: boolean;
 }
 
-/** Source builds run the worker from TypeScript (tests, tsx); bundles run the built file beside this one. */
-function ingestWorkerUrl(): URL {
-  return import.meta.url.endsWith('.ts')
-    ? new URL('./ingest/ingestWorker.ts', import.meta.url)
-    : new URL('./ingestWorker.js', import.meta.url);
-}
-
 export function openTrace(path: string, options: OpenTraceOptions): Promise<TraceHandle> {
   const request: IngestRequest = {
     path,
@@ -46,7 +47,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     analysis: options.analysis,
   };
   return new Promise((resolve, reject) => {
-    const worker = new Worker(ingestWorkerUrl(), { workerData: request });
+    const worker = new Worker(workerUrl('ingestWorker'), { workerData: request, resourceLimits: INGEST_WORKER_LIMITS });
     let settled = false;
     const settle = (action: () => void): void => {
       if (settled) return;
@@ -54,7 +55,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
       action();
     };
     worker.on('message', (raw: unknown) => {
-      const message = workerMessageSchema.parse(raw);
+      const message = ingestWorkerMessageSchema.parse(raw);
       if (message.type === 'progress') options.onProgress?.(message.progress);
       else if (message.type === 'done') settle(() => resolve({ path, dbPath: message.dbPath, sourceId: message.sourceId, reused: message.reused }));
       else if (message.code === 'internal') settle(() => reject(new Error(`ingest of ${path} failed: ${message.message}`)));

@@ -3,11 +3,9 @@
  * not one. Event types are matched through their accepted aliases; an object with an event type
  * Loopscope does not know is kept as an `unknown` event, never rejected.
  */
-import {
-  canonicalEventSchema,
-  canonicalEventType,
-  type CanonicalEvent,
-} from '../../../shared/trace/canonicalEvents';
+import { canonicalEventType, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
+import { validateEvent } from './eventValidators';
+import { memberValue, type TopLevelScan } from '../ingest/topLevelScan';
 
 /** An event whose type Loopscope does not model; kept whole and shown as written. */
 export interface UnknownEvent {
@@ -21,7 +19,20 @@ export interface UnknownEvent {
 
 export type AdaptedEvent = CanonicalEvent | UnknownEvent;
 
-export type AdaptResult = { ok: true; event: AdaptedEvent; typeRaw: string } | { ok: false; reason: string };
+/** How many messages and tools a model request carries, when its content was not parsed. */
+export interface RequestShape {
+  messages: number | null;
+  tools: number | null;
+}
+
+export interface AdaptedLine {
+  ok: true;
+  event: AdaptedEvent;
+  typeRaw: string;
+  requestShape?: RequestShape;
+}
+
+export type AdaptResult = AdaptedLine | { ok: false; reason: string };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,11 +71,46 @@ export function adaptCanonicalLine(value: unknown): AdaptResult {
   }
   // The parsed line is ours alone: fold the alias in place rather than copying a large object.
   value['type'] = type;
-  const parsed = canonicalEventSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join('.') : '';
-    return { ok: false, reason: `invalid ${type} event: ${where ? `${where}: ` : ''}${issue?.message ?? 'does not match the schema'}` };
+  const validated = validateEvent(type, value);
+  return validated.ok ? { ok: true, event: validated.event, typeRaw } : validated;
+}
+
+/**
+ * Members a scanned line's event is built without: a model request's content (only counted) and a
+ * tool result's output (hashed and previewed from its bytes by the ingester). Everything else is
+ * parsed and validated like any event.
+ */
+const unparsedMembers: Partial<Record<CanonicalEvent['type'], readonly string[]>> = {
+  model_request: ['system', 'messages', 'tools'],
+  tool_result: ['output'],
+};
+
+/**
+ * A long line read from its top level (see topLevelScan.ts). Returns null when the line is of a
+ * type whose members are all needed, or its skipped members are not of the documented kinds, so
+ * that the caller parses it in full and reports exactly what is wrong.
+ */
+export function adaptScannedLine(bytes: Buffer, scan: TopLevelScan): AdaptedLine | null {
+  const typeMember = scan.get('type') ?? scan.get('event');
+  const typeRaw = typeMember === undefined ? undefined : memberValue(bytes, typeMember);
+  if (typeof typeRaw !== 'string') return null;
+  const type = canonicalEventType(typeRaw);
+  const skipped = type === undefined ? undefined : unparsedMembers[type];
+  if (type === undefined || skipped === undefined) return null;
+  const messages = scan.get('messages');
+  const tools = scan.get('tools');
+  if (type === 'model_request' && ((messages && messages.kind !== 'array') || (tools && tools.kind !== 'array'))) return null;
+  const value: Record<string, unknown> = {};
+  for (const [key, member] of scan) {
+    if (!skipped.includes(key)) value[key] = memberValue(bytes, member);
   }
-  return { ok: true, event: parsed.data, typeRaw };
+  value['type'] = type;
+  const validated = validateEvent(type, value);
+  if (!validated.ok) return null;
+  return {
+    ok: true,
+    event: validated.event,
+    typeRaw,
+    ...(type === 'model_request' ? { requestShape: { messages: messages?.size ?? null, tools: tools?.size ?? null } } : {}),
+  };
 }

@@ -1,67 +1,44 @@
 /**
- * The analysis stage: reads each run of a source back from the store as a compact timeline, runs
- * the pure analyses of shared/analysis, and stores the findings and the call ↔ result states.
- * Findings are stored per set of options (window, threshold), so reopening a trace with the same
- * options reuses them and different options recompute only this stage, never the ingest.
+ * The analysis stage: assembles each run's stored rows into a compact timeline, runs the pure
+ * analyses of shared/analysis, and stores the findings and the call ↔ result states.
+ *
+ * Rows reach the assembler two ways, through the same code: during ingest, the store worker feeds
+ * it the rows it is writing (no read-back), and analyzes a run as soon as it ends; afterwards,
+ * `ensureAnalysis` reads rows back with SQL (other options, or a run that changed after it was
+ * analyzed). Findings are stored per set of options (window, threshold), so reopening a trace with
+ * the same options reuses them and different options recompute only this stage, never the ingest.
  */
 import type Database from 'better-sqlite3';
 import { analyzeRun } from '../../../shared/analysis/analyzeRun';
 import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
 import type { ModelOutcome } from '../../../shared/trace/canonicalEvents';
-import type { RunStatus } from '../../../shared/trace/runStatus';
+import type { EventRow, RunRow, ToolCallRow } from '../store/traceWriter';
 
 export function optionsKey(options: AnalysisOptions): string {
   return `window=${options.window};threshold=${options.threshold}`;
 }
 
-interface RunRow {
-  id: number;
-  run_id: string;
-  status: RunStatus;
-  status_raw: string;
-  end_limit: string | null;
-  budgets_json: string | null;
-  started_at: string | null;
-  ended_at: string | null;
-  first_line: number;
-  last_line: number;
-}
+/** The event fields analysis reads. */
+export type TimelineEventRow = Pick<
+  EventRow,
+  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'input_tokens' | 'output_tokens' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary'
+>;
 
-interface EventRow {
-  id: number;
-  line: number;
-  type: string;
-  step: number | null;
-  ts: string | null;
-  call_id: string | null;
-  name: string | null;
-  outcome: ModelOutcome | null;
-  finish_reason: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  result_ok: number | null;
-  error_code: string | null;
-  result_hash: string | null;
-  progress: number | null;
-  summary: string | null;
-}
+/** The run fields analysis reads. */
+export type TimelineRunRow = Pick<RunRow, 'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line'>;
 
-interface ToolCallRow {
-  id: number;
-  event_id: number;
-  call_index: number;
-  call_id: string;
-  name: string;
-  step: number | null;
-  line: number;
-  origin: 'response' | 'stream';
-  args_hash: string | null;
-  args_error: string | null;
-  args_summary: string | null;
-}
+/** Event types that become timeline entries; the others (requests, unknown events) are not analyzed. */
+export const timelineEventTypes: ReadonlySet<string> = new Set([
+  'model_response',
+  'stream_fragment',
+  'tool_call_start',
+  'tool_result',
+  'tool_call_not_executed',
+  'run_end',
+]);
 
-function toEntry(event: EventRow, calls: TimelineCall[]): TimelineEntry | null {
+function toEntry(event: TimelineEventRow, calls: TimelineCall[]): TimelineEntry | null {
   const base = { eventId: event.id, line: event.line, step: event.step, ts: event.ts };
   switch (event.type) {
     case 'model_response':
@@ -71,7 +48,7 @@ function toEntry(event: EventRow, calls: TimelineCall[]): TimelineEntry | null {
       return {
         ...base,
         kind: 'response',
-        outcome: event.outcome,
+        outcome: event.outcome as ModelOutcome,
         finishReason: event.finish_reason,
         calls,
         inputTokens: event.input_tokens,
@@ -99,47 +76,53 @@ function toEntry(event: EventRow, calls: TimelineCall[]): TimelineEntry | null {
   }
 }
 
-/** Reads runs back as timelines; statements are prepared once per source, not once per run. */
-export class RunTimelineReader {
-  private readonly selectCalls: Database.Statement<[number], ToolCallRow>;
-  private readonly selectEvents: Database.Statement<[number], EventRow>;
+/** Collects one run's rows, in id order, and turns them into its timeline. */
+export class RunTimelineAssembler {
+  private readonly events: TimelineEventRow[] = [];
+  private readonly fragments = new Map<number, TimelineEventRow>();
+  private readonly callsByEvent = new Map<number, TimelineCall[]>();
 
-  constructor(db: Database.Database) {
-    this.selectCalls = db.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index');
-    this.selectEvents = db.prepare<[number], EventRow>(
-      `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens,
-              result_ok, error_code, result_hash, progress, summary
-       FROM events WHERE run_pk = ? AND type IN ('model_response', 'stream_fragment', 'tool_call_start', 'tool_result', 'tool_call_not_executed', 'run_end')
-       ORDER BY id`,
-    );
+  addEvent(event: TimelineEventRow): void {
+    if (!timelineEventTypes.has(event.type)) return;
+    this.events.push(event);
+    if (event.type === 'stream_fragment') this.fragments.set(event.id, event);
   }
 
-  read(run: RunRow, live: boolean): RunTimeline {
-    const callsByEvent = new Map<number, TimelineCall[]>();
-    for (const row of this.selectCalls.all(run.id)) {
-      const list = callsByEvent.get(row.event_id) ?? [];
-      list.push({
-        callId: row.call_id,
-        name: row.name,
-        argsHash: row.args_hash,
-        argsError: row.args_error,
-        argsSummary: row.args_summary,
-        origin: row.origin,
-        step: row.step,
-        line: row.line,
-        eventId: row.event_id,
-        index: row.call_index,
-      });
-      callsByEvent.set(row.event_id, list);
-    }
+  addCall(row: Pick<ToolCallRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>): void {
+    const list = this.callsByEvent.get(row.event_id) ?? [];
+    list.push({
+      callId: row.call_id,
+      name: row.name,
+      argsHash: row.args_hash,
+      argsError: row.args_error,
+      argsSummary: row.args_summary,
+      origin: row.origin,
+      step: row.step,
+      line: row.line,
+      eventId: row.event_id,
+      index: row.call_index,
+    });
+    this.callsByEvent.set(row.event_id, list);
+  }
+
+  /** A stream without a model_response closed on this fragment (see TraceIngester.emitStream). */
+  setStreamOutcome(eventId: number, outcome: string, finishReason: string | null): void {
+    const fragment = this.fragments.get(eventId);
+    if (fragment === undefined) return;
+    fragment.outcome = outcome;
+    fragment.finish_reason = finishReason;
+  }
+
+  build(run: TimelineRunRow, live: boolean): RunTimeline {
     const entries: TimelineEntry[] = [];
-    for (const event of this.selectEvents.iterate(run.id)) {
-      const entry = toEntry(event, callsByEvent.get(event.id) ?? []);
+    for (const event of this.events) {
+      const calls = (this.callsByEvent.get(event.id) ?? []).sort((a, b) => a.index - b.index);
+      const entry = toEntry(event, calls);
       if (entry !== null) entries.push(entry);
     }
     return {
       runId: run.run_id,
-      status: run.status,
+      status: run.status as RunTimeline['status'],
       statusRaw: run.status_raw,
       endLimit: run.end_limit,
       budgets: run.budgets_json === null ? null : (JSON.parse(run.budgets_json) as RunTimeline['budgets']),
@@ -153,34 +136,79 @@ export class RunTimelineReader {
   }
 }
 
+/**
+ * Analyzes runs of one source for one set of options and stores the results; call its methods
+ * inside a transaction.
+ */
+export class SourceAnalyzer {
+  private readonly key: string;
+  private readonly selectRun: Database.Statement<[number], TimelineRunRow>;
+  private readonly selectEvents: Database.Statement<[number], TimelineEventRow>;
+  private readonly selectCalls: Database.Statement<[number], ToolCallRow>;
+  private readonly deleteFindings: Database.Statement<[number, string]>;
+  private readonly insertFinding: Database.Statement<unknown[]>;
+  private readonly upsertCallState: Database.Statement<unknown[]>;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sourceId: number,
+    private readonly options: AnalysisOptions,
+  ) {
+    this.key = optionsKey(options);
+    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line FROM runs WHERE id = ?');
+    this.selectEvents = db.prepare(
+      `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens,
+              result_ok, error_code, result_hash, progress, summary
+       FROM events WHERE run_pk = ? AND type IN (${[...timelineEventTypes].map((type) => `'${type}'`).join(', ')})
+       ORDER BY id`,
+    );
+    this.selectCalls = db.prepare('SELECT * FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index');
+    this.deleteFindings = db.prepare('DELETE FROM findings WHERE run_pk = ? AND options_key = ?');
+    this.insertFinding = db.prepare(
+      `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.upsertCallState = db.prepare('INSERT OR REPLACE INTO call_states (event_id, call_index, run_pk, state, answer_event_id) VALUES (?, ?, ?, ?, ?)');
+  }
+
+  /** Reads the run back from the database and analyzes it. */
+  analyzeStoredRun(runPk: number): void {
+    const run = this.selectRun.get(runPk);
+    if (run === undefined) return;
+    const assembler = new RunTimelineAssembler();
+    for (const event of this.selectEvents.iterate(runPk)) assembler.addEvent(event);
+    for (const call of this.selectCalls.iterate(runPk)) assembler.addCall(call);
+    this.analyze(run, assembler);
+  }
+
+  /** Analyzes a run whose rows the caller assembled, and stores the results. */
+  analyze(run: TimelineRunRow, assembler: RunTimelineAssembler): void {
+    const analysis = analyzeRun(assembler.build(run, false), this.options);
+    this.deleteFindings.run(run.id, this.key);
+    for (const f of analysis.findings) {
+      this.insertFinding.run([this.sourceId, this.key, run.id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details ? JSON.stringify(f.details) : null]);
+    }
+    for (const resolution of analysis.calls) {
+      this.upsertCallState.run([resolution.call.eventId, resolution.call.index, run.id, resolution.state, resolution.answerEventId]);
+    }
+  }
+
+  /** Records that every run of the source is analyzed for these options. */
+  markComplete(): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO analyses (source_id, options_key, completed_at) VALUES (?, ?, ?)')
+      .run(this.sourceId, this.key, new Date().toISOString());
+  }
+}
+
 /** Analyzes every run of the source unless findings for these options are already stored. */
 export function ensureAnalysis(db: Database.Database, sourceId: number, options: AnalysisOptions): void {
-  const key = optionsKey(options);
-  const done = db.prepare('SELECT 1 FROM analyses WHERE source_id = ? AND options_key = ?').get(sourceId, key);
+  const done = db.prepare('SELECT 1 FROM analyses WHERE source_id = ? AND options_key = ?').get(sourceId, optionsKey(options));
   if (done !== undefined) return;
-  const runs = db
-    .prepare<[number], RunRow>(
-      `SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line
-       FROM runs WHERE source_id = ? ORDER BY first_line`,
-    )
-    .all(sourceId);
-  const insertFinding = db.prepare(
-    `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const updateCall = db.prepare('UPDATE tool_calls SET state = ?, result_event_id = ? WHERE run_pk = ? AND event_id = ? AND call_index = ?');
-  const timelines = new RunTimelineReader(db);
+  const runPks = db.prepare<[number], { id: number }>('SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId);
+  const analyzer = new SourceAnalyzer(db, sourceId, options);
   db.transaction(() => {
-    db.prepare('DELETE FROM findings WHERE source_id = ? AND options_key = ?').run(sourceId, key);
-    for (const run of runs) {
-      const analysis = analyzeRun(timelines.read(run, false), options);
-      for (const f of analysis.findings) {
-        insertFinding.run(sourceId, key, run.id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details ? JSON.stringify(f.details) : null);
-      }
-      for (const resolution of analysis.calls) {
-        updateCall.run(resolution.state, resolution.answerEventId, run.id, resolution.call.eventId, resolution.call.index);
-      }
-    }
-    db.prepare('INSERT INTO analyses (source_id, options_key, completed_at) VALUES (?, ?, ?)').run(sourceId, key, new Date().toISOString());
+    for (const { id } of runPks) analyzer.analyzeStoredRun(id);
+    analyzer.markComplete();
   })();
 }

@@ -6,26 +6,36 @@
  * Memory is bounded by the number of runs and of streams still open, never by the file size:
  * payloads are not kept; the raw line stays retrievable by offset and length.
  */
-import { createHash } from 'node:crypto';
-import { adaptCanonicalLine, type AdaptedEvent } from '../adapters/canonicalAdapter';
+import { hash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { adaptCanonicalLine, adaptScannedLine, type AdaptedEvent, type AdaptedLine, type RequestShape } from '../adapters/canonicalAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
-import type { Budgets, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import { idText, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
-import type { EventRow, RunRow, TraceWriter } from '../store/traceWriter';
+import { memberPreview, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
+import type { EventRow, RowBatcher } from '../store/traceWriter';
 
 /** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
 export const DEFAULT_RUN_ID = 'default';
 const SUMMARY_CHARS = 200;
+/** Lines at least this long are first read from their top level only (see topLevelScan.ts). */
+const SCAN_FIRST_BYTES = 8 * 1024;
 
 export interface IngestCounters {
   lines: number;
   blankLines: number;
   events: number;
   parseErrors: number;
+}
+
+/** A line's bytes, and its top-level scan when it was read that way. */
+interface RawLine {
+  bytes: Buffer;
+  scan: TopLevelScan | null;
 }
 
 interface StreamedCall {
@@ -64,10 +74,14 @@ interface RunState {
   config: unknown;
   end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
   openStreams: Map<number, OpenStream>;
+  /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
+  version: number;
+  storedVersion: number;
 }
 
+/** Identity, not security: a one-shot SHA-1 is the cheapest strong-enough hash Node offers. */
 function hashText(text: string): string {
-  return createHash('sha1').update(text).digest('hex').slice(0, 16);
+  return hash('sha1', text, 'hex').slice(0, 16);
 }
 
 function truncate(text: string, max = SUMMARY_CHARS): string {
@@ -104,7 +118,7 @@ export class TraceIngester {
 
   constructor(
     private readonly sourceId: number,
-    private readonly writer: TraceWriter,
+    private readonly writer: RowBatcher,
   ) {}
 
   acceptLine(line: SplitLine): void {
@@ -114,6 +128,7 @@ export class TraceIngester {
       return;
     }
     const bytes = line.offset === 0 ? stripUtf8Bom(line.bytes) : line.bytes;
+    if (bytes.length >= SCAN_FIRST_BYTES && this.acceptScannedLine(line, bytes)) return;
     const decoded = decodeLine(bytes);
     if (decoded.kind === 'blank') {
       this.counters.blankLines += 1;
@@ -128,43 +143,68 @@ export class TraceIngester {
       this.reportError(line, adapted.reason, decoded.text, false);
       return;
     }
-    if (decoded.invalidUtf8) {
-      this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the event was loaded', decoded.text, true);
-    }
-    this.counters.events += 1;
-    this.acceptEvent(line, adapted.event, adapted.typeRaw);
+    this.acceptAdapted(line, adapted, decoded.invalidUtf8, decoded.text, { bytes, scan: null });
   }
 
-  /** Closes open streams and writes the runs; call once after the last line. */
-  finish(): void {
-    for (const run of this.runs.values()) {
-      for (const stream of run.openStreams.values()) this.emitStream(run, stream);
-      run.openStreams.clear();
+  /** A long line is first read from its top level; returns false to have it parsed in full. */
+  private acceptScannedLine(line: SplitLine, bytes: Buffer): boolean {
+    let scan: TopLevelScan;
+    try {
+      scan = scanTopLevel(bytes);
+    } catch (error) {
+      if (!(error instanceof ScanError)) throw error;
+      this.reportError(line, `not valid JSON: ${error.message}`, bytes.subarray(0, 512), false);
+      return true;
     }
-    const rows: RunRow[] = [...this.runs.values()].map((run) => {
-      const status = run.end ? { status: run.end.status, raw: run.end.statusRaw } : { status: 'unterminated', raw: '' };
-      return {
-        id: run.pk,
-        source_id: this.sourceId,
-        run_id: run.runId,
-        status: status.status,
-        status_raw: status.raw,
-        end_limit: run.end?.limit ?? null,
-        budgets_json: run.budgets ? JSON.stringify(run.budgets) : null,
-        config_json: run.config === undefined ? null : JSON.stringify(run.config),
-        first_line: run.firstLine,
-        last_line: run.lastLine,
-        started_at: run.startedAt,
-        ended_at: run.endedAt,
-        steps: run.modelSteps.size,
-        tool_calls: run.toolCalls,
-        tool_results: run.toolResults,
-        input_tokens: run.inputTokens,
-        output_tokens: run.outputTokens,
-        end_event_id: run.end?.eventId ?? null,
-      };
+    const adapted = adaptScannedLine(bytes, scan);
+    if (adapted === null) return false;
+    this.acceptAdapted(line, adapted, !isUtf8(bytes), bytes.subarray(0, 512), { bytes, scan });
+    return true;
+  }
+
+  private acceptAdapted(line: SplitLine, adapted: AdaptedLine, invalidUtf8: boolean, excerptSource: string | Buffer, raw: RawLine): void {
+    if (invalidUtf8) this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the event was loaded', excerptSource, true);
+    this.counters.events += 1;
+    this.acceptEvent(line, adapted.event, adapted.typeRaw, raw, adapted.requestShape);
+  }
+
+  /** Closes open streams and stores every run not stored since its last change; call once after the last line. */
+  finish(): void {
+    for (const run of this.runs.values()) this.storeRun(run);
+    this.writer.flush();
+  }
+
+  /**
+   * Writes the run's row and asks for its analysis. Done when the run ends, so the store worker
+   * analyzes it while parsing goes on, and again at the end only if the run changed since.
+   */
+  private storeRun(run: RunState): void {
+    for (const stream of run.openStreams.values()) this.emitStream(run, stream);
+    run.openStreams.clear();
+    if (run.storedVersion === run.version) return;
+    run.storedVersion = run.version;
+    const status = run.end ? { status: run.end.status, raw: run.end.statusRaw } : { status: 'unterminated', raw: '' };
+    this.writer.addRun({
+      id: run.pk,
+      source_id: this.sourceId,
+      run_id: run.runId,
+      status: status.status,
+      status_raw: status.raw,
+      end_limit: run.end?.limit ?? null,
+      budgets_json: run.budgets ? JSON.stringify(run.budgets) : null,
+      config_json: run.config === undefined ? null : JSON.stringify(run.config),
+      first_line: run.firstLine,
+      last_line: run.lastLine,
+      started_at: run.startedAt,
+      ended_at: run.endedAt,
+      steps: run.modelSteps.size,
+      tool_calls: run.toolCalls,
+      tool_results: run.toolResults,
+      input_tokens: run.inputTokens,
+      output_tokens: run.outputTokens,
+      end_event_id: run.end?.eventId ?? null,
     });
-    this.writer.writeRuns(rows);
+    this.writer.analyzeRun(run.pk);
   }
 
   private reportError(line: SplitLine, message: string, excerptSource: string | Buffer, loaded: boolean): void {
@@ -203,10 +243,13 @@ export class TraceIngester {
         config: undefined,
         end: null,
         openStreams: new Map(),
+        version: 0,
+        storedVersion: -1,
       };
       this.runs.set(runId, run);
     }
     run.lastLine = line;
+    run.version += 1;
     return run;
   }
 
@@ -218,10 +261,10 @@ export class TraceIngester {
   private stepOf(run: RunState, event: AdaptedEvent): number {
     let step = event.step;
     if (step === undefined && event.step_id !== undefined) {
-      step = run.stepIdOrdinals.get(event.step_id);
+      step = run.stepIdOrdinals.get(idText(event.step_id));
       if (step === undefined) {
         step = run.stepIdOrdinals.size + 1;
-        run.stepIdOrdinals.set(event.step_id, step);
+        run.stepIdOrdinals.set(idText(event.step_id), step);
       }
     }
     if (step === undefined) {
@@ -235,8 +278,8 @@ export class TraceIngester {
     return step;
   }
 
-  private acceptEvent(line: SplitLine, event: AdaptedEvent, typeRaw: string): void {
-    const run = this.runFor(event.run_id ?? DEFAULT_RUN_ID, line.lineNumber);
+  private acceptEvent(line: SplitLine, event: AdaptedEvent, typeRaw: string, raw: RawLine, requestShape?: RequestShape): void {
+    const run = this.runFor(event.run_id === undefined ? DEFAULT_RUN_ID : idText(event.run_id), line.lineNumber);
     const step = this.stepOf(run, event);
     const ts = toIsoTimestamp(event.ts);
     if (ts !== null) {
@@ -253,7 +296,7 @@ export class TraceIngester {
       type: event.type,
       type_raw: typeRaw,
       step,
-      step_id: event.step_id ?? null,
+      step_id: event.step_id === undefined ? null : idText(event.step_id),
       ts,
       call_id: null,
       name: null,
@@ -268,15 +311,16 @@ export class TraceIngester {
       result_hash: null,
       progress: null,
       summary: null,
-      payload: null,
     };
     switch (event.type) {
       case 'run_start':
         this.acceptRunStart(run, event, row);
         break;
-      case 'model_request':
-        row.summary = `${event.messages?.length ?? 0} messages, ${event.tools?.length ?? 0} tools${event.model ? `, ${event.model}` : ''}`;
+      case 'model_request': {
+        const shape = requestShape ?? { messages: event.messages?.length ?? null, tools: event.tools?.length ?? null };
+        row.summary = `${shape.messages ?? 0} messages, ${shape.tools ?? 0} tools${event.model ? `, ${event.model}` : ''}`;
         break;
+      }
       case 'model_response':
         this.acceptModelResponse(run, event, row, step);
         break;
@@ -284,15 +328,15 @@ export class TraceIngester {
         this.acceptStreamFragment(run, event, row, step);
         break;
       case 'tool_call_start':
-        row.call_id = event.call_id;
+        row.call_id = idText(event.call_id);
         row.name = event.name ?? null;
         row.summary = event.permission ? `permission: ${event.permission}` : null;
         break;
       case 'tool_result':
-        this.acceptToolResult(run, event, row);
+        this.acceptToolResult(run, event, row, raw);
         break;
       case 'tool_call_not_executed':
-        row.call_id = event.call_id;
+        row.call_id = idText(event.call_id);
         row.name = event.name ?? null;
         row.summary = event.reason ?? null;
         break;
@@ -306,6 +350,7 @@ export class TraceIngester {
         break;
     }
     this.writer.addEvent(row);
+    if (event.type === 'run_end') this.storeRun(run);
   }
 
   private acceptRunStart(run: RunState, event: EventOf<'run_start'>, row: EventRow): void {
@@ -353,7 +398,7 @@ export class TraceIngester {
       run_pk: run.pk,
       event_id: issuedBy.eventId,
       call_index: index,
-      call_id: call.call_id,
+      call_id: idText(call.call_id),
       name: call.name,
       step,
       line: issuedBy.line,
@@ -372,7 +417,7 @@ export class TraceIngester {
     }
     stream.lastEventId = row.id;
     stream.lastLine = row.line;
-    row.call_id = event.call_id ?? null;
+    row.call_id = event.call_id === undefined ? null : idText(event.call_id);
     row.name = event.name ?? null;
     if (event.index !== undefined || event.call_id !== undefined || event.arguments_delta !== undefined) {
       const key = event.index !== undefined ? `#${event.index}` : `id:${event.call_id ?? ''}`;
@@ -381,7 +426,7 @@ export class TraceIngester {
         call = { callId: null, name: null, argumentParts: [] };
         stream.calls.set(key, call);
       }
-      call.callId ??= event.call_id ?? null;
+      call.callId ??= event.call_id === undefined ? null : idText(event.call_id);
       call.name ??= event.name ?? null;
       if (event.arguments_delta !== undefined) call.argumentParts.push(event.arguments_delta);
     }
@@ -398,6 +443,7 @@ export class TraceIngester {
    * call whose joined arguments are not even valid JSON was cut mid-arguments.
    */
   private emitStream(run: RunState, stream: OpenStream): void {
+    run.version += 1;
     run.modelSteps.add(stream.step);
     const issuedBy = { eventId: stream.lastEventId, line: stream.lastLine };
     const outcome = stream.closed
@@ -413,25 +459,34 @@ export class TraceIngester {
       this.addCall(run, issuedBy, stream.step, index, { call_id: callId, name: call.name ?? '(unnamed)', arguments: joined }, 'stream', incomplete);
       index += 1;
     }
-    this.writer.setStreamOutcome(stream.lastEventId, outcome, stream.finishReason, stream.calls.size);
+    this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
   }
 
-  private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow): void {
+  /**
+   * A result's identity for the repeated-action analysis is the hash of its output and error as
+   * written (two identical results of one tool are written identically), taken from the line's
+   * bytes: no output is re-serialized, and a long one is never even parsed.
+   */
+  private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow, raw: RawLine): void {
     run.toolResults += 1;
     const isError = event.status !== undefined ? event.status.toLowerCase() !== 'ok' && event.status.toLowerCase() !== 'success' : event.error !== undefined;
-    row.call_id = event.call_id;
+    row.call_id = idText(event.call_id);
     row.name = event.name ?? null;
     row.result_ok = isError ? 0 : 1;
     row.latency_ms = event.latency_ms ?? null;
     row.progress = event.progress === undefined ? null : event.progress ? 1 : 0;
     const error = event.error;
     row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
-    // Results of one tool serialize their keys in one order, so plain JSON text tells them apart
-    // without the cost of canonicalizing every (often large) output.
-    const outputJson = JSON.stringify(event.output ?? null);
-    row.result_hash = hashText(`${isError ? 'error' : 'ok'}\u0000${outputJson}\u0000${JSON.stringify(error ?? null)}`);
+    const scan = raw.scan ?? scanTopLevel(raw.bytes);
+    const output = scan.get('output');
+    const errorMember = scan.get('error');
+    const written = (member: typeof output): Buffer => (member === undefined ? Buffer.alloc(0) : raw.bytes.subarray(member.start, member.end));
+    row.result_hash = hash('sha1', Buffer.concat([Buffer.from(isError ? 'error\u0000' : 'ok\u0000'), written(output), Buffer.from('\u0000'), written(errorMember)]), 'hex').slice(0, 16);
     const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
-    const outputText = typeof event.output === 'string' ? event.output : event.output === undefined ? '' : outputJson;
-    row.summary = truncate(isError ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}` : outputText);
+    row.summary = isError
+      ? truncate(`error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}`)
+      : output === undefined
+        ? ''
+        : truncate(memberPreview(raw.bytes, output, SUMMARY_CHARS + 1));
   }
 }

@@ -3,9 +3,9 @@
  * trace. Migrations are applied in order and recorded with a hash of their SQL, so an applied
  * migration that is later edited is detected instead of silently diverging.
  *
- * Bulk-load friendliness: the tables written during ingest carry no secondary indexes; those are
- * created by `createQueryIndexes` once the load is done (inserting into an indexed table costs a
- * B-tree update per index per row).
+ * Bulk-load friendliness: the tables written during ingest carry no secondary index the load does
+ * not need; those are created by `createQueryIndexes` once the load is done, since inserting into
+ * an indexed table costs a B-tree update per index per row.
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -79,8 +79,7 @@ const migrations: readonly Migration[] = [
         error_code TEXT,
         result_hash TEXT,
         progress INTEGER,
-        summary TEXT,
-        payload TEXT
+        summary TEXT
       );
       CREATE TABLE tool_calls (
         id INTEGER PRIMARY KEY,
@@ -94,10 +93,17 @@ const migrations: readonly Migration[] = [
         origin TEXT NOT NULL,
         args_hash TEXT,
         args_error TEXT,
-        args_summary TEXT,
-        state TEXT,
-        result_event_id INTEGER
+        args_summary TEXT
       );
+      -- How each call was answered (ok, error, dangling, unexecuted, pending, not_issued).
+      CREATE TABLE call_states (
+        event_id INTEGER NOT NULL,
+        call_index INTEGER NOT NULL,
+        run_pk INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        answer_event_id INTEGER,
+        PRIMARY KEY (event_id, call_index)
+      ) WITHOUT ROWID;
       CREATE TABLE parse_errors (
         id INTEGER PRIMARY KEY,
         source_id INTEGER NOT NULL,
@@ -127,6 +133,7 @@ const migrations: readonly Migration[] = [
         message TEXT NOT NULL,
         details_json TEXT
       );
+      CREATE INDEX findings_by_run ON findings (run_pk, options_key);
     `,
   },
 ];
@@ -171,7 +178,6 @@ export function createQueryIndexes(db: Database.Database): void {
     CREATE INDEX IF NOT EXISTS events_by_run ON events (run_pk, id);
     CREATE INDEX IF NOT EXISTS events_by_line ON events (source_id, line);
     CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_pk, event_id, call_index);
-    CREATE INDEX IF NOT EXISTS findings_by_run ON findings (options_key, run_pk);
     CREATE INDEX IF NOT EXISTS parse_errors_by_source ON parse_errors (source_id, line);
   `);
 }

@@ -1,6 +1,11 @@
 /**
- * Writes ingested rows in batched transactions with prepared statements. Row ids are assigned by
- * the ingester, not read back from SQLite, so rows can reference each other without a round trip.
+ * The rows ingest produces and how they reach SQLite. The ingester hands rows to a `RowBatcher`,
+ * which encodes them positionally into `RowBatch`es; a `TraceStore` writes each batch in one
+ * transaction with prepared statements. The batcher and the store may sit on two threads (the
+ * ingest pipeline) or on one (tests): the path is the same.
+ *
+ * Row ids are assigned by the ingester, not read back from SQLite, so rows can reference each
+ * other without a round trip.
  */
 import type Database from 'better-sqlite3';
 
@@ -29,7 +34,6 @@ export interface EventRow {
   result_hash: string | null;
   progress: number | null;
   summary: string | null;
-  payload: string | null;
 }
 
 export interface ToolCallRow {
@@ -78,101 +82,177 @@ export interface RunRow {
   end_event_id: number | null;
 }
 
-/**
- * Rows are bound positionally: binding by name costs a key lookup per column per row, which shows
- * in the ingest profile.
- */
-function inserter<Row extends object>(db: Database.Database, table: string, columns: readonly (keyof Row & string)[]): (row: Row) => void {
-  const statement = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-  return (row) => {
-    statement.run(columns.map((column) => row[column]));
-  };
-}
-
-const eventColumns: readonly (keyof EventRow)[] = [
+export const eventColumns: readonly (keyof EventRow)[] = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
   'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'latency_ms',
-  'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'payload',
+  'result_ok', 'error_code', 'result_hash', 'progress', 'summary',
 ];
-const toolCallColumns: readonly (keyof ToolCallRow)[] = [
+export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
   'args_summary',
 ];
 const parseErrorColumns: readonly (keyof ParseErrorRow)[] = [
   'source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded',
 ];
-const runColumns: readonly (keyof RunRow)[] = [
+export const runColumns: readonly (keyof RunRow)[] = [
   'id', 'source_id', 'run_id', 'status', 'status_raw', 'end_limit', 'budgets_json', 'config_json', 'first_line',
   'last_line', 'started_at', 'ended_at', 'steps', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens',
   'end_event_id',
 ];
 
-/** Rows per transaction: large enough to amortize the commit, small enough to keep memory flat. */
+export interface StreamOutcome {
+  eventId: number;
+  runPk: number;
+  outcome: string;
+  finishReason: string | null;
+  toolCallCount: number;
+}
+
+/**
+ * Rows encoded positionally, in the column order of their table, and flattened: row i of a table
+ * is `values[i * width … (i + 1) * width)`. One flat array crosses threads far more cheaply than
+ * thousands of small ones.
+ */
+export interface RowBatch {
+  events: unknown[];
+  toolCalls: unknown[];
+  parseErrors: unknown[];
+  /** Outcomes of streams without a model_response, set on their last fragment. */
+  streamOutcomes: StreamOutcome[];
+  runs: unknown[];
+  /** Runs whose rows are complete as of this batch, to analyze once it is written. */
+  analyzeRuns: number[];
+}
+
+function encodeInto<Row extends object>(flat: unknown[], row: Row, columns: readonly (keyof Row)[]): void {
+  for (const column of columns) flat.push(row[column]);
+}
+
+/**
+ * The two hot tables are encoded with their columns spelled out: reading properties by a variable
+ * name is a megamorphic lookup per value, and ingest encodes every event. A test checks that these
+ * follow `eventColumns` and `toolCallColumns`.
+ */
+export function encodeEvent(flat: unknown[], r: EventRow): void {
+  flat.push(
+    r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
+    r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.latency_ms,
+    r.result_ok, r.error_code, r.result_hash, r.progress, r.summary,
+  );
+}
+
+export function encodeToolCall(flat: unknown[], r: ToolCallRow): void {
+  flat.push(r.id, r.run_pk, r.event_id, r.call_index, r.call_id, r.name, r.step, r.line, r.origin, r.args_hash, r.args_error, r.args_summary);
+}
+
+/** Calls `visit` with the offset of each row in a flattened table. */
+export function forEachRow(flat: readonly unknown[], columns: readonly unknown[], visit: (offset: number) => void): void {
+  for (let offset = 0; offset < flat.length; offset += columns.length) visit(offset);
+}
+
+export function decodeRow<Row extends object>(flat: readonly unknown[], offset: number, columns: readonly (keyof Row)[]): Row {
+  const row: Partial<Record<keyof Row, unknown>> = {};
+  columns.forEach((column, index) => {
+    row[column] = flat[offset + index];
+  });
+  return row as Row;
+}
+
+/** Rows per batch: large enough to amortize a transaction and a thread hop, small enough to keep memory flat. */
 const BATCH_ROWS = 4000;
 
-export class TraceWriter {
-  private readonly insertEvent: (row: EventRow) => void;
-  private readonly insertToolCall: (row: ToolCallRow) => void;
-  private readonly insertParseError: (row: ParseErrorRow) => void;
-  private readonly insertRun: (row: RunRow) => void;
-  private readonly updateStreamOutcome: Database.Statement;
-  private events: EventRow[] = [];
-  private toolCalls: ToolCallRow[] = [];
-  private parseErrors: ParseErrorRow[] = [];
-  private readonly flushBatch: () => void;
+export class RowBatcher {
+  private batch: RowBatch = RowBatcher.empty();
+  private rows = 0;
 
-  constructor(private readonly db: Database.Database) {
-    this.insertEvent = inserter(db, 'events', eventColumns);
-    this.insertToolCall = inserter(db, 'tool_calls', toolCallColumns);
-    this.insertParseError = inserter(db, 'parse_errors', parseErrorColumns);
-    this.insertRun = inserter(db, 'runs', runColumns);
-    this.updateStreamOutcome = db.prepare(
-      'UPDATE events SET outcome = ?, finish_reason = ?, tool_call_count = ? WHERE id = ?',
-    );
-    this.flushBatch = db.transaction(() => {
-      for (const row of this.events) this.insertEvent(row);
-      for (const row of this.toolCalls) this.insertToolCall(row);
-      for (const row of this.parseErrors) this.insertParseError(row);
-    });
+  constructor(private readonly ship: (batch: RowBatch) => void) {}
+
+  private static empty(): RowBatch {
+    return { events: [], toolCalls: [], parseErrors: [], streamOutcomes: [], runs: [], analyzeRuns: [] };
   }
 
   addEvent(row: EventRow): void {
-    this.events.push(row);
-    this.flushIfFull();
+    encodeEvent(this.batch.events, row);
+    this.counted();
   }
 
   addToolCall(row: ToolCallRow): void {
-    this.toolCalls.push(row);
-    this.flushIfFull();
+    encodeToolCall(this.batch.toolCalls, row);
+    this.counted();
   }
 
   addParseError(row: ParseErrorRow): void {
-    this.parseErrors.push(row);
-    this.flushIfFull();
+    encodeInto(this.batch.parseErrors, row, parseErrorColumns);
+    this.counted();
   }
 
-  /** Records the outcome of a stream that had no model_response line, on its last fragment. */
-  setStreamOutcome(eventId: number, outcome: string, finishReason: string | null, toolCallCount: number): void {
-    this.flush();
-    this.updateStreamOutcome.run(outcome, finishReason, toolCallCount, eventId);
+  /** The event must already have been added (the store applies inserts before updates). */
+  setStreamOutcome(outcome: StreamOutcome): void {
+    this.batch.streamOutcomes.push(outcome);
+    this.counted();
   }
 
-  writeRuns(rows: readonly RunRow[]): void {
-    this.flush();
-    this.db.transaction(() => {
-      for (const row of rows) this.insertRun(row);
-    })();
+  /** Writes the run's row, replacing an earlier version of it. */
+  addRun(row: RunRow): void {
+    encodeInto(this.batch.runs, row, runColumns);
+    this.counted();
+  }
+
+  analyzeRun(runPk: number): void {
+    this.batch.analyzeRuns.push(runPk);
   }
 
   flush(): void {
-    if (this.events.length + this.toolCalls.length + this.parseErrors.length === 0) return;
-    this.flushBatch();
-    this.events = [];
-    this.toolCalls = [];
-    this.parseErrors = [];
+    if (this.rows === 0) return;
+    const batch = this.batch;
+    this.batch = RowBatcher.empty();
+    this.rows = 0;
+    this.ship(batch);
   }
 
-  private flushIfFull(): void {
-    if (this.events.length + this.toolCalls.length + this.parseErrors.length >= BATCH_ROWS) this.flush();
+  private counted(): void {
+    this.rows += 1;
+    if (this.rows >= BATCH_ROWS) this.flush();
+  }
+}
+
+/** Rows per INSERT statement: one native call and one bound array per group instead of per row. */
+const ROWS_PER_STATEMENT = 64;
+
+/** Inserts a flattened table's rows, replacing rows with the same id. */
+function inserter(db: Database.Database, table: string, columns: readonly string[]): (flat: readonly unknown[]) => void {
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const prefix = `INSERT OR REPLACE INTO ${table} (${columns.join(', ')}) VALUES `;
+  const one = db.prepare<unknown[]>(prefix + tuple);
+  const group = db.prepare<unknown[]>(prefix + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(', '));
+  const width = columns.length;
+  const groupWidth = width * ROWS_PER_STATEMENT;
+  // Bound positionally: binding by name costs a key lookup per column per row.
+  return (flat) => {
+    let offset = 0;
+    for (; offset + groupWidth <= flat.length; offset += groupWidth) group.run(flat.slice(offset, offset + groupWidth));
+    for (; offset < flat.length; offset += width) one.run(flat.slice(offset, offset + width));
+  };
+}
+
+/** Writes row batches into the trace database, one transaction per batch. Rows carry their ids, so a row written again replaces its earlier version. */
+export class TraceStore {
+  readonly write: (batch: RowBatch) => void;
+
+  constructor(db: Database.Database) {
+    const insertEvents = inserter(db, 'events', eventColumns);
+    const insertToolCalls = inserter(db, 'tool_calls', toolCallColumns);
+    const insertParseErrors = inserter(db, 'parse_errors', parseErrorColumns);
+    const insertRuns = inserter(db, 'runs', runColumns);
+    const updateStreamOutcome = db.prepare<[string, string | null, number, number]>(
+      'UPDATE events SET outcome = ?, finish_reason = ?, tool_call_count = ? WHERE id = ?',
+    );
+    this.write = db.transaction((batch: RowBatch) => {
+      insertEvents(batch.events);
+      insertToolCalls(batch.toolCalls);
+      insertParseErrors(batch.parseErrors);
+      insertRuns(batch.runs);
+      for (const stream of batch.streamOutcomes) updateStreamOutcome.run(stream.outcome, stream.finishReason, stream.toolCallCount, stream.eventId);
+    });
   }
 }

@@ -1,0 +1,187 @@
+/**
+ * Reads the top level of a JSON object line without parsing what is nested in it. Model requests
+ * resend the whole history on every turn, so they are most of a trace's bytes, yet ingest needs
+ * only their top-level fields (type, run, step, model) and how many messages and tools they
+ * carry. Skipping nested values on the bytes (strings are jumped over with a native search)
+ * avoids decoding and building objects for everything the engine does not read; the content is
+ * parsed when someone opens it.
+ *
+ * The structure is still checked — balanced brackets, terminated strings, every top-level scalar
+ * parsed — so a cut or garbled line is reported like any invalid JSON. What is not checked is the
+ * grammar inside nested values (a stray comma deep in a message); the inspector reports that when
+ * the line is opened.
+ */
+
+/** Where one top-level member's value lies in the line, and what it is. */
+export interface ScannedMember {
+  kind: 'string' | 'object' | 'array' | 'scalar';
+  /** Byte range of the value as written (a string's range includes its quotes). */
+  start: number;
+  end: number;
+  /** Number of elements (array) or members (object); 0 otherwise. */
+  size: number;
+}
+
+export type TopLevelScan = Map<string, ScannedMember>;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+export class ScanError extends Error {}
+
+function isWhitespace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+}
+
+function skipWhitespace(bytes: Buffer, position: number): number {
+  let at = position;
+  while (isWhitespace(bytes[at])) at += 1;
+  return at;
+}
+
+/** Index of the quote closing the string whose opening quote is at `open`. */
+function stringEnd(bytes: Buffer, open: number): number {
+  let at = open + 1;
+  for (;;) {
+    const quote = bytes.indexOf(QUOTE, at);
+    if (quote === -1) throw new ScanError('a string is not terminated (the line looks cut)');
+    let backslashes = 0;
+    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    at = quote + 1;
+  }
+}
+
+/** Skips an object or array starting at `open`; returns the index after it and its size. */
+function skipContainer(bytes: Buffer, open: number): { end: number; size: number } {
+  const stack: number[] = [bytes[open] === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET];
+  let size = 0;
+  let sawValue = false;
+  let at = open + 1;
+  while (at < bytes.length) {
+    const byte = bytes[at]!;
+    if (byte === QUOTE) {
+      at = stringEnd(bytes, at) + 1;
+      if (stack.length === 1) sawValue = true;
+      continue;
+    }
+    if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (stack.length === 1) sawValue = true;
+      stack.push(byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      if (stack.pop() !== byte) throw new ScanError(`unbalanced "${String.fromCharCode(byte)}" at byte ${at}`);
+      if (stack.length === 0) {
+        if (!sawValue && size > 0) throw new ScanError(`a trailing comma before byte ${at}`);
+        return { end: at + 1, size: sawValue ? size + 1 : size };
+      }
+    } else if (byte === COMMA && stack.length === 1) {
+      if (!sawValue) throw new ScanError(`an empty element before byte ${at}`);
+      size += 1;
+      sawValue = false;
+    } else if (!isWhitespace(byte) && byte !== COLON && stack.length === 1) {
+      sawValue = true;
+    }
+    at += 1;
+  }
+  throw new ScanError('an object or array is not closed (the line looks cut)');
+}
+
+/** End of a bare scalar (number, true, false, null) starting at `start`. */
+function scalarEnd(bytes: Buffer, start: number): number {
+  let at = start;
+  while (at < bytes.length) {
+    const byte = bytes[at]!;
+    if (byte === COMMA || byte === CLOSE_BRACE || isWhitespace(byte)) return at;
+    at += 1;
+  }
+  return at;
+}
+
+function parseSlice(bytes: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8', start, end));
+  } catch (error) {
+    throw new ScanError((error as Error).message);
+  }
+}
+
+/** Parses one member's value (for the small members a caller needs). */
+export function memberValue(bytes: Buffer, member: ScannedMember): unknown {
+  return parseSlice(bytes, member.start, member.end);
+}
+
+const PREVIEW_BYTES = 600;
+/** The longest escape sequence in JSON text: `\\uXXXX`. */
+const MAX_ESCAPE_CHARS = 6;
+
+/**
+ * The beginning of a member's value as readable text, without parsing the rest of it: a string's
+ * first characters unescaped, or the JSON text of anything else.
+ */
+export function memberPreview(bytes: Buffer, member: ScannedMember, chars: number): string {
+  if (member.kind !== 'string') return bytes.toString('utf8', member.start, Math.min(member.end, member.start + PREVIEW_BYTES)).slice(0, chars);
+  const contentEnd = member.end - 1;
+  if (contentEnd - member.start - 1 <= PREVIEW_BYTES) return (memberValue(bytes, member) as string).slice(0, chars);
+  // The cut may split an escape sequence: drop up to its length from the end until the text parses.
+  const escaped = bytes.toString('utf8', member.start + 1, member.start + 1 + PREVIEW_BYTES);
+  for (let trim = 0; trim <= MAX_ESCAPE_CHARS; trim += 1) {
+    try {
+      return (JSON.parse(`"${escaped.slice(0, escaped.length - trim)}"`) as string).slice(0, chars);
+    } catch {
+      // try a shorter prefix
+    }
+  }
+  return escaped.slice(0, chars);
+}
+
+export function scanTopLevel(bytes: Buffer): TopLevelScan {
+  const scan: TopLevelScan = new Map();
+  let at = skipWhitespace(bytes, 0);
+  if (bytes[at] !== OPEN_BRACE) throw new ScanError('the line is not a JSON object');
+  at = skipWhitespace(bytes, at + 1);
+  if (bytes[at] === CLOSE_BRACE) at += 1;
+  else {
+    for (;;) {
+      if (bytes[at] !== QUOTE) throw new ScanError(`expected a member name at byte ${at}`);
+      const keyEnd = stringEnd(bytes, at);
+      const key = parseSlice(bytes, at, keyEnd + 1) as string;
+      at = skipWhitespace(bytes, keyEnd + 1);
+      if (bytes[at] !== COLON) throw new ScanError(`expected ":" after "${key}"`);
+      at = skipWhitespace(bytes, at + 1);
+      const start = at;
+      const first = bytes[at];
+      if (first === QUOTE) {
+        at = stringEnd(bytes, at) + 1;
+        scan.set(key, { kind: 'string', start, end: at, size: 0 });
+      } else if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+        const { end, size } = skipContainer(bytes, at);
+        at = end;
+        scan.set(key, { kind: first === OPEN_BRACE ? 'object' : 'array', start, end, size });
+      } else {
+        at = scalarEnd(bytes, at);
+        if (at === start) throw new ScanError(`"${key}" has no value`);
+        const member: ScannedMember = { kind: 'scalar', start, end: at, size: 0 };
+        memberValue(bytes, member);
+        scan.set(key, member);
+      }
+      at = skipWhitespace(bytes, at);
+      if (bytes[at] === COMMA) {
+        at = skipWhitespace(bytes, at + 1);
+        continue;
+      }
+      if (bytes[at] === CLOSE_BRACE) {
+        at += 1;
+        break;
+      }
+      throw new ScanError(`expected "," or "}" at byte ${at}`);
+    }
+  }
+  if (skipWhitespace(bytes, at) !== bytes.length) throw new ScanError(`unexpected data after the object at byte ${at}`);
+  return scan;
+}

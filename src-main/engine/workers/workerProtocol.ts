@@ -1,0 +1,66 @@
+/** Messages between the engine and its workers, validated on arrival. */
+import { z } from 'zod';
+
+export const ingestRequestSchema = z.object({
+  path: z.string(),
+  cacheDir: z.string(),
+  maxLineBytes: z.number().int().positive(),
+  analysis: z.object({ window: z.number().int().min(1), threshold: z.number().int().min(1) }),
+});
+export type IngestRequest = z.infer<typeof ingestRequestSchema>;
+
+const progressSchema = z.object({
+  bytesRead: z.number(),
+  totalBytes: z.number(),
+  lines: z.number(),
+  blankLines: z.number(),
+  events: z.number(),
+  parseErrors: z.number(),
+});
+
+/** From the ingest worker to the engine. */
+export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('progress'), progress: progressSchema }),
+  z.object({ type: z.literal('done'), dbPath: z.string(), sourceId: z.number().int(), reused: z.boolean() }),
+  /** `code` is a TraceFileError code, or `internal` for a bug. */
+  z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
+]);
+export type IngestWorkerMessage = z.infer<typeof ingestWorkerMessageSchema>;
+
+/** The store worker's start-up data. */
+export const storeWorkerDataSchema = z.object({
+  dbPath: z.string(),
+  sourceId: z.number().int(),
+  analysis: ingestRequestSchema.shape.analysis,
+  /** Shared flow-control cells: [batches in flight, failed flag]. */
+  flow: z.instanceof(SharedArrayBuffer),
+});
+
+/** Flattened row lists are checked for shape only: our own RowBatcher encoded them, and walking each value would cost more than writing it. */
+const rowsSchema = z.custom<unknown[]>((value) => Array.isArray(value), 'expected a flattened array of rows');
+
+/** From the ingest worker to the store worker. */
+export const storeRequestSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('batch'),
+    batch: z.object({
+      events: rowsSchema,
+      toolCalls: rowsSchema,
+      parseErrors: rowsSchema,
+      streamOutcomes: z.array(
+        z.object({ eventId: z.number(), runPk: z.number(), outcome: z.string(), finishReason: z.string().nullable(), toolCallCount: z.number() }),
+      ),
+      runs: rowsSchema,
+      analyzeRuns: z.array(z.number().int()),
+    }),
+  }),
+  z.object({ type: z.literal('finish'), counters: progressSchema }),
+]);
+export type StoreRequest = z.infer<typeof storeRequestSchema>;
+
+/** From the store worker to the ingest worker. */
+export const storeReplySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('done') }),
+  z.object({ type: z.literal('failed'), message: z.string() }),
+]);
+export type StoreReply = z.infer<typeof storeReplySchema>;

@@ -1,0 +1,21 @@
+/** The hand-written row encoders must put every value in its table's column order, or rows land in the wrong columns. */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { encodeEvent, encodeToolCall, eventColumns, toolCallColumns, type EventRow, type ToolCallRow } from '../src-main/engine/store/traceWriter';
+
+/** A row whose every value names its own column. */
+function selfNamed<Row>(columns: readonly (keyof Row & string)[]): Row {
+  return Object.fromEntries(columns.map((column) => [column, column])) as Row;
+}
+
+it('encodes events in eventColumns order', () => {
+  const flat: unknown[] = [];
+  encodeEvent(flat, selfNamed<EventRow>(eventColumns));
+  assert.deepEqual(flat, eventColumns);
+});
+
+it('encodes tool calls in toolCallColumns order', () => {
+  const flat: unknown[] = [];
+  encodeToolCall(flat, selfNamed<ToolCallRow>(toolCallColumns));
+  assert.deepEqual(flat, toolCallColumns);
+});
