@@ -7,6 +7,7 @@
  * Steps (model calls) and tool calls are counted apart: one turn may issue several calls.
  */
 import type { Finding } from '../report';
+import { formatCount } from '../formatCount';
 import type { Budgets } from '../trace/canonicalEvents';
 import { isPausedStatus } from '../trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../trace/timestamps';
@@ -79,7 +80,7 @@ function limitChecks(budgets: Budgets, counters: Counters, startedAt: string | n
 }
 
 function describeCheck(check: LimitCheck): string {
-  return `${check.used.toLocaleString('en-US')} of ${check.max.toLocaleString('en-US')} ${check.unit} used (${check.declaredAs})`;
+  return `${formatCount(check.used)} of ${formatCount(check.max)} ${check.unit} used (${check.declaredAs})`;
 }
 
 export function analyzeBudgets(timeline: RunTimeline): Finding[] {

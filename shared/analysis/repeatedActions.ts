@@ -11,6 +11,7 @@
  * progress either.
  */
 import type { AnalysisOptions, Finding } from '../report';
+import { formatCount } from '../formatCount';
 import { finding } from './finding';
 import { responses, type ResultEntry, type RunTimeline, type TimelineCall } from './timeline';
 
@@ -84,7 +85,7 @@ export function analyzeRepeatedActions(
     const knownTokens = steps.filter((step) => tokensByStep.has(step));
     const tokens = knownTokens.length > 0 ? knownTokens.reduce((sum, step) => sum + (tokensByStep.get(step) ?? 0), 0) : null;
     const first = episode.firstFiring;
-    const cost = `${calls.length} tool calls over ${steps.length} turns${tokens !== null ? ` and ${tokens.toLocaleString('en-US')} tokens` : ''}`;
+    const cost = `${calls.length} tool calls over ${steps.length} turns${tokens !== null ? ` and ${formatCount(tokens)} tokens` : ''}`;
     findings.push(
       finding(timeline, 'repeated_action', {
         severity: 'warning',

@@ -1,10 +1,11 @@
 /** The terminal rendering of an analyze report: one block per run, then parse errors, then a summary. */
 import type { AnalyzeReport, ReportFinding, RunReport, Severity } from '../../shared/report';
+import { formatCount } from '../../shared/formatCount';
 
 const ansi = { red: '31', yellow: '33', cyan: '36', dim: '2', bold: '1' } as const;
 
-function formatCount(value: number | null): string {
-  return value === null ? '?' : value.toLocaleString('en-US');
+function formatTokens(value: number | null): string {
+  return value === null ? '?' : formatCount(value);
 }
 
 function formatDuration(ms: number | null): string | null {
@@ -15,7 +16,7 @@ function formatDuration(ms: number | null): string | null {
 }
 
 function plural(count: number, word: string): string {
-  return `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+  return `${formatCount(count)} ${word}${count === 1 ? '' : 's'}`;
 }
 
 export function formatTextReport(report: AnalyzeReport, options: { color: boolean }): string {
@@ -51,7 +52,7 @@ export function formatTextReport(report: AnalyzeReport, options: { color: boolea
   for (const f of report.findings) bySeverity[f.severity] += 1;
   const parseErrors = report.files.reduce((sum, file) => sum + file.parse_errors.length, 0);
   out.push(
-    `${plural(report.runs.length, 'run')}: ${paint(ansi.red, plural(bySeverity.error, 'error'))}, ${paint(ansi.yellow, plural(bySeverity.warning, 'warning'))}, ${bySeverity.info.toLocaleString('en-US')} info; ${plural(parseErrors, 'parse error')}`,
+    `${plural(report.runs.length, 'run')}: ${paint(ansi.red, plural(bySeverity.error, 'error'))}, ${paint(ansi.yellow, plural(bySeverity.warning, 'warning'))}, ${formatCount(bySeverity.info)} info; ${plural(parseErrors, 'parse error')}`,
   );
   return `${out.join('\n')}\n`;
 }
@@ -63,7 +64,7 @@ function formatRun(
   severityColor: Record<Severity, string>,
 ): string[] {
   const raw = run.status_raw !== '' && run.status_raw !== run.status ? ` (${run.status_raw})` : '';
-  const tokens = run.input_tokens === null && run.output_tokens === null ? null : `${formatCount(run.input_tokens)} in / ${formatCount(run.output_tokens)} out tokens`;
+  const tokens = run.input_tokens === null && run.output_tokens === null ? null : `${formatTokens(run.input_tokens)} in / ${formatTokens(run.output_tokens)} out tokens`;
   const facts = [
     plural(run.steps, 'step'),
     plural(run.tool_calls, 'tool call'),

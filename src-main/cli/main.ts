@@ -3,6 +3,7 @@
  * and CI: exit 0 when no finding reaches --fail-on, 1 when one does, 2 on usage or I/O errors.
  */
 import { parseArgs } from 'node:util';
+import { formatCount } from '../../shared/formatCount';
 import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport } from '../../shared/report';
 import { openTrace, readReport, TraceFileError } from '../engine/engine';
 import { identifyFile } from '../engine/store/traceDatabase';
@@ -89,7 +90,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
       ...(showProgress
         ? {
             onProgress: (p) =>
-              process.stderr.write(`\r${file}: ${Math.round((100 * p.bytesRead) / Math.max(1, p.totalBytes))}% · ${p.events.toLocaleString('en-US')} events`),
+              process.stderr.write(`\r${file}: ${Math.round((100 * p.bytesRead) / Math.max(1, p.totalBytes))}% · ${formatCount(p.events)} events`),
           }
         : {}),
     });

@@ -17,6 +17,9 @@ export type { IngestProgress } from './ingest/ingestFile';
 /** Lines longer than this are reported and skipped instead of being loaded whole. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+/** Below this size a second writer thread costs more to start than it saves. */
+export const DEFAULT_STORE_WORKER_MIN_BYTES = 16 * 1024 * 1024;
+
 /**
  * Heap limits of the ingest worker. V8 lets a heap grow far past its live data while allocation
  * is fast, and ingest allocates fast: without a cap, peak memory grows with the file even though
@@ -27,6 +30,7 @@ const INGEST_WORKER_LIMITS = { maxOldGenerationSizeMb: 160, maxYoungGenerationSi
 export interface OpenTraceOptions {
   cacheDir?: string;
   maxLineBytes?: number;
+  storeWorkerMinBytes?: number;
   analysis: AnalysisOptions;
   onProgress?: (progress: IngestProgress) => void;
 }
@@ -44,6 +48,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     path,
     cacheDir: options.cacheDir ?? defaultCacheDir(),
     maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    storeWorkerMinBytes: options.storeWorkerMinBytes ?? DEFAULT_STORE_WORKER_MIN_BYTES,
     analysis: options.analysis,
   };
   return new Promise((resolve, reject) => {

@@ -14,7 +14,7 @@ export function temporaryDir(prefix: string): { path: string; remove: () => void
 
 export async function analyzeFile(
   file: string,
-  options: { cacheDir?: string; analysis?: AnalysisOptions; maxLineBytes?: number } = {},
+  options: { cacheDir?: string; analysis?: AnalysisOptions; maxLineBytes?: number; storeWorkerMinBytes?: number } = {},
 ): Promise<{ report: AnalyzeReport; trace: TraceHandle }> {
   const cache = options.cacheDir === undefined ? temporaryDir('cache') : null;
   try {
@@ -23,6 +23,7 @@ export async function analyzeFile(
       cacheDir: options.cacheDir ?? cache!.path,
       analysis,
       ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
+      ...(options.storeWorkerMinBytes !== undefined ? { storeWorkerMinBytes: options.storeWorkerMinBytes } : {}),
     });
     return { report: readReport(trace, analysis), trace };
   } finally {

@@ -1,12 +1,14 @@
 /**
  * The ingest worker: opens one trace. It reuses a completed ingest of the unchanged file, or
- * parses the file and ships row batches to a store worker that writes them on the other core,
- * then reports progress and the outcome to the engine.
+ * parses the file — shipping row batches to a store worker that writes them on the other core when
+ * the file is large, writing them itself when it is small — then reports progress and the outcome
+ * to the engine.
  */
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { ensureAnalysis } from '../analysis/analyzeSource';
 import { ingestFile, type IngestProgress } from '../ingest/ingestFile';
-import { identifyFile, prepareDatabase, TraceFileError, type FileIdentity } from '../store/traceDatabase';
+import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type FileIdentity } from '../store/traceDatabase';
+import { TraceLoader } from '../store/traceLoader';
 import { RowBatcher, type RowBatch } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
 import {
@@ -71,6 +73,20 @@ function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity
   return outcome.finally(() => store.terminate());
 }
 
+function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, dbPath: string, sourceId: number): void {
+  const db = openDatabase(dbPath);
+  try {
+    const loader = new TraceLoader(db, sourceId, request.analysis);
+    const counters = ingestFile(identity, sourceId, new RowBatcher(loader.write), {
+      maxLineBytes: request.maxLineBytes,
+      onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
+    });
+    loader.finish(counters);
+  } finally {
+    db.close();
+  }
+}
+
 async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMessage, { type: 'done' }>> {
   const identity = identifyFile(request.path);
   const prepared = prepareDatabase(identity, request.cacheDir);
@@ -91,7 +107,8 @@ async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMe
       .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, new Date().toISOString()).lastInsertRowid,
   );
   prepared.db.close();
-  await ingestThroughStoreWorker(request, identity, prepared.dbPath, sourceId);
+  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, prepared.dbPath, sourceId);
+  else ingestOnThisThread(request, identity, prepared.dbPath, sourceId);
   return { type: 'done', dbPath: prepared.dbPath, sourceId, reused: false };
 }
 

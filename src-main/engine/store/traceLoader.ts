@@ -1,0 +1,111 @@
+/**
+ * Loads an ingest's row batches into a trace database and analyzes each run as it completes. Runs
+ * wherever the database writer is: in the store worker for a large file (beside the parsing
+ * thread), or in the ingest worker itself for a small one, where a second thread would cost more
+ * to start than it saves.
+ *
+ * Each run's timeline is assembled from the rows as they are written, so nothing is read back;
+ * a run that receives rows after it was analyzed is analyzed again from the database at the end.
+ */
+import type Database from 'better-sqlite3';
+import { RunTimelineAssembler, SourceAnalyzer, timelineEventTypes, type TimelineRunRow } from '../analysis/analyzeSource';
+import type { IngestProgress } from '../ingest/ingestFile';
+import type { AnalysisOptions } from '../../../shared/report';
+import { createQueryIndexes } from './schema';
+import {
+  decodeRow,
+  eventColumns,
+  forEachRow,
+  runColumns,
+  toolCallColumns,
+  TraceStore,
+  type EventRow,
+  type RowBatch,
+  type RunRow,
+  type ToolCallRow,
+} from './traceWriter';
+
+const typeColumn = eventColumns.indexOf('type');
+const eventRunColumn = eventColumns.indexOf('run_pk');
+const callRunColumn = toolCallColumns.indexOf('run_pk');
+
+export class TraceLoader {
+  private readonly store: TraceStore;
+  private readonly analyzer: SourceAnalyzer;
+  private readonly assemblers = new Map<number, RunTimelineAssembler>();
+  private readonly latestRunRows = new Map<number, TimelineRunRow>();
+  private readonly analyzedRuns = new Set<number>();
+  /** Runs that received rows after their analysis; their assembled rows are incomplete. */
+  private readonly changedAfterAnalysis = new Set<number>();
+  readonly write: (batch: RowBatch) => void;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sourceId: number,
+    analysis: AnalysisOptions,
+  ) {
+    // The bulk load needs no journal: an ingest that does not complete is detected and redone from
+    // the trace (sources.ingest_completed_at stays NULL), so write-ahead logging would only write
+    // every page twice. WAL comes back in `finish`, for readers beside the writer.
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    this.store = new TraceStore(db);
+    this.analyzer = new SourceAnalyzer(db, sourceId, analysis);
+    this.write = db.transaction((batch: RowBatch) => this.writeAndAnalyze(batch));
+  }
+
+  /** Builds the query indexes, analyzes what changed late, and marks the ingest and the analysis complete. */
+  finish(counters: IngestProgress): void {
+    createQueryIndexes(this.db);
+    this.db.transaction(() => {
+      for (const runPk of this.changedAfterAnalysis) this.analyzer.analyzeStoredRun(runPk);
+      this.db
+        .prepare(
+          `UPDATE sources SET bytes = ?, lines = ?, blank_lines = ?, events = ?, parse_errors = ?, ingest_completed_at = ?
+           WHERE id = ?`,
+        )
+        .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.parseErrors, new Date().toISOString(), this.sourceId);
+      this.analyzer.markComplete();
+    })();
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+  }
+
+  private assemblerFor(runPk: number): RunTimelineAssembler | null {
+    if (this.analyzedRuns.has(runPk)) {
+      this.changedAfterAnalysis.add(runPk);
+      return null;
+    }
+    let assembler = this.assemblers.get(runPk);
+    if (assembler === undefined) {
+      assembler = new RunTimelineAssembler();
+      this.assemblers.set(runPk, assembler);
+    }
+    return assembler;
+  }
+
+  private writeAndAnalyze(batch: RowBatch): void {
+    this.store.write(batch);
+    const { events, toolCalls, runs } = batch;
+    forEachRow(events, eventColumns, (offset) => {
+      if (!timelineEventTypes.has(events[offset + typeColumn] as string)) return;
+      this.assemblerFor(events[offset + eventRunColumn] as number)?.addEvent(decodeRow<EventRow>(events, offset, eventColumns));
+    });
+    forEachRow(toolCalls, toolCallColumns, (offset) => {
+      this.assemblerFor(toolCalls[offset + callRunColumn] as number)?.addCall(decodeRow<ToolCallRow>(toolCalls, offset, toolCallColumns));
+    });
+    for (const stream of batch.streamOutcomes) this.assemblerFor(stream.runPk)?.setStreamOutcome(stream.eventId, stream.outcome, stream.finishReason);
+    forEachRow(runs, runColumns, (offset) => {
+      const run = decodeRow<RunRow>(runs, offset, runColumns);
+      this.latestRunRows.set(run.id, run);
+    });
+    for (const runPk of batch.analyzeRuns) {
+      const assembler = this.assemblers.get(runPk);
+      const run = this.latestRunRows.get(runPk);
+      if (assembler === undefined || run === undefined || this.changedAfterAnalysis.has(runPk)) continue;
+      this.analyzer.analyze(run, assembler);
+      this.assemblers.delete(runPk);
+      this.analyzedRuns.add(runPk);
+    }
+  }
+}
