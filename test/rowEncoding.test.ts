@@ -9,13 +9,9 @@ function selfNamed<Row>(columns: readonly (keyof Row & string)[]): Row {
 }
 
 it('encodes events in eventColumns order', () => {
-  const flat: unknown[] = [];
-  encodeEvent(flat, selfNamed<EventRow>(eventColumns));
-  assert.deepEqual(flat, eventColumns);
+  assert.deepEqual(encodeEvent(selfNamed<EventRow>(eventColumns)), eventColumns);
 });
 
 it('encodes tool calls in toolCallColumns order', () => {
-  const flat: unknown[] = [];
-  encodeToolCall(flat, selfNamed<ToolCallRow>(toolCallColumns));
-  assert.deepEqual(flat, toolCallColumns);
+  assert.deepEqual(encodeToolCall(selfNamed<ToolCallRow>(toolCallColumns)), toolCallColumns);
 });

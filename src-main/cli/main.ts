@@ -65,6 +65,14 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
   return { files: positionals, json: values.json, failOn: failOn as FailOn, analysis: analysis.data, cacheDir: values['cache-dir'] };
 }
 
+/** The NO_COLOR and FORCE_COLOR conventions, else colour only on a terminal. */
+function wantsColor(): boolean {
+  if (process.env['NO_COLOR']) return false;
+  const forced = process.env['FORCE_COLOR'];
+  if (forced !== undefined && forced !== '') return forced !== '0';
+  return process.stdout.isTTY;
+}
+
 function mergeReports(reports: AnalyzeReport[]): AnalyzeReport {
   return {
     files: reports.flatMap((report) => report.files),
@@ -98,7 +106,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
     reports.push(readReport({ ...trace, path: file }, command.analysis));
   }
   const report = analyzeReportSchema.parse(mergeReports(reports));
-  process.stdout.write(command.json ? `${JSON.stringify(report, null, 2)}\n` : formatTextReport(report, { color: process.stdout.isTTY && !process.env['NO_COLOR'] }));
+  process.stdout.write(command.json ? `${JSON.stringify(report, null, 2)}\n` : formatTextReport(report, { color: wantsColor() }));
   return reachesFailLevel(report, command.failOn) ? 1 : 0;
 }
 

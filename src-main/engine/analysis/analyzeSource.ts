@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import { analyzeRun } from '../../../shared/analysis/analyzeRun';
 import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
-import type { ModelOutcome } from '../../../shared/trace/canonicalEvents';
+import { canonicalEventTypes, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import type { EventRow, RunRow, ToolCallRow } from '../store/traceWriter';
 
 export function optionsKey(options: AnalysisOptions): string {
@@ -28,15 +28,10 @@ export type TimelineEventRow = Pick<
 /** The run fields analysis reads. */
 export type TimelineRunRow = Pick<RunRow, 'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line'>;
 
-/** Event types that become timeline entries; the others (requests, unknown events) are not analyzed. */
-export const timelineEventTypes: ReadonlySet<string> = new Set([
-  'model_response',
-  'stream_fragment',
-  'tool_call_start',
-  'tool_result',
-  'tool_call_not_executed',
-  'run_end',
-]);
+/** Event types that become timeline entries: all but the run's start and the requests (and unknown events). */
+export const timelineEventTypes: ReadonlySet<string> = new Set(
+  canonicalEventTypes.filter((type) => type !== 'run_start' && type !== 'model_request'),
+);
 
 function toEntry(event: TimelineEventRow, calls: TimelineCall[]): TimelineEntry | null {
   const base = { eventId: event.id, line: event.line, step: event.step, ts: event.ts };

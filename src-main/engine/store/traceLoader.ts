@@ -15,7 +15,6 @@ import { createQueryIndexes } from './schema';
 import {
   decodeRow,
   eventColumns,
-  forEachRow,
   runColumns,
   toolCallColumns,
   TraceStore,
@@ -86,19 +85,16 @@ export class TraceLoader {
 
   private writeAndAnalyze(batch: RowBatch): void {
     this.store.write(batch);
-    const { events, toolCalls, runs } = batch;
-    forEachRow(events, eventColumns, (offset) => {
-      if (!timelineEventTypes.has(events[offset + typeColumn] as string)) return;
-      this.assemblerFor(events[offset + eventRunColumn] as number)?.addEvent(decodeRow<EventRow>(events, offset, eventColumns));
-    });
-    forEachRow(toolCalls, toolCallColumns, (offset) => {
-      this.assemblerFor(toolCalls[offset + callRunColumn] as number)?.addCall(decodeRow<ToolCallRow>(toolCalls, offset, toolCallColumns));
-    });
+    for (const values of batch.events) {
+      if (!timelineEventTypes.has(values[typeColumn] as string)) continue;
+      this.assemblerFor(values[eventRunColumn] as number)?.addEvent(decodeRow<EventRow>(values, eventColumns));
+    }
+    for (const values of batch.toolCalls) this.assemblerFor(values[callRunColumn] as number)?.addCall(decodeRow<ToolCallRow>(values, toolCallColumns));
     for (const stream of batch.streamOutcomes) this.assemblerFor(stream.runPk)?.setStreamOutcome(stream.eventId, stream.outcome, stream.finishReason);
-    forEachRow(runs, runColumns, (offset) => {
-      const run = decodeRow<RunRow>(runs, offset, runColumns);
+    for (const values of batch.runs) {
+      const run = decodeRow<RunRow>(values, runColumns);
       this.latestRunRows.set(run.id, run);
-    });
+    }
     for (const runPk of batch.analyzeRuns) {
       const assembler = this.assemblers.get(runPk);
       const run = this.latestRunRows.get(runPk);

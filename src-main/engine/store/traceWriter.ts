@@ -108,52 +108,43 @@ export interface StreamOutcome {
   toolCallCount: number;
 }
 
-/**
- * Rows encoded positionally, in the column order of their table, and flattened: row i of a table
- * is `values[i * width … (i + 1) * width)`. One flat array crosses threads far more cheaply than
- * thousands of small ones.
- */
+/** Rows encoded positionally, one array per row in the column order of its table. */
 export interface RowBatch {
-  events: unknown[];
-  toolCalls: unknown[];
-  parseErrors: unknown[];
+  events: unknown[][];
+  toolCalls: unknown[][];
+  parseErrors: unknown[][];
   /** Outcomes of streams without a model_response, set on their last fragment. */
   streamOutcomes: StreamOutcome[];
-  runs: unknown[];
+  runs: unknown[][];
   /** Runs whose rows are complete as of this batch, to analyze once it is written. */
   analyzeRuns: number[];
 }
 
-function encodeInto<Row extends object>(flat: unknown[], row: Row, columns: readonly (keyof Row)[]): void {
-  for (const column of columns) flat.push(row[column]);
+function encode<Row extends object>(row: Row, columns: readonly (keyof Row)[]): unknown[] {
+  return columns.map((column) => row[column]);
 }
 
 /**
- * The two hot tables are encoded with their columns spelled out: reading properties by a variable
- * name is a megamorphic lookup per value, and ingest encodes every event. A test checks that these
- * follow `eventColumns` and `toolCallColumns`.
+ * The two hot tables are encoded with their columns spelled out, as array literals: reading
+ * properties by a variable name is a megamorphic lookup per value, and ingest encodes every event.
+ * A test checks that these follow `eventColumns` and `toolCallColumns`.
  */
-export function encodeEvent(flat: unknown[], r: EventRow): void {
-  flat.push(
+export function encodeEvent(r: EventRow): unknown[] {
+  return [
     r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
     r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.latency_ms,
     r.result_ok, r.error_code, r.result_hash, r.progress, r.summary,
-  );
+  ];
 }
 
-export function encodeToolCall(flat: unknown[], r: ToolCallRow): void {
-  flat.push(r.id, r.run_pk, r.event_id, r.call_index, r.call_id, r.name, r.step, r.line, r.origin, r.args_hash, r.args_error, r.args_summary);
+export function encodeToolCall(r: ToolCallRow): unknown[] {
+  return [r.id, r.run_pk, r.event_id, r.call_index, r.call_id, r.name, r.step, r.line, r.origin, r.args_hash, r.args_error, r.args_summary];
 }
 
-/** Calls `visit` with the offset of each row in a flattened table. */
-export function forEachRow(flat: readonly unknown[], columns: readonly unknown[], visit: (offset: number) => void): void {
-  for (let offset = 0; offset < flat.length; offset += columns.length) visit(offset);
-}
-
-export function decodeRow<Row extends object>(flat: readonly unknown[], offset: number, columns: readonly (keyof Row)[]): Row {
+export function decodeRow<Row extends object>(values: readonly unknown[], columns: readonly (keyof Row)[]): Row {
   const row: Partial<Record<keyof Row, unknown>> = {};
   columns.forEach((column, index) => {
-    row[column] = flat[offset + index];
+    row[column] = values[index];
   });
   return row as Row;
 }
@@ -172,17 +163,17 @@ export class RowBatcher {
   }
 
   addEvent(row: EventRow): void {
-    encodeEvent(this.batch.events, row);
+    this.batch.events.push(encodeEvent(row));
     this.counted();
   }
 
   addToolCall(row: ToolCallRow): void {
-    encodeToolCall(this.batch.toolCalls, row);
+    this.batch.toolCalls.push(encodeToolCall(row));
     this.counted();
   }
 
   addParseError(row: ParseErrorRow): void {
-    encodeInto(this.batch.parseErrors, row, parseErrorColumns);
+    this.batch.parseErrors.push(encode(row, parseErrorColumns));
     this.counted();
   }
 
@@ -194,7 +185,7 @@ export class RowBatcher {
 
   /** Writes the run's row, replacing an earlier version of it. */
   addRun(row: RunRow): void {
-    encodeInto(this.batch.runs, row, runColumns);
+    this.batch.runs.push(encode(row, runColumns));
     this.counted();
   }
 
@@ -219,19 +210,18 @@ export class RowBatcher {
 /** Rows per INSERT statement: one native call and one bound array per group instead of per row. */
 const ROWS_PER_STATEMENT = 64;
 
-/** Inserts a flattened table's rows, replacing rows with the same id. */
-function inserter(db: Database.Database, table: string, columns: readonly string[]): (flat: readonly unknown[]) => void {
+/** Inserts a table's rows, replacing rows with the same id. */
+function inserter(db: Database.Database, table: string, columns: readonly string[]): (rows: readonly unknown[][]) => void {
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const prefix = `INSERT OR REPLACE INTO ${table} (${columns.join(', ')}) VALUES `;
   const one = db.prepare<unknown[]>(prefix + tuple);
   const group = db.prepare<unknown[]>(prefix + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(', '));
-  const width = columns.length;
-  const groupWidth = width * ROWS_PER_STATEMENT;
-  // Bound positionally: binding by name costs a key lookup per column per row.
-  return (flat) => {
-    let offset = 0;
-    for (; offset + groupWidth <= flat.length; offset += groupWidth) group.run(flat.slice(offset, offset + groupWidth));
-    for (; offset < flat.length; offset += width) one.run(flat.slice(offset, offset + width));
+  // Bound positionally (by name costs a key lookup per column per row); better-sqlite3 binds the
+  // arrays passed to one call in order, so a group of rows needs no copying.
+  return (rows) => {
+    let index = 0;
+    for (; index + ROWS_PER_STATEMENT <= rows.length; index += ROWS_PER_STATEMENT) group.run(...rows.slice(index, index + ROWS_PER_STATEMENT));
+    for (; index < rows.length; index += 1) one.run(rows[index]);
   };
 }
 

@@ -38,8 +38,8 @@ export const storeWorkerDataSchema = z.object({
   flow: z.instanceof(SharedArrayBuffer),
 });
 
-/** Flattened row lists are checked for shape only: our own RowBatcher encoded them, and walking each value would cost more than writing it. */
-const rowsSchema = z.custom<unknown[]>((value) => Array.isArray(value), 'expected a flattened array of rows');
+/** Row lists are checked for shape only: our own RowBatcher encoded them, and walking each value would cost more than writing it. */
+const rowsSchema = z.custom<unknown[][]>((value) => Array.isArray(value), 'expected an array of rows');
 
 /** From the ingest worker to the store worker. */
 export const storeRequestSchema = z.discriminatedUnion('type', [
