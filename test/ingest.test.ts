@@ -174,3 +174,23 @@ describe('ingest', () => {
     });
   });
 });
+
+describe('the stored trace', () => {
+  it('holds every step of a run with its response, and every call with how it was answered', async () => {
+    const cacheDir = temporaryDir('stored');
+    try {
+      const trace = await openTrace(join(import.meta.dirname, '..', 'examples', 'budget-exhausted.jsonl'), { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const db = openDatabase(trace.dbPath, { readonly: true });
+      const steps = db.prepare('SELECT s.step, e.type, e.outcome FROM steps s LEFT JOIN events e ON e.id = s.response_event_id ORDER BY s.step').all();
+      assert.deepEqual(steps, [
+        { step: 0, type: null, outcome: null },
+        ...[1, 2, 3, 4, 5].map((step) => ({ step, type: 'model_response', outcome: 'tool_calls' })),
+      ]);
+      const calls = db.prepare('SELECT step, name, state FROM calls ORDER BY line, call_index').all() as { step: number; state: string }[];
+      assert.deepEqual(calls.map((call) => [call.step, call.state]), [[1, 'ok'], [2, 'ok'], [3, 'ok'], [4, 'ok'], [5, 'unexecuted']]);
+      db.close();
+    } finally {
+      cacheDir.remove();
+    }
+  });
+});

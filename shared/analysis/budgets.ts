@@ -20,6 +20,7 @@ interface Counters {
   steps: number;
   executedToolCalls: number;
   outputTokens: number;
+  costUsd: number;
   elapsedMs: number | null;
 }
 
@@ -69,6 +70,9 @@ function limitChecks(budgets: Budgets, counters: Counters, startedAt: string | n
   if (budgets.max_tool_calls !== undefined) {
     checks.push({ limit: 'max_tool_calls', declaredAs: 'max_tool_calls', max: budgets.max_tool_calls, used: counters.executedToolCalls, unit: 'tool calls' });
   }
+  if (budgets.max_cost_usd !== undefined) {
+    checks.push({ limit: 'max_cost_usd', declaredAs: 'max_cost_usd', max: budgets.max_cost_usd, used: counters.costUsd, unit: 'USD' });
+  }
   if (budgets.max_output_tokens !== undefined) {
     checks.push({ limit: 'max_output_tokens', declaredAs: 'max_output_tokens', max: budgets.max_output_tokens, used: counters.outputTokens, unit: 'output tokens' });
   }
@@ -91,7 +95,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
   const executed = new Set<string>();
   // Only calls a model response issued count against the budget; an orphan result is not a call.
   const issued = new Set(responses(timeline).flatMap((response) => response.calls.map((call) => call.callId)));
-  const counters: Counters = { steps: 0, executedToolCalls: 0, outputTokens: 0, elapsedMs: millisBetween(timeline.startedAt, timeline.endedAt) };
+  const counters: Counters = { steps: 0, executedToolCalls: 0, outputTokens: 0, costUsd: 0, elapsedMs: millisBetween(timeline.startedAt, timeline.endedAt) };
   let lastStep: number | null = null;
 
   for (const entry of timeline.entries) {
@@ -99,6 +103,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     if (entry.kind === 'response') {
       counters.steps += 1;
       counters.outputTokens += entry.outputTokens ?? 0;
+      counters.costUsd += entry.costUsd ?? 0;
       if (maxTurns !== undefined && counters.steps === maxTurns + 1) {
         findings.push(
           finding(timeline, 'budget_exceeded', {

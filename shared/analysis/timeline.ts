@@ -34,6 +34,8 @@ export interface ResponseEntry extends EntryBase {
   calls: TimelineCall[];
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Cost of the call when the trace records it. */
+  costUsd: number | null;
 }
 
 export interface ExecutionEntry extends EntryBase {

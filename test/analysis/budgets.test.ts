@@ -81,6 +81,27 @@ describe('budgets: terminations the loop reported', () => {
   });
 });
 
+describe('budgets: cost', () => {
+  it('names the cost budget and the money spent when the loop stopped on it', () => {
+    const t = run({ status: 'budget_exceeded', statusRaw: 'budget_exhausted', endLimit: 'cost', budgets: { max_cost_usd: 0.05 } })
+      .response({ calls: [{ id: 'c1' }], costUsd: 0.03 })
+      .result('c1')
+      .response({ calls: [{ id: 'c2' }], costUsd: 0.025 })
+      .result('c2')
+      .build();
+    const [f] = analyzeBudgets(t);
+    assert.match(f?.message ?? '', /stopped by its max_cost_usd budget: 0\.055 of 0\.05 USD used \(max_cost_usd\)/);
+    assert.deepEqual(f?.details, { limit: 'max_cost_usd', limit_raw: 'cost', max: 0.05, used: 0.055, inferred: false });
+  });
+
+  it('infers a cost cap reached without a final answer', () => {
+    const t = run({ status: 'failed', budgets: { max_cost_usd: 0.02 } }).response({ calls: [{ id: 'c1' }], costUsd: 0.02 }).result('c1').build();
+    const [f] = analyzeBudgets(t);
+    assert.equal(f?.details?.['limit'], 'max_cost_usd');
+    assert.equal(f?.details?.['inferred'], true);
+  });
+});
+
 describe('budgets: terminations inferred from the declared budgets', () => {
   for (const status of ['failed', 'unterminated'] as const) {
     it(`infers a max_steps cap hit when the last allowed step is a tool call and the run ${status === 'failed' ? 'failed' : 'has no terminal event'}`, () => {

@@ -37,6 +37,7 @@ export interface ResponseSpec {
   step?: number | null;
   inputTokens?: number | null;
   outputTokens?: number | null;
+  costUsd?: number | null;
   ts?: string | null;
 }
 
@@ -108,6 +109,7 @@ export class TimelineBuilder {
       calls: timelineCalls,
       inputTokens: spec.inputTokens ?? null,
       outputTokens: spec.outputTokens ?? null,
+      costUsd: spec.costUsd ?? null,
     });
     return this;
   }

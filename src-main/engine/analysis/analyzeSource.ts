@@ -22,7 +22,7 @@ export function optionsKey(options: AnalysisOptions): string {
 /** The event fields analysis reads. */
 export type TimelineEventRow = Pick<
   EventRow,
-  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'input_tokens' | 'output_tokens' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary'
+  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary'
 >;
 
 /** The run fields analysis reads. */
@@ -48,6 +48,7 @@ function toEntry(event: TimelineEventRow, calls: TimelineCall[]): TimelineEntry 
         calls,
         inputTokens: event.input_tokens,
         outputTokens: event.output_tokens,
+        costUsd: event.cost_usd,
       };
     case 'tool_call_start':
       return event.call_id === null ? null : { ...base, kind: 'execution', callId: event.call_id };
@@ -152,7 +153,7 @@ export class SourceAnalyzer {
     this.key = optionsKey(options);
     this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line FROM runs WHERE id = ?');
     this.selectEvents = db.prepare(
-      `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens,
+      `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens, cost_usd,
               result_ok, error_code, result_hash, progress, summary
        FROM events WHERE run_pk = ? AND type IN (${[...timelineEventTypes].map((type) => `'${type}'`).join(', ')})
        ORDER BY id`,

@@ -305,6 +305,7 @@ export class TraceIngester {
       tool_call_count: null,
       input_tokens: null,
       output_tokens: null,
+      cost_usd: null,
       latency_ms: null,
       result_ok: null,
       error_code: null,
@@ -373,6 +374,7 @@ export class TraceIngester {
     const outputTokens = event.usage?.output_tokens ?? event.usage?.completion_tokens;
     row.input_tokens = inputTokens ?? null;
     row.output_tokens = outputTokens ?? null;
+    row.cost_usd = event.usage?.cost_usd ?? null;
     run.inputTokens = sumOptional(run.inputTokens, inputTokens);
     run.outputTokens = sumOptional(run.outputTokens, outputTokens);
     row.latency_ms = event.latency_ms ?? null;

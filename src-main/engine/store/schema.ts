@@ -74,6 +74,7 @@ const migrations: readonly Migration[] = [
         tool_call_count INTEGER,
         input_tokens INTEGER,
         output_tokens INTEGER,
+        cost_usd REAL,
         latency_ms REAL,
         result_ok INTEGER,
         error_code TEXT,
@@ -103,6 +104,24 @@ const migrations: readonly Migration[] = [
         state TEXT NOT NULL,
         answer_event_id INTEGER,
         PRIMARY KEY (event_id, call_index)
+      ) WITHOUT ROWID;
+      -- Each call with how it was answered: the correlation the analysis made.
+      CREATE VIEW calls AS
+        SELECT tc.id, tc.run_pk, tc.event_id, tc.call_index, tc.call_id, tc.name, tc.step, tc.line, tc.origin,
+               tc.args_hash, tc.args_error, tc.args_summary, cs.state, cs.answer_event_id
+        FROM tool_calls tc LEFT JOIN call_states cs ON cs.event_id = tc.event_id AND cs.call_index = tc.call_index;
+      -- One row per step (model call) of a run; step 0 holds what came before the first model call.
+      CREATE TABLE steps (
+        run_pk INTEGER NOT NULL,
+        step INTEGER NOT NULL,
+        first_line INTEGER NOT NULL,
+        last_line INTEGER NOT NULL,
+        started_at TEXT,
+        ended_at TEXT,
+        events INTEGER NOT NULL,
+        -- The step's model response (a model_response, or the fragment that closed a stream).
+        response_event_id INTEGER,
+        PRIMARY KEY (run_pk, step)
       ) WITHOUT ROWID;
       CREATE TABLE parse_errors (
         id INTEGER PRIMARY KEY,

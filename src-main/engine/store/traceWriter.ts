@@ -28,6 +28,7 @@ export interface EventRow {
   tool_call_count: number | null;
   input_tokens: number | null;
   output_tokens: number | null;
+  cost_usd: number | null;
   latency_ms: number | null;
   result_ok: number | null;
   error_code: string | null;
@@ -84,7 +85,7 @@ export interface RunRow {
 
 export const eventColumns: readonly (keyof EventRow)[] = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
-  'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'latency_ms',
+  'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms',
   'result_ok', 'error_code', 'result_hash', 'progress', 'summary',
 ];
 export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
@@ -132,7 +133,7 @@ function encode<Row extends object>(row: Row, columns: readonly (keyof Row)[]): 
 export function encodeEvent(r: EventRow): unknown[] {
   return [
     r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
-    r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.latency_ms,
+    r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms,
     r.result_ok, r.error_code, r.result_hash, r.progress, r.summary,
   ];
 }
