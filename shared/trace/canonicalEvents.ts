@@ -192,20 +192,6 @@ export const canonicalEventSchema = z.discriminatedUnion('type', [
 ]);
 export type CanonicalEvent = z.infer<typeof canonicalEventSchema>;
 
-/**
- * The schema of each event type. Ingest validates a line with the schema of the type it already
- * resolved, which is several times cheaper than letting the union find it.
- */
-export const eventSchemaByType = {
-  run_start: runStartSchema,
-  model_request: modelRequestSchema,
-  model_response: modelResponseSchema,
-  stream_fragment: streamFragmentSchema,
-  tool_call_start: toolCallStartSchema,
-  tool_result: toolResultSchema,
-  tool_call_not_executed: toolCallNotExecutedSchema,
-  run_end: runEndSchema,
-} as const satisfies { [Type in CanonicalEvent['type']]: z.ZodType<Extract<CanonicalEvent, { type: Type }>, unknown> };
 export type CanonicalEventType = CanonicalEvent['type'];
 export type EventOf<T extends CanonicalEventType> = Extract<CanonicalEvent, { type: T }>;
 

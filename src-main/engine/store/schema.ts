@@ -157,7 +157,7 @@ const migrations: readonly Migration[] = [
   },
 ];
 
-export const schemaVersion = migrations.length;
+const schemaVersion = migrations.length;
 
 function migrationHash(sql: string): string {
   return createHash('sha256').update(sql).digest('hex');
