@@ -62,6 +62,8 @@ export type ParseError = z.infer<typeof parseErrorSchema>;
 export const fileReportSchema = z.object({
   path: z.string(),
   format: z.string(),
+  /** Why the format was chosen: what detection saw, or `--format`. */
+  format_reason: z.string(),
   bytes: z.number().int(),
   lines: z.number().int(),
   events: z.number().int(),

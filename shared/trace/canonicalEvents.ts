@@ -208,18 +208,16 @@ export const canonicalEventTypes = [
 
 /**
  * Event-type spellings loops already use, mapped to the canonical name. Lookup is on the
- * lower-cased name with `.`/`-` folded to `_`.
+ * lower-cased name with `.`/`-` folded to `_`. Bare words such as `start` or `response` are not
+ * aliases: other formats use them for their own records (span events, HTTP exchanges).
  */
 export const eventTypeAliases: Readonly<Record<string, CanonicalEventType>> = {
   run_start: 'run_start',
   run_started: 'run_start',
-  start: 'run_start',
   model_request: 'model_request',
   llm_request: 'model_request',
-  request: 'model_request',
   model_response: 'model_response',
   llm_response: 'model_response',
-  response: 'model_response',
   stream_fragment: 'stream_fragment',
   model_response_delta: 'stream_fragment',
   stream_chunk: 'stream_fragment',
@@ -236,9 +234,15 @@ export const eventTypeAliases: Readonly<Record<string, CanonicalEventType>> = {
   run_end: 'run_end',
   run_ended: 'run_end',
   run_finished: 'run_end',
-  end: 'run_end',
 };
 
 export function canonicalEventType(raw: string): CanonicalEventType | undefined {
   return eventTypeAliases[raw.trim().toLowerCase().replace(/[.-]/g, '_')];
+}
+
+/** A tool result is an error when its status says so, or, without a status, when it carries an error. */
+export function isErrorResult(event: Pick<z.infer<typeof toolResultSchema>, 'status' | 'error'>): boolean {
+  if (event.status === undefined) return event.error !== undefined;
+  const status = event.status.toLowerCase();
+  return status !== 'ok' && status !== 'success';
 }

@@ -7,14 +7,16 @@ import { formatCount } from '../../shared/formatCount';
 import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport } from '../../shared/report';
 import { openTrace, readReport, TraceFileError } from '../engine/engine';
 import { identifyFile } from '../engine/store/traceDatabase';
+import { adapterNamed, formatNames } from '../engine/adapters/registry';
 import { formatTextReport } from './formatText';
 
-const usage = `usage: loopscope analyze FILE... [--json] [--fail-on error|warning|never] [--window N] [--threshold N]
+const usage = `usage: loopscope analyze FILE... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME]
 
   --json              print one JSON document (files, runs, findings) instead of text
   --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
   --window N          repeated-action window: recent tool calls considered (default 6)
   --threshold N       repeated-action threshold: identical calls without progress (default 3)
+  --format NAME       read the files as this format instead of detecting it (${formatNames().join(', ')})
   --cache-dir DIR     where trace databases are kept (default: $LOOPSCOPE_CACHE_DIR or ~/.cache/loopscope)`;
 
 class UsageError extends Error {}
@@ -28,6 +30,7 @@ interface AnalyzeCommand {
   failOn: FailOn;
   analysis: AnalysisOptions;
   cacheDir: string | undefined;
+  format: string | undefined;
 }
 
 function parsePositiveInteger(flag: string, value: string | undefined, fallback: number): number {
@@ -48,6 +51,7 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
         window: { type: 'string' },
         threshold: { type: 'string' },
         'cache-dir': { type: 'string' },
+        format: { type: 'string' },
       },
     });
   } catch (error) {
@@ -62,7 +66,10 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
     threshold: parsePositiveInteger('--threshold', values.threshold, 3),
   });
   if (!analysis.success) throw new UsageError(analysis.error.issues[0]?.message ?? 'invalid --window/--threshold');
-  return { files: positionals, json: values.json, failOn: failOn as FailOn, analysis: analysis.data, cacheDir: values['cache-dir'] };
+  if (values.format !== undefined && adapterNamed(values.format) === undefined) {
+    throw new UsageError(`--format must be one of ${formatNames().join(', ')}, got "${values.format}"`);
+  }
+  return { files: positionals, json: values.json, failOn: failOn as FailOn, analysis: analysis.data, cacheDir: values['cache-dir'], format: values.format };
 }
 
 /** The NO_COLOR and FORCE_COLOR conventions, else colour only on a terminal. */
@@ -95,6 +102,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
     const trace = await openTrace(file, {
       analysis: command.analysis,
       ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}),
+      ...(command.format !== undefined ? { format: command.format } : {}),
       ...(showProgress
         ? {
             onProgress: (p) =>

@@ -31,6 +31,8 @@ export interface OpenTraceOptions {
   cacheDir?: string;
   maxLineBytes?: number;
   storeWorkerMinBytes?: number;
+  /** Overrides format detection (a name from `formatNames()`). */
+  format?: string;
   analysis: AnalysisOptions;
   onProgress?: (progress: IngestProgress) => void;
 }
@@ -49,6 +51,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     cacheDir: options.cacheDir ?? defaultCacheDir(),
     maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     storeWorkerMinBytes: options.storeWorkerMinBytes ?? DEFAULT_STORE_WORKER_MIN_BYTES,
+    ...(options.format !== undefined ? { format: options.format } : {}),
     analysis: options.analysis,
   };
   return new Promise((resolve, reject) => {

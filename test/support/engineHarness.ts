@@ -14,7 +14,7 @@ export function temporaryDir(prefix: string): { path: string; remove: () => void
 
 export async function analyzeFile(
   file: string,
-  options: { cacheDir?: string; analysis?: AnalysisOptions; maxLineBytes?: number; storeWorkerMinBytes?: number } = {},
+  options: { cacheDir?: string; analysis?: AnalysisOptions; maxLineBytes?: number; storeWorkerMinBytes?: number; format?: string } = {},
 ): Promise<{ report: AnalyzeReport; trace: TraceHandle }> {
   const cache = options.cacheDir === undefined ? temporaryDir('cache') : null;
   try {
@@ -24,6 +24,7 @@ export async function analyzeFile(
       analysis,
       ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
       ...(options.storeWorkerMinBytes !== undefined ? { storeWorkerMinBytes: options.storeWorkerMinBytes } : {}),
+      ...(options.format !== undefined ? { format: options.format } : {}),
     });
     return { report: readReport(trace, analysis), trace };
   } finally {

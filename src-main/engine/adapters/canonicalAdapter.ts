@@ -3,9 +3,11 @@
  * not one. Event types are matched through their accepted aliases; an object with an event type
  * Loopscope does not know is kept as an `unknown` event, never rejected.
  */
-import { canonicalEventType, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
+import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
 import { validateEvent } from './eventValidators';
-import { memberValue, type TopLevelScan } from '../ingest/topLevelScan';
+import { contentHash, SUMMARY_CHARS } from '../ingest/contentHash';
+import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../ingest/topLevelScan';
+import { isRecord, type FormatAdapter, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
 
 /** An event whose type Loopscope does not model; kept whole and shown as written. */
 export interface UnknownEvent {
@@ -33,10 +35,6 @@ export interface AdaptedLine {
 }
 
 export type AdaptResult = AdaptedLine | { ok: false; reason: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function describeJsonKind(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
@@ -114,3 +112,66 @@ export function adaptScannedLine(bytes: Buffer, scan: TopLevelScan): AdaptedLine
     ...(type === 'model_request' ? { requestShape: { messages: messages?.size ?? null, tools: tools?.size ?? null } } : {}),
   };
 }
+
+/**
+ * A tool result's identity taken from the line as written (two identical results of one tool are
+ * written identically): a hash of its status, output and error bytes, and the start of its output,
+ * with no output re-serialized — a long one is never even parsed.
+ */
+function digestWrittenResult(bytes: Buffer, scan: TopLevelScan, isError: boolean): ResultDigest {
+  const output = scan.get('output');
+  const error = scan.get('error');
+  const written = (member: typeof output): Buffer => (member === undefined ? Buffer.alloc(0) : bytes.subarray(member.start, member.end));
+  return {
+    hash: contentHash(Buffer.concat([Buffer.from(isError ? 'error\u0000' : 'ok\u0000'), written(output), Buffer.from('\u0000'), written(error)])),
+    preview: output === undefined ? '' : memberPreview(bytes, output, SUMMARY_CHARS + 1),
+  };
+}
+
+function mapped(adapted: AdaptedLine, line: LineRef, bytes: Buffer, scan: TopLevelScan | null): MappedEvent {
+  const { event } = adapted;
+  return {
+    event,
+    typeRaw: adapted.typeRaw,
+    line,
+    ...(adapted.requestShape ? { requestShape: adapted.requestShape } : {}),
+    ...(event.type === 'tool_result' ? { resultDigest: digestWrittenResult(bytes, scan ?? scanTopLevel(bytes), isErrorResult(event)) } : {}),
+  };
+}
+
+function typeOf(value: unknown): string | undefined {
+  if (!isRecord(value)) return undefined;
+  const raw = value['type'] ?? value['event'];
+  return typeof raw === 'string' ? raw : undefined;
+}
+
+/** Loopscope's own format (docs/trace-format.md). */
+export const canonicalFormat: FormatAdapter = {
+  name: 'loopscope',
+  detect(sample) {
+    const types = sample.values.map(typeOf);
+    const canonical = types.filter((type) => type !== undefined && canonicalEventType(type) !== undefined);
+    // Checked last (registry.ts), so one Loopscope event among the first records is enough: the
+    // rest may be broken lines, which then get their own parse errors.
+    if (canonical.length === 0) return null;
+    const names = [...new Set(canonical.map((type) => canonicalEventType(type!)))].slice(0, 4).join(', ');
+    return `${canonical.length} of the first ${sample.values.length} records are Loopscope events (${names})`;
+  },
+  createMapper() {
+    return {
+      map(value, line, emit, bytes) {
+        const adapted = adaptCanonicalLine(value);
+        if (!adapted.ok) return { reason: adapted.reason };
+        emit(mapped(adapted, line, bytes, null));
+        return undefined;
+      },
+      mapScanned(bytes, scan, line, emit) {
+        const adapted = adaptScannedLine(bytes, scan);
+        if (adapted === null) return false;
+        emit(mapped(adapted, line, bytes, scan));
+        return true;
+      },
+      finish() {},
+    };
+  },
+};

@@ -9,6 +9,7 @@ import { LineSplitter } from './lineSplitter';
 import { TraceIngester, type IngestCounters } from './traceIngester';
 import type { FileIdentity } from '../store/traceDatabase';
 import type { RowBatcher } from '../store/traceWriter';
+import type { FormatAdapter } from '../adapters/formatAdapter';
 
 export interface IngestProgress extends IngestCounters {
   bytesRead: number;
@@ -24,8 +25,8 @@ const CHUNK_BYTES = 1 << 20;
 const PROGRESS_INTERVAL_MS = 100;
 
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
-export function ingestFile(identity: FileIdentity, sourceId: number, rows: RowBatcher, options: IngestOptions): IngestProgress {
-  const ingester = new TraceIngester(sourceId, rows);
+export function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): IngestProgress {
+  const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }));
   const splitter = new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const accept = ingester.acceptLine.bind(ingester);
   const progress = (): IngestProgress => ({ ...ingester.counters, bytesRead: splitter.bytesRead, totalBytes: identity.size });

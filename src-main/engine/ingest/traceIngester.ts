@@ -6,22 +6,22 @@
  * Memory is bounded by the number of runs and of streams still open, never by the file size:
  * payloads are not kept; the raw line stays retrievable by offset and length.
  */
-import { hash } from 'node:crypto';
+import { contentHash, SUMMARY_CHARS } from './contentHash';
 import { isUtf8 } from 'node:buffer';
-import { adaptCanonicalLine, adaptScannedLine, type AdaptedEvent, type AdaptedLine, type RequestShape } from '../adapters/canonicalAdapter';
+import type { AdaptedEvent } from '../adapters/canonicalAdapter';
+import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
-import { idText, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
+import { idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
-import { memberPreview, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
+import { ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
 import type { EventRow, RowBatcher } from '../store/traceWriter';
 
 /** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
 export const DEFAULT_RUN_ID = 'default';
-const SUMMARY_CHARS = 200;
 /** Lines at least this long are first read from their top level only (see topLevelScan.ts). */
 const SCAN_FIRST_BYTES = 8 * 1024;
 
@@ -30,12 +30,6 @@ export interface IngestCounters {
   blankLines: number;
   events: number;
   parseErrors: number;
-}
-
-/** A line's bytes, and its top-level scan when it was read that way. */
-interface RawLine {
-  bytes: Buffer;
-  scan: TopLevelScan | null;
 }
 
 interface StreamedCall {
@@ -79,10 +73,6 @@ interface RunState {
   storedVersion: number;
 }
 
-/** Identity, not security: a one-shot SHA-1 is the cheapest strong-enough hash Node offers. */
-function hashText(text: string): string {
-  return hash('sha1', text, 'hex').slice(0, 16);
-}
 
 function truncate(text: string, max = SUMMARY_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
@@ -115,10 +105,15 @@ export class TraceIngester {
   private readonly runs = new Map<string, RunState>();
   private nextEventId = 1;
   private nextToolCallId = 1;
+  private readonly emit = (mapped: MappedEvent): void => {
+    this.counters.events += 1;
+    this.acceptEvent(mapped);
+  };
 
   constructor(
     private readonly sourceId: number,
     private readonly writer: RowBatcher,
+    private readonly mapper: FormatMapper,
   ) {}
 
   acceptLine(line: SplitLine): void {
@@ -128,7 +123,8 @@ export class TraceIngester {
       return;
     }
     const bytes = line.offset === 0 ? stripUtf8Bom(line.bytes) : line.bytes;
-    if (bytes.length >= SCAN_FIRST_BYTES && this.acceptScannedLine(line, bytes)) return;
+    const ref: LineRef = { lineNumber: line.lineNumber, offset: line.offset, length: line.length };
+    if (bytes.length >= SCAN_FIRST_BYTES && this.mapper.mapScanned && this.acceptScannedLine(ref, bytes)) return;
     const decoded = decodeLine(bytes);
     if (decoded.kind === 'blank') {
       this.counters.blankLines += 1;
@@ -138,38 +134,29 @@ export class TraceIngester {
       this.reportError(line, decoded.reason + (decoded.invalidUtf8 ? ' (the line is also not valid UTF-8)' : ''), decoded.text, false);
       return;
     }
-    const adapted = adaptCanonicalLine(decoded.value);
-    if (!adapted.ok) {
-      this.reportError(line, adapted.reason, decoded.text, false);
-      return;
-    }
-    this.acceptAdapted(line, adapted, decoded.invalidUtf8, decoded.text, { bytes, scan: null });
+    if (decoded.invalidUtf8) this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the line was loaded', decoded.text, true);
+    const failure = this.mapper.map(decoded.value, ref, this.emit, bytes);
+    if (failure !== undefined) this.reportError(line, failure.reason, decoded.text, false);
   }
 
   /** A long line is first read from its top level; returns false to have it parsed in full. */
-  private acceptScannedLine(line: SplitLine, bytes: Buffer): boolean {
+  private acceptScannedLine(ref: LineRef, bytes: Buffer): boolean {
     let scan: TopLevelScan;
     try {
       scan = scanTopLevel(bytes);
     } catch (error) {
       if (!(error instanceof ScanError)) throw error;
-      this.reportError(line, `not valid JSON: ${error.message}`, bytes.subarray(0, 512), false);
+      this.reportError(ref, `not valid JSON: ${error.message}`, bytes.subarray(0, 512), false);
       return true;
     }
-    const adapted = adaptScannedLine(bytes, scan);
-    if (adapted === null) return false;
-    this.acceptAdapted(line, adapted, !isUtf8(bytes), bytes.subarray(0, 512), { bytes, scan });
+    if (!this.mapper.mapScanned!(bytes, scan, ref, this.emit)) return false;
+    if (!isUtf8(bytes)) this.reportError(ref, 'invalid UTF-8 bytes were replaced with U+FFFD; the line was loaded', bytes.subarray(0, 512), true);
     return true;
-  }
-
-  private acceptAdapted(line: SplitLine, adapted: AdaptedLine, invalidUtf8: boolean, excerptSource: string | Buffer, raw: RawLine): void {
-    if (invalidUtf8) this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the event was loaded', excerptSource, true);
-    this.counters.events += 1;
-    this.acceptEvent(line, adapted.event, adapted.typeRaw, raw, adapted.requestShape);
   }
 
   /** Closes open streams and stores every run not stored since its last change; call once after the last line. */
   finish(): void {
+    this.mapper.finish(this.emit);
     for (const run of this.runs.values()) this.storeRun(run);
     this.writer.flush();
   }
@@ -207,7 +194,7 @@ export class TraceIngester {
     this.writer.analyzeRun(run.pk);
   }
 
-  private reportError(line: SplitLine, message: string, excerptSource: string | Buffer, loaded: boolean): void {
+  private reportError(line: Pick<LineRef, 'lineNumber' | 'offset' | 'length'>, message: string, excerptSource: string | Buffer, loaded: boolean): void {
     this.counters.parseErrors += 1;
     const text = typeof excerptSource === 'string' ? excerptSource : excerptSource.toString('utf8');
     this.writer.addParseError({
@@ -278,7 +265,7 @@ export class TraceIngester {
     return step;
   }
 
-  private acceptEvent(line: SplitLine, event: AdaptedEvent, typeRaw: string, raw: RawLine, requestShape?: RequestShape): void {
+  private acceptEvent({ event, typeRaw, line, requestShape, resultDigest }: MappedEvent): void {
     const run = this.runFor(event.run_id === undefined ? DEFAULT_RUN_ID : idText(event.run_id), line.lineNumber);
     const step = this.stepOf(run, event);
     const ts = toIsoTimestamp(event.ts);
@@ -334,7 +321,7 @@ export class TraceIngester {
         row.summary = event.permission ? `permission: ${event.permission}` : null;
         break;
       case 'tool_result':
-        this.acceptToolResult(run, event, row, raw);
+        this.acceptToolResult(run, event, row, resultDigest ?? digestFromEvent(event));
         break;
       case 'tool_call_not_executed':
         row.call_id = idText(event.call_id);
@@ -405,7 +392,7 @@ export class TraceIngester {
       step,
       line: issuedBy.line,
       origin,
-      args_hash: 'canonical' in parsed ? hashText(parsed.canonical) : null,
+      args_hash: 'canonical' in parsed ? contentHash(parsed.canonical) : null,
       args_error: 'error' in parsed ? parsed.error : null,
       args_summary: truncate(argumentsText(call.arguments), 120),
     });
@@ -464,14 +451,9 @@ export class TraceIngester {
     this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
   }
 
-  /**
-   * A result's identity for the repeated-action analysis is the hash of its output and error as
-   * written (two identical results of one tool are written identically), taken from the line's
-   * bytes: no output is re-serialized, and a long one is never even parsed.
-   */
-  private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow, raw: RawLine): void {
+  private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow, digest: ResultDigest): void {
     run.toolResults += 1;
-    const isError = event.status !== undefined ? event.status.toLowerCase() !== 'ok' && event.status.toLowerCase() !== 'success' : event.error !== undefined;
+    const isError = isErrorResult(event);
     row.call_id = idText(event.call_id);
     row.name = event.name ?? null;
     row.result_ok = isError ? 0 : 1;
@@ -479,16 +461,20 @@ export class TraceIngester {
     row.progress = event.progress === undefined ? null : event.progress ? 1 : 0;
     const error = event.error;
     row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
-    const scan = raw.scan ?? scanTopLevel(raw.bytes);
-    const output = scan.get('output');
-    const errorMember = scan.get('error');
-    const written = (member: typeof output): Buffer => (member === undefined ? Buffer.alloc(0) : raw.bytes.subarray(member.start, member.end));
-    row.result_hash = hash('sha1', Buffer.concat([Buffer.from(isError ? 'error\u0000' : 'ok\u0000'), written(output), Buffer.from('\u0000'), written(errorMember)]), 'hex').slice(0, 16);
+    row.result_hash = digest.hash;
     const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
-    row.summary = isError
-      ? truncate(`error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}`)
-      : output === undefined
-        ? ''
-        : truncate(memberPreview(raw.bytes, output, SUMMARY_CHARS + 1));
+    row.summary = truncate(isError ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}` : digest.preview);
   }
+}
+
+/**
+ * A result's identity for the repeated-action analysis: a hash of its status, output and error.
+ * Results of one tool serialize their keys in one order, so plain JSON text tells them apart.
+ */
+export function digestFromEvent(event: EventOf<'tool_result'>): ResultDigest {
+  const output = JSON.stringify(event.output ?? null);
+  return {
+    hash: contentHash(`${isErrorResult(event) ? 'error' : 'ok'}\u0000${output}\u0000${JSON.stringify(event.error ?? null)}`),
+    preview: typeof event.output === 'string' ? event.output.slice(0, SUMMARY_CHARS + 1) : event.output === undefined ? '' : output.slice(0, SUMMARY_CHARS + 1),
+  };
 }

@@ -6,6 +6,7 @@ import { optionsKey } from '../analysis/analyzeSource';
 
 interface SourceRow {
   format: string;
+  format_reason: string;
   bytes: number;
   lines: number;
   events: number;
@@ -34,7 +35,7 @@ interface ParseErrorRow {
 type RunRow = Omit<RunReport, 'file' | 'duration_ms' | 'findings'>;
 
 export function buildReport(db: Database.Database, sourceId: number, options: AnalysisOptions, displayPath: string): AnalyzeReport {
-  const source = db.prepare<[number], SourceRow>('SELECT format, bytes, lines, events FROM sources WHERE id = ?').get(sourceId);
+  const source = db.prepare<[number], SourceRow>('SELECT format, format_reason, bytes, lines, events FROM sources WHERE id = ?').get(sourceId);
   if (source === undefined) throw new Error(`source ${sourceId} is missing from its database`);
   const parseErrors = db
     .prepare<[number], ParseErrorRow>(
@@ -93,7 +94,7 @@ export function buildReport(db: Database.Database, sourceId: number, options: An
       }),
     );
   return {
-    files: [{ path: displayPath, format: source.format, bytes: source.bytes, lines: source.lines, events: source.events, parse_errors: parseErrors }],
+    files: [{ path: displayPath, format: source.format, format_reason: source.format_reason, bytes: source.bytes, lines: source.lines, events: source.events, parse_errors: parseErrors }],
     runs,
     findings,
   };

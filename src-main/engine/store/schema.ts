@@ -26,6 +26,7 @@ const migrations: readonly Migration[] = [
         mtime_ms REAL NOT NULL,
         fingerprint TEXT NOT NULL,
         format TEXT NOT NULL,
+        format_reason TEXT NOT NULL,
         bytes INTEGER NOT NULL DEFAULT 0,
         lines INTEGER NOT NULL DEFAULT 0,
         blank_lines INTEGER NOT NULL DEFAULT 0,

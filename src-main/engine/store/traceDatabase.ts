@@ -19,7 +19,7 @@ export interface FileIdentity {
   fingerprint: string;
 }
 
-export type TraceFileErrorCode = 'not_found' | 'is_directory' | 'not_readable' | 'not_a_file' | 'io_error';
+export type TraceFileErrorCode = 'not_found' | 'is_directory' | 'not_readable' | 'not_a_file' | 'io_error' | 'unknown_format';
 
 /** A trace file that cannot be read at all; carries a one-line reason for the user. */
 export class TraceFileError extends Error {
@@ -102,14 +102,15 @@ function removeDatabaseFiles(dbPath: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
 }
 
-/** The id of a completed ingest of exactly this file, if the database holds one. */
-function reusableSource(db: Database.Database, identity: FileIdentity): number | null {
+/** The id of a completed ingest of exactly this file (read as `format`, when one is required), if the database holds one. */
+function reusableSource(db: Database.Database, identity: FileIdentity, format: string | undefined): number | null {
   const row = db
-    .prepare<[string], { id: number; size: number; mtime_ms: number; fingerprint: string; ingest_completed_at: string | null }>(
-      'SELECT id, size, mtime_ms, fingerprint, ingest_completed_at FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1',
+    .prepare<[string], { id: number; size: number; mtime_ms: number; fingerprint: string; format: string; ingest_completed_at: string | null }>(
+      'SELECT id, size, mtime_ms, fingerprint, format, ingest_completed_at FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1',
     )
     .get(identity.path);
   if (row === undefined || row.ingest_completed_at === null) return null;
+  if (format !== undefined && row.format !== format) return null;
   const unchanged = row.size === identity.size && row.mtime_ms === identity.mtimeMs && row.fingerprint === identity.fingerprint;
   return unchanged ? row.id : null;
 }
@@ -125,14 +126,14 @@ export interface PreparedDatabase {
  * Opens the cache database for a file, discarding it when it cannot be trusted: not SQLite, a
  * schema it cannot migrate, an ingest that never completed, or a file that changed since.
  */
-export function prepareDatabase(identity: FileIdentity, cacheDir: string): PreparedDatabase {
+export function prepareDatabase(identity: FileIdentity, cacheDir: string, format?: string): PreparedDatabase {
   mkdirSync(cacheDir, { recursive: true });
   const dbPath = databasePathFor(identity, cacheDir);
   try {
     const db = openDatabase(dbPath);
     try {
       migrate(db);
-      const reusableSourceId = reusableSource(db, identity);
+      const reusableSourceId = reusableSource(db, identity, format);
       if (reusableSourceId !== null) return { db, dbPath, reusableSourceId };
     } catch {
       // Corrupt, foreign or newer database: rebuilt below from the trace.

@@ -9,6 +9,8 @@ import { ensureAnalysis } from '../analysis/analyzeSource';
 import { ingestFile, type IngestProgress } from '../ingest/ingestFile';
 import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type FileIdentity } from '../store/traceDatabase';
 import { TraceLoader } from '../store/traceLoader';
+import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
+import type { FormatAdapter } from '../adapters/formatAdapter';
 import { RowBatcher, type RowBatch } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
 import {
@@ -31,7 +33,7 @@ function post(message: IngestWorkerMessage): void {
 }
 
 /** Parses on this thread while the store worker writes; resolves once the database is complete and analyzed. */
-function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity, dbPath: string, sourceId: number): Promise<void> {
+function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, sourceId: number): Promise<void> {
   const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
   const store = new Worker(workerUrl('storeWorker'), {
@@ -58,7 +60,7 @@ function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity
     send({ type: 'batch', batch });
   };
   try {
-    const counters = ingestFile(identity, sourceId, new RowBatcher(ship), {
+    const counters = ingestFile(identity, format, sourceId, new RowBatcher(ship), {
       maxLineBytes: request.maxLineBytes,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
     });
@@ -73,11 +75,11 @@ function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity
   return outcome.finally(() => store.terminate());
 }
 
-function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, dbPath: string, sourceId: number): void {
+function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, sourceId: number): void {
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
-    const counters = ingestFile(identity, sourceId, new RowBatcher(loader.write), {
+    const counters = ingestFile(identity, format, sourceId, new RowBatcher(loader.write), {
       maxLineBytes: request.maxLineBytes,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
     });
@@ -89,7 +91,7 @@ function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, dbPa
 
 async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMessage, { type: 'done' }>> {
   const identity = identifyFile(request.path);
-  const prepared = prepareDatabase(identity, request.cacheDir);
+  const prepared = prepareDatabase(identity, request.cacheDir, request.format);
   if (prepared.reusableSourceId !== null) {
     try {
       ensureAnalysis(prepared.db, prepared.reusableSourceId, request.analysis);
@@ -98,17 +100,24 @@ async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMe
     }
     return { type: 'done', dbPath: prepared.dbPath, sourceId: prepared.reusableSourceId, reused: true };
   }
+  let format: ChosenFormat;
+  try {
+    format = chooseFormat(identity, request.format);
+  } catch (error) {
+    prepared.db.close();
+    throw error;
+  }
   const sourceId = Number(
     prepared.db
       .prepare(
-        `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, ingest_started_at)
-         VALUES (?, ?, ?, ?, 'loopscope', ?)`,
+        `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, format_reason, ingest_started_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, new Date().toISOString()).lastInsertRowid,
+      .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, format.adapter.name, format.reason, new Date().toISOString()).lastInsertRowid,
   );
   prepared.db.close();
-  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, prepared.dbPath, sourceId);
-  else ingestOnThisThread(request, identity, prepared.dbPath, sourceId);
+  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, format.adapter, prepared.dbPath, sourceId);
+  else ingestOnThisThread(request, identity, format.adapter, prepared.dbPath, sourceId);
   return { type: 'done', dbPath: prepared.dbPath, sourceId, reused: false };
 }
 

@@ -7,6 +7,8 @@ export const ingestRequestSchema = z.object({
   maxLineBytes: z.number().int().positive(),
   /** Files at least this large are written by a store worker beside the parsing thread. */
   storeWorkerMinBytes: z.number().int().nonnegative(),
+  /** A format name that overrides detection (`--format`). */
+  format: z.string().optional(),
   analysis: z.object({ window: z.number().int().min(1), threshold: z.number().int().min(1) }),
 });
 export type IngestRequest = z.infer<typeof ingestRequestSchema>;

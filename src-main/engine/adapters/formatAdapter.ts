@@ -1,0 +1,71 @@
+/**
+ * A format adapter maps the lines of one trace format into canonical events. The engine detects
+ * the format from a file's first lines, then feeds every parsed line to the adapter's mapper, which
+ * may keep state across lines (merge split records, pair requests with responses) and emits
+ * canonical events, each anchored to the line it came from so its original bytes stay retrievable.
+ */
+import type { TopLevelScan } from '../ingest/topLevelScan';
+import type { AdaptedEvent, RequestShape } from './canonicalAdapter';
+
+/** Where an event's source line lies in the file. */
+export interface LineRef {
+  lineNumber: number;
+  offset: number;
+  length: number;
+}
+
+/** A tool result's identity (for repeated-action progress) and the start of its output, for display. */
+export interface ResultDigest {
+  hash: string;
+  preview: string;
+}
+
+export interface MappedEvent {
+  event: AdaptedEvent;
+  /** The source record's own type, shown beside the canonical one (`assistant`, `response_item/function_call`, …). */
+  typeRaw: string;
+  /** The line the event is anchored to: for an event merged from several lines, the first. */
+  line: LineRef;
+  requestShape?: RequestShape;
+  /** For a tool result whose output the adapter digested from the line's bytes; else derived from the event. */
+  resultDigest?: ResultDigest;
+}
+
+/** Why a line could not be mapped: it becomes a parse error, the rest of the file still loads. */
+export interface MapFailure {
+  reason: string;
+}
+
+export interface FormatMapper {
+  /**
+   * Maps one parsed line; emits zero or more events (zero when it buffers, e.g. a split record).
+   * `bytes` are the line as written, valid only during the call.
+   */
+  map(value: unknown, line: LineRef, emit: (mapped: MappedEvent) => void, bytes: Buffer): MapFailure | undefined;
+  /**
+   * Maps a long line from its top-level scan instead of a full parse, when the format allows it;
+   * returns false to have the line parsed in full and passed to `map`.
+   */
+  mapScanned?(bytes: Buffer, scan: TopLevelScan, line: LineRef, emit: (mapped: MappedEvent) => void): boolean;
+  /** End of the file: emits what is still buffered. */
+  finish(emit: (mapped: MappedEvent) => void): void;
+}
+
+/** The first lines of a file, parsed, for detection. */
+export interface DetectionSample {
+  path: string;
+  /** Parsed JSON values of the first non-blank lines that parsed. */
+  values: unknown[];
+}
+
+export interface FormatAdapter {
+  /** Stable name, reported per file and accepted by `--format`. */
+  name: string;
+  /** Says why the sample is in this format, or returns null. */
+  detect(sample: DetectionSample): string | null;
+  createMapper(context: { path: string }): FormatMapper;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

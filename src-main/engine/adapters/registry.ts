@@ -1,0 +1,27 @@
+/**
+ * The formats Loopscope reads, in detection order: the most specific first, so that a format whose
+ * records could pass for another's is claimed by its own adapter.
+ */
+import { canonicalFormat } from './canonicalAdapter';
+import type { DetectionSample, FormatAdapter } from './formatAdapter';
+
+export const formatAdapters: readonly FormatAdapter[] = [canonicalFormat];
+
+export function formatNames(): string[] {
+  return formatAdapters.map((adapter) => adapter.name);
+}
+
+export function adapterNamed(name: string): FormatAdapter | undefined {
+  return formatAdapters.find((adapter) => adapter.name === name);
+}
+
+export type Detection = { adapter: FormatAdapter; reason: string } | { adapter: null; reason: string };
+
+export function detectFormat(sample: DetectionSample): Detection {
+  for (const adapter of formatAdapters) {
+    const reason = adapter.detect(sample);
+    if (reason !== null) return { adapter, reason };
+  }
+  const seen = sample.values.length === 0 ? 'no JSON record in its first lines' : `${sample.values.length} JSON records in its first lines`;
+  return { adapter: null, reason: `no known trace format (tried ${formatNames().join(', ')}); the file has ${seen}` };
+}
