@@ -24,7 +24,7 @@ describe('format detection', () => {
       await assert.rejects(openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis }), (error: unknown) => {
         assert.ok(error instanceof TraceFileError);
         assert.equal(error.code, 'unknown_format');
-        assert.match(error.message, /no known trace format \(tried loopscope\); the file has 2 JSON records in its first lines/);
+        assert.match(error.message, /no known trace format \(tried claude-code, codex, http-exchange, stream-chunks, agents-span-events, loopscope\); the file has 2 JSON records in its first lines/);
         return true;
       });
     } finally {

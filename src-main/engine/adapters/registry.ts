@@ -2,10 +2,22 @@
  * The formats Loopscope reads, in detection order: the most specific first, so that a format whose
  * records could pass for another's is claimed by its own adapter.
  */
+import { agentsSpanEventsFormat } from './agentsSpanEvents';
 import { canonicalFormat } from './canonicalAdapter';
+import { claudeCodeFormat } from './claudeCode';
+import { codexFormat } from './codex';
+import { httpExchangeFormat } from './httpExchange';
+import { streamChunksFormat } from './streamChunks';
 import type { DetectionSample, FormatAdapter } from './formatAdapter';
 
-export const formatAdapters: readonly FormatAdapter[] = [canonicalFormat];
+export const formatAdapters: readonly FormatAdapter[] = [
+  claudeCodeFormat,
+  codexFormat,
+  httpExchangeFormat,
+  streamChunksFormat,
+  agentsSpanEventsFormat,
+  canonicalFormat,
+];
 
 export function formatNames(): string[] {
   return formatAdapters.map((adapter) => adapter.name);
