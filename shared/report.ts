@@ -89,10 +89,15 @@ export const runReportSchema = z.object({
 });
 export type RunReport = z.infer<typeof runReportSchema>;
 
+export const skippedFileSchema = z.object({ path: z.string(), reason: z.string() });
+export type SkippedFile = z.infer<typeof skippedFileSchema>;
+
 export const analyzeReportSchema = z.object({
   files: z.array(fileReportSchema),
   runs: z.array(runReportSchema),
   findings: z.array(reportFindingSchema),
+  /** Files found in a directory that are not traces of a known format. */
+  skipped: z.array(skippedFileSchema).default([]),
 });
 export type AnalyzeReport = z.infer<typeof analyzeReportSchema>;
 

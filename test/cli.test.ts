@@ -3,7 +3,7 @@
  * stderr, exit codes and cache directory. Needs `npm run build` first.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -39,7 +39,7 @@ describe('loopscope analyze --json', () => {
     // JSON.parse of the whole stdout fails on any text before or after the document.
     const raw = JSON.parse(result.stdout) as Record<string, unknown>;
     assert.equal(result.stdout.trim().startsWith('{'), true);
-    assert.deepEqual(Object.keys(raw).sort(), ['files', 'findings', 'runs']);
+    assert.deepEqual(Object.keys(raw).sort(), ['files', 'findings', 'runs', 'skipped']);
 
     type Raw = Record<string, unknown>;
     const rawFiles = raw['files'] as Raw[];
@@ -149,11 +149,10 @@ describe('exit codes', () => {
       assertFileError([example('normal-query'), 'nope.jsonl'], 'nope.jsonl');
     });
 
-    it('for a directory', () => {
+    it('for a directory without trace files', () => {
       const dir = join(work.path, 'traces.jsonl');
       mkdirSync(dir);
       assertFileError([dir], dir);
-      assertFileError(['examples'], 'examples');
     });
 
     it(
@@ -347,5 +346,20 @@ describe('the cache', () => {
     const appended = second.runs.find((run) => run.run_id === 'appended-run');
     assert.equal(appended?.first_line, 13);
     assert.equal(sources().length, 1);
+  });
+});
+
+describe('loopscope analyze DIR', () => {
+  it('analyzes every trace file under a directory and skips files that are not traces', () => {
+    const dir = join(work.path, 'sessions');
+    mkdirSync(join(dir, 'nested'), { recursive: true });
+    copyExample('normal-query', dir);
+    copyExample('dangling-call', join(dir, 'nested'));
+    writeFileSync(join(dir, 'settings.json'), '{"theme": "dark"}\n');
+    writeFileSync(join(dir, 'notes.txt'), 'not a trace\n');
+    const { report } = json([dir, '--fail-on', 'never']);
+    assert.deepEqual(report.files.map((file) => file.path.slice(dir.length + 1)), ['nested/dangling-call.jsonl', 'normal-query.jsonl']);
+    assert.deepEqual(report.skipped.map((file) => file.path.slice(dir.length + 1)), ['settings.json']);
+    assert.deepEqual(kinds(report.findings), ['dangling_call']);
   });
 });

@@ -48,6 +48,9 @@ export function formatTextReport(report: AnalyzeReport, options: { color: boolea
     out.push('');
   }
 
+  for (const file of report.skipped) out.push(paint(ansi.dim, `skipped ${file.path}: ${file.reason}`));
+  if (report.skipped.length > 0) out.push('');
+
   const bySeverity = { error: 0, warning: 0, info: 0 };
   for (const f of report.findings) bySeverity[f.severity] += 1;
   const parseErrors = report.files.reduce((sum, file) => sum + file.parse_errors.length, 0);

@@ -4,13 +4,14 @@
  */
 import { parseArgs } from 'node:util';
 import { formatCount } from '../../shared/formatCount';
-import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport } from '../../shared/report';
+import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport, type SkippedFile } from '../../shared/report';
 import { openTrace, readReport, TraceFileError } from '../engine/engine';
 import { identifyFile } from '../engine/store/traceDatabase';
+import { expandTraceArguments } from './traceFiles';
 import { adapterNamed, formatNames } from '../engine/adapters/registry';
 import { formatTextReport } from './formatText';
 
-const usage = `usage: loopscope analyze FILE... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME]
+const usage = `usage: loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME]
 
   --json              print one JSON document (files, runs, findings) instead of text
   --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
@@ -85,6 +86,7 @@ function mergeReports(reports: AnalyzeReport[]): AnalyzeReport {
     files: reports.flatMap((report) => report.files),
     runs: reports.flatMap((report) => report.runs),
     findings: reports.flatMap((report) => report.findings),
+    skipped: reports.flatMap((report) => report.skipped),
   };
 }
 
@@ -94,12 +96,14 @@ function reachesFailLevel(report: AnalyzeReport, failOn: FailOn): boolean {
 }
 
 async function analyze(command: AnalyzeCommand): Promise<number> {
+  const files = expandTraceArguments(command.files);
   // Every file is checked before any work, so a typo fails fast with its reason.
-  for (const file of command.files) identifyFile(file);
+  for (const { path } of files) identifyFile(path);
   const showProgress = !command.json && process.stderr.isTTY;
   const reports: AnalyzeReport[] = [];
-  for (const file of command.files) {
-    const trace = await openTrace(file, {
+  const skipped: SkippedFile[] = [];
+  for (const { path: file, fromDirectory } of files) {
+    const opening = openTrace(file, {
       analysis: command.analysis,
       ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}),
       ...(command.format !== undefined ? { format: command.format } : {}),
@@ -110,10 +114,17 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
           }
         : {}),
     });
+    const trace = await opening.catch((error: unknown) => {
+      // In a directory walk, a file that is not a trace (a config, a note) is skipped, and said so.
+      if (fromDirectory && error instanceof TraceFileError && error.code === 'unknown_format') return null;
+      throw error;
+    });
     if (showProgress) process.stderr.write('\r\u001b[K');
-    reports.push(readReport({ ...trace, path: file }, command.analysis));
+    if (trace === null) skipped.push({ path: file, reason: 'not a known trace format' });
+    else reports.push(readReport({ ...trace, path: file }, command.analysis));
   }
-  const report = analyzeReportSchema.parse(mergeReports(reports));
+  const merged = mergeReports(reports);
+  const report = analyzeReportSchema.parse({ ...merged, skipped: [...merged.skipped, ...skipped] });
   process.stdout.write(command.json ? `${JSON.stringify(report, null, 2)}\n` : formatTextReport(report, { color: wantsColor() }));
   return reachesFailLevel(report, command.failOn) ? 1 : 0;
 }

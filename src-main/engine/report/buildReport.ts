@@ -97,5 +97,6 @@ export function buildReport(db: Database.Database, sourceId: number, options: An
     files: [{ path: displayPath, format: source.format, format_reason: source.format_reason, bytes: source.bytes, lines: source.lines, events: source.events, parse_errors: parseErrors }],
     runs,
     findings,
+    skipped: [],
   };
 }
