@@ -51,16 +51,25 @@ export interface FormatMapper {
   finish(emit: (mapped: MappedEvent) => void): void;
 }
 
-/** The first lines of a file, parsed, for detection. */
+/** The start of a file, for detection. */
 export interface DetectionSample {
   path: string;
-  /** Parsed JSON values of the first non-blank lines that parsed. */
+  /** Parsed JSON values of the first non-blank lines that parsed (JSONL framing). */
   values: unknown[];
+  /** Parsed JSON values framed as values written back to back (pretty-printed records, one document), complete ones only. */
+  framedValues: unknown[];
+  /** The first 64 KiB as text, for documents too large for a complete value in the sample. */
+  head: string;
 }
 
 export interface FormatAdapter {
   /** Stable name, reported per file and accepted by `--format`. */
   name: string;
+  /**
+   * How records are framed: one per line (JSONL, the default), or JSON values written back to back
+   * (pretty-printed records, a single document), see ingest/jsonStreamSplitter.ts.
+   */
+  framing?: 'lines' | 'json-values';
   /** Says why the sample is in this format, or returns null. */
   detect(sample: DetectionSample): string | null;
   createMapper(context: { path: string }): FormatMapper;

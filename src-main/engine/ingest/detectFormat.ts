@@ -1,10 +1,12 @@
 /**
- * Format detection reads only the start of a file: the complete lines of its first MiB, of which
- * the first 20 that parse as JSON are shown to each adapter (registry.ts) in turn.
+ * Format detection reads only the start of a file: its first MiB, framed both as lines and as
+ * JSON values back to back; the first 20 records of each that parse are shown to each adapter
+ * (registry.ts) in turn, with the first 64 KiB as text.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { adapterNamed, detectFormat, formatNames } from '../adapters/registry';
-import type { FormatAdapter } from '../adapters/formatAdapter';
+import type { DetectionSample, FormatAdapter } from '../adapters/formatAdapter';
+import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { TraceFileError, type FileIdentity } from '../store/traceDatabase';
 import { decodeLine, stripUtf8Bom } from './decodeLine';
 import { LineSplitter } from './lineSplitter';
@@ -12,7 +14,9 @@ import { LineSplitter } from './lineSplitter';
 const SAMPLE_BYTES = 1 << 20;
 const SAMPLE_RECORDS = 20;
 
-export function sampleRecords(identity: FileIdentity): unknown[] {
+const HEAD_TEXT_BYTES = 64 * 1024;
+
+function readHead(identity: FileIdentity): Buffer {
   const head = Buffer.alloc(Math.min(SAMPLE_BYTES, identity.size));
   const fd = openSync(identity.path, 'r');
   try {
@@ -20,17 +24,32 @@ export function sampleRecords(identity: FileIdentity): unknown[] {
   } finally {
     closeSync(fd);
   }
+  return stripUtf8Bom(head);
+}
+
+/** The complete records of `head` that parse as JSON, framed by `splitter`. */
+function parsedRecords(head: Buffer, complete: boolean, splitter: LineSplitter | JsonStreamSplitter): unknown[] {
   const values: unknown[] = [];
-  const splitter = new LineSplitter({ maxLineBytes: SAMPLE_BYTES });
-  const collect = ({ bytes, offset }: { bytes: Buffer | null; offset: number }): void => {
+  const collect = ({ bytes }: { bytes: Buffer | null }): void => {
     if (bytes === null || values.length >= SAMPLE_RECORDS) return;
-    const decoded = decodeLine(offset === 0 ? stripUtf8Bom(bytes) : bytes);
+    const decoded = decodeLine(bytes);
     if (decoded.kind === 'json') values.push(decoded.value);
   };
   splitter.push(head, collect);
-  // A last line is complete only when the sample is the whole file.
-  if (head.length === identity.size) splitter.end(collect);
+  // A last record is complete only when the sample is the whole file.
+  if (complete) splitter.end(collect);
   return values;
+}
+
+export function sampleFile(identity: FileIdentity): DetectionSample {
+  const head = readHead(identity);
+  const complete = head.length >= identity.size - 3;
+  return {
+    path: identity.path,
+    values: parsedRecords(head, complete, new LineSplitter({ maxLineBytes: SAMPLE_BYTES })),
+    framedValues: parsedRecords(head, complete, new JsonStreamSplitter({ maxRecordBytes: SAMPLE_BYTES })),
+    head: head.subarray(0, HEAD_TEXT_BYTES).toString('utf8'),
+  };
 }
 
 export interface ChosenFormat {
@@ -45,7 +64,7 @@ export function chooseFormat(identity: FileIdentity, requested: string | undefin
     if (adapter === undefined) throw new TraceFileError('unknown_format', identity.path, `no format named "${requested}" (known: ${formatNames().join(', ')})`);
     return { adapter, reason: 'chosen with --format' };
   }
-  const detection = detectFormat({ path: identity.path, values: sampleRecords(identity) });
+  const detection = detectFormat(sampleFile(identity));
   if (detection.adapter === null) throw new TraceFileError('unknown_format', identity.path, detection.reason);
   return { adapter: detection.adapter, reason: detection.reason };
 }

@@ -5,6 +5,7 @@
  * a thread that has nothing else to do.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { LineSplitter } from './lineSplitter';
 import { TraceIngester, type IngestCounters } from './traceIngester';
 import type { FileIdentity } from '../store/traceDatabase';
@@ -27,7 +28,10 @@ const PROGRESS_INTERVAL_MS = 100;
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
 export function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): IngestProgress {
   const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }));
-  const splitter = new LineSplitter({ maxLineBytes: options.maxLineBytes });
+  const splitter =
+    format.framing === 'json-values'
+      ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes })
+      : new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const accept = ingester.acceptLine.bind(ingester);
   const progress = (): IngestProgress => ({ ...ingester.counters, bytesRead: splitter.bytesRead, totalBytes: identity.size });
 
