@@ -1,8 +1,408 @@
-/** Placeholder: the claude-code adapter is being written; it recognises nothing yet. */
-import type { FormatAdapter } from './formatAdapter';
+/**
+ * Claude Code session transcripts (`~/.claude/projects/<project>/<session>.jsonl`, and a
+ * sub-agent's `<session>/subagents/agent-<id>.jsonl`): see docs/formats/claude-code.md.
+ *
+ * Claude Code writes one line per content block of a model response, so the lines sharing a
+ * `message.id` are merged into one model_response (one step), emitted once the message is over:
+ * when a record that cannot continue it arrives, or at the end of the file. A tool result for a
+ * call of the message still open is held until the message is emitted, because Claude Code starts
+ * running a tool while the rest of its message is still being written. The format has no
+ * terminal record: a run_end is derived at the end of the file only from what its last record says.
+ */
+import { basename } from 'node:path';
+import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import { isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
+import type { AdaptedEvent } from './canonicalAdapter';
+import {
+  companionTypeRaw,
+  contentText,
+  conversationTypes,
+  runIdOf,
+  stringField,
+  timestampOf,
+  toolResultBlocks,
+  transcriptSignals,
+  userRecordKind,
+  userTypeRaw,
+} from './claudeCodeRecords';
+import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+
+type Emit = (mapped: MappedEvent) => void;
+type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
+
+/** How many closed message ids a run remembers, to recognise a message continued after it was emitted. */
+const RECENT_MESSAGES = 16;
+/** Longest error text copied into a failed tool result's `error.message` (the full output is kept). */
+const ERROR_MESSAGE_CHARS = 1000;
+
+/** An assistant message (one `message.id`) still being written, merged from its lines. */
+interface OpenMessage {
+  id: string;
+  step: number;
+  line: LineRef;
+  ts: string | undefined;
+  lastTs: string | undefined;
+  model: string | undefined;
+  requestId: string | undefined;
+  texts: string[];
+  calls: ToolCall[];
+  callIds: Set<string>;
+  usage: Record<string, unknown> | undefined;
+  /** False for the rest of a message that was already emitted: its usage was counted then. */
+  countsUsage: boolean;
+  stopReason: string | undefined;
+  /** Claude Code's synthetic message standing in for a model call that failed (`isApiErrorMessage`). */
+  apiError: { code: string | undefined; status: unknown } | undefined;
+  /** Results of this message's calls, logged before the message was complete. */
+  held: MappedEvent[];
+  outcome: Outcome | undefined;
+}
+
+/** The last record of a run that tells whether its loop was done: what a run_end is derived from. */
+type LastWord =
+  | { kind: 'message'; message: OpenMessage }
+  | { kind: 'interrupt'; line: LineRef; ts: string | undefined; text: string }
+  | { kind: 'open' };
+
+interface RunState {
+  id: string;
+  sessionId: string | undefined;
+  steps: number;
+  open: OpenMessage | null;
+  recent: Map<string, number>;
+  /** Calls issued and not yet answered: their name and step, for the results that answer them. */
+  openCalls: Map<string, { name: string; step: number }>;
+  last: LastWord;
+  /** What `last` was before a slash command, restored when the command turns out to be local. */
+  beforeCommand: LastWord | undefined;
+}
+
+/** A record read before any record named its session (`summary` lines at the top of old files). */
+interface WaitingRecord {
+  line: LineRef;
+  typeRaw: string;
+  ts: string | undefined;
+}
+
+function usageOf(raw: Record<string, unknown>): Record<string, unknown> {
+  const count = (key: string): number | undefined => {
+    const value = raw[key];
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
+  const uncached = count('input_tokens');
+  const cacheWrite = count('cache_creation_input_tokens');
+  const cacheRead = count('cache_read_input_tokens');
+  const output = count('output_tokens');
+  const anyInput = uncached !== undefined || cacheWrite !== undefined || cacheRead !== undefined;
+  return {
+    // Anthropic's input_tokens leaves out cached tokens; the request's size is all three together.
+    ...(anyInput ? { input_tokens: (uncached ?? 0) + (cacheWrite ?? 0) + (cacheRead ?? 0) } : {}),
+    ...(output !== undefined ? { output_tokens: output } : {}),
+    ...(cacheRead !== undefined ? { cached_input_tokens: cacheRead } : {}),
+    ...(uncached !== undefined ? { uncached_input_tokens: uncached } : {}),
+    ...(cacheWrite !== undefined ? { cache_creation_input_tokens: cacheWrite } : {}),
+  };
+}
+
+function outputTokens(usage: Record<string, unknown> | undefined): number {
+  const value = usage?.['output_tokens'];
+  return typeof value === 'number' ? value : -1;
+}
+
+function outcomeOf(message: OpenMessage): Outcome {
+  if (message.apiError !== undefined) return 'incomplete';
+  if (message.stopReason !== undefined && isTruncationFinishReason(message.stopReason)) return 'incomplete';
+  if (message.calls.length > 0) return 'tool_calls';
+  if (message.stopReason === 'refusal') return 'refusal';
+  return 'final';
+}
+
+function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef): MappedEvent {
+  const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
+  return { event, typeRaw, line };
+}
+
+class ClaudeCodeMapper implements FormatMapper {
+  private readonly runs = new Map<string, RunState>();
+  private lastRun: RunState | null = null;
+  private lastMainRun: RunState | null = null;
+  private waiting: WaitingRecord[] = [];
+
+  constructor(private readonly fallbackRunId: string) {}
+
+  map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
+    if (!isRecord(value)) return { reason: 'not a Claude Code record: the line is not a JSON object' };
+    const type = stringField(value, 'type');
+    if (type === undefined) return { reason: 'not a Claude Code record: the object has no "type" field' };
+    const ts = timestampOf(value);
+    if (conversationTypes.has(type) && !isRecord(value['message'])) {
+      return { reason: `Claude Code ${type} record without a "message" object` };
+    }
+    const runId = runIdOf(value);
+    if (runId === null && !conversationTypes.has(type)) {
+      const typeRaw = companionTypeRaw(value, type);
+      const current = this.lastMainRun ?? this.lastRun;
+      if (current === null) this.waiting.push({ line, typeRaw, ts });
+      else emit(unknownEvent(current, typeRaw, ts, line));
+      return undefined;
+    }
+    const run = this.runFor(runId ?? this.lastMainRun?.id ?? this.fallbackRunId, value, type, ts, line, emit);
+    if (type === 'assistant') this.mapAssistant(run, value, value['message'] as Record<string, unknown>, ts, line, emit);
+    else if (type === 'user') this.mapUser(run, value, value['message'] as Record<string, unknown>, ts, line, emit);
+    else {
+      if (type === 'system' && value['subtype'] === 'compact_boundary') {
+        // The history is replaced here: no message continues across it.
+        this.close(run, emit);
+        run.last = { kind: 'open' };
+      }
+      emit(unknownEvent(run, companionTypeRaw(value, type), ts, line));
+    }
+    return undefined;
+  }
+
+  finish(emit: Emit): void {
+    if (this.waiting.length > 0) this.runFor(this.fallbackRunId, {}, '', undefined, this.waiting[0]!.line, emit, false);
+    for (const run of this.runs.values()) {
+      this.close(run, emit);
+      this.deriveEnd(run, emit);
+    }
+  }
+
+  /** The run's state, created on its first record with a run_start (after any record that waited for a session). */
+  private runFor(id: string, record: Record<string, unknown>, type: string, ts: string | undefined, line: LineRef, emit: Emit, start = true): RunState {
+    let run = this.runs.get(id);
+    if (run === undefined) {
+      const sessionId = stringField(record, 'sessionId');
+      run = { id, sessionId, steps: 0, open: null, recent: new Map(), openCalls: new Map(), last: { kind: 'open' }, beforeCommand: undefined };
+      this.runs.set(id, run);
+      for (const waiting of this.waiting) emit(unknownEvent(run, waiting.typeRaw, waiting.ts, waiting.line));
+      this.waiting = [];
+      if (start) emit(this.runStart(run, record, type, ts, line));
+    }
+    this.lastRun = run;
+    if (!id.includes('/')) this.lastMainRun = run;
+    return run;
+  }
+
+  private runStart(run: RunState, record: Record<string, unknown>, type: string, ts: string | undefined, line: LineRef): MappedEvent {
+    const message = isRecord(record['message']) ? record['message'] : {};
+    const model = stringField(message, 'model');
+    const version = stringField(record, 'version');
+    const cwd = stringField(record, 'cwd');
+    const gitBranch = stringField(record, 'gitBranch');
+    const agentId = record['isSidechain'] === true ? stringField(record, 'agentId') : undefined;
+    const prompt =
+      type === 'user' && toolResultBlocks(message['content']).length === 0 && userRecordKind(record, contentText(message['content'])) === 'prompt'
+        ? contentText(message['content'])
+        : '';
+    const event: EventOf<'run_start'> = {
+      type: 'run_start',
+      run_id: run.id,
+      step: 0,
+      ...(ts !== undefined ? { ts } : {}),
+      config: {
+        ...(model !== undefined && model !== '<synthetic>' ? { model } : {}),
+        ...(version !== undefined ? { versions: { claude_code: version } } : {}),
+        ...(cwd !== undefined ? { cwd } : {}),
+        ...(gitBranch !== undefined ? { git_branch: gitBranch } : {}),
+        ...(run.sessionId !== undefined ? { session_id: run.sessionId } : {}),
+        ...(agentId !== undefined ? { agent_id: agentId } : {}),
+      },
+      ...(prompt !== '' ? { task: prompt } : {}),
+    };
+    return { event, typeRaw: type === '' ? 'run_start' : companionTypeRaw(record, type), line };
+  }
+
+  private mapAssistant(run: RunState, record: Record<string, unknown>, message: Record<string, unknown>, ts: string | undefined, line: LineRef, emit: Emit): void {
+    const id = stringField(message, 'id') ?? stringField(record, 'uuid') ?? `line-${line.lineNumber}`;
+    let open = run.open;
+    if (open === null || open.id !== id) {
+      this.close(run, emit);
+      const earlierStep = run.recent.get(id);
+      open = {
+        id,
+        step: earlierStep ?? ++run.steps,
+        line,
+        ts,
+        lastTs: ts,
+        model: undefined,
+        requestId: stringField(record, 'requestId'),
+        texts: [],
+        calls: [],
+        callIds: new Set(),
+        usage: undefined,
+        countsUsage: earlierStep === undefined,
+        stopReason: undefined,
+        apiError: record['isApiErrorMessage'] === true ? { code: stringField(record, 'error'), status: record['apiErrorStatus'] } : undefined,
+        held: [],
+        outcome: undefined,
+      };
+      run.open = open;
+    }
+    open.lastTs = ts ?? open.lastTs;
+    const model = stringField(message, 'model');
+    if (model !== undefined && model !== '<synthetic>') open.model = model;
+    const stopReason = stringField(message, 'stop_reason');
+    if (stopReason !== undefined) open.stopReason = stopReason;
+    const usage = message['usage'];
+    // Every line of a message repeats its usage, with output_tokens growing as it streams.
+    if (open.countsUsage && open.apiError === undefined && isRecord(usage) && outputTokens(usage) >= outputTokens(open.usage)) open.usage = usage;
+    const content = message['content'];
+    if (typeof content === 'string' && content !== '') open.texts.push(content);
+    if (Array.isArray(content)) {
+      for (const block of content) {
+        if (!isRecord(block)) continue;
+        if (block['type'] === 'text' && typeof block['text'] === 'string') open.texts.push(block['text']);
+        if (block['type'] !== 'tool_use') continue;
+        const callId = stringField(block, 'id') ?? `${id}#${open.calls.length}`;
+        const name = stringField(block, 'name') ?? '(unnamed)';
+        open.calls.push({ call_id: callId, name, arguments: block['input'] });
+        open.callIds.add(callId);
+        run.openCalls.set(callId, { name, step: open.step });
+      }
+    }
+    run.last = { kind: 'message', message: open };
+  }
+
+  private mapUser(run: RunState, record: Record<string, unknown>, message: Record<string, unknown>, ts: string | undefined, line: LineRef, emit: Emit): void {
+    const content = message['content'];
+    const results = toolResultBlocks(content);
+    const text = contentText(content);
+    if (results.length === 0) {
+      const kind = userRecordKind(record, text);
+      // Context Claude Code injects (isMeta) can land between the lines of a message; anything
+      // else the user side writes means the message is over.
+      if (kind !== 'meta') this.close(run, emit);
+      if (kind === 'interrupt') run.last = { kind: 'interrupt', line, ts, text: text.trim() };
+      else if (kind === 'command') {
+        run.beforeCommand = run.last;
+        run.last = { kind: 'open' };
+      } else if (kind === 'local_command_output') {
+        // The command ran locally and never reached the model: the run is where it was before it.
+        if (run.beforeCommand !== undefined) run.last = run.beforeCommand;
+      } else if (kind !== 'meta') run.last = { kind: 'open' };
+      if (kind !== 'command' && kind !== 'meta') run.beforeCommand = undefined;
+      emit(unknownEvent(run, userTypeRaw[kind], ts, line));
+      return;
+    }
+    const childAgent = isRecord(record['toolUseResult']) ? stringField(record['toolUseResult'], 'agentId') : undefined;
+    for (const block of results) {
+      const callId = stringField(block, 'tool_use_id') ?? '(no tool_use_id)';
+      const call = run.openCalls.get(callId);
+      run.openCalls.delete(callId);
+      const isError = block['is_error'] === true;
+      const output = block['content'];
+      const errorText = isError ? contentText(output) || stringField(record, 'toolUseResult') : undefined;
+      const event: EventOf<'tool_result'> = {
+        type: 'tool_result',
+        run_id: run.id,
+        step: call?.step ?? run.steps,
+        ...(ts !== undefined ? { ts } : {}),
+        call_id: callId,
+        ...(call !== undefined ? { name: call.name } : {}),
+        status: isError ? 'error' : 'ok',
+        output,
+        ...(isError ? { error: errorText ? { message: errorText.slice(0, ERROR_MESSAGE_CHARS) } : {} } : {}),
+        ...(childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? { child_run_id: `${run.sessionId}/agent-${childAgent}` } : {}),
+      };
+      const mapped: MappedEvent = { event, typeRaw: 'user/tool_result', line };
+      if (run.open?.callIds.has(callId)) run.open.held.push(mapped);
+      else emit(mapped);
+    }
+    // An interrupt written in the same record as the results it cut short.
+    run.last = userRecordKind(record, text) === 'interrupt' ? { kind: 'interrupt', line, ts, text: text.trim() } : { kind: 'open' };
+    run.beforeCommand = undefined;
+  }
+
+  /** Emits the run's open message, then the results held for it. */
+  private close(run: RunState, emit: Emit): void {
+    const message = run.open;
+    if (message === null) return;
+    run.open = null;
+    message.outcome = outcomeOf(message);
+    const event: EventOf<'model_response'> = {
+      type: 'model_response',
+      run_id: run.id,
+      step: message.step,
+      ...(message.ts !== undefined ? { ts: message.ts } : {}),
+      outcome: message.outcome,
+      text: message.texts.length > 0 ? message.texts.join('\n') : null,
+      tool_calls: message.calls,
+      // Claude Code's own stop_reason on its synthetic error message is not the provider's.
+      ...(message.stopReason !== undefined && message.apiError === undefined ? { finish_reason: message.stopReason } : {}),
+      ...(message.outcome === 'incomplete' ? { incomplete_reason: message.apiError !== undefined ? 'api_error' : message.stopReason } : {}),
+      ...(message.apiError !== undefined
+        ? { api_error: { ...(message.apiError.code !== undefined ? { code: message.apiError.code } : {}), ...(message.apiError.status !== undefined ? { status: message.apiError.status } : {}) } }
+        : {}),
+      ...(message.usage !== undefined ? { usage: usageOf(message.usage) } : {}),
+      response_id: message.id,
+      ...(message.requestId !== undefined ? { request_id: message.requestId } : {}),
+      ...(message.model !== undefined ? { model: message.model } : {}),
+    };
+    emit({ event, typeRaw: message.apiError !== undefined ? 'assistant/api_error' : 'assistant', line: message.line });
+    for (const result of message.held) emit(result);
+    // The message stays referenced as the run's last word until the next one: keep only what that needs.
+    message.held = [];
+    message.calls = [];
+    message.callIds.clear();
+    if (message.apiError === undefined) message.texts = [];
+    run.recent.delete(message.id);
+    run.recent.set(message.id, message.step);
+    if (run.recent.size > RECENT_MESSAGES) run.recent.delete(run.recent.keys().next().value!);
+  }
+
+  /**
+   * Claude Code never writes that a run ended. What its last record says is kept as the run's end:
+   * the user's interrupt (cancelled), a final answer with every call answered (model_finished), a
+   * model call that failed (failed). Anything else — a prompt or tool results the model never
+   * answered, calls without results — leaves the run unterminated.
+   */
+  private deriveEnd(run: RunState, emit: Emit): void {
+    const last = run.last;
+    const end = (status: string, reason: string, line: LineRef, ts: string | undefined, typeRaw: string): void => {
+      const event: EventOf<'run_end'> = { type: 'run_end', run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}), status, reason };
+      emit({ event, typeRaw, line });
+    };
+    if (last.kind === 'interrupt') {
+      end('cancelled', `derived: the run's last record is the user's interrupt "${last.text}" (line ${last.line.lineNumber})`, last.line, last.ts, 'user/interrupt');
+      return;
+    }
+    if (last.kind !== 'message' || run.openCalls.size > 0) return;
+    const message = last.message;
+    const where = `the assistant message at line ${message.line.lineNumber} (step ${message.step})`;
+    if (message.apiError !== undefined) {
+      const text = message.texts.join('\n').slice(0, 200);
+      end('failed', `derived: the run's last record is Claude Code's API error message, ${where}${text ? `: ${text}` : ''}`, message.line, message.lastTs, 'assistant/api_error');
+    } else if (message.outcome === 'final') {
+      end('model_finished', `derived: the run's last record is ${where}, which has text and no tool_use, and every call has its result`, message.line, message.lastTs, 'assistant');
+    } else if (message.outcome === 'refusal') {
+      end('refused', `derived: the run's last record is ${where}, a refusal (stop_reason "refusal")`, message.line, message.lastTs, 'assistant');
+    }
+  }
+}
+
+function fallbackRunId(path: string): string {
+  const name = basename(path).replace(/\.jsonl$/i, '');
+  return name === '' ? 'claude-code' : name;
+}
 
 export const claudeCodeFormat: FormatAdapter = {
   name: 'claude-code',
-  detect: () => null,
-  createMapper: () => ({ map: () => ({ reason: 'the claude-code adapter is not written yet' }), finish() {} }),
+  detect(sample) {
+    const signals = transcriptSignals(sample.values);
+    const known = signals.conversation + signals.companion + signals.sessionless;
+    const version = signals.version === undefined ? '' : ` (Claude Code ${signals.version})`;
+    // Mostly Claude Code records, at least one of them a message with its session and uuid.
+    if (signals.conversation > 0 && known >= signals.other * 2) {
+      return `Claude Code session transcript${version}: ${signals.conversation} of the first ${sample.values.length} records are user/assistant records with sessionId, uuid and message`;
+    }
+    // Old transcripts can open with many `summary` lines before the first message.
+    if (signals.conversation === 0 && signals.other === 0 && signals.sessionless + signals.companion >= 3 && signals.sessionless > 0) {
+      return `Claude Code session transcript: the first ${sample.values.length} records are summary/file-history-snapshot records`;
+    }
+    return null;
+  },
+  createMapper({ path }) {
+    return new ClaudeCodeMapper(fallbackRunId(path));
+  },
 };

@@ -235,7 +235,8 @@ export class TraceIngester {
       };
       this.runs.set(runId, run);
     }
-    run.lastLine = line;
+    run.firstLine = Math.min(run.firstLine, line);
+    run.lastLine = Math.max(run.lastLine, line);
     run.version += 1;
     return run;
   }

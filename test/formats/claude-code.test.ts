@@ -1,0 +1,188 @@
+/**
+ * Claude Code session transcripts, read by the real engine: split assistant lines merged into one
+ * step per message, calls paired with their results, sub-agents as their own runs, and the run's
+ * end derived from its last record. Fixtures: test/fixtures/formats/claude-code/ (invented sessions
+ * in the shapes Claude Code 1.0–2.1 writes; see docs/formats/claude-code.md).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode';
+import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
+import type { AnalyzeReport } from '../../shared/report';
+import { analyzeFile } from '../support/engineHarness';
+
+const root = join(import.meta.dirname, '..', '..');
+const fixtures = join(root, 'test', 'fixtures', 'formats');
+const fixtureDir = join(fixtures, 'claude-code');
+const fixture = (name: string): string => join(fixtureDir, name);
+const SUBAGENT_SESSION = '3b8e0f4d-6a2c-4e91-b7d5-0c9f1e2a4d68';
+
+function runsOf(report: AnalyzeReport) {
+  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
+}
+
+function findingsOf(report: AnalyzeReport): [string, string | null][] {
+  return report.findings.map((finding) => [finding.kind, finding.call_id]);
+}
+
+function jsonlFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return jsonlFiles(path);
+    return name.endsWith('.jsonl') ? [path] : [];
+  });
+}
+
+/** What detection sees of a file: its first records, as the engine samples them. */
+function detect(path: string): string | null {
+  return claudeCodeFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+}
+
+function detectValues(values: unknown[]): string | null {
+  return claudeCodeFormat.detect({ path: 'session.jsonl', values, framedValues: values, head: values.map((value) => JSON.stringify(value)).join('\n') });
+}
+
+describe('claude-code: merged messages and paired calls', () => {
+  it('merges the lines of each message into one step, counts its usage once, and pairs parallel calls', async () => {
+    const { report } = await analyzeFile(fixture('parallel-split-lines.jsonl'));
+    assert.equal(report.files[0]?.format, 'claude-code');
+    assert.match(report.files[0]?.format_reason ?? '', /^Claude Code session transcript \(Claude Code 2\.1\.40\)/);
+    assert.deepEqual(report.files[0]?.parse_errors, []);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '7c1e4a52-0b9d-4f3e-9a61-2d8f5e6b7a10', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 4, tool_results: 4 },
+    ]);
+    // input = uncached + cache writes + cache reads of each message, once; output = its last, largest count.
+    assert.equal(report.runs[0]?.input_tokens, 17104 + 18001 + 18301);
+    assert.equal(report.runs[0]?.output_tokens, 142 + 96 + 210);
+    // The failed Bash run is a tool error; the Grep answered before its message's second call was written is no orphan.
+    assert.deepEqual(findingsOf(report), [['tool_error', 'toolu_01QCm5JUcKkHnVm3uMGonrNZ']]);
+  });
+
+  it('keeps injected context between the lines of a message in that message, and a message resumed after a prompt in its step', async () => {
+    const { report } = await analyzeFile(fixture('late-continuation.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'c4e6a8b0-1d3f-4b5d-9e7f-2a4c6e8a0b1d', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 3, tool_results: 3 },
+    ]);
+    // The resumed message's usage was counted when its first part was emitted, not again.
+    assert.equal(report.runs[0]?.output_tokens, 71 + 12 + 35);
+    assert.deepEqual(findingsOf(report), []);
+  });
+});
+
+describe('claude-code: how a run ends', () => {
+  it('ends cancelled when the last record is the user interrupt; an earlier interrupt is only a marker', async () => {
+    const { report } = await analyzeFile(fixture('interrupted.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'e2d4b6a8-3c5f-4d7e-8f90-1a2b3c4d5e6f', status: 'cancelled', status_raw: 'cancelled', steps: 2, tool_calls: 2, tool_results: 2 },
+    ]);
+    // The rejected deploy was answered with an error result: a tool error, not a dangling call.
+    assert.deepEqual(findingsOf(report), [['tool_error', 'toolu_01d1rXF2xbfbyFxLLJBKo8f2']]);
+  });
+
+  it('leaves a cut-off session unterminated with its unanswered call dangling, and reports its broken lines', async () => {
+    const { report } = await analyzeFile(fixture('unanswered-calls.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: '0f6a2c94-51d3-4b8e-a7c2-9e4d1b3f5a70', status: 'unterminated', status_raw: '', steps: 2, tool_calls: 4, tool_results: 3 },
+    ]);
+    assert.deepEqual(findingsOf(report), [
+      ['dangling_call', 'toolu_01tZKS7JfQyGb7hLt4QLwdib'],
+      ['unterminated_run', null],
+    ]);
+    assert.deepEqual(
+      report.files[0]?.parse_errors.map((error) => [error.line, error.message.replace(/ \(.*$/, '')]),
+      [
+        [7, 'Claude Code assistant record without a "message" object'],
+        [11, 'not valid JSON: Unterminated string in JSON at position 260'],
+      ],
+    );
+  });
+
+  it("ends failed when the last record is Claude Code's API error message, which counts as an incomplete step", async () => {
+    const { report } = await analyzeFile(fixture('api-error.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d', status: 'failed', status_raw: 'failed', steps: 3, tool_calls: 1, tool_results: 1 },
+    ]);
+    // The synthetic messages carry zero usage; only the real model call counts.
+    assert.equal(report.runs[0]?.input_tokens, 3 + 1500 + 14000);
+    assert.deepEqual(findingsOf(report), []);
+  });
+
+  it('reads a compacted session that opens with summary lines as one run from its first line', async () => {
+    const { report } = await analyzeFile(fixture('compaction.jsonl'));
+    assert.equal(report.files[0]?.format, 'claude-code');
+    assert.deepEqual(report.files[0]?.parse_errors, []);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '5d7f9b1c-2e4a-4c6e-8a0b-3d5f7a9c1e2b', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 2 },
+    ]);
+    assert.equal(report.runs[0]?.first_line, 1);
+    assert.equal(report.files[0]?.events, 15);
+    assert.deepEqual(findingsOf(report), []);
+  });
+});
+
+describe('claude-code: sub-agents', () => {
+  it('reads a sub-agent transcript opened alone as its own run <sessionId>/agent-<agentId>', async () => {
+    const { report } = await analyzeFile(join(fixtureDir, SUBAGENT_SESSION, 'subagents', 'agent-a3f9c21.jsonl'));
+    assert.equal(report.files[0]?.format, 'claude-code');
+    assert.deepEqual(runsOf(report), [
+      { run_id: `${SUBAGENT_SESSION}/agent-a3f9c21`, status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 3, tool_results: 3 },
+    ]);
+    assert.deepEqual(findingsOf(report), []);
+  });
+
+  it("keeps the parent's Task call paired with its result and its agent_progress lines as kept records", async () => {
+    const { report } = await analyzeFile(fixture(`${SUBAGENT_SESSION}.jsonl`));
+    assert.deepEqual(runsOf(report), [
+      { run_id: SUBAGENT_SESSION, status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+    ]);
+    // 9 lines: run_start + snapshot + prompt + 3 agent_progress + Task response + result + final + run_end.
+    assert.equal(report.files[0]?.events, 10);
+    assert.deepEqual(findingsOf(report), []);
+  });
+
+  it('splits sidechain records written inline by old versions into a run <sessionId>/sidechain', async () => {
+    const { report } = await analyzeFile(fixture('inline-sidechain.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+      { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c/sidechain', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+    ]);
+    assert.deepEqual(findingsOf(report), []);
+  });
+});
+
+describe('claude-code: detection', () => {
+  it('accepts every Claude Code fixture', () => {
+    const files = jsonlFiles(fixtureDir);
+    assert.equal(files.length, 9);
+    for (const file of files) assert.match(detect(file) ?? '', /^Claude Code session transcript/, file);
+  });
+
+  it('accepts a transcript whose first records are all summary lines', () => {
+    const summary = (n: number) => ({ type: 'summary', summary: `Earlier topic ${n}`, leafUuid: `0b6f${n}a1e-1c2d-4e3f-8a9b-0c1d2e3f4a5b` });
+    const values = Array.from({ length: 20 }, (_, n) => summary(n));
+    assert.match(detectValues(values) ?? '', /summary\/file-history-snapshot records/);
+  });
+
+  it('rejects the canonical examples and the other formats’ fixtures', () => {
+    const others = [
+      ...jsonlFiles(join(root, 'examples')),
+      ...readdirSync(fixtures)
+        .filter((name) => name !== 'claude-code')
+        .flatMap((name) => jsonlFiles(join(fixtures, name))),
+    ];
+    assert.ok(others.length >= 20);
+    for (const file of others) assert.equal(detect(file), null, file);
+  });
+
+  it('rejects the stream-json output of `claude -p` (snake_case session_id, no uuid chain)', () => {
+    const values = [
+      { type: 'system', subtype: 'init', session_id: 'f1e2d3c4', tools: ['Bash'], model: 'claude-sonnet-4-5' },
+      { type: 'assistant', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'text', text: 'Hi' }] }, session_id: 'f1e2d3c4' },
+      { type: 'result', subtype: 'success', is_error: false, num_turns: 1, session_id: 'f1e2d3c4' },
+    ];
+    assert.equal(detectValues(values), null);
+  });
+});
