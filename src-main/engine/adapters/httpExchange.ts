@@ -1,8 +1,449 @@
-/** Placeholder: the http-exchange adapter is being written; it recognises nothing yet. */
-import type { FormatAdapter } from './formatAdapter';
+/**
+ * HTTP exchange logs (claude-trace and alike): one line per API call,
+ * `{request{timestamp, method, url, headers, body}, response{timestamp, status_code, headers, body | body_raw}}`.
+ * Each exchange with a model API (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses)
+ * is one model call: a `model_request` and a `model_response` (from the JSON body, or reassembled
+ * from the server-sent events of a streamed one).
+ *
+ * Runs are threads: every request resends the whole history, so a request whose history extends
+ * (prefix-matches) the history of an earlier request continues that request's thread; anything
+ * else starts a new one. Side calls (titles, quota checks, topic detection) thus become runs of
+ * their own. Tool results are not lines of their own: they are read from the next request of the
+ * thread. See docs/formats/http-exchange.md.
+ */
+import type { AdaptedEvent } from './canonicalAdapter';
+import type { ModelOutcome, ToolCall } from '../../../shared/trace/canonicalEvents';
+import { classifyResponse, isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
+import { toIsoTimestamp } from '../../../shared/trace/timestamps';
+import { apiLabels, apiOf, callIdsIn, contentText, errorText, errorType, prefixHashes, readRequest, readResponseBody, resultsIn, urlPath, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
+import { looksLikeSse, parseSse } from './httpExchangeSse';
+import { assembleStream } from './httpExchangeStreams';
+import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+
+/** Exchanges with endpoints that are not model calls (token counting, model lists, telemetry) go here. */
+export const OTHER_REQUESTS_RUN_ID = 'other-requests';
+/** How many earlier histories of a thread a request may extend (a branch off an earlier turn). */
+const STATES_PER_THREAD = 8;
+/** How many threads stay open for continuation; the least recently continued are closed first. */
+const OPEN_THREADS = 256;
+/** How many Responses ids are remembered for `previous_response_id` chaining. */
+const RESPONSE_IDS = 1024;
+const ERROR_TEXT_CHARS = 1000;
+
+interface ThreadState {
+  /** Number of history items, and the cumulative hash of all of them. */
+  length: number;
+  hash: string;
+  /** The exchange got no usable response: resending the same history is a retry, not a new call. */
+  failed: boolean;
+}
+
+type LastExchange =
+  | { kind: 'response'; line: LineRef; ts: string | undefined; outcome: ModelOutcome; finishReason: string | null | undefined }
+  | { kind: 'http_error'; line: LineRef; ts: string | undefined; status: number; text: string }
+  | { kind: 'no_response' | 'unreadable'; line: LineRef; ts: string | undefined };
+
+interface Thread {
+  runId: string;
+  step: number;
+  model: string | undefined;
+  hasTools: boolean;
+  states: ThreadState[];
+  /** Call ids issued by this thread's responses: their results reappear in every later history. */
+  issued: Set<string>;
+  last: LastExchange | null;
+}
+
+interface PendingCall {
+  thread: Thread;
+  name: string;
+  step: number;
+}
+
+type ReadResponse =
+  | { kind: 'response'; view: ResponseView; streamed: boolean }
+  | { kind: 'http_error'; status: number; text: string; type: string | undefined }
+  | { kind: 'unreadable'; reason: string };
+
+function describeKind(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return `a ${typeof value}`;
+}
+
+/** ISO text of an epoch number or a zoned ISO string; a local time without zone is ambiguous, so none. */
+function isoOf(value: unknown): string | undefined {
+  if (typeof value === 'number') return toIsoTimestamp(value) ?? undefined;
+  if (typeof value === 'string' && /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(value.trim())) return toIsoTimestamp(value) ?? undefined;
+  return undefined;
+}
+
+function parsedBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  const trimmed = body.trim();
+  if (!trimmed.startsWith('{')) return body;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return body;
+  }
+}
+
+function providerOf(url: string, api: ApiKind): string {
+  let host = '';
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    host = '';
+  }
+  if (host.includes('anthropic')) return 'anthropic';
+  if (host.includes('openai')) return 'openai';
+  if (host !== '') return host;
+  return api === 'anthropic-messages' ? 'anthropic' : 'openai';
+}
+
+function isExchange(value: unknown): value is { request: Record<string, unknown>; response: unknown } {
+  if (!isRecord(value) || !isRecord(value['request']) || typeof value['request']['url'] !== 'string') return false;
+  return 'response' in value && (value['response'] === null || isRecord(value['response']));
+}
+
+function statusOf(response: Record<string, unknown>): number | undefined {
+  const status = response['status_code'] ?? response['status'];
+  return typeof status === 'number' && Number.isInteger(status) ? status : undefined;
+}
+
+function readResponse(api: ApiKind, response: Record<string, unknown>, fallbackId: (position: number) => string): ReadResponse {
+  const status = statusOf(response);
+  const body = parsedBody(response['body']);
+  const raw = response['body_raw'];
+  if (status !== undefined && (status < 200 || status > 299)) {
+    return { kind: 'http_error', status, text: errorText(body, raw).slice(0, ERROR_TEXT_CHARS), type: errorType(body) };
+  }
+  const sseText = typeof raw === 'string' && looksLikeSse(raw) ? raw : typeof body === 'string' && looksLikeSse(body) ? body : undefined;
+  if (sseText !== undefined) return { kind: 'response', view: assembleStream(api, parseSse(sseText), fallbackId), streamed: true };
+  const json = isRecord(body) ? body : parsedBody(typeof raw === 'string' ? raw : undefined);
+  if (isRecord(json) && isRecord(json['error'])) {
+    return { kind: 'http_error', status: status ?? 200, text: errorText(json, raw).slice(0, ERROR_TEXT_CHARS), type: errorType(json) };
+  }
+  const view = readResponseBody(api, json);
+  if (view !== null) return { kind: 'response', view, streamed: false };
+  const what = json === undefined || json === null ? 'the response has no body' : `the response body is not ${apiLabels[api]} response`;
+  return { kind: 'unreadable', reason: what };
+}
+
+function outcomeOf(view: ResponseView): ModelOutcome {
+  if (!view.complete) return 'incomplete';
+  const finishReason = view.finishReason ?? null;
+  // A call cut off by the token limit is not a call to execute.
+  if (finishReason !== null && isTruncationFinishReason(finishReason)) return 'incomplete';
+  return classifyResponse({ finishReason, toolCallCount: view.toolCalls.length, refusal: view.refusal });
+}
+
+class HttpExchangeMapper implements FormatMapper {
+  private readonly threads: Thread[] = [];
+  /** Threads that may still be continued, least recently continued first. */
+  private readonly open = new Set<Thread>();
+  private readonly pending = new Map<string, PendingCall>();
+  private readonly responseThreads = new Map<string, Thread>();
+
+  map(value: unknown, line: LineRef, emit: (mapped: MappedEvent) => void): { reason: string } | undefined {
+    if (!isRecord(value)) return { reason: `not an HTTP exchange: the line is ${describeKind(value)}, not an object` };
+    const request = value['request'];
+    if (!isRecord(request)) return { reason: 'not an HTTP exchange: the record has no "request" object' };
+    const url = request['url'];
+    if (typeof url !== 'string') return { reason: 'not an HTTP exchange: "request.url" is missing' };
+    const response = value['response'];
+    if (response !== undefined && response !== null && !isRecord(response)) return { reason: `"response" is ${describeKind(response)}, not an object` };
+    const method = typeof request['method'] === 'string' ? request['method'].toUpperCase() : 'POST';
+    const requestTs = isoOf(request['timestamp']) ?? isoOf(value['logged_at']);
+    const body = parsedBody(request['body']);
+    const api = method === 'POST' && isRecord(body) ? apiOf(url, body) : null;
+    const typeRaw = `${method} ${urlPath(url)}`;
+    if (api === null || !isRecord(body)) {
+      const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: OTHER_REQUESTS_RUN_ID, ...(requestTs !== undefined ? { ts: requestTs } : {}) };
+      emit({ event, typeRaw, line });
+      return undefined;
+    }
+    this.mapExchange({ api, url, typeRaw, view: readRequest(api, body), requestTs, response: isRecord(response) ? response : null, note: value['note'] }, line, emit);
+    return undefined;
+  }
+
+  private mapExchange(
+    exchange: { api: ApiKind; url: string; typeRaw: string; view: RequestView; requestTs: string | undefined; response: Record<string, unknown> | null; note: unknown },
+    line: LineRef,
+    emit: (mapped: MappedEvent) => void,
+  ): void {
+    const { api, view, requestTs, response } = exchange;
+    const hashes = view.previousResponseId === undefined ? prefixHashes(api, view.items) : null;
+    const hasTools = (view.tools?.length ?? 0) > 0;
+    const match = hashes === null ? this.continuedResponse(view.previousResponseId!) : this.matchThread(hashes, view.model, hasTools);
+    const thread = match?.thread ?? this.newThread();
+    this.touch(thread);
+    thread.step += 1;
+    thread.model = view.model;
+    thread.hasTools = hasTools;
+    const step = thread.step;
+    const runId = thread.runId;
+    const fallbackId = (position: number): string => `${runId}:step${step}:call${position}`;
+    const read = response === null ? null : readResponse(api, response, fallbackId);
+
+    // A chain off a response this log does not hold: its history is out of sight, so a result for
+    // a call not seen here cannot be told from one answered there.
+    const historyUnseen = view.previousResponseId !== undefined && match === null;
+    this.emitToolResults(thread, step, view, match?.length ?? 0, historyUnseen, read, requestTs, line, emit);
+
+    const request: AdaptedEvent = {
+      type: 'model_request',
+      run_id: runId,
+      step,
+      ...(requestTs !== undefined ? { ts: requestTs } : {}),
+      ...(view.model !== undefined ? { model: view.model } : {}),
+      provider: providerOf(exchange.url, api),
+      ...(view.system !== undefined ? { system: view.system } : {}),
+      messages: view.messages,
+      ...(view.tools !== undefined ? { tools: view.tools } : {}),
+      params: view.params,
+    };
+    const noResponse = typeof exchange.note === 'string' ? ` (no response: ${exchange.note})` : response === null ? ' (no response)' : '';
+    emit({ event: request, typeRaw: `${exchange.typeRaw}${noResponse}`, line });
+
+    const responseTs = response === null ? undefined : isoOf(response['timestamp']);
+    const failed = this.emitResponse(thread, step, read, requestTs, responseTs, line, emit);
+    if (hashes !== null && hashes.length > 0) {
+      thread.states.push({ length: hashes.length, hash: hashes[hashes.length - 1]!, failed });
+      if (thread.states.length > STATES_PER_THREAD) thread.states.shift();
+    }
+  }
+
+  /** Emits the model_response of an exchange; returns whether it failed to give a usable response. */
+  private emitResponse(
+    thread: Thread,
+    step: number,
+    read: ReadResponse | null,
+    requestTs: string | undefined,
+    responseTs: string | undefined,
+    line: LineRef,
+    emit: (mapped: MappedEvent) => void,
+  ): boolean {
+    const ts = responseTs ?? requestTs;
+    const base = { run_id: thread.runId, step, ...(ts !== undefined ? { ts } : {}) };
+    const latency = requestTs !== undefined && responseTs !== undefined ? Date.parse(responseTs) - Date.parse(requestTs) : undefined;
+    const latencyField = latency !== undefined && latency >= 0 ? { latency_ms: latency } : {};
+    if (read === null) {
+      thread.last = { kind: 'no_response', line, ts };
+      return true;
+    }
+    if (read.kind === 'http_error') {
+      const event: AdaptedEvent = {
+        type: 'model_response',
+        ...base,
+        outcome: 'incomplete',
+        finish_reason: `http_${read.status}`,
+        text: read.text,
+        incomplete_reason: `HTTP ${read.status}${read.type !== undefined ? ` ${read.type}` : ''}`,
+        ...latencyField,
+      };
+      emit({ event, typeRaw: `response ${read.status}`, line });
+      thread.last = { kind: 'http_error', line, ts, status: read.status, text: read.text };
+      return true;
+    }
+    if (read.kind === 'unreadable') {
+      const event: AdaptedEvent = { type: 'model_response', ...base, outcome: 'incomplete', incomplete_reason: read.reason, ...latencyField };
+      emit({ event, typeRaw: 'response (unreadable)', line });
+      thread.last = { kind: 'unreadable', line, ts };
+      return true;
+    }
+    const { view } = read;
+    const outcome = outcomeOf(view);
+    const event: AdaptedEvent = {
+      type: 'model_response',
+      ...base,
+      outcome,
+      ...(view.finishReason !== undefined ? { finish_reason: view.finishReason } : {}),
+      text: view.text,
+      tool_calls: view.toolCalls,
+      ...(view.refusal !== undefined ? { refusal: view.refusal } : {}),
+      ...(view.incompleteReason !== undefined ? { incomplete_reason: view.incompleteReason } : {}),
+      ...(view.usage !== undefined ? { usage: view.usage } : {}),
+      ...latencyField,
+      ...(view.responseId !== undefined ? { response_id: view.responseId } : {}),
+      ...(view.model !== undefined ? { model: view.model } : {}),
+    };
+    emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });
+    for (const call of view.toolCalls) this.issue(thread, step, call, outcome === 'tool_calls');
+    if (view.responseId !== undefined) this.rememberResponse(view.responseId, thread);
+    thread.last = { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
+    return !view.complete;
+  }
+
+  private issue(thread: Thread, step: number, call: ToolCall, issued: boolean): void {
+    const callId = String(call.call_id);
+    // Calls of an incomplete response are not issued (they owe no result), but a result the loop
+    // sent anyway is still theirs, not an orphan.
+    this.pending.set(callId, { thread, name: call.name, step });
+    if (issued) thread.issued.add(callId);
+  }
+
+  /**
+   * Tool results are read from the history items this request adds to its thread: each answers a
+   * call still open. A result the provider rejected (a 4xx naming its id) does not answer its call;
+   * a result for a call no response issued and no history item carries is an orphan, kept.
+   */
+  private emitToolResults(
+    thread: Thread,
+    step: number,
+    view: RequestView,
+    matchedLength: number,
+    historyUnseen: boolean,
+    read: ReadResponse | null,
+    ts: string | undefined,
+    line: LineRef,
+    emit: (mapped: MappedEvent) => void,
+  ): void {
+    const added = view.items.slice(matchedLength);
+    const results = added.flatMap((item) => resultsIn(view.api, item));
+    if (results.length === 0) return;
+    const historyCalls = new Set(view.items.flatMap((item) => callIdsIn(view.api, item)));
+    const rejection = read?.kind === 'http_error' && read.status >= 400 && read.status < 500 ? read.text : null;
+    for (const result of results) {
+      const pending = this.pending.get(result.callId);
+      const named = rejection !== null && rejection.includes(result.callId);
+      let target: Thread;
+      let resultStep: number;
+      let name: string | undefined;
+      if (pending !== undefined) {
+        if (named) continue;
+        this.pending.delete(result.callId);
+        target = pending.thread;
+        resultStep = pending.step;
+        name = pending.name;
+      } else {
+        if (!named && (historyUnseen || thread.issued.has(result.callId) || historyCalls.has(result.callId))) continue;
+        target = thread;
+        resultStep = Math.max(1, step - 1);
+      }
+      const errorMessage = result.isError ? contentText(result.output).slice(0, ERROR_TEXT_CHARS) : '';
+      const event: AdaptedEvent = {
+        type: 'tool_result',
+        run_id: target.runId,
+        step: resultStep,
+        ...(ts !== undefined ? { ts } : {}),
+        call_id: result.callId,
+        ...(name !== undefined ? { name } : {}),
+        status: result.isError ? 'error' : 'ok',
+        ...(result.output !== undefined ? { output: result.output } : {}),
+        ...(result.isError ? { error: errorMessage !== '' ? { message: errorMessage } : {} } : {}),
+      };
+      emit({ event, typeRaw: result.typeRaw, line });
+    }
+  }
+
+  /**
+   * The thread a history continues: the one with an earlier history that is a prefix of this one
+   * (the longest such prefix; then the same model, the same tools presence, the most recent).
+   * The same history again continues a thread only when its earlier send got no usable response
+   * (a retry). A one-message prefix, or another model with another tools presence, is a side call.
+   */
+  private matchThread(hashes: readonly string[], model: string | undefined, hasTools: boolean): { thread: Thread; length: number } | null {
+    let best: { thread: Thread; length: number; score: number; order: number } | null = null;
+    let order = 0;
+    for (const thread of this.open) {
+      order += 1;
+      const sameModel = thread.model === model;
+      const sameTools = thread.hasTools === hasTools;
+      if (!sameModel && !sameTools) continue;
+      for (const state of thread.states) {
+        if (state.length > hashes.length || (state.length === hashes.length && !state.failed)) continue;
+        if (state.length <= 1 && !(sameModel && sameTools)) continue;
+        if (hashes[state.length - 1] !== state.hash) continue;
+        const score = state.length * 4 + (sameModel ? 2 : 0) + (sameTools ? 1 : 0);
+        if (best === null || score > best.score || (score === best.score && order > best.order)) best = { thread, length: state.length, score, order };
+      }
+    }
+    return best === null ? null : { thread: best.thread, length: best.length };
+  }
+
+  private continuedResponse(previousResponseId: string): { thread: Thread; length: number } | null {
+    const thread = this.responseThreads.get(previousResponseId);
+    return thread === undefined ? null : { thread, length: 0 };
+  }
+
+  private rememberResponse(responseId: string, thread: Thread): void {
+    this.responseThreads.set(responseId, thread);
+    if (this.responseThreads.size > RESPONSE_IDS) {
+      const oldest = this.responseThreads.keys().next();
+      if (!oldest.done) this.responseThreads.delete(oldest.value);
+    }
+  }
+
+  private newThread(): Thread {
+    const thread: Thread = { runId: `thread-${this.threads.length + 1}`, step: 0, model: undefined, hasTools: false, states: [], issued: new Set(), last: null };
+    this.threads.push(thread);
+    return thread;
+  }
+
+  /** Marks a thread as the most recently continued; closes the least recent beyond the limit. */
+  private touch(thread: Thread): void {
+    this.open.delete(thread);
+    this.open.add(thread);
+    if (this.open.size > OPEN_THREADS) {
+      const oldest = this.open.values().next();
+      if (!oldest.done) {
+        this.open.delete(oldest.value);
+        oldest.value.states = [];
+        oldest.value.issued.clear();
+      }
+    }
+  }
+
+  /**
+   * HTTP logs never say a run ended. A thread whose last response was a final answer (or a
+   * refusal), or whose last exchange was an API error, with no later request continuing it, ended
+   * there; any other thread (calls awaiting results, a cut-off response) stays unterminated.
+   */
+  finish(emit: (mapped: MappedEvent) => void): void {
+    for (const thread of this.threads) {
+      const last = thread.last;
+      if (last === null) continue;
+      let status: string;
+      let reason: string;
+      if (last.kind === 'response' && (last.outcome === 'final' || last.outcome === 'refusal')) {
+        status = last.outcome === 'final' ? 'model_finished' : 'refused';
+        const finishReason = last.finishReason === undefined || last.finishReason === null ? 'no finish reason' : `finish reason "${last.finishReason}"`;
+        reason = `derived: the thread's last response (line ${last.line.lineNumber}) is a ${last.outcome} answer (${finishReason}) and no later request continues the thread`;
+      } else if (last.kind === 'http_error') {
+        status = 'failed';
+        reason = `derived: the thread's last exchange (line ${last.line.lineNumber}) got HTTP ${last.status}${last.text !== '' ? ` (${last.text.slice(0, 200)})` : ''} and no later request continues the thread`;
+      } else {
+        continue;
+      }
+      const event: AdaptedEvent = { type: 'run_end', run_id: thread.runId, step: thread.step, ...(last.ts !== undefined ? { ts: last.ts } : {}), status, reason };
+      emit({ event, typeRaw: 'derived at end of file', line: last.line });
+    }
+  }
+}
 
 export const httpExchangeFormat: FormatAdapter = {
   name: 'http-exchange',
-  detect: () => null,
-  createMapper: () => ({ map: () => ({ reason: 'the http-exchange adapter is not written yet' }), finish() {} }),
+  detect(sample) {
+    const exchanges = sample.values.filter(isExchange);
+    if (exchanges.length === 0 && sample.values.length === 0) {
+      // A first exchange too large for the detection sample: recognised by how it starts.
+      const start = /^\s*\{\s*"request"\s*:\s*\{[^{}]*?"url"\s*:\s*"([^"]+)"/.exec(sample.head.slice(0, 4096));
+      return start ? `HTTP exchange log: the first record is a {request{url, …}, response} pair to ${urlPath(start[1]!)}, too large to sample whole` : null;
+    }
+    if (exchanges.length === 0 || exchanges.length * 2 < sample.values.length) return null;
+    const apis = new Map<string, number>();
+    for (const exchange of exchanges) {
+      const body = parsedBody(exchange.request['body']);
+      const api = isRecord(body) ? apiOf(exchange.request['url'] as string, body) : null;
+      const label = api === null ? 'other endpoints' : apiLabels[api];
+      apis.set(label, (apis.get(label) ?? 0) + 1);
+    }
+    const seen = [...apis.entries()].map(([label, n]) => `${n} ${label}`).join(', ');
+    return `HTTP exchange log: ${exchanges.length} of the first ${sample.values.length} records are {request{url, body}, response{status_code, body | body_raw}} pairs (${seen})`;
+  },
+  createMapper() {
+    return new HttpExchangeMapper();
+  },
 };

@@ -1,0 +1,367 @@
+/**
+ * The three model APIs an HTTP exchange log may record, read into one shape: which API an exchange
+ * is (by URL, checked against the body), what its request carries (history, tools, parameters, the
+ * tool calls and tool results inside the history) and what its non-streamed response says.
+ * Streamed responses are assembled in httpExchangeStreams.ts into the same ResponseView.
+ */
+import type { ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
+import { contentHash } from '../ingest/contentHash';
+import { isRecord } from './formatAdapter';
+
+export type ApiKind = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
+
+export const apiLabels: Readonly<Record<ApiKind, string>> = {
+  'anthropic-messages': 'Anthropic Messages',
+  'openai-chat': 'OpenAI Chat Completions',
+  'openai-responses': 'OpenAI Responses',
+};
+
+function pathOf(url: string): string {
+  let path: string;
+  try {
+    path = new URL(url, 'http://relative.invalid').pathname;
+  } catch {
+    path = url.split(/[?#]/)[0] ?? url;
+  }
+  return path.replace(/\/+$/, '');
+}
+
+/** The API an exchange speaks: by the URL's path, confirmed by the request body's shape. */
+export function apiOf(url: string, body: Record<string, unknown>): ApiKind | null {
+  const path = pathOf(url);
+  const messages = Array.isArray(body['messages']);
+  const input = typeof body['input'] === 'string' || Array.isArray(body['input']) || typeof body['previous_response_id'] === 'string';
+  if (/\/chat\/completions$/.test(path)) return messages ? 'openai-chat' : null;
+  if (/\/messages$/.test(path)) return messages ? 'anthropic-messages' : null;
+  if (/\/responses$/.test(path)) return input ? 'openai-responses' : null;
+  // Anthropic models behind another URL scheme (Bedrock `…/invoke`, Vertex `…:rawPredict`).
+  if (messages && typeof body['anthropic_version'] === 'string') return 'anthropic-messages';
+  return null;
+}
+
+export function urlPath(url: string): string {
+  return pathOf(url) || url;
+}
+
+/** A finite, non-negative number, else undefined. */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+// ---------------------------------------------------------------- requests
+
+export interface RequestView {
+  api: ApiKind;
+  model: string | undefined;
+  system: unknown;
+  /** The history exactly as sent (`messages`, or the Responses `input` as a list). */
+  messages: unknown[];
+  tools: unknown[] | undefined;
+  params: Record<string, unknown>;
+  previousResponseId: string | undefined;
+  /** The conversation items that make up a thread: the history without system/developer messages. */
+  items: unknown[];
+}
+
+const paramNames = ['model', 'temperature', 'max_tokens', 'max_completion_tokens', 'max_output_tokens', 'tool_choice', 'stream', 'top_p'] as const;
+
+function isInstructionMessage(item: unknown): boolean {
+  return isRecord(item) && (item['role'] === 'system' || item['role'] === 'developer');
+}
+
+export function readRequest(api: ApiKind, body: Record<string, unknown>): RequestView {
+  let messages: unknown[];
+  let system: unknown;
+  if (api === 'openai-responses') {
+    const input = body['input'];
+    messages = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
+    system = body['instructions'];
+  } else {
+    messages = Array.isArray(body['messages']) ? (body['messages'] as unknown[]) : [];
+    system = body['system'];
+  }
+  const params: Record<string, unknown> = {};
+  for (const name of paramNames) if (body[name] !== undefined) params[name] = body[name];
+  return {
+    api,
+    model: stringOr(body['model']),
+    system,
+    messages,
+    tools: Array.isArray(body['tools']) ? (body['tools'] as unknown[]) : undefined,
+    params,
+    previousResponseId: stringOr(body['previous_response_id']),
+    items: messages.filter((item) => !isInstructionMessage(item)),
+  };
+}
+
+/**
+ * JSON text with sorted keys and without the keys a client changes between two sends of the same
+ * message: `cache_control` (moved to the newest message on every turn) anywhere, and for Responses
+ * items their server `id` and `status`. A string content is the same as one text block.
+ */
+function stableText(value: unknown, dropTop: readonly string[] = []): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((entry) => stableText(entry)).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const entries = Object.keys(record)
+    .filter((key) => record[key] !== undefined && key !== 'cache_control' && !dropTop.includes(key))
+    .sort()
+    .map((key) => {
+      let entry = record[key];
+      if (key === 'content' && typeof entry === 'string') entry = [{ type: 'text', text: entry }];
+      return `${JSON.stringify(key)}:${stableText(entry)}`;
+    });
+  return `{${entries.join(',')}}`;
+}
+
+/** The identity of one history item, for prefix matching (role + content, as the brief of a thread). */
+export function itemHash(api: ApiKind, item: unknown): string {
+  return contentHash(stableText(item, api === 'openai-responses' ? ['id', 'status'] : []));
+}
+
+/** Cumulative hashes: entry i identifies items[0..i]. */
+export function prefixHashes(api: ApiKind, items: readonly unknown[]): string[] {
+  const hashes: string[] = [];
+  let previous = '';
+  for (const item of items) {
+    previous = contentHash(`${previous}\u0000${itemHash(api, item)}`);
+    hashes.push(previous);
+  }
+  return hashes;
+}
+
+/** The tool-call ids an assistant item of the history carries. */
+export function callIdsIn(api: ApiKind, item: unknown): string[] {
+  if (!isRecord(item)) return [];
+  if (api === 'anthropic-messages') {
+    const content = item['content'];
+    if (item['role'] !== 'assistant' || !Array.isArray(content)) return [];
+    return content.filter((block) => isRecord(block) && block['type'] === 'tool_use' && typeof block['id'] === 'string').map((block) => (block as Record<string, string>)['id']!);
+  }
+  if (api === 'openai-chat') {
+    const calls = item['tool_calls'];
+    if (item['role'] !== 'assistant' || !Array.isArray(calls)) return [];
+    return calls.filter((call) => isRecord(call) && typeof call['id'] === 'string').map((call) => (call as Record<string, string>)['id']!);
+  }
+  const type = item['type'];
+  return (type === 'function_call' || type === 'custom_tool_call') && typeof item['call_id'] === 'string' ? [item['call_id']] : [];
+}
+
+export interface ToolResultFact {
+  callId: string;
+  output: unknown;
+  isError: boolean;
+  typeRaw: string;
+}
+
+/** Text of a tool result's content (a string or content blocks), for an error message. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((block) => (isRecord(block) && typeof block['text'] === 'string' ? block['text'] : ''))
+      .filter((text) => text !== '')
+      .join('\n');
+  }
+  return content === undefined || content === null ? '' : JSON.stringify(content);
+}
+
+/** The tool results a history item carries, in order. */
+export function resultsIn(api: ApiKind, item: unknown): ToolResultFact[] {
+  if (!isRecord(item)) return [];
+  if (api === 'anthropic-messages') {
+    const content = item['content'];
+    if (item['role'] !== 'user' || !Array.isArray(content)) return [];
+    return content
+      .filter((block) => isRecord(block) && block['type'] === 'tool_result' && typeof block['tool_use_id'] === 'string')
+      .map((block) => {
+        const record = block as Record<string, unknown>;
+        return { callId: record['tool_use_id'] as string, output: record['content'], isError: record['is_error'] === true, typeRaw: 'user tool_result' };
+      });
+  }
+  if (api === 'openai-chat') {
+    if (item['role'] !== 'tool' || typeof item['tool_call_id'] !== 'string') return [];
+    return [{ callId: item['tool_call_id'], output: item['content'], isError: false, typeRaw: 'tool message' }];
+  }
+  const type = item['type'];
+  if ((type !== 'function_call_output' && type !== 'custom_tool_call_output') || typeof item['call_id'] !== 'string') return [];
+  return [{ callId: item['call_id'], output: item['output'], isError: item['status'] === 'incomplete', typeRaw: type }];
+}
+
+// --------------------------------------------------------------- responses
+
+export interface ResponseView {
+  /** The response arrived whole: a JSON body, or a stream that reached its closing event. */
+  complete: boolean;
+  text: string | null;
+  toolCalls: ToolCall[];
+  /** As the provider sent it; undefined when it sent none (a stream cut before its end). */
+  finishReason: string | null | undefined;
+  refusal?: string;
+  usage?: Usage;
+  responseId?: string;
+  model?: string;
+  incompleteReason?: string;
+}
+
+export function anthropicUsage(usage: unknown): Usage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const input = count(usage['input_tokens']);
+  const creation = count(usage['cache_creation_input_tokens']);
+  const read = count(usage['cache_read_input_tokens']);
+  const output = count(usage['output_tokens']);
+  const result: Usage = {};
+  // Anthropic's input_tokens leaves out the cached part; the canonical input counts all of it.
+  if (input !== undefined || creation !== undefined || read !== undefined) result.input_tokens = (input ?? 0) + (creation ?? 0) + (read ?? 0);
+  if (output !== undefined) result.output_tokens = output;
+  if (read !== undefined) result.cached_input_tokens = read;
+  if (creation !== undefined) result['cache_creation_input_tokens'] = creation;
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+export function openAiUsage(usage: unknown): Usage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const result: Usage = {};
+  const input = count(usage['prompt_tokens']) ?? count(usage['input_tokens']);
+  const output = count(usage['completion_tokens']) ?? count(usage['output_tokens']);
+  const details = usage['prompt_tokens_details'] ?? usage['input_tokens_details'];
+  const cached = isRecord(details) ? count(details['cached_tokens']) : undefined;
+  const total = count(usage['total_tokens']);
+  if (input !== undefined) result.input_tokens = input;
+  if (output !== undefined) result.output_tokens = output;
+  if (cached !== undefined) result.cached_input_tokens = cached;
+  if (total !== undefined) result.total_tokens = total;
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+function joinText(parts: readonly string[]): string | null {
+  const nonEmpty = parts.filter((part) => part !== '');
+  return nonEmpty.length > 0 ? nonEmpty.join('\n') : null;
+}
+
+function withOptional(view: ResponseView, extra: { usage?: Usage | undefined; responseId?: string | undefined; model?: string | undefined; refusal?: string | undefined }): ResponseView {
+  if (extra.usage !== undefined) view.usage = extra.usage;
+  if (extra.responseId !== undefined) view.responseId = extra.responseId;
+  if (extra.model !== undefined) view.model = extra.model;
+  if (extra.refusal !== undefined && extra.refusal !== '') view.refusal = extra.refusal;
+  return view;
+}
+
+function readAnthropicMessage(body: Record<string, unknown>): ResponseView {
+  const content = Array.isArray(body['content']) ? body['content'] : [];
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block['type'] === 'text' && typeof block['text'] === 'string') texts.push(block['text']);
+    if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
+      toolCalls.push({ call_id: block['id'], name: stringOr(block['name']) ?? '', arguments: block['input'] });
+    }
+  }
+  return withOptional(
+    { complete: true, text: joinText(texts), toolCalls, finishReason: (stringOr(body['stop_reason']) ?? null) },
+    { usage: anthropicUsage(body['usage']), responseId: stringOr(body['id']), model: stringOr(body['model']) },
+  );
+}
+
+function readChatCompletion(body: Record<string, unknown>): ResponseView {
+  const choices = Array.isArray(body['choices']) ? body['choices'] : [];
+  const choice = choices.find((entry) => isRecord(entry) && (entry['index'] ?? 0) === 0) ?? choices[0];
+  const message = isRecord(choice) && isRecord(choice['message']) ? choice['message'] : {};
+  const toolCalls: ToolCall[] = [];
+  for (const call of Array.isArray(message['tool_calls']) ? message['tool_calls'] : []) {
+    if (!isRecord(call) || typeof call['id'] !== 'string') continue;
+    const fn = isRecord(call['function']) ? call['function'] : {};
+    toolCalls.push({ call_id: call['id'], name: stringOr(fn['name']) ?? '', arguments: fn['arguments'] });
+  }
+  const content = message['content'];
+  return withOptional(
+    {
+      complete: true,
+      text: typeof content === 'string' ? content : Array.isArray(content) ? joinText([contentText(content)]) : null,
+      toolCalls,
+      finishReason: isRecord(choice) ? (stringOr(choice['finish_reason']) ?? null) : null,
+    },
+    { usage: openAiUsage(body['usage']), responseId: stringOr(body['id']), model: stringOr(body['model']), refusal: stringOr(message['refusal']) },
+  );
+}
+
+/** The finish reason of a Responses object: its status, or why it is incomplete. */
+export function responsesFinishReason(body: Record<string, unknown>): string | null {
+  const status = stringOr(body['status']);
+  if (status === 'incomplete') {
+    const details = body['incomplete_details'];
+    return (isRecord(details) ? stringOr(details['reason']) : undefined) ?? status;
+  }
+  return status ?? null;
+}
+
+export function responsesErrorText(body: Record<string, unknown>): string | undefined {
+  const error = body['error'];
+  if (!isRecord(error)) return undefined;
+  return [stringOr(error['code']) ?? stringOr(error['type']), stringOr(error['message'])].filter(Boolean).join(': ') || undefined;
+}
+
+/** Text, refusal and tool calls of Responses output items. */
+export function readResponsesOutput(output: readonly unknown[]): { texts: string[]; refusals: string[]; toolCalls: ToolCall[] } {
+  const texts: string[] = [];
+  const refusals: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const item of output) {
+    if (!isRecord(item)) continue;
+    if (item['type'] === 'message' && Array.isArray(item['content'])) {
+      for (const part of item['content']) {
+        if (!isRecord(part)) continue;
+        if (part['type'] === 'output_text' && typeof part['text'] === 'string') texts.push(part['text']);
+        if (part['type'] === 'refusal' && typeof part['refusal'] === 'string') refusals.push(part['refusal']);
+      }
+    }
+    if ((item['type'] === 'function_call' || item['type'] === 'custom_tool_call') && typeof item['call_id'] === 'string') {
+      toolCalls.push({ call_id: item['call_id'], name: stringOr(item['name']) ?? '', arguments: item['type'] === 'function_call' ? item['arguments'] : item['input'] });
+    }
+  }
+  return { texts, refusals, toolCalls };
+}
+
+export function readResponsesObject(body: Record<string, unknown>, complete: boolean): ResponseView {
+  const { texts, refusals, toolCalls } = readResponsesOutput(Array.isArray(body['output']) ? body['output'] : []);
+  const view: ResponseView = { complete, text: joinText(texts), toolCalls, finishReason: responsesFinishReason(body) };
+  const error = responsesErrorText(body);
+  if (error !== undefined) view.incompleteReason = error;
+  return withOptional(view, { usage: openAiUsage(body['usage']), responseId: stringOr(body['id']), model: stringOr(body['model']), refusal: joinText(refusals) ?? undefined });
+}
+
+/** A non-streamed 2xx response body; null when it is not the API's response object. */
+export function readResponseBody(api: ApiKind, body: unknown): ResponseView | null {
+  if (!isRecord(body)) return null;
+  if (api === 'anthropic-messages') return Array.isArray(body['content']) ? readAnthropicMessage(body) : null;
+  if (api === 'openai-chat') return Array.isArray(body['choices']) ? readChatCompletion(body) : null;
+  return Array.isArray(body['output']) || typeof body['status'] === 'string' ? readResponsesObject(body, true) : null;
+}
+
+/** What an error response says: `type: message` from the API's error object, or the start of the body. */
+export function errorText(body: unknown, bodyRaw: unknown): string {
+  if (isRecord(body)) {
+    const error = body['error'];
+    if (isRecord(error)) {
+      const text = [stringOr(error['type']) ?? stringOr(error['code']), stringOr(error['message'])].filter(Boolean).join(': ');
+      if (text !== '') return text;
+    }
+    if (typeof error === 'string') return error;
+    if (typeof body['message'] === 'string') return body['message'];
+    return JSON.stringify(body).slice(0, 1000);
+  }
+  if (typeof body === 'string' && body !== '') return body.slice(0, 1000);
+  if (typeof bodyRaw === 'string' && bodyRaw !== '') return bodyRaw.slice(0, 1000);
+  return '';
+}
+
+/** The error type of an error body (`overloaded_error`, `rate_limit_exceeded`, …), when it names one. */
+export function errorType(body: unknown): string | undefined {
+  if (!isRecord(body) || !isRecord(body['error'])) return undefined;
+  return stringOr(body['error']['type']) ?? stringOr(body['error']['code']);
+}
