@@ -67,6 +67,8 @@ export const fileReportSchema = z.object({
   bytes: z.number().int(),
   lines: z.number().int(),
   events: z.number().int(),
+  /** Records the format's adapter does not model: kept and shown as unknown events. */
+  unknown_events: z.number().int(),
   parse_errors: z.array(parseErrorSchema),
 });
 

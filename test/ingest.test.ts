@@ -3,7 +3,7 @@
  * and oversized lines, byte-for-byte retrieval of every line, and reuse of the database.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openTrace, readReport } from '../src-main/engine/engine';
@@ -189,6 +189,28 @@ describe('the stored trace', () => {
       const calls = db.prepare('SELECT step, name, state FROM calls ORDER BY line, call_index').all() as { step: number; state: string }[];
       assert.deepEqual(calls.map((call) => [call.step, call.state]), [[1, 'ok'], [2, 'ok'], [3, 'ok'], [4, 'ok'], [5, 'unexecuted']]);
       db.close();
+    } finally {
+      cacheDir.remove();
+    }
+  });
+});
+
+describe('lines an adapter folds into events anchored elsewhere', () => {
+  it('stay retrievable byte for byte, every one of them', async () => {
+    const cacheDir = temporaryDir('absorbed');
+    try {
+      const path = join(import.meta.dirname, 'fixtures', 'formats', 'claude-code', 'parallel-split-lines.jsonl');
+      const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const db = openDatabase(trace.dbPath, { readonly: true });
+      const lines = readFileSync(path, 'utf8').split('\n');
+      let checked = 0;
+      lines.forEach((text, index) => {
+        if (text.trim() === '') return;
+        assert.equal(readRawLine(db, trace.sourceId, index + 1)?.bytes.toString(), text, `line ${index + 1}`);
+        checked += 1;
+      });
+      db.close();
+      assert.ok(checked > 5);
     } finally {
       cacheDir.remove();
     }

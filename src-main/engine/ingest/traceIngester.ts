@@ -105,8 +105,12 @@ export class TraceIngester {
   private readonly runs = new Map<string, RunState>();
   private nextEventId = 1;
   private nextToolCallId = 1;
+  /** Whether the line being mapped has produced an event anchored to it. */
+  private currentLineAnchored = false;
+  private currentLine = 0;
   private readonly emit = (mapped: MappedEvent): void => {
     this.counters.events += 1;
+    if (mapped.line.lineNumber === this.currentLine) this.currentLineAnchored = true;
     this.acceptEvent(mapped);
   };
 
@@ -135,8 +139,13 @@ export class TraceIngester {
       return;
     }
     if (decoded.invalidUtf8) this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the line was loaded', decoded.text, true);
+    this.currentLine = line.lineNumber;
+    this.currentLineAnchored = false;
     const failure = this.mapper.map(decoded.value, ref, this.emit, bytes);
     if (failure !== undefined) this.reportError(line, failure.reason, decoded.text, false);
+    else if (!this.currentLineAnchored) {
+      this.writer.addAbsorbedLine({ source_id: this.sourceId, line: line.lineNumber, byte_offset: line.offset, byte_length: line.length });
+    }
   }
 
   /** A long line is first read from its top level; returns false to have it parsed in full. */

@@ -29,11 +29,12 @@ interface SourceIdentityRow {
   fingerprint: string;
 }
 
-/** Returns null when no event or parse error was recorded for that line (a blank line, or past the end). */
+/** Returns null when nothing was recorded for that line (a blank line, or past the end). */
 export function readRawLine(db: Database.Database, sourceId: number, line: number): RawLine | null {
   const location =
     db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM events WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
-    db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line);
+    db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
+    db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line);
   if (location === undefined) return null;
   const source = db.prepare<[number], SourceIdentityRow>('SELECT path, size, mtime_ms, fingerprint FROM sources WHERE id = ?').get(sourceId);
   if (source === undefined) return null;

@@ -124,6 +124,14 @@ const migrations: readonly Migration[] = [
         response_event_id INTEGER,
         PRIMARY KEY (run_pk, step)
       ) WITHOUT ROWID;
+      -- Lines an adapter folded into an event anchored elsewhere (a split record, a repeated
+      -- counter): kept so every line of the file stays retrievable.
+      CREATE TABLE absorbed_lines (
+        source_id INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        byte_offset INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL
+      );
       CREATE TABLE parse_errors (
         id INTEGER PRIMARY KEY,
         source_id INTEGER NOT NULL,
@@ -199,5 +207,6 @@ export function createQueryIndexes(db: Database.Database): void {
     CREATE INDEX IF NOT EXISTS events_by_line ON events (source_id, line);
     CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_pk, event_id, call_index);
     CREATE INDEX IF NOT EXISTS parse_errors_by_source ON parse_errors (source_id, line);
+    CREATE INDEX IF NOT EXISTS absorbed_lines_by_source ON absorbed_lines (source_id, line);
   `);
 }

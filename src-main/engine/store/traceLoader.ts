@@ -100,7 +100,8 @@ export class TraceLoader {
       this.latestRunRows.set(run.id, run);
     }
     for (const runPk of batch.analyzeRuns) {
-      const assembler = this.assemblers.get(runPk);
+      // A run may have no analyzable event at all (only its start): it is analyzed all the same.
+      const assembler = this.assemblers.get(runPk) ?? (this.analyzedRuns.has(runPk) ? undefined : new RunTimelineAssembler());
       const run = this.latestRunRows.get(runPk);
       if (assembler === undefined || run === undefined || this.changedAfterAnalysis.has(runPk)) continue;
       this.analyzer.analyze(run, assembler);

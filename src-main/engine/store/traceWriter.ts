@@ -62,6 +62,13 @@ export interface ParseErrorRow {
   loaded: number;
 }
 
+export interface AbsorbedLineRow {
+  source_id: number;
+  line: number;
+  byte_offset: number;
+  byte_length: number;
+}
+
 export interface RunRow {
   id: number;
   source_id: number;
@@ -92,6 +99,7 @@ export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
   'args_summary',
 ];
+const absorbedLineColumns: readonly (keyof AbsorbedLineRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length'];
 const parseErrorColumns: readonly (keyof ParseErrorRow)[] = [
   'source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded',
 ];
@@ -114,6 +122,7 @@ export interface RowBatch {
   events: unknown[][];
   toolCalls: unknown[][];
   parseErrors: unknown[][];
+  absorbedLines: unknown[][];
   /** Outcomes of streams without a model_response, set on their last fragment. */
   streamOutcomes: StreamOutcome[];
   runs: unknown[][];
@@ -160,7 +169,7 @@ export class RowBatcher {
   constructor(private readonly ship: (batch: RowBatch) => void) {}
 
   private static empty(): RowBatch {
-    return { events: [], toolCalls: [], parseErrors: [], streamOutcomes: [], runs: [], analyzeRuns: [] };
+    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], analyzeRuns: [] };
   }
 
   addEvent(row: EventRow): void {
@@ -175,6 +184,11 @@ export class RowBatcher {
 
   addParseError(row: ParseErrorRow): void {
     this.batch.parseErrors.push(encode(row, parseErrorColumns));
+    this.counted();
+  }
+
+  addAbsorbedLine(row: AbsorbedLineRow): void {
+    this.batch.absorbedLines.push(encode(row, absorbedLineColumns));
     this.counted();
   }
 
@@ -234,6 +248,7 @@ export class TraceStore {
     const insertEvents = inserter(db, 'events', eventColumns);
     const insertToolCalls = inserter(db, 'tool_calls', toolCallColumns);
     const insertParseErrors = inserter(db, 'parse_errors', parseErrorColumns);
+    const insertAbsorbedLines = inserter(db, 'absorbed_lines', absorbedLineColumns);
     const insertRuns = inserter(db, 'runs', runColumns);
     const updateStreamOutcome = db.prepare<[string, string | null, number, number]>(
       'UPDATE events SET outcome = ?, finish_reason = ?, tool_call_count = ? WHERE id = ?',
@@ -242,6 +257,7 @@ export class TraceStore {
       insertEvents(batch.events);
       insertToolCalls(batch.toolCalls);
       insertParseErrors(batch.parseErrors);
+      insertAbsorbedLines(batch.absorbedLines);
       insertRuns(batch.runs);
       for (const stream of batch.streamOutcomes) updateStreamOutcome.run(stream.outcome, stream.finishReason, stream.toolCallCount, stream.eventId);
     });

@@ -51,6 +51,7 @@ export const storeRequestSchema = z.discriminatedUnion('type', [
       events: rowsSchema,
       toolCalls: rowsSchema,
       parseErrors: rowsSchema,
+      absorbedLines: rowsSchema,
       streamOutcomes: z.array(
         z.object({ eventId: z.number(), runPk: z.number(), outcome: z.string(), finishReason: z.string().nullable(), toolCallCount: z.number() }),
       ),
