@@ -6,7 +6,7 @@ import type { ModelOutcome } from './canonicalEvents';
 
 const finishReasons = {
   final: ['stop', 'end_turn', 'stop_sequence', 'completed'],
-  toolCalls: ['tool_calls', 'tool_use', 'function_call'],
+  toolCalls: ['tool_calls', 'tool_use', 'function_call', 'tool_call'],
   truncated: ['length', 'max_tokens', 'max_output_tokens', 'model_context_window_exceeded'],
   refusal: ['refusal'],
   other: ['content_filter', 'pause_turn'],

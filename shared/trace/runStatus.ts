@@ -26,6 +26,8 @@ const statusSpellings: Readonly<Record<string, RunStatus>> = {
   completed: 'succeeded',
   complete: 'succeeded',
   ok: 'succeeded',
+  // OpenTelemetry's status of a span that ended without an error.
+  unset: 'succeeded',
   done: 'succeeded',
   model_finished: 'model_finished',
   finished: 'model_finished',

@@ -4,9 +4,13 @@
  */
 import { agentsSpanEventsFormat } from './agentsSpanEvents';
 import { canonicalFormat } from './canonicalAdapter';
+import { clineFormat } from './cline';
 import { claudeCodeFormat } from './claudeCode';
 import { codexFormat } from './codex';
 import { httpExchangeFormat } from './httpExchange';
+import { openaiExportFormat } from './openaiExports';
+import { otelConsoleFormat } from './otelConsole';
+import { otelOtlpFormat } from './otelOtlp';
 import { streamChunksFormat } from './streamChunks';
 import type { DetectionSample, FormatAdapter } from './formatAdapter';
 
@@ -16,6 +20,10 @@ export const formatAdapters: readonly FormatAdapter[] = [
   httpExchangeFormat,
   streamChunksFormat,
   agentsSpanEventsFormat,
+  otelOtlpFormat,
+  otelConsoleFormat,
+  openaiExportFormat,
+  clineFormat,
   canonicalFormat,
 ];
 

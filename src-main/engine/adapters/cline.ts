@@ -1,0 +1,763 @@
+/**
+ * Cline task history: `ui_messages.json`, one JSON array of UI messages `{ts, type: say|ask,
+ * say|ask, text, …}` per task. See docs/formats/cline.md.
+ *
+ * A model step starts at each `say:"api_req_started"` (its text holds the step's usage and the
+ * user content sent with the request). The messages after it — reasoning, text, tools, commands,
+ * completion_result — are the model's response, merged into one model_response when the step
+ * closes. Cline writes no tool call ids: each tool or command message is a call whose id is
+ * synthesized from its position in the array (`msg-<index>`). Its result is the
+ * `[<tool> …] Result:` block that the next api_req_started's request carries for it, in order
+ * (what the model was actually sent), else the UI's own evidence (command output, an error
+ * message). The array is one JSON document; each event is anchored to its own element's lines.
+ */
+import { basename, dirname, extname } from 'node:path';
+import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import type { AdaptedEvent } from './canonicalAdapter';
+import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+
+type Emit = (mapped: MappedEvent) => void;
+type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
+type Json = Record<string, unknown>;
+
+/** What a tool message's `tool` is answered as in the next request's `[<name> for …] Result:` header. */
+const resultHeaderNames: Readonly<Record<string, readonly string[]>> = {
+  readFile: ['read_file'],
+  editedExistingFile: ['replace_in_file', 'write_to_file', 'apply_patch', 'edit_file'],
+  newFileCreated: ['write_to_file', 'apply_patch'],
+  fileDeleted: ['apply_patch', 'delete_file'],
+  listFilesTopLevel: ['list_files'],
+  listFilesRecursive: ['list_files'],
+  listCodeDefinitionNames: ['list_code_definition_names'],
+  searchFiles: ['search_files'],
+  webFetch: ['web_fetch'],
+  webSearch: ['web_search'],
+  summarizeTask: ['summarize_task'],
+  useSkill: ['use_skill'],
+  command: ['execute_command'],
+  mcp: ['use_mcp_tool', 'access_mcp_resource'],
+  browser: ['browser_action'],
+};
+
+/** Tools that are not calls in Loopscope's sense (the model talking to the user): their results are the user's answers. */
+const conversationalTools = new Set([
+  'attempt_completion',
+  'ask_followup_question',
+  'plan_mode_respond',
+  'act_mode_respond',
+  'new_task',
+  'condense',
+  'summarize_task',
+  'report_bug',
+  'load_mcp_documentation',
+  'focus_chain',
+  'use_subagents',
+]);
+
+/** Tools whose UI `content` is their output (a listing, search hits) or a repeat of the path, not an argument. */
+const contentIsOutput = new Set(['readFile', 'listFilesTopLevel', 'listFilesRecursive', 'listCodeDefinitionNames', 'searchFiles', 'webFetch', 'webSearch']);
+
+/** Messages that are the UI's evidence of a failed tool. */
+const errorSays = new Set(['error', 'diff_error', 'clineignore_error', 'command_permission_denied']);
+
+const COMMAND_REQ_APP = 'REQ_APP';
+const RESULT_HEADER = /^\[([a-z_]+)(?: [^\n]*)?\] Result:[^\S\n]*$/gm;
+
+interface ClineCall {
+  callId: string;
+  name: string;
+  /** Result header names that answer it; empty: any tool that is not conversational. */
+  headers: readonly string[];
+  arguments: unknown;
+  /** An `ask` (waiting for approval) rather than a `say` (approved, running). */
+  asked: boolean;
+  step: number;
+  line: LineRef;
+  ts: string;
+  outputs: string[];
+  outputLine: LineRef | undefined;
+  outputTs: string | undefined;
+  error: { text: string; line: LineRef; ts: string } | undefined;
+}
+
+interface Step {
+  step: number;
+  line: LineRef;
+  ts: string;
+  typeRaw: string;
+  /** Opened by content with no api_req_started before it (Cline deletes an unfinished one when a task resumes). */
+  implicit: boolean;
+  usage: Json | undefined;
+  cost: number | undefined;
+  cancelReason: string | undefined;
+  streamingFailed: string | undefined;
+  apiFailed: string | undefined;
+  model: string | undefined;
+  provider: string | undefined;
+  texts: string[];
+  reasoning: string[];
+  completion: string | undefined;
+  question: string | undefined;
+  calls: ClineCall[];
+  /** Events of the step's other messages, emitted after its model_response, in order. */
+  buffered: MappedEvent[];
+  /** A checkpoint, user message or resume was seen: more model content belongs to a new model call. */
+  closedForContent: boolean;
+  deletedRange: unknown;
+}
+
+type LastWord =
+  | { kind: 'open' }
+  | { kind: 'completion'; line: LineRef; ts: string; text: string | undefined; typeRaw: string }
+  | { kind: 'paused'; status: 'waiting_for_input' | 'waiting_for_approval'; line: LineRef; ts: string; what: string }
+  | { kind: 'interrupted'; line: LineRef; ts: string }
+  | { kind: 'failed'; line: LineRef; ts: string; text: string }
+  | { kind: 'budget'; line: LineRef; ts: string; limit: string; what: string };
+
+interface ResultBlock {
+  name: string;
+  body: string;
+}
+
+function parseJsonText(text: unknown): Json | undefined {
+  if (typeof text !== 'string' || !text.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** Cline's tokensIn leaves out cache reads and writes (it adds all four for the context size); the request's size is the sum. */
+function usageOf(info: Json): Json | undefined {
+  const tokensIn = count(info['tokensIn']);
+  const tokensOut = count(info['tokensOut']);
+  const cacheWrites = count(info['cacheWrites']);
+  const cacheReads = count(info['cacheReads']);
+  const cost = count(info['cost']);
+  const anyInput = tokensIn !== undefined || cacheWrites !== undefined || cacheReads !== undefined;
+  if (!anyInput && tokensOut === undefined && cost === undefined) return undefined;
+  return {
+    ...(anyInput ? { input_tokens: (tokensIn ?? 0) + (cacheWrites ?? 0) + (cacheReads ?? 0) } : {}),
+    ...(tokensOut !== undefined ? { output_tokens: tokensOut } : {}),
+    ...(cacheReads !== undefined ? { cached_input_tokens: cacheReads } : {}),
+    ...(tokensIn !== undefined ? { uncached_input_tokens: tokensIn } : {}),
+    ...(cacheWrites !== undefined ? { cache_creation_input_tokens: cacheWrites } : {}),
+    ...(cost !== undefined ? { cost_usd: cost } : {}),
+  };
+}
+
+/** The `[<tool> for '…'] Result:` blocks of a request's text, in order. */
+export function resultBlocks(request: string): ResultBlock[] {
+  const headers = [...request.matchAll(RESULT_HEADER)];
+  return headers.map((match, index) => {
+    const start = match.index + match[0].length;
+    const end = headers[index + 1]?.index ?? request.length;
+    let body = request.slice(start, end);
+    // What Cline appends after the last result: the editor's state, a resumption notice.
+    for (const marker of ['<environment_details>', '[TASK RESUMPTION]']) {
+      const at = body.indexOf(marker);
+      if (at !== -1) body = body.slice(0, at);
+    }
+    return { name: match[1]!, body: body.trim() };
+  });
+}
+
+function blockOutcome(body: string): { ok: true } | { ok: false; code: string | undefined; message: string } {
+  if (body.startsWith('The tool execution failed with the following error:')) {
+    const inner = /<error>\s*([\s\S]*?)\s*<\/error>/.exec(body);
+    return { ok: false, code: undefined, message: (inner?.[1] ?? body).slice(0, 1000) };
+  }
+  if (body.startsWith('The user denied this operation')) return { ok: false, code: 'denied', message: body.slice(0, 1000) };
+  return { ok: true };
+}
+
+/**
+ * Where each element of a top-level JSON array lies in its bytes: the element's own lines, so
+ * that an event points at its message rather than at the whole document.
+ */
+export function arrayElementRefs(bytes: Buffer, line: LineRef): LineRef[] {
+  // The ingester strips a BOM from the first record's bytes; offsets are the file's.
+  const shift = line.length - bytes.length;
+  const refs: LineRef[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let newlines = 0;
+  let start = -1;
+  let startLine = 0;
+  let contentEnd = 0;
+  const close = (end: number): void => {
+    refs.push({ lineNumber: line.lineNumber + startLine, offset: line.offset + shift + start, length: end - start });
+    start = -1;
+  };
+  for (let index = 0; index < bytes.length; index += 1) {
+    const byte = bytes[index]!;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (byte === 0x5c) escaped = true;
+      else if (byte === 0x22) {
+        inString = false;
+        contentEnd = index + 1;
+      } else if (byte === 0x0a) newlines += 1;
+      continue;
+    }
+    if (byte === 0x0a) {
+      newlines += 1;
+      continue;
+    }
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0d) continue;
+    const closing = byte === 0x5d || byte === 0x7d;
+    if (depth === 1 && start === -1 && byte !== 0x2c && !closing) {
+      start = index;
+      startLine = newlines;
+    }
+    if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) depth += 1;
+    else if (closing) {
+      depth -= 1;
+      if (depth === 1 && start !== -1) close(index + 1);
+      else if (depth === 0) {
+        if (start !== -1) close(contentEnd);
+        break;
+      }
+    } else if (byte === 0x2c && depth === 1) {
+      if (start !== -1) close(contentEnd);
+      continue;
+    }
+    contentEnd = index + 1;
+  }
+  return refs;
+}
+
+function isoOf(ts: unknown): string | undefined {
+  if (typeof ts !== 'number' || !Number.isFinite(ts)) return undefined;
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+function stringField(record: Json, key: string): string | undefined {
+  const value = record[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+class ClineMapper implements FormatMapper {
+  private readonly runId: string;
+  private started = false;
+  private steps = 0;
+  private step: Step | null = null;
+  /** Calls of closed steps, waiting for the next request to carry their results. */
+  private awaiting: ClineCall[] = [];
+  /** The task was interrupted (resume_task) since the awaiting calls were made. */
+  private interrupted: { line: LineRef; ts: string } | null = null;
+  private last: LastWord = { kind: 'open' };
+  private lastDeletedRange = 'null';
+  private index = 0;
+
+  constructor(runId: string) {
+    this.runId = runId;
+  }
+
+  map(value: unknown, line: LineRef, emit: Emit, bytes: Buffer): { reason: string } | undefined {
+    if (!Array.isArray(value)) {
+      return { reason: `not a Cline ui_messages.json: the document is ${value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}, not an array of UI messages` };
+    }
+    const refs = arrayElementRefs(bytes, line);
+    const aligned = refs.length === value.length;
+    const rejected: string[] = [];
+    value.forEach((message, position) => {
+      const ref = aligned ? refs[position]! : line;
+      const why = this.mapMessage(message, ref, emit);
+      if (why !== undefined) rejected.push(`element ${this.index - 1} (line ${ref.lineNumber}): ${why}`);
+    });
+    if (rejected.length === 0) return undefined;
+    return { reason: `${rejected.length} of ${value.length} elements are not Cline UI messages, the others were loaded; first: ${rejected[0]}` };
+  }
+
+  finish(emit: Emit): void {
+    this.closeStep(emit);
+    this.resolveAtEnd(emit);
+    this.deriveEnd(emit);
+  }
+
+  private event<T extends AdaptedEvent>(event: T, typeRaw: string, line: LineRef): MappedEvent {
+    return { event, typeRaw, line };
+  }
+
+  private unknown(typeRaw: string, ts: string, line: LineRef, step = this.step?.step ?? this.steps): MappedEvent {
+    return this.event({ type: 'unknown', type_raw: typeRaw, run_id: this.runId, step, ts }, typeRaw, line);
+  }
+
+  /** Emits now, or after the open step's model_response when a step is open. */
+  private later(mapped: MappedEvent, emit: Emit): void {
+    if (this.step !== null) this.step.buffered.push(mapped);
+    else emit(mapped);
+  }
+
+  private mapMessage(message: unknown, line: LineRef, emit: Emit): string | undefined {
+    const position = this.index++;
+    if (!isRecord(message)) return `not an object`;
+    const type = message['type'];
+    const sub = type === 'say' ? message['say'] : type === 'ask' ? message['ask'] : undefined;
+    if (typeof sub !== 'string') return `no "type":"say"|"ask" with its "say"/"ask" subtype`;
+    const tsValue = isoOf(message['ts']);
+    if (tsValue === undefined) return `no "ts" (epoch milliseconds)`;
+    const ts = tsValue;
+    const typeRaw = `${type}/${sub}`;
+    const text = typeof message['text'] === 'string' ? message['text'] : '';
+    if (!this.started) {
+      const task = type === 'say' && sub === 'task';
+      this.start(message, task ? text : undefined, ts, line, emit);
+      if (task) return undefined;
+    }
+
+    if (type === 'say' && sub === 'api_req_started') {
+      this.closeStep(emit);
+      const info = parseJsonText(text) ?? {};
+      this.resolveAwaiting(typeof info['request'] === 'string' ? info['request'] : '', line, ts, emit);
+      this.openStep(message, line, ts, typeRaw, false, info);
+      this.last = { kind: 'open' };
+      return undefined;
+    }
+
+    switch (sub) {
+      case 'reasoning':
+      case 'text': {
+        const step = this.contentStep(message, line, ts, typeRaw, emit, sub === 'reasoning');
+        if (text !== '') {
+          const target = sub === 'reasoning' ? step.reasoning : step.texts;
+          // Cline sometimes writes one text twice in a row.
+          if (target[target.length - 1] !== text) target.push(text);
+        }
+        if (type === 'say') this.last = { kind: 'open' };
+        return undefined;
+      }
+      case 'completion_result': {
+        if (type === 'say') {
+          const step = this.contentStep(message, line, ts, typeRaw, emit, false);
+          step.completion = text;
+          this.last = { kind: 'completion', line, ts, text, typeRaw };
+        } else {
+          const completion = this.step?.completion;
+          this.later(this.unknown(typeRaw, ts, line), emit);
+          if (this.step !== null) this.step.closedForContent = true;
+          if (this.last.kind !== 'completion') this.last = { kind: 'completion', line, ts, text: completion, typeRaw };
+        }
+        return undefined;
+      }
+      case 'followup':
+      case 'plan_mode_respond':
+      case 'act_mode_respond': {
+        if (type !== 'ask') break;
+        const step = this.contentStep(message, line, ts, typeRaw, emit, false);
+        const question = parseJsonText(text);
+        step.question = (question && (stringField(question, 'question') ?? stringField(question, 'response'))) ?? text;
+        step.closedForContent = true;
+        this.last = { kind: 'paused', status: 'waiting_for_input', line, ts, what: typeRaw };
+        return undefined;
+      }
+      case 'tool':
+      case 'command':
+      case 'use_mcp_server':
+      case 'browser_action_launch':
+      case 'browser_action': {
+        if (this.step?.completion !== undefined && !this.step.closedForContent) {
+          // attempt_completion's own command (shown to demonstrate the result): part of the completion, not a call.
+          this.later(this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
+          return undefined;
+        }
+        this.addCall(message, sub, type === 'ask', text, position, line, ts, typeRaw, emit);
+        return undefined;
+      }
+      case 'command_output':
+      case 'mcp_server_response':
+      case 'browser_action_result': {
+        if (this.step?.completion !== undefined) {
+          this.later(this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
+          return undefined;
+        }
+        const call = this.latestCall();
+        if (call === undefined) {
+          this.later(this.unknown(typeRaw, ts, line), emit);
+          return undefined;
+        }
+        if (call.outputLine === undefined) {
+          call.outputLine = line;
+          call.outputTs = ts;
+        }
+        if (text !== '') call.outputs.push(text);
+        if (this.last.kind === 'paused' && this.last.status === 'waiting_for_approval') this.last = { kind: 'open' };
+        return undefined;
+      }
+      case 'api_req_failed':
+        if (type !== 'ask') break;
+        if (this.step !== null) this.step.apiFailed = text || 'api_req_failed';
+        this.later(this.unknown(typeRaw, ts, line), emit);
+        this.last = { kind: 'failed', line, ts, text: text || 'the API request failed' };
+        return undefined;
+      case 'resume_task':
+      case 'resume_completed_task':
+        if (type !== 'ask') break;
+        this.closeStep(emit);
+        emit(this.unknown(typeRaw, ts, line));
+        if (sub === 'resume_task') {
+          this.interrupted ??= { line, ts };
+          if (this.last.kind !== 'completion') this.last = { kind: 'interrupted', line, ts };
+        }
+        return undefined;
+      case 'mistake_limit_reached':
+      case 'auto_approval_max_req_reached':
+        if (type !== 'ask') break;
+        this.later(this.unknown(typeRaw, ts, line), emit);
+        this.last =
+          sub === 'mistake_limit_reached'
+            ? { kind: 'budget', line, ts, limit: 'max_consecutive_mistakes', what: 'Cline stopped at its limit of consecutive mistakes and asks the user how to go on' }
+            : { kind: 'budget', line, ts, limit: 'max_requests', what: 'Cline reached its limit of auto-approved requests and asks the user to go on' };
+        return undefined;
+      case 'user_feedback':
+      case 'user_feedback_diff':
+        this.later(this.unknown(typeRaw, ts, line), emit);
+        if (this.step !== null) this.step.closedForContent = true;
+        this.last = { kind: 'open' };
+        return undefined;
+      case 'checkpoint_created':
+        this.later(this.unknown(typeRaw, ts, line), emit);
+        if (this.step !== null && this.stepHasContent(this.step)) this.step.closedForContent = true;
+        return undefined;
+      default:
+        break;
+    }
+    if (type === 'say' && errorSays.has(sub)) {
+      this.mapError(message, sub, text, position, line, ts, typeRaw, emit);
+      return undefined;
+    }
+    // task_progress, error_retry, info, hooks, …: kept as written.
+    this.later(this.unknown(typeRaw, ts, line), emit);
+    return undefined;
+  }
+
+  private start(message: Json, task: string | undefined, ts: string, line: LineRef, emit: Emit): void {
+    this.started = true;
+    const modelInfo = isRecord(message['modelInfo']) ? message['modelInfo'] : {};
+    const event: EventOf<'run_start'> = {
+      type: 'run_start',
+      run_id: this.runId,
+      step: 0,
+      ts,
+      config: {
+        ...(typeof modelInfo['providerId'] === 'string' ? { provider: modelInfo['providerId'] } : {}),
+        ...(typeof modelInfo['modelId'] === 'string' ? { model: modelInfo['modelId'] } : {}),
+        ...(typeof modelInfo['mode'] === 'string' ? { mode: modelInfo['mode'] } : {}),
+      },
+      ...(task !== undefined ? { task } : {}),
+    };
+    emit(this.event(event, task !== undefined ? 'say/task' : 'run_start', line));
+  }
+
+  private stepHasContent(step: Step): boolean {
+    return step.texts.length > 0 || step.reasoning.length > 0 || step.calls.length > 0 || step.completion !== undefined || step.question !== undefined;
+  }
+
+  private openStep(message: Json, line: LineRef, ts: string, typeRaw: string, implicit: boolean, info: Json): Step {
+    const modelInfo = isRecord(message['modelInfo']) ? message['modelInfo'] : {};
+    const deletedRange = message['conversationHistoryDeletedRange'];
+    this.step = {
+      step: ++this.steps,
+      line,
+      ts,
+      typeRaw,
+      implicit,
+      usage: usageOf(info),
+      cost: count(info['cost']),
+      cancelReason: stringField(info, 'cancelReason'),
+      streamingFailed: stringField(info, 'streamingFailedMessage'),
+      apiFailed: undefined,
+      model: stringField(modelInfo, 'modelId'),
+      provider: stringField(modelInfo, 'providerId'),
+      texts: [],
+      reasoning: [],
+      completion: undefined,
+      question: undefined,
+      calls: [],
+      buffered: [],
+      closedForContent: false,
+      deletedRange,
+    };
+    return this.step;
+  }
+
+  /**
+   * The step model content belongs to: the open one, or a new one when there is none or the open
+   * one is over (a checkpoint, a user message, or reasoning after the response's calls and text:
+   * a model call whose api_req_started Cline removed when the task resumed).
+   */
+  private contentStep(message: Json, line: LineRef, ts: string, typeRaw: string, emit: Emit, reasoning: boolean): Step {
+    const step = this.step;
+    const over = step === null || step.closedForContent || (reasoning && (step.calls.length > 0 || step.texts.length > 0 || step.completion !== undefined));
+    if (!over) return step;
+    this.closeStep(emit);
+    return this.openStep(message, line, ts, typeRaw, true, {});
+  }
+
+  private latestCall(): ClineCall | undefined {
+    const calls = this.step?.calls;
+    if (calls !== undefined && calls.length > 0) return calls[calls.length - 1];
+    return this.step === null || !this.stepHasContent(this.step) ? this.awaiting[this.awaiting.length - 1] : undefined;
+  }
+
+  private addCall(message: Json, sub: string, asked: boolean, text: string, position: number, line: LineRef, ts: string, typeRaw: string, emit: Emit): ClineCall {
+    const step = this.contentStep(message, line, ts, typeRaw, emit, false);
+    let name: string;
+    let headers: readonly string[];
+    let args: unknown;
+    if (sub === 'tool') {
+      const tool = parseJsonText(text);
+      const kind = tool === undefined ? undefined : stringField(tool, 'tool');
+      name = kind ?? 'tool';
+      headers = (kind !== undefined ? resultHeaderNames[kind] : undefined) ?? [];
+      if (tool === undefined) args = { text };
+      else {
+        const { content, ...rest } = tool;
+        args = kind !== undefined && contentIsOutput.has(kind) ? rest : tool;
+        void content;
+      }
+    } else if (sub === 'command') {
+      const requiresApproval = text.endsWith(COMMAND_REQ_APP);
+      name = 'execute_command';
+      headers = resultHeaderNames['command']!;
+      args = { command: requiresApproval ? text.slice(0, -COMMAND_REQ_APP.length) : text, ...(requiresApproval ? { requires_approval: true } : {}) };
+    } else if (sub === 'use_mcp_server') {
+      const request = parseJsonText(text) ?? { text };
+      name = stringField(request, 'toolName') ?? (stringField(request, 'type') === 'access_mcp_resource' ? 'access_mcp_resource' : 'use_mcp_tool');
+      headers = resultHeaderNames['mcp']!;
+      args = request;
+    } else {
+      name = 'browser_action';
+      headers = resultHeaderNames['browser']!;
+      args = sub === 'browser_action_launch' ? { action: 'launch', url: text } : (parseJsonText(text) ?? { text });
+    }
+    const call: ClineCall = { callId: `msg-${position}`, name, headers, arguments: args, asked, step: step.step, line, ts, outputs: [], outputLine: undefined, outputTs: undefined, error: undefined };
+    step.calls.push(call);
+    if (asked) this.last = { kind: 'paused', status: 'waiting_for_approval', line, ts, what: `${typeRaw} ${name}` };
+    else {
+      this.last = { kind: 'open' };
+      // A say is written once the call is approved (or auto-approved) and runs.
+      const started: EventOf<'tool_call_start'> = { type: 'tool_call_start', run_id: this.runId, step: step.step, ts, call_id: call.callId, name, arguments: args };
+      step.buffered.push(this.event(started, typeRaw, line));
+    }
+    return call;
+  }
+
+  /**
+   * An error message: the failure of the call just made, or a call of its own when Cline says it
+   * instead of showing the call (a failed replace_in_file, a path blocked by .clineignore, a
+   * missing parameter).
+   */
+  private mapError(message: Json, sub: string, text: string, position: number, line: LineRef, ts: string, typeRaw: string, emit: Emit): void {
+    const missing = /^Cline tried to use ([a-z_]+) without value for required parameter/.exec(text);
+    const ownCall = sub === 'diff_error' || sub === 'clineignore_error' || missing !== null;
+    let call = ownCall ? undefined : this.latestCall();
+    if (ownCall) {
+      call = this.addCall(message, 'tool', false, JSON.stringify({ tool: sub === 'diff_error' ? 'editedExistingFile' : (missing?.[1] ?? 'tool'), path: text }), position, line, ts, typeRaw, emit);
+      if (missing !== null) call.headers = [missing[1]!];
+      else if (sub === 'clineignore_error') call.headers = [];
+    }
+    if (call !== undefined && call.error === undefined) call.error = { text: text || sub, line, ts };
+    if (!ownCall) this.later(this.unknown(typeRaw, ts, line), emit);
+  }
+
+  private closeStep(emit: Emit): void {
+    const step = this.step;
+    if (step === null) return;
+    this.step = null;
+    let outcome: Outcome;
+    let incompleteReason: string | undefined;
+    if (step.cancelReason !== undefined) {
+      outcome = 'incomplete';
+      incompleteReason = step.cancelReason;
+    } else if (step.apiFailed !== undefined) {
+      outcome = 'incomplete';
+      incompleteReason = 'api_req_failed';
+    } else if (step.implicit) {
+      // Cline removes an api_req_started that never got its cost when the task resumes: the request did not finish.
+      outcome = 'incomplete';
+      incompleteReason = 'interrupted';
+    } else if (step.calls.length > 0) outcome = 'tool_calls';
+    else if (this.stepHasContent(step)) outcome = 'final';
+    else {
+      outcome = 'incomplete';
+      incompleteReason = 'no_response';
+    }
+    const texts = [...step.texts, ...(step.question !== undefined ? [step.question] : []), ...(step.completion !== undefined ? [step.completion] : [])];
+    const deletedRange = JSON.stringify(step.deletedRange ?? null);
+    const truncated = deletedRange !== this.lastDeletedRange;
+    this.lastDeletedRange = deletedRange;
+    const toolCalls: ToolCall[] = step.calls.map((call) => ({ call_id: call.callId, name: call.name, arguments: call.arguments, ...(call.asked ? { approval: 'asked' } : {}) }));
+    const event: EventOf<'model_response'> = {
+      type: 'model_response',
+      run_id: this.runId,
+      step: step.step,
+      ts: step.ts,
+      outcome,
+      text: texts.length > 0 ? texts.join('\n') : null,
+      tool_calls: toolCalls,
+      ...(incompleteReason !== undefined ? { incomplete_reason: incompleteReason } : {}),
+      ...(step.usage !== undefined ? { usage: step.usage } : {}),
+      ...(step.model !== undefined ? { model: step.model } : {}),
+      ...(step.provider !== undefined ? { provider: step.provider } : {}),
+      ...(step.reasoning.length > 0 ? { reasoning: step.reasoning.join('\n') } : {}),
+      ...(step.completion !== undefined ? { completion_result: true } : {}),
+      ...(step.streamingFailed !== undefined ? { api_error: step.streamingFailed } : step.apiFailed !== undefined ? { api_error: step.apiFailed } : {}),
+      ...(truncated && step.deletedRange !== undefined ? { conversation_history_deleted_range: step.deletedRange } : {}),
+      ...(step.implicit ? { api_req_started: 'missing' } : {}),
+    };
+    emit(this.event(event, step.typeRaw, step.line));
+    for (const mapped of step.buffered) emit(mapped);
+    this.awaiting.push(...step.calls);
+  }
+
+  /** The calls made since the last request are answered by this request's result blocks, in order. */
+  private resolveAwaiting(request: string, line: LineRef, ts: string, emit: Emit): void {
+    const calls = this.awaiting;
+    this.awaiting = [];
+    const interrupted = this.interrupted;
+    this.interrupted = null;
+    let next = 0;
+    for (const block of request === '' ? [] : resultBlocks(request)) {
+      const matches = (call: ClineCall): boolean => (call.headers.length === 0 ? !conversationalTools.has(block.name) : call.headers.includes(block.name));
+      const at = calls.findIndex((call, index) => index >= next && matches(call));
+      if (at === -1) {
+        if (!conversationalTools.has(block.name)) emit(this.unknown(`request/${block.name} result (no UI message for its call)`, ts, line, this.steps));
+        continue;
+      }
+      for (const skipped of calls.slice(next, at)) this.resolveFromUi(skipped, interrupted ?? undefined, emit);
+      next = at + 1;
+      const call = calls[at]!;
+      const outcome = blockOutcome(block.body);
+      const event: EventOf<'tool_result'> = {
+        type: 'tool_result',
+        run_id: this.runId,
+        step: call.step,
+        ts,
+        call_id: call.callId,
+        name: call.name,
+        status: outcome.ok ? 'ok' : 'error',
+        output: block.body,
+        ...(outcome.ok ? {} : { error: { ...(outcome.code !== undefined ? { code: outcome.code } : {}), message: outcome.message } }),
+        result_of: `request/${block.name}`,
+      };
+      emit(this.event(event, `say/api_req_started/${block.name} result`, line));
+    }
+    for (const call of calls.slice(next)) this.resolveFromUi(call, interrupted ?? undefined, emit);
+  }
+
+  /**
+   * A call with no result block: what the UI shows of its outcome — an error message, an
+   * interruption, a command's output. With none of these it stays unanswered.
+   */
+  private resolveFromUi(call: ClineCall, interrupted: { line: LineRef; ts: string } | undefined, emit: Emit): void {
+    const base = { type: 'tool_result' as const, run_id: this.runId, step: call.step, call_id: call.callId, name: call.name, result_of: 'ui' };
+    if (call.error !== undefined) {
+      const event: EventOf<'tool_result'> = { ...base, ts: call.error.ts, status: 'error', output: call.error.text, error: { message: call.error.text.slice(0, 1000) } };
+      emit(this.event(event, 'say/error', call.error.line));
+    } else if (interrupted !== undefined) {
+      const event: EventOf<'tool_result'> = {
+        ...base,
+        ts: interrupted.ts,
+        status: 'error',
+        error: { code: 'interrupted', message: 'the task was interrupted before this call’s result reached the model; Cline tells the model to assume it failed' },
+      };
+      emit(this.event(event, 'ask/resume_task', interrupted.line));
+    } else if (call.outputs.length > 0 && call.outputLine !== undefined) {
+      const event: EventOf<'tool_result'> = { ...base, ts: call.outputTs ?? call.ts, status: 'ok', output: call.outputs.join('\n') };
+      emit(this.event(event, 'ask/command_output', call.outputLine));
+    }
+  }
+
+  /** End of the file: calls with no later request get what the UI shows; a pending approval stays pending. */
+  private resolveAtEnd(emit: Emit): void {
+    const calls = this.awaiting;
+    this.awaiting = [];
+    const interrupted = this.interrupted ?? undefined;
+    for (const call of calls) {
+      if (this.last.kind === 'paused' && this.last.status === 'waiting_for_approval' && call.asked && call.error === undefined && call.outputs.length === 0) continue;
+      this.resolveFromUi(call, interrupted, emit);
+    }
+  }
+
+  /** Cline writes no end of task: it is derived from the task's last message that tells. */
+  private deriveEnd(emit: Emit): void {
+    const last = this.last;
+    const end = (status: string, reason: string, line: LineRef, ts: string, typeRaw: string, extra: Partial<EventOf<'run_end'>> = {}): void => {
+      const event: EventOf<'run_end'> = { type: 'run_end', run_id: this.runId, step: this.steps, ts, status, reason: `derived: ${reason}`, ...extra };
+      emit(this.event(event, typeRaw, line));
+    };
+    const at = (line: LineRef): string => `line ${line.lineNumber}`;
+    switch (last.kind) {
+      case 'completion':
+        end('model_finished', `the task's last message is completion_result (${at(last.line)}): attempt_completion, the model presenting its result`, last.line, last.ts, last.typeRaw, {
+          ...(last.text !== undefined ? { output: last.text } : {}),
+        });
+        break;
+      case 'paused':
+        end(last.status, `the task's last message is ${last.what} (${at(last.line)}), still waiting for the user`, last.line, last.ts, last.what.split(' ')[0]!);
+        break;
+      case 'interrupted':
+        end('interrupted', `the task's last message is ask/resume_task (${at(last.line)}): the task was interrupted and not resumed`, last.line, last.ts, 'ask/resume_task');
+        break;
+      case 'failed':
+        end('failed', `the task's last message is ask/api_req_failed (${at(last.line)}): ${last.text.slice(0, 200)}`, last.line, last.ts, 'ask/api_req_failed');
+        break;
+      case 'budget':
+        end('budget_exceeded', `${last.what} (${at(last.line)})`, last.line, last.ts, `ask/${last.limit === 'max_requests' ? 'auto_approval_max_req_reached' : 'mistake_limit_reached'}`, { limit: last.limit });
+        break;
+      case 'open':
+        break;
+    }
+  }
+}
+
+/** `tasks/<taskId>/ui_messages.json` → the task id; another name → the file's name. */
+function runIdOf(path: string): string {
+  const directory = basename(dirname(path));
+  if (/^\d{10,}$/.test(directory)) return directory;
+  const name = basename(path, extname(path));
+  return name === '' ? 'cline' : name;
+}
+
+function isClineMessage(value: unknown): boolean {
+  if (!isRecord(value) || typeof value['ts'] !== 'number') return false;
+  return (value['type'] === 'say' && typeof value['say'] === 'string') || (value['type'] === 'ask' && typeof value['ask'] === 'string');
+}
+
+/** The first bytes of a document too large to be complete in the detection sample. */
+const HEAD_SIGNATURE = /^\s*\[\s*\{\s*"ts"\s*:\s*\d{10,}\s*,\s*"type"\s*:\s*"(?:say|ask)"\s*,\s*"(?:say|ask)"\s*:\s*"[a-z_]+"/;
+
+export const clineFormat: FormatAdapter = {
+  name: 'cline',
+  framing: 'json-values',
+  detect(sample) {
+    const document = sample.framedValues[0];
+    if (Array.isArray(document)) {
+      const head = document.slice(0, 50);
+      const messages = head.filter(isClineMessage).length;
+      if (head.length > 0 && messages === head.length) {
+        const first = document[0] as Json;
+        return `Cline task history (ui_messages.json): a JSON array of ${document.length} UI messages {ts, type: say|ask, …}${first['say'] === 'task' ? ', starting with say:"task"' : ''}`;
+      }
+      return null;
+    }
+    if (sample.framedValues.length === 0 && HEAD_SIGNATURE.test(sample.head)) {
+      return 'Cline task history (ui_messages.json): a JSON array of UI messages {ts, type: say|ask, …} (from its first bytes)';
+    }
+    return null;
+  },
+  createMapper({ path }) {
+    return new ClineMapper(runIdOf(path));
+  },
+};

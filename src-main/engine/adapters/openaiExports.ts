@@ -1,0 +1,679 @@
+/**
+ * OpenAI Responses API exports: response objects and request bodies written as JSON documents
+ * (one per file, back to back, or in an array), and AgentOps exports of OpenAI Agents SDK runs
+ * (`{trace_id, spans[]}`, responses embedded as JSON strings). See docs/formats/openai-export.md.
+ *
+ * One file is one run. A response is one model call; a response that used hosted tools
+ * (`mcp_call`, `web_search_call`, …) is split at each group of hosted calls into the model calls
+ * the server made, since each hosted call's output was read by a further sampling. Client-side
+ * calls (`function_call`, …) are answered by `*_call_output` items in a later request's `input[]`;
+ * MCP approval requests by `mcp_approval_response` items, then by the `mcp_call` that carries their
+ * `approval_request_id`. Correlation is by `call_id` (by `id` for hosted calls and approvals).
+ */
+import { basename, extname } from 'node:path';
+import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import type { AdaptedEvent } from './canonicalAdapter';
+import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+
+type Emit = (mapped: MappedEvent) => void;
+type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
+type Json = Record<string, unknown>;
+
+/** Output items the server executed itself; their result is in the item. */
+const hostedCallNames: Readonly<Record<string, string>> = {
+  web_search_call: 'web_search',
+  file_search_call: 'file_search',
+  code_interpreter_call: 'code_interpreter',
+  image_generation_call: 'image_generation',
+  mcp_call: 'mcp',
+};
+
+interface OpenCall {
+  name: string;
+  step: number;
+  kind: 'client' | 'approval';
+  /** An approval request the client approved: its mcp_call is still to come. */
+  approved: boolean;
+}
+
+/** The last record of a run: what a run_end is derived from at the end of the file. */
+type LastRecord =
+  | { kind: 'none' }
+  | { kind: 'request' }
+  | { kind: 'response'; line: LineRef; ts: string | undefined; step: number; id: string; status: string | undefined; outcome: Outcome; error: string | undefined };
+
+interface RunState {
+  id: string;
+  steps: number;
+  /** Step opened by a request whose response has not come yet. */
+  pendingRequestStep: number | null;
+  /** Client calls and approval requests waiting for their answer. */
+  open: Map<string, OpenCall>;
+  /** Every call id a response of this file issued (to tell an orphan from history older than the file). */
+  known: Set<string>;
+  answered: Set<string>;
+  responseIds: Set<string>;
+  requests: number;
+  last: LastRecord;
+  /** The run's end came from the source itself (an Agents SDK run span): nothing to derive. */
+  ended: boolean;
+  started: boolean;
+}
+
+function stringField(record: Json, key: string): string | undefined {
+  const value = record[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function epochIso(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return undefined;
+  const date = new Date(value < 1e11 ? value * 1000 : value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** A JSON string holding a document (AgentOps writes Responses objects and prompts that way); undefined when it is not one. */
+function parseEmbedded(text: unknown): unknown {
+  if (typeof text !== 'string') return text;
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === 'null') return undefined;
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[') && !trimmed.startsWith('"')) return undefined;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isResponsesObject(value: unknown): value is Json {
+  if (!isRecord(value) || !Array.isArray(value['output'])) return false;
+  const id = value['id'];
+  return value['object'] === 'response' || (typeof id === 'string' && id.startsWith('resp_'));
+}
+
+export function isResponsesRequest(value: unknown): value is Json {
+  if (!isRecord(value) || value['object'] !== undefined || value['output'] !== undefined || value['messages'] !== undefined) return false;
+  const input = value['input'];
+  if (typeof input !== 'string' && !Array.isArray(input)) return false;
+  return typeof value['model'] === 'string' || typeof value['previous_response_id'] === 'string' || typeof value['instructions'] === 'string' || Array.isArray(value['tools']);
+}
+
+function isAgentOpsExport(value: unknown): value is Json {
+  return isRecord(value) && typeof value['trace_id'] === 'string' && Array.isArray(value['spans']) && value['spans'].some((span) => isRecord(span) && typeof span['span_name'] === 'string');
+}
+
+function usageOf(raw: unknown): Json | undefined {
+  if (!isRecord(raw)) return undefined;
+  const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined);
+  const input = count(raw['input_tokens']);
+  const output = count(raw['output_tokens']);
+  const total = count(raw['total_tokens']);
+  const cached = isRecord(raw['input_tokens_details']) ? count(raw['input_tokens_details']['cached_tokens']) : undefined;
+  const reasoning = isRecord(raw['output_tokens_details']) ? count(raw['output_tokens_details']['reasoning_tokens']) : undefined;
+  const usage: Json = {
+    ...(input !== undefined ? { input_tokens: input } : {}),
+    ...(output !== undefined ? { output_tokens: output } : {}),
+    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(total !== undefined ? { total_tokens: total } : {}),
+    ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
+  };
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+function errorText(error: unknown): string | undefined {
+  if (error === null || error === undefined) return undefined;
+  if (typeof error === 'string') return error;
+  if (isRecord(error) && typeof error['message'] === 'string') return error['message'];
+  return JSON.stringify(error);
+}
+
+/** A client-side call: the client runs it and answers with `<type>_output` carrying the same call_id. */
+function clientCall(item: Json, type: string): ToolCall | undefined {
+  const callId = stringField(item, 'call_id');
+  if (!type.endsWith('_call') || callId === undefined || type in hostedCallNames) return undefined;
+  const name = stringField(item, 'name') ?? type.replace(/_call$/, '');
+  let args: unknown = item['arguments'];
+  // custom_tool_call input is free text (a patch, a query), not JSON: wrapped so that it is not mistaken for broken JSON arguments.
+  if (args === undefined && typeof item['input'] === 'string') args = { input: item['input'] };
+  args ??= item['action'] ?? item['operation'];
+  return { call_id: callId, name, ...(args !== undefined ? { arguments: args } : {}) };
+}
+
+function hostedCall(item: Json, type: string): ToolCall | undefined {
+  const id = stringField(item, 'id');
+  if (id === undefined || !(type in hostedCallNames)) return undefined;
+  let args: unknown;
+  if (type === 'mcp_call') args = item['arguments'];
+  else if (type === 'web_search_call') args = item['action'];
+  else if (type === 'file_search_call') args = item['queries'] === undefined ? undefined : { queries: item['queries'] };
+  else if (type === 'code_interpreter_call') args = { code: item['code'], ...(item['container_id'] !== undefined ? { container_id: item['container_id'] } : {}) };
+  const name = type === 'mcp_call' ? (stringField(item, 'name') ?? 'mcp') : hostedCallNames[type]!;
+  return { call_id: id, name, ...(args !== undefined ? { arguments: args } : {}), hosted: true, ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}) };
+}
+
+/** The result a hosted call carries in its own item. */
+function hostedResult(item: Json): { ok: boolean; output: unknown; error: { code?: string; message: string } | undefined } {
+  const raw = item['error'];
+  const message = errorText(raw);
+  const status = stringField(item, 'status');
+  const output = item['output'] ?? item['outputs'] ?? item['results'] ?? item['result'];
+  if (message !== undefined) {
+    const code = isRecord(raw) ? (raw['code'] ?? raw['type']) : undefined;
+    return { ok: false, output, error: { ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}), message } };
+  }
+  if (status === 'failed' || status === 'incomplete') return { ok: false, output, error: { message: `${String(item['type'])} ${status}` } };
+  return { ok: true, output, error: undefined };
+}
+
+interface SubStep {
+  step: number;
+  texts: string[];
+  refusals: string[];
+  reasoning: string[];
+  calls: ToolCall[];
+  hosted: Json[];
+  clientCalls: ToolCall[];
+  approvals: ToolCall[];
+}
+
+function newSubStep(step: number): SubStep {
+  return { step, texts: [], refusals: [], reasoning: [], calls: [], hosted: [], clientCalls: [], approvals: [] };
+}
+
+class OpenAiExportMapper implements FormatMapper {
+  private run: RunState | null = null;
+
+  constructor(private readonly fallbackRunId: string) {}
+
+  map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
+    const records = Array.isArray(value) ? value : [value];
+    const rejected: string[] = [];
+    records.forEach((record, index) => {
+      const why = this.mapRecord(record, line, emit);
+      if (why !== undefined) rejected.push(Array.isArray(value) ? `element ${index}: ${why}` : why);
+    });
+    if (rejected.length === 0) return undefined;
+    const loaded = records.length - rejected.length;
+    return { reason: `${rejected[0]}${rejected.length > 1 ? ` (and ${rejected.length - 1} more)` : ''}${loaded > 0 ? `; the other ${loaded} records were loaded` : ''}` };
+  }
+
+  finish(emit: Emit): void {
+    const run = this.run;
+    if (run === null || run.ended) return;
+    const last = run.last;
+    if (last.kind !== 'response') return;
+    const end = (status: string, reason: string): void => {
+      const event: EventOf<'run_end'> = { type: 'run_end', run_id: run.id, step: last.step, ...(last.ts !== undefined ? { ts: last.ts } : {}), status, reason: `derived: ${reason}` };
+      emit({ event, typeRaw: 'response', line: last.line });
+    };
+    const approvals = [...run.open.values()].filter((call) => call.kind === 'approval' && !call.approved);
+    const clientCalls = [...run.open.values()].filter((call) => call.kind === 'client');
+    const where = `the file's last record is response ${last.id}`;
+    if (approvals.length > 0) {
+      end('waiting_for_approval', `${where}, whose ${approvals.map((call) => call.name).join(', ')} MCP call(s) await an mcp_approval_response that the file does not hold`);
+    } else if (clientCalls.length > 0) {
+      // A file of responses alone cannot hold a tool result: the Responses API takes them in the next request.
+      if (run.requests === 0) {
+        end('waiting_for_input', `${where}, whose ${clientCalls.map((call) => call.name).join(', ')} call(s) await their *_call_output; the Responses API takes those in the next request, and this file records no request`);
+      }
+    } else if (last.status === 'failed') {
+      end('failed', `${where}, with status "failed"${last.error ? `: ${last.error}` : ''}`);
+    } else if (last.outcome === 'final') {
+      end('model_finished', `${where}, a final message with no tool call, and every call has its result`);
+    } else if (last.outcome === 'refusal') {
+      end('refused', `${where}, a refusal`);
+    }
+  }
+
+  private runFor(id: string, line: LineRef, emit: Emit, config: Json, task?: unknown, budgets?: Json): RunState {
+    if (this.run === null) {
+      this.run = {
+        id,
+        steps: 0,
+        pendingRequestStep: null,
+        open: new Map(),
+        known: new Set(),
+        answered: new Set(),
+        responseIds: new Set(),
+        requests: 0,
+        last: { kind: 'none' },
+        ended: false,
+        started: false,
+      };
+    }
+    const run = this.run;
+    if (!run.started) {
+      run.started = true;
+      const event: EventOf<'run_start'> = {
+        type: 'run_start',
+        run_id: run.id,
+        step: 0,
+        config: { provider: 'openai', ...config, ...(budgets !== undefined ? { budgets } : {}) },
+        ...(task !== undefined ? { task } : {}),
+      };
+      emit({ event, typeRaw: 'run_start', line });
+    }
+    return run;
+  }
+
+  private mapRecord(record: unknown, line: LineRef, emit: Emit): string | undefined {
+    if (isAgentOpsExport(record)) {
+      this.mapAgentOps(record, line, emit);
+      return undefined;
+    }
+    if (isResponsesObject(record)) {
+      const model = stringField(record, 'model');
+      const run = this.runFor(this.fallbackRunId, line, emit, model !== undefined ? { model } : {});
+      this.mapResponse(run, record, line, emit, 'response');
+      return undefined;
+    }
+    if (isResponsesRequest(record)) {
+      const model = stringField(record, 'model');
+      const run = this.runFor(this.fallbackRunId, line, emit, model !== undefined ? { model } : {}, typeof record['input'] === 'string' ? record['input'] : undefined);
+      this.mapRequest(run, record, line, emit);
+      return undefined;
+    }
+    if (!isRecord(record)) return `not an OpenAI Responses record: ${Array.isArray(record) ? 'an array' : record === null ? 'null' : `a ${typeof record}`}`;
+    const keys = Object.keys(record).slice(0, 6).join(', ');
+    return `not an OpenAI Responses object (no "output" array), request body (no "input") or Agents SDK span export (no "trace_id" and "spans"): keys ${keys}`;
+  }
+
+  /**
+   * A request body: its input's *_call_output items answer the calls of earlier responses, its
+   * mcp_approval_response items answer approval requests; then the request itself is logged.
+   */
+  private mapRequest(run: RunState, request: Json, line: LineRef, emit: Emit, typeRaw = 'request', ts?: string): void {
+    run.requests += 1;
+    const step = (run.pendingRequestStep ??= ++run.steps);
+    const input = request['input'];
+    const items = Array.isArray(input) ? input : [];
+    const previous = stringField(request, 'previous_response_id');
+    const replayed = new Set<string>();
+    for (const item of items) {
+      if (isRecord(item) && typeof item['type'] === 'string' && item['type'].endsWith('_call') && typeof item['call_id'] === 'string') replayed.add(item['call_id']);
+    }
+    const answeredApprovals = new Set<string>();
+    for (const item of items) {
+      if (!isRecord(item)) continue;
+      const type = stringField(item, 'type') ?? '';
+      if (type.endsWith('_call_output') && typeof item['call_id'] === 'string') {
+        this.mapCallOutput(run, item, type, item['call_id'], { replayed: replayed.has(item['call_id']), previous }, line, emit, ts);
+      } else if (type === 'mcp_approval_response' && typeof item['approval_request_id'] === 'string') {
+        answeredApprovals.add(item['approval_request_id']);
+        this.mapApprovalResponse(run, item, item['approval_request_id'], line, emit, ts);
+      }
+    }
+    // An approval request the next request does not answer is dropped by the API: it was not run.
+    if (run.last.kind === 'response') {
+      for (const [callId, call] of run.open) {
+        if (call.kind !== 'approval' || call.approved || answeredApprovals.has(callId)) continue;
+        run.open.delete(callId);
+        run.answered.add(callId);
+        const event: EventOf<'tool_call_not_executed'> = {
+          type: 'tool_call_not_executed',
+          run_id: run.id,
+          step: call.step,
+          ...(ts !== undefined ? { ts } : {}),
+          call_id: callId,
+          name: call.name,
+          reason: 'approval request dropped: the next request carried no mcp_approval_response for it',
+        };
+        emit({ event, typeRaw: `${typeRaw}/input`, line });
+      }
+    }
+    const params: Json = { ...request };
+    for (const key of ['model', 'instructions', 'tools', 'input']) delete params[key];
+    const { model, instructions, tools } = request;
+    const event: EventOf<'model_request'> = {
+      type: 'model_request',
+      run_id: run.id,
+      step,
+      ...(ts !== undefined ? { ts } : {}),
+      ...(typeof model === 'string' ? { model } : {}),
+      provider: 'openai',
+      ...(instructions !== undefined && instructions !== null ? { system: instructions } : {}),
+      messages: typeof input === 'string' ? [{ role: 'user', content: input }] : items,
+      ...(Array.isArray(tools) ? { tools } : {}),
+      params,
+    };
+    emit({ event, typeRaw, line });
+    run.last = { kind: 'request' };
+  }
+
+  private mapCallOutput(run: RunState, item: Json, type: string, callId: string, context: { replayed: boolean; previous: string | undefined }, line: LineRef, emit: Emit, ts: string | undefined): void {
+    const call = run.open.get(callId);
+    if (call === undefined) {
+      // Resent history (a client that replays the whole conversation) answers a call again: not a new result.
+      if (run.answered.has(callId)) return;
+      // The call was issued by a response this file does not hold (older history): nothing to pair it with.
+      const olderThanFile = !run.known.has(callId) && (context.replayed || (context.previous !== undefined && !run.responseIds.has(context.previous)));
+      if (olderThanFile) {
+        const typeRaw = `input/${type} (call issued before this file)`;
+        const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
+        emit({ event, typeRaw, line });
+        run.answered.add(callId);
+        return;
+      }
+    }
+    run.open.delete(callId);
+    run.answered.add(callId);
+    const failed = item['status'] === 'failed';
+    const event: EventOf<'tool_result'> = {
+      type: 'tool_result',
+      run_id: run.id,
+      step: call?.step ?? run.steps,
+      ...(ts !== undefined ? { ts } : {}),
+      call_id: callId,
+      ...(call !== undefined ? { name: call.name } : {}),
+      status: failed ? 'error' : 'ok',
+      output: item['output'],
+      ...(failed ? { error: { message: `${type} status failed` } } : {}),
+    };
+    emit({ event, typeRaw: `input/${type}`, line });
+  }
+
+  private mapApprovalResponse(run: RunState, item: Json, approvalId: string, line: LineRef, emit: Emit, ts: string | undefined): void {
+    const call = run.open.get(approvalId);
+    if (call === undefined || call.kind !== 'approval') {
+      if (run.answered.has(approvalId) || call?.approved) return;
+      const typeRaw = 'input/mcp_approval_response (request not in this file)';
+      const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
+      emit({ event, typeRaw, line });
+      return;
+    }
+    if (call.approved) return;
+    if (item['approve'] === true) {
+      // Approved: the answer is the mcp_call of the next response.
+      call.approved = true;
+      return;
+    }
+    run.open.delete(approvalId);
+    run.answered.add(approvalId);
+    const reason = stringField(item, 'reason');
+    const event: EventOf<'tool_call_not_executed'> = {
+      type: 'tool_call_not_executed',
+      run_id: run.id,
+      step: call.step,
+      ...(ts !== undefined ? { ts } : {}),
+      call_id: approvalId,
+      name: call.name,
+      reason: `approval denied${reason ? `: ${reason}` : ''}`,
+    };
+    emit({ event, typeRaw: 'input/mcp_approval_response', line });
+  }
+
+  /** One response: one model call, or several when hosted tools ran between samplings. */
+  private mapResponse(run: RunState, response: Json, line: LineRef, emit: Emit, typeRaw: string): void {
+    const id = stringField(response, 'id') ?? `response@${line.lineNumber}`;
+    const ts = epochIso(response['created_at']);
+    const model = stringField(response, 'model');
+    const status = stringField(response, 'status');
+    run.responseIds.add(id);
+    let sub = newSubStep(run.pendingRequestStep ?? ++run.steps);
+    run.pendingRequestStep = null;
+    const base = { run_id: run.id, ...(ts !== undefined ? { ts } : {}) };
+
+    const emitResponse = (part: SubStep, outcome: Outcome, extra: Partial<EventOf<'model_response'>>): void => {
+      const event: EventOf<'model_response'> = {
+        type: 'model_response',
+        ...base,
+        step: part.step,
+        outcome,
+        text: part.texts.length > 0 ? part.texts.join('\n') : null,
+        tool_calls: part.calls,
+        ...(part.refusals.length > 0 ? { refusal: part.refusals.join('\n') } : {}),
+        ...(part.reasoning.length > 0 ? { reasoning: part.reasoning.join('\n') } : {}),
+        response_id: id,
+        ...(model !== undefined ? { model } : {}),
+        ...extra,
+      };
+      emit({ event, typeRaw, line });
+    };
+    const emitHostedResults = (part: SubStep): void => {
+      for (const item of part.hosted) {
+        const result = hostedResult(item);
+        const callId = stringField(item, 'id')!;
+        run.known.add(callId);
+        run.answered.add(callId);
+        const call = part.calls.find((candidate) => candidate.call_id === callId);
+        const event: EventOf<'tool_result'> = {
+          type: 'tool_result',
+          ...base,
+          step: part.step,
+          call_id: callId,
+          ...(call !== undefined ? { name: call.name } : {}),
+          status: result.ok ? 'ok' : 'error',
+          ...(result.output !== undefined ? { output: result.output } : {}),
+          ...(result.error !== undefined ? { error: result.error } : {}),
+        };
+        emit({ event, typeRaw: `${typeRaw}/output/${String(item['type'])}`, line });
+      }
+    };
+    /** Hosted calls followed by more output: the server sampled the model again after running them. */
+    const closeHostedStep = (): void => {
+      if (sub.hosted.length === 0) return;
+      emitResponse(sub, 'tool_calls', { hosted_step: true });
+      emitHostedResults(sub);
+      sub = newSubStep(++run.steps);
+    };
+
+    const output = Array.isArray(response['output']) ? response['output'] : [];
+    for (const item of output) {
+      if (!isRecord(item)) continue;
+      const type = stringField(item, 'type') ?? '(no type)';
+      if (type === 'message') {
+        closeHostedStep();
+        const content = item['content'];
+        if (typeof content === 'string') sub.texts.push(content);
+        for (const part of Array.isArray(content) ? content : []) {
+          if (!isRecord(part)) continue;
+          if (part['type'] === 'output_text' && typeof part['text'] === 'string') sub.texts.push(part['text']);
+          if (part['type'] === 'refusal' && typeof part['refusal'] === 'string') sub.refusals.push(part['refusal']);
+        }
+        continue;
+      }
+      if (type === 'reasoning') {
+        closeHostedStep();
+        for (const part of Array.isArray(item['summary']) ? item['summary'] : []) {
+          if (isRecord(part) && typeof part['text'] === 'string') sub.reasoning.push(part['text']);
+        }
+        continue;
+      }
+      const approvalOf = type === 'mcp_call' ? stringField(item, 'approval_request_id') : undefined;
+      const approved = approvalOf === undefined ? undefined : run.open.get(approvalOf);
+      if (approvalOf !== undefined && approved?.kind === 'approval') {
+        // The execution of a call approved in an earlier step: its result, not a new call.
+        run.open.delete(approvalOf);
+        run.answered.add(approvalOf);
+        const result = hostedResult(item);
+        const event: EventOf<'tool_result'> = {
+          type: 'tool_result',
+          ...base,
+          step: approved.step,
+          call_id: approvalOf,
+          name: approved.name,
+          status: result.ok ? 'ok' : 'error',
+          ...(result.output !== undefined ? { output: result.output } : {}),
+          ...(result.error !== undefined ? { error: result.error } : {}),
+          mcp_call_id: item['id'],
+        };
+        emit({ event, typeRaw: `${typeRaw}/output/mcp_call`, line });
+        continue;
+      }
+      const hosted = hostedCall(item, type);
+      if (hosted !== undefined) {
+        sub.hosted.push(item);
+        sub.calls.push(hosted);
+        continue;
+      }
+      const client = clientCall(item, type);
+      if (client !== undefined) {
+        closeHostedStep();
+        sub.calls.push(client);
+        sub.clientCalls.push(client);
+        continue;
+      }
+      if (type === 'mcp_approval_request' && typeof item['id'] === 'string') {
+        closeHostedStep();
+        const call: ToolCall = {
+          call_id: item['id'],
+          name: stringField(item, 'name') ?? 'mcp',
+          ...(item['arguments'] !== undefined ? { arguments: item['arguments'] } : {}),
+          approval_request: true,
+          ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}),
+        };
+        sub.calls.push(call);
+        sub.approvals.push(call);
+        continue;
+      }
+      // mcp_list_tools and item types Loopscope does not model: kept, shown as written.
+      const event: AdaptedEvent = { type: 'unknown', type_raw: `${typeRaw}/output/${type}`, run_id: run.id, step: sub.step, ...(ts !== undefined ? { ts } : {}) };
+      emit({ event, typeRaw: `${typeRaw}/output/${type}`, line });
+    }
+
+    let outcome: Outcome;
+    const extra: Partial<EventOf<'model_response'>> = {};
+    const incompleteReason = isRecord(response['incomplete_details']) ? stringField(response['incomplete_details'], 'reason') : undefined;
+    const error = errorText(response['error']);
+    if (status === 'failed') {
+      outcome = 'incomplete';
+      extra.incomplete_reason = (isRecord(response['error']) ? stringField(response['error'], 'code') : undefined) ?? 'failed';
+      if (error !== undefined) extra['api_error'] = response['error'];
+    } else if (status === 'incomplete') {
+      outcome = 'incomplete';
+      extra.incomplete_reason = incompleteReason ?? 'incomplete';
+      // The provider's own word for why the response stopped (max_output_tokens, content_filter).
+      if (incompleteReason !== undefined) extra.finish_reason = incompleteReason;
+    } else if (status !== undefined && status !== 'completed') {
+      outcome = 'incomplete';
+      extra.incomplete_reason = status;
+    } else if (sub.calls.length > 0) outcome = 'tool_calls';
+    else if (sub.refusals.length > 0) outcome = 'refusal';
+    else outcome = 'final';
+    const usage = usageOf(response['usage']);
+    if (usage !== undefined) extra.usage = usage;
+    if (status !== undefined) extra['status'] = status;
+    emitResponse(sub, outcome, extra);
+    emitHostedResults(sub);
+    for (const call of [...sub.clientCalls, ...sub.approvals]) {
+      run.known.add(String(call.call_id));
+      if (outcome !== 'tool_calls') continue;
+      run.open.set(String(call.call_id), { name: call.name, step: sub.step, kind: sub.approvals.includes(call) ? 'approval' : 'client', approved: false });
+    }
+    run.last = { kind: 'response', line, ts, step: sub.step, id, status, outcome, error };
+  }
+
+  /** AgentOps' export of an Agents SDK run: the run span, and one response span per model call. */
+  private mapAgentOps(record: Json, line: LineRef, emit: Emit): void {
+    const spans = (record['spans'] as unknown[]).filter(isRecord);
+    const attributesOf = (span: Json): Json => (isRecord(span['span_attributes']) ? span['span_attributes'] : {});
+    const sdkSpanId = (span: Json): string => {
+      const own = attributesOf(span)['span'];
+      return (isRecord(own) ? stringField(own, 'id') : undefined) ?? stringField(span, 'span_id') ?? '';
+    };
+    const completionOf = (span: Json): unknown => {
+      const genAi = attributesOf(span)['gen_ai'];
+      const completion = isRecord(genAi) && Array.isArray(genAi['completion']) ? genAi['completion'][0] : undefined;
+      const first = isRecord(completion) ? completion['0'] : undefined;
+      return isRecord(first) ? parseEmbedded(first['content']) : undefined;
+    };
+    // AgentOps exports an SDK span once when it starts and once when it ends: keep one per SDK span id, the one with data.
+    const bySpan = new Map<string, Json>();
+    for (const span of spans) {
+      const key = sdkSpanId(span);
+      const kept = bySpan.get(key);
+      if (kept === undefined || (completionOf(kept) === undefined && completionOf(span) !== undefined)) bySpan.set(key, span);
+    }
+    const runSpan = [...bySpan.values()].find((span) => stringField(span, 'span_name')?.startsWith('agents.run') === true);
+    const workflow = runSpan === undefined ? {} : attributesOf(runSpan)['workflow'];
+    const genAi = runSpan === undefined ? {} : attributesOf(runSpan)['gen_ai'];
+    const agent = runSpan === undefined ? {} : attributesOf(runSpan)['agent'];
+    const request = isRecord(genAi) ? genAi['request'] : undefined;
+    const model = isRecord(request) ? stringField(request, 'model') : undefined;
+    const maxTurns = isRecord(workflow) ? Number(workflow['max_turns']) : NaN;
+    const task = isRecord(workflow) ? parseEmbedded(workflow['input']) : undefined;
+    const run = this.runFor(
+      stringField(record, 'trace_id')!,
+      line,
+      emit,
+      { ...(model !== undefined ? { model } : {}), ...(isRecord(agent) && typeof agent['name'] === 'string' ? { agent: agent['name'] } : {}), exporter: 'agentops' },
+      task,
+      Number.isInteger(maxTurns) && maxTurns > 0 ? { max_turns: maxTurns } : undefined,
+    );
+    for (const span of bySpan.values()) {
+      if (span === runSpan) continue;
+      const name = stringField(span, 'span_name') ?? '(unnamed span)';
+      const response = completionOf(span);
+      if (name === 'agents.response' && isResponsesObject(response)) {
+        const attributes = attributesOf(span);
+        const promptHolder = attributes['gen_ai'];
+        const prompt = isRecord(promptHolder) ? parseEmbedded(promptHolder['prompt']) : undefined;
+        const ts = epochIso(response['created_at']);
+        if (Array.isArray(prompt) || typeof prompt === 'string') {
+          this.mapRequest(run, { input: prompt, ...(typeof response['model'] === 'string' ? { model: response['model'] } : {}), ...(response['instructions'] !== undefined ? { instructions: response['instructions'] } : {}) }, line, emit, 'span/agents.response/prompt', ts);
+        }
+        this.mapResponse(run, response, line, emit, 'span/agents.response');
+        continue;
+      }
+      const typeRaw = `span/${name}${name === 'agents.response' ? ' (no response recorded)' : ''}`;
+      const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps };
+      emit({ event, typeRaw, line });
+    }
+    if (runSpan === undefined) return;
+    // The run span closes the run: its status, or the final output it recorded.
+    const statusCode = stringField(runSpan, 'status_code') ?? '';
+    const finalOutput = isRecord(workflow) ? workflow['final_output'] : undefined;
+    let status: string | undefined;
+    let reason: string | undefined;
+    if (statusCode.toLowerCase() === 'error') {
+      status = 'failed';
+      reason = `the agents.run span has status_code "${statusCode}"${stringField(runSpan, 'status_message') ? `: ${stringField(runSpan, 'status_message')}` : ''}`;
+    } else if (typeof finalOutput === 'string' && finalOutput !== '' && finalOutput !== 'null') {
+      status = 'model_finished';
+      reason = `the agents.run span records workflow.final_output (status_code "${statusCode || 'none'}")`;
+    }
+    if (status === undefined) return;
+    run.ended = true;
+    const event: EventOf<'run_end'> = { type: 'run_end', run_id: run.id, step: run.steps, status, reason: `derived: ${reason}`, ...(typeof finalOutput === 'string' ? { output: finalOutput } : {}) };
+    emit({ event, typeRaw: `span/${stringField(runSpan, 'span_name') ?? 'agents.run'}`, line });
+  }
+}
+
+function describeRecord(value: unknown): string | null {
+  if (isAgentOpsExport(value)) return 'an AgentOps export of an OpenAI Agents SDK run ({trace_id, spans[]})';
+  if (isResponsesObject(value)) return `an OpenAI Responses API response object (${String(value['id'])})`;
+  if (isResponsesRequest(value)) return 'an OpenAI Responses API request body (model, input)';
+  if (Array.isArray(value)) {
+    const inner = value.slice(0, 20).map(describeRecord).filter((reason) => reason !== null);
+    if (inner.length > 0 && inner.length === Math.min(value.length, 20)) return `an array of ${value.length} Responses API records (first: ${inner[0]})`;
+  }
+  return null;
+}
+
+/** For a document too large to be complete in the detection sample: its first bytes. */
+const headSignatures: readonly [RegExp, string][] = [
+  [/^\s*\{\s*"trace_id"\s*:\s*"[^"]*"\s*,\s*"spans"\s*:\s*\[\s*\{\s*"span_id"/, 'an AgentOps export of an OpenAI Agents SDK run (from its first bytes)'],
+  [/^\s*\{\s*"id"\s*:\s*"resp_[^"]*"\s*,\s*"object"\s*:\s*"response"/, 'an OpenAI Responses API response object (from its first bytes)'],
+];
+
+export const openaiExportFormat: FormatAdapter = {
+  name: 'openai-export',
+  framing: 'json-values',
+  detect(sample) {
+    // JSON values back to back: a single document, pretty-printed documents, or one per line.
+    const values = sample.framedValues;
+    if (values.length > 0) {
+      const reasons = values.map(describeRecord);
+      // Every complete record is one of ours (a stream of Responses events or a Codex rollout is not).
+      if (reasons.every((reason) => reason !== null)) {
+        return values.length === 1 ? `${reasons[0]}` : `${values.length} JSON documents, each a Responses API record (first: ${reasons[0]})`;
+      }
+      return null;
+    }
+    for (const [pattern, reason] of headSignatures) if (pattern.test(sample.head)) return reason;
+    return null;
+  },
+  createMapper({ path }) {
+    const name = basename(path, extname(path));
+    return new OpenAiExportMapper(name === '' ? 'openai-export' : name);
+  },
+};

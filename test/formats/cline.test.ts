@@ -1,0 +1,253 @@
+/**
+ * Cline task histories (ui_messages.json), read by the real engine: steps from api_req_started,
+ * tool and command messages as calls with synthesized ids, results from the next request's
+ * `[tool] Result:` blocks (else the UI's own evidence), the end derived from the last message.
+ * Fixtures: test/fixtures/formats/cline/ (invented tasks; see docs/formats/cline.md).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { arrayElementRefs, clineFormat, resultBlocks } from '../../src-main/engine/adapters/cline';
+import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
+import { openTrace, readReport } from '../../src-main/engine/engine';
+import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
+import { readRawLine } from '../../src-main/engine/store/rawLines';
+import { openDatabase } from '../../src-main/engine/store/traceDatabase';
+import type { AnalyzeReport } from '../../shared/report';
+import { defaultAnalysis, temporaryDir } from '../support/engineHarness';
+
+const FORMAT = 'cline';
+const root = join(import.meta.dirname, '..', '..');
+const fixtures = join(root, 'test', 'fixtures', 'formats');
+const fixture = (name: string): string => join(fixtures, FORMAT, name);
+
+interface EventRow {
+  line: number;
+  type: string;
+  type_raw: string;
+  step: number | null;
+  call_id: string | null;
+  name: string | null;
+  outcome: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  result_ok: number | null;
+  error_code: string | null;
+  summary: string | null;
+}
+
+/** The report, stored events and raw lines of a file read as this format (registered or not, `format` names it). */
+async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[]; raw: (line: number) => string | undefined }> {
+  const cache = temporaryDir('cline');
+  try {
+    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
+    const db = openDatabase(trace.dbPath, { readonly: true });
+    try {
+      const events = db
+        .prepare('SELECT line, type, type_raw, step, call_id, name, outcome, input_tokens, output_tokens, cost_usd, result_ok, error_code, summary FROM events ORDER BY id')
+        .all() as EventRow[];
+      const lines = new Map(events.map((event) => [event.line, readRawLine(db, trace.sourceId, event.line)?.bytes.toString('utf8')]));
+      return { report: readReport(trace, defaultAnalysis), events, raw: (line) => lines.get(line) };
+    } finally {
+      db.close();
+    }
+  } finally {
+    cache.remove();
+  }
+}
+
+function runsOf(report: AnalyzeReport) {
+  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
+}
+
+function findingsOf(report: AnalyzeReport): [string, string | null][] {
+  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
+}
+
+const canonical = (events: EventRow[]): string[] =>
+  events
+    .filter((event) => event.type !== 'unknown' && event.type !== 'tool_call_start')
+    .map((event) => `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}${event.result_ok === 0 ? ' error' : ''}`);
+
+function detect(path: string): string | null {
+  return clineFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+}
+
+function traceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return traceFiles(path);
+    return /\.(jsonl|json|traj|ndjson|log)$/.test(name) ? [path] : [];
+  });
+}
+
+describe('cline: ui_messages.json', () => {
+  it('a completed task: parallel reads (one failing), an edit and a command, results from the next request, the end from completion_result', async () => {
+    const { report, events, raw } = await ingest(fixture('task-completed.json'));
+    assert.equal(report.files[0]?.format, FORMAT);
+    assert.deepEqual(report.files[0]?.parse_errors, []);
+    assert.deepEqual(runsOf(report), [{ run_id: 'task-completed', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 4, tool_results: 4 }]);
+    assert.deepEqual(findingsOf(report), [['tool_error', 'msg-7']]);
+    assert.deepEqual(canonical(events), [
+      'run_start@0',
+      'model_response@1 tool_calls',
+      'tool_result@1 msg-5',
+      'tool_result@1 msg-7 error',
+      'model_response@2 tool_calls',
+      'tool_result@2 msg-12',
+      'tool_result@2 msg-13',
+      'model_response@3 final',
+      'run_end@3',
+    ]);
+    const first = events.find((event) => event.type === 'model_response');
+    // tokensIn + cacheWrites + cacheReads; the cost as Cline recorded it.
+    assert.deepEqual([first?.input_tokens, first?.output_tokens, first?.cost_usd], [12 + 9800 + 0, 210, 0.0412]);
+    assert.equal(report.runs[0]?.input_tokens, 9812 + 11009 + 11648);
+    // Every event points at its own message in the pretty-printed array.
+    const started = events.find((event) => event.type === 'tool_call_start' && event.call_id === 'msg-5')!;
+    assert.equal(started.line, 67);
+    assert.equal((JSON.parse(raw(started.line)!) as { say: string }).say, 'tool');
+    const response = events.find((event) => event.type === 'model_response' && event.step === 2)!;
+    assert.equal((JSON.parse(raw(response.line)!) as { say: string }).say, 'api_req_started');
+    assert.match(events.find((event) => event.call_id === 'msg-7' && event.type === 'tool_result')?.summary ?? '', /^error: Error reading file: ENOENT/);
+  });
+
+  it('a resumed task: a denied edit, a model call whose api_req_started was removed, a failed stream, an interrupted tool, then a question', async () => {
+    const { report, events } = await ingest(fixture('task-resumed.json'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'task-resumed', status: 'waiting_for_input', status_raw: 'waiting_for_input', steps: 6, tool_calls: 3, tool_results: 3 },
+    ]);
+    assert.deepEqual(findingsOf(report), [
+      ['tool_error', 'msg-20'],
+      ['tool_error', 'msg-3'],
+    ]);
+    assert.deepEqual(canonical(events), [
+      'run_start@0',
+      'model_response@1 tool_calls',
+      'tool_result@1 msg-3 error',
+      'model_response@2 tool_calls',
+      'model_response@3 incomplete',
+      'tool_result@2 msg-8',
+      'model_response@4 incomplete',
+      'model_response@5 tool_calls',
+      'tool_result@5 msg-20 error',
+      'model_response@6 final',
+      'run_end@6',
+    ]);
+    assert.deepEqual(
+      events.filter((event) => event.type === 'tool_result' && event.result_ok === 0).map((event) => event.error_code),
+      ['denied', 'interrupted'],
+    );
+    // The implicit step is anchored to its first message (the reasoning), the others to their api_req_started.
+    assert.deepEqual(
+      events.filter((event) => event.type === 'model_response').map((event) => event.type_raw),
+      ['say/api_req_started', 'say/api_req_started', 'say/reasoning', 'say/api_req_started', 'say/api_req_started', 'say/api_req_started'],
+    );
+    // A minified document: one line, each event at its own byte range.
+    assert.ok(events.every((event) => event.line === 1));
+  });
+
+  it('a task cut while a tool ran: the call has no result and the run has no end', async () => {
+    const { report } = await ingest(fixture('task-cut.json'));
+    assert.deepEqual(runsOf(report), [{ run_id: 'task-cut', status: 'unterminated', status_raw: '', steps: 2, tool_calls: 2, tool_results: 1 }]);
+    assert.deepEqual(findingsOf(report), [
+      ['dangling_call', 'msg-6'],
+      ['unterminated_run', null],
+    ]);
+  });
+
+  it('a failed edit said as diff_error is a call with its error; a command awaiting approval at the end is pending, not dangling', async () => {
+    const { report, events } = await ingest(fixture('task-awaiting-approval.json'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'task-awaiting-approval', status: 'waiting_for_approval', status_raw: 'waiting_for_approval', steps: 2, tool_calls: 2, tool_results: 1 },
+    ]);
+    assert.deepEqual(findingsOf(report), [['tool_error', 'msg-2']]);
+    assert.deepEqual(canonical(events), ['run_start@0', 'model_response@1 tool_calls', 'tool_result@1 msg-2 error', 'model_response@2 tool_calls', 'run_end@2']);
+  });
+
+  it('elements that are not UI messages are one parse error; the rest of the task loads', async () => {
+    const dir = temporaryDir('cline-broken');
+    try {
+      const messages = JSON.parse(readFileSync(fixture('task-completed.json'), 'utf8')) as unknown[];
+      messages.splice(3, 0, { note: 'hand-edited' }, 42);
+      const path = join(dir.path, 'ui_messages.json');
+      writeFileSync(path, JSON.stringify(messages, null, 4));
+      const { report } = await ingest(path);
+      assert.equal(report.files[0]?.parse_errors.length, 1);
+      assert.match(report.files[0]?.parse_errors[0]?.message ?? '', /^2 of 23 elements are not Cline UI messages, the others were loaded; first: element 3 \(line 41\): no "type":"say"\|"ask"/);
+      assert.deepEqual(runsOf(report), [{ run_id: 'ui_messages', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 4, tool_results: 4 }]);
+
+      const object = join(dir.path, 'object.json');
+      writeFileSync(object, '{"ts": 1751878800000, "type": "say", "say": "task"}\n');
+      const { report: single } = await ingest(object);
+      assert.match(single.files[0]?.parse_errors[0]?.message ?? '', /^not a Cline ui_messages\.json: the document is an object/);
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
+describe('cline: mapping and detection', () => {
+  const dir = temporaryDir('cline-detect');
+  after(() => dir.remove());
+
+  it('names the run after the task directory, as Cline lays tasks out', () => {
+    const mapper = clineFormat.createMapper({ path: '/home/me/.cline/tasks/1751878800000/ui_messages.json' });
+    const events: MappedEvent[] = [];
+    const value = [{ ts: 1751878800000, type: 'say', say: 'task', text: 'hi' }];
+    const bytes = Buffer.from(JSON.stringify(value));
+    assert.equal(mapper.map(value, { lineNumber: 1, offset: 0, length: bytes.length }, (event) => events.push(event), bytes), undefined);
+    mapper.finish((event) => events.push(event));
+    assert.deepEqual(
+      events.map(({ event }) => [event.type, event.run_id]),
+      [['run_start', '1751878800000']],
+    );
+  });
+
+  it('finds each array element’s byte range and first line, in pretty-printed and minified documents', () => {
+    const text = '[\n  {"a": "x,]}"},\n  [1, 2],\n  7,\n  "s"\n]';
+    const refs = arrayElementRefs(Buffer.from(text), { lineNumber: 10, offset: 100, length: text.length });
+    assert.deepEqual(
+      refs.map((ref) => [ref.lineNumber, text.slice(ref.offset - 100, ref.offset - 100 + ref.length)]),
+      [
+        [11, '{"a": "x,]}"}'],
+        [12, '[1, 2]'],
+        [13, '7'],
+        [14, '"s"'],
+      ],
+    );
+    const minified = '[{"b":1},{"c":[2]}]';
+    assert.deepEqual(
+      arrayElementRefs(Buffer.from(minified), { lineNumber: 1, offset: 0, length: minified.length }).map((ref) => [ref.offset, ref.length]),
+      [
+        [1, 7],
+        [9, 9],
+      ],
+    );
+  });
+
+  it('splits a request into its result blocks, leaving out what Cline appends after them', () => {
+    const blocks = resultBlocks("[read_file for 'a.ts'] Result:\none\n\n[search_files for 'x' in '*.ts'] Result:\nFound 0 results.\n\n<environment_details>\n# Time\n</environment_details>");
+    assert.deepEqual(blocks, [
+      { name: 'read_file', body: 'one' },
+      { name: 'search_files', body: 'Found 0 results.' },
+    ]);
+  });
+
+  it('recognises every fixture of its own, and a document too large for the sample from its first bytes', () => {
+    for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /^Cline task history \(ui_messages\.json\)/, path);
+    const head = readFileSync(fixture('task-completed.json'), 'utf8').slice(0, 300);
+    assert.match(clineFormat.detect({ path: 'ui_messages.json', values: [], framedValues: [], head }) ?? '', /from its first bytes/);
+  });
+
+  it('rejects the canonical examples, the other formats’ fixtures and other JSON arrays', () => {
+    const others = [...traceFiles(join(root, 'examples')), ...traceFiles(fixtures).filter((path) => !path.includes(`${join(fixtures, FORMAT)}/`))];
+    assert.ok(others.length > 5);
+    for (const path of others) assert.equal(detect(path), null, path);
+    const events = join(dir.path, 'events.json');
+    writeFileSync(events, JSON.stringify([{ id: 1, timestamp: '2025-07-07T10:00:00', source: 'agent', action: 'run' }]));
+    assert.equal(detect(events), null);
+  });
+});
