@@ -166,6 +166,8 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
   // refusal is a terminal state of its own, and a paused or still-running run has not ended yet.
   const notCutOff =
     lastResponse?.outcome === 'final' ||
+    timeline.status === 'succeeded' ||
+    timeline.status === 'model_finished' ||
     lastResponse?.outcome === 'refusal' ||
     timeline.status === 'refused' ||
     isPausedStatus(timeline.status) ||

@@ -30,9 +30,17 @@ const statusSpellings: Readonly<Record<string, RunStatus>> = {
   unset: 'succeeded',
   done: 'succeeded',
   model_finished: 'model_finished',
+  submitted: 'model_finished',
+  task_complete: 'model_finished',
   finished: 'model_finished',
   final: 'model_finished',
   budget_exceeded: 'budget_exceeded',
+  // SWE-agent and mini-swe-agent exit statuses.
+  exit_cost: 'budget_exceeded',
+  exit_context: 'budget_exceeded',
+  exit_total_execution_time: 'budget_exceeded',
+  limits_exceeded: 'budget_exceeded',
+  time_exceeded: 'budget_exceeded',
   budget_exhausted: 'budget_exceeded',
   max_turns_exceeded: 'budget_exceeded',
   max_steps_exceeded: 'budget_exceeded',
@@ -42,7 +50,15 @@ const statusSpellings: Readonly<Record<string, RunStatus>> = {
   protocol_error: 'protocol_error',
   refused: 'refused',
   refusal: 'refused',
+  rejected: 'refused',
   failed: 'failed',
+  exit_format: 'failed',
+  exit_error: 'failed',
+  exit_api: 'failed',
+  exit_environment_error: 'failed',
+  exit_command_timeout: 'failed',
+  exit_command: 'failed',
+  exit_forfeit: 'failed',
   failure: 'failed',
   error: 'failed',
   errored: 'failed',
@@ -50,7 +66,12 @@ const statusSpellings: Readonly<Record<string, RunStatus>> = {
   canceled: 'cancelled',
   aborted: 'cancelled',
   interrupted: 'cancelled',
+  user_interruption: 'cancelled',
+  stopped: 'cancelled',
   waiting_for_input: 'waiting_for_input',
+  awaiting_user_input: 'waiting_for_input',
+  paused: 'waiting_for_input',
+  awaiting_user_confirmation: 'waiting_for_approval',
   waiting_for_approval: 'waiting_for_approval',
 };
 
@@ -76,9 +97,14 @@ export interface NormalizedStatus {
 }
 
 /** Normalizes a run_end event's status; `hitCap` (step-capped loops, seed 001) counts when no status string is given. */
+/** `submitted (exit_cost)`: an automatic ending after a limit or error (SWE-agent) is that limit or error. */
+const QUALIFIED_STATUS = /^\s*[^()]+\(([^()]+)\)\s*$/;
+
 export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedStatus {
   if (input.status !== undefined && input.status.trim() !== '') {
-    return { status: statusSpellings[foldStatusSpelling(input.status)] ?? 'unknown', raw: input.status };
+    const qualifier = QUALIFIED_STATUS.exec(input.status)?.[1];
+    const spelling = qualifier !== undefined && statusSpellings[foldStatusSpelling(qualifier)] !== undefined ? qualifier : input.status;
+    return { status: statusSpellings[foldStatusSpelling(spelling)] ?? 'unknown', raw: input.status };
   }
   if (input.hitCap === true) return { status: 'budget_exceeded', raw: 'hitCap:true' };
   if (input.hitCap === false) {

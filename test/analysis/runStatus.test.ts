@@ -62,3 +62,25 @@ describe('run status normalization', () => {
     for (const status of ['succeeded', 'failed', 'cancelled', 'unterminated', 'budget_exceeded'] as const) assert.equal(isPausedStatus(status), false);
   });
 });
+
+describe('runStatus: spellings of agent frameworks', () => {
+  const cases: [string, string][] = [
+    ['submitted', 'model_finished'],
+    ['Submitted', 'model_finished'],
+    ['submitted (exit_cost)', 'budget_exceeded'],
+    ['submitted (exit_format)', 'failed'],
+    ['exit_context', 'budget_exceeded'],
+    ['LimitsExceeded', 'budget_exceeded'],
+    ['TimeExceeded', 'budget_exceeded'],
+    ['UserInterruption', 'cancelled'],
+    ['awaiting_user_input', 'waiting_for_input'],
+    ['awaiting_user_confirmation', 'waiting_for_approval'],
+    ['UNSET', 'succeeded'],
+    ['task_complete', 'model_finished'],
+  ];
+  for (const [raw, status] of cases) {
+    it(`normalizes "${raw}" to ${status} and keeps the raw string`, () => {
+      assert.deepEqual(normalizeTerminalStatus({ status: raw }), { status, raw });
+    });
+  }
+});

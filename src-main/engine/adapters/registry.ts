@@ -7,11 +7,15 @@ import { canonicalFormat } from './canonicalAdapter';
 import { clineFormat } from './cline';
 import { claudeCodeFormat } from './claudeCode';
 import { codexFormat } from './codex';
+import { geminiCliFormat } from './geminiCli';
 import { httpExchangeFormat } from './httpExchange';
+import { miniSweAgentFormat } from './miniSweAgent';
 import { openaiExportFormat } from './openaiExports';
+import { openHandsFormat } from './openHands';
 import { otelConsoleFormat } from './otelConsole';
 import { otelOtlpFormat } from './otelOtlp';
 import { streamChunksFormat } from './streamChunks';
+import { sweAgentFormat } from './sweAgent';
 import type { DetectionSample, FormatAdapter } from './formatAdapter';
 
 export const formatAdapters: readonly FormatAdapter[] = [
@@ -24,6 +28,10 @@ export const formatAdapters: readonly FormatAdapter[] = [
   otelConsoleFormat,
   openaiExportFormat,
   clineFormat,
+  sweAgentFormat,
+  miniSweAgentFormat,
+  openHandsFormat,
+  geminiCliFormat,
   canonicalFormat,
 ];
 

@@ -1,0 +1,395 @@
+/**
+ * mini-swe-agent trajectories (`<instance>.traj.json`): one JSON document per run, read whole
+ * (json-values framing: the document arrives as one record, so every event is anchored to it).
+ *
+ * The document is `{info, messages[], trajectory_format: "mini-swe-agent-1" | "mini-swe-agent-1.1"}`;
+ * early versions wrote the bare `messages[]` list. Each `assistant` message is one model call. Its
+ * action is a fenced ```` ```mswea_bash_command ```` (or ```` ```bash ````) block in the text —
+ * `extra.actions` once parsed by the agent — or, in tool-call mode, `tool_calls[{id}]`. Text
+ * actions have no call id: each gets a derived id `<run>:step<n>` and is paired with the next
+ * `user` observation. Tool-call results are `tool` messages with `tool_call_id`. The end is the
+ * `exit` message or `info.exit_status`. See docs/formats/mini-swe-agent.md.
+ */
+import type { AdaptedEvent } from './canonicalAdapter';
+import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
+
+type Emit = (mapped: MappedEvent) => void;
+type JsonObject = Record<string, unknown>;
+/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
+type ToolCall = { call_id: string; name: string; arguments: unknown };
+
+const ACTION_BLOCKS = [/```mswea_bash_command\s*\n(.*?)\n```/gs, /```bash\s*\n(.*?)\n```/gs];
+/** The first line of a command's output that makes mini-swe-agent submit (the rest is the submission). */
+const SUBMIT_MARKERS = ['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT', 'MINI_SWE_AGENT_FINAL_OUTPUT'];
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function positive(value: unknown): number | undefined {
+  const number = finite(value);
+  return number !== undefined && number > 0 ? number : undefined;
+}
+
+function field(value: unknown, key: string): JsonObject | undefined {
+  if (!isRecord(value)) return undefined;
+  const member = value[key];
+  return isRecord(member) ? member : undefined;
+}
+
+/** Message content is a string, or a list of parts in multimodal runs. */
+function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  return content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+}
+
+export function runIdFromPath(path: string): string {
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return name.replace(/(\.traj)?(\.json)?$/i, '') || name;
+}
+
+function isMessage(value: unknown): value is JsonObject {
+  return isRecord(value) && typeof value['role'] === 'string' && 'content' in value;
+}
+
+/** The early format: a bare list of `{role, content}` messages with mini-swe-agent's action blocks or observations. */
+function looksLikeBareMessages(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length < 2 || !value.every(isMessage)) return false;
+  return value.some(
+    (message) =>
+      (message['role'] === 'assistant' && /```mswea_bash_command\b/.test(contentText(message['content']) ?? '')) ||
+      (message['role'] === 'user' && /^<returncode>-?\d+<\/returncode>/.test(contentText(message['content']) ?? '')),
+  );
+}
+
+function describe(value: unknown): string | null {
+  if (isRecord(value) && Array.isArray(value['messages'])) {
+    const format = text(value['trajectory_format']);
+    if (format?.startsWith('mini-swe-agent')) return `mini-swe-agent trajectory (trajectory_format ${format}): info and messages[]`;
+    if (typeof field(value, 'info')?.['mini_version'] === 'string') return 'mini-swe-agent trajectory: info.mini_version and messages[]';
+    return null;
+  }
+  if (looksLikeBareMessages(value)) return 'mini-swe-agent trajectory (early format): a list of {role, content} messages with ```mswea_bash_command actions and <returncode> observations';
+  return null;
+}
+
+function headLooksLikeMini(head: string): boolean {
+  if (/^\s*\{/.test(head)) {
+    return /"trajectory_format"\s*:\s*"mini-swe-agent/.test(head) || /"mini_version"\s*:\s*"/.test(head) || /"(agent|model|environment)_type"\s*:\s*"minisweagent\./.test(head);
+  }
+  return /^\s*\[\s*\{\s*"role"\s*:/.test(head) && /```mswea_bash_command/.test(head);
+}
+
+/** Commands in an assistant text: exactly one means an action; none or several is a format error. */
+function textActions(content: string): string[] {
+  for (const pattern of ACTION_BLOCKS) {
+    const found = [...content.matchAll(pattern)].map((match) => (match[1] ?? '').trim());
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
+/** The exit code a mini-swe-agent observation records: `extra.returncode`, or the `<returncode>` its template writes. */
+function returnCode(message: JsonObject): number | undefined {
+  const recorded = finite(field(message, 'extra')?.['returncode']);
+  if (recorded !== undefined) return recorded;
+  const match = /^\s*<returncode>(-?\d+)<\/returncode>/.exec(contentText(message['content']) ?? '');
+  return match === null ? undefined : Number(match[1]);
+}
+
+function usageOf(extra: JsonObject | undefined): JsonObject | undefined {
+  const usage = field(field(extra, 'response'), 'usage');
+  const cost = finite(extra?.['cost']);
+  const input = finite(usage?.['prompt_tokens']);
+  const output = finite(usage?.['completion_tokens']);
+  const cached = finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']);
+  const result = {
+    ...(input !== undefined ? { input_tokens: input } : {}),
+    ...(output !== undefined ? { output_tokens: output } : {}),
+    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(cost !== undefined && cost >= 0 ? { cost_usd: cost } : {}),
+  };
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+class RunMapper {
+  private step = 0;
+  /** Text actions waiting for their observation, in order. */
+  private pending: ToolCall[] = [];
+  /** The pending calls are text actions (ids derived), answered by the next `user` messages in order. */
+  private derivedIds = false;
+  private readonly callSteps = new Map<string, number>();
+  private readonly callNames = new Map<string, string>();
+  private ended = false;
+  /** The last call answered by a message without a return code: the submission of an early-format run. */
+  private lastAnswer: { call: ToolCall; returnCode: number | undefined; last: boolean } | null = null;
+
+  constructor(
+    private readonly runId: string,
+    private readonly line: LineRef,
+    private readonly emit: Emit,
+  ) {}
+
+  out(event: AdaptedEvent, typeRaw: string): void {
+    this.emit({ event, typeRaw, line: this.line });
+  }
+
+  private unknown(typeRaw: string, ts?: number): void {
+    this.out({ type: 'unknown', type_raw: typeRaw, run_id: this.runId, ...(this.step > 0 ? { step: this.step } : {}), ...(ts !== undefined ? { ts } : {}) }, typeRaw);
+  }
+
+  private assistant(message: JsonObject, hasNext: boolean, actionPattern: RegExp | undefined): void {
+    this.step += 1;
+    const extra = field(message, 'extra');
+    const response = field(extra, 'response');
+    const content = contentText(message['content']);
+    let calls: ToolCall[] = [];
+    const toolCalls = Array.isArray(message['tool_calls']) ? message['tool_calls'].filter(isRecord) : [];
+    if (toolCalls.length > 0) {
+      calls = toolCalls.map((call, index) => {
+        const fn = field(call, 'function');
+        return { call_id: text(call['id']) ?? `${this.runId}:step${this.step}:${index}`, name: text(fn?.['name']) ?? '(unnamed)', arguments: fn?.['arguments'] };
+      });
+    } else {
+      const recorded = Array.isArray(extra?.['actions']) ? extra['actions'].filter(isRecord).map((action) => text(action['command']) ?? '') : undefined;
+      const commands = recorded ?? (actionPattern ? [...(content ?? '').matchAll(actionPattern)].map((match) => (match[1] ?? '').trim()) : textActions(content ?? ''));
+      // mini-swe-agent runs an action only when there is exactly one (else: a format error).
+      if (commands.length === 1 || (recorded !== undefined && commands.length > 1)) {
+        calls = commands.map((command, index) => ({
+          call_id: commands.length === 1 ? `${this.runId}:step${this.step}` : `${this.runId}:step${this.step}:${index}`,
+          name: 'bash',
+          arguments: { command },
+        }));
+      }
+    }
+    this.pending = [...calls];
+    this.derivedIds = calls.length > 0 && toolCalls.length === 0;
+    for (const call of calls) {
+      this.callSteps.set(call.call_id, this.step);
+      this.callNames.set(call.call_id, call.name);
+    }
+    const choice = Array.isArray(response?.['choices']) ? response['choices'].find(isRecord) : undefined;
+    const finishReason = text(choice?.['finish_reason']);
+    const usage = usageOf(extra);
+    const ts = finite(extra?.['timestamp']);
+    this.out(
+      {
+        type: 'model_response',
+        run_id: this.runId,
+        step: this.step,
+        ...(ts !== undefined ? { ts } : {}),
+        ...(calls.length === 0 && hasNext
+          ? { outcome: 'incomplete', incomplete_reason: 'no single action in the response: mini-swe-agent answered with a format error' }
+          : {}),
+        text: content ?? null,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        ...(finishReason !== undefined ? { finish_reason: finishReason } : {}),
+        ...(usage !== undefined ? { usage } : {}),
+        ...(text(response?.['model']) !== undefined ? { model: text(response?.['model']) } : {}),
+        ...(text(response?.['id']) !== undefined ? { response_id: text(response?.['id']) } : {}),
+      },
+      'assistant',
+    );
+  }
+
+  private result(message: JsonObject, call: ToolCall | string, typeRaw: string, last: boolean): void {
+    const callId = typeof call === 'string' ? call : call.call_id;
+    const extra = field(message, 'extra');
+    const code = returnCode(message);
+    const exception = text(extra?.['exception_info']);
+    const failed = exception !== undefined || (code !== undefined && code !== 0);
+    const ts = finite(extra?.['timestamp']);
+    this.out(
+      {
+        type: 'tool_result',
+        run_id: this.runId,
+        step: this.callSteps.get(callId) ?? this.step,
+        ...(ts !== undefined ? { ts } : {}),
+        call_id: callId,
+        ...(this.callNames.has(callId) ? { name: this.callNames.get(callId) } : {}),
+        output: extra !== undefined && 'raw_output' in extra ? extra['raw_output'] : message['content'],
+        ...(failed
+          ? { status: 'error', error: { ...(code !== undefined && code !== 0 ? { code: `exit_${code}` } : {}), ...(exception !== undefined ? { message: exception } : {}) } }
+          : {}),
+      },
+      typeRaw,
+    );
+    if (typeof call !== 'string') this.lastAnswer = { call, returnCode: code, last };
+  }
+
+  mapMessages(messages: unknown[], actionPattern: RegExp | undefined): void {
+    messages.forEach((message, index) => {
+      const last = index === messages.length - 1;
+      if (!isRecord(message)) {
+        this.unknown('message (not an object)');
+        return;
+      }
+      const role = text(message['role']) ?? '(no role)';
+      const extra = field(message, 'extra');
+      if (role === 'assistant') {
+        this.assistant(message, !last, actionPattern);
+        return;
+      }
+      if (role === 'tool' && typeof message['tool_call_id'] === 'string') {
+        this.pending = this.pending.filter((call) => call.call_id !== message['tool_call_id']);
+        this.result(message, message['tool_call_id'], 'tool', last);
+        return;
+      }
+      if (role === 'exit') {
+        const status = text(extra?.['exit_status']);
+        if (status === 'Submitted') this.submitted(message, last);
+        this.end(status, 'exit', finite(extra?.['timestamp']));
+        return;
+      }
+      const interrupt = text(extra?.['interrupt_type']);
+      if (role === 'user' && interrupt === undefined && this.derivedIds && this.pending.length > 0) {
+        this.result(message, this.pending.shift()!, 'user', last);
+        return;
+      }
+      this.unknown(interrupt !== undefined ? `${role}/${interrupt}` : role, finite(extra?.['timestamp']));
+    });
+  }
+
+  /**
+   * Since 1.1 the command that submits gets no observation: its output after the marker line is the
+   * `exit` message. That message answers the pending command that printed the marker (else the
+   * first pending one); the commands after it in the same response were never run.
+   */
+  private submitted(message: JsonObject, last: boolean): void {
+    if (this.pending.length === 0) return;
+    const printsMarker = (call: ToolCall): boolean => {
+      const args = call.arguments;
+      const command = isRecord(args) ? text(args['command']) : typeof args === 'string' ? args : undefined;
+      return command !== undefined && SUBMIT_MARKERS.some((marker) => command.includes(marker));
+    };
+    const index = Math.max(0, this.pending.findIndex(printsMarker));
+    const submitting = this.pending[index]!;
+    const extra = field(message, 'extra');
+    this.out(
+      {
+        type: 'tool_result',
+        run_id: this.runId,
+        step: this.callSteps.get(submitting.call_id) ?? this.step,
+        call_id: submitting.call_id,
+        name: submitting.name,
+        output: extra !== undefined && 'submission' in extra ? extra['submission'] : message['content'],
+      },
+      'exit',
+    );
+    this.lastAnswer = { call: submitting, returnCode: undefined, last };
+    for (const call of this.pending.slice(index + 1)) {
+      this.out(
+        {
+          type: 'tool_call_not_executed',
+          run_id: this.runId,
+          step: this.callSteps.get(call.call_id) ?? this.step,
+          call_id: call.call_id,
+          name: call.name,
+          reason: 'not run: an earlier command of the same response submitted, which ends the run',
+        },
+        'exit',
+      );
+    }
+    this.pending = [];
+  }
+
+  end(status: string | undefined, typeRaw: string, ts?: number): void {
+    if (this.ended || status === undefined || status.trim() === '') return;
+    this.ended = true;
+    this.out({ type: 'run_end', run_id: this.runId, step: this.step, ...(ts !== undefined ? { ts } : {}), status }, typeRaw);
+  }
+
+  /**
+   * Early-format documents record no status. mini-swe-agent submits when a command's output starts
+   * with its marker line, and then records the rest of the output as the last message, with no
+   * `<returncode>`: that message answering a command that printed the marker is the evidence.
+   */
+  deriveEnd(): void {
+    if (this.ended || this.lastAnswer === null) return;
+    const { call, returnCode: code, last } = this.lastAnswer;
+    const command = isRecord(call.arguments) ? text(call.arguments['command']) : undefined;
+    if (!last || code !== undefined || command === undefined || !SUBMIT_MARKERS.some((marker) => command.includes(marker))) return;
+    this.ended = true;
+    this.out(
+      {
+        type: 'run_end',
+        run_id: this.runId,
+        step: this.step,
+        status: 'Submitted',
+        reason: 'derived: the last command prints the submission marker and its output is recorded as the submission (no <returncode>); the document records no exit status',
+      },
+      'messages',
+    );
+  }
+}
+
+/** The agent's own action regex (`info.config.model.action_regex`, Python syntax) when JavaScript reads it the same way. */
+function configuredActionPattern(info: JsonObject | undefined): RegExp | undefined {
+  const config = field(info, 'config');
+  const source = text(field(config, 'model')?.['action_regex']) ?? text(field(config, 'agent')?.['action_regex']);
+  if (source === undefined) return undefined;
+  try {
+    return new RegExp(source, 'gs');
+  } catch {
+    return undefined;
+  }
+}
+
+export const miniSweAgentFormat: FormatAdapter = {
+  name: 'mini-swe-agent',
+  framing: 'json-values',
+  detect(sample: DetectionSample) {
+    const first = sample.framedValues[0];
+    if (first !== undefined) return describe(first);
+    if (headLooksLikeMini(sample.head)) return 'mini-swe-agent trajectory: the document names its mini-swe-agent format, version or classes';
+    return null;
+  },
+  createMapper({ path }) {
+    const fileRunId = runIdFromPath(path);
+    let documents = 0;
+    return {
+      map(value, line, emit) {
+        if (describe(value) === null) return { reason: 'not a mini-swe-agent trajectory: expected {info, messages[], trajectory_format} or a list of {role, content} messages' };
+        documents += 1;
+        const runId = fileRunId + (documents > 1 ? `#${documents}` : '');
+        const mapper = new RunMapper(runId, line, emit);
+        const info = isRecord(value) ? field(value, 'info') : undefined;
+        const messages = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value['messages']) ? value['messages'] : [];
+        const config = field(info, 'config');
+        const agent = field(config, 'agent');
+        const model = text(field(config, 'model')?.['model_name']);
+        // A cost limit is a budget only when the messages record a cost per call (`extra.cost`, since 1.1).
+        const costed = messages.some((message) => finite(field(message, 'extra')?.['cost']) !== undefined);
+        const budgets = {
+          ...(positive(agent?.['step_limit']) !== undefined ? { max_turns: positive(agent?.['step_limit']) } : {}),
+          ...(costed && positive(agent?.['cost_limit']) !== undefined ? { max_cost_usd: positive(agent?.['cost_limit']) } : {}),
+        };
+        const version = text(info?.['mini_version']);
+        if (model !== undefined || Object.keys(budgets).length > 0 || version !== undefined) {
+          mapper.out(
+            {
+              type: 'run_start',
+              run_id: runId,
+              config: {
+                ...(model !== undefined ? { model } : {}),
+                ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
+                ...(version !== undefined ? { versions: { 'mini-swe-agent': version } } : {}),
+              },
+            },
+            'info/config',
+          );
+        }
+        mapper.mapMessages(messages, configuredActionPattern(info));
+        mapper.end(text(info?.['exit_status']), 'info/exit_status');
+        mapper.deriveEnd();
+        return undefined;
+      },
+      finish() {},
+    };
+  },
+};

@@ -1,0 +1,332 @@
+/**
+ * OpenHands event streams: a JSON array of events (a saved trajectory), read whole (json-values
+ * framing: the array arrives as one record, so every event is anchored to it); events written back
+ * to back, one object each, are read one by one the same way.
+ *
+ * An event is `{id, timestamp, source, message, action | observation, cause?, args | content+extras,
+ * tool_call_metadata?, success?}`. An agent action carries `tool_call_metadata{tool_call_id,
+ * function_name, model_response}`: the model response (a litellm ChatCompletion) that issued it —
+ * repeated on each action when it issued several calls, so a response is emitted once per id. An
+ * observation answers the action named by `cause` (and by the same `tool_call_id`). The `finish`
+ * tool is OpenHands' completion signal, never executed: a response that only calls it is the final
+ * answer. The end is the last `agent_state_changed` to a finished, failed or waiting state, or,
+ * failing that, the agent's `finish` action. See docs/formats/openhands.md.
+ */
+import type { AdaptedEvent } from './canonicalAdapter';
+import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
+
+type Emit = (mapped: MappedEvent) => void;
+type JsonObject = Record<string, unknown>;
+/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
+type ToolCall = { call_id: string; name: string; arguments: unknown };
+
+/** Agent actions that run something (legacy, text-parsed ones come without tool_call_metadata). */
+const EXECUTABLE_ACTIONS = new Set(['run', 'run_ipython', 'read', 'write', 'edit', 'browse', 'browse_interactive', 'call_tool_mcp', 'think']);
+/** Agent actions without a call that end the model's turn: its reply, its finish, its rejection. */
+const REPLY_ACTIONS = new Set(['message', 'finish', 'reject']);
+/** Agent states that end (or pause) the run when they are the last one written. */
+const END_STATES = new Set(['finished', 'error', 'stopped', 'rejected', 'awaiting_user_input', 'awaiting_user_confirmation', 'paused']);
+const COMPLETION_TOOL = 'finish';
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function field(value: unknown, key: string): JsonObject | undefined {
+  if (!isRecord(value)) return undefined;
+  const member = value[key];
+  return isRecord(member) ? member : undefined;
+}
+
+export function runIdFromPath(path: string): string {
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return name.replace(/\.jsonl?$/i, '') || name;
+}
+
+/** OpenHands writes local time without a zone (`datetime.isoformat()`); it is read as UTC so results do not depend on the reader's zone. */
+function timestamp(value: unknown): string | undefined {
+  const raw = text(value);
+  if (raw === undefined) return undefined;
+  return /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw) ? `${raw}Z` : raw;
+}
+
+function isEvent(value: unknown): value is JsonObject {
+  return (
+    isRecord(value) &&
+    typeof value['id'] === 'number' &&
+    typeof value['timestamp'] === 'string' &&
+    typeof value['source'] === 'string' &&
+    (typeof value['action'] === 'string' || typeof value['observation'] === 'string')
+  );
+}
+
+function describe(value: unknown): string | null {
+  if (Array.isArray(value) && value.length > 0 && value.slice(0, 5).every(isEvent)) {
+    return `OpenHands event stream: a JSON array of ${value.length} events {id, timestamp, source, action | observation}`;
+  }
+  if (isEvent(value)) return 'OpenHands events: objects {id, timestamp, source, action | observation} written back to back';
+  return null;
+}
+
+function headLooksLikeOpenHands(head: string): boolean {
+  return (
+    /^\s*\[\s*\{\s*"id"\s*:\s*\d+\s*,\s*"timestamp"\s*:\s*"/.test(head) &&
+    /"source"\s*:\s*"(agent|user|environment)"/.test(head) &&
+    /"(action|observation)"\s*:\s*"/.test(head)
+  );
+}
+
+function callsOf(modelResponse: JsonObject | undefined): ToolCall[] | undefined {
+  const choices = modelResponse?.['choices'];
+  const message = Array.isArray(choices) ? field(choices.find(isRecord), 'message') : undefined;
+  if (message === undefined || !Array.isArray(message['tool_calls'])) return undefined;
+  return message['tool_calls'].filter(isRecord).flatMap((call) => {
+    const id = text(call['id']);
+    const fn = field(call, 'function');
+    return id === undefined ? [] : [{ call_id: id, name: text(fn?.['name']) ?? '(unnamed)', arguments: fn?.['arguments'] }];
+  });
+}
+
+function usageOf(modelResponse: JsonObject | undefined): JsonObject | undefined {
+  const usage = field(modelResponse, 'usage');
+  if (usage === undefined) return undefined;
+  const input = finite(usage['prompt_tokens']);
+  const output = finite(usage['completion_tokens']);
+  const cached = finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']);
+  const total = finite(usage['total_tokens']);
+  const result = {
+    ...(input !== undefined ? { input_tokens: input } : {}),
+    ...(output !== undefined ? { output_tokens: output } : {}),
+    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(total !== undefined ? { total_tokens: total } : {}),
+  };
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+/** One run: events fed in order, the end decided once all are seen. */
+class RunMapper {
+  private step = 0;
+  private readonly responseSteps = new Map<string, number>();
+  /** Action event id → the call it issued, for observations that name their action by `cause`. */
+  private readonly actionCalls = new Map<number, { callId: string; name: string; step: number }>();
+  private lastState: { state: string; ts: string | undefined; line: LineRef; afterStep: number } | null = null;
+  private finished: { line: LineRef; step: number } | null = null;
+
+  constructor(
+    private readonly runId: string,
+    private readonly emit: Emit,
+  ) {}
+
+  private out(event: AdaptedEvent, typeRaw: string, line: LineRef): void {
+    this.emit({ event, typeRaw, line });
+  }
+
+  feed(value: unknown, line: LineRef): void {
+    if (!isRecord(value)) {
+      this.out({ type: 'unknown', type_raw: 'event (not an object)', run_id: this.runId }, 'event', line);
+      return;
+    }
+    const action = text(value['action']);
+    const observation = text(value['observation']);
+    if (action !== undefined) this.action(value, action, line);
+    else if (observation !== undefined) this.observation(value, observation, line);
+    else this.unknown(value, 'event (no action or observation)', line);
+  }
+
+  private unknown(event: JsonObject, typeRaw: string, line: LineRef): void {
+    const ts = timestamp(event['timestamp']);
+    this.out({ type: 'unknown', type_raw: typeRaw, run_id: this.runId, ...(this.step > 0 ? { step: this.step } : {}), ...(ts !== undefined ? { ts } : {}) }, typeRaw, line);
+  }
+
+  private response(fields: { ts: string | undefined; calls: ToolCall[]; text: string | undefined; modelResponse?: JsonObject | undefined }, typeRaw: string, line: LineRef): void {
+    this.step += 1;
+    const { modelResponse } = fields;
+    const choices = modelResponse?.['choices'];
+    const finishReason = Array.isArray(choices) ? text(choices.find(isRecord)?.['finish_reason']) : undefined;
+    const executable = fields.calls.filter((call) => call.name !== COMPLETION_TOOL);
+    const completion = fields.calls.filter((call) => call.name === COMPLETION_TOOL);
+    // A response that only calls finish is the final answer: its call is listed, never issued.
+    const onlyCompletion = executable.length === 0 && completion.length > 0;
+    const calls = onlyCompletion ? completion : executable;
+    const usage = usageOf(modelResponse);
+    this.out(
+      {
+        type: 'model_response',
+        run_id: this.runId,
+        step: this.step,
+        ...(fields.ts !== undefined ? { ts: fields.ts } : {}),
+        ...(onlyCompletion ? { outcome: 'final' } : {}),
+        text: fields.text ?? null,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        ...(!onlyCompletion && completion.length > 0 ? { completion_calls: completion } : {}),
+        ...(finishReason !== undefined ? { finish_reason: finishReason } : {}),
+        ...(usage !== undefined ? { usage } : {}),
+        ...(text(modelResponse?.['model']) !== undefined ? { model: text(modelResponse?.['model']) } : {}),
+        ...(text(modelResponse?.['id']) !== undefined ? { response_id: text(modelResponse?.['id']) } : {}),
+      },
+      typeRaw,
+      line,
+    );
+  }
+
+  private action(event: JsonObject, action: string, line: LineRef): void {
+    const ts = timestamp(event['timestamp']);
+    const id = finite(event['id']);
+    const metadata = field(event, 'tool_call_metadata');
+    const callId = text(metadata?.['tool_call_id']);
+    const typeRaw = `action:${action}`;
+    if (event['source'] === 'agent' && callId !== undefined) {
+      const modelResponse = field(metadata, 'model_response');
+      const name = text(metadata?.['function_name']) ?? action;
+      const responseId = text(modelResponse?.['id']) ?? `event ${id ?? '?'}`;
+      if (!this.responseSteps.has(responseId)) {
+        const calls = callsOf(modelResponse) ?? [{ call_id: callId, name, arguments: event['args'] }];
+        const choices = modelResponse?.['choices'];
+        const message = Array.isArray(choices) ? field(choices.find(isRecord), 'message') : undefined;
+        this.response({ ts, calls, text: text(message?.['content']) ?? text(event['message']), modelResponse }, typeRaw, line);
+        this.responseSteps.set(responseId, this.step);
+      }
+      const step = this.responseSteps.get(responseId) ?? this.step;
+      if (name === COMPLETION_TOOL || action === 'finish') {
+        this.finished = { line, step };
+        return;
+      }
+      if (id !== undefined) this.actionCalls.set(id, { callId, name, step });
+      this.out({ type: 'tool_call_start', run_id: this.runId, step, ...(ts !== undefined ? { ts } : {}), call_id: callId, name, arguments: event['args'] }, typeRaw, line);
+      return;
+    }
+    if (event['source'] === 'agent' && REPLY_ACTIONS.has(action)) {
+      const args = field(event, 'args');
+      const reply = text(event['message']) ?? text(args?.['content']) ?? text(args?.['final_thought']);
+      this.response({ ts, calls: [], text: reply }, typeRaw, line);
+      if (action === 'finish') this.finished = { line, step: this.step };
+      return;
+    }
+    if (event['source'] === 'agent' && EXECUTABLE_ACTIONS.has(action) && id !== undefined) {
+      // A legacy action parsed from the model's text: no call id, so one is derived from the event id.
+      const derived = `${this.runId}:event${id}`;
+      this.response({ ts, calls: [{ call_id: derived, name: action, arguments: event['args'] }], text: text(field(event, 'args')?.['thought']) ?? text(event['message']) }, typeRaw, line);
+      this.actionCalls.set(id, { callId: derived, name: action, step: this.step });
+      this.out({ type: 'tool_call_start', run_id: this.runId, step: this.step, ...(ts !== undefined ? { ts } : {}), call_id: derived, name: action, arguments: event['args'] }, typeRaw, line);
+      return;
+    }
+    this.unknown(event, event['source'] === 'agent' ? typeRaw : `${typeRaw} (${text(event['source']) ?? '?'})`, line);
+  }
+
+  private observation(event: JsonObject, observation: string, line: LineRef): void {
+    const ts = timestamp(event['timestamp']);
+    const typeRaw = `observation:${observation}`;
+    const metadata = field(event, 'tool_call_metadata');
+    const cause = finite(event['cause']);
+    const issued = cause !== undefined ? this.actionCalls.get(cause) : undefined;
+    const callId = text(metadata?.['tool_call_id']) ?? issued?.callId;
+    if (observation === 'agent_state_changed') {
+      const state = text(field(event, 'extras')?.['agent_state']);
+      if (state !== undefined) this.lastState = { state, ts, line, afterStep: this.step };
+      this.unknown(event, state !== undefined ? `${typeRaw} (${state})` : typeRaw, line);
+      return;
+    }
+    if (callId === undefined) {
+      this.unknown(event, typeRaw, line);
+      return;
+    }
+    // The exit code sits in extras.metadata (since late 2024) or in extras (before).
+    const extras = field(event, 'extras');
+    const exitCode = finite(field(extras, 'metadata')?.['exit_code']) ?? finite(extras?.['exit_code']);
+    const failed =
+      observation === 'error' || observation === 'user_rejected' || (exitCode !== undefined && exitCode !== 0) || event['success'] === false;
+    const errorId = text(extras?.['error_id']);
+    const code =
+      observation === 'error'
+        ? errorId || undefined
+        : observation === 'user_rejected'
+          ? 'user_rejected'
+          : exitCode !== undefined && exitCode !== 0
+            ? `exit_${exitCode}`
+            : undefined;
+    const content = event['content'];
+    this.out(
+      {
+        type: 'tool_result',
+        run_id: this.runId,
+        step: issued?.step ?? this.step,
+        ...(ts !== undefined ? { ts } : {}),
+        call_id: callId,
+        name: text(metadata?.['function_name']) ?? issued?.name ?? observation,
+        output: content,
+        ...(failed
+          ? {
+              status: 'error',
+              error: {
+                ...(code !== undefined ? { code } : {}),
+                ...(observation === 'error' && typeof content === 'string' ? { message: content.slice(0, 500) } : text(event['message']) !== undefined ? { message: text(event['message']) } : {}),
+              },
+            }
+          : {}),
+      },
+      typeRaw,
+      line,
+    );
+  }
+
+  /** The run's end: the last agent state written, if it ends or pauses the run and no model call came after it; else the finish action. */
+  close(): void {
+    const state = this.lastState;
+    if (state !== null && END_STATES.has(state.state) && state.afterStep === this.step) {
+      this.out({ type: 'run_end', run_id: this.runId, step: this.step, ...(state.ts !== undefined ? { ts: state.ts } : {}), status: state.state }, 'observation:agent_state_changed', state.line);
+      return;
+    }
+    if (this.finished !== null && this.finished.step === this.step) {
+      this.out(
+        {
+          type: 'run_end',
+          run_id: this.runId,
+          step: this.step,
+          status: 'finished',
+          reason: 'derived: the last model call is the agent\'s finish action (OpenHands then sets the agent state "finished"); no later agent_state_changed is recorded',
+        },
+        'action:finish',
+        this.finished.line,
+      );
+    }
+  }
+}
+
+export const openHandsFormat: FormatAdapter = {
+  name: 'openhands',
+  framing: 'json-values',
+  detect(sample: DetectionSample) {
+    const first = sample.framedValues[0];
+    if (first !== undefined) return describe(first);
+    if (headLooksLikeOpenHands(sample.head)) return 'OpenHands event stream: a JSON array of events {id, timestamp, source, action | observation}';
+    return null;
+  },
+  createMapper({ path }) {
+    const fileRunId = runIdFromPath(path);
+    let documents = 0;
+    /** Events written one by one make one run, closed at the end of the file. */
+    let loose: RunMapper | null = null;
+    return {
+      map(value, line, emit) {
+        if (Array.isArray(value)) {
+          documents += 1;
+          const run = new RunMapper(fileRunId + (documents > 1 ? `#${documents}` : ''), emit);
+          for (const event of value) run.feed(event, line);
+          run.close();
+          return undefined;
+        }
+        if (!isEvent(value)) return { reason: 'not an OpenHands event: expected {id, timestamp, source, action | observation} or an array of them' };
+        loose ??= new RunMapper(fileRunId, emit);
+        loose.feed(value, line);
+        return undefined;
+      },
+      finish() {
+        loose?.close();
+      },
+    };
+  },
+};

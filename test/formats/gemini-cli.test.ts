@@ -1,0 +1,182 @@
+/**
+ * Gemini CLI chat recordings (`session-*.json`, one JSON document per session), read by the real
+ * engine: tool calls and their results written together, parallel calls whose results hold each
+ * other's responses, cancelled and failed calls, a call still executing, a call awaiting approval,
+ * and the end derived from the last message. Fixtures: test/fixtures/formats/gemini-cli/ (invented
+ * sessions; see docs/formats/gemini-cli.md).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { geminiCliFormat } from '../../src-main/engine/adapters/geminiCli';
+import { openTrace, readReport } from '../../src-main/engine/engine';
+import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
+import { openDatabase } from '../../src-main/engine/store/traceDatabase';
+import type { AnalyzeReport } from '../../shared/report';
+import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+
+const FORMAT = 'gemini-cli';
+const root = join(import.meta.dirname, '..', '..');
+const fixtures = join(root, 'test', 'fixtures', 'formats');
+const fixture = (name: string): string => join(fixtures, FORMAT, name);
+
+function runsOf(report: AnalyzeReport) {
+  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens }) => ({
+    run_id,
+    status,
+    status_raw,
+    steps,
+    tool_calls,
+    tool_results,
+    input_tokens,
+    output_tokens,
+  }));
+}
+
+function findingsOf(report: AnalyzeReport): [string, string | null][] {
+  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
+}
+
+interface EventRow {
+  line: number;
+  type: string;
+  type_raw: string;
+  step: number | null;
+  ts: string | null;
+  call_id: string | null;
+  outcome: string | null;
+  result_ok: number | null;
+  error_code: string | null;
+  summary: string | null;
+}
+
+async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
+  const cache = temporaryDir(FORMAT);
+  try {
+    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
+    const db = openDatabase(trace.dbPath, { readonly: true });
+    try {
+      const events = db.prepare('SELECT line, type, type_raw, step, ts, call_id, outcome, result_ok, error_code, summary FROM events ORDER BY id').all() as EventRow[];
+      return { report: readReport(trace, defaultAnalysis), events };
+    } finally {
+      db.close();
+    }
+  } finally {
+    cache.remove();
+  }
+}
+
+function traceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return traceFiles(path);
+    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
+  });
+}
+
+function detect(path: string): string | null {
+  return geminiCliFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+}
+
+describe('gemini-cli chat recordings', () => {
+  const dir = temporaryDir('gemini-cli-more');
+  after(() => dir.remove());
+
+  it('parallel calls (each result holding both responses), a cancelled call, a final reply: waiting for the next prompt', async () => {
+    const { report, events } = await ingest(fixture('session-parallel-cancel.json'));
+    assert.equal(report.files[0]?.format, FORMAT);
+    assert.deepEqual(report.files[0]?.parse_errors, []);
+    assert.deepEqual(runsOf(report), [
+      {
+        run_id: '5f2c9a10-1b2c-4d3e-8f90-a1b2c3d4e5f6',
+        status: 'waiting_for_input',
+        status_raw: 'waiting_for_input',
+        steps: 3,
+        tool_calls: 3,
+        tool_results: 3,
+        input_tokens: 4200 + 4400 + 4600,
+        output_tokens: 30 + 25 + 18,
+      },
+    ]);
+    assert.ok(events.every((event) => event.line === 1));
+    assert.deepEqual(
+      events.map((event) => [event.type, event.type_raw, event.step, event.call_id, event.outcome, event.result_ok, event.error_code]),
+      [
+        ['unknown', 'user', 0, null, null, null, null],
+        ['model_response', 'gemini', 1, null, 'tool_calls', null, null],
+        // One result per call, its own response picked by id from the shared list.
+        ['tool_result', 'toolCall', 1, 'read_file-1761800000100-aa11', null, 1, null],
+        ['tool_result', 'toolCall', 1, 'glob-1761800000101-bb22', null, 1, null],
+        ['model_response', 'gemini', 2, null, 'tool_calls', null, null],
+        ['tool_result', 'toolCall', 2, 'run_shell_command-1761800006000-cc33', null, 0, 'cancelled'],
+        ['unknown', 'info', 2, null, null, null, null],
+        ['unknown', 'user', 2, null, null, null, null],
+        ['model_response', 'gemini', 3, null, 'final', null, null],
+        ['run_end', 'gemini', 3, null, null, null, null],
+      ],
+    );
+    assert.equal(events.find((event) => event.call_id === 'read_file-1761800000100-aa11')?.summary, "[tool]\nname = 'demo'\n");
+    // The result is timestamped when the call finished (after the user's approval, here a cancel).
+    assert.equal(events.find((event) => event.call_id === 'run_shell_command-1761800006000-cc33')?.ts, '2025-10-30T08:02:00.000Z');
+    assert.deepEqual(findingsOf(report), [['tool_error', 'run_shell_command-1761800006000-cc33']]);
+  });
+
+  it('a call still executing when the session was saved: a true dangling call, and no end', async () => {
+    const { report } = await ingest(fixture('session-cut-executing.json'));
+    assert.deepEqual(
+      runsOf(report).map(({ status, status_raw, steps, tool_calls, tool_results }) => ({ status, status_raw, steps, tool_calls, tool_results })),
+      [{ status: 'unterminated', status_raw: '', steps: 2, tool_calls: 2, tool_results: 1 }],
+    );
+    assert.deepEqual(findingsOf(report), [
+      ['dangling_call', 'write_file-1761927609000-ee55'],
+      ['tool_error', 'create_file-1761927603000-dd44'],
+      ['unterminated_run', null],
+    ]);
+  });
+
+  it('a call awaiting approval: the session is paused, the call pending, not dangling', async () => {
+    const { report } = await ingest(fixture('session-awaiting-approval.json'));
+    assert.deepEqual(
+      runsOf(report).map(({ status, status_raw, steps, tool_calls, tool_results }) => ({ status, status_raw, steps, tool_calls, tool_results })),
+      [{ status: 'waiting_for_approval', status_raw: 'waiting_for_approval', steps: 1, tool_calls: 1, tool_results: 0 }],
+    );
+    assert.deepEqual(findingsOf(report), []);
+  });
+
+  it('is detected by the registry (passes once gemini-cli is registered)', async () => {
+    const { report } = await analyzeFile(fixture('session-parallel-cancel.json'));
+    assert.equal(report.files[0]?.format, FORMAT);
+    assert.match(report.files[0]?.format_reason ?? '', /^Gemini CLI chat recording/);
+  });
+
+  it('detects its documents, also past the detection sample, and neither the JSONL recording nor other formats', () => {
+    for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /Gemini CLI/, path);
+    for (const name of readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.jsonl'))) {
+      assert.equal(detect(join(root, 'examples', name)), null, name);
+    }
+    for (const other of ['swe-agent', 'mini-swe-agent', 'openhands', 'codex', 'claude-code']) {
+      const otherDir = join(fixtures, other);
+      if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      for (const path of traceFiles(otherDir)) assert.equal(detect(path), null, path);
+    }
+    // The newer JSONL recording: a metadata line, then message records (another format).
+    const jsonl = join(dir.path, 'session-2026-01-01T10-00-abcdef12.jsonl');
+    writeFileSync(
+      jsonl,
+      [
+        { sessionId: 'abcdef12-0000-4000-8000-000000000000', projectHash: 'ff', startTime: '2026-01-01T10:00:00.000Z', lastUpdated: '2026-01-01T10:00:00.000Z' },
+        { id: 'u1', timestamp: '2026-01-01T10:00:01.000Z', type: 'user', content: 'hi' },
+        { $set: { lastUpdated: '2026-01-01T10:00:01.000Z', messages: [] } },
+      ]
+        .map((record) => JSON.stringify(record))
+        .join('\n'),
+    );
+    assert.equal(detect(jsonl), null);
+    const big = JSON.parse(readFileSync(fixture('session-parallel-cancel.json'), 'utf8')) as { messages: { content: unknown }[] };
+    big.messages[0]!.content = 'x'.repeat(1_200_000);
+    const path = join(dir.path, 'session-big.json');
+    writeFileSync(path, JSON.stringify(big, null, 2));
+    assert.match(detect(path) ?? '', /Gemini CLI chat recording: the document opens with/);
+  });
+});

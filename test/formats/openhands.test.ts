@@ -1,0 +1,199 @@
+/**
+ * OpenHands event streams (a JSON array of events, or events written back to back), read by the
+ * real engine: parallel calls sharing one model response, observations linked by `cause` and
+ * `tool_call_id`, exit codes and error observations, the finish tool as the final answer, the end
+ * from the last agent state. Fixtures: test/fixtures/formats/openhands/ (invented sessions; see
+ * docs/formats/openhands.md).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openHandsFormat } from '../../src-main/engine/adapters/openHands';
+import { openTrace, readReport } from '../../src-main/engine/engine';
+import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
+import { openDatabase } from '../../src-main/engine/store/traceDatabase';
+import type { AnalyzeReport } from '../../shared/report';
+import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
+import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+
+const FORMAT = 'openhands';
+const root = join(import.meta.dirname, '..', '..');
+const fixtures = join(root, 'test', 'fixtures', 'formats');
+const fixture = (name: string): string => join(fixtures, FORMAT, name);
+
+function runsOf(report: AnalyzeReport) {
+  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens, started_at, ended_at }) => ({
+    run_id,
+    status,
+    status_raw,
+    steps,
+    tool_calls,
+    tool_results,
+    input_tokens,
+    output_tokens,
+    started_at,
+    ended_at,
+  }));
+}
+
+function findingsOf(report: AnalyzeReport): [string, string | null][] {
+  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
+}
+
+const normalized = (raw: string) => normalizeTerminalStatus({ status: raw }).status;
+
+interface EventRow {
+  line: number;
+  type: string;
+  type_raw: string;
+  step: number | null;
+  call_id: string | null;
+  outcome: string | null;
+  tool_call_count: number | null;
+  result_ok: number | null;
+  error_code: string | null;
+}
+
+async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
+  const cache = temporaryDir(FORMAT);
+  try {
+    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
+    const db = openDatabase(trace.dbPath, { readonly: true });
+    try {
+      const events = db.prepare('SELECT line, type, type_raw, step, call_id, outcome, tool_call_count, result_ok, error_code FROM events ORDER BY id').all() as EventRow[];
+      return { report: readReport(trace, defaultAnalysis), events };
+    } finally {
+      db.close();
+    }
+  } finally {
+    cache.remove();
+  }
+}
+
+function traceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return traceFiles(path);
+    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
+  });
+}
+
+function detect(path: string): string | null {
+  return openHandsFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+}
+
+describe('openhands event streams', () => {
+  const dir = temporaryDir('openhands-more');
+  after(() => dir.remove());
+
+  it('parallel calls from one response, results by cause, errors, finish as the final answer, the end from agent_state_changed', async () => {
+    const { report, events } = await ingest(fixture('parallel-calls-finished.json'));
+    assert.equal(report.files[0]?.format, FORMAT);
+    assert.deepEqual(report.files[0]?.parse_errors, []);
+    assert.deepEqual(runsOf(report), [
+      {
+        run_id: 'parallel-calls-finished',
+        status: normalized('finished'),
+        status_raw: 'finished',
+        steps: 4,
+        tool_calls: 4,
+        tool_results: 4,
+        // The response behind both parallel actions is counted once.
+        input_tokens: 3100 + 3600 + 3900 + 4200,
+        output_tokens: 120 + 60 + 40 + 70,
+        // Zone-less local times, read as UTC.
+        started_at: '2025-04-18T09:00:00.000Z',
+        ended_at: '2025-04-18T09:00:16.420Z',
+      },
+    ]);
+    assert.ok(events.every((event) => event.line === 1));
+    assert.deepEqual(
+      events.filter((event) => event.type !== 'unknown').map((event) => [event.type, event.step, event.call_id, event.outcome, event.tool_call_count, event.result_ok, event.error_code]),
+      [
+        ['model_response', 1, null, 'tool_calls', 2, null, null],
+        ['tool_call_start', 1, 'toolu_ls', null, null, null, null],
+        ['tool_call_start', 1, 'toolu_view', null, null, null, null],
+        ['tool_result', 1, 'toolu_ls', null, null, 1, null],
+        ['tool_result', 1, 'toolu_view', null, null, 1, null],
+        ['model_response', 2, null, 'tool_calls', 1, null, null],
+        ['tool_call_start', 2, 'toolu_test', null, null, null, null],
+        ['tool_result', 2, 'toolu_test', null, null, 0, 'exit_1'],
+        ['model_response', 3, null, 'tool_calls', 1, null, null],
+        ['tool_call_start', 3, 'toolu_bad', null, null, null, null],
+        ['tool_result', 3, 'toolu_bad', null, null, 0, null],
+        // finish: the completion signal, listed on the response but never issued, so never dangling.
+        ['model_response', 4, null, 'final', 1, null, null],
+        ['run_end', 4, null, null, null, null, null],
+      ],
+    );
+    assert.deepEqual(
+      events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
+      ['observation:agent_state_changed (loading)', 'action:message (user)', 'observation:agent_state_changed (running)', 'observation:agent_state_changed (finished)'],
+    );
+    assert.deepEqual(findingsOf(report), [
+      ['tool_error', 'toolu_bad'],
+      ['tool_error', 'toolu_test'],
+    ]);
+  });
+
+  it('a text reply, then a call whose observation never comes before the agent errors: a true dangling call', async () => {
+    const { report, events } = await ingest(fixture('dangling-then-error.json'));
+    assert.deepEqual(
+      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),
+      [{ run_id: 'dangling-then-error', status: normalized('error'), status_raw: 'error', steps: 2, tool_calls: 1, tool_results: 0 }],
+    );
+    assert.deepEqual(
+      events.filter((event) => event.type === 'model_response').map((event) => [event.step, event.outcome]),
+      [
+        [1, 'final'],
+        [2, 'tool_calls'],
+      ],
+    );
+    assert.deepEqual(findingsOf(report), [['dangling_call', 'toolu_pip']]);
+  });
+
+  it('events written back to back, legacy actions without call ids: a derived id per action, paired through cause', async () => {
+    const { report, events } = await ingest(fixture('legacy-events.jsonl'));
+    assert.deepEqual(
+      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),
+      [{ run_id: 'legacy-events', status: normalized('finished'), status_raw: 'finished', steps: 2, tool_calls: 1, tool_results: 1 }],
+    );
+    // Each event is its own record, so each is anchored to its own line.
+    assert.deepEqual(
+      events.map((event) => [event.line, event.type, event.call_id]),
+      [
+        [1, 'unknown', null],
+        [2, 'model_response', null],
+        [2, 'tool_call_start', 'legacy-events:event1'],
+        [3, 'tool_result', 'legacy-events:event1'],
+        [4, 'model_response', null],
+        [4, 'run_end', null],
+      ],
+    );
+    assert.deepEqual(findingsOf(report), []);
+  });
+
+  it('is detected by the registry (passes once openhands is registered)', async () => {
+    const { report } = await analyzeFile(fixture('parallel-calls-finished.json'));
+    assert.equal(report.files[0]?.format, FORMAT);
+    assert.match(report.files[0]?.format_reason ?? '', /^OpenHands event stream/);
+  });
+
+  it('detects its documents, also past the detection sample, and no other format', () => {
+    for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /OpenHands/, path);
+    for (const name of readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.jsonl'))) {
+      assert.equal(detect(join(root, 'examples', name)), null, name);
+    }
+    for (const other of ['swe-agent', 'mini-swe-agent', 'gemini-cli', 'codex', 'claude-code']) {
+      const otherDir = join(fixtures, other);
+      if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      for (const path of traceFiles(otherDir)) assert.equal(detect(path), null, path);
+    }
+    const big = JSON.parse(readFileSync(fixture('parallel-calls-finished.json'), 'utf8')) as { content?: string }[];
+    big[5]!.content = 'x'.repeat(1_200_000);
+    const path = join(dir.path, 'big.json');
+    writeFileSync(path, JSON.stringify(big, null, 2));
+    assert.match(detect(path) ?? '', /OpenHands event stream/);
+  });
+});
