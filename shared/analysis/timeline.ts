@@ -77,6 +77,8 @@ export interface RunTimeline {
   endedAt: string | null;
   firstLine: number;
   lastLine: number;
+  /** The run has a run_start event. */
+  started: boolean;
   entries: TimelineEntry[];
   /**
    * The file may still be written (live follow): a run without a terminal event is running, so

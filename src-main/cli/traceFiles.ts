@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { TraceFileError } from '../engine/engine';
 
-const TRACE_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json', '.traj']);
+const TRACE_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json', '.traj', '.eval']);
 
 export interface TraceArgument {
   path: string;

@@ -61,6 +61,8 @@ export interface RunSpec {
   startedAt?: string | null;
   endedAt?: string | null;
   live?: boolean;
+  /** Whether the run logged a run_start (default true). */
+  started?: boolean;
 }
 
 const defaultFinishReason: Readonly<Record<ModelOutcome, string>> = {
@@ -173,6 +175,7 @@ export class TimelineBuilder {
       endedAt: this.spec.endedAt ?? null,
       firstLine: 1,
       lastLine: this.line,
+      started: this.spec.started ?? true,
       entries: [...this.entries],
       live: this.spec.live ?? false,
     };

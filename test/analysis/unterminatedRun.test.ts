@@ -31,3 +31,13 @@ describe('unterminated run', () => {
     });
   }
 });
+
+describe('unterminated run: a group of records that is not a loop', () => {
+  it('is not reported when the run has neither a start nor any model or tool activity', () => {
+    assert.deepEqual(analyzeUnterminatedRun(run({ status: 'unterminated', started: false }).build()), []);
+  });
+
+  it('is reported when the run started, even with nothing after its start', () => {
+    assert.equal(analyzeUnterminatedRun(run({ status: 'unterminated', started: true }).build()).length, 1);
+  });
+});

@@ -67,9 +67,13 @@ export interface FormatAdapter {
   name: string;
   /**
    * How records are framed: one per line (JSONL, the default), or JSON values written back to back
-   * (pretty-printed records, a single document), see ingest/jsonStreamSplitter.ts.
+   * (pretty-printed records, a single document), see ingest/jsonStreamSplitter.ts, or the `.json`
+   * entries of a ZIP archive, one record per entry (ingest/zipEntries.ts; a file that is not a ZIP
+   * is then read as JSON values). For a ZIP, an event's "line" is its entry's number (1-based,
+   * central-directory order) and its offset/length are the entry's local header offset and
+   * compressed size; the raw "line" read back is the entry inflated (store/rawLines.ts).
    */
-  framing?: 'lines' | 'json-values';
+  framing?: 'lines' | 'json-values' | 'zip-json';
   /** Says why the sample is in this format, or returns null. */
   detect(sample: DetectionSample): string | null;
   createMapper(context: { path: string }): FormatMapper;

@@ -9,6 +9,7 @@ import { claudeCodeFormat } from './claudeCode';
 import { codexFormat } from './codex';
 import { geminiCliFormat } from './geminiCli';
 import { httpExchangeFormat } from './httpExchange';
+import { inspectAiFormat } from './inspectAi';
 import { miniSweAgentFormat } from './miniSweAgent';
 import { openaiExportFormat } from './openaiExports';
 import { openHandsFormat } from './openHands';
@@ -32,6 +33,7 @@ export const formatAdapters: readonly FormatAdapter[] = [
   miniSweAgentFormat,
   openHandsFormat,
   geminiCliFormat,
+  inspectAiFormat,
   canonicalFormat,
 ];
 

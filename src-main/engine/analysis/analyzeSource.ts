@@ -26,7 +26,10 @@ export type TimelineEventRow = Pick<
 >;
 
 /** The run fields analysis reads. */
-export type TimelineRunRow = Pick<RunRow, 'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line'>;
+export type TimelineRunRow = Pick<
+  RunRow,
+  'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line' | 'start_event_id'
+>;
 
 /** Event types that become timeline entries: all but the run's start and the requests (and unknown events). */
 export const timelineEventTypes: ReadonlySet<string> = new Set(
@@ -126,6 +129,7 @@ export class RunTimelineAssembler {
       endedAt: run.ended_at,
       firstLine: run.first_line,
       lastLine: run.last_line,
+      started: run.start_event_id !== null,
       entries,
       live,
     };
@@ -151,7 +155,7 @@ export class SourceAnalyzer {
     private readonly options: AnalysisOptions,
   ) {
     this.key = optionsKey(options);
-    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line FROM runs WHERE id = ?');
+    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id FROM runs WHERE id = ?');
     this.selectEvents = db.prepare(
       `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens, cost_usd,
               result_ok, error_code, result_hash, progress, summary

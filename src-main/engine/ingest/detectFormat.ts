@@ -1,7 +1,8 @@
 /**
  * Format detection reads only the start of a file: its first MiB, framed both as lines and as
  * JSON values back to back; the first 20 records of each that parse are shown to each adapter
- * (registry.ts) in turn, with the first 64 KiB as text.
+ * (registry.ts) in turn, with the first 64 KiB as text. A ZIP archive is sampled from its
+ * entry names and header entry instead (sampleZip).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { adapterNamed, detectFormat, formatNames } from '../adapters/registry';
@@ -10,6 +11,7 @@ import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { TraceFileError, type FileIdentity } from '../store/traceDatabase';
 import { decodeLine, stripUtf8Bom } from './decodeLine';
 import { LineSplitter } from './lineSplitter';
+import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature, ZipFormatError } from './zipEntries';
 
 const SAMPLE_BYTES = 1 << 20;
 const SAMPLE_RECORDS = 20;
@@ -41,8 +43,39 @@ function parsedRecords(head: Buffer, complete: boolean, splitter: LineSplitter |
   return values;
 }
 
+/** Header entries sampled from a ZIP container, in order of preference. */
+const ZIP_HEADER_ENTRIES = ['header.json', '_journal/start.json'];
+const ZIP_HEADER_MAX_BYTES = 1 << 20;
+
+/**
+ * A ZIP archive of JSON entries (Inspect AI `.eval`): `head` is `zip:` followed by the entry names,
+ * one a line, and `framedValues` holds its header entry (`header.json`, else `_journal/start.json`)
+ * when it is under 1 MiB. A ZIP that cannot be read yields only its `zip:` head.
+ */
+function sampleZip(identity: FileIdentity): DetectionSample {
+  const sample: DetectionSample = { path: identity.path, values: [], framedValues: [], head: 'zip:' };
+  const fd = openSync(identity.path, 'r');
+  try {
+    const entries = readZipDirectory(fd, identity.size);
+    sample.head = `zip:${entries.map((entry) => entry.name).join('\n')}`.slice(0, HEAD_TEXT_BYTES);
+    for (const name of ZIP_HEADER_ENTRIES) {
+      const entry = entries.find((candidate) => candidate.name === name);
+      if (entry === undefined || !isJsonEntry(entry) || entry.uncompressedSize >= ZIP_HEADER_MAX_BYTES) continue;
+      const decoded = decodeLine(readZipEntry(fd, entry));
+      if (decoded.kind === 'json') sample.framedValues.push(decoded.value);
+      break;
+    }
+  } catch (error) {
+    if (!(error instanceof ZipFormatError)) throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return sample;
+}
+
 export function sampleFile(identity: FileIdentity): DetectionSample {
   const head = readHead(identity);
+  if (startsWithZipSignature(head)) return sampleZip(identity);
   const complete = head.length >= identity.size - 3;
   return {
     path: identity.path,

@@ -6,8 +6,9 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { JsonStreamSplitter } from './jsonStreamSplitter';
-import { LineSplitter } from './lineSplitter';
+import { LineSplitter, type SplitLine } from './lineSplitter';
 import { TraceIngester, type IngestCounters } from './traceIngester';
+import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature } from './zipEntries';
 import type { FileIdentity } from '../store/traceDatabase';
 import type { RowBatcher } from '../store/traceWriter';
 import type { FormatAdapter } from '../adapters/formatAdapter';
@@ -28,8 +29,9 @@ const PROGRESS_INTERVAL_MS = 100;
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
 export function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): IngestProgress {
   const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }));
+  if (format.framing === 'zip-json' && isZipFile(identity)) return ingestZipEntries(identity, ingester, options);
   const splitter =
-    format.framing === 'json-values'
+    format.framing === 'json-values' || format.framing === 'zip-json'
       ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes })
       : new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const accept = ingester.acceptLine.bind(ingester);
@@ -56,6 +58,56 @@ export function ingestFile(identity: FileIdentity, format: FormatAdapter, source
     closeSync(fd);
   }
   ingester.finish();
+  const final = progress();
+  options.onProgress?.(final);
+  return final;
+}
+
+function isZipFile(identity: FileIdentity): boolean {
+  if (identity.size < 4) return false;
+  const head = Buffer.alloc(4);
+  const fd = openSync(identity.path, 'r');
+  try {
+    readSync(fd, head, 0, 4, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return startsWithZipSignature(head);
+}
+
+/**
+ * ZIP framing: each `.json` entry is one record, in central-directory order (other entries are
+ * not records and are skipped). The record's line number is the entry's (1-based), its offset and
+ * length are the entry's local header offset and compressed size; its bytes are the entry inflated.
+ * An entry larger than the record size limit is reported as oversized without being inflated.
+ */
+function ingestZipEntries(identity: FileIdentity, ingester: TraceIngester, options: IngestOptions): IngestProgress {
+  let bytesRead = 0;
+  const progress = (): IngestProgress => ({ ...ingester.counters, bytesRead, totalBytes: identity.size });
+  const fd = openSync(identity.path, 'r');
+  try {
+    if (fstatSync(fd).size < identity.size) throw new Error(`${identity.path} shrank while it was being opened`);
+    let lastReport = Date.now();
+    for (const entry of readZipDirectory(fd, identity.size)) {
+      if (!isJsonEntry(entry)) continue;
+      const record: SplitLine = { lineNumber: entry.index + 1, offset: entry.localHeaderOffset, length: entry.compressedSize, bytes: null };
+      if (entry.uncompressedSize > options.maxLineBytes) {
+        record.head = Buffer.from(`(ZIP entry ${entry.name}: ${entry.uncompressedSize} bytes inflated)`);
+      } else {
+        record.bytes = readZipEntry(fd, entry);
+      }
+      ingester.acceptLine(record);
+      bytesRead = Math.max(bytesRead, entry.localHeaderOffset + entry.compressedSize);
+      if (options.onProgress && Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
+        options.onProgress(progress());
+        lastReport = Date.now();
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  ingester.finish();
+  bytesRead = identity.size;
   const final = progress();
   options.onProgress?.(final);
   return final;

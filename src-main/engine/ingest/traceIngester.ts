@@ -66,6 +66,7 @@ interface RunState {
   outputTokens: number | null;
   budgets: Budgets | null;
   config: unknown;
+  startEventId: number | null;
   end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
   openStreams: Map<number, OpenStream>;
   /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
@@ -198,6 +199,7 @@ export class TraceIngester {
       tool_results: run.toolResults,
       input_tokens: run.inputTokens,
       output_tokens: run.outputTokens,
+      start_event_id: run.startEventId,
       end_event_id: run.end?.eventId ?? null,
     });
     this.writer.analyzeRun(run.pk);
@@ -237,6 +239,7 @@ export class TraceIngester {
         outputTokens: null,
         budgets: null,
         config: undefined,
+        startEventId: null,
         end: null,
         openStreams: new Map(),
         version: 0,
@@ -353,6 +356,7 @@ export class TraceIngester {
 
   private acceptRunStart(run: RunState, event: EventOf<'run_start'>, row: EventRow): void {
     run.config = event.config;
+    run.startEventId ??= row.id;
     const budgets = { ...event.config?.budgets, ...event.budgets };
     run.budgets = Object.keys(budgets).length > 0 ? budgets : null;
     row.summary = [event.config?.provider, event.config?.model].filter(Boolean).join(' ') || null;

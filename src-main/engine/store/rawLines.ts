@@ -7,11 +7,16 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { identifyFile } from './traceDatabase';
+import { adapterNamed } from '../adapters/registry';
+import { readZipDirectory, readZipEntry, startsWithZipSignature } from '../ingest/zipEntries';
 
 export interface RawLine {
   line: number;
   offset: number;
-  /** The line's bytes as stored in the file, without its `\n` terminator. */
+  /**
+   * The line's bytes as stored in the file, without its `\n` terminator. For a ZIP container
+   * (`zip-json` framing) the "line" is an entry, and these are its bytes inflated.
+   */
   bytes: Buffer;
 }
 
@@ -27,6 +32,7 @@ interface SourceIdentityRow {
   size: number;
   mtime_ms: number;
   fingerprint: string;
+  format: string;
 }
 
 /** Returns null when nothing was recorded for that line (a blank line, or past the end). */
@@ -36,7 +42,7 @@ export function readRawLine(db: Database.Database, sourceId: number, line: numbe
     db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
     db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line);
   if (location === undefined) return null;
-  const source = db.prepare<[number], SourceIdentityRow>('SELECT path, size, mtime_ms, fingerprint FROM sources WHERE id = ?').get(sourceId);
+  const source = db.prepare<[number], SourceIdentityRow>('SELECT path, size, mtime_ms, fingerprint, format FROM sources WHERE id = ?').get(sourceId);
   if (source === undefined) return null;
   const current = identifyFile(source.path);
   if (current.size !== source.size || current.mtimeMs !== source.mtime_ms || current.fingerprint !== source.fingerprint) {
@@ -46,8 +52,21 @@ export function readRawLine(db: Database.Database, sourceId: number, line: numbe
   const fd = openSync(source.path, 'r');
   try {
     readSync(fd, bytes, 0, location.byte_length, location.byte_offset);
+    if (adapterNamed(source.format)?.framing === 'zip-json') {
+      const zipEntry = zipEntryBytes(fd, source.size, location.byte_offset);
+      if (zipEntry !== null) return { line, offset: location.byte_offset, bytes: zipEntry };
+    }
   } finally {
     closeSync(fd);
   }
   return { line, offset: location.byte_offset, bytes };
+}
+
+/** In a ZIP container, the inflated bytes of the entry whose local header is at `offset`; null when the file is not a ZIP. */
+function zipEntryBytes(fd: number, size: number, offset: number): Buffer | null {
+  const signature = Buffer.alloc(4);
+  readSync(fd, signature, 0, 4, 0);
+  if (!startsWithZipSignature(signature)) return null;
+  const entry = readZipDirectory(fd, size).find((candidate) => candidate.localHeaderOffset === offset);
+  return entry === undefined ? null : readZipEntry(fd, entry);
 }

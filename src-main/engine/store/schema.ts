@@ -53,6 +53,7 @@ const migrations: readonly Migration[] = [
         tool_results INTEGER NOT NULL DEFAULT 0,
         input_tokens INTEGER,
         output_tokens INTEGER,
+        start_event_id INTEGER,
         end_event_id INTEGER,
         UNIQUE (source_id, run_id)
       );

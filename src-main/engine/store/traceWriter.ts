@@ -87,6 +87,7 @@ export interface RunRow {
   tool_results: number;
   input_tokens: number | null;
   output_tokens: number | null;
+  start_event_id: number | null;
   end_event_id: number | null;
 }
 
@@ -106,7 +107,7 @@ const parseErrorColumns: readonly (keyof ParseErrorRow)[] = [
 export const runColumns: readonly (keyof RunRow)[] = [
   'id', 'source_id', 'run_id', 'status', 'status_raw', 'end_limit', 'budgets_json', 'config_json', 'first_line',
   'last_line', 'started_at', 'ended_at', 'steps', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens',
-  'end_event_id',
+  'start_event_id', 'end_event_id',
 ];
 
 export interface StreamOutcome {

@@ -1,0 +1,461 @@
+/**
+ * Inspect AI eval logs: the `.eval` container (a ZIP of JSON entries: `_journal/start.json`,
+ * `samples/<id>_epoch_<n>.json`, `summaries.json`, `reductions.json`, `header.json`, read one
+ * entry per record with the `zip-json` framing, so an event's "line" is its entry's number) and
+ * the older plain `.json` log (one document `{version, status, eval, plan, results, stats,
+ * samples[]}`, read whole).
+ *
+ * Each sample (one epoch of one dataset item) is a run `<eval_id>/<sample id>/epoch<n>`: its
+ * `model` events are the steps (input → model_request, output → model_response with the tool
+ * calls, stop reason and usage), its `tool` events the results; a sample without model events is
+ * read from its `messages` (assistant `tool_calls`, `tool` messages by `tool_call_id`). The
+ * sample's `error` or `limit` ends the run; a sample written without either has finished (Inspect
+ * writes a sample once it is done). The eval itself is one more run, `<eval_id>`: its start
+ * (task, model, limits), the summaries and reductions (unknown events), and its end from the
+ * header's `status` (`started` is not an end). See docs/formats/inspect-ai.md.
+ */
+import type { AdaptedEvent } from './canonicalAdapter';
+import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+
+type Emit = (mapped: MappedEvent) => void;
+type JsonObject = Record<string, unknown>;
+/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
+type ToolCall = { call_id: string; name: string; arguments: unknown };
+
+const ATTACHMENT_PREFIX = 'attachment://';
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function field(value: unknown, key: string): JsonObject | undefined {
+  if (!isRecord(value)) return undefined;
+  const member = value[key];
+  return isRecord(member) ? member : undefined;
+}
+
+function list(value: unknown, key: string): unknown[] {
+  if (!isRecord(value)) return [];
+  const member = value[key];
+  return Array.isArray(member) ? member : [];
+}
+
+function idOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** `header.json`, `_journal/start.json`, or the head of a plain JSON log: `{version, eval{task, model, …}, …}`. */
+function isEvalHeader(value: unknown): value is JsonObject {
+  const evalSpec = field(value, 'eval');
+  return isRecord(value) && finite(value['version']) !== undefined && evalSpec !== undefined && typeof evalSpec['task'] === 'string' && typeof evalSpec['model'] === 'string';
+}
+
+/** `samples/<id>_epoch_<n>.json`, or an item of a plain log's `samples[]`. */
+function isSample(value: unknown): value is JsonObject {
+  return (
+    isRecord(value) &&
+    idOf(value['id']) !== undefined &&
+    finite(value['epoch']) !== undefined &&
+    (Array.isArray(value['messages']) || Array.isArray(value['events']))
+  );
+}
+
+function headLooksLikeJsonLog(head: string): boolean {
+  return /^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[a-z]+"\s*,\s*"eval"\s*:\s*\{\s*"(?:eval_id|run_id)"\s*:/.test(head);
+}
+
+function runIdFromPath(path: string): string {
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return name.replace(/\.(eval|json)$/i, '') || name;
+}
+
+/** Message content: a string or a list of content parts (`{type: 'text', text}`, images, reasoning, …). */
+function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  return content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+}
+
+function usageOf(usage: JsonObject | undefined): JsonObject | undefined {
+  if (usage === undefined) return undefined;
+  const input = finite(usage['input_tokens']);
+  const output = finite(usage['output_tokens']);
+  const cached = finite(usage['input_tokens_cache_read']);
+  const total = finite(usage['total_tokens']);
+  const cost = finite(usage['total_cost']);
+  const result = {
+    ...(input !== undefined ? { input_tokens: input } : {}),
+    ...(output !== undefined ? { output_tokens: output } : {}),
+    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(total !== undefined ? { total_tokens: total } : {}),
+    ...(cost !== undefined && cost >= 0 ? { cost_usd: cost } : {}),
+  };
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+/** The eval's limits that are canonical budgets: the per-sample time limit and the cost limit. */
+function budgetsOf(config: JsonObject | undefined): JsonObject | undefined {
+  if (config === undefined) return undefined;
+  const time = finite(config['time_limit']);
+  const cost = finite(config['cost_limit']);
+  const budgets = {
+    ...(time !== undefined && time > 0 ? { deadline_ms: time * 1000 } : {}),
+    ...(cost !== undefined && cost > 0 ? { max_cost_usd: cost } : {}),
+  };
+  return Object.keys(budgets).length > 0 ? budgets : undefined;
+}
+
+const LIMIT_KEYS = ['message_limit', 'token_limit', 'time_limit', 'working_limit', 'cost_limit'];
+
+interface EvalContext {
+  runId: string;
+  task: string;
+  model: string;
+  /** The limits the eval declared (`message_limit`, `token_limit`, …), kept in each run's config. */
+  limits: JsonObject;
+  budgets: JsonObject | undefined;
+}
+
+class InspectAiMapper implements FormatMapper {
+  private context: EvalContext | null = null;
+  private evalStarted = false;
+  private evalEnded = false;
+
+  constructor(private readonly path: string) {}
+
+  map(value: unknown, line: LineRef, emit: Emit): undefined {
+    if (isEvalHeader(value)) {
+      this.mapHeader(value, line, emit);
+      const samples = value['samples'];
+      if (Array.isArray(samples)) {
+        // The plain JSON log: one document holding the samples; its end comes after them.
+        for (const sample of samples) {
+          if (isSample(sample)) this.mapSample(sample, line, emit);
+          else emit({ event: { type: 'unknown', type_raw: 'sample (unrecognised)', run_id: this.evalRunId() }, typeRaw: 'sample', line });
+        }
+      }
+      this.mapHeaderEnd(value, line, emit);
+      return undefined;
+    }
+    if (isSample(value)) {
+      this.mapSample(value, line, emit);
+      return undefined;
+    }
+    // summaries.json, _journal/summaries/<n>.json, reductions.json and anything else: kept on the eval's run.
+    const typeRaw = Array.isArray(value) ? 'summaries/reductions' : isRecord(value) ? 'entry' : typeof value;
+    emit({ event: { type: 'unknown', type_raw: typeRaw, run_id: this.evalRunId() }, typeRaw, line });
+    return undefined;
+  }
+
+  finish(): void {
+    // Every record is mapped whole; nothing is buffered.
+  }
+
+  private evalRunId(): string {
+    return this.context?.runId ?? runIdFromPath(this.path);
+  }
+
+  private mapHeader(header: JsonObject, line: LineRef, emit: Emit): void {
+    const evalSpec = field(header, 'eval') ?? {};
+    const config = field(evalSpec, 'config');
+    const limits: JsonObject = {};
+    for (const key of LIMIT_KEYS) if (config?.[key] !== undefined && config[key] !== null) limits[key] = config[key];
+    this.context ??= {
+      runId: text(evalSpec['eval_id']) ?? text(evalSpec['run_id']) ?? runIdFromPath(this.path),
+      task: text(evalSpec['task']) ?? '',
+      model: text(evalSpec['model']) ?? '',
+      limits,
+      budgets: budgetsOf(config),
+    };
+    if (this.evalStarted) return;
+    this.evalStarted = true;
+    const ts = text(field(header, 'stats')?.['started_at']) ?? text(evalSpec['created']);
+    emit({ event: { type: 'run_start', run_id: this.context.runId, ...(ts !== undefined ? { ts } : {}), ...this.startFields() }, typeRaw: 'eval', line });
+  }
+
+  private startFields(extra: JsonObject = {}): Pick<Extract<AdaptedEvent, { type: 'run_start' }>, 'config' | 'task'> {
+    const context = this.context;
+    if (context === null) return {};
+    const provider = context.model.includes('/') ? context.model.slice(0, context.model.indexOf('/')) : undefined;
+    return {
+      config: {
+        model: context.model,
+        ...(provider !== undefined ? { provider } : {}),
+        ...(context.budgets !== undefined ? { budgets: context.budgets } : {}),
+        ...(Object.keys(context.limits).length > 0 ? { limits: context.limits } : {}),
+        ...extra,
+      },
+      task: context.task,
+    };
+  }
+
+  /** The eval's end, from the header's status; `started` (still running) is not an end. */
+  private mapHeaderEnd(header: JsonObject, line: LineRef, emit: Emit): void {
+    const status = text(header['status']);
+    if (status === undefined || status === 'started' || this.evalEnded) return;
+    this.evalEnded = true;
+    const ts = text(field(header, 'stats')?.['completed_at']);
+    const message = text(field(header, 'error')?.['message']);
+    emit({
+      event: { type: 'run_end', run_id: this.evalRunId(), status, ...(ts !== undefined ? { ts } : {}), ...(message !== undefined ? { reason: message } : {}) },
+      typeRaw: 'eval/status',
+      line,
+    });
+  }
+
+  private mapSample(sample: JsonObject, line: LineRef, emit: Emit): void {
+    const sampleId = idOf(sample['id']) ?? '?';
+    const epoch = finite(sample['epoch']) ?? 1;
+    const runId = `${this.evalRunId()}/${sampleId}/epoch${epoch}`;
+    const attachments = field(sample, 'attachments') ?? {};
+    const resolve = (value: unknown): unknown => {
+      if (typeof value !== 'string' || !value.startsWith(ATTACHMENT_PREFIX)) return value;
+      const resolved = attachments[value.slice(ATTACHMENT_PREFIX.length)];
+      return typeof resolved === 'string' ? resolved : value;
+    };
+    const out = (event: AdaptedEvent, typeRaw: string): void => emit({ event, typeRaw, line });
+    const events = list(sample, 'events').filter(isRecord);
+    const firstTs = text(sample['started_at']) ?? text(events[0]?.['timestamp']);
+    out({ type: 'run_start', run_id: runId, ...(firstTs !== undefined ? { ts: firstTs } : {}), ...this.startFields({ sample_id: sample['id'], epoch }) }, 'sample');
+
+    const state: SampleState = { runId, step: 0, callSteps: new Map(), answered: new Set(), lastTs: firstTs };
+    const toolMessages = new Map<string, JsonObject>();
+    for (const message of list(sample, 'messages')) {
+      const callId = isRecord(message) && message['role'] === 'tool' ? idOf(message['tool_call_id']) : undefined;
+      if (callId !== undefined) toolMessages.set(callId, message as JsonObject);
+    }
+    if (events.some((event) => event['event'] === 'model')) {
+      for (const event of events) this.mapEvent(event, state, out, resolve);
+      // A call whose result the events do not hold, but a tool message does (older logs nest tool events).
+      for (const [callId, step] of state.callSteps) {
+        const message = toolMessages.get(callId);
+        if (!state.answered.has(callId) && message !== undefined) out(toolResultFromMessage(message, callId, runId, step, resolve), 'message/tool');
+      }
+    } else {
+      this.mapMessages(sample, state, out, resolve);
+      for (const event of events) out({ type: 'unknown', type_raw: `event/${text(event['event']) ?? '?'}`, run_id: runId, ...stepField(state), ...tsField(event) }, `event/${text(event['event']) ?? '?'}`);
+    }
+    out(sampleEnd(sample, state), 'sample/end');
+  }
+
+  private mapEvent(event: JsonObject, state: SampleState, out: (event: AdaptedEvent, typeRaw: string) => void, resolve: (value: unknown) => unknown): void {
+    const kind = text(event['event']) ?? '?';
+    const ts = text(event['timestamp']);
+    if (ts !== undefined) state.lastTs = ts;
+    const runId = state.runId;
+    if (kind === 'model' && event['pending'] !== true) {
+      state.step += 1;
+      const step = state.step;
+      const input = Array.isArray(event['input']) ? event['input'] : undefined;
+      const tools = Array.isArray(event['tools']) ? event['tools'] : undefined;
+      const model = text(event['model']);
+      const config = field(event, 'config');
+      out(
+        {
+          type: 'model_request',
+          run_id: runId,
+          step,
+          ...(ts !== undefined ? { ts } : {}),
+          ...(model !== undefined ? { model } : {}),
+          ...(input !== undefined ? { messages: input } : {}),
+          ...(tools !== undefined ? { tools } : {}),
+          ...(config !== undefined ? { params: config } : {}),
+        },
+        'model/input',
+      );
+      const output = field(event, 'output');
+      const choice = list(output, 'choices').find(isRecord);
+      const error = text(event['error']);
+      const message = field(choice, 'message');
+      const calls = toolCallsOf(message, runId, step);
+      for (const call of calls) state.callSteps.set(call.call_id, step);
+      const usage = usageOf(field(output, 'usage'));
+      const stopReason = text(choice?.['stop_reason']);
+      const responseModel = text(output?.['model']);
+      const latency = finite(output?.['time']);
+      out(
+        {
+          type: 'model_response',
+          run_id: runId,
+          step,
+          ...(ts !== undefined ? { ts } : {}),
+          text: (contentText(resolve(message?.['content'])) ?? null) as string | null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          ...(stopReason !== undefined ? { finish_reason: stopReason } : {}),
+          ...(choice === undefined ? { outcome: 'incomplete' as const, incomplete_reason: error ?? 'the model event has no output choice' } : {}),
+          ...(usage !== undefined ? { usage } : {}),
+          ...(responseModel !== undefined ? { model: responseModel } : {}),
+          ...(latency !== undefined && latency >= 0 ? { latency_ms: Math.round(latency * 1000) } : {}),
+        },
+        'model',
+      );
+      return;
+    }
+    if (kind === 'tool') {
+      const callId = idOf(event['id']);
+      if (callId !== undefined) {
+        state.answered.add(callId);
+        const error = field(event, 'error');
+        const errorMessage = text(error?.['message']);
+        const errorCode = text(error?.['type']);
+        const latency = finite(event['working_time']);
+        out(
+          {
+            type: 'tool_result',
+            run_id: runId,
+            step: state.callSteps.get(callId) ?? state.step,
+            ...(ts !== undefined ? { ts } : {}),
+            call_id: callId,
+            ...(text(event['function']) !== undefined ? { name: text(event['function']) } : {}),
+            status: error !== undefined ? 'error' : 'ok',
+            output: resolve(event['result']),
+            ...(error !== undefined ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorMessage !== undefined ? { message: String(resolve(errorMessage)) } : {}) } } : {}),
+            ...(latency !== undefined && latency >= 0 ? { latency_ms: Math.round(latency * 1000) } : {}),
+          },
+          'tool',
+        );
+        return;
+      }
+    }
+    out({ type: 'unknown', type_raw: `event/${kind}`, run_id: runId, ...stepField(state), ...(ts !== undefined ? { ts } : {}) }, `event/${kind}`);
+  }
+
+  /** A sample without model events: the assistant messages are the steps, `tool` messages the results. */
+  private mapMessages(sample: JsonObject, state: SampleState, out: (event: AdaptedEvent, typeRaw: string) => void, resolve: (value: unknown) => unknown): void {
+    const messages = list(sample, 'messages');
+    const lastAssistant = messages.reduce<number>((last, message, index) => (isRecord(message) && message['role'] === 'assistant' ? index : last), -1);
+    const output = field(sample, 'output');
+    const lastChoice = list(output, 'choices').find(isRecord);
+    messages.forEach((message, index) => {
+      if (!isRecord(message)) return;
+      const role = text(message['role']) ?? '?';
+      if (role === 'assistant') {
+        state.step += 1;
+        const calls = toolCallsOf(message, state.runId, state.step);
+        for (const call of calls) state.callSteps.set(call.call_id, state.step);
+        // The sample's output is the last model call's: its stop reason and usage belong to the last assistant message.
+        const stopReason = index === lastAssistant ? text(lastChoice?.['stop_reason']) : undefined;
+        const usage = index === lastAssistant ? usageOf(field(output, 'usage')) : undefined;
+        out(
+          {
+            type: 'model_response',
+            run_id: state.runId,
+            step: state.step,
+            text: (contentText(resolve(message['content'])) ?? null) as string | null,
+            ...(calls.length > 0 ? { tool_calls: calls } : {}),
+            ...(stopReason !== undefined ? { finish_reason: stopReason } : {}),
+            ...(usage !== undefined ? { usage } : {}),
+          },
+          'message/assistant',
+        );
+        return;
+      }
+      const callId = role === 'tool' ? idOf(message['tool_call_id']) : undefined;
+      if (callId !== undefined) {
+        state.answered.add(callId);
+        out(toolResultFromMessage(message, callId, state.runId, state.callSteps.get(callId) ?? state.step, resolve), 'message/tool');
+        return;
+      }
+      out({ type: 'unknown', type_raw: `message/${role}`, run_id: state.runId, ...stepField(state) }, `message/${role}`);
+    });
+  }
+}
+
+interface SampleState {
+  runId: string;
+  /** Model calls so far (1-based steps). */
+  step: number;
+  /** The step of the response that issued each call. */
+  callSteps: Map<string, number>;
+  answered: Set<string>;
+  lastTs: string | undefined;
+}
+
+function stepField(state: SampleState): { step?: number } {
+  return state.step > 0 ? { step: state.step } : {};
+}
+
+function tsField(event: JsonObject): { ts?: string } {
+  const ts = text(event['timestamp']);
+  return ts !== undefined ? { ts } : {};
+}
+
+/** `ChatMessageAssistant.tool_calls[{id, function, arguments (object)}]`. */
+function toolCallsOf(message: JsonObject | undefined, runId: string, step: number): ToolCall[] {
+  return list(message, 'tool_calls')
+    .filter(isRecord)
+    .map((call, index) => ({
+      call_id: idOf(call['id']) ?? `${runId}:step${step}:call${index}`,
+      name: text(call['function']) ?? '(unnamed)',
+      arguments: call['arguments'],
+    }));
+}
+
+function toolResultFromMessage(message: JsonObject, callId: string, runId: string, step: number, resolve: (value: unknown) => unknown): AdaptedEvent {
+  const error = field(message, 'error');
+  const errorMessage = text(error?.['message']);
+  const errorCode = text(error?.['type']);
+  const content = resolve(message['content']);
+  return {
+    type: 'tool_result',
+    run_id: runId,
+    step,
+    call_id: callId,
+    ...(text(message['function']) !== undefined ? { name: text(message['function']) } : {}),
+    status: error !== undefined ? 'error' : 'ok',
+    output: contentText(content) ?? content,
+    ...(error !== undefined ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorMessage !== undefined ? { message: errorMessage } : {}) } } : {}),
+  };
+}
+
+/**
+ * The sample's end: its `error` (status `error`), its `limit` (status `<type>_limit`, Inspect's
+ * own names for the limits: `message_limit`, `token_limit`, `time_limit`, `working_limit`,
+ * `cost_limit`, …), else `completed`, derived: Inspect writes a sample to the log once it is done.
+ */
+function sampleEnd(sample: JsonObject, state: SampleState): AdaptedEvent {
+  const ts = text(sample['completed_at']) ?? state.lastTs;
+  const base = { type: 'run_end' as const, run_id: state.runId, ...stepField(state), ...(ts !== undefined ? { ts } : {}) };
+  const error = sample['error'];
+  if (error !== undefined && error !== null) {
+    const message = isRecord(error) ? text(error['message']) : text(error);
+    return { ...base, status: 'error', ...(message !== undefined ? { reason: message } : {}) };
+  }
+  const limit = field(sample, 'limit');
+  if (limit !== undefined) {
+    const type = text(limit['type']) ?? 'unknown';
+    const value = finite(limit['limit']);
+    return { ...base, status: `${type}_limit`, limit: `${type}_limit`, reason: `the sample hit its ${type} limit${value !== undefined ? ` of ${value}` : ''}` };
+  }
+  return { ...base, status: 'completed', reason: 'derived: the sample was written to the log with no error and no limit (Inspect writes a sample once it has finished)' };
+}
+
+export const inspectAiFormat: FormatAdapter = {
+  name: 'inspect-ai',
+  framing: 'zip-json',
+  detect(sample: DetectionSample): string | null {
+    if (sample.head.startsWith('zip:')) {
+      const names = sample.head.slice('zip:'.length).split('\n');
+      const hasSamples = names.some((name) => name.startsWith('samples/'));
+      const hasHeader = names.includes('header.json') || names.includes('_journal/start.json');
+      if (isEvalHeader(sample.framedValues[0])) return `Inspect AI .eval log: a ZIP with ${names.includes('header.json') ? 'header.json' : '_journal/start.json'} (eval.task, eval.model)${hasSamples ? ' and samples/ entries' : ''}`;
+      if (hasHeader && hasSamples) return 'Inspect AI .eval log: a ZIP with header.json or _journal/start.json and samples/ entries';
+      return null;
+    }
+    const first = sample.framedValues[0];
+    if (isEvalHeader(first) && (Array.isArray(first['samples']) || typeof first['status'] === 'string')) {
+      return 'Inspect AI JSON eval log: one document with version, status, eval{task, model} and samples[]';
+    }
+    if (sample.framedValues.length === 0 && headLooksLikeJsonLog(sample.head)) return 'Inspect AI JSON eval log: a document starting {"version", "status", "eval": {"eval_id"/"run_id", …}';
+    return null;
+  },
+  createMapper({ path }) {
+    return new InspectAiMapper(path);
+  },
+};
