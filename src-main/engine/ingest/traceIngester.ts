@@ -18,7 +18,7 @@ import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
-import type { EventRow, RowBatcher } from '../store/traceWriter';
+import type { EventRow, RowBatcher, StepRow } from '../store/traceWriter';
 
 /** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
 export const DEFAULT_RUN_ID = 'default';
@@ -29,6 +29,7 @@ export interface IngestCounters {
   lines: number;
   blankLines: number;
   events: number;
+  unknownEvents: number;
   parseErrors: number;
 }
 
@@ -69,6 +70,7 @@ interface RunState {
   startEventId: number | null;
   end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
   openStreams: Map<number, OpenStream>;
+  steps: Map<number, StepRow>;
   /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
   version: number;
   storedVersion: number;
@@ -102,7 +104,7 @@ function sumOptional(total: number | null, value: number | undefined): number | 
 }
 
 export class TraceIngester {
-  readonly counters: IngestCounters = { lines: 0, blankLines: 0, events: 0, parseErrors: 0 };
+  readonly counters: IngestCounters = { lines: 0, blankLines: 0, events: 0, unknownEvents: 0, parseErrors: 0 };
   private readonly runs = new Map<string, RunState>();
   private nextEventId = 1;
   private nextToolCallId = 1;
@@ -202,6 +204,7 @@ export class TraceIngester {
       start_event_id: run.startEventId,
       end_event_id: run.end?.eventId ?? null,
     });
+    for (const step of run.steps.values()) this.writer.addStep(step);
     this.writer.analyzeRun(run.pk);
   }
 
@@ -242,6 +245,7 @@ export class TraceIngester {
         startEventId: null,
         end: null,
         openStreams: new Map(),
+        steps: new Map(),
         version: 0,
         storedVersion: -1,
       };
@@ -348,10 +352,39 @@ export class TraceIngester {
         break;
       }
       case 'unknown':
+        this.counters.unknownEvents += 1;
         break;
     }
     this.writer.addEvent(row);
+    this.countInStep(run, row);
     if (event.type === 'run_end') this.storeRun(run);
+  }
+
+  /** Keeps the step's row (one per model call; step 0 holds what came before the first) up to date. */
+  private countInStep(run: RunState, row: EventRow): void {
+    const step = row.step ?? 0;
+    const existing = run.steps.get(step);
+    if (existing === undefined) {
+      run.steps.set(step, {
+        run_pk: run.pk,
+        step,
+        first_line: row.line,
+        last_line: row.line,
+        started_at: row.ts,
+        ended_at: row.ts,
+        events: 1,
+        response_event_id: row.type === 'model_response' ? row.id : null,
+      });
+      return;
+    }
+    existing.first_line = Math.min(existing.first_line, row.line);
+    existing.last_line = Math.max(existing.last_line, row.line);
+    if (row.ts !== null) {
+      if (existing.started_at === null || row.ts < existing.started_at) existing.started_at = row.ts;
+      if (existing.ended_at === null || row.ts > existing.ended_at) existing.ended_at = row.ts;
+    }
+    existing.events += 1;
+    if (row.type === 'model_response') existing.response_event_id = row.id;
   }
 
   private acceptRunStart(run: RunState, event: EventOf<'run_start'>, row: EventRow): void {
@@ -463,6 +496,8 @@ export class TraceIngester {
       index += 1;
     }
     this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
+    const step = run.steps.get(stream.step);
+    if (step !== undefined) step.response_event_id = stream.lastEventId;
   }
 
   private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow, digest: ResultDigest): void {

@@ -5,6 +5,7 @@ import { millisBetween } from '../../../shared/trace/timestamps';
 import { optionsKey } from '../analysis/analyzeSource';
 
 interface SourceRow {
+  unknown_events: number;
   format: string;
   format_reason: string;
   bytes: number;
@@ -35,9 +36,8 @@ interface ParseErrorRow {
 type RunRow = Omit<RunReport, 'file' | 'duration_ms' | 'findings'>;
 
 export function buildReport(db: Database.Database, sourceId: number, options: AnalysisOptions, displayPath: string): AnalyzeReport {
-  const source = db.prepare<[number], SourceRow>('SELECT format, format_reason, bytes, lines, events FROM sources WHERE id = ?').get(sourceId);
+  const source = db.prepare<[number], SourceRow>('SELECT format, format_reason, bytes, lines, events, unknown_events FROM sources WHERE id = ?').get(sourceId);
   if (source === undefined) throw new Error(`source ${sourceId} is missing from its database`);
-  const unknownEvents = db.prepare<[number], { count: number }>("SELECT COUNT(*) AS count FROM events WHERE source_id = ? AND type = 'unknown'").get(sourceId)?.count ?? 0;
   const parseErrors = db
     .prepare<[number], ParseErrorRow>(
       'SELECT line, byte_offset, byte_length, message, excerpt, loaded FROM parse_errors WHERE source_id = ? ORDER BY line',
@@ -95,7 +95,7 @@ export function buildReport(db: Database.Database, sourceId: number, options: An
       }),
     );
   return {
-    files: [{ path: displayPath, format: source.format, format_reason: source.format_reason, bytes: source.bytes, lines: source.lines, events: source.events, unknown_events: unknownEvents, parse_errors: parseErrors }],
+    files: [{ path: displayPath, format: source.format, format_reason: source.format_reason, bytes: source.bytes, lines: source.lines, events: source.events, unknown_events: source.unknown_events, parse_errors: parseErrors }],
     runs,
     findings,
     skipped: [],

@@ -31,6 +31,7 @@ const migrations: readonly Migration[] = [
         lines INTEGER NOT NULL DEFAULT 0,
         blank_lines INTEGER NOT NULL DEFAULT 0,
         events INTEGER NOT NULL DEFAULT 0,
+        unknown_events INTEGER NOT NULL DEFAULT 0,
         parse_errors INTEGER NOT NULL DEFAULT 0,
         ingest_started_at TEXT NOT NULL,
         ingest_completed_at TEXT

@@ -53,21 +53,17 @@ export class TraceLoader {
     this.write = db.transaction((batch: RowBatch) => this.writeAndAnalyze(batch));
   }
 
-  /** Builds the query indexes and the steps, analyzes what changed late, and marks the ingest and the analysis complete. */
+  /** Builds the query indexes, analyzes what changed late, and marks the ingest and the analysis complete. */
   finish(counters: IngestProgress): void {
     createQueryIndexes(this.db);
     this.db.transaction(() => {
-      this.db.exec(`
-        INSERT OR REPLACE INTO steps (run_pk, step, first_line, last_line, started_at, ended_at, events, response_event_id)
-        SELECT run_pk, step, MIN(line), MAX(line), MIN(ts), MAX(ts), COUNT(*), MAX(CASE WHEN outcome IS NOT NULL THEN id END)
-        FROM events WHERE step IS NOT NULL GROUP BY run_pk, step`);
       for (const runPk of this.changedAfterAnalysis) this.analyzer.analyzeStoredRun(runPk);
       this.db
         .prepare(
-          `UPDATE sources SET bytes = ?, lines = ?, blank_lines = ?, events = ?, parse_errors = ?, ingest_completed_at = ?
+          `UPDATE sources SET bytes = ?, lines = ?, blank_lines = ?, events = ?, unknown_events = ?, parse_errors = ?, ingest_completed_at = ?
            WHERE id = ?`,
         )
-        .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.parseErrors, new Date().toISOString(), this.sourceId);
+        .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, new Date().toISOString(), this.sourceId);
       this.analyzer.markComplete();
     })();
     this.db.pragma('journal_mode = WAL');

@@ -69,6 +69,17 @@ export interface AbsorbedLineRow {
   byte_length: number;
 }
 
+export interface StepRow {
+  run_pk: number;
+  step: number;
+  first_line: number;
+  last_line: number;
+  started_at: string | null;
+  ended_at: string | null;
+  events: number;
+  response_event_id: number | null;
+}
+
 export interface RunRow {
   id: number;
   source_id: number;
@@ -101,6 +112,7 @@ export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'args_summary',
 ];
 const absorbedLineColumns: readonly (keyof AbsorbedLineRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length'];
+const stepColumns: readonly (keyof StepRow)[] = ['run_pk', 'step', 'first_line', 'last_line', 'started_at', 'ended_at', 'events', 'response_event_id'];
 const parseErrorColumns: readonly (keyof ParseErrorRow)[] = [
   'source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded',
 ];
@@ -127,6 +139,7 @@ export interface RowBatch {
   /** Outcomes of streams without a model_response, set on their last fragment. */
   streamOutcomes: StreamOutcome[];
   runs: unknown[][];
+  steps: unknown[][];
   /** Runs whose rows are complete as of this batch, to analyze once it is written. */
   analyzeRuns: number[];
 }
@@ -170,7 +183,7 @@ export class RowBatcher {
   constructor(private readonly ship: (batch: RowBatch) => void) {}
 
   private static empty(): RowBatch {
-    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], analyzeRuns: [] };
+    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], analyzeRuns: [] };
   }
 
   addEvent(row: EventRow): void {
@@ -202,6 +215,12 @@ export class RowBatcher {
   /** Writes the run's row, replacing an earlier version of it. */
   addRun(row: RunRow): void {
     this.batch.runs.push(encode(row, runColumns));
+    this.counted();
+  }
+
+  /** Writes a step's row, replacing an earlier version of it. */
+  addStep(row: StepRow): void {
+    this.batch.steps.push(encode(row, stepColumns));
     this.counted();
   }
 
@@ -251,6 +270,7 @@ export class TraceStore {
     const insertParseErrors = inserter(db, 'parse_errors', parseErrorColumns);
     const insertAbsorbedLines = inserter(db, 'absorbed_lines', absorbedLineColumns);
     const insertRuns = inserter(db, 'runs', runColumns);
+    const insertSteps = inserter(db, 'steps', stepColumns);
     const updateStreamOutcome = db.prepare<[string, string | null, number, number]>(
       'UPDATE events SET outcome = ?, finish_reason = ?, tool_call_count = ? WHERE id = ?',
     );
@@ -260,6 +280,7 @@ export class TraceStore {
       insertParseErrors(batch.parseErrors);
       insertAbsorbedLines(batch.absorbedLines);
       insertRuns(batch.runs);
+      insertSteps(batch.steps);
       for (const stream of batch.streamOutcomes) updateStreamOutcome.run(stream.outcome, stream.finishReason, stream.toolCallCount, stream.eventId);
     });
   }

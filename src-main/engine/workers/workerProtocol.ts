@@ -19,6 +19,7 @@ const progressSchema = z.object({
   lines: z.number(),
   blankLines: z.number(),
   events: z.number(),
+  unknownEvents: z.number(),
   parseErrors: z.number(),
 });
 
@@ -56,6 +57,7 @@ export const storeRequestSchema = z.discriminatedUnion('type', [
         z.object({ eventId: z.number(), runPk: z.number(), outcome: z.string(), finishReason: z.string().nullable(), toolCallCount: z.number() }),
       ),
       runs: rowsSchema,
+      steps: rowsSchema,
       analyzeRuns: z.array(z.number().int()),
     }),
   }),
