@@ -5,37 +5,21 @@
  * test/fixtures/formats/agents-span-events/ (invented traces; see docs/formats/agents-span-events.md).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { agentsSpanEventsFormat } from '../../src-main/engine/adapters/agentsSpanEvents';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
+import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, 'agents-span-events', name);
-
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
 
 function findingsOf(report: AnalyzeReport): [string, string, number | null, string | null][] {
   return report.findings.map((finding) => [finding.kind, finding.run_id, finding.step, finding.call_id]);
 }
 
-function jsonlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return jsonlFiles(path);
-    return name.endsWith('.jsonl') ? [path] : [];
-  });
-}
-
 function detect(path: string): string | null {
-  return agentsSpanEventsFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(agentsSpanEventsFormat, path);
 }
 
 describe('agents-span-events', () => {
@@ -101,12 +85,7 @@ describe('agents-span-events: detection', () => {
   });
 
   it('leaves the canonical examples and the other formats’ fixtures alone', () => {
-    const others = [
-      ...jsonlFiles(join(root, 'examples')),
-      ...readdirSync(fixtures)
-        .filter((dir) => dir !== 'agents-span-events')
-        .flatMap((dir) => jsonlFiles(join(fixtures, dir))),
-    ];
+    const others = examplesAndOtherFixtures('agents-span-events');
     assert.ok(others.length > 20);
     for (const file of others) assert.equal(detect(file), null, file);
   });

@@ -5,40 +5,24 @@
  * in the shapes Claude Code 1.0–2.1 writes; see docs/formats/claude-code.md).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
+import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixtureDir = join(fixtures, 'claude-code');
 const fixture = (name: string): string => join(fixtureDir, name);
 const SUBAGENT_SESSION = '3b8e0f4d-6a2c-4e91-b7d5-0c9f1e2a4d68';
-
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
 
 function findingsOf(report: AnalyzeReport): [string, string | null][] {
   return report.findings.map((finding) => [finding.kind, finding.call_id]);
 }
 
-function jsonlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return jsonlFiles(path);
-    return name.endsWith('.jsonl') ? [path] : [];
-  });
-}
-
 /** What detection sees of a file: its first records, as the engine samples them. */
 function detect(path: string): string | null {
-  return claudeCodeFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(claudeCodeFormat, path);
 }
 
 function detectValues(values: unknown[]): string | null {
@@ -167,12 +151,7 @@ describe('claude-code: detection', () => {
   });
 
   it('rejects the canonical examples and the other formats’ fixtures', () => {
-    const others = [
-      ...jsonlFiles(join(root, 'examples')),
-      ...readdirSync(fixtures)
-        .filter((name) => name !== 'claude-code')
-        .flatMap((name) => jsonlFiles(join(fixtures, name))),
-    ];
+    const others = examplesAndOtherFixtures('claude-code');
     assert.ok(others.length >= 20);
     for (const file of others) assert.equal(detect(file), null, file);
   });

@@ -5,28 +5,22 @@
  * Fixtures: test/fixtures/formats/cline/ (invented tasks; see docs/formats/cline.md).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { arrayElementRefs, clineFormat, resultBlocks } from '../../src-main/engine/adapters/cline';
 import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
 import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import { readRawLine } from '../../src-main/engine/store/rawLines';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
 import { defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES } from '../support/formatTests';
 
 const FORMAT = 'cline';
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
 
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   call_id: string | null;
   name: string | null;
   outcome: string | null;
@@ -58,29 +52,13 @@ async function ingest(path: string): Promise<{ report: AnalyzeReport; events: Ev
   }
 }
 
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
-
-function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
-}
-
 const canonical = (events: EventRow[]): string[] =>
   events
     .filter((event) => event.type !== 'unknown' && event.type !== 'tool_call_start')
     .map((event) => `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}${event.result_ok === 0 ? ' error' : ''}`);
 
 function detect(path: string): string | null {
-  return clineFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
-}
-
-function traceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return traceFiles(path);
-    return /\.(jsonl|json|traj|ndjson|log)$/.test(name) ? [path] : [];
-  });
+  return detectFile(clineFormat, path);
 }
 
 describe('cline: ui_messages.json', () => {
@@ -237,13 +215,13 @@ describe('cline: mapping and detection', () => {
   });
 
   it('recognises every fixture of its own, and a document too large for the sample from its first bytes', () => {
-    for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /^Cline task history \(ui_messages\.json\)/, path);
+    for (const path of filesUnder(join(fixtures, FORMAT), TRACE_AND_LOG_NAMES)) assert.match(detect(path) ?? '', /^Cline task history \(ui_messages\.json\)/, path);
     const head = readFileSync(fixture('task-completed.json'), 'utf8').slice(0, 300);
     assert.match(clineFormat.detect({ path: 'ui_messages.json', values: [], framedValues: [], head }) ?? '', /from its first bytes/);
   });
 
   it('rejects the canonical examples, the other formats’ fixtures and other JSON arrays', () => {
-    const others = [...traceFiles(join(root, 'examples')), ...traceFiles(fixtures).filter((path) => !path.includes(`${join(fixtures, FORMAT)}/`))];
+    const others = examplesAndOtherFixtures(FORMAT, TRACE_AND_LOG_NAMES);
     assert.ok(others.length > 5);
     for (const path of others) assert.equal(detect(path), null, path);
     const events = join(dir.path, 'events.json');

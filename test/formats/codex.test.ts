@@ -5,33 +5,18 @@
  * turn's end. Fixtures: test/fixtures/formats/codex/ (invented sessions; see docs/formats/codex.md).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { codexFormat } from '../../src-main/engine/adapters/codex';
 import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { fixtures, findingsOf, detectFile, examplesAndOtherFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../support/formatTests';
 
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, 'codex', name);
 
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
-
-function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
-}
-
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   call_id: string | null;
   outcome: string | null;
   input_tokens: number | null;
@@ -62,17 +47,8 @@ async function ingest(name: string): Promise<{ report: AnalyzeReport; events: Ev
 
 const canonical = (events: EventRow[]): EventRow[] => events.filter((event) => event.type !== 'unknown');
 
-/** Trace files under a directory: JSONL logs and whole JSON documents (other formats' fixtures). */
-function jsonlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return jsonlFiles(path);
-    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
-  });
-}
-
 function detect(path: string): string | null {
-  return codexFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(codexFormat, path);
 }
 
 describe('codex rollouts', () => {
@@ -290,16 +266,11 @@ describe('codex exec --json', () => {
 
 describe('codex detection', () => {
   it('recognises every codex fixture', () => {
-    for (const path of jsonlFiles(join(fixtures, 'codex'))) assert.notEqual(detect(path), null, path);
+    for (const path of traceFiles(join(fixtures, 'codex'))) assert.notEqual(detect(path), null, path);
   });
 
   it('claims neither the Loopscope examples nor other formats’ fixtures', () => {
-    const others = [
-      ...jsonlFiles(join(root, 'examples')),
-      ...readdirSync(fixtures)
-        .filter((name) => name !== 'codex')
-        .flatMap((name) => jsonlFiles(join(fixtures, name))),
-    ];
+    const others = examplesAndOtherFixtures('codex', /\.(jsonl|json|traj)$/);
     assert.ok(others.length > 20);
     for (const path of others) assert.equal(detect(path), null, path);
   });

@@ -6,43 +6,18 @@
  * sessions; see docs/formats/gemini-cli.md).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { geminiCliFormat } from '../../src-main/engine/adapters/geminiCli';
-import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
-import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
-import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { analyzeFile, temporaryDir } from '../support/engineHarness';
+import { fixtures, findingsOf, runsOf, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'gemini-cli';
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
 
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens }) => ({
-    run_id,
-    status,
-    status_raw,
-    steps,
-    tool_calls,
-    tool_results,
-    input_tokens,
-    output_tokens,
-  }));
-}
-
-function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
-}
-
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   ts: string | null;
   call_id: string | null;
   outcome: string | null;
@@ -51,32 +26,12 @@ interface EventRow {
   summary: string | null;
 }
 
-async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  const cache = temporaryDir(FORMAT);
-  try {
-    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
-    const db = openDatabase(trace.dbPath, { readonly: true });
-    try {
-      const events = db.prepare('SELECT line, type, type_raw, step, ts, call_id, outcome, result_ok, error_code, summary FROM events ORDER BY id').all() as EventRow[];
-      return { report: readReport(trace, defaultAnalysis), events };
-    } finally {
-      db.close();
-    }
-  } finally {
-    cache.remove();
-  }
-}
-
-function traceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return traceFiles(path);
-    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
-  });
+function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
+  return ingestEvents<EventRow>(path, FORMAT, 'SELECT line, type, type_raw, step, ts, call_id, outcome, result_ok, error_code, summary FROM events ORDER BY id');
 }
 
 function detect(path: string): string | null {
-  return geminiCliFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(geminiCliFormat, path);
 }
 
 describe('gemini-cli chat recordings', () => {
@@ -152,14 +107,7 @@ describe('gemini-cli chat recordings', () => {
 
   it('detects its documents, also past the detection sample, and neither the JSONL recording nor other formats', () => {
     for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /Gemini CLI/, path);
-    for (const name of readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.jsonl'))) {
-      assert.equal(detect(join(root, 'examples', name)), null, name);
-    }
-    for (const other of ['swe-agent', 'mini-swe-agent', 'openhands', 'codex', 'claude-code']) {
-      const otherDir = join(fixtures, other);
-      if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;
-      for (const path of traceFiles(otherDir)) assert.equal(detect(path), null, path);
-    }
+    assertRejectsExamplesAndFixtures(detect, ['swe-agent', 'mini-swe-agent', 'openhands', 'codex', 'claude-code']);
     // The newer JSONL recording: a metadata line, then message records (another format).
     const jsonl = join(dir.path, 'session-2026-01-01T10-00-abcdef12.jsonl');
     writeFileSync(

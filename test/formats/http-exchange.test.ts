@@ -6,37 +6,21 @@
  * (invented exchanges; see docs/formats/http-exchange.md).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { httpExchangeFormat } from '../../src-main/engine/adapters/httpExchange';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
+import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, 'http-exchange', name);
-
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
 
 function findingsOf(report: AnalyzeReport): [string, string, number | null, string | null][] {
   return report.findings.map((finding) => [finding.kind, finding.run_id, finding.step, finding.call_id]);
 }
 
-function jsonlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return jsonlFiles(path);
-    return name.endsWith('.jsonl') ? [path] : [];
-  });
-}
-
 function detect(path: string): string | null {
-  return httpExchangeFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(httpExchangeFormat, path);
 }
 
 describe('http-exchange: Anthropic Messages (claude-trace)', () => {
@@ -146,12 +130,7 @@ describe('http-exchange: detection', () => {
   });
 
   it('rejects the Loopscope examples and the other formats’ fixtures', () => {
-    const others = [
-      ...jsonlFiles(join(root, 'examples')),
-      ...readdirSync(fixtures)
-        .filter((name) => name !== 'http-exchange')
-        .flatMap((name) => jsonlFiles(join(fixtures, name))),
-    ];
+    const others = examplesAndOtherFixtures('http-exchange');
     assert.ok(others.length >= 20);
     for (const path of others) assert.equal(detect(path), null, path);
   });

@@ -10,16 +10,14 @@ import { after, describe, it } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { inspectAiFormat } from '../../src-main/engine/adapters/inspectAi';
 import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import { readZipDirectory, ZipFormatError } from '../../src-main/engine/ingest/zipEntries';
 import { readRawLine } from '../../src-main/engine/store/rawLines';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { root, fixtures, detectFile, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'inspect-ai';
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const jsonLog = join(fixtures, FORMAT, 'eval-log.json');
 
 interface ZipInput {
@@ -199,11 +197,7 @@ function evalArchive(status = 'success'): Buffer {
   ]);
 }
 
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   call_id: string | null;
   outcome: string | null;
   finish_reason: string | null;
@@ -254,7 +248,7 @@ async function ingest(path: string): Promise<{ report: AnalyzeReport; eventsOf: 
 }
 
 function detect(path: string): string | null {
-  return inspectAiFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(inspectAiFormat, path);
 }
 
 describe('inspect-ai: .eval container', () => {

@@ -6,48 +6,19 @@
  * test/fixtures/formats/mini-swe-agent/ (invented runs; see docs/formats/mini-swe-agent.md).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { miniSweAgentFormat } from '../../src-main/engine/adapters/miniSweAgent';
 import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
-import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
-import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
-import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
-import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { analyzeFile, temporaryDir } from '../support/engineHarness';
+import { fixtures, findingsOf, runsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'mini-swe-agent';
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
 
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens }) => ({
-    run_id,
-    status,
-    status_raw,
-    steps,
-    tool_calls,
-    tool_results,
-    input_tokens,
-    output_tokens,
-  }));
-}
-
-function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
-}
-
-/** The normalized status the engine gives a raw one (the normalizer may learn mini-swe-agent's spellings). */
-const normalized = (raw: string) => normalizeTerminalStatus({ status: raw }).status;
-
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   ts: string | null;
   call_id: string | null;
   outcome: string | null;
@@ -57,20 +28,8 @@ interface EventRow {
   error_code: string | null;
 }
 
-async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  const cache = temporaryDir(FORMAT);
-  try {
-    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
-    const db = openDatabase(trace.dbPath, { readonly: true });
-    try {
-      const events = db.prepare('SELECT line, type, type_raw, step, ts, call_id, outcome, finish_reason, cost_usd, result_ok, error_code FROM events ORDER BY id').all() as EventRow[];
-      return { report: readReport(trace, defaultAnalysis), events };
-    } finally {
-      db.close();
-    }
-  } finally {
-    cache.remove();
-  }
+function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
+  return ingestEvents<EventRow>(path, FORMAT, 'SELECT line, type, type_raw, step, ts, call_id, outcome, finish_reason, cost_usd, result_ok, error_code FROM events ORDER BY id');
 }
 
 function mapDirect(path: string): MappedEvent[] {
@@ -82,16 +41,8 @@ function mapDirect(path: string): MappedEvent[] {
   return events;
 }
 
-function traceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return traceFiles(path);
-    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
-  });
-}
-
 function detect(path: string): string | null {
-  return miniSweAgentFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(miniSweAgentFormat, path);
 }
 
 describe('mini-swe-agent trajectories', () => {
@@ -186,14 +137,7 @@ describe('mini-swe-agent trajectories', () => {
 
   it('detects its documents, also past the detection sample, and no other format', () => {
     for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /mini-swe-agent/, path);
-    for (const name of readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.jsonl'))) {
-      assert.equal(detect(join(root, 'examples', name)), null, name);
-    }
-    for (const other of ['swe-agent', 'openhands', 'gemini-cli', 'codex', 'claude-code']) {
-      const otherDir = join(fixtures, other);
-      if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;
-      for (const path of traceFiles(otherDir)) assert.equal(detect(path), null, path);
-    }
+    assertRejectsExamplesAndFixtures(detect, ['swe-agent', 'openhands', 'gemini-cli', 'codex', 'claude-code']);
     // A chat transcript of {role, content} messages without mini-swe-agent's actions is not claimed.
     const chat = join(dir.path, 'chat.json');
     writeFileSync(chat, JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], null, 2));

@@ -5,27 +5,19 @@
  * test/fixtures/formats/openai-export/ (invented conversations; see docs/formats/openai-export.md).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
 import { openaiExportFormat } from '../../src-main/engine/adapters/openaiExports';
-import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
-import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
-import { defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { temporaryDir } from '../support/engineHarness';
+import { fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES, ingestEvents } from '../support/formatTests';
 
 const FORMAT = 'openai-export';
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
 
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   call_id: string | null;
   name: string | null;
   outcome: string | null;
@@ -38,45 +30,19 @@ interface EventRow {
 }
 
 /** The report and stored events of a file read as this format (registered or not, `format` names it). */
-async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  const cache = temporaryDir('openai-export');
-  try {
-    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
-    const db = openDatabase(trace.dbPath, { readonly: true });
-    try {
-      const events = db
-        .prepare('SELECT line, type, type_raw, step, call_id, name, outcome, finish_reason, input_tokens, output_tokens, result_ok, error_code, summary FROM events ORDER BY id')
-        .all() as EventRow[];
-      return { report: readReport(trace, defaultAnalysis), events };
-    } finally {
-      db.close();
-    }
-  } finally {
-    cache.remove();
-  }
-}
-
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
-
-function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
+function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
+  return ingestEvents<EventRow>(
+    path,
+    FORMAT,
+    'SELECT line, type, type_raw, step, call_id, name, outcome, finish_reason, input_tokens, output_tokens, result_ok, error_code, summary FROM events ORDER BY id',
+  );
 }
 
 const canonical = (events: EventRow[]): string[] =>
   events.filter((event) => event.type !== 'unknown').map((event) => `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}`);
 
 function detect(path: string): string | null {
-  return openaiExportFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
-}
-
-function traceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return traceFiles(path);
-    return /\.(jsonl|json|traj|ndjson|log)$/.test(name) ? [path] : [];
-  });
+  return detectFile(openaiExportFormat, path);
 }
 
 describe('openai-export: Responses API bodies', () => {
@@ -248,7 +214,7 @@ describe('openai-export: mapping and detection', () => {
   });
 
   it('recognises every fixture of its own, and says what it saw', () => {
-    for (const path of traceFiles(join(fixtures, FORMAT))) assert.notEqual(detect(path), null, path);
+    for (const path of filesUnder(join(fixtures, FORMAT), TRACE_AND_LOG_NAMES)) assert.notEqual(detect(path), null, path);
     assert.match(detect(fixture('chain-parallel-calls.json')) ?? '', /^4 JSON documents, each a Responses API record/);
     assert.match(detect(fixture('agentops-span-export.json')) ?? '', /AgentOps export of an OpenAI Agents SDK run/);
     assert.match(detect(fixture('mcp-approvals.json')) ?? '', /^an array of 3 Responses API records/);
@@ -260,7 +226,7 @@ describe('openai-export: mapping and detection', () => {
   });
 
   it('rejects the canonical examples and the other formats’ fixtures', () => {
-    const others = [...traceFiles(join(root, 'examples')), ...traceFiles(fixtures).filter((path) => !path.includes(`${join(fixtures, FORMAT)}/`))];
+    const others = examplesAndOtherFixtures(FORMAT, TRACE_AND_LOG_NAMES);
     assert.ok(others.length > 5);
     for (const path of others) assert.equal(detect(path), null, path);
   });

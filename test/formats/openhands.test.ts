@@ -6,20 +6,15 @@
  * docs/formats/openhands.md).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openHandsFormat } from '../../src-main/engine/adapters/openHands';
-import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
-import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
-import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
-import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { analyzeFile, temporaryDir } from '../support/engineHarness';
+import { fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'openhands';
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
 
 function runsOf(report: AnalyzeReport) {
@@ -37,17 +32,7 @@ function runsOf(report: AnalyzeReport) {
   }));
 }
 
-function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
-}
-
-const normalized = (raw: string) => normalizeTerminalStatus({ status: raw }).status;
-
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   call_id: string | null;
   outcome: string | null;
   tool_call_count: number | null;
@@ -55,32 +40,12 @@ interface EventRow {
   error_code: string | null;
 }
 
-async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  const cache = temporaryDir(FORMAT);
-  try {
-    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
-    const db = openDatabase(trace.dbPath, { readonly: true });
-    try {
-      const events = db.prepare('SELECT line, type, type_raw, step, call_id, outcome, tool_call_count, result_ok, error_code FROM events ORDER BY id').all() as EventRow[];
-      return { report: readReport(trace, defaultAnalysis), events };
-    } finally {
-      db.close();
-    }
-  } finally {
-    cache.remove();
-  }
-}
-
-function traceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return traceFiles(path);
-    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
-  });
+function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
+  return ingestEvents<EventRow>(path, FORMAT, 'SELECT line, type, type_raw, step, call_id, outcome, tool_call_count, result_ok, error_code FROM events ORDER BY id');
 }
 
 function detect(path: string): string | null {
-  return openHandsFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(openHandsFormat, path);
 }
 
 describe('openhands event streams', () => {
@@ -182,14 +147,7 @@ describe('openhands event streams', () => {
 
   it('detects its documents, also past the detection sample, and no other format', () => {
     for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /OpenHands/, path);
-    for (const name of readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.jsonl'))) {
-      assert.equal(detect(join(root, 'examples', name)), null, name);
-    }
-    for (const other of ['swe-agent', 'mini-swe-agent', 'gemini-cli', 'codex', 'claude-code']) {
-      const otherDir = join(fixtures, other);
-      if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;
-      for (const path of traceFiles(otherDir)) assert.equal(detect(path), null, path);
-    }
+    assertRejectsExamplesAndFixtures(detect, ['swe-agent', 'mini-swe-agent', 'gemini-cli', 'codex', 'claude-code']);
     const big = JSON.parse(readFileSync(fixture('parallel-calls-finished.json'), 'utf8')) as { content?: string }[];
     big[5]!.content = 'x'.repeat(1_200_000);
     const path = join(dir.path, 'big.json');

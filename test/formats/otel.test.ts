@@ -16,17 +16,12 @@ import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../shared/report';
 import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
 import { analyzeFile } from '../support/engineHarness';
+import { root, fixtures, runCountsOf as runsOf } from '../support/formatTests';
 
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, 'otel', name);
 
 /** What an ended span with status UNSET normalizes to (see docs/formats/otel.md). */
 const UNSET_STATUS = normalizeTerminalStatus({ status: 'UNSET' }).status;
-
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
 
 /**
  * Findings as [kind, run, step, call]. A run holding only run_start and unknown events is not

@@ -6,37 +6,21 @@
  * test/fixtures/formats/stream-chunks/ (invented streams; see docs/formats/stream-chunks.md).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { streamChunksFormat } from '../../src-main/engine/adapters/streamChunks';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
+import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, 'stream-chunks', name);
-
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
 
 function findingsOf(report: AnalyzeReport): [string, number | null, string | null][] {
   return report.findings.map((finding) => [finding.kind, finding.step, finding.call_id]);
 }
 
-function jsonlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return jsonlFiles(path);
-    return name.endsWith('.jsonl') ? [path] : [];
-  });
-}
-
 function detect(path: string): string | null {
-  return streamChunksFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(streamChunksFormat, path);
 }
 
 describe('stream-chunks: OpenAI chat.completion.chunk', () => {
@@ -133,12 +117,7 @@ describe('stream-chunks: detection', () => {
   });
 
   it('leaves the canonical examples and the other formats’ fixtures alone', () => {
-    const others = [
-      ...jsonlFiles(join(root, 'examples')),
-      ...readdirSync(fixtures)
-        .filter((dir) => dir !== 'stream-chunks')
-        .flatMap((dir) => jsonlFiles(join(fixtures, dir))),
-    ];
+    const others = examplesAndOtherFixtures('stream-chunks');
     assert.ok(others.length > 20);
     for (const file of others) assert.equal(detect(file), null, file);
   });

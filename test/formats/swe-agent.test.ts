@@ -5,39 +5,19 @@
  * attempts. Fixtures: test/fixtures/formats/swe-agent/ (invented runs; see docs/formats/swe-agent.md).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sweAgentFormat } from '../../src-main/engine/adapters/sweAgent';
 import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
-import { openTrace, readReport } from '../../src-main/engine/engine';
-import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
-import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
-import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
-import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { analyzeFile, temporaryDir } from '../support/engineHarness';
+import { fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'swe-agent';
-const root = join(import.meta.dirname, '..', '..');
-const fixtures = join(root, 'test', 'fixtures', 'formats');
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
 
-function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
-}
-
-function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
-}
-
-/** The normalized status the engine gives a raw one (the normalizer may learn SWE-agent's spellings). */
-const normalized = (raw: string) => normalizeTerminalStatus({ status: raw }).status;
-
-interface EventRow {
-  line: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
+interface EventRow extends StoredEvent {
   call_id: string | null;
   name: string | null;
   outcome: string | null;
@@ -46,20 +26,8 @@ interface EventRow {
 }
 
 /** The stored events of a fixture, in emission order, and its report (read with --format, so this passes before registration). */
-async function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  const cache = temporaryDir(FORMAT);
-  try {
-    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format: FORMAT });
-    const db = openDatabase(trace.dbPath, { readonly: true });
-    try {
-      const events = db.prepare('SELECT line, type, type_raw, step, call_id, name, outcome, result_ok, latency_ms FROM events ORDER BY id').all() as EventRow[];
-      return { report: readReport(trace, defaultAnalysis), events };
-    } finally {
-      db.close();
-    }
-  } finally {
-    cache.remove();
-  }
+function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
+  return ingestEvents<EventRow>(path, FORMAT, 'SELECT line, type, type_raw, step, call_id, name, outcome, result_ok, latency_ms FROM events ORDER BY id');
 }
 
 /** Maps a whole document with the adapter alone, as the engine hands it over: one record at line 1. */
@@ -73,16 +41,8 @@ function mapDirect(path: string): MappedEvent[] {
   return events;
 }
 
-function traceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return traceFiles(path);
-    return /\.(jsonl|json|traj)$/.test(name) ? [path] : [];
-  });
-}
-
 function detect(path: string): string | null {
-  return sweAgentFormat.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+  return detectFile(sweAgentFormat, path);
 }
 
 describe('swe-agent trajectories', () => {
@@ -178,14 +138,7 @@ describe('swe-agent trajectories', () => {
 
   it('detects its documents, also past the detection sample from their first 64 KiB, and no other format', async () => {
     for (const path of traceFiles(join(fixtures, FORMAT))) assert.match(detect(path) ?? '', /SWE-agent/, path);
-    for (const path of readdirSync(join(root, 'examples')).filter((name) => name.endsWith('.jsonl'))) {
-      assert.equal(detect(join(root, 'examples', path)), null, path);
-    }
-    for (const other of ['mini-swe-agent', 'openhands', 'gemini-cli', 'codex', 'claude-code']) {
-      const otherDir = join(fixtures, other);
-      if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;
-      for (const path of traceFiles(otherDir)) assert.equal(detect(path), null, path);
-    }
+    assertRejectsExamplesAndFixtures(detect, ['mini-swe-agent', 'openhands', 'gemini-cli', 'codex', 'claude-code']);
     // A 1.x trajectory over the 1 MiB sample: no complete value to look at, only the head.
     const big = JSON.parse(readFileSync(fixture('function-calling-exit-cost.traj'), 'utf8')) as { trajectory: { observation: string }[] };
     big.trajectory[0]!.observation = 'x'.repeat(1_200_000);

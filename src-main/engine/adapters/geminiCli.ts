@@ -13,6 +13,7 @@
  */
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
+import { text, finite, field, fileStem } from './jsonValues';
 
 type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
@@ -22,23 +23,8 @@ type ToolCall = { call_id: string; name: string; arguments: unknown };
 /** Tool-call statuses after which the call is over (the others: validating, scheduled, executing, awaiting_approval). */
 const DONE_STATUSES = new Set(['success', 'error', 'cancelled']);
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function field(value: unknown, key: string): JsonObject | undefined {
-  if (!isRecord(value)) return undefined;
-  const member = value[key];
-  return isRecord(member) ? member : undefined;
-}
-
 export function runIdFromPath(path: string): string {
-  const name = path.split(/[\\/]/).pop() ?? path;
-  return name.replace(/\.json$/i, '') || name;
+  return fileStem(path, /\.json$/i);
 }
 
 /** Message content: a string, a part, or a list of parts (`PartListUnion`). */

@@ -16,6 +16,7 @@
  */
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { text, finite, field, list, contentText, fileStem } from './jsonValues';
 
 type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
@@ -23,26 +24,6 @@ type JsonObject = Record<string, unknown>;
 type ToolCall = { call_id: string; name: string; arguments: unknown };
 
 const ATTACHMENT_PREFIX = 'attachment://';
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function field(value: unknown, key: string): JsonObject | undefined {
-  if (!isRecord(value)) return undefined;
-  const member = value[key];
-  return isRecord(member) ? member : undefined;
-}
-
-function list(value: unknown, key: string): unknown[] {
-  if (!isRecord(value)) return [];
-  const member = value[key];
-  return Array.isArray(member) ? member : [];
-}
 
 function idOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -71,15 +52,7 @@ function headLooksLikeJsonLog(head: string): boolean {
 }
 
 function runIdFromPath(path: string): string {
-  const name = path.split(/[\\/]/).pop() ?? path;
-  return name.replace(/\.(eval|json)$/i, '') || name;
-}
-
-/** Message content: a string or a list of content parts (`{type: 'text', text}`, images, reasoning, …). */
-function contentText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  return content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+  return fileStem(path, /\.(eval|json)$/i);
 }
 
 function usageOf(usage: JsonObject | undefined): JsonObject | undefined {

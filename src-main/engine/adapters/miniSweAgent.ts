@@ -12,6 +12,7 @@
  */
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
+import { text, finite, positive, field, contentText, fileStem } from './jsonValues';
 
 type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
@@ -22,35 +23,8 @@ const ACTION_BLOCKS = [/```mswea_bash_command\s*\n(.*?)\n```/gs, /```bash\s*\n(.
 /** The first line of a command's output that makes mini-swe-agent submit (the rest is the submission). */
 const SUBMIT_MARKERS = ['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT', 'MINI_SWE_AGENT_FINAL_OUTPUT'];
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function positive(value: unknown): number | undefined {
-  const number = finite(value);
-  return number !== undefined && number > 0 ? number : undefined;
-}
-
-function field(value: unknown, key: string): JsonObject | undefined {
-  if (!isRecord(value)) return undefined;
-  const member = value[key];
-  return isRecord(member) ? member : undefined;
-}
-
-/** Message content is a string, or a list of parts in multimodal runs. */
-function contentText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  return content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
-}
-
 export function runIdFromPath(path: string): string {
-  const name = path.split(/[\\/]/).pop() ?? path;
-  return name.replace(/(\.traj)?(\.json)?$/i, '') || name;
+  return fileStem(path, /(\.traj)?(\.json)?$/i);
 }
 
 function isMessage(value: unknown): value is JsonObject {

@@ -14,6 +14,7 @@
  */
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
+import { text, finite, field, fileStem } from './jsonValues';
 
 type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
@@ -28,23 +29,8 @@ const REPLY_ACTIONS = new Set(['message', 'finish', 'reject']);
 const END_STATES = new Set(['finished', 'error', 'stopped', 'rejected', 'awaiting_user_input', 'awaiting_user_confirmation', 'paused']);
 const COMPLETION_TOOL = 'finish';
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function field(value: unknown, key: string): JsonObject | undefined {
-  if (!isRecord(value)) return undefined;
-  const member = value[key];
-  return isRecord(member) ? member : undefined;
-}
-
 export function runIdFromPath(path: string): string {
-  const name = path.split(/[\\/]/).pop() ?? path;
-  return name.replace(/\.jsonl?$/i, '') || name;
+  return fileStem(path, /\.jsonl?$/i);
 }
 
 /** OpenHands writes local time without a zone (`datetime.isoformat()`); it is read as UTC so results do not depend on the reader's zone. */

@@ -14,6 +14,7 @@
  */
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
+import { text, positive, fileStem } from './jsonValues';
 
 type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
@@ -21,22 +22,13 @@ type JsonObject = Record<string, unknown>;
 /** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
 type ToolCall = { call_id: string; name: string; arguments: unknown };
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function positive(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-
 function records(value: unknown): JsonObject[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 
 /** The file's name without its directory and trajectory suffix: SWE-agent names the file after the instance. */
 export function runIdFromPath(path: string): string {
-  const name = path.split(/[\\/]/).pop() ?? path;
-  return name.replace(/(\.traj)?(\.json)?$/i, '') || name;
+  return fileStem(path, /(\.traj)?(\.json)?$/i);
 }
 
 /** `replay_config` is a JSON string in SWE-agent 1.x files (`model_dump_json()`), an object in some. */

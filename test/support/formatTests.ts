@@ -1,0 +1,117 @@
+/** Helpers shared by the format tests (test/formats/): fixture paths, detection, report summaries, the engine's stored events. */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FormatAdapter } from '../../src-main/engine/adapters/formatAdapter';
+import { openTrace, readReport } from '../../src-main/engine/engine';
+import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
+import { openDatabase } from '../../src-main/engine/store/traceDatabase';
+import type { AnalyzeReport } from '../../shared/report';
+import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
+import { defaultAnalysis, temporaryDir } from './engineHarness';
+
+/** The repository root. */
+export const root = join(import.meta.dirname, '..', '..');
+/** test/fixtures/formats: one directory per format. */
+export const fixtures = join(root, 'test', 'fixtures', 'formats');
+
+/** Files under `dir` (recursively) whose name matches `pattern`; none when `dir` does not exist. */
+export function filesUnder(dir: string, pattern: RegExp): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return filesUnder(path, pattern);
+    return pattern.test(name) ? [path] : [];
+  });
+}
+
+export function jsonlFiles(dir: string): string[] {
+  return filesUnder(dir, /\.jsonl$/);
+}
+
+/** Trace files and logs, for formats that read `.ndjson` and `.log` too. */
+export const TRACE_AND_LOG_NAMES = /\.(jsonl|json|traj|ndjson|log)$/;
+
+/** Trace files: JSONL logs and whole JSON documents. */
+export function traceFiles(dir: string): string[] {
+  return filesUnder(dir, /\.(jsonl|json|traj)$/);
+}
+
+/** The canonical examples and every other format's fixtures whose name matches `pattern`. */
+export function examplesAndOtherFixtures(format: string, pattern: RegExp = /\.jsonl$/): string[] {
+  return [
+    ...filesUnder(join(root, 'examples'), pattern),
+    ...readdirSync(fixtures)
+      .filter((name) => name !== format)
+      .flatMap((name) => filesUnder(join(fixtures, name), pattern)),
+  ];
+}
+
+/** Asserts `detect` claims neither the canonical JSONL examples nor the trace files of the `others` formats' fixtures. */
+export function assertRejectsExamplesAndFixtures(detect: (path: string) => string | null, others: string[]): void {
+  for (const name of readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.jsonl'))) {
+    assert.equal(detect(join(root, 'examples', name)), null, name);
+  }
+  for (const other of others) {
+    const otherDir = join(fixtures, other);
+    if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;
+    for (const path of traceFiles(otherDir)) assert.equal(detect(path), null, path);
+  }
+}
+
+/** What `adapter` says of the file's detection sample. */
+export function detectFile(adapter: FormatAdapter, path: string): string | null {
+  return adapter.detect(sampleFile({ path, size: statSync(path).size, mtimeMs: 0, fingerprint: '' }));
+}
+
+/** The findings as sorted `[kind, call_id]` pairs. */
+export function findingsOf(report: AnalyzeReport): [string, string | null][] {
+  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
+}
+
+/** The runs' status, steps, calls, results and tokens. */
+export function runsOf(report: AnalyzeReport) {
+  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens }) => ({
+    run_id,
+    status,
+    status_raw,
+    steps,
+    tool_calls,
+    tool_results,
+    input_tokens,
+    output_tokens,
+  }));
+}
+
+/** The runs' status, steps, calls and results. */
+export function runCountsOf(report: AnalyzeReport) {
+  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
+}
+
+/** The columns every format test reads from the stored events. */
+export interface StoredEvent {
+  line: number;
+  type: string;
+  type_raw: string;
+  step: number | null;
+}
+
+/** The normalized status the engine gives a raw one. */
+export const normalized = (raw: string) => normalizeTerminalStatus({ status: raw }).status;
+
+/** The report of a trace read with `--format`, and its stored events selected by `query`, in emission order. */
+export async function ingestEvents<Row>(path: string, format: string, query: string): Promise<{ report: AnalyzeReport; events: Row[] }> {
+  const cache = temporaryDir(format);
+  try {
+    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, format });
+    const db = openDatabase(trace.dbPath, { readonly: true });
+    try {
+      const events = db.prepare(query).all() as Row[];
+      return { report: readReport(trace, defaultAnalysis), events };
+    } finally {
+      db.close();
+    }
+  } finally {
+    cache.remove();
+  }
+}
