@@ -18,7 +18,8 @@ const SAMPLE_RECORDS = 20;
 
 const HEAD_TEXT_BYTES = 64 * 1024;
 
-function readHead(identity: FileIdentity): Buffer {
+/** The first MiB, without a UTF-8 BOM, and whether that is the whole file. */
+function readHead(identity: FileIdentity): { head: Buffer; whole: boolean } {
   const head = Buffer.alloc(Math.min(SAMPLE_BYTES, identity.size));
   const fd = openSync(identity.path, 'r');
   try {
@@ -26,7 +27,7 @@ function readHead(identity: FileIdentity): Buffer {
   } finally {
     closeSync(fd);
   }
-  return stripUtf8Bom(head);
+  return { head: stripUtf8Bom(head), whole: head.length === identity.size };
 }
 
 /** The complete records of `head` that parse as JSON, framed by `splitter`. */
@@ -74,13 +75,12 @@ function sampleZip(identity: FileIdentity): DetectionSample {
 }
 
 export function sampleFile(identity: FileIdentity): DetectionSample {
-  const head = readHead(identity);
+  const { head, whole } = readHead(identity);
   if (startsWithZipSignature(head)) return sampleZip(identity);
-  const complete = head.length >= identity.size - 3;
   return {
     path: identity.path,
-    values: parsedRecords(head, complete, new LineSplitter({ maxLineBytes: SAMPLE_BYTES })),
-    framedValues: parsedRecords(head, complete, new JsonStreamSplitter({ maxRecordBytes: SAMPLE_BYTES })),
+    values: parsedRecords(head, whole, new LineSplitter({ maxLineBytes: SAMPLE_BYTES })),
+    framedValues: parsedRecords(head, whole, new JsonStreamSplitter({ maxRecordBytes: SAMPLE_BYTES })),
     head: head.subarray(0, HEAD_TEXT_BYTES).toString('utf8'),
   };
 }
