@@ -88,6 +88,11 @@ export const runReportSchema = z.object({
   first_line: z.number().int(),
   last_line: z.number().int(),
   findings: z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),
+  /**
+   * For a run another run started (a sub-agent): that run, the call that started it (null when no
+   * result names it, e.g. a compaction summariser), and its file. Absent for a top-level run.
+   */
+  parent: z.object({ run_id: z.string(), call_id: z.string().nullable(), file: z.string() }).optional(),
 });
 export type RunReport = z.infer<typeof runReportSchema>;
 

@@ -362,4 +362,14 @@ describe('loopscope analyze DIR', () => {
     assert.deepEqual(report.skipped.map((file) => file.path.slice(dir.length + 1)), ['settings.json']);
     assert.deepEqual(kinds(report.findings), ['dangling_call']);
   });
+
+  it("reads a Claude Code project's sub-agent transcripts once, with their session, not again on their own", () => {
+    const project = join('test', 'fixtures', 'formats', 'claude-code');
+    const { report } = json([project, '--fail-on', 'never']);
+    const session = '3b8e0f4d-6a2c-4e91-b7d5-0c9f1e2a4d68';
+    const agentFiles = report.files.filter((file) => file.path.includes('/subagents/'));
+    assert.deepEqual(agentFiles.map((file) => file.path), [join(project, session, 'subagents', 'agent-a3f9c21.jsonl')]);
+    const agentRuns = report.runs.filter((run) => run.run_id === `${session}/agent-a3f9c21`);
+    assert.deepEqual(agentRuns.map((run) => run.parent?.run_id), [session]);
+  });
 });

@@ -156,6 +156,8 @@ export const toolResultSchema = z.looseObject({
   latency_ms: z.number().nonnegative().optional(),
   /** Did this action change observable state? Used by the repeated-action analysis (domain.md §4). */
   progress: z.boolean().optional(),
+  /** The run this call started (a sub-agent's): that run is shown as the call's child. */
+  child_run_id: idSchema.optional(),
 });
 
 export const toolCallNotExecutedSchema = z.looseObject({

@@ -76,7 +76,11 @@ function formatRun(
     formatDuration(run.duration_ms),
     `lines ${run.first_line}–${run.last_line}`,
   ].filter((fact): fact is string => fact !== null);
-  const lines = [`${paint(ansi.bold, `run ${run.run_id}`)}  ${run.status}${raw}`, `  ${paint(ansi.dim, facts.join(' · '))}`];
+  const lines = [`${paint(ansi.bold, `run ${run.run_id}`)}  ${run.status}${raw}`];
+  if (run.parent !== undefined) {
+    lines.push(`  ${paint(ansi.dim, `started by run ${run.parent.run_id}${run.parent.call_id !== null ? `, call ${run.parent.call_id}` : ''}`)}`);
+  }
+  lines.push(`  ${paint(ansi.dim, facts.join(' · '))}`);
   for (const f of findings) {
     const where = [f.step !== null ? `step ${f.step}` : null, f.line !== null ? `line ${f.line}` : null].filter(Boolean).join(', ');
     lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(21)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);

@@ -5,9 +5,10 @@
 import { parseArgs } from 'node:util';
 import { formatCount } from '../../shared/formatCount';
 import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport, type SkippedFile } from '../../shared/report';
-import { openTrace, readReport, TraceFileError } from '../engine/engine';
+import { resolve } from 'node:path';
+import { openTrace, possibleCompanionFiles, readReport, TraceFileError } from '../engine/engine';
 import { identifyFile } from '../engine/store/traceDatabase';
-import { expandTraceArguments } from './traceFiles';
+import { expandTraceArguments, type TraceArgument } from './traceFiles';
 import { adapterNamed, formatNames } from '../engine/adapters/registry';
 import { formatTextReport } from './formatText';
 
@@ -90,13 +91,22 @@ function mergeReports(reports: AnalyzeReport[]): AnalyzeReport {
   };
 }
 
+/**
+ * A directory walk finds a session's sub-agent transcripts as well as the session that opens them:
+ * they are reported once, with their session. A file named on the command line is always read.
+ */
+function withoutCompanions(files: TraceArgument[]): TraceArgument[] {
+  const opened = new Set(files.flatMap((file) => possibleCompanionFiles(resolve(file.path))));
+  return files.filter((file) => !file.fromDirectory || !opened.has(resolve(file.path)));
+}
+
 function reachesFailLevel(report: AnalyzeReport, failOn: FailOn): boolean {
   if (failOn === 'never') return false;
   return report.findings.some((f) => severityRank[f.severity] >= severityRank[failOn]);
 }
 
 async function analyze(command: AnalyzeCommand): Promise<number> {
-  const files = expandTraceArguments(command.files);
+  const files = withoutCompanions(expandTraceArguments(command.files));
   // Every file is checked before any work, so a typo fails fast with its reason.
   for (const { path } of files) identifyFile(path);
   const showProgress = !command.json && process.stderr.isTTY;

@@ -9,10 +9,12 @@ import type { IngestProgress } from './ingest/ingestFile';
 import { ingestWorkerMessageSchema, type IngestRequest } from './workers/workerProtocol';
 import { workerUrl } from './workers/workerUrl';
 import { buildReport } from './report/buildReport';
-import { defaultCacheDir, openDatabase, TraceFileError, type TraceFileErrorCode } from './store/traceDatabase';
+import { dirname, join, relative, resolve } from 'node:path';
+import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type TraceFileErrorCode } from './store/traceDatabase';
 
 export { TraceFileError } from './store/traceDatabase';
 export type { IngestProgress } from './ingest/ingestFile';
+export { possibleCompanionFiles } from './ingest/companionFiles';
 
 /** Lines longer than this are reported and skipped instead of being loaded whole. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -41,6 +43,8 @@ export interface TraceHandle {
   path: string;
   dbPath: string;
   sourceId: number;
+  /** Files opened with the trace (a Claude Code session's sub-agent transcripts), absolute paths. */
+  companions: CompanionSource[];
   /** True when an earlier ingest of the unchanged file was reused. */
   reused: boolean;
 }
@@ -65,7 +69,9 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     worker.on('message', (raw: unknown) => {
       const message = ingestWorkerMessageSchema.parse(raw);
       if (message.type === 'progress') options.onProgress?.(message.progress);
-      else if (message.type === 'done') settle(() => resolve({ path, dbPath: message.dbPath, sourceId: message.sourceId, reused: message.reused }));
+      else if (message.type === 'done') {
+        settle(() => resolve({ path, dbPath: message.dbPath, sourceId: message.sourceId, companions: message.companions, reused: message.reused }));
+      }
       else if (message.code === 'internal') settle(() => reject(new Error(`ingest of ${path} failed: ${message.message}`)));
       else settle(() => reject(new TraceFileError(message.code as TraceFileErrorCode, path, message.message)));
     });
@@ -74,10 +80,23 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
   });
 }
 
+/**
+ * How a companion file is named in reports: beside the trace as the caller named it, so a
+ * relative path given on the command line gives relative companion paths.
+ */
+function companionDisplayPath(trace: TraceHandle, companion: CompanionSource, mainAbsolute: string): string {
+  return join(dirname(trace.path), relative(dirname(mainAbsolute), companion.path));
+}
+
 export function readReport(trace: TraceHandle, options: AnalysisOptions): AnalyzeReport {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
-    return buildReport(db, trace.sourceId, options, trace.path);
+    const mainAbsolute = resolve(trace.path);
+    const sources = [
+      { sourceId: trace.sourceId, displayPath: trace.path },
+      ...trace.companions.map((companion) => ({ sourceId: companion.sourceId, displayPath: companionDisplayPath(trace, companion, mainAbsolute) })),
+    ];
+    return buildReport(db, sources, options);
   } finally {
     db.close();
   }

@@ -5,11 +5,12 @@
  * in the shapes Claude Code 1.0–2.1 writes; see docs/formats/claude-code.md).
  */
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode';
 import type { AnalyzeReport } from '../../shared/report';
-import { analyzeFile } from '../support/engineHarness';
+import { analyzeFile, temporaryDir } from '../support/engineHarness';
 import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixtureDir = join(fixtures, 'claude-code');
@@ -117,14 +118,56 @@ describe('claude-code: sub-agents', () => {
     assert.deepEqual(findingsOf(report), []);
   });
 
-  it("keeps the parent's Task call paired with its result and its agent_progress lines as kept records", async () => {
-    const { report } = await analyzeFile(fixture(`${SUBAGENT_SESSION}.jsonl`));
+  it("opens the session's sub-agent transcripts with it, as child runs linked to the Task call that started them", async () => {
+    const session = fixture(`${SUBAGENT_SESSION}.jsonl`);
+    const { report } = await analyzeFile(session);
+    const agentFile = join(fixtureDir, SUBAGENT_SESSION, 'subagents', 'agent-a3f9c21.jsonl');
+    assert.deepEqual(
+      report.files.map((file) => [file.path, file.format, file.events]),
+      // 9 lines: run_start + snapshot + prompt + 3 agent_progress + Task response + result + final + run_end.
+      [[session, 'claude-code', 10], [agentFile, 'claude-code', 9]],
+    );
+    assert.match(report.files[1]?.format_reason ?? '', /^opened with 3b8e0f4d-.*\.jsonl/);
     assert.deepEqual(runsOf(report), [
       { run_id: SUBAGENT_SESSION, status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+      { run_id: `${SUBAGENT_SESSION}/agent-a3f9c21`, status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 3, tool_results: 3 },
     ]);
-    // 9 lines: run_start + snapshot + prompt + 3 agent_progress + Task response + result + final + run_end.
-    assert.equal(report.files[0]?.events, 10);
+    assert.equal(report.runs[0]?.parent, undefined);
+    assert.deepEqual(report.runs[1]?.parent, { run_id: SUBAGENT_SESSION, call_id: 'toolu_012gohAEb3j5feR1GQKKjuG3', file: session });
+    assert.equal(report.runs[1]?.file, agentFile);
     assert.deepEqual(findingsOf(report), []);
+  });
+
+  it('reuses the database while session and sub-agents are unchanged, and reads it again when a sub-agent transcript appears', async () => {
+    const work = temporaryDir('claude-subagents');
+    try {
+      const session = join(work.path, `${SUBAGENT_SESSION}.jsonl`);
+      copyFileSync(fixture(`${SUBAGENT_SESSION}.jsonl`), session);
+      const cacheDir = join(work.path, 'cache');
+      const first = await analyzeFile(session, { cacheDir });
+      assert.deepEqual(first.report.runs.map((run) => run.run_id), [SUBAGENT_SESSION]);
+      // The summariser of a compaction: no result names it, so it hangs under its session's run.
+      const agents = join(work.path, SUBAGENT_SESSION, 'subagents');
+      mkdirSync(agents, { recursive: true });
+      const agentLines = readFileSync(join(fixtureDir, SUBAGENT_SESSION, 'subagents', 'agent-a3f9c21.jsonl'), 'utf8');
+      writeFileSync(join(agents, 'agent-acompact-5e1.jsonl'), agentLines.replaceAll('"agentId":"a3f9c21"', '"agentId":"acompact-5e1"'));
+      const second = await analyzeFile(session, { cacheDir });
+      assert.equal(second.trace.reused, false);
+      assert.deepEqual(
+        second.report.runs.map((run) => [run.run_id, run.parent ?? null]),
+        [
+          [SUBAGENT_SESSION, null],
+          [`${SUBAGENT_SESSION}/agent-acompact-5e1`, { run_id: SUBAGENT_SESSION, call_id: null, file: session }],
+        ],
+      );
+      // Both files' events are kept: the second source's rows did not overwrite the first's.
+      assert.deepEqual(second.report.files.map((file) => file.events), [10, 9]);
+      const third = await analyzeFile(session, { cacheDir });
+      assert.equal(third.trace.reused, true);
+      assert.deepEqual(third.report, second.report);
+    } finally {
+      work.remove();
+    }
   });
 
   it('splits sidechain records written inline by old versions into a run <sessionId>/sidechain', async () => {

@@ -9,7 +9,7 @@
  * running a tool while the rest of its message is still being written. The format has no
  * terminal record: a run_end is derived at the end of the file only from what its last record says.
  */
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
 import type { AdaptedEvent } from './canonicalAdapter';
@@ -404,5 +404,11 @@ export const claudeCodeFormat: FormatAdapter = {
   },
   createMapper({ path }) {
     return new ClaudeCodeMapper(fallbackRunId(path));
+  },
+  companions(path) {
+    // `<session>.jsonl` keeps its sub-agents in `<session>/subagents/agent-<agentId>.jsonl`; a
+    // sub-agent transcript has none of its own.
+    if (!path.endsWith('.jsonl') || basename(dirname(path)) === 'subagents') return undefined;
+    return { directory: join(dirname(path), basename(path, '.jsonl'), 'subagents'), name: /^agent-.+\.jsonl$/ };
   },
 };

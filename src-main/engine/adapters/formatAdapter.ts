@@ -77,6 +77,12 @@ export interface FormatAdapter {
   /** Says why the sample is in this format, or returns null. */
   detect(sample: DetectionSample): string | null;
   createMapper(context: { path: string }): FormatMapper;
+  /**
+   * Where files that belong to a trace of this format lie beside it (a Claude Code session's
+   * sub-agent transcripts): files in `directory` whose name matches `name` are opened with the
+   * trace, into the same database, by this adapter. Undefined when the format has none.
+   */
+  companions?(path: string): { directory: string; name: RegExp } | undefined;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

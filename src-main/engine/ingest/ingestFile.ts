@@ -7,7 +7,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { LineSplitter, type SplitLine } from './lineSplitter';
-import { TraceIngester, type IngestCounters } from './traceIngester';
+import { TraceIngester, type FirstRowIds, type IngestCounters } from './traceIngester';
 import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature } from './zipEntries';
 import type { FileIdentity } from '../store/traceDatabase';
 import type { RowBatcher } from '../store/traceWriter';
@@ -20,6 +20,7 @@ export interface IngestProgress extends IngestCounters {
 
 export interface IngestOptions {
   maxLineBytes: number;
+  firstIds?: FirstRowIds;
   onProgress?: (progress: IngestProgress) => void;
 }
 
@@ -28,7 +29,7 @@ const PROGRESS_INTERVAL_MS = 100;
 
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
 export function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): IngestProgress {
-  const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }));
+  const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), options.firstIds);
   if (format.framing === 'zip-json' && isZipFile(identity)) return ingestZipEntries(identity, ingester, options);
   const splitter =
     format.framing === 'json-values' || format.framing === 'zip-json'

@@ -103,11 +103,22 @@ function sumOptional(total: number | null, value: number | undefined): number | 
   return (total ?? 0) + value;
 }
 
+/**
+ * The first row ids this ingest assigns: 1 in a new database; past the rows already there when a
+ * second source (a companion file) is loaded into the same database.
+ */
+export interface FirstRowIds {
+  event: number;
+  toolCall: number;
+  run: number;
+}
+
 export class TraceIngester {
   readonly counters: IngestCounters = { lines: 0, blankLines: 0, events: 0, unknownEvents: 0, parseErrors: 0 };
   private readonly runs = new Map<string, RunState>();
-  private nextEventId = 1;
-  private nextToolCallId = 1;
+  private nextEventId: number;
+  private nextToolCallId: number;
+  private readonly firstRunPk: number;
   /** Whether the line being mapped has produced an event anchored to it. */
   private currentLineAnchored = false;
   private currentLine = 0;
@@ -121,7 +132,12 @@ export class TraceIngester {
     private readonly sourceId: number,
     private readonly writer: RowBatcher,
     private readonly mapper: FormatMapper,
-  ) {}
+    firstIds: FirstRowIds = { event: 1, toolCall: 1, run: 1 },
+  ) {
+    this.nextEventId = firstIds.event;
+    this.nextToolCallId = firstIds.toolCall;
+    this.firstRunPk = firstIds.run;
+  }
 
   acceptLine(line: SplitLine): void {
     this.counters.lines = line.lineNumber;
@@ -226,7 +242,7 @@ export class TraceIngester {
     let run = this.runs.get(runId);
     if (run === undefined) {
       run = {
-        pk: this.runs.size + 1,
+        pk: this.firstRunPk + this.runs.size,
         runId,
         firstLine: line,
         lastLine: line,
@@ -316,6 +332,7 @@ export class TraceIngester {
       result_hash: null,
       progress: null,
       summary: null,
+      child_run_id: null,
     };
     switch (event.type) {
       case 'run_start':
@@ -508,6 +525,7 @@ export class TraceIngester {
     row.result_ok = isError ? 0 : 1;
     row.latency_ms = event.latency_ms ?? null;
     row.progress = event.progress === undefined ? null : event.progress ? 1 : 0;
+    row.child_run_id = event.child_run_id === undefined ? null : idText(event.child_run_id);
     const error = event.error;
     row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
     row.result_hash = digest.hash;

@@ -1,4 +1,7 @@
-/** Reads the analyze report of one ingested, analyzed source out of its database. */
+/**
+ * Reads the analyze report of ingested, analyzed sources out of their database: a trace file and
+ * the files opened with it, each run linked to the run and call that started it.
+ */
 import type Database from 'better-sqlite3';
 import type { AnalysisOptions, AnalyzeReport, Finding, ParseError, ReportFinding, RunReport, Severity } from '../../../shared/report';
 import { millisBetween } from '../../../shared/trace/timestamps';
@@ -33,9 +36,56 @@ interface ParseErrorRow {
   loaded: number;
 }
 
-type RunRow = Omit<RunReport, 'file' | 'duration_ms' | 'findings'>;
+type RunRow = Omit<RunReport, 'file' | 'duration_ms' | 'findings' | 'parent'>;
 
-export function buildReport(db: Database.Database, sourceId: number, options: AnalysisOptions, displayPath: string): AnalyzeReport {
+interface ParentRow {
+  run_id: string;
+  call_id: string | null;
+  source_id: number;
+}
+
+export interface ReportedSource {
+  sourceId: number;
+  /** How the file is named in the report. */
+  displayPath: string;
+}
+
+export function buildReport(db: Database.Database, sources: readonly ReportedSource[], options: AnalysisOptions): AnalyzeReport {
+  const displayPaths = new Map(sources.map((source) => [source.sourceId, source.displayPath]));
+  const reports = sources.map((source) => buildSourceReport(db, source, options, displayPaths));
+  return {
+    files: reports.flatMap((report) => report.files),
+    runs: reports.flatMap((report) => report.runs),
+    findings: reports.flatMap((report) => report.findings),
+    skipped: [],
+  };
+}
+
+/**
+ * The run that started `runId`: the one holding a tool result that names it, else — for a run of a
+ * companion file that no result names — the parent file's run whose id prefixes it (`<session>/…`).
+ */
+function parentOf(db: Database.Database, runId: string, sourceId: number, displayPaths: ReadonlyMap<number, string>): RunReport['parent'] {
+  const named = db
+    .prepare<[string], ParentRow>(
+      `SELECT r.run_id, e.call_id, r.source_id FROM events e JOIN runs r ON r.id = e.run_pk
+       WHERE e.child_run_id = ? AND e.type = 'tool_result' ORDER BY e.id LIMIT 1`,
+    )
+    .get(runId);
+  const parent =
+    named ??
+    db
+      .prepare<[number, string], ParentRow>(
+        `SELECT r.run_id, NULL AS call_id, r.source_id FROM runs r JOIN sources s ON s.parent_source_id = r.source_id
+         WHERE s.id = ? AND substr(?, 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY r.first_line LIMIT 1`,
+      )
+      .get(sourceId, runId);
+  if (parent === undefined) return undefined;
+  const file = displayPaths.get(parent.source_id);
+  return file === undefined ? undefined : { run_id: parent.run_id, call_id: parent.call_id, file };
+}
+
+function buildSourceReport(db: Database.Database, { sourceId, displayPath }: ReportedSource, options: AnalysisOptions, displayPaths: ReadonlyMap<number, string>): AnalyzeReport {
   const source = db.prepare<[number], SourceRow>('SELECT format, format_reason, bytes, lines, events, unknown_events FROM sources WHERE id = ?').get(sourceId);
   if (source === undefined) throw new Error(`source ${sourceId} is missing from its database`);
   const parseErrors = db
@@ -87,12 +137,16 @@ export function buildReport(db: Database.Database, sourceId: number, options: An
     )
     .all(sourceId)
     .map(
-      (row): RunReport => ({
-        ...row,
-        file: displayPath,
-        duration_ms: millisBetween(row.started_at, row.ended_at),
-        findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
-      }),
+      (row): RunReport => {
+        const parent = parentOf(db, row.run_id, sourceId, displayPaths);
+        return {
+          ...row,
+          file: displayPath,
+          duration_ms: millisBetween(row.started_at, row.ended_at),
+          findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
+          ...(parent !== undefined ? { parent } : {}),
+        };
+      },
     );
   return {
     files: [{ path: displayPath, format: source.format, format_reason: source.format_reason, bytes: source.bytes, lines: source.lines, events: source.events, unknown_events: source.unknown_events, parse_errors: parseErrors }],

@@ -166,6 +166,15 @@ const migrations: readonly Migration[] = [
       CREATE INDEX findings_by_run ON findings (run_pk, options_key);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- A file opened with another as part of it (a Claude Code session's sub-agent transcripts).
+      ALTER TABLE sources ADD COLUMN parent_source_id INTEGER REFERENCES sources(id);
+      -- The run a tool result says its call started (a sub-agent), linking that run to the call.
+      ALTER TABLE events ADD COLUMN child_run_id TEXT;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;
@@ -176,8 +185,12 @@ function migrationHash(sql: string): string {
 
 export class SchemaMismatchError extends Error {}
 
-/** Brings a database to the current schema; refuses one written by a newer or edited schema. */
-export function migrate(db: Database.Database): void {
+/**
+ * Brings a database to the current schema; refuses one written by a newer or edited schema.
+ * Returns true when it upgraded a database that already had a schema: its rows were written by an
+ * older Loopscope and lack what the new schema records, so a cache is rebuilt rather than reused.
+ */
+export function migrate(db: Database.Database): boolean {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, hash TEXT NOT NULL)');
   const applied = new Map(
     db
@@ -188,6 +201,7 @@ export function migrate(db: Database.Database): void {
   for (const [version] of applied) {
     if (version > schemaVersion) throw new SchemaMismatchError(`database schema ${version} is newer than this Loopscope (${schemaVersion})`);
   }
+  let upgraded = false;
   for (const migration of migrations) {
     const hash = migrationHash(migration.sql);
     const appliedHash = applied.get(migration.version);
@@ -199,7 +213,9 @@ export function migrate(db: Database.Database): void {
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_migrations (version, hash) VALUES (?, ?)').run(migration.version, hash);
     })();
+    upgraded ||= applied.size > 0;
   }
+  return upgraded;
 }
 
 /** Indexes for the queries of analysis and the UI; created after the bulk load. */
@@ -210,5 +226,6 @@ export function createQueryIndexes(db: Database.Database): void {
     CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_pk, event_id, call_index);
     CREATE INDEX IF NOT EXISTS parse_errors_by_source ON parse_errors (source_id, line);
     CREATE INDEX IF NOT EXISTS absorbed_lines_by_source ON absorbed_lines (source_id, line);
+    CREATE INDEX IF NOT EXISTS events_by_child_run ON events (child_run_id) WHERE child_run_id IS NOT NULL;
   `);
 }

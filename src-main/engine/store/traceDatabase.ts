@@ -1,6 +1,7 @@
 /**
  * Where a trace's database lives and whether it can be reused. Each trace file gets its own
- * SQLite file in the cache directory; it is reused only when the file is unchanged (same size,
+ * SQLite file in the cache directory (with the files that open with it, see
+ * `FormatAdapter.companions`); it is reused only when the file is unchanged (same size,
  * modification time and a hash of its first and last bytes) and its ingest completed. Anything
  * else — a changed file, an interrupted ingest, a corrupt or foreign database — is rebuilt from the
  * trace, which is always the source of truth.
@@ -102,39 +103,87 @@ function removeDatabaseFiles(dbPath: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
 }
 
-/** The id of a completed ingest of exactly this file (read as `format`, when one is required), if the database holds one. */
-function reusableSource(db: Database.Database, identity: FileIdentity, format: string | undefined): number | null {
-  const row = db
-    .prepare<[string], { id: number; size: number; mtime_ms: number; fingerprint: string; format: string; ingest_completed_at: string | null }>(
-      'SELECT id, size, mtime_ms, fingerprint, format, ingest_completed_at FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1',
-    )
+interface StoredSource {
+  id: number;
+  path: string;
+  size: number;
+  mtime_ms: number;
+  fingerprint: string;
+  format: string;
+  ingest_completed_at: string | null;
+}
+
+function isCompleteIngestOf(row: StoredSource | undefined, identity: FileIdentity): row is StoredSource {
+  return (
+    row !== undefined &&
+    row.ingest_completed_at !== null &&
+    row.path === identity.path &&
+    row.size === identity.size &&
+    row.mtime_ms === identity.mtimeMs &&
+    row.fingerprint === identity.fingerprint
+  );
+}
+
+/** A source opened with the trace and kept in its database (a sub-agent transcript). */
+export interface CompanionSource {
+  path: string;
+  sourceId: number;
+}
+
+export interface ReusableIngest {
+  sourceId: number;
+  companions: CompanionSource[];
+}
+
+/**
+ * The completed ingest of exactly this file (read as `format`, when one is required) and of exactly
+ * the companion files it has now, if the database holds one: a sub-agent transcript added,
+ * removed or changed since means the whole trace is read again.
+ */
+function reusableIngest(
+  db: Database.Database,
+  identity: FileIdentity,
+  format: string | undefined,
+  companionsOf: (format: string) => FileIdentity[],
+): ReusableIngest | null {
+  const columns = 'id, path, size, mtime_ms, fingerprint, format, ingest_completed_at';
+  const main = db
+    .prepare<[string], StoredSource>(`SELECT ${columns} FROM sources WHERE path = ? AND parent_source_id IS NULL ORDER BY id DESC LIMIT 1`)
     .get(identity.path);
-  if (row === undefined || row.ingest_completed_at === null) return null;
-  if (format !== undefined && row.format !== format) return null;
-  const unchanged = row.size === identity.size && row.mtime_ms === identity.mtimeMs && row.fingerprint === identity.fingerprint;
-  return unchanged ? row.id : null;
+  if (!isCompleteIngestOf(main, identity)) return null;
+  if (format !== undefined && main.format !== format) return null;
+  const stored = db.prepare<[number], StoredSource>(`SELECT ${columns} FROM sources WHERE parent_source_id = ? ORDER BY id`).all(main.id);
+  const current = companionsOf(main.format);
+  if (stored.length !== current.length || !current.every((companion, index) => isCompleteIngestOf(stored[index], companion))) return null;
+  return { sourceId: main.id, companions: stored.map((row) => ({ path: row.path, sourceId: row.id })) };
 }
 
 export interface PreparedDatabase {
   db: Database.Database;
   dbPath: string;
-  /** Set when the database already holds a completed ingest of the unchanged file. */
-  reusableSourceId: number | null;
+  /** Set when the database already holds a completed ingest of the unchanged file and companions. */
+  reusable: ReusableIngest | null;
 }
 
 /**
  * Opens the cache database for a file, discarding it when it cannot be trusted: not SQLite, a
- * schema it cannot migrate, an ingest that never completed, or a file that changed since.
+ * schema it cannot migrate, one written by an older schema, an ingest that never completed, or a
+ * file that changed since.
  */
-export function prepareDatabase(identity: FileIdentity, cacheDir: string, format?: string): PreparedDatabase {
+export function prepareDatabase(
+  identity: FileIdentity,
+  cacheDir: string,
+  format: string | undefined,
+  companionsOf: (format: string) => FileIdentity[],
+): PreparedDatabase {
   mkdirSync(cacheDir, { recursive: true });
   const dbPath = databasePathFor(identity, cacheDir);
   try {
     const db = openDatabase(dbPath);
     try {
-      migrate(db);
-      const reusableSourceId = reusableSource(db, identity, format);
-      if (reusableSourceId !== null) return { db, dbPath, reusableSourceId };
+      const upgraded = migrate(db);
+      const reusable = upgraded ? null : reusableIngest(db, identity, format, companionsOf);
+      if (reusable !== null) return { db, dbPath, reusable };
     } catch {
       // Corrupt, foreign or newer database: rebuilt below from the trace.
     }
@@ -145,5 +194,5 @@ export function prepareDatabase(identity: FileIdentity, cacheDir: string, format
   removeDatabaseFiles(dbPath);
   const db = openDatabase(dbPath);
   migrate(db);
-  return { db, dbPath, reusableSourceId: null };
+  return { db, dbPath, reusable: null };
 }

@@ -35,6 +35,7 @@ export interface EventRow {
   result_hash: string | null;
   progress: number | null;
   summary: string | null;
+  child_run_id: string | null;
 }
 
 export interface ToolCallRow {
@@ -105,7 +106,7 @@ export interface RunRow {
 export const eventColumns: readonly (keyof EventRow)[] = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
   'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms',
-  'result_ok', 'error_code', 'result_hash', 'progress', 'summary',
+  'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'child_run_id',
 ];
 export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
@@ -157,7 +158,7 @@ export function encodeEvent(r: EventRow): unknown[] {
   return [
     r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
     r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms,
-    r.result_ok, r.error_code, r.result_hash, r.progress, r.summary,
+    r.result_ok, r.error_code, r.result_hash, r.progress, r.summary, r.child_run_id,
   ];
 }
 

@@ -1,5 +1,6 @@
 /**
- * The ingest worker: opens one trace. It reuses a completed ingest of the unchanged file, or
+ * The ingest worker: opens one trace (and the files that open with it, each its own source in the
+ * same database). It reuses a completed ingest of the unchanged files, or
  * parses the file — shipping row batches to a store worker that writes them on the other core when
  * the file is large, writing them itself when it is small — then reports progress and the outcome
  * to the engine.
@@ -7,7 +8,11 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { ensureAnalysis } from '../analysis/analyzeSource';
 import { ingestFile, type IngestProgress } from '../ingest/ingestFile';
-import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type FileIdentity } from '../store/traceDatabase';
+import type { FirstRowIds } from '../ingest/traceIngester';
+import { basename } from 'node:path';
+import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type CompanionSource, type FileIdentity } from '../store/traceDatabase';
+import { adapterNamed } from '../adapters/registry';
+import { companionFiles } from '../ingest/companionFiles';
 import { TraceLoader } from '../store/traceLoader';
 import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';
@@ -33,7 +38,7 @@ function post(message: IngestWorkerMessage): void {
 }
 
 /** Parses on this thread while the store worker writes; resolves once the database is complete and analyzed. */
-function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, sourceId: number): Promise<void> {
+function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): Promise<void> {
   const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
   const store = new Worker(workerUrl('storeWorker'), {
@@ -62,6 +67,7 @@ function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity
   try {
     const counters = ingestFile(identity, format, sourceId, new RowBatcher(ship), {
       maxLineBytes: request.maxLineBytes,
+      firstIds,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
     });
     send({ type: 'finish', counters });
@@ -75,12 +81,13 @@ function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity
   return outcome.finally(() => store.terminate());
 }
 
-function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, sourceId: number): void {
+function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): void {
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
     const counters = ingestFile(identity, format, sourceId, new RowBatcher(loader.write), {
       maxLineBytes: request.maxLineBytes,
+      firstIds,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
     });
     loader.finish(counters);
@@ -89,36 +96,73 @@ function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, form
   }
 }
 
+/** The companion files of a trace read as `format` that can be read now; one that cannot is left out. */
+function companionIdentities(adapter: FormatAdapter | undefined, path: string): FileIdentity[] {
+  if (adapter === undefined) return [];
+  return companionFiles(adapter, path).flatMap((companion) => {
+    try {
+      return [identifyFile(companion)];
+    } catch {
+      // Deleted or unreadable since it was listed: the trace opens without it.
+      return [];
+    }
+  });
+}
+
+interface NewSource {
+  sourceId: number;
+  /** Row ids continue past those of the sources already in the database. */
+  firstIds: FirstRowIds;
+}
+
+/** Records a source being ingested; its `ingest_completed_at` is set when the load finishes. */
+function insertSource(dbPath: string, identity: FileIdentity, format: string, reason: string, parentSourceId: number | null): NewSource {
+  const db = openDatabase(dbPath);
+  try {
+    const sourceId = Number(
+      db
+        .prepare(
+          `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, format_reason, parent_source_id, ingest_started_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, format, reason, parentSourceId, new Date().toISOString()).lastInsertRowid,
+    );
+    const next = (table: string): number => db.prepare<[], { next: number }>(`SELECT coalesce(max(id), 0) + 1 AS next FROM ${table}`).get()?.next ?? 1;
+    return { sourceId, firstIds: { event: next('events'), toolCall: next('tool_calls'), run: next('runs') } };
+  } finally {
+    db.close();
+  }
+}
+
+async function ingestSource(request: IngestRequest, identity: FileIdentity, adapter: FormatAdapter, dbPath: string, source: NewSource): Promise<void> {
+  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, adapter, dbPath, source);
+  else ingestOnThisThread(request, identity, adapter, dbPath, source);
+}
+
 async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMessage, { type: 'done' }>> {
   const identity = identifyFile(request.path);
-  const prepared = prepareDatabase(identity, request.cacheDir, request.format);
-  if (prepared.reusableSourceId !== null) {
+  const prepared = prepareDatabase(identity, request.cacheDir, request.format, (format) => companionIdentities(adapterNamed(format), identity.path));
+  if (prepared.reusable !== null) {
+    const { sourceId, companions } = prepared.reusable;
     try {
-      ensureAnalysis(prepared.db, prepared.reusableSourceId, request.analysis);
+      for (const id of [sourceId, ...companions.map((companion) => companion.sourceId)]) ensureAnalysis(prepared.db, id, request.analysis);
     } finally {
       prepared.db.close();
     }
-    return { type: 'done', dbPath: prepared.dbPath, sourceId: prepared.reusableSourceId, reused: true };
+    return { type: 'done', dbPath: prepared.dbPath, sourceId, companions, reused: true };
   }
-  let format: ChosenFormat;
-  try {
-    format = chooseFormat(identity, request.format);
-  } catch (error) {
-    prepared.db.close();
-    throw error;
-  }
-  const sourceId = Number(
-    prepared.db
-      .prepare(
-        `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, format_reason, ingest_started_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, format.adapter.name, format.reason, new Date().toISOString()).lastInsertRowid,
-  );
   prepared.db.close();
-  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, format.adapter, prepared.dbPath, sourceId);
-  else ingestOnThisThread(request, identity, format.adapter, prepared.dbPath, sourceId);
-  return { type: 'done', dbPath: prepared.dbPath, sourceId, reused: false };
+  const format: ChosenFormat = chooseFormat(identity, request.format);
+  const main = insertSource(prepared.dbPath, identity, format.adapter.name, format.reason, null);
+  await ingestSource(request, identity, format.adapter, prepared.dbPath, main);
+  const companions: CompanionSource[] = [];
+  for (const companion of companionIdentities(format.adapter, identity.path)) {
+    const reason = `opened with ${basename(identity.path)}: ${format.adapter.name} keeps this file beside it`;
+    const source = insertSource(prepared.dbPath, companion, format.adapter.name, reason, main.sourceId);
+    await ingestSource(request, companion, format.adapter, prepared.dbPath, source);
+    companions.push({ path: companion.path, sourceId: source.sourceId });
+  }
+  return { type: 'done', dbPath: prepared.dbPath, sourceId: main.sourceId, companions, reused: false };
 }
 
 openTrace(ingestRequestSchema.parse(workerData)).then(post, (error: unknown) => {

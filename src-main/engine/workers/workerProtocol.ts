@@ -26,7 +26,14 @@ const progressSchema = z.object({
 /** From the ingest worker to the engine. */
 export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('progress'), progress: progressSchema }),
-  z.object({ type: z.literal('done'), dbPath: z.string(), sourceId: z.number().int(), reused: z.boolean() }),
+  z.object({
+    type: z.literal('done'),
+    dbPath: z.string(),
+    sourceId: z.number().int(),
+    /** Files opened with the trace (sub-agent transcripts), each a source of the same database. */
+    companions: z.array(z.object({ path: z.string(), sourceId: z.number().int() })),
+    reused: z.boolean(),
+  }),
   /** `code` is a TraceFileError code, or `internal` for a bug. */
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
 ]);
