@@ -54,7 +54,11 @@ describe('gemini-cli chat recordings', () => {
         output_tokens: 30 + 25 + 18,
       },
     ]);
-    assert.ok(events.every((event) => event.line === 1));
+    // Streamed message by message: each event is anchored to its own message of `messages`.
+    const messageLines = readFileSync(fixture('session-parallel-cancel.json'), 'utf8')
+      .split('\n')
+      .flatMap((text, index) => (text === '    {' ? [index + 1] : []));
+    assert.deepEqual([...new Set(events.map((event) => event.line))].sort((a, b) => a - b), messageLines);
     assert.deepEqual(
       events.map((event) => [event.type, event.type_raw, event.step, event.call_id, event.outcome, event.result_ok, event.error_code]),
       [

@@ -72,7 +72,11 @@ describe('openhands event streams', () => {
         ended_at: '2025-04-18T09:00:16.420Z',
       },
     ]);
-    assert.ok(events.every((event) => event.line === 1));
+    // Streamed element by element: each event is anchored to its own element of the array.
+    const elementLines = readFileSync(fixture('parallel-calls-finished.json'), 'utf8')
+      .split('\n')
+      .flatMap((text, index) => (text === '  {' ? [index + 1] : []));
+    assert.deepEqual([...new Set(events.map((event) => event.line))].sort((a, b) => a - b), elementLines);
     assert.deepEqual(
       events.filter((event) => event.type !== 'unknown').map((event) => [event.type, event.step, event.call_id, event.outcome, event.tool_call_count, event.result_ok, event.error_code]),
       [

@@ -9,7 +9,7 @@
  * synthesized from its position in the array (`msg-<index>`). Its result is the
  * `[<tool> …] Result:` block that the next api_req_started's request carries for it, in order
  * (what the model was actually sent), else the UI's own evidence (command output, an error
- * message). The array is one JSON document; each event is anchored to its own element's lines.
+ * message). The array is streamed element by element; each event is anchored to its own element.
  */
 import { basename, dirname, extname } from 'node:path';
 import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
@@ -177,64 +177,6 @@ function blockOutcome(body: string): { ok: true } | { ok: false; code: string | 
   return { ok: true };
 }
 
-/**
- * Where each element of a top-level JSON array lies in its bytes: the element's own lines, so
- * that an event points at its message rather than at the whole document.
- */
-export function arrayElementRefs(bytes: Buffer, line: LineRef): LineRef[] {
-  // The ingester strips a BOM from the first record's bytes; offsets are the file's.
-  const shift = line.length - bytes.length;
-  const refs: LineRef[] = [];
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let newlines = 0;
-  let start = -1;
-  let startLine = 0;
-  let contentEnd = 0;
-  const close = (end: number): void => {
-    refs.push({ lineNumber: line.lineNumber + startLine, offset: line.offset + shift + start, length: end - start });
-    start = -1;
-  };
-  for (let index = 0; index < bytes.length; index += 1) {
-    const byte = bytes[index]!;
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (byte === 0x5c) escaped = true;
-      else if (byte === 0x22) {
-        inString = false;
-        contentEnd = index + 1;
-      } else if (byte === 0x0a) newlines += 1;
-      continue;
-    }
-    if (byte === 0x0a) {
-      newlines += 1;
-      continue;
-    }
-    if (byte === 0x20 || byte === 0x09 || byte === 0x0d) continue;
-    const closing = byte === 0x5d || byte === 0x7d;
-    if (depth === 1 && start === -1 && byte !== 0x2c && !closing) {
-      start = index;
-      startLine = newlines;
-    }
-    if (byte === 0x22) inString = true;
-    else if (byte === 0x5b || byte === 0x7b) depth += 1;
-    else if (closing) {
-      depth -= 1;
-      if (depth === 1 && start !== -1) close(index + 1);
-      else if (depth === 0) {
-        if (start !== -1) close(contentEnd);
-        break;
-      }
-    } else if (byte === 0x2c && depth === 1) {
-      if (start !== -1) close(contentEnd);
-      continue;
-    }
-    contentEnd = index + 1;
-  }
-  return refs;
-}
-
 function isoOf(ts: unknown): string | undefined {
   if (typeof ts !== 'number' || !Number.isFinite(ts)) return undefined;
   const date = new Date(ts);
@@ -263,20 +205,10 @@ class ClineMapper implements FormatMapper {
     this.runId = runId;
   }
 
-  map(value: unknown, line: LineRef, emit: Emit, bytes: Buffer): { reason: string } | undefined {
-    if (!Array.isArray(value)) {
-      return { reason: `not a Cline ui_messages.json: the document is ${value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}, not an array of UI messages` };
-    }
-    const refs = arrayElementRefs(bytes, line);
-    const aligned = refs.length === value.length;
-    const rejected: string[] = [];
-    value.forEach((message, position) => {
-      const ref = aligned ? refs[position]! : line;
-      const why = this.mapMessage(message, ref, emit);
-      if (why !== undefined) rejected.push(`element ${this.index - 1} (line ${ref.lineNumber}): ${why}`);
-    });
-    if (rejected.length === 0) return undefined;
-    return { reason: `${rejected.length} of ${value.length} elements are not Cline UI messages, the others were loaded; first: ${rejected[0]}` };
+  /** One UI message: the document's array is streamed element by element (`streamedArrays: ['']`). */
+  map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
+    const why = this.mapMessage(value, line, emit);
+    return why === undefined ? undefined : { reason: `element ${this.index - 1} is not a Cline UI message: ${why}` };
   }
 
   finish(emit: Emit): void {
@@ -741,6 +673,7 @@ const HEAD_SIGNATURE = /^\s*\[\s*\{\s*"ts"\s*:\s*\d{10,}\s*,\s*"type"\s*:\s*"(?:
 export const clineFormat: FormatAdapter = {
   name: 'cline',
   framing: 'json-values',
+  streamedArrays: [''],
   detect(sample) {
     const document = sample.framedValues[0];
     if (Array.isArray(document)) {

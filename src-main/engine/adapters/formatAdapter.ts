@@ -74,6 +74,13 @@ export interface FormatAdapter {
    * compressed size; the raw "line" read back is the entry inflated (store/rawLines.ts).
    */
   framing?: 'lines' | 'json-values' | 'zip-json';
+  /**
+   * With JSON-values framing, the arrays whose elements are mapped one by one instead of as part
+   * of their document, so a document of any size streams: `''` for a document that is an array,
+   * a member name for an array member of a top-level object (then `map` sees the object's head
+   * with the array empty, each element, then the members after it). See ingest/jsonStreamSplitter.ts.
+   */
+  streamedArrays?: readonly string[];
   /** Says why the sample is in this format, or returns null. */
   detect(sample: DetectionSample): string | null;
   createMapper(context: { path: string }): FormatMapper;

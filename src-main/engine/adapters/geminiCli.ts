@@ -1,7 +1,7 @@
 /**
  * Gemini CLI chat recordings (`~/.gemini/tmp/<project>/chats/session-*.json`): one JSON document
- * `{sessionId, projectHash, startTime, lastUpdated, messages[]}` per session, read whole
- * (json-values framing: the document arrives as one record, so every event is anchored to it).
+ * `{sessionId, projectHash, startTime, lastUpdated, messages[]}` per session, streamed (json-values
+ * framing with `messages` streamed: the head, then each message a record anchored to its own bytes).
  *
  * Each `gemini` message is one model call, with its `tokens` and its `toolCalls[]`; a tool call
  * carries its own outcome (`status`) and result (`result[].functionResponse`, matched by id), so
@@ -68,23 +68,39 @@ function usageOf(tokens: JsonObject | undefined): JsonObject | undefined {
   return Object.keys(result).length > 0 ? result : undefined;
 }
 
-function mapRecording(doc: JsonObject, runId: string, line: LineRef, emit: Emit): void {
-  const out = (event: AdaptedEvent, typeRaw: string): void => emit({ event, typeRaw, line });
-  let step = 0;
-  let last: { type: string; calls: number; awaitingApproval: boolean; ts: string | undefined } | null = null;
-  for (const message of doc['messages'] as unknown[]) {
-    if (!isRecord(message)) {
-      out({ type: 'unknown', type_raw: 'message (not an object)', run_id: runId }, 'message');
-      continue;
-    }
+/** What the last message showed, for the end the recording does not write. */
+interface LastMessage {
+  type: string;
+  calls: number;
+  awaitingApproval: boolean;
+  ts: string | undefined;
+  line: LineRef;
+}
+
+/** One recording: its head (session id), then its messages one by one, then its derived end. */
+class RecordingMapper {
+  private step = 0;
+  private last: LastMessage | null = null;
+
+  constructor(
+    readonly runId: string,
+    private readonly emit: Emit,
+  ) {}
+
+  private out(event: AdaptedEvent, typeRaw: string, line: LineRef): void {
+    this.emit({ event, typeRaw, line });
+  }
+
+  message(message: JsonObject, line: LineRef): void {
+    const runId = this.runId;
     const type = text(message['type']) ?? '(no type)';
     const ts = text(message['timestamp']);
     if (type !== 'gemini') {
-      out({ type: 'unknown', type_raw: type, run_id: runId, ...(step > 0 ? { step } : {}), ...(ts !== undefined ? { ts } : {}) }, type);
-      last = { type, calls: 0, awaitingApproval: false, ts };
-      continue;
+      this.out({ type: 'unknown', type_raw: type, run_id: runId, ...(this.step > 0 ? { step: this.step } : {}), ...(ts !== undefined ? { ts } : {}) }, type, line);
+      this.last = { type, calls: 0, awaitingApproval: false, ts, line };
+      return;
     }
-    step += 1;
+    const step = ++this.step;
     const toolCalls = Array.isArray(message['toolCalls']) ? message['toolCalls'].filter(isRecord) : [];
     const calls: ToolCall[] = toolCalls.map((call, index) => ({
       call_id: text(call['id']) ?? `${runId}:step${step}:${index}`,
@@ -93,7 +109,7 @@ function mapRecording(doc: JsonObject, runId: string, line: LineRef, emit: Emit)
     }));
     const usage = usageOf(field(message, 'tokens'));
     const thoughts = Array.isArray(message['thoughts']) ? message['thoughts'].length : 0;
-    out(
+    this.out(
       {
         type: 'model_response',
         run_id: runId,
@@ -107,6 +123,7 @@ function mapRecording(doc: JsonObject, runId: string, line: LineRef, emit: Emit)
         ...(thoughts > 0 ? { thoughts } : {}),
       },
       'gemini',
+      line,
     );
     let awaitingApproval = false;
     toolCalls.forEach((call, index) => {
@@ -122,7 +139,7 @@ function mapRecording(doc: JsonObject, runId: string, line: LineRef, emit: Emit)
       const errorText = body?.['error'];
       const failed = status !== undefined ? status !== 'success' : errorText !== undefined;
       const resultTs = text(call['timestamp']);
-      out(
+      this.out(
         {
           type: 'tool_result',
           run_id: runId,
@@ -137,42 +154,31 @@ function mapRecording(doc: JsonObject, runId: string, line: LineRef, emit: Emit)
             : {}),
         },
         'toolCall',
+        line,
       );
     });
-    last = { type, calls: calls.length, awaitingApproval, ts };
+    this.last = { type, calls: calls.length, awaitingApproval, ts, line };
   }
-  if (last?.type !== 'gemini') return;
-  // The recording writes no end: derive it from the last message when it shows what the CLI was waiting for.
-  if (last.calls === 0) {
-    out(
-      {
-        type: 'run_end',
-        run_id: runId,
-        step,
-        ...(last.ts !== undefined ? { ts: last.ts } : {}),
-        status: 'waiting_for_input',
-        reason: 'derived: the last message is a model reply without tool calls, so the CLI was waiting for the next prompt; Gemini CLI records no end of session',
-      },
-      'gemini',
-    );
-  } else if (last.awaitingApproval) {
-    out(
-      {
-        type: 'run_end',
-        run_id: runId,
-        step,
-        ...(last.ts !== undefined ? { ts: last.ts } : {}),
-        status: 'waiting_for_approval',
-        reason: 'derived: the last message has a tool call with status awaiting_approval and no result; Gemini CLI records no end of session',
-      },
-      'toolCall',
-    );
+
+  /** The recording writes no end: derive it from the last message when it shows what the CLI was waiting for. */
+  close(): void {
+    const last = this.last;
+    if (last?.type !== 'gemini') return;
+    const end = { type: 'run_end' as const, run_id: this.runId, step: this.step, ...(last.ts !== undefined ? { ts: last.ts } : {}) };
+    if (last.calls === 0) {
+      const reason = 'derived: the last message is a model reply without tool calls, so the CLI was waiting for the next prompt; Gemini CLI records no end of session';
+      this.out({ ...end, status: 'waiting_for_input', reason }, 'gemini', last.line);
+    } else if (last.awaitingApproval) {
+      const reason = 'derived: the last message has a tool call with status awaiting_approval and no result; Gemini CLI records no end of session';
+      this.out({ ...end, status: 'waiting_for_approval', reason }, 'toolCall', last.line);
+    }
   }
 }
 
 export const geminiCliFormat: FormatAdapter = {
   name: 'gemini-cli',
   framing: 'json-values',
+  streamedArrays: ['messages'],
   detect(sample: DetectionSample) {
     const first = sample.framedValues[0];
     if (first !== undefined) {
@@ -186,15 +192,26 @@ export const geminiCliFormat: FormatAdapter = {
   createMapper({ path }) {
     const fileRunId = runIdFromPath(path);
     let documents = 0;
+    let recording: RecordingMapper | null = null;
     return {
       map(value, line, emit) {
-        if (!isRecording(value)) return { reason: 'not a Gemini CLI chat recording: expected {sessionId, projectHash, messages[]}' };
-        documents += 1;
-        const runId = (text(value['sessionId']) || fileRunId) + (documents > 1 ? `#${documents}` : '');
-        mapRecording(value, runId, line, emit);
+        if (isRecording(value)) {
+          // A recording's head (its messages follow, streamed one by one); a second one in the file is a run of its own.
+          recording?.close();
+          documents += 1;
+          recording = new RecordingMapper((text(value['sessionId']) || fileRunId) + (documents > 1 ? `#${documents}` : ''), emit);
+          return undefined;
+        }
+        if (recording === null) return { reason: 'not a Gemini CLI chat recording: expected {sessionId, projectHash, messages[]}' };
+        if (!isRecord(value)) return { reason: 'a message of the recording that is not an object' };
+        if (typeof value['type'] === 'string') recording.message(value, line);
+        // Members written after `messages` arrive as an object of their own: kept, not modelled.
+        else emit({ event: { type: 'unknown', type_raw: 'recording (members after messages)', run_id: recording.runId }, typeRaw: 'recording', line });
         return undefined;
       },
-      finish() {},
+      finish() {
+        recording?.close();
+      },
     };
   },
 };

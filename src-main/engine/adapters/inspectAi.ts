@@ -3,7 +3,8 @@
  * `samples/<id>_epoch_<n>.json`, `summaries.json`, `reductions.json`, `header.json`, read one
  * entry per record with the `zip-json` framing, so an event's "line" is its entry's number) and
  * the older plain `.json` log (one document `{version, status, eval, plan, results, stats,
- * samples[]}`, read whole).
+ * samples[]}`, streamed: the head, then each sample as a record of its own, then the members
+ * after `samples`).
  *
  * Each sample (one epoch of one dataset item) is a run `<eval_id>/<sample id>/epoch<n>`: its
  * `model` events are the steps (input → model_request, output → model_response with the tool
@@ -99,21 +100,16 @@ class InspectAiMapper implements FormatMapper {
   private context: EvalContext | null = null;
   private evalStarted = false;
   private evalEnded = false;
+  /** The last header with a final status: the eval's end, emitted once every sample is in. */
+  private finalHeader: { header: JsonObject; line: LineRef } | null = null;
 
   constructor(private readonly path: string) {}
 
   map(value: unknown, line: LineRef, emit: Emit): undefined {
     if (isEvalHeader(value)) {
       this.mapHeader(value, line, emit);
-      const samples = value['samples'];
-      if (Array.isArray(samples)) {
-        // The plain JSON log: one document holding the samples; its end comes after them.
-        for (const sample of samples) {
-          if (isSample(sample)) this.mapSample(sample, line, emit);
-          else emit({ event: { type: 'unknown', type_raw: 'sample (unrecognised)', run_id: this.evalRunId() }, typeRaw: 'sample', line });
-        }
-      }
-      this.mapHeaderEnd(value, line, emit);
+      // The eval ends after its samples: in a plain JSON log they are streamed after this head.
+      if (text(value['status']) !== 'started') this.finalHeader = { header: value, line };
       return undefined;
     }
     if (isSample(value)) {
@@ -126,8 +122,8 @@ class InspectAiMapper implements FormatMapper {
     return undefined;
   }
 
-  finish(): void {
-    // Every record is mapped whole; nothing is buffered.
+  finish(emit: Emit): void {
+    if (this.finalHeader !== null) this.mapHeaderEnd(this.finalHeader.header, this.finalHeader.line, emit);
   }
 
   private evalRunId(): string {
@@ -412,6 +408,7 @@ function sampleEnd(sample: JsonObject, state: SampleState): AdaptedEvent {
 export const inspectAiFormat: FormatAdapter = {
   name: 'inspect-ai',
   framing: 'zip-json',
+  streamedArrays: ['samples'],
   detect(sample: DetectionSample): string | null {
     if (sample.head.startsWith('zip:')) {
       const names = sample.head.slice('zip:'.length).split('\n');

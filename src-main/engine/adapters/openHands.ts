@@ -1,7 +1,8 @@
 /**
- * OpenHands event streams: a JSON array of events (a saved trajectory), read whole (json-values
- * framing: the array arrives as one record, so every event is anchored to it); events written back
- * to back, one object each, are read one by one the same way.
+ * OpenHands event streams: a JSON array of events (a saved trajectory), streamed element by
+ * element (json-values framing with the top-level array streamed: each event is a record anchored
+ * to its own bytes, and a document of any size loads in bounded memory); events written back to
+ * back, one object each, are read the same way. One file is one run.
  *
  * An event is `{id, timestamp, source, message, action | observation, cause?, args | content+extras,
  * tool_call_metadata?, success?}`. An agent action carries `tool_call_metadata{tool_call_id,
@@ -285,6 +286,7 @@ class RunMapper {
 export const openHandsFormat: FormatAdapter = {
   name: 'openhands',
   framing: 'json-values',
+  streamedArrays: [''],
   detect(sample: DetectionSample) {
     const first = sample.framedValues[0];
     if (first !== undefined) return describe(first);
@@ -293,25 +295,17 @@ export const openHandsFormat: FormatAdapter = {
   },
   createMapper({ path }) {
     const fileRunId = runIdFromPath(path);
-    let documents = 0;
-    /** Events written one by one make one run, closed at the end of the file. */
-    let loose: RunMapper | null = null;
+    let run: RunMapper | null = null;
     return {
       map(value, line, emit) {
-        if (Array.isArray(value)) {
-          documents += 1;
-          const run = new RunMapper(fileRunId + (documents > 1 ? `#${documents}` : ''), emit);
-          for (const event of value) run.feed(event, line);
-          run.close();
-          return undefined;
-        }
-        if (!isEvent(value)) return { reason: 'not an OpenHands event: expected {id, timestamp, source, action | observation} or an array of them' };
-        loose ??= new RunMapper(fileRunId, emit);
-        loose.feed(value, line);
+        // An object that is not an event (a newer record type) is kept as an unknown event.
+        if (!isRecord(value)) return { reason: 'not an OpenHands event: expected an object {id, timestamp, source, action | observation}' };
+        run ??= new RunMapper(fileRunId, emit);
+        run.feed(value, line);
         return undefined;
       },
       finish() {
-        loose?.close();
+        run?.close();
       },
     };
   },

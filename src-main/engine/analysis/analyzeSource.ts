@@ -83,8 +83,28 @@ export class RunTimelineAssembler {
 
   addEvent(event: TimelineEventRow): void {
     if (!timelineEventTypes.has(event.type)) return;
-    this.events.push(event);
-    if (event.type === 'stream_fragment') this.fragments.set(event.id, event);
+    // Only the fields analysis reads are kept: a long run holds one of these per event until it ends.
+    const kept: TimelineEventRow = {
+      id: event.id,
+      line: event.line,
+      type: event.type,
+      step: event.step,
+      ts: event.ts,
+      call_id: event.call_id,
+      name: event.name,
+      outcome: event.outcome,
+      finish_reason: event.finish_reason,
+      input_tokens: event.input_tokens,
+      output_tokens: event.output_tokens,
+      cost_usd: event.cost_usd,
+      result_ok: event.result_ok,
+      error_code: event.error_code,
+      result_hash: event.result_hash,
+      progress: event.progress,
+      summary: event.type === 'tool_call_not_executed' ? event.summary : null,
+    };
+    this.events.push(kept);
+    if (event.type === 'stream_fragment') this.fragments.set(event.id, kept);
   }
 
   addCall(row: Pick<ToolCallRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>): void {

@@ -2,7 +2,7 @@
  * The parsing half of ingest: reads a trace file chunk by chunk — bytes → lines → events → rows —
  * and hands the rows to a batcher. It never touches the database; the store worker writes what
  * the batcher ships, on the other core. Synchronous reads are the fastest way to stream a file on
- * a thread that has nothing else to do.
+ * a thread that has nothing else to do; the only await is between chunks, for back-pressure.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { JsonStreamSplitter } from './jsonStreamSplitter';
@@ -21,6 +21,12 @@ export interface IngestProgress extends IngestCounters {
 export interface IngestOptions {
   maxLineBytes: number;
   firstIds?: FirstRowIds;
+  /**
+   * Awaited between chunks: where a writer on another thread applies back-pressure. Waiting here,
+   * not inside the synchronous parse, keeps this thread's event loop turning, so a writer that
+   * dies is seen instead of waited for.
+   */
+  beforeNextChunk?: () => Promise<void>;
   onProgress?: (progress: IngestProgress) => void;
 }
 
@@ -28,12 +34,12 @@ const CHUNK_BYTES = 1 << 20;
 const PROGRESS_INTERVAL_MS = 100;
 
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
-export function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): IngestProgress {
+export async function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): Promise<IngestProgress> {
   const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), options.firstIds);
   if (format.framing === 'zip-json' && isZipFile(identity)) return ingestZipEntries(identity, ingester, options);
   const splitter =
     format.framing === 'json-values' || format.framing === 'zip-json'
-      ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes })
+      ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes, ...(format.streamedArrays !== undefined ? { streamedArrays: format.streamedArrays } : {}) })
       : new LineSplitter({ maxLineBytes: options.maxLineBytes });
   const accept = ingester.acceptLine.bind(ingester);
   const progress = (): IngestProgress => ({ ...ingester.counters, bytesRead: splitter.bytesRead, totalBytes: identity.size });
@@ -49,6 +55,7 @@ export function ingestFile(identity: FileIdentity, format: FormatAdapter, source
       if (read === 0) throw new Error(`${identity.path} was truncated while it was being read`);
       remaining -= read;
       splitter.push(chunk.subarray(0, read), accept);
+      if (options.beforeNextChunk) await options.beforeNextChunk();
       if (options.onProgress && Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
         options.onProgress(progress());
         lastReport = Date.now();
@@ -82,7 +89,7 @@ function isZipFile(identity: FileIdentity): boolean {
  * length are the entry's local header offset and compressed size; its bytes are the entry inflated.
  * An entry larger than the record size limit is reported as oversized without being inflated.
  */
-function ingestZipEntries(identity: FileIdentity, ingester: TraceIngester, options: IngestOptions): IngestProgress {
+async function ingestZipEntries(identity: FileIdentity, ingester: TraceIngester, options: IngestOptions): Promise<IngestProgress> {
   let bytesRead = 0;
   const progress = (): IngestProgress => ({ ...ingester.counters, bytesRead, totalBytes: identity.size });
   const fd = openSync(identity.path, 'r');
@@ -98,6 +105,7 @@ function ingestZipEntries(identity: FileIdentity, ingester: TraceIngester, optio
         record.bytes = readZipEntry(fd, entry);
       }
       ingester.acceptLine(record);
+      if (options.beforeNextChunk) await options.beforeNextChunk();
       bytesRead = Math.max(bytesRead, entry.localHeaderOffset + entry.compressedSize);
       if (options.onProgress && Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
         options.onProgress(progress());

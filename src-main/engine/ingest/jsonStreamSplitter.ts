@@ -4,6 +4,19 @@
  * byte level: it tracks nesting and strings, and emits each top-level value when it closes. Like
  * the line splitter, any chunking of the input gives the same records.
  *
+ * Streamed arrays: a document can be far larger than one record may be (an OpenHands event list,
+ * an Inspect log's `samples`). The arrays named in `streamedArrays` are not kept whole: each of
+ * their elements is a record of its own, emitted as soon as it closes, so memory holds one element,
+ * not the document. `''` names a document that is itself an array. A member name names an array
+ * member of a top-level object; the object is then emitted in parts, in file order:
+ *   - the head: the members before the array, closed with the array left empty
+ *     (`{"version":2,"eval":{…},"samples":[]}`), located at the bytes from `{` to the array's `[`;
+ *   - each element of the array;
+ *   - the tail: the members after the array, as an object of their own (`{"reductions":[…]}`),
+ *     located at the bytes from after `]` to the closing `}`, and not emitted when there are none.
+ * A record's bytes are what gets parsed; its offset and length locate the original bytes in the
+ * file, which for a head or tail are the object's bytes around the array.
+ *
  * A record that never closes is cut at the next line that starts with `{` or `[` in column 0 —
  * where pretty-printers start a top-level value — and emitted as it is, so one broken record
  * becomes one parse error instead of swallowing the rest of the file.
@@ -13,35 +26,75 @@ import type { SplitLine } from './lineSplitter';
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OVERSIZED_HEAD_BYTES = 256;
+/** Longest member name looked at when matching `streamedArrays`. */
+const MAX_KEY_BYTES = 128;
 
 function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 }
 
+/**
+ * What the open record is: a top-level value; a line that is not JSON (`garbage`, it runs to the
+ * end of its line); an element of a streamed array (`element` for an object or array, `string` and
+ * `scalar` for the others); a top-level object watched for a streamed member (`object`).
+ */
+type RecordKind = 'value' | 'garbage' | 'element' | 'string' | 'scalar' | 'object';
+
+/** Where a member key of a watched object is, while it is read. */
+interface KeyState {
+  /** Offset in the record's bytes where the key's opening quote is. */
+  recordOffset: number;
+  bytes: number[];
+  closed: boolean;
+  /** A `:` followed the closed key: the next non-blank byte starts its value. */
+  colon: boolean;
+}
+
+export interface JsonStreamSplitterOptions {
+  maxRecordBytes: number;
+  /** Arrays whose elements are records of their own: `''` for a top-level array, else a top-level object's member name. */
+  streamedArrays?: readonly string[];
+}
+
 export class JsonStreamSplitter {
   private readonly maxRecordBytes: number;
+  private readonly streamsTopLevelArrays: boolean;
+  private readonly streamedMembers: ReadonlySet<string>;
   private pending: Buffer[] = [];
   private pendingLength = 0;
   private oversizedHead: Buffer | null = null;
-  /** Offset of the open record's first byte; -1 between records. */
+  /** Offset of the open record's first byte; -1 when no record is open. */
   private recordStart = -1;
   private recordLine = 0;
-  /** A record that does not start with `{` or `[` is not JSON we can frame: it runs to the end of its line. */
-  private garbage = false;
+  private kind: RecordKind = 'value';
+  /** Bytes the open record's text starts with that are not in the file (a tail's `{`). */
+  private prefix: Buffer | null = null;
   private position = 0;
   private line = 1;
+  /** Nesting depth in the document (not in the record). */
   private depth = 0;
   private inString = false;
   private escaped = false;
   private atLineStart = true;
+  /** Depth at which the elements of the streamed array being read sit; 0 when none is. */
+  private elementDepth = 0;
+  /** The streamed array is a member of a top-level object, whose tail follows it. */
+  private memberArray = false;
+  /** Between a member array's `]` and the tail's first member: blanks and one comma are not part of the tail. */
+  private tailSkipsComma = false;
+  private key: KeyState | null = null;
 
-  constructor(options: { maxRecordBytes: number }) {
+  constructor(options: JsonStreamSplitterOptions) {
     this.maxRecordBytes = options.maxRecordBytes;
+    this.streamsTopLevelArrays = options.streamedArrays?.includes('') ?? false;
+    this.streamedMembers = new Set(options.streamedArrays?.filter((name) => name !== ''));
   }
 
   get bytesRead(): number {
@@ -52,32 +105,79 @@ export class JsonStreamSplitter {
     let pieceStart = 0;
     for (let index = 0; index < chunk.length; index += 1) {
       const byte = chunk[index]!;
+      const offset = this.position + index;
       const atLineStart = this.atLineStart;
       this.atLineStart = byte === NEWLINE;
       const opensValue = byte === OPEN_BRACE || byte === OPEN_BRACKET;
+
       if (this.recordStart === -1) {
-        if (isWhitespace(byte)) {
-          if (byte === NEWLINE) this.line += 1;
+        if (byte === NEWLINE) this.line += 1;
+        if (this.elementDepth > 0) {
+          // Between the elements of a streamed array.
+          if (isWhitespace(byte) || byte === COMMA) continue;
+          if (byte === CLOSE_BRACKET) {
+            this.closeStreamedArray(offset + 1);
+            pieceStart = index + 1;
+            continue;
+          }
+          this.beginElement(offset, byte);
+          pieceStart = index;
+          if (this.kind === 'element') this.depth += 1;
           continue;
         }
-        this.begin(this.position + index, !opensValue);
+        if (isWhitespace(byte)) continue;
+        if (byte === OPEN_BRACKET && this.streamsTopLevelArrays) {
+          this.depth = 1;
+          this.elementDepth = 1;
+          this.memberArray = false;
+          continue;
+        }
+        this.begin(offset, byte === OPEN_BRACE && this.streamedMembers.size > 0 ? 'object' : opensValue ? 'value' : 'garbage');
         pieceStart = index;
-      } else if (atLineStart && opensValue && (this.garbage || !this.inString)) {
-        // A top-level value starts while the previous record is still open: that one was cut.
-        this.accumulate(chunk.subarray(pieceStart, index));
-        emit(this.take(this.position + index));
-        this.begin(this.position + index, false);
-        pieceStart = index;
+        if (opensValue) this.depth = 1;
+        continue;
       }
-      if (this.garbage) {
+
+      if (atLineStart && opensValue && (this.kind === 'garbage' || !this.inString)) {
+        // A top-level value starts while a record is still open: that one was cut.
+        this.accumulate(chunk.subarray(pieceStart, index));
+        emit(this.take(offset));
+        this.resetToTopLevel();
+        if (byte === OPEN_BRACKET && this.streamsTopLevelArrays) {
+          this.depth = 1;
+          this.elementDepth = 1;
+          pieceStart = index + 1;
+          continue;
+        }
+        this.begin(offset, byte === OPEN_BRACE && this.streamedMembers.size > 0 ? 'object' : 'value');
+        this.depth = 1;
+        pieceStart = index;
+        continue;
+      }
+
+      if (this.kind === 'garbage') {
         if (byte === NEWLINE) {
           this.accumulate(chunk.subarray(pieceStart, index));
-          emit(this.take(this.position + index));
+          emit(this.take(offset));
           this.line += 1;
         }
         continue;
       }
       if (byte === NEWLINE) this.line += 1;
+
+      if (this.kind === 'scalar') {
+        // A bare number or literal element ends at the first byte that cannot be part of it.
+        if (byte === COMMA || byte === CLOSE_BRACKET || byte === CLOSE_BRACE || isWhitespace(byte)) {
+          this.accumulate(chunk.subarray(pieceStart, index));
+          emit(this.take(offset));
+          if (byte === CLOSE_BRACKET) {
+            this.closeStreamedArray(offset + 1);
+            pieceStart = index + 1;
+          }
+        }
+        continue;
+      }
+
       if (this.inString) {
         // JSON strings hold no raw newline: one here means the string was cut; the record will not
         // parse, and the framing carries on as if it had closed.
@@ -85,13 +185,47 @@ export class JsonStreamSplitter {
         else if (this.escaped) this.escaped = false;
         else if (byte === BACKSLASH) this.escaped = true;
         else if (byte === QUOTE) this.inString = false;
+        if (this.key !== null && !this.key.closed) {
+          if (this.inString) {
+            if (this.key.bytes.length <= MAX_KEY_BYTES) this.key.bytes.push(byte);
+          } else this.key.closed = true;
+        }
+        if (!this.inString && this.kind === 'string') {
+          this.accumulate(chunk.subarray(pieceStart, index + 1));
+          emit(this.take(offset + 1));
+        }
         continue;
       }
+
+      if (this.kind === 'object' && this.depth === 1) {
+        if (this.tailSkipsComma) {
+          if (isWhitespace(byte) || byte === COMMA) {
+            pieceStart = index + 1;
+            if (byte === COMMA) this.tailSkipsComma = false;
+            continue;
+          }
+          this.tailSkipsComma = false;
+        }
+        if (this.watchKey(byte, chunk, pieceStart, index, offset, emit)) {
+          pieceStart = index + 1;
+          continue;
+        }
+      }
+
       if (byte === QUOTE) this.inString = true;
       else if (opensValue) this.depth += 1;
-      else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --this.depth === 0) {
-        this.accumulate(chunk.subarray(pieceStart, index + 1));
-        emit(this.take(this.position + index + 1));
+      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        this.depth -= 1;
+        if (this.kind === 'element' && this.depth === this.elementDepth) {
+          this.accumulate(chunk.subarray(pieceStart, index + 1));
+          emit(this.take(offset + 1));
+        } else if (this.depth === 0) {
+          this.accumulate(chunk.subarray(pieceStart, index + 1));
+          // A tail with no member left (`}` alone) is only the end of its object: nothing to emit.
+          const emptyTail = this.prefix !== null && this.oversizedHead === null && this.pendingLength === 1;
+          const record = this.take(offset + 1);
+          if (!emptyTail) emit(record);
+        }
       }
     }
     if (this.recordStart !== -1) this.accumulate(chunk.subarray(pieceStart));
@@ -103,13 +237,82 @@ export class JsonStreamSplitter {
     if (this.recordStart !== -1) emit(this.take(this.position));
   }
 
-  private begin(offset: number, garbage: boolean): void {
+  /**
+   * Follows the member keys of a watched object at its top level. At the `[` of a streamed
+   * member's value it emits the head and switches to the member's elements; returns true then.
+   */
+  private watchKey(byte: number, chunk: Buffer, pieceStart: number, index: number, offset: number, emit: (record: SplitLine) => void): boolean {
+    const key = this.key;
+    if (key !== null && key.closed) {
+      if (!key.colon) {
+        if (byte === COLON) {
+          key.colon = true;
+          return false;
+        }
+        if (isWhitespace(byte)) return false;
+        this.key = null;
+      } else {
+        // The key's value starts here.
+        if (isWhitespace(byte)) return false;
+        this.key = null;
+        const name = Buffer.from(key.bytes).toString('utf8');
+        if (byte === OPEN_BRACKET && this.streamedMembers.has(name)) {
+          this.accumulate(chunk.subarray(pieceStart, index + 1));
+          emit(this.takeHead(key.recordOffset, name, offset + 1));
+          this.depth = 2;
+          this.elementDepth = 2;
+          this.memberArray = true;
+          return true;
+        }
+        return false;
+      }
+    }
+    if (byte === QUOTE) {
+      const recorded = (this.prefix?.length ?? 0) + this.recordedLength() + (index - pieceStart);
+      this.key = { recordOffset: recorded, bytes: [], closed: false, colon: false };
+    }
+    return false;
+  }
+
+  private closeStreamedArray(endOffset: number): void {
+    this.depth -= 1;
+    this.elementDepth = 0;
+    if (!this.memberArray) return;
+    // The rest of the object is its tail, read as an object of its own.
+    this.memberArray = false;
+    this.begin(endOffset, 'object');
+    this.prefix = Buffer.from('{');
+    this.tailSkipsComma = true;
+  }
+
+  private beginElement(offset: number, byte: number): void {
+    const kind: RecordKind = byte === OPEN_BRACE || byte === OPEN_BRACKET ? 'element' : byte === QUOTE ? 'string' : 'scalar';
+    this.begin(offset, kind);
+    if (kind === 'string') this.inString = true;
+  }
+
+  private begin(offset: number, kind: RecordKind): void {
     this.recordStart = offset;
     this.recordLine = this.line;
-    this.garbage = garbage;
-    this.depth = 0;
+    this.kind = kind;
+    this.prefix = null;
+    this.key = null;
+    this.tailSkipsComma = false;
     this.inString = false;
     this.escaped = false;
+  }
+
+  private resetToTopLevel(): void {
+    this.depth = 0;
+    this.elementDepth = 0;
+    this.memberArray = false;
+    this.inString = false;
+    this.escaped = false;
+  }
+
+  /** Bytes of the open record accumulated so far (0 once it is oversized: its key positions no longer matter). */
+  private recordedLength(): number {
+    return this.oversizedHead === null ? this.pendingLength : 0;
   }
 
   private accumulate(piece: Buffer): void {
@@ -124,17 +327,32 @@ export class JsonStreamSplitter {
     this.pendingLength += piece.length;
   }
 
+  /** The head of a watched object: the members before `name`, with `name` an empty array. */
+  private takeHead(keyOffset: number, name: string, endOffset: number): SplitLine {
+    const record = this.take(endOffset);
+    if (record.bytes !== null) {
+      let before = record.bytes.subarray(0, keyOffset);
+      let end = before.length;
+      while (end > 0 && isWhitespace(before[end - 1]!)) end -= 1;
+      before = before.subarray(0, end);
+      record.bytes = Buffer.concat([before, Buffer.from(`${JSON.stringify(name)}:[]}`)]);
+    }
+    return record;
+  }
+
   private take(endOffset: number): SplitLine {
+    const bytes = this.oversizedHead === null ? Buffer.concat(this.prefix === null ? this.pending : [this.prefix, ...this.pending]) : null;
     const record: SplitLine = {
       lineNumber: this.recordLine,
       offset: this.recordStart,
       length: endOffset - this.recordStart,
-      bytes: this.oversizedHead === null ? Buffer.concat(this.pending, this.pendingLength) : null,
+      bytes,
       ...(this.oversizedHead !== null ? { head: this.oversizedHead } : {}),
     };
     this.pending = [];
     this.pendingLength = 0;
     this.oversizedHead = null;
+    this.prefix = null;
     this.recordStart = -1;
     return record;
   }

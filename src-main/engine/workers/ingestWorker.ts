@@ -38,7 +38,7 @@ function post(message: IngestWorkerMessage): void {
 }
 
 /** Parses on this thread while the store worker writes; resolves once the database is complete and analyzed. */
-function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): Promise<void> {
+async function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): Promise<void> {
   const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
   const store = new Worker(workerUrl('storeWorker'), {
@@ -55,25 +55,35 @@ function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity
     store.on('exit', (code) => reject(new Error(`the store worker exited with code ${code}`)));
   });
   const send = (message: StoreRequest): void => store.postMessage(message);
+  const failed = (): boolean => Atomics.load(flow, FLOW_FAILED) !== 0;
   const ship = (batch: RowBatch): void => {
-    // Blocking here is the point: this thread only parses, and must not outrun the writer.
-    while (Atomics.load(flow, FLOW_IN_FLIGHT) >= MAX_BATCHES_IN_FLIGHT && Atomics.load(flow, FLOW_FAILED) === 0) {
-      Atomics.wait(flow, FLOW_IN_FLIGHT, Atomics.load(flow, FLOW_IN_FLIGHT), 1000);
-    }
-    if (Atomics.load(flow, FLOW_FAILED) !== 0) throw new Error('the store worker failed; see its error');
+    if (failed()) throw new Error('the store worker failed; see its error');
     Atomics.add(flow, FLOW_IN_FLIGHT, 1);
     send({ type: 'batch', batch });
   };
+  // This thread only parses and must not outrun the writer: between chunks it waits for the
+  // batches in flight to drain. The wait is asynchronous and raced with the writer's outcome, so a
+  // writer that dies (out of memory, say) ends the ingest with its error instead of hanging it.
+  const drained = async (): Promise<void> => {
+    for (;;) {
+      if (failed()) throw new Error('the store worker failed; see its error');
+      const inFlight = Atomics.load(flow, FLOW_IN_FLIGHT);
+      if (inFlight < MAX_BATCHES_IN_FLIGHT) return;
+      const waiting = Atomics.waitAsync(flow, FLOW_IN_FLIGHT, inFlight, 1000);
+      if (waiting.async) await Promise.race([waiting.value, outcome]);
+    }
+  };
   try {
-    const counters = ingestFile(identity, format, sourceId, new RowBatcher(ship), {
+    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(ship), {
       maxLineBytes: request.maxLineBytes,
       firstIds,
+      beforeNextChunk: drained,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
     });
     send({ type: 'finish', counters });
   } catch (error) {
     // When the store failed first, its error explains more than the flow-control error it caused here.
-    if (Atomics.load(flow, FLOW_FAILED) !== 0) return outcome.finally(() => store.terminate());
+    if (failed()) return outcome.finally(() => store.terminate());
     outcome.catch(() => undefined);
     void store.terminate();
     throw error;
@@ -81,11 +91,11 @@ function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity
   return outcome.finally(() => store.terminate());
 }
 
-function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): void {
+async function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): Promise<void> {
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
-    const counters = ingestFile(identity, format, sourceId, new RowBatcher(loader.write), {
+    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(loader.write), {
       maxLineBytes: request.maxLineBytes,
       firstIds,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
@@ -136,7 +146,7 @@ function insertSource(dbPath: string, identity: FileIdentity, format: string, re
 
 async function ingestSource(request: IngestRequest, identity: FileIdentity, adapter: FormatAdapter, dbPath: string, source: NewSource): Promise<void> {
   if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, adapter, dbPath, source);
-  else ingestOnThisThread(request, identity, adapter, dbPath, source);
+  else await ingestOnThisThread(request, identity, adapter, dbPath, source);
 }
 
 async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMessage, { type: 'done' }>> {
