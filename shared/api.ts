@@ -1,15 +1,283 @@
 /**
- * The contract between the Electron main process, the preload script and the renderer.
- * The preload exposes exactly a `LoopscopeBridge` as `window.loopscope`; the renderer never sees
- * ipcRenderer itself.
+ * The one API the renderer talks to, whatever carries it: Electron IPC (the desktop app) or HTTP
+ * (`loopscope serve`). Every method is a request and a response, both zod schemas, validated on
+ * both sides of the transport; `apiMethods` is the single list both transports are built from.
+ *
+ * Lists that can be long (runs, calls, findings, parse errors, a run's events) are paged: the
+ * caller asks for `offset`/`limit` and gets the `total`, so a view fetches the rows around its
+ * viewport, never a whole table. Heavy payloads (an event's original record) are fetched only
+ * when one event is selected.
  */
+import { z } from 'zod';
+import { runStatusSchema } from './trace/runStatus';
+import { findingKindSchema, severitySchema } from './report';
 
 /** IPC channel names, shared so that main and preload cannot drift apart. */
 export const ipcChannels = {
-  version: 'loopscope:version',
+  /** Every API call: `{method, request}` → response. */
+  api: 'loopscope:api',
 } as const;
 
+/** Where the renderer's API calls go, over IPC or HTTP: `{method, request}`. */
+export const apiCallSchema = z.object({ method: z.string().min(1).max(64), request: z.unknown() });
+
+const traceId = z.string().min(1).max(200);
+const page = { offset: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(2000).default(200) };
+const severityCounts = z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() });
+
+export const appInfoSchema = z.object({
+  version: z.string(),
+  /** `electron`: the desktop app (native dialogs, recent files); `browser`: `loopscope serve`. */
+  shell: z.enum(['electron', 'browser']),
+  /** Whether the renderer may ask to open a file by path (drag and drop, recent files): Electron only. */
+  canOpenPaths: z.boolean(),
+});
+
+export const ingestStateSchema = z.enum(['ingesting', 'ready', 'failed']);
+
+export const traceSummarySchema = z.object({
+  traceId,
+  path: z.string(),
+  /** The file name, for titles and tabs. */
+  name: z.string(),
+  format: z.string().nullable(),
+  formatReason: z.string().nullable(),
+  state: ingestStateSchema,
+  /** Ingest progress: bytes read of the file's size, events and parse errors so far. */
+  progress: z.object({ bytesRead: z.number(), totalBytes: z.number(), events: z.number().int(), parseErrors: z.number().int() }),
+  /** Why the trace could not be opened, when `state` is `failed`: names the file and the reason. */
+  error: z.string().nullable(),
+  /** Set when an ingest of the unchanged file was reused. */
+  reused: z.boolean(),
+  /** Files opened with it (a Claude Code session's sub-agent transcripts). */
+  companions: z.array(z.string()),
+});
+export type TraceSummary = z.infer<typeof traceSummarySchema>;
+
+export const runSortSchema = z.enum(['first_line', 'status', 'steps', 'tool_calls', 'tokens', 'duration', 'errors']);
+
+export const runRowSchema = z.object({
+  /** The run's key inside its trace (runs.id). */
+  runPk: z.number().int(),
+  runId: z.string(),
+  file: z.string(),
+  format: z.string(),
+  status: runStatusSchema,
+  /** The status as the trace wrote it (shown on hover). */
+  statusRaw: z.string(),
+  steps: z.number().int(),
+  toolCalls: z.number().int(),
+  toolResults: z.number().int(),
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  firstLine: z.number().int(),
+  lastLine: z.number().int(),
+  findings: severityCounts,
+  /** The finding kinds present in the run, for filtering. */
+  findingKinds: z.array(findingKindSchema),
+  parent: z.object({ runPk: z.number().int(), runId: z.string(), callId: z.string().nullable() }).nullable(),
+});
+export type RunRow = z.infer<typeof runRowSchema>;
+
+/** One canonical event, as listed in a run (its payload is fetched with `event`). */
+export const eventRowSchema = z.object({
+  eventId: z.number().int(),
+  sourceId: z.number().int(),
+  line: z.number().int(),
+  type: z.string(),
+  typeRaw: z.string(),
+  step: z.number().int().nullable(),
+  ts: z.string().nullable(),
+  callId: z.string().nullable(),
+  name: z.string().nullable(),
+  outcome: z.string().nullable(),
+  finishReason: z.string().nullable(),
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  latencyMs: z.number().nullable(),
+  resultOk: z.boolean().nullable(),
+  errorCode: z.string().nullable(),
+  summary: z.string().nullable(),
+  /** Which timeline lane it belongs to. */
+  lane: z.enum(['input', 'model', 'call', 'result', 'other']),
+});
+export type EventRow = z.infer<typeof eventRowSchema>;
+
+export const callStateSchema = z.enum(['ok', 'error', 'dangling', 'unexecuted', 'pending', 'not_issued']);
+
+export const callRowSchema = z.object({
+  runPk: z.number().int(),
+  runId: z.string(),
+  /** The event that issued the call (a model response or the stream fragment that closed it). */
+  eventId: z.number().int(),
+  callIndex: z.number().int(),
+  callId: z.string(),
+  name: z.string(),
+  step: z.number().int().nullable(),
+  line: z.number().int(),
+  argsSummary: z.string().nullable(),
+  argsError: z.string().nullable(),
+  state: callStateSchema.nullable(),
+  /** The result (or not-executed event) that answered it. */
+  answerEventId: z.number().int().nullable(),
+  errorCode: z.string().nullable(),
+  latencyMs: z.number().nullable(),
+});
+export type CallRow = z.infer<typeof callRowSchema>;
+
+export const findingRowSchema = z.object({
+  findingId: z.number().int(),
+  runPk: z.number().int(),
+  runId: z.string(),
+  kind: findingKindSchema,
+  severity: severitySchema,
+  step: z.number().int().nullable(),
+  callId: z.string().nullable(),
+  line: z.number().int().nullable(),
+  /** The event the finding is anchored to (found by its line in the run), when there is one. */
+  eventId: z.number().int().nullable(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+});
+export type FindingRow = z.infer<typeof findingRowSchema>;
+
+export const parseErrorRowSchema = z.object({
+  sourceId: z.number().int(),
+  file: z.string(),
+  line: z.number().int(),
+  offset: z.number().int(),
+  length: z.number().int(),
+  message: z.string(),
+  excerpt: z.string(),
+  loaded: z.boolean(),
+});
+export type ParseErrorRow = z.infer<typeof parseErrorRowSchema>;
+
+/** A record of the file as written: text (invalid UTF-8 replaced), cut at `maxBytes` when longer. */
+export const rawRecordSchema = z.object({
+  file: z.string(),
+  line: z.number().int(),
+  offset: z.number().int(),
+  length: z.number().int(),
+  text: z.string(),
+  truncated: z.boolean(),
+  /** Set when the file changed since it was ingested, so its bytes no longer match. */
+  stale: z.boolean(),
+});
+export type RawRecord = z.infer<typeof rawRecordSchema>;
+
+export const stepSchema = z.object({
+  step: z.number().int(),
+  firstLine: z.number().int(),
+  lastLine: z.number().int(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  events: z.number().int(),
+  responseEventId: z.number().int().nullable(),
+});
+
+export const budgetUseSchema = z.object({
+  /** `tool_calls`, `turns`, `output_tokens`, `cost_usd`, … */
+  name: z.string(),
+  used: z.number(),
+  limit: z.number(),
+  exceeded: z.boolean(),
+});
+
+const paged = <T extends z.ZodType>(row: T) => z.object({ total: z.number().int(), offset: z.number().int(), rows: z.array(row) });
+
+/** Each method: its request and response schema. */
+export const apiMethods = {
+  appInfo: { request: z.object({}), response: appInfoSchema },
+  /** The traces open in this window. */
+  listTraces: { request: z.object({}), response: z.array(traceSummarySchema) },
+  /** Shows the native open dialog (Electron only) and opens what the user picked. */
+  openDialog: { request: z.object({}), response: z.array(traceSummarySchema) },
+  /** Opens a file by path: a dropped file or a recent one (Electron only; refused by `loopscope serve`). */
+  openPath: { request: z.object({ path: z.string().min(1).max(4096) }), response: traceSummarySchema },
+  /** Re-reads a trace from its file (a changed file is ingested again). */
+  reload: { request: z.object({ traceId }), response: traceSummarySchema },
+  recentFiles: { request: z.object({}), response: z.array(z.string()) },
+  trace: { request: z.object({ traceId }), response: traceSummarySchema },
+  runs: {
+    request: z.object({
+      traceId,
+      ...page,
+      sort: runSortSchema.default('first_line'),
+      descending: z.boolean().default(false),
+      status: runStatusSchema.optional(),
+      findingKind: findingKindSchema.optional(),
+      /** Matched against run id, file and status. */
+      text: z.string().max(500).optional(),
+    }),
+    response: paged(runRowSchema),
+  },
+  run: {
+    request: z.object({ traceId, runPk: z.number().int() }),
+    response: z.object({
+      run: runRowSchema,
+      config: z.record(z.string(), z.unknown()).nullable(),
+      task: z.string().nullable(),
+      endLimit: z.string().nullable(),
+      budgets: z.array(budgetUseSchema),
+      steps: z.array(stepSchema),
+      children: z.array(z.object({ runPk: z.number().int(), runId: z.string(), callId: z.string().nullable() })),
+    }),
+  },
+  /** A run's events in order, paged (a run can have a million). */
+  runEvents: { request: z.object({ traceId, runPk: z.number().int(), ...page }), response: paged(eventRowSchema) },
+  /** Where an event sits in its run's event list: for jumping to it. */
+  eventPosition: { request: z.object({ traceId, eventId: z.number().int() }), response: z.object({ runPk: z.number().int(), index: z.number().int() }) },
+  event: {
+    request: z.object({ traceId, eventId: z.number().int(), maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024) }),
+    response: z.object({
+      event: eventRowSchema,
+      runPk: z.number().int(),
+      runId: z.string(),
+      /** The record the event came from (for an event merged from several lines, the first). */
+      record: rawRecordSchema.nullable(),
+      /** Lines folded into this event (the other lines of a split record). */
+      absorbedLines: z.array(z.number().int()),
+      calls: z.array(callRowSchema),
+      findings: z.array(findingRowSchema),
+    }),
+  },
+  calls: {
+    request: z.object({ traceId, ...page, runPk: z.number().int().optional(), name: z.string().max(500).optional(), state: callStateSchema.optional() }),
+    response: paged(callRowSchema).extend({ names: z.array(z.string()) }),
+  },
+  findings: {
+    request: z.object({ traceId, ...page, runPk: z.number().int().optional(), kind: findingKindSchema.optional(), severity: severitySchema.optional() }),
+    response: paged(findingRowSchema).extend({
+      /** Counts per kind and severity over the whole trace (or run), for grouping. */
+      groups: z.array(z.object({ kind: findingKindSchema, severity: severitySchema, count: z.number().int() })),
+    }),
+  },
+  parseErrors: { request: z.object({ traceId, ...page }), response: paged(parseErrorRowSchema) },
+  rawLine: { request: z.object({ traceId, sourceId: z.number().int(), line: z.number().int(), maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024) }), response: rawRecordSchema },
+} as const;
+
+export type ApiMethod = keyof typeof apiMethods;
+export type ApiRequest<M extends ApiMethod> = z.input<(typeof apiMethods)[M]['request']>;
+export type ApiParsedRequest<M extends ApiMethod> = z.output<(typeof apiMethods)[M]['request']>;
+export type ApiResponse<M extends ApiMethod> = z.output<(typeof apiMethods)[M]['response']>;
+
+/** What the renderer calls; both transports implement it. */
+export type LoopscopeApi = { [M in ApiMethod]: (request: ApiRequest<M>) => Promise<ApiResponse<M>> };
+
+export function isApiMethod(name: string): name is ApiMethod {
+  return Object.hasOwn(apiMethods, name);
+}
+
+/** An API failure as it crosses a transport: a message for the user and a machine-readable code. */
+export const apiErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/** What the preload exposes as `window.loopscope`: one call, the rest is the API. */
 export interface LoopscopeBridge {
-  /** The application version (package.json "version"). */
-  version(): Promise<string>;
+  call(method: string, request: unknown): Promise<unknown>;
+  /** The file-system path of a dropped file (Electron's webUtils), or null. */
+  pathForFile(file: File): string | null;
 }
