@@ -169,6 +169,19 @@ export const rawRecordSchema = z.object({
 });
 export type RawRecord = z.infer<typeof rawRecordSchema>;
 
+export const searchHitSchema = z.object({
+  eventId: z.number().int(),
+  runPk: z.number().int(),
+  runId: z.string(),
+  line: z.number().int(),
+  type: z.string(),
+  step: z.number().int().nullable(),
+  /** Text around the match; `matches` are [start, end) character ranges in it to highlight (as text, never HTML). */
+  snippet: z.string(),
+  matches: z.array(z.tuple([z.number().int(), z.number().int()])),
+});
+export type SearchHit = z.infer<typeof searchHitSchema>;
+
 export const stepSchema = z.object({
   step: z.number().int(),
   firstLine: z.number().int(),
@@ -257,6 +270,14 @@ export const apiMethods = {
     }),
   },
   parseErrors: { request: z.object({ traceId, ...page }), response: paged(parseErrorRowSchema) },
+  /**
+   * Full-text search (SQLite FTS5) over the trace's messages, tool arguments and results. `query`
+   * is plain words (all must match, prefix match on the last), not FTS syntax.
+   */
+  search: {
+    request: z.object({ traceId, query: z.string().min(1).max(500), ...page, runPk: z.number().int().optional() }),
+    response: paged(searchHitSchema),
+  },
   rawLine: { request: z.object({ traceId, sourceId: z.number().int(), line: z.number().int(), maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024) }), response: rawRecordSchema },
 } as const;
 
