@@ -34,12 +34,13 @@ export default defineConfig({
           cli: fromRoot('./src-main/cli/main.ts'),
           ingestWorker: fromRoot('./src-main/engine/workers/ingestWorker.ts'),
           storeWorker: fromRoot('./src-main/engine/workers/storeWorker.ts'),
+          queryWorker: fromRoot('./src-main/api/queryWorker.ts'),
         },
         output: {
           format: 'es',
           entryFileNames: '[name].js',
-          // Shared chunks sit next to the entries so that workerUrl()'s `new URL('./<worker>.js', import.meta.url)`
-          // resolves to out/main/<worker>.js from whichever file it ends up in.
+          // Shared chunks sit next to the entries so that workerUrl()'s (and queryClient.ts's)
+          // `new URL('./<worker>.js', import.meta.url)` resolves to out/main/<worker>.js from whichever file it ends up in.
           chunkFileNames: '[name]-[hash].js',
         },
       },

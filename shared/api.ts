@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { runStatusSchema } from './trace/runStatus';
-import { findingKindSchema, severitySchema } from './report';
+import { findingKindSchema, parseErrorSchema, severitySchema } from './report';
 
 /** IPC channel names, shared so that main and preload cannot drift apart. */
 export const ipcChannels = {
@@ -144,16 +144,8 @@ export const findingRowSchema = z.object({
 });
 export type FindingRow = z.infer<typeof findingRowSchema>;
 
-export const parseErrorRowSchema = z.object({
-  sourceId: z.number().int(),
-  file: z.string(),
-  line: z.number().int(),
-  offset: z.number().int(),
-  length: z.number().int(),
-  message: z.string(),
-  excerpt: z.string(),
-  loaded: z.boolean(),
-});
+/** A parse error as the report has it (shared/report.ts), with the file it is in. */
+export const parseErrorRowSchema = parseErrorSchema.extend({ sourceId: z.number().int(), file: z.string() });
 export type ParseErrorRow = z.infer<typeof parseErrorRowSchema>;
 
 /** A record of the file as written: text (invalid UTF-8 replaced), cut at `maxBytes` when longer. */
@@ -226,7 +218,14 @@ export const apiMethods = {
       /** Matched against run id, file and status. */
       text: z.string().max(500).optional(),
     }),
-    response: paged(runRowSchema),
+    response: paged(runRowSchema).extend({
+      /**
+       * Set while the trace is still being ingested: the rows are the runs stored so far (the table
+       * fills in as a large file loads), sorted and filtered the same way, but their finding counts
+       * and kinds are not known yet (zero and empty), so a `findingKind` filter matches nothing.
+       */
+      partial: z.boolean().optional(),
+    }),
   },
   run: {
     request: z.object({ traceId, runPk: z.number().int() }),
@@ -292,6 +291,17 @@ export type LoopscopeApi = { [M in ApiMethod]: (request: ApiRequest<M>) => Promi
 export function isApiMethod(name: string): name is ApiMethod {
   return Object.hasOwn(apiMethods, name);
 }
+
+/**
+ * The codes an API failure carries (`apiErrorSchema.error.code` stays a string, so a transport's
+ * own codes fit too): `invalid_request` (the request does not match its schema; the message names
+ * the field), `not_found` (no such method, trace, run, event or line), `not_allowed` (opening by
+ * path or dialog under `loopscope serve`), `not_ready` (the trace is still being ingested; only
+ * `runs` answers then), `trace_file` (the trace file cannot be read: the message names the file
+ * and the reason), `unavailable` (the feature is not there in this build), `internal` (a bug).
+ */
+export const apiErrorCodes = ['invalid_request', 'not_found', 'not_allowed', 'not_ready', 'trace_file', 'unavailable', 'internal'] as const;
+export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
 /** An API failure as it crosses a transport: a message for the user and a machine-readable code. */
 export const apiErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });

@@ -1,28 +1,92 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useMemo, useState, type DragEvent, type ReactNode } from 'react';
+import type { ApiResponse } from '../shared/api';
+import { ApiContext, useApi } from './api/ApiContext';
+import { createApiClient, errorMessage } from './api/client';
+import { useQuery } from './api/useQuery';
+import { ShortcutsDialog } from './components/ShortcutsDialog';
+import { Failure, Loading } from './components/States';
+import { ShowShortcutsContext, useShortcuts } from './keyboard/shortcuts';
+import { routes } from './navigation/route';
+import { navigate, useRoute } from './navigation/useRoute';
+import { StartScreen } from './views/StartScreen';
+import { TraceView } from './views/TraceView';
 
 export function App() {
-  const [version, setVersion] = useState<string>();
+  const api = useMemo(() => createApiClient(), []);
+  return (
+    <ApiContext.Provider value={api}>
+      <AppShell />
+    </ApiContext.Provider>
+  );
+}
 
-  useEffect(() => {
-    const bridge = window.loopscope;
-    if (!bridge) return;
-    let active = true;
-    bridge.version().then(
-      (value) => {
-        if (active) setVersion(value);
-      },
-      (error: unknown) => console.error('Could not read the Loopscope version:', error),
-    );
-    return () => {
-      active = false;
-    };
-  }, []);
+type AppInfo = ApiResponse<'appInfo'>;
+
+function AppShell() {
+  const route = useRoute();
+  const appInfo = useQuery('appInfo', (api) => api.appInfo({}));
+  const [showShortcuts, setShowShortcuts] = useState(false);
+  const [dropError, setDropError] = useState<string | null>(null);
+  const closeShortcuts = useCallback(() => setShowShortcuts(false), []);
+  const openShortcuts = useCallback(() => setShowShortcuts(true), []);
+  useShortcuts({ '?': openShortcuts });
+
+  if (appInfo.status === 'error') return <Failure what="Loopscope" error={appInfo.error} onRetry={() => window.location.reload()} />;
+  if (appInfo.status === 'loading') return <Loading what="Loopscope" />;
+  const info = appInfo.data;
 
   return (
-    <main className="app">
-      <h1>Loopscope</h1>
-      <p>The trace viewer is coming soon.</p>
-      {version !== undefined && <p className="version">Version {version}</p>}
-    </main>
+    <ShowShortcutsContext.Provider value={openShortcuts}>
+    <DropTarget info={info} onError={setDropError}>
+      {dropError !== null && (
+        <div className="banner banner-error" role="alert">
+          {dropError}{' '}
+          <button type="button" className="link-button" onClick={() => setDropError(null)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {route.view === 'start' ? <StartScreen info={info} /> : <TraceView route={route} />}
+      {showShortcuts && <ShortcutsDialog onClose={closeShortcuts} />}
+    </DropTarget>
+    </ShowShortcutsContext.Provider>
+  );
+}
+
+/** Dropping a file on the window opens it (desktop app); in the browser, says how to open one. */
+function DropTarget({ info, onError, children }: { info: AppInfo; onError: (message: string | null) => void; children: ReactNode }) {
+  const api = useApi();
+  const [over, setOver] = useState(false);
+
+  const onDragOver = (event: DragEvent) => {
+    if (!event.dataTransfer.types.includes('Files')) return;
+    event.preventDefault();
+    setOver(true);
+  };
+  const onDrop = (event: DragEvent) => {
+    if (!event.dataTransfer.types.includes('Files')) return;
+    event.preventDefault();
+    setOver(false);
+    const file = event.dataTransfer.files[0];
+    if (!file) return;
+    const path = info.canOpenPaths ? (window.loopscope?.pathForFile(file) ?? null) : null;
+    if (path === null) {
+      onError(
+        info.canOpenPaths
+          ? `Cannot open ${file.name}: it has no path on disk.`
+          : `To open ${file.name} here, run \`loopscope serve ${file.name}\` (the browser cannot hand a dropped file to the server), or use the desktop app.`,
+      );
+      return;
+    }
+    onError(null);
+    api.openPath({ path }).then(
+      (trace) => navigate(routes.trace(trace.traceId)),
+      (error: unknown) => onError(errorMessage(error)),
+    );
+  };
+  return (
+    <div className={`app ${over ? 'app-drop-over' : ''}`} onDragOver={onDragOver} onDragLeave={() => setOver(false)} onDrop={onDrop}>
+      {children}
+    </div>
   );
 }

@@ -3,7 +3,7 @@ import type { LoopscopeBridge } from '../shared/api';
 
 declare global {
   interface Window {
-    /** Exposed by the preload script; absent when the page runs outside Electron. */
+    /** Exposed by the Electron preload script; absent when the page is served by `loopscope serve`. */
     readonly loopscope?: LoopscopeBridge;
   }
 }

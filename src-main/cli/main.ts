@@ -1,6 +1,8 @@
 /**
  * `loopscope` command line. `analyze` runs the same engine as the app, headless, for terminals
  * and CI: exit 0 when no finding reaches --fail-on, 1 when one does, 2 on usage or I/O errors.
+ * `serve` shows the app's UI in a browser on this machine; `open` starts the desktop app (or
+ * serves the UI where it cannot start). Both run until interrupted.
  */
 import { parseArgs } from 'node:util';
 import { formatCount } from '../../shared/formatCount';
@@ -11,15 +13,26 @@ import { identifyFile } from '../engine/store/traceDatabase';
 import { expandTraceArguments, type TraceArgument } from './traceFiles';
 import { adapterNamed, formatNames } from '../engine/adapters/registry';
 import { formatTextReport } from './formatText';
+import { openApp } from './openApp';
+import { ServeError, serveUntilInterrupted } from './serve';
 
-const usage = `usage: loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME]
+const usage = `usage: loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]
+       loopscope serve FILE... [--port N] [--cache-dir DIR]
+       loopscope open [FILE...] [--port N] [--cache-dir DIR]
 
+analyze: report every run and finding of the traces, in the terminal
   --json              print one JSON document (files, runs, findings) instead of text
   --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
   --window N          repeated-action window: recent tool calls considered (default 6)
   --threshold N       repeated-action threshold: identical calls without progress (default 3)
   --format NAME       read the files as this format instead of detecting it (${formatNames().join(', ')})
-  --cache-dir DIR     where trace databases are kept (default: $LOOPSCOPE_CACHE_DIR or ~/.cache/loopscope)`;
+  --cache-dir DIR     where trace databases are kept (default: $LOOPSCOPE_CACHE_DIR or ~/.cache/loopscope)
+
+serve: show the traces in your browser: prints a URL on 127.0.0.1 (with a secret token in it)
+       and serves the UI there until interrupted (Ctrl+C)
+open:  open the traces in the desktop app; where it cannot start, serve them as \`serve\` does
+  --port N            listen on this port (default: a free one)
+  --cache-dir DIR     as for analyze`;
 
 class UsageError extends Error {}
 
@@ -72,6 +85,41 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
     throw new UsageError(`--format must be one of ${formatNames().join(', ')}, got "${values.format}"`);
   }
   return { files: positionals, json: values.json, failOn: failOn as FailOn, analysis: analysis.data, cacheDir: values['cache-dir'], format: values.format };
+}
+
+interface UiCommand {
+  files: string[];
+  port: number | undefined;
+  cacheDir: string | undefined;
+}
+
+function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { port: { type: 'string' }, 'cache-dir': { type: 'string' } } });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  // The desktop app can start empty (File ▸ Open); a server of no file would show nothing.
+  if (name === 'serve' && positionals.length === 0) throw new UsageError('serve needs at least one trace file');
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port needs a port number from 0 (any free port) to 65535, got "${values.port}"`);
+    port = Number(values.port);
+  }
+  return { files: positionals, port, cacheDir: values['cache-dir'] };
+}
+
+function uiOptions(command: UiCommand): { cacheDir?: string; port?: number } {
+  return { ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}), ...(command.port !== undefined ? { port: command.port } : {}) };
+}
+
+async function serve(command: UiCommand): Promise<number> {
+  // Every file is checked before the server starts, so a typo fails fast with its reason.
+  for (const file of command.files) identifyFile(file);
+  await serveUntilInterrupted(command.files, uiOptions(command));
+  return 0;
 }
 
 /** The NO_COLOR and FORCE_COLOR conventions, else colour only on a terminal. */
@@ -147,14 +195,19 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${usage}\n`);
       return 0;
     }
-    if (command !== 'analyze') throw new UsageError(`unknown command "${command}"`);
-    return await analyze(parseAnalyzeCommand(rest));
+    if (command === 'analyze') return await analyze(parseAnalyzeCommand(rest));
+    if (command === 'serve') return await serve(parseUiCommand('serve', rest));
+    if (command === 'open') {
+      const open = parseUiCommand('open', rest);
+      return await openApp(open.files, uiOptions(open));
+    }
+    throw new UsageError(`unknown command "${command}"`);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`loopscope: ${error.message}\n${usage}\n`);
       return 2;
     }
-    if (error instanceof TraceFileError) {
+    if (error instanceof TraceFileError || error instanceof ServeError) {
       process.stderr.write(`loopscope: ${error.message}\n`);
       return 2;
     }
@@ -162,8 +215,12 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** Commands that run until interrupted: when they end, an ingest still running in a worker must not keep the process alive. */
+const untilInterruptedCommands: ReadonlySet<string | undefined> = new Set(['serve', 'open']);
+
 main(process.argv.slice(2)).then(
   (code) => {
+    if (untilInterruptedCommands.has(process.argv[2])) process.exit(code);
     process.exitCode = code;
   },
   (error: unknown) => {

@@ -1,10 +1,23 @@
 /**
- * The Electron shell: one sandboxed window showing the renderer page, nothing else reachable.
+ * The Electron shell: one sandboxed window showing the renderer page, the API host behind the one
+ * IPC channel, and the desktop's ways to open a trace — File ▸ Open…, Open Recent, paths on the
+ * command line or handed over by a second launch, a file dropped on the window (the renderer asks
+ * through the API). No engine work runs here: the API host ingests and queries in worker threads.
  * Paths are resolved against this file as built (out/main/index.js).
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, session } from 'electron';
-import { ipcChannels } from '../../shared/api';
+import { app, BrowserWindow, dialog, ipcMain, Menu, screen, session } from 'electron';
+import { apiMethods } from '../../shared/api';
+import { toApiError } from '../api/apiError';
+import { createApiHost, type ApiHost } from '../api/apiHost';
+import { registerApiChannel } from './ipc';
+import { filesFromArgv } from './launchArguments';
+import { applicationMenuTemplate, openDialogFilters } from './menu';
+import { openRecentFiles, type RecentFiles } from './recentFiles';
+import { createMainWindow, guardWebContents, hardenSession } from './windowFactory';
+import { readWindowState, restorableBounds, writeWindowState } from './windowState';
 
 const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 
@@ -12,62 +25,183 @@ const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.ur
 const devServerUrl = import.meta.env.DEV ? process.env.ELECTRON_RENDERER_URL : undefined;
 const rendererPage = new URL(devServerUrl ?? '../renderer/index.html', import.meta.url);
 
-/** True when `url` is the renderer page itself (query and fragment ignored). */
-function isRendererPage(url: string): boolean {
-  const parsed = URL.parse(url);
-  if (!parsed) return false;
-  parsed.search = '';
-  parsed.hash = '';
-  return parsed.href === rendererPage.href;
+interface Shell {
+  host: ApiHost;
+  window: BrowserWindow;
+  recentFiles: RecentFiles;
 }
 
-function createWindow(): BrowserWindow {
-  const window = new BrowserWindow({
-    width: 1280,
-    height: 800,
-    title: 'Loopscope',
-    webPreferences: {
-      preload: preloadPath,
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webSecurity: true,
+let shell: Shell | undefined;
+
+/** Files asked for before the window exists: the command line, an early second launch, macOS "open with". */
+const filesBeforeStart: string[] = [];
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function showProblems(title: string, problems: string[]): void {
+  if (problems.length > 0) dialog.showErrorBox(title, problems.join('\n'));
+}
+
+/** Opens each existing file in the API host; the ones that fail are reported together. */
+async function openTraces(host: ApiHost, paths: string[]): Promise<void> {
+  const problems: string[] = [];
+  for (const path of paths) {
+    if (!isFile(path)) {
+      problems.push(`${path}: no such file`);
+      continue;
+    }
+    await host.open(path).catch((error: unknown) => problems.push(toApiError(error).error.message));
+  }
+  showProblems('Loopscope could not open every file', problems);
+}
+
+/**
+ * Makes the page show the traces as they are now. The API has no way to tell the page that the
+ * traces changed, so a loaded page is reloaded: it asks for the trace list again and keeps its
+ * route. A page not loaded yet asks anyway once it is (and reloading it would abort its load).
+ */
+function refreshPage(window: BrowserWindow): void {
+  const contents = window.webContents;
+  if (contents.getURL() !== '' && !contents.isLoadingMainFrame()) contents.reload();
+}
+
+/** Opens files into the running window (before it exists, they wait for the start). */
+async function openIntoWindow(paths: string[]): Promise<void> {
+  if (!shell) {
+    filesBeforeStart.push(...paths);
+    return;
+  }
+  if (paths.length === 0) return;
+  await openTraces(shell.host, paths);
+  refreshPage(shell.window);
+}
+
+async function showOpenDialog(window: BrowserWindow): Promise<string[]> {
+  const result = await dialog.showOpenDialog(window, {
+    title: 'Open traces',
+    properties: ['openFile', 'multiSelections'],
+    filters: openDialogFilters,
+  });
+  return result.canceled ? [] : result.filePaths;
+}
+
+/** File ▸ Reload: every open trace is read again from its file (a changed file is re-ingested), then the page. */
+async function reloadTraces({ host, window }: Shell): Promise<void> {
+  const traces = apiMethods.listTraces.response.parse(await host.call('listTraces', {}));
+  const problems: string[] = [];
+  for (const trace of traces) {
+    await host.call('reload', { traceId: trace.traceId }).catch((error: unknown) => problems.push(toApiError(error).error.message));
+  }
+  refreshPage(window);
+  showProblems('Loopscope could not reload every trace', problems);
+}
+
+function focusWindow(window: BrowserWindow): void {
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+}
+
+function installMenu(): void {
+  if (!shell) return;
+  const current = shell;
+  const report = (error: unknown) => showProblems('Loopscope', [toApiError(error).error.message]);
+  const template = applicationMenuTemplate({
+    actions: {
+      open: () => void showOpenDialog(current.window).then(openIntoWindow).catch(report),
+      openRecent: (path) => void openIntoWindow([path]).catch(report),
+      clearRecent: () => current.recentFiles.clear(),
+      reload: () => void reloadTraces(current).catch(report),
     },
+    recentFiles: current.recentFiles.list(),
+    platform: process.platform,
+    developerTools: import.meta.env.DEV,
   });
-  window.webContents.on('will-navigate', (event) => {
-    if (!isRendererPage(event.url)) event.preventDefault();
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+}
+
+/** The window where it was last closed, when that place is still on a connected display. */
+function createWindow(stateFile: string): BrowserWindow {
+  const saved = readWindowState(stateFile);
+  const bounds = saved && restorableBounds(saved, screen.getAllDisplays().map((display) => display.workArea));
+  const window = createMainWindow({ preloadPath, bounds: bounds ?? {}, maximized: saved?.maximized ?? false });
+  window.on('close', () => {
+    try {
+      writeWindowState(stateFile, { ...window.getNormalBounds(), maximized: window.isMaximized() });
+    } catch (error) {
+      console.error('Loopscope could not remember the window state:', error);
+    }
   });
-  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   return window;
 }
 
-let mainWindow: BrowserWindow | undefined;
-
 async function start(): Promise<void> {
   await app.whenReady();
-  session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
-  session.defaultSession.setPermissionCheckHandler(() => false);
-  ipcMain.handle(ipcChannels.version, (event) => {
-    if (!event.senderFrame || !isRendererPage(event.senderFrame.url)) {
-      throw new Error(`${ipcChannels.version}: sender is not the Loopscope renderer`);
-    }
-    return app.getVersion();
+  app.setAboutPanelOptions({
+    applicationName: 'Loopscope',
+    applicationVersion: app.getVersion(),
+    copyright: 'MIT License',
+    credits: 'A debugger for agent-loop traces.',
   });
-  mainWindow = createWindow();
-  await mainWindow.loadURL(rendererPage.href);
+  hardenSession(session.defaultSession, rendererPage, { contentSecurityPolicyHeader: !import.meta.env.DEV });
+  const userData = app.getPath('userData');
+  const recentFiles = openRecentFiles(join(userData, 'recent-files.json'), installMenu);
+  const window = createWindow(join(userData, 'window-state.json'));
+  const host = createApiHost({
+    shell: 'electron',
+    version: app.getVersion(),
+    canOpenPaths: true,
+    openDialog: () => showOpenDialog(window),
+    recentFiles,
+  });
+  registerApiChannel(ipcMain, host, rendererPage);
+  shell = { host, window, recentFiles };
+  installMenu();
+  await openTraces(host, filesBeforeStart.splice(0));
+  await window.loadURL(rendererPage.href);
 }
 
+/** The API host's workers and databases are closed before the app exits. */
+function closeHostBeforeQuit(): void {
+  let closing: Promise<void> | undefined;
+  app.on('will-quit', (event) => {
+    if (!shell || closing) return;
+    event.preventDefault();
+    closing = shell.host
+      .close()
+      .catch((error: unknown) => console.error('Loopscope could not close its traces:', error))
+      .finally(() => app.quit());
+  });
+}
+
+// Every renderer sandboxed, whatever its window options say (must precede 'ready').
+app.enableSandbox();
+
 if (app.requestSingleInstanceLock()) {
-  app.on('second-instance', () => {
-    if (!mainWindow || mainWindow.isDestroyed()) return;
-    if (mainWindow.isMinimized()) mainWindow.restore();
-    mainWindow.focus();
+  filesBeforeStart.push(...filesFromArgv(process.argv, { defaultApp: process.defaultApp === true, workingDirectory: process.cwd() }));
+  app.on('web-contents-created', (_event, contents) => guardWebContents(contents, rendererPage));
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    void openIntoWindow(filesFromArgv(argv, { defaultApp: process.defaultApp === true, workingDirectory }));
+    if (shell && !shell.window.isDestroyed()) focusWindow(shell.window);
+  });
+  // macOS hands files opened from Finder or dropped on the Dock icon to the running app.
+  app.on('open-file', (event, path) => {
+    event.preventDefault();
+    void openIntoWindow([path]);
   });
   app.on('window-all-closed', () => app.quit());
+  closeHostBeforeQuit();
   start().catch((error: unknown) => {
     console.error('Loopscope failed to start:', error);
     app.exit(1);
   });
 } else {
+  // Another Loopscope is running: it received this launch's files through 'second-instance'.
   app.quit();
 }

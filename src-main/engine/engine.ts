@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { AnalysisOptions, AnalyzeReport } from '../../shared/report';
 import type { IngestProgress } from './ingest/ingestFile';
-import { ingestWorkerMessageSchema, type IngestRequest } from './workers/workerProtocol';
+import { ingestWorkerMessageSchema, type IngestRequest, type StoredRuns } from './workers/workerProtocol';
 import { workerUrl } from './workers/workerUrl';
 import { buildReport } from './report/buildReport';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -14,6 +14,7 @@ import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, ty
 
 export { TraceFileError } from './store/traceDatabase';
 export type { IngestProgress } from './ingest/ingestFile';
+export type { StoredRun, StoredRuns } from './workers/workerProtocol';
 export { possibleCompanionFiles } from './ingest/companionFiles';
 
 /** Lines longer than this are reported and skipped instead of being loaded whole. */
@@ -37,6 +38,18 @@ export interface OpenTraceOptions {
   format?: string;
   analysis: AnalysisOptions;
   onProgress?: (progress: IngestProgress) => void;
+  /**
+   * Called with each batch of runs as the ingest stores them (a run again when it is stored again),
+   * all before the returned promise resolves; not called for a reused ingest. The database cannot be
+   * read until the ingest is done, so this is how a view shows the runs of a large file as it loads.
+   */
+  onRuns?: (stored: StoredRuns) => void;
+  /**
+   * Build the full-text search index (default false): the app searches, `loopscope analyze` does
+   * not, and the index costs about a third of the ingest time. A cache built without it is rebuilt
+   * when it is asked for.
+   */
+  searchIndex?: boolean;
 }
 
 export interface TraceHandle {
@@ -57,6 +70,8 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     storeWorkerMinBytes: options.storeWorkerMinBytes ?? DEFAULT_STORE_WORKER_MIN_BYTES,
     ...(options.format !== undefined ? { format: options.format } : {}),
     analysis: options.analysis,
+    reportRuns: options.onRuns !== undefined,
+    searchIndex: options.searchIndex ?? false,
   };
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerUrl('ingestWorker'), { workerData: request, resourceLimits: INGEST_WORKER_LIMITS });
@@ -69,6 +84,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     worker.on('message', (raw: unknown) => {
       const message = ingestWorkerMessageSchema.parse(raw);
       if (message.type === 'progress') options.onProgress?.(message.progress);
+      else if (message.type === 'runs') options.onRuns?.({ source: message.source, runs: message.runs });
       else if (message.type === 'done') {
         settle(() => resolve({ path, dbPath: message.dbPath, sourceId: message.sourceId, companions: message.companions, reused: message.reused }));
       }

@@ -14,7 +14,7 @@ export function temporaryDir(prefix: string): { path: string; remove: () => void
 
 export async function analyzeFile(
   file: string,
-  options: { cacheDir?: string; analysis?: AnalysisOptions; maxLineBytes?: number; storeWorkerMinBytes?: number; format?: string } = {},
+  options: { cacheDir?: string; analysis?: AnalysisOptions; maxLineBytes?: number; storeWorkerMinBytes?: number; format?: string; searchIndex?: boolean } = {},
 ): Promise<{ report: AnalyzeReport; trace: TraceHandle }> {
   const cache = options.cacheDir === undefined ? temporaryDir('cache') : null;
   try {
@@ -25,6 +25,7 @@ export async function analyzeFile(
       ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
       ...(options.storeWorkerMinBytes !== undefined ? { storeWorkerMinBytes: options.storeWorkerMinBytes } : {}),
       ...(options.format !== undefined ? { format: options.format } : {}),
+      ...(options.searchIndex !== undefined ? { searchIndex: options.searchIndex } : {}),
     });
     return { report: readReport(trace, analysis), trace };
   } finally {

@@ -21,6 +21,8 @@ export interface IngestProgress extends IngestCounters {
 export interface IngestOptions {
   maxLineBytes: number;
   firstIds?: FirstRowIds;
+  /** Collect the text of the full-text search index (see IngesterOptions). */
+  searchIndex: boolean;
   /**
    * Awaited between chunks: where a writer on another thread applies back-pressure. Waiting here,
    * not inside the synchronous parse, keeps this thread's event loop turning, so a writer that
@@ -35,7 +37,10 @@ const PROGRESS_INTERVAL_MS = 100;
 
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
 export async function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): Promise<IngestProgress> {
-  const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), options.firstIds);
+  const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), {
+    ...(options.firstIds !== undefined ? { firstIds: options.firstIds } : {}),
+    searchIndex: options.searchIndex,
+  });
   if (format.framing === 'zip-json' && isZipFile(identity)) return ingestZipEntries(identity, ingester, options);
   const splitter =
     format.framing === 'json-values' || format.framing === 'zip-json'

@@ -18,6 +18,7 @@ import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
+import { SEARCH_TEXT_CHARS, SearchText } from './searchText';
 import type { EventRow, RowBatcher, StepRow } from '../store/traceWriter';
 
 /** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
@@ -44,6 +45,9 @@ interface OpenStream {
   step: number;
   calls: Map<string, StreamedCall>;
   finishReason: string | null;
+  /** The response text streamed so far, for search; kept up to SEARCH_TEXT_CHARS characters. */
+  textDeltas: string[];
+  textChars: number;
   closed: boolean;
   lastEventId: number;
   lastLine: number;
@@ -87,15 +91,21 @@ function argumentsText(args: unknown): string {
 }
 
 /** Parses call arguments the way a loop must before executing: a JSON string or an object. */
-function parseArguments(args: unknown): { canonical: string } | { error: string } {
-  if (args === undefined || args === null) return { canonical: '{}' };
-  if (typeof args !== 'string') return { canonical: canonicalJson(args) };
-  if (args.trim() === '') return { canonical: '{}' };
+function parseArguments(args: unknown): { value: unknown } | { error: string } {
+  if (args === undefined || args === null) return { value: {} };
+  if (typeof args !== 'string') return { value: args };
+  if (args.trim() === '') return { value: {} };
   try {
-    return { canonical: canonicalJson(JSON.parse(args)) };
+    return { value: JSON.parse(args) as unknown };
   } catch (error) {
     return { error: `arguments are not valid JSON (${(error as Error).message}): ${truncate(args, 80)}` };
   }
+}
+
+/** Arguments as searched: parsed when they are JSON text, as written otherwise. */
+function argumentsValue(args: unknown): unknown {
+  const parsed = parseArguments(args);
+  return 'value' in parsed ? parsed.value : args;
 }
 
 function sumOptional(total: number | null, value: number | undefined): number | null {
@@ -113,12 +123,23 @@ export interface FirstRowIds {
   run: number;
 }
 
+export interface IngesterOptions {
+  firstIds?: FirstRowIds;
+  /**
+   * Whether to collect the text full-text search indexes (default true). The index costs about a
+   * third of the ingest time, and only the app searches: `loopscope analyze` turns it off.
+   */
+  searchIndex?: boolean;
+}
+
 export class TraceIngester {
   readonly counters: IngestCounters = { lines: 0, blankLines: 0, events: 0, unknownEvents: 0, parseErrors: 0 };
   private readonly runs = new Map<string, RunState>();
   private nextEventId: number;
   private nextToolCallId: number;
   private readonly firstRunPk: number;
+  /** Search text kept per event: SEARCH_TEXT_CHARS, or 0 when no search index is built. */
+  private readonly searchTextChars: number;
   /** Whether the line being mapped has produced an event anchored to it. */
   private currentLineAnchored = false;
   private currentLine = 0;
@@ -132,11 +153,13 @@ export class TraceIngester {
     private readonly sourceId: number,
     private readonly writer: RowBatcher,
     private readonly mapper: FormatMapper,
-    firstIds: FirstRowIds = { event: 1, toolCall: 1, run: 1 },
+    options: IngesterOptions = {},
   ) {
+    const firstIds = options.firstIds ?? { event: 1, toolCall: 1, run: 1 };
     this.nextEventId = firstIds.event;
     this.nextToolCallId = firstIds.toolCall;
     this.firstRunPk = firstIds.run;
+    this.searchTextChars = options.searchIndex === false ? 0 : SEARCH_TEXT_CHARS;
   }
 
   acceptLine(line: SplitLine): void {
@@ -334,17 +357,21 @@ export class TraceIngester {
       summary: null,
       child_run_id: null,
     };
+    const search = new SearchText(this.searchTextChars);
     switch (event.type) {
       case 'run_start':
         this.acceptRunStart(run, event, row);
+        search.add(event.task);
         break;
       case 'model_request': {
         const shape = requestShape ?? { messages: event.messages?.length ?? null, tools: event.tools?.length ?? null };
         row.summary = `${shape.messages ?? 0} messages, ${shape.tools ?? 0} tools${event.model ? `, ${event.model}` : ''}`;
+        // The message this request adds; a long request line is read without its messages (see SCAN_FIRST_BYTES).
+        search.add(event.messages?.at(-1));
         break;
       }
       case 'model_response':
-        this.acceptModelResponse(run, event, row, step);
+        this.acceptModelResponse(run, event, row, step, search);
         break;
       case 'stream_fragment':
         this.acceptStreamFragment(run, event, row, step);
@@ -353,19 +380,30 @@ export class TraceIngester {
         row.call_id = idText(event.call_id);
         row.name = event.name ?? null;
         row.summary = event.permission ? `permission: ${event.permission}` : null;
+        search.add(event.name);
+        search.add(argumentsValue(event.arguments));
         break;
-      case 'tool_result':
-        this.acceptToolResult(run, event, row, resultDigest ?? digestFromEvent(event));
+      case 'tool_result': {
+        const digest = resultDigest ?? digestFromEvent(event);
+        this.acceptToolResult(run, event, row, digest);
+        // A long result line is read without its output: its preview is what is at hand.
+        search.add(event.output === undefined ? digest.preview : event.output);
+        search.add(event.error);
         break;
+      }
       case 'tool_call_not_executed':
         row.call_id = idText(event.call_id);
         row.name = event.name ?? null;
         row.summary = event.reason ?? null;
+        search.add(event.name);
+        search.add(event.reason);
         break;
       case 'run_end': {
         const normalized = normalizeTerminalStatus(event);
         run.end = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id };
         row.summary = normalized.raw === '' ? null : normalized.raw;
+        search.add(event.reason);
+        search.add(event.output);
         break;
       }
       case 'unknown':
@@ -373,6 +411,8 @@ export class TraceIngester {
         break;
     }
     this.writer.addEvent(row);
+    const text = search.text();
+    if (text !== null) this.writer.addSearchText(row.id, text);
     this.countInStep(run, row);
     if (event.type === 'run_end') this.storeRun(run);
   }
@@ -412,7 +452,7 @@ export class TraceIngester {
     row.summary = [event.config?.provider, event.config?.model].filter(Boolean).join(' ') || null;
   }
 
-  private acceptModelResponse(run: RunState, event: EventOf<'model_response'>, row: EventRow, step: number): void {
+  private acceptModelResponse(run: RunState, event: EventOf<'model_response'>, row: EventRow, step: number, search: SearchText): void {
     run.openStreams.delete(step);
     run.modelSteps.add(step);
     const calls = event.tool_calls ?? [];
@@ -433,9 +473,15 @@ export class TraceIngester {
       calls.length > 0
         ? truncate(calls.map((call) => `${call.name}(${truncate(argumentsText(call.arguments), 60)})`).join(', '))
         : truncate(event.refusal ?? event.text ?? '');
-    calls.forEach((call, index) => this.addCall(run, { eventId: row.id, line: row.line }, step, index, call, 'response'));
+    search.add(event.text);
+    search.add(event.refusal);
+    calls.forEach((call, index) => {
+      search.add(call.name);
+      search.add(this.addCall(run, { eventId: row.id, line: row.line }, step, index, call, 'response'));
+    });
   }
 
+  /** Returns the call's arguments as searched: parsed when they are JSON text, as written otherwise. */
   private addCall(
     run: RunState,
     issuedBy: { eventId: number; line: number },
@@ -444,7 +490,7 @@ export class TraceIngester {
     call: Pick<ToolCall, 'call_id' | 'name' | 'arguments'>,
     origin: 'response' | 'stream',
     incompleteReason?: string,
-  ): void {
+  ): unknown {
     const parsed = incompleteReason === undefined ? parseArguments(call.arguments) : { error: incompleteReason };
     this.writer.addToolCall({
       id: this.nextToolCallId++,
@@ -456,16 +502,17 @@ export class TraceIngester {
       step,
       line: issuedBy.line,
       origin,
-      args_hash: 'canonical' in parsed ? contentHash(parsed.canonical) : null,
+      args_hash: 'value' in parsed ? contentHash(canonicalJson(parsed.value)) : null,
       args_error: 'error' in parsed ? parsed.error : null,
       args_summary: truncate(argumentsText(call.arguments), 120),
     });
+    return 'value' in parsed ? parsed.value : call.arguments;
   }
 
   private acceptStreamFragment(run: RunState, event: EventOf<'stream_fragment'>, row: EventRow, step: number): void {
     let stream = run.openStreams.get(step);
     if (stream === undefined) {
-      stream = { step, calls: new Map(), finishReason: null, closed: false, lastEventId: row.id, lastLine: row.line };
+      stream = { step, calls: new Map(), finishReason: null, textDeltas: [], textChars: 0, closed: false, lastEventId: row.id, lastLine: row.line };
       run.openStreams.set(step, stream);
     }
     stream.lastEventId = row.id;
@@ -483,6 +530,10 @@ export class TraceIngester {
       call.name ??= event.name ?? null;
       if (event.arguments_delta !== undefined) call.argumentParts.push(event.arguments_delta);
     }
+    if (event.text_delta !== undefined && stream.textChars < this.searchTextChars) {
+      stream.textDeltas.push(event.text_delta);
+      stream.textChars += event.text_delta.length;
+    }
     if (event.finish_reason !== undefined && event.finish_reason !== null) {
       stream.finishReason = event.finish_reason;
       stream.closed = true;
@@ -493,7 +544,8 @@ export class TraceIngester {
    * A stream with no model_response line of its own becomes the step's response: its calls are
    * joined per index and parsed only now that the stream is over (domain.md §2.3). When the
    * stream never closed, the response is incomplete and none of its calls counts as issued; a
-   * call whose joined arguments are not even valid JSON was cut mid-arguments.
+   * call whose joined arguments are not even valid JSON was cut mid-arguments. The stream's text
+   * and calls are searched as one response, on its last fragment.
    */
   private emitStream(run: RunState, stream: OpenStream): void {
     run.version += 1;
@@ -503,15 +555,20 @@ export class TraceIngester {
       ? classifyResponse({ finishReason: stream.finishReason, toolCallCount: stream.calls.size })
       : 'incomplete';
     if (outcome === 'tool_calls') run.toolCalls += stream.calls.size;
+    const search = new SearchText(this.searchTextChars);
+    search.add(stream.textDeltas.join(''));
     let index = 0;
     for (const call of stream.calls.values()) {
       const callId = call.callId ?? `${run.runId}:step${stream.step}:call${index}`;
       const joined = call.argumentParts.join('');
       const cut = !stream.closed && 'error' in parseArguments(joined);
       const incomplete = cut ? `the stream ended before this call's arguments were complete: ${truncate(joined, 80)}` : undefined;
-      this.addCall(run, issuedBy, stream.step, index, { call_id: callId, name: call.name ?? '(unnamed)', arguments: joined }, 'stream', incomplete);
+      search.add(call.name);
+      search.add(this.addCall(run, issuedBy, stream.step, index, { call_id: callId, name: call.name ?? '(unnamed)', arguments: joined }, 'stream', incomplete));
       index += 1;
     }
+    const text = search.text();
+    if (text !== null) this.writer.addSearchText(stream.lastEventId, text);
     this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
     const step = run.steps.get(stream.step);
     if (step !== undefined) step.response_event_id = stream.lastEventId;

@@ -175,6 +175,27 @@ const migrations: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN child_run_id TEXT;
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- The searchable text of an event (see ingest/searchText.ts), kept apart from events so the
+      -- rows analysis scans stay small.
+      CREATE TABLE search_text (
+        event_id INTEGER PRIMARY KEY,
+        text TEXT NOT NULL
+      );
+      -- Full-text index over search_text, rowid = events.id. External content: the index holds only
+      -- tokens and positions, the text is stored once (in search_text), which snippet() reads.
+      -- Whether the source's ingest built the search index (the app's does, the CLI's does not).
+      ALTER TABLE sources ADD COLUMN search_indexed INTEGER NOT NULL DEFAULT 0;
+      CREATE VIRTUAL TABLE search_index USING fts5(
+        text,
+        content = 'search_text',
+        content_rowid = 'event_id',
+        tokenize = 'unicode61 remove_diacritics 2'
+      );
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;

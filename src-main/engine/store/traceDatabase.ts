@@ -110,6 +110,7 @@ interface StoredSource {
   mtime_ms: number;
   fingerprint: string;
   format: string;
+  search_indexed: number;
   ingest_completed_at: string | null;
 }
 
@@ -136,7 +137,8 @@ export interface ReusableIngest {
 }
 
 /**
- * The completed ingest of exactly this file (read as `format`, when one is required) and of exactly
+ * The completed ingest of exactly this file (read as `format`, when one is required; with its search
+ * index, when one is required) and of exactly
  * the companion files it has now, if the database holds one: a sub-agent transcript added,
  * removed or changed since means the whole trace is read again.
  */
@@ -144,14 +146,16 @@ function reusableIngest(
   db: Database.Database,
   identity: FileIdentity,
   format: string | undefined,
+  searchIndex: boolean,
   companionsOf: (format: string) => FileIdentity[],
 ): ReusableIngest | null {
-  const columns = 'id, path, size, mtime_ms, fingerprint, format, ingest_completed_at';
+  const columns = 'id, path, size, mtime_ms, fingerprint, format, search_indexed, ingest_completed_at';
   const main = db
     .prepare<[string], StoredSource>(`SELECT ${columns} FROM sources WHERE path = ? AND parent_source_id IS NULL ORDER BY id DESC LIMIT 1`)
     .get(identity.path);
   if (!isCompleteIngestOf(main, identity)) return null;
   if (format !== undefined && main.format !== format) return null;
+  if (searchIndex && main.search_indexed === 0) return null;
   const stored = db.prepare<[number], StoredSource>(`SELECT ${columns} FROM sources WHERE parent_source_id = ? ORDER BY id`).all(main.id);
   const current = companionsOf(main.format);
   if (stored.length !== current.length || !current.every((companion, index) => isCompleteIngestOf(stored[index], companion))) return null;
@@ -174,6 +178,7 @@ export function prepareDatabase(
   identity: FileIdentity,
   cacheDir: string,
   format: string | undefined,
+  searchIndex: boolean,
   companionsOf: (format: string) => FileIdentity[],
 ): PreparedDatabase {
   mkdirSync(cacheDir, { recursive: true });
@@ -182,7 +187,7 @@ export function prepareDatabase(
     const db = openDatabase(dbPath);
     try {
       const upgraded = migrate(db);
-      const reusable = upgraded ? null : reusableIngest(db, identity, format, companionsOf);
+      const reusable = upgraded ? null : reusableIngest(db, identity, format, searchIndex, companionsOf);
       if (reusable !== null) return { db, dbPath, reusable };
     } catch {
       // Corrupt, foreign or newer database: rebuilt below from the trace.

@@ -141,6 +141,8 @@ export interface RowBatch {
   streamOutcomes: StreamOutcome[];
   runs: unknown[][];
   steps: unknown[][];
+  /** `[event_id, text]`: the searchable text of events (ingest/searchText.ts), written once per event. */
+  searchTexts: unknown[][];
   /** Runs whose rows are complete as of this batch, to analyze once it is written. */
   analyzeRuns: number[];
 }
@@ -176,15 +178,18 @@ export function decodeRow<Row extends object>(values: readonly unknown[], column
 
 /** Rows per batch: large enough to amortize a transaction and a thread hop, small enough to keep memory flat. */
 const BATCH_ROWS = 4000;
+/** Characters of search text per batch: event texts run to 32 Ki characters each, rows do not. */
+const BATCH_SEARCH_CHARS = 2 * 1024 * 1024;
 
 export class RowBatcher {
   private batch: RowBatch = RowBatcher.empty();
   private rows = 0;
+  private searchChars = 0;
 
   constructor(private readonly ship: (batch: RowBatch) => void) {}
 
   private static empty(): RowBatch {
-    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], analyzeRuns: [] };
+    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], searchTexts: [], analyzeRuns: [] };
   }
 
   addEvent(row: EventRow): void {
@@ -225,6 +230,14 @@ export class RowBatcher {
     this.counted();
   }
 
+  /** The event's searchable text; at most once per event (the search index cannot replace a row). */
+  addSearchText(eventId: number, text: string): void {
+    this.batch.searchTexts.push([eventId, text]);
+    this.searchChars += text.length;
+    if (this.searchChars >= BATCH_SEARCH_CHARS) this.flush();
+    else this.counted();
+  }
+
   analyzeRun(runPk: number): void {
     this.batch.analyzeRuns.push(runPk);
   }
@@ -234,6 +247,7 @@ export class RowBatcher {
     const batch = this.batch;
     this.batch = RowBatcher.empty();
     this.rows = 0;
+    this.searchChars = 0;
     this.ship(batch);
   }
 
@@ -246,10 +260,14 @@ export class RowBatcher {
 /** Rows per INSERT statement: one native call and one bound array per group instead of per row. */
 const ROWS_PER_STATEMENT = 64;
 
-/** Inserts a table's rows, replacing rows with the same id. */
-function inserter(db: Database.Database, table: string, columns: readonly string[]): (rows: readonly unknown[][]) => void {
+/**
+ * Inserts a table's rows, replacing rows with the same id. The full-text index takes a plain
+ * INSERT: with external content, its REPLACE would unindex the old row by reading search_text,
+ * which by then holds the new text.
+ */
+function inserter(db: Database.Database, table: string, columns: readonly string[], verb: 'INSERT OR REPLACE' | 'INSERT' = 'INSERT OR REPLACE'): (rows: readonly unknown[][]) => void {
   const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const prefix = `INSERT OR REPLACE INTO ${table} (${columns.join(', ')}) VALUES `;
+  const prefix = `${verb} INTO ${table} (${columns.join(', ')}) VALUES `;
   const one = db.prepare<unknown[]>(prefix + tuple);
   const group = db.prepare<unknown[]>(prefix + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(', '));
   // Bound positionally (by name costs a key lookup per column per row); better-sqlite3 binds the
@@ -272,6 +290,8 @@ export class TraceStore {
     const insertAbsorbedLines = inserter(db, 'absorbed_lines', absorbedLineColumns);
     const insertRuns = inserter(db, 'runs', runColumns);
     const insertSteps = inserter(db, 'steps', stepColumns);
+    const insertSearchTexts = inserter(db, 'search_text', ['event_id', 'text']);
+    const indexSearchTexts = inserter(db, 'search_index', ['rowid', 'text'], 'INSERT');
     const updateStreamOutcome = db.prepare<[string, string | null, number, number]>(
       'UPDATE events SET outcome = ?, finish_reason = ?, tool_call_count = ? WHERE id = ?',
     );
@@ -282,6 +302,8 @@ export class TraceStore {
       insertAbsorbedLines(batch.absorbedLines);
       insertRuns(batch.runs);
       insertSteps(batch.steps);
+      insertSearchTexts(batch.searchTexts);
+      indexSearchTexts(batch.searchTexts);
       for (const stream of batch.streamOutcomes) updateStreamOutcome.run(stream.outcome, stream.finishReason, stream.toolCallCount, stream.eventId);
     });
   }

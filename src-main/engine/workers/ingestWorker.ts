@@ -16,13 +16,14 @@ import { companionFiles } from '../ingest/companionFiles';
 import { TraceLoader } from '../store/traceLoader';
 import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';
-import { RowBatcher, type RowBatch } from '../store/traceWriter';
+import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunRow } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
 import {
   ingestRequestSchema,
   storeReplySchema,
   type IngestRequest,
   type IngestWorkerMessage,
+  type StoredRun,
   type StoreRequest,
 } from './workerProtocol';
 
@@ -35,6 +36,39 @@ const STORE_WORKER_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSize
 
 function post(message: IngestWorkerMessage): void {
   parentPort?.postMessage(message);
+}
+
+/**
+ * The batch writer, posting the runs of each batch to the engine as they go to the store when the
+ * request asks for them: the database is written without a journal during the load, so nobody may
+ * read it before the ingest is done, yet a runs table can fill in from these.
+ */
+function reportingRuns(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, sourceId: number, write: (batch: RowBatch) => void): (batch: RowBatch) => void {
+  if (!request.reportRuns) return write;
+  const source = { sourceId, path: identity.path, format: format.name };
+  return (batch) => {
+    write(batch);
+    if (batch.runs.length === 0) return;
+    const runs = batch.runs.map((values): StoredRun => {
+      const run = decodeRow<RunRow>(values, runColumns);
+      return {
+        id: run.id,
+        run_id: run.run_id,
+        status: run.status,
+        status_raw: run.status_raw,
+        first_line: run.first_line,
+        last_line: run.last_line,
+        started_at: run.started_at,
+        ended_at: run.ended_at,
+        steps: run.steps,
+        tool_calls: run.tool_calls,
+        tool_results: run.tool_results,
+        input_tokens: run.input_tokens,
+        output_tokens: run.output_tokens,
+      };
+    });
+    post({ type: 'runs', source, runs });
+  };
 }
 
 /** Parses on this thread while the store worker writes; resolves once the database is complete and analyzed. */
@@ -74,9 +108,10 @@ async function ingestThroughStoreWorker(request: IngestRequest, identity: FileId
     }
   };
   try {
-    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(ship), {
+    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(reportingRuns(request, identity, format, sourceId, ship)), {
       maxLineBytes: request.maxLineBytes,
       firstIds,
+      searchIndex: request.searchIndex,
       beforeNextChunk: drained,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
     });
@@ -95,9 +130,10 @@ async function ingestOnThisThread(request: IngestRequest, identity: FileIdentity
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
-    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(loader.write), {
+    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(reportingRuns(request, identity, format, sourceId, loader.write)), {
       maxLineBytes: request.maxLineBytes,
       firstIds,
+      searchIndex: request.searchIndex,
       onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
     });
     loader.finish(counters);
@@ -126,16 +162,17 @@ interface NewSource {
 }
 
 /** Records a source being ingested; its `ingest_completed_at` is set when the load finishes. */
-function insertSource(dbPath: string, identity: FileIdentity, format: string, reason: string, parentSourceId: number | null): NewSource {
+function insertSource(dbPath: string, identity: FileIdentity, format: string, reason: string, parentSourceId: number | null, searchIndex: boolean): NewSource {
   const db = openDatabase(dbPath);
   try {
     const sourceId = Number(
       db
         .prepare(
-          `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, format_reason, parent_source_id, ingest_started_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, format_reason, parent_source_id, search_indexed, ingest_started_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, format, reason, parentSourceId, new Date().toISOString()).lastInsertRowid,
+        .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, format, reason, parentSourceId, searchIndex ? 1 : 0, new Date().toISOString())
+        .lastInsertRowid,
     );
     const next = (table: string): number => db.prepare<[], { next: number }>(`SELECT coalesce(max(id), 0) + 1 AS next FROM ${table}`).get()?.next ?? 1;
     return { sourceId, firstIds: { event: next('events'), toolCall: next('tool_calls'), run: next('runs') } };
@@ -151,7 +188,7 @@ async function ingestSource(request: IngestRequest, identity: FileIdentity, adap
 
 async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMessage, { type: 'done' }>> {
   const identity = identifyFile(request.path);
-  const prepared = prepareDatabase(identity, request.cacheDir, request.format, (format) => companionIdentities(adapterNamed(format), identity.path));
+  const prepared = prepareDatabase(identity, request.cacheDir, request.format, request.searchIndex, (format) => companionIdentities(adapterNamed(format), identity.path));
   if (prepared.reusable !== null) {
     const { sourceId, companions } = prepared.reusable;
     try {
@@ -163,12 +200,12 @@ async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMe
   }
   prepared.db.close();
   const format: ChosenFormat = chooseFormat(identity, request.format);
-  const main = insertSource(prepared.dbPath, identity, format.adapter.name, format.reason, null);
+  const main = insertSource(prepared.dbPath, identity, format.adapter.name, format.reason, null, request.searchIndex);
   await ingestSource(request, identity, format.adapter, prepared.dbPath, main);
   const companions: CompanionSource[] = [];
   for (const companion of companionIdentities(format.adapter, identity.path)) {
     const reason = `opened with ${basename(identity.path)}: ${format.adapter.name} keeps this file beside it`;
-    const source = insertSource(prepared.dbPath, companion, format.adapter.name, reason, main.sourceId);
+    const source = insertSource(prepared.dbPath, companion, format.adapter.name, reason, main.sourceId, request.searchIndex);
     await ingestSource(request, companion, format.adapter, prepared.dbPath, source);
     companions.push({ path: companion.path, sourceId: source.sourceId });
   }

@@ -10,6 +10,10 @@ export const ingestRequestSchema = z.object({
   /** A format name that overrides detection (`--format`). */
   format: z.string().optional(),
   analysis: z.object({ window: z.number().int().min(1), threshold: z.number().int().min(1) }),
+  /** Whether to post each run as it is stored (`runs` messages), for a view that fills in during a long ingest. */
+  reportRuns: z.boolean(),
+  /** Whether to build the full-text search index (the app searches; `loopscope analyze` does not). */
+  searchIndex: z.boolean(),
 });
 export type IngestRequest = z.infer<typeof ingestRequestSchema>;
 
@@ -23,9 +27,38 @@ const progressSchema = z.object({
   parseErrors: z.number(),
 });
 
+/**
+ * A run's row as the ingest stored it (runs.*): what a runs table shows before the database can be
+ * read. A run is posted again, with the same id, whenever it is stored again.
+ */
+export const storedRunSchema = z.object({
+  id: z.number().int(),
+  run_id: z.string(),
+  status: z.string(),
+  status_raw: z.string(),
+  first_line: z.number().int(),
+  last_line: z.number().int(),
+  started_at: z.string().nullable(),
+  ended_at: z.string().nullable(),
+  steps: z.number().int(),
+  tool_calls: z.number().int(),
+  tool_results: z.number().int(),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+});
+export type StoredRun = z.infer<typeof storedRunSchema>;
+
+/** The source (file) a batch of stored runs belongs to. */
+export const storedRunsSchema = z.object({
+  source: z.object({ sourceId: z.number().int(), path: z.string(), format: z.string() }),
+  runs: z.array(storedRunSchema),
+});
+export type StoredRuns = z.infer<typeof storedRunsSchema>;
+
 /** From the ingest worker to the engine. */
 export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('progress'), progress: progressSchema }),
+  z.object({ type: z.literal('runs'), ...storedRunsSchema.shape }),
   z.object({
     type: z.literal('done'),
     dbPath: z.string(),
@@ -65,6 +98,7 @@ export const storeRequestSchema = z.discriminatedUnion('type', [
       ),
       runs: rowsSchema,
       steps: rowsSchema,
+      searchTexts: rowsSchema,
       analyzeRuns: z.array(z.number().int()),
     }),
   }),

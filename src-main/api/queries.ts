@@ -1,0 +1,768 @@
+/**
+ * The API's reads of a trace database: each a function of a read-only connection, the trace's
+ * scope and a parsed request, returning the response shared/api.ts describes. They run in the
+ * query worker (queryWorker.ts), never on the caller's thread; the host validates the responses.
+ *
+ * Sorting, filtering and paging happen in SQL, so a view fetches the rows around its viewport
+ * from a table of any size.
+ */
+import { basename } from 'node:path';
+import type Database from 'better-sqlite3';
+import type { ApiParsedRequest, ApiResponse, CallRow, EventRow, FindingRow, RawRecord, RunRow } from '../../shared/api';
+import type { FindingKind, Severity } from '../../shared/report';
+import type { RunStatus } from '../../shared/trace/runStatus';
+import { millisBetween, toIsoTimestamp } from '../../shared/trace/timestamps';
+import { readRawLine, SourceChangedError } from '../engine/store/rawLines';
+import { TraceFileError } from '../engine/store/traceDatabase';
+import type { RunRow as StoredRunRow } from '../engine/store/traceWriter';
+import { ApiError } from './apiError';
+import type { QueryMethod } from './queryProtocol';
+import { searchEvents } from './search';
+
+/** Which rows of the database belong to the trace, and which analysis its findings come from. */
+export interface TraceScope {
+  /** The trace file's source first, then the files opened with it. */
+  sourceIds: readonly number[];
+  /** `optionsKey` of the analysis options the host runs with. */
+  optionsKey: string;
+}
+
+type Query<M extends QueryMethod> = (db: Database.Database, scope: TraceScope, request: ApiParsedRequest<M>) => ApiResponse<M>;
+
+const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+/** A prepared statement, kept per connection: a view pages through the same few queries. */
+function prepared<Params extends unknown[], Row>(db: Database.Database, sql: string): Database.Statement<Params, Row> {
+  let cache = statementCache.get(db);
+  if (cache === undefined) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (statement === undefined) {
+    statement = db.prepare(sql);
+    cache.set(sql, statement);
+  }
+  return statement as unknown as Database.Statement<Params, Row>;
+}
+
+/** The scope's source ids as an SQL list; they are integers the host took from the engine. */
+function sourceList(scope: TraceScope): string {
+  if (!scope.sourceIds.every((id) => Number.isSafeInteger(id))) throw new Error('source ids must be integers');
+  return scope.sourceIds.join(', ');
+}
+
+/** `%text%` for LIKE, with the pattern characters of `text` escaped (ESCAPE '\'). */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+/** A stored run (less its end event) with its file and finding counts. */
+interface RunSqlRow extends Omit<StoredRunRow, 'end_event_id'> {
+  file: string;
+  format: string;
+  errors: number;
+  warnings: number;
+  infos: number;
+  kinds: string | null;
+}
+
+/** A run with its file and its finding counts for the scope's analysis; `@key` is the options key. */
+const runSelect = `
+  SELECT r.id, r.source_id, r.run_id, r.status, r.status_raw, r.end_limit, r.budgets_json, r.config_json, r.first_line, r.last_line,
+         r.started_at, r.ended_at, r.steps, r.tool_calls, r.tool_results, r.input_tokens, r.output_tokens, r.start_event_id,
+         s.path AS file, s.format,
+         (SELECT count(*) FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key AND f.severity = 'error') AS errors,
+         (SELECT count(*) FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key AND f.severity = 'warning') AS warnings,
+         (SELECT count(*) FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key AND f.severity = 'info') AS infos,
+         (SELECT group_concat(DISTINCT f.kind) FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key) AS kinds
+  FROM runs r JOIN sources s ON s.id = r.source_id`;
+
+interface ParentSqlRow {
+  id: number;
+  run_id: string;
+  call_id: string | null;
+}
+
+/**
+ * The run that started `run` (as buildReport.ts `parentOf` reads it): the one holding a tool result
+ * that names it, else — for a run of a companion file no result names — the parent file's run
+ * whose id prefixes it (`<session>/…`).
+ */
+function parentOf(db: Database.Database, scope: TraceScope, run: { run_id: string; source_id: number }): RunRow['parent'] {
+  const named = prepared<[string], ParentSqlRow>(
+    db,
+    `SELECT r.id, r.run_id, e.call_id FROM events e JOIN runs r ON r.id = e.run_pk
+     WHERE e.child_run_id = ? AND e.type = 'tool_result' AND r.source_id IN (${sourceList(scope)}) ORDER BY e.id LIMIT 1`,
+  ).get(run.run_id);
+  const parent =
+    named ??
+    prepared<[number, string], ParentSqlRow>(
+      db,
+      `SELECT r.id, r.run_id, NULL AS call_id FROM runs r JOIN sources s ON s.parent_source_id = r.source_id
+       WHERE s.id = ? AND substr(?, 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY r.first_line LIMIT 1`,
+    ).get(run.source_id, run.run_id);
+  return parent === undefined ? null : { runPk: parent.id, runId: parent.run_id, callId: parent.call_id };
+}
+
+function toRunRow(db: Database.Database, scope: TraceScope, row: RunSqlRow): RunRow {
+  return {
+    runPk: row.id,
+    runId: row.run_id,
+    file: row.file,
+    format: row.format,
+    status: row.status as RunStatus,
+    statusRaw: row.status_raw,
+    steps: row.steps,
+    toolCalls: row.tool_calls,
+    toolResults: row.tool_results,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    durationMs: millisBetween(row.started_at, row.ended_at),
+    firstLine: row.first_line,
+    lastLine: row.last_line,
+    findings: { error: row.errors, warning: row.warnings, info: row.infos },
+    findingKinds: row.kinds === null ? [] : (row.kinds.split(',').sort() as FindingKind[]),
+    parent: parentOf(db, scope, row),
+  };
+}
+
+/**
+ * ORDER BY for a runs sort; ties (and the default) go by file, then position in the file. A run
+ * without a duration sorts after those with one, either direction. liveRuns.ts sorts the same way.
+ */
+function runOrder(sort: ApiParsedRequest<'runs'>['sort'], descending: boolean): string {
+  const direction = descending ? 'DESC' : 'ASC';
+  const position = `r.source_id ${direction}, r.first_line ${direction}, r.id ${direction}`;
+  switch (sort) {
+    case 'first_line':
+      return position;
+    case 'status':
+      return `r.status ${direction}, ${position}`;
+    case 'steps':
+      return `r.steps ${direction}, ${position}`;
+    case 'tool_calls':
+      return `r.tool_calls ${direction}, ${position}`;
+    case 'tokens':
+      return `coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0) ${direction}, ${position}`;
+    case 'duration': {
+      const duration = '(julianday(r.ended_at) - julianday(r.started_at))';
+      return `${duration} IS NULL, ${duration} ${direction}, ${position}`;
+    }
+    case 'errors':
+      return `errors ${direction}, ${position}`;
+  }
+}
+
+interface SourcePathRow {
+  id: number;
+  path: string;
+}
+
+const runs: Query<'runs'> = (db, scope, request) => {
+  const conditions = [`r.source_id IN (${sourceList(scope)})`];
+  const params: Record<string, unknown> = { key: scope.optionsKey };
+  if (request.status !== undefined) {
+    conditions.push('r.status = @status');
+    params['status'] = request.status;
+  }
+  if (request.findingKind !== undefined) {
+    conditions.push('EXISTS (SELECT 1 FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key AND f.kind = @kind)');
+    params['kind'] = request.findingKind;
+  }
+  if (request.text !== undefined && request.text !== '') {
+    // The file is matched by its name, not its directories, which every run of the trace shares.
+    const needle = request.text.toLowerCase();
+    const matchingSources = prepared<[], SourcePathRow>(db, `SELECT id, path FROM sources WHERE id IN (${sourceList(scope)})`)
+      .all()
+      .filter((source) => basename(source.path).toLowerCase().includes(needle))
+      .map((source) => source.id);
+    const byFile = matchingSources.length > 0 ? ` OR r.source_id IN (${matchingSources.join(', ')})` : '';
+    conditions.push(`(r.run_id LIKE @text ESCAPE '\\' OR r.status LIKE @text ESCAPE '\\' OR r.status_raw LIKE @text ESCAPE '\\'${byFile})`);
+    params['text'] = containsPattern(request.text);
+  }
+  const where = conditions.join(' AND ');
+  const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM runs r WHERE ${where}`).get(params)?.total ?? 0;
+  const rows = prepared<[Record<string, unknown>], RunSqlRow>(
+    db,
+    `${runSelect} WHERE ${where} ORDER BY ${runOrder(request.sort, request.descending)} LIMIT @limit OFFSET @offset`,
+  ).all({ ...params, limit: request.limit, offset: request.offset });
+  return { total, offset: request.offset, rows: rows.map((row) => toRunRow(db, scope, row)) };
+};
+
+function runInScope(db: Database.Database, scope: TraceScope, runPk: number): RunSqlRow {
+  const row = prepared<[Record<string, unknown>], RunSqlRow>(db, `${runSelect} WHERE r.id = @runPk AND r.source_id IN (${sourceList(scope)})`).get({
+    key: scope.optionsKey,
+    runPk,
+  });
+  if (row === undefined) throw new ApiError('not_found', `no run ${runPk} in this trace`);
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One run: budgets, steps, children, config
+
+type BudgetUse = ApiResponse<'run'>['budgets'][number];
+
+interface RunCounters {
+  executedToolCalls: number;
+  costUsd: number;
+  maxInputTokens: number | null;
+}
+
+/** What budget counters need beyond the run's row, counted the way shared/analysis/budgets.ts counts. */
+function runCounters(db: Database.Database, runPk: number): RunCounters {
+  // A tool call counts once it ran (started or answered by a result), and only if a response issued it.
+  const executed = prepared<[number, number], { count: number }>(
+    db,
+    `SELECT count(DISTINCT e.call_id) AS count FROM events e
+     WHERE e.run_pk = ? AND e.type IN ('tool_call_start', 'tool_result') AND e.call_id IN (SELECT call_id FROM tool_calls WHERE run_pk = ?)`,
+  ).get(runPk, runPk);
+  const responses = prepared<[number], { cost: number | null; max_input: number | null }>(
+    db,
+    `SELECT sum(cost_usd) AS cost, max(input_tokens) AS max_input FROM events
+     WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))`,
+  ).get(runPk);
+  return { executedToolCalls: executed?.count ?? 0, costUsd: responses?.cost ?? 0, maxInputTokens: responses?.max_input ?? null };
+}
+
+/** The limits a budget_exceeded finding of the run names (`details.limit`, normalized by the analysis). */
+function budgetLimitsReported(db: Database.Database, scope: TraceScope, runPk: number): Set<string> {
+  const rows = prepared<[number, string], { details_json: string | null }>(
+    db,
+    `SELECT details_json FROM findings WHERE run_pk = ? AND options_key = ? AND kind = 'budget_exceeded'`,
+  ).all(runPk, scope.optionsKey);
+  const limits = new Set<string>();
+  for (const row of rows) {
+    const limit = row.details_json === null ? undefined : (JSON.parse(row.details_json) as { limit?: unknown }).limit;
+    if (typeof limit === 'string') limits.add(limit);
+  }
+  return limits;
+}
+
+function finiteNumber(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * Use against each declared budget. `exceeded` when more was used than allowed, when the run ended
+ * on that limit (runs.end_limit as declared, or as the analysis normalized it in a budget_exceeded
+ * finding — which also covers a cap reached without a final answer).
+ */
+function budgetUses(db: Database.Database, scope: TraceScope, run: RunSqlRow): BudgetUse[] {
+  if (run.budgets_json === null) return [];
+  const declared = JSON.parse(run.budgets_json) as Record<string, unknown>;
+  const counters = runCounters(db, run.id);
+  const reported = budgetLimitsReported(db, scope, run.id);
+  const uses: BudgetUse[] = [];
+  const add = (name: string, limitName: string, declaredAs: string, used: number | null, limit: number | null): void => {
+    if (used === null || limit === null) return;
+    const exceeded = used > limit || reported.has(limitName) || run.end_limit === declaredAs || run.end_limit === limitName;
+    uses.push({ name, used, limit, exceeded });
+  };
+  const turnsKey = finiteNumber(declared['max_turns']) !== null ? 'max_turns' : 'max_steps';
+  add('turns', 'max_turns', turnsKey, run.steps, finiteNumber(declared[turnsKey]));
+  add('tool_calls', 'max_tool_calls', 'max_tool_calls', counters.executedToolCalls, finiteNumber(declared['max_tool_calls']));
+  add('output_tokens', 'max_output_tokens', 'max_output_tokens', run.output_tokens ?? 0, finiteNumber(declared['max_output_tokens']));
+  add('cost_usd', 'max_cost_usd', 'max_cost_usd', counters.costUsd, finiteNumber(declared['max_cost_usd']));
+  add('context_tokens', 'max_context_tokens', 'max_context_tokens', counters.maxInputTokens, finiteNumber(declared['max_context_tokens']));
+  const absoluteDeadline = declared['deadline'];
+  const deadlineMs =
+    finiteNumber(declared['deadline_ms']) ??
+    (typeof absoluteDeadline === 'string' || typeof absoluteDeadline === 'number' ? millisBetween(run.started_at, toIsoTimestamp(absoluteDeadline)) : null);
+  const deadlineKey = finiteNumber(declared['deadline_ms']) !== null ? 'deadline_ms' : 'deadline';
+  add('deadline_ms', 'deadline', deadlineKey, millisBetween(run.started_at, run.ended_at), deadlineMs);
+  return uses;
+}
+
+/** Records this large are not parsed just to find a task in them. */
+const TASK_RECORD_MAX_BYTES = 1024 * 1024;
+
+/** The `task` of the run's start record, when the record is JSON with one (the canonical format's run_start). */
+function runTask(db: Database.Database, startEventId: number | null): string | null {
+  if (startEventId === null) return null;
+  const start = prepared<[number], { source_id: number; line: number; byte_length: number }>(db, 'SELECT source_id, line, byte_length FROM events WHERE id = ?').get(startEventId);
+  if (start === undefined || start.byte_length > TASK_RECORD_MAX_BYTES) return null;
+  let record: unknown;
+  try {
+    record = JSON.parse(readRawLine(db, start.source_id, start.line)?.bytes.toString('utf8') ?? 'null');
+  } catch {
+    // A changed file, or a record that is not one JSON value: there is no task to show.
+    return null;
+  }
+  if (typeof record !== 'object' || record === null || !('task' in record)) return null;
+  const task = (record as { task: unknown }).task;
+  if (task === null || task === undefined) return null;
+  return typeof task === 'string' ? task : JSON.stringify(task);
+}
+
+function runConfig(configJson: string | null): Record<string, unknown> | null {
+  if (configJson === null) return null;
+  const config: unknown = JSON.parse(configJson);
+  return typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : null;
+}
+
+/** The runs `run` started: those its tool results name, and companion-file runs under its id, whose parent is this run. */
+function childrenOf(db: Database.Database, scope: TraceScope, run: RunSqlRow): ApiResponse<'run'>['children'] {
+  const candidates = prepared<[Record<string, unknown>], { id: number; run_id: string; source_id: number }>(
+    db,
+    `SELECT r.id, r.run_id, r.source_id FROM runs r
+     WHERE r.source_id IN (${sourceList(scope)}) AND (
+       r.run_id IN (SELECT child_run_id FROM events WHERE run_pk = @runPk AND type = 'tool_result' AND child_run_id IS NOT NULL)
+       OR (r.source_id IN (SELECT id FROM sources WHERE parent_source_id = @sourceId) AND substr(r.run_id, 1, length(@runId) + 1) = @runId || '/'))
+     ORDER BY r.source_id, r.first_line`,
+  ).all({ runPk: run.id, sourceId: run.source_id, runId: run.run_id });
+  return candidates.flatMap((candidate) => {
+    const parent = parentOf(db, scope, candidate);
+    return parent?.runPk === run.id ? [{ runPk: candidate.id, runId: candidate.run_id, callId: parent.callId }] : [];
+  });
+}
+
+const run: Query<'run'> = (db, scope, request) => {
+  const row = runInScope(db, scope, request.runPk);
+  const steps = prepared<[number], { step: number; first_line: number; last_line: number; started_at: string | null; ended_at: string | null; events: number; response_event_id: number | null }>(
+    db,
+    'SELECT step, first_line, last_line, started_at, ended_at, events, response_event_id FROM steps WHERE run_pk = ? ORDER BY step',
+  )
+    .all(row.id)
+    .map((step) => ({
+      step: step.step,
+      firstLine: step.first_line,
+      lastLine: step.last_line,
+      startedAt: step.started_at,
+      endedAt: step.ended_at,
+      events: step.events,
+      responseEventId: step.response_event_id,
+    }));
+  return {
+    run: toRunRow(db, scope, row),
+    config: runConfig(row.config_json),
+    task: runTask(db, row.start_event_id),
+    endLimit: row.end_limit,
+    budgets: budgetUses(db, scope, row),
+    steps,
+    children: childrenOf(db, scope, row),
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+interface EventSqlRow {
+  id: number;
+  source_id: number;
+  run_pk: number;
+  line: number;
+  byte_offset: number;
+  byte_length: number;
+  type: string;
+  type_raw: string;
+  step: number | null;
+  ts: string | null;
+  call_id: string | null;
+  name: string | null;
+  outcome: string | null;
+  finish_reason: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  latency_ms: number | null;
+  result_ok: number | null;
+  error_code: string | null;
+  summary: string | null;
+}
+
+const eventColumns = `id, source_id, run_pk, line, byte_offset, byte_length, type, type_raw, step, ts, call_id, name, outcome, finish_reason,
+  input_tokens, output_tokens, latency_ms, result_ok, error_code, summary`;
+
+/** An event the loop logged under its own type whose name says it carries a user's or harness's prompt. */
+const INPUT_TYPE_RAW = /user|human|prompt|input|instruction|task/i;
+
+/**
+ * The timeline lane of an event: what went into the model (the run's start, each model request,
+ * and unknown events whose own type names a user/prompt/input message) is `input`; responses and
+ * streamed fragments are `model`; a call being executed or refused is `call`; its result is
+ * `result`; the run's end and any other event is `other`.
+ */
+export function laneOf(type: string, typeRaw: string): EventRow['lane'] {
+  switch (type) {
+    case 'run_start':
+    case 'model_request':
+      return 'input';
+    case 'model_response':
+    case 'stream_fragment':
+      return 'model';
+    case 'tool_call_start':
+    case 'tool_call_not_executed':
+      return 'call';
+    case 'tool_result':
+      return 'result';
+    case 'unknown':
+      return INPUT_TYPE_RAW.test(typeRaw) ? 'input' : 'other';
+    default:
+      return 'other';
+  }
+}
+
+function toEventRow(row: EventSqlRow): EventRow {
+  return {
+    eventId: row.id,
+    sourceId: row.source_id,
+    line: row.line,
+    type: row.type,
+    typeRaw: row.type_raw,
+    step: row.step,
+    ts: row.ts,
+    callId: row.call_id,
+    name: row.name,
+    outcome: row.outcome,
+    finishReason: row.finish_reason,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    latencyMs: row.latency_ms,
+    resultOk: row.result_ok === null ? null : row.result_ok === 1,
+    errorCode: row.error_code,
+    summary: row.summary,
+    lane: laneOf(row.type, row.type_raw),
+  };
+}
+
+const runEvents: Query<'runEvents'> = (db, scope, request) => {
+  const row = runInScope(db, scope, request.runPk);
+  const total = prepared<[number], { total: number }>(db, 'SELECT count(*) AS total FROM events WHERE run_pk = ?').get(row.id)?.total ?? 0;
+  const rows = prepared<[number, number, number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE run_pk = ? ORDER BY id LIMIT ? OFFSET ?`).all(
+    row.id,
+    request.limit,
+    request.offset,
+  );
+  return { total, offset: request.offset, rows: rows.map(toEventRow) };
+};
+
+function eventInScope(db: Database.Database, scope: TraceScope, eventId: number): EventSqlRow {
+  const row = prepared<[number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE id = ? AND source_id IN (${sourceList(scope)})`).get(eventId);
+  if (row === undefined) throw new ApiError('not_found', `no event ${eventId} in this trace`);
+  return row;
+}
+
+const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
+  const event = eventInScope(db, scope, request.eventId);
+  const index = prepared<[number, number], { index: number }>(db, 'SELECT count(*) AS "index" FROM events WHERE run_pk = ? AND id < ?').get(event.run_pk, event.id)?.index ?? 0;
+  return { runPk: event.run_pk, index };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Raw records
+
+interface LineLocation {
+  line: number;
+  offset: number;
+  length: number;
+}
+
+/** The longest prefix of `bytes` within `maxBytes` that does not split a UTF-8 character. */
+function cutAtCharacter(bytes: Buffer, maxBytes: number): Buffer {
+  if (bytes.length <= maxBytes) return bytes;
+  let end = maxBytes;
+  // Continuation bytes are 10xxxxxx: step back to the start of the character the cut falls in.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+/**
+ * The record of `location` as the file holds it now: its text (invalid UTF-8 replaced, a CRLF
+ * line's `\r` left out, cut at `maxBytes`), or `stale` with no text when the file changed or is gone
+ * since it was ingested.
+ */
+function rawRecord(db: Database.Database, sourceId: number, location: LineLocation, maxBytes: number): RawRecord {
+  const file = prepared<[number], { path: string }>(db, 'SELECT path FROM sources WHERE id = ?').get(sourceId)?.path ?? '';
+  const base = { file, line: location.line, offset: location.offset, length: location.length };
+  let bytes: Buffer;
+  try {
+    const raw = readRawLine(db, sourceId, location.line);
+    if (raw === null) throw new ApiError('not_found', `nothing was recorded for line ${location.line} of ${file}`);
+    bytes = raw.bytes;
+  } catch (error) {
+    if (error instanceof SourceChangedError || error instanceof TraceFileError) return { ...base, text: '', truncated: false, stale: true };
+    throw error;
+  }
+  const kept = cutAtCharacter(bytes, maxBytes);
+  const truncated = kept.length < bytes.length;
+  const text = utf8.decode(kept);
+  return { ...base, text: !truncated && text.endsWith('\r') ? text.slice(0, -1) : text, truncated, stale: false };
+}
+
+const rawLine: Query<'rawLine'> = (db, scope, request) => {
+  if (!scope.sourceIds.includes(request.sourceId)) throw new ApiError('not_found', `no source ${request.sourceId} in this trace`);
+  const location = prepared<[number, number, number, number, number, number], { byte_offset: number; byte_length: number }>(
+    db,
+    `SELECT byte_offset, byte_length FROM events WHERE source_id = ? AND line = ?
+     UNION ALL SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ?
+     UNION ALL SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ?
+     LIMIT 1`,
+  ).get(request.sourceId, request.line, request.sourceId, request.line, request.sourceId, request.line);
+  if (location === undefined) throw new ApiError('not_found', `nothing was recorded for line ${request.line} (a blank line, or past the end of the file)`);
+  return rawRecord(db, request.sourceId, { line: request.line, offset: location.byte_offset, length: location.byte_length }, request.maxBytes);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+
+interface CallSqlRow {
+  run_pk: number;
+  run_id: string;
+  event_id: number;
+  call_index: number;
+  call_id: string;
+  name: string;
+  step: number | null;
+  line: number;
+  args_summary: string | null;
+  args_error: string | null;
+  state: CallRow['state'];
+  answer_event_id: number | null;
+  error_code: string | null;
+  answer_type: string | null;
+  answer_latency_ms: number | null;
+  answer_ts: string | null;
+  issued_ts: string | null;
+}
+
+/**
+ * Each call with its run, how it was answered, and the result's error code and latency (as the
+ * result logged it, else the time between the call and its result).
+ */
+const callSelect = `
+  SELECT c.run_pk, r.run_id, c.event_id, c.call_index, c.call_id, c.name, c.step, c.line, c.args_summary, c.args_error, c.state, c.answer_event_id,
+         a.error_code, a.type AS answer_type, a.latency_ms AS answer_latency_ms, a.ts AS answer_ts, i.ts AS issued_ts
+  FROM calls c JOIN runs r ON r.id = c.run_pk JOIN events i ON i.id = c.event_id LEFT JOIN events a ON a.id = c.answer_event_id`;
+
+function toCallRow(row: CallSqlRow): CallRow {
+  return {
+    runPk: row.run_pk,
+    runId: row.run_id,
+    eventId: row.event_id,
+    callIndex: row.call_index,
+    callId: row.call_id,
+    name: row.name,
+    step: row.step,
+    line: row.line,
+    argsSummary: row.args_summary,
+    argsError: row.args_error,
+    state: row.state,
+    answerEventId: row.answer_event_id,
+    errorCode: row.error_code,
+    // A call marked not executed has no latency: nothing ran.
+    latencyMs: row.answer_type === 'tool_result' ? (row.answer_latency_ms ?? millisBetween(row.issued_ts, row.answer_ts)) : null,
+  };
+}
+
+const calls: Query<'calls'> = (db, scope, request) => {
+  const scopeConditions = [`r.source_id IN (${sourceList(scope)})`];
+  const params: Record<string, unknown> = {};
+  if (request.runPk !== undefined) {
+    scopeConditions.push('r.id = @runPk');
+    params['runPk'] = request.runPk;
+  }
+  const conditions = [...scopeConditions];
+  if (request.name !== undefined) {
+    conditions.push('c.name = @name');
+    params['name'] = request.name;
+  }
+  if (request.state !== undefined) {
+    conditions.push('c.state = @state');
+    params['state'] = request.state;
+  }
+  const where = conditions.join(' AND ');
+  const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM calls c JOIN runs r ON r.id = c.run_pk WHERE ${where}`).get(params)?.total ?? 0;
+  const rows = prepared<[Record<string, unknown>], CallSqlRow>(db, `${callSelect} WHERE ${where} ORDER BY c.id LIMIT @limit OFFSET @offset`).all({
+    ...params,
+    limit: request.limit,
+    offset: request.offset,
+  });
+  // The tool names of the whole scope (trace or run), for a filter that offers every tool.
+  const names = prepared<[Record<string, unknown>], { name: string }>(
+    db,
+    `SELECT DISTINCT c.name FROM tool_calls c JOIN runs r ON r.id = c.run_pk WHERE ${scopeConditions.join(' AND ')} ORDER BY c.name`,
+  )
+    .all(request.runPk === undefined ? {} : { runPk: request.runPk })
+    .map((row) => row.name);
+  return { total, offset: request.offset, rows: rows.map(toCallRow), names };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Findings
+
+interface FindingSqlRow {
+  id: number;
+  run_pk: number;
+  run_id: string;
+  kind: FindingKind;
+  severity: Severity;
+  step: number | null;
+  call_id: string | null;
+  line: number | null;
+  event_id: number | null;
+  message: string;
+  details_json: string | null;
+}
+
+/** A finding with its run and the first event of the run on the finding's line. */
+const findingSelect = `
+  SELECT f.id, f.run_pk, r.run_id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details_json,
+         (SELECT e.id FROM events e WHERE e.source_id = f.source_id AND e.line = f.line AND e.run_pk = f.run_pk ORDER BY e.id LIMIT 1) AS event_id
+  FROM findings f JOIN runs r ON r.id = f.run_pk`;
+
+function toFindingRow(row: FindingSqlRow): FindingRow {
+  return {
+    findingId: row.id,
+    runPk: row.run_pk,
+    runId: row.run_id,
+    kind: row.kind,
+    severity: row.severity,
+    step: row.step,
+    callId: row.call_id,
+    line: row.line,
+    eventId: row.event_id,
+    message: row.message,
+    details: row.details_json === null ? null : (JSON.parse(row.details_json) as Record<string, unknown>),
+  };
+}
+
+const severityOrder = `CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`;
+
+const findings: Query<'findings'> = (db, scope, request) => {
+  const scopeConditions = [`f.source_id IN (${sourceList(scope)})`, 'f.options_key = @key'];
+  const params: Record<string, unknown> = { key: scope.optionsKey };
+  if (request.runPk !== undefined) {
+    scopeConditions.push('f.run_pk = @runPk');
+    params['runPk'] = request.runPk;
+  }
+  const conditions = [...scopeConditions];
+  if (request.kind !== undefined) {
+    conditions.push('f.kind = @kind');
+    params['kind'] = request.kind;
+  }
+  if (request.severity !== undefined) {
+    conditions.push('f.severity = @severity');
+    params['severity'] = request.severity;
+  }
+  const where = conditions.join(' AND ');
+  const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM findings f WHERE ${where}`).get(params)?.total ?? 0;
+  const rows = prepared<[Record<string, unknown>], FindingSqlRow>(
+    db,
+    `${findingSelect} WHERE ${where} ORDER BY r.source_id, r.first_line, f.id LIMIT @limit OFFSET @offset`,
+  ).all({ ...params, limit: request.limit, offset: request.offset });
+  const scopeParams = request.runPk === undefined ? { key: scope.optionsKey } : { key: scope.optionsKey, runPk: request.runPk };
+  const groups = prepared<[Record<string, unknown>], { kind: FindingKind; severity: Severity; count: number }>(
+    db,
+    `SELECT kind, severity, count(*) AS count FROM findings f WHERE ${scopeConditions.join(' AND ')} GROUP BY kind, severity ORDER BY ${severityOrder}, kind`,
+  ).all(scopeParams);
+  return { total, offset: request.offset, rows: rows.map(toFindingRow), groups };
+};
+
+// ---------------------------------------------------------------------------------------------
+// One event, in full
+
+const event: Query<'event'> = (db, scope, request) => {
+  const row = eventInScope(db, scope, request.eventId);
+  const runId = prepared<[number], { run_id: string }>(db, 'SELECT run_id FROM runs WHERE id = ?').get(row.run_pk)?.run_id ?? '';
+  // Lines folded into an event are the ones after its line, up to the next line that is an event,
+  // that produced no event of their own (absorbed_lines).
+  const nextEventLine =
+    prepared<[number, number], { line: number | null }>(db, 'SELECT min(line) AS line FROM events WHERE source_id = ? AND line > ?').get(row.source_id, row.line)?.line ?? null;
+  const absorbedLines = prepared<[number, number, number | null, number | null], { line: number }>(
+    db,
+    'SELECT line FROM absorbed_lines WHERE source_id = ? AND line > ? AND (? IS NULL OR line < ?) ORDER BY line',
+  )
+    .all(row.source_id, row.line, nextEventLine, nextEventLine)
+    .map((absorbed) => absorbed.line);
+  const issued = prepared<[number], CallSqlRow>(db, `${callSelect} WHERE c.event_id = ? ORDER BY c.call_index`).all(row.id).map(toCallRow);
+  const anchored = prepared<[number, number, string], FindingSqlRow>(
+    db,
+    `${findingSelect} WHERE f.run_pk = ? AND f.line = ? AND f.options_key = ? ORDER BY f.id`,
+  )
+    .all(row.run_pk, row.line, scope.optionsKey)
+    .map(toFindingRow);
+  return {
+    event: toEventRow(row),
+    runPk: row.run_pk,
+    runId,
+    record: rawRecord(db, row.source_id, { line: row.line, offset: row.byte_offset, length: row.byte_length }, request.maxBytes),
+    absorbedLines,
+    calls: issued,
+    findings: anchored,
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parse errors
+
+const parseErrors: Query<'parseErrors'> = (db, scope, request) => {
+  const where = `p.source_id IN (${sourceList(scope)})`;
+  const total = prepared<[], { total: number }>(db, `SELECT count(*) AS total FROM parse_errors p WHERE ${where}`).get()?.total ?? 0;
+  const rows = prepared<
+    [number, number],
+    { source_id: number; file: string; line: number; byte_offset: number; byte_length: number; message: string; excerpt: string; loaded: number }
+  >(
+    db,
+    `SELECT p.source_id, s.path AS file, p.line, p.byte_offset, p.byte_length, p.message, p.excerpt, p.loaded
+     FROM parse_errors p JOIN sources s ON s.id = p.source_id WHERE ${where} ORDER BY p.source_id, p.line LIMIT ? OFFSET ?`,
+  ).all(request.limit, request.offset);
+  return {
+    total,
+    offset: request.offset,
+    rows: rows.map((row) => ({
+      sourceId: row.source_id,
+      file: row.file,
+      line: row.line,
+      offset: row.byte_offset,
+      length: row.byte_length,
+      message: row.message,
+      excerpt: row.excerpt,
+      loaded: row.loaded === 1,
+    })),
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// The trace as a whole
+
+export interface SourceSummary {
+  format: string;
+  formatReason: string;
+  /** Sizes and counts over the trace's files. */
+  bytes: number;
+  events: number;
+  parseErrors: number;
+}
+
+/** The format and counts of an ingested trace: a reused ingest reports no progress, so its summary comes from here. */
+export function sourceSummary(db: Database.Database, scope: TraceScope): SourceSummary {
+  const main = prepared<[number], { format: string; format_reason: string }>(db, 'SELECT format, format_reason FROM sources WHERE id = ?').get(scope.sourceIds[0] ?? -1);
+  if (main === undefined) throw new Error('the trace source is missing from its database');
+  const totals = prepared<[], { bytes: number; events: number; parse_errors: number }>(
+    db,
+    `SELECT sum(bytes) AS bytes, sum(events) AS events, sum(parse_errors) AS parse_errors FROM sources WHERE id IN (${sourceList(scope)})`,
+  ).get();
+  return { format: main.format, formatReason: main.format_reason, bytes: totals?.bytes ?? 0, events: totals?.events ?? 0, parseErrors: totals?.parse_errors ?? 0 };
+}
+
+export const queries: { [M in QueryMethod]: Query<M> } = {
+  runs,
+  run,
+  runEvents,
+  eventPosition,
+  event,
+  calls,
+  findings,
+  parseErrors,
+  rawLine,
+  // A trace's database holds only the trace's own files, so the search needs no scope.
+  search: (db, _scope, request) => searchEvents(db, request),
+};

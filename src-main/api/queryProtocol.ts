@@ -1,0 +1,37 @@
+/** Messages between the API host and its query worker, validated on arrival. */
+import { z } from 'zod';
+import type { ApiMethod } from '../../shared/api';
+
+/** The API methods answered from a trace database (the others are the host's own: traces, dialogs, recent files). */
+export const queryMethods = ['runs', 'run', 'runEvents', 'eventPosition', 'event', 'calls', 'findings', 'parseErrors', 'rawLine', 'search'] as const satisfies readonly ApiMethod[];
+export type QueryMethod = (typeof queryMethods)[number];
+
+export function isQueryMethod(method: ApiMethod): method is QueryMethod {
+  return (queryMethods as readonly string[]).includes(method);
+}
+
+/** The trace a query reads: its database and the scope of its rows. */
+export const queryTraceSchema = z.object({
+  dbPath: z.string().min(1),
+  sourceIds: z.array(z.number().int()).min(1),
+  optionsKey: z.string(),
+});
+export type QueryTrace = z.infer<typeof queryTraceSchema>;
+
+/** From the host to the worker. */
+export const queryRequestSchema = z.discriminatedUnion('kind', [
+  /** An API method answered from the database; `request` is parsed again with the method's schema. */
+  z.object({ kind: z.literal('api'), id: z.number().int(), method: z.enum(queryMethods), trace: queryTraceSchema, request: z.unknown() }),
+  /** The format and counts of an ingested trace (for its summary). */
+  z.object({ kind: z.literal('summary'), id: z.number().int(), trace: queryTraceSchema }),
+  /** Close the connection to a database that is about to be rewritten (a reload); answered once closed. */
+  z.object({ kind: z.literal('release'), id: z.number().int(), dbPath: z.string() }),
+]);
+export type QueryRequest = z.infer<typeof queryRequestSchema>;
+
+/** From the worker to the host: a result, or an error with an API error code. */
+export const queryReplySchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), id: z.number().int(), result: z.unknown() }),
+  z.object({ ok: z.literal(false), id: z.number().int(), code: z.string(), message: z.string() }),
+]);
+export type QueryReply = z.infer<typeof queryReplySchema>;

@@ -1,0 +1,57 @@
+/**
+ * The query worker: every SQLite read of the API happens here, on its own thread, so the caller's
+ * event loop (the Electron main thread) never waits for a query. One read-only connection per
+ * trace database, opened on first use and kept until the host releases it.
+ */
+import { parentPort } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+import { apiMethods } from '../../shared/api';
+import { openDatabase } from '../engine/store/traceDatabase';
+import { asApiError, invalidRequest } from './apiError';
+import { queries, sourceSummary, type TraceScope } from './queries';
+import { queryRequestSchema, type QueryMethod, type QueryReply, type QueryTrace } from './queryProtocol';
+
+const connections = new Map<string, Database.Database>();
+
+function connection(dbPath: string): Database.Database {
+  let db = connections.get(dbPath);
+  if (db === undefined) {
+    db = openDatabase(dbPath, { readonly: true });
+    connections.set(dbPath, db);
+  }
+  return db;
+}
+
+function release(dbPath: string): void {
+  connections.get(dbPath)?.close();
+  connections.delete(dbPath);
+}
+
+function scopeOf(trace: QueryTrace): TraceScope {
+  return { sourceIds: trace.sourceIds, optionsKey: trace.optionsKey };
+}
+
+function answer<M extends QueryMethod>(method: M, trace: QueryTrace, request: unknown): unknown {
+  const parsed = apiMethods[method].request.safeParse(request);
+  if (!parsed.success) throw invalidRequest(method, parsed.error);
+  const query = queries[method] as (db: Database.Database, scope: TraceScope, request: unknown) => unknown;
+  return query(connection(trace.dbPath), scopeOf(trace), parsed.data);
+}
+
+function reply(message: QueryReply): void {
+  parentPort?.postMessage(message);
+}
+
+parentPort?.on('message', (raw: unknown) => {
+  const message = queryRequestSchema.parse(raw);
+  try {
+    let result: unknown = null;
+    if (message.kind === 'api') result = answer(message.method, message.trace, message.request);
+    else if (message.kind === 'summary') result = sourceSummary(connection(message.trace.dbPath), scopeOf(message.trace));
+    else release(message.dbPath);
+    reply({ ok: true, id: message.id, result });
+  } catch (error) {
+    const failure = asApiError(error);
+    reply({ ok: false, id: message.id, code: failure.code, message: failure.message });
+  }
+});

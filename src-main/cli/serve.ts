@@ -1,0 +1,78 @@
+/**
+ * The UI served to a browser: an API host for the files (no opening of other paths) behind the
+ * HTTP server, with the built renderer as its pages. Used by `loopscope serve`, and by
+ * `loopscope open` where the desktop app cannot start.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { version } from '../../package.json';
+import { createApiHost } from '../api/apiHost';
+import { startServer } from '../server/httpServer';
+
+/** The built renderer, beside out/main/ where this file is bundled. */
+const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
+
+export interface ServeOptions {
+  cacheDir?: string;
+  /** 0 or absent: a free port. */
+  port?: number;
+}
+
+export interface ServingFiles {
+  /** `http://127.0.0.1:PORT/<token>/`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Why serving could not start, for the user (a port already taken). */
+export class ServeError extends Error {}
+
+function untilInterrupted(): Promise<void> {
+  return new Promise((resolveSignal) => {
+    process.once('SIGINT', () => resolveSignal());
+    process.once('SIGTERM', () => resolveSignal());
+  });
+}
+
+/**
+ * Serves the files, prints where, and keeps serving until SIGINT/SIGTERM, then closes. Used by
+ * `loopscope serve` and by `loopscope open` where the desktop app cannot start.
+ */
+export async function serveUntilInterrupted(files: readonly string[], options: ServeOptions): Promise<void> {
+  let serving;
+  try {
+    serving = await serveFiles(files, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ServeError(`port ${options.port} is already in use; choose another with --port, or leave it out for a free one`);
+    throw error;
+  }
+  process.stdout.write(`Loopscope is serving ${files.length} file${files.length === 1 ? '' : 's'} at ${serving.url}\n`);
+  await untilInterrupted();
+  await serving.close();
+}
+
+/** Opens the files (ingest goes on in the background; the page shows its progress) and starts serving. */
+export async function serveFiles(files: readonly string[], options: ServeOptions): Promise<ServingFiles> {
+  if (!existsSync(join(rendererDir, 'index.html'))) throw new Error(`the UI is not built (${rendererDir} has no index.html); run \`npm run build\` first`);
+  const apiHost = createApiHost({
+    shell: 'browser',
+    version,
+    canOpenPaths: false,
+    ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+  });
+  try {
+    for (const file of files) await apiHost.open(file);
+    const server = await startServer({ apiHost, assetsDir: rendererDir, ...(options.port !== undefined ? { port: options.port } : {}) });
+    return {
+      url: server.url,
+      close: async () => {
+        await server.close();
+        await apiHost.close();
+      },
+    };
+  } catch (error) {
+    await apiHost.close();
+    throw error;
+  }
+}

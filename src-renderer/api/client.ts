@@ -1,0 +1,74 @@
+/**
+ * The renderer's `LoopscopeApi`, over whichever transport the page was started with: the Electron
+ * preload bridge (`window.loopscope`) or HTTP to `loopscope serve`. Both carry the same
+ * `{method, request}` → response exchange; every response is validated with its zod schema here,
+ * so the views only ever see data the contract describes.
+ */
+import { apiErrorSchema, apiMethods, type ApiMethod, type ApiResponse, type LoopscopeApi, type LoopscopeBridge } from '../../shared/api';
+
+/** An API failure the views show: `code` is machine-readable, `message` is for the user. */
+export class ApiError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+  }
+}
+
+type Transport = (method: ApiMethod, request: unknown) => Promise<unknown>;
+
+function bridgeTransport(bridge: LoopscopeBridge): Transport {
+  return async (method, request) => {
+    const reply = await bridge.call(method, request);
+    const failure = apiErrorSchema.safeParse(reply);
+    if (failure.success) throw new ApiError(failure.data.error.code, failure.data.error.message);
+    return reply;
+  };
+}
+
+/** `api/<method>` relative to the page, whose URL ends in `/<token>/`: the token stays in every request. */
+function httpTransport(): Transport {
+  return async (method, request) => {
+    let response: Response;
+    try {
+      response = await fetch(`api/${method}`, {
+        method: 'POST',
+        body: JSON.stringify(request),
+        headers: { 'content-type': 'application/json' },
+      });
+    } catch {
+      throw new ApiError('unreachable', 'The Loopscope server is not answering. Is `loopscope serve` still running? Start it again and reload this page.');
+    }
+    const body: unknown = await response.json().catch(() => undefined);
+    if (response.ok) return body;
+    const failure = apiErrorSchema.safeParse(body);
+    if (failure.success) throw new ApiError(failure.data.error.code, failure.data.error.message);
+    throw new ApiError(`http_${response.status}`, `The Loopscope server answered ${response.status} ${response.statusText} to ${method}.`);
+  };
+}
+
+async function call<M extends ApiMethod>(transport: Transport, method: M, request: unknown): Promise<ApiResponse<M>> {
+  const schemas = apiMethods[method];
+  const reply = await transport(method, schemas.request.parse(request));
+  const parsed = schemas.response.safeParse(reply);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ApiError('invalid_response', `The answer to ${method} does not match the API contract (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'unknown mismatch'}).`);
+  }
+  return parsed.data as ApiResponse<M>;
+}
+
+/** The API over the Electron bridge when the preload exposed one, else over HTTP. */
+export function createApiClient(bridge: LoopscopeBridge | undefined = window.loopscope): LoopscopeApi {
+  const transport = bridge ? bridgeTransport(bridge) : httpTransport();
+  const methods = Object.keys(apiMethods) as ApiMethod[];
+  return Object.fromEntries(methods.map((method) => [method, (request: unknown) => call(transport, method, request)])) as LoopscopeApi;
+}
+
+/** What to tell the user about any failure: the API's own message, or the error's. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

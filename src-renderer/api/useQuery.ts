@@ -1,0 +1,38 @@
+import { useEffect, useState } from 'react';
+import type { LoopscopeApi } from '../../shared/api';
+import { useApi } from './ApiContext';
+
+export type QueryState<T> =
+  | { status: 'loading'; data?: T }
+  | { status: 'error'; error: unknown; data?: T }
+  | { status: 'ready'; data: T };
+
+/**
+ * Loads `load(api)` whenever `key` changes (the key names everything the request depends on, so
+ * no dependency list can go stale). The previous data stays visible while the next loads, so a
+ * refresh does not blank the view; an answer that arrives after the key moved on is dropped.
+ */
+export function useQuery<T>(key: string | null, load: (api: LoopscopeApi) => Promise<T>): QueryState<T> {
+  const api = useApi();
+  const [state, setState] = useState<{ key: string | null; query: QueryState<T> }>({ key, query: { status: 'loading' } });
+
+  useEffect(() => {
+    if (key === null) return;
+    let current = true;
+    load(api).then(
+      (data) => {
+        if (current) setState({ key, query: { status: 'ready', data } });
+      },
+      (error: unknown) => {
+        if (current) setState((previous) => ({ key, query: { status: 'error', error, data: previous.query.data } }));
+      },
+    );
+    return () => {
+      current = false;
+    };
+    // `key` stands for everything `load` reads, so `load` itself is not a dependency.
+  }, [api, key]);
+
+  if (state.key !== key && state.query.status !== 'loading') return { status: 'loading', data: state.query.data };
+  return state.query;
+}

@@ -1,0 +1,50 @@
+import { formatCount } from '../../shared/formatCount';
+
+export { formatCount };
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+export function formatTokens(input: number | null, output: number | null): string {
+  if (input === null && output === null) return '—';
+  return `${input === null ? '—' : formatCount(input)} / ${output === null ? '—' : formatCount(output)}`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** `file` without its directory, for narrow columns (the full path is on hover). */
+export function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}
+
+/** A colour hue for a call id, so a call and its result share a colour across the timeline. */
+export function callHue(callId: string): number {
+  let hash = 2166136261;
+  for (let index = 0; index < callId.length; index += 1) {
+    hash ^= callId.charCodeAt(index);
+    hash = Math.imul(hash, 16777619);
+  }
+  return (hash >>> 0) % 360;
+}
+
+/** `finding_kind` → "finding kind". */
+export function humanize(identifier: string): string {
+  return identifier.replace(/_/g, ' ');
+}

@@ -1,0 +1,67 @@
+import { createContext, useEffect, useRef } from 'react';
+
+/** Every shortcut, for the `?` dialog: the single list of what the keys do. */
+export const shortcutList: readonly { keys: string[]; action: string }[] = [
+  { keys: ['j', '↓'], action: 'Next step (in a run); next row (in a list)' },
+  { keys: ['k', '↑'], action: 'Previous step (in a run); previous row (in a list)' },
+  { keys: ['n'], action: 'Next finding in the run' },
+  { keys: ['p'], action: 'Previous finding in the run' },
+  { keys: ['Enter'], action: 'Open the selected event (in a run); open the selected run (in the runs table)' },
+  { keys: ['Esc'], action: 'Back: close the event, then leave the run' },
+  { keys: ['Ctrl+F', '⌘F'], action: 'Search the whole trace (the data, not only the rows on screen)' },
+  { keys: ['d'], action: 'Reserved: compare a request with the previous one (coming in a later version)' },
+  { keys: ['?'], action: 'Show this list' },
+];
+
+/** Keys typed into a field are text, not commands. */
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  if (target instanceof HTMLInputElement) return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(target.type);
+  return false;
+}
+
+/** The name a handler is registered under: `j`, `ArrowDown`, `Enter`, `Escape`, `?`, `mod+f`. */
+function keyName(event: KeyboardEvent): string | null {
+  const mod = event.ctrlKey || event.metaKey;
+  if (mod && !event.altKey && event.key.toLowerCase() === 'f') return 'mod+f';
+  if (mod || event.altKey) return null;
+  return event.key;
+}
+
+export type ShortcutHandlers = Partial<Record<string, (event: KeyboardEvent) => void>>;
+
+/**
+ * Registers window-level shortcuts while the component is mounted. Shortcuts are inactive while
+ * typing in a field and inside a modal dialog (the dialog owns its keys); `mod+f` works
+ * everywhere, since the browser's own find would search only the rows on screen.
+ */
+export function useShortcuts(handlers: ShortcutHandlers): void {
+  const current = useRef(handlers);
+  useEffect(() => {
+    current.current = handlers;
+  });
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.defaultPrevented) return;
+      const name = keyName(event);
+      if (name === null) return;
+      const handler = current.current[name];
+      if (!handler) return;
+      if (name !== 'mod+f') {
+        if (isTyping(event.target)) return;
+        if (event.target instanceof Element && event.target.closest('dialog')) return;
+        // Enter on a focused link or button activates it, as everywhere else.
+        if (name === 'Enter' && event.target instanceof Element && event.target.closest('a, button')) return;
+      }
+      event.preventDefault();
+      handler(event);
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+}
+
+/** Opens the `?` dialog from a button (the App provides it). */
+export const ShowShortcutsContext = createContext<() => void>(() => undefined);

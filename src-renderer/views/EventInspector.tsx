@@ -1,0 +1,228 @@
+/**
+ * One event in full: its original record as a JSON tree, its normalized fields, the calls it
+ * issued and the findings on it, and the original line (file name and line number) exactly as the
+ * file holds it, control characters made visible.
+ */
+import { useState } from 'react';
+import type { ApiResponse, EventRow, RawRecord } from '../../shared/api';
+import { useQuery } from '../api/useQuery';
+import { CallStateBadge, SeverityBadge } from '../components/Badges';
+import { baseName, formatBytes, formatDuration, humanize } from '../components/format';
+import { JsonTree } from '../components/JsonTree';
+import { RawLineToggle } from '../components/RawLine';
+import { Failure, Loading } from '../components/States';
+import { VisibleText } from '../components/VisibleText';
+import { formatRoute, routes } from '../navigation/route';
+
+/** What the inspector reads of a record at first; "show all" asks for up to the API's maximum. */
+const firstBytes = 1024 * 1024;
+const allBytes = 64 * 1024 * 1024;
+
+export function EventInspector({ traceId, eventId, onClose }: { traceId: string; eventId: number; onClose: () => void }) {
+  const [maxBytes, setMaxBytes] = useState(firstBytes);
+  const detail = useQuery(`event:${traceId}:${eventId}:${maxBytes}`, (api) => api.event({ traceId, eventId, maxBytes }));
+  return (
+    <aside className="inspector" data-testid="event-inspector" data-event-id={eventId} data-state={detail.status} aria-label="Event inspector">
+      <header className="inspector-header">
+        <h2>Event</h2>
+        <button type="button" className="icon-button" onClick={onClose} title="Close (Esc)" aria-label="Close the event">
+          ✕
+        </button>
+      </header>
+      {detail.status === 'loading' && <Loading what="the event" />}
+      {detail.status === 'error' && <Failure what="the event" error={detail.error} />}
+      {detail.status === 'ready' && <EventDetail traceId={traceId} detail={detail.data} onShowAll={() => setMaxBytes(allBytes)} />}
+    </aside>
+  );
+}
+
+function EventDetail({ traceId, detail, onShowAll }: { traceId: string; detail: ApiResponse<'event'>; onShowAll: () => void }) {
+  const { event, record } = detail;
+  return (
+    <div className="inspector-body">
+      <h3 className="inspector-title">
+        {humanize(event.type)}
+        {event.typeRaw !== event.type && (
+          <span className="muted">
+            {' '}
+            (written as <VisibleText text={event.typeRaw} />)
+          </span>
+        )}
+      </h3>
+      {detail.findings.length > 0 && (
+        <section>
+          <h4>Findings here</h4>
+          <ul className="plain-list">
+            {detail.findings.map((finding) => (
+              <li key={finding.findingId} data-testid="inspector-finding" data-kind={finding.kind}>
+                <SeverityBadge severity={finding.severity} /> <strong>{humanize(finding.kind)}</strong> <VisibleText text={finding.message} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section>
+        <h4>Normalized fields</h4>
+        <NormalizedFields event={event} />
+      </section>
+      {detail.calls.length > 0 && (
+        <section>
+          <h4>Tool calls issued</h4>
+          <ul className="plain-list">
+            {detail.calls.map((call) => (
+              <li key={call.callIndex}>
+                <strong>
+                  <VisibleText text={call.name} />
+                </strong>{' '}
+                <CallStateBadge state={call.state} errorCode={call.errorCode} /> <code className="muted">{<VisibleText text={call.callId} />}</code>
+                {call.answerEventId !== null && (
+                  <>
+                    {' '}
+                    <a href={formatRoute(routes.run(traceId, detail.runPk, { eventId: call.answerEventId }))}>→ {call.state === 'unexecuted' ? 'not-executed mark' : 'result'}</a>
+                  </>
+                )}
+                {(call.argsError ?? call.argsSummary) !== null && (
+                  <div className="wrap-text">
+                    <VisibleText text={call.argsError ?? call.argsSummary ?? ''} />
+                  </div>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {record === null ? (
+        <p className="muted">This event has no record of its own in the file.</p>
+      ) : (
+        <RecordView traceId={traceId} sourceId={event.sourceId} record={record} absorbedLines={detail.absorbedLines} onShowAll={onShowAll} />
+      )}
+    </div>
+  );
+}
+
+function NormalizedFields({ event }: { event: EventRow }) {
+  const fields: [string, string][] = [
+    ['step', event.step === null ? '—' : String(event.step)],
+    ['line', String(event.line)],
+    ['time', event.ts ?? '—'],
+    ['lane', event.lane],
+  ];
+  const optional: [string, string | null][] = [
+    ['call id', event.callId],
+    ['name', event.name],
+    ['outcome', event.outcome],
+    ['finish reason', event.finishReason],
+    ['input tokens', event.inputTokens === null ? null : String(event.inputTokens)],
+    ['output tokens', event.outputTokens === null ? null : String(event.outputTokens)],
+    ['latency', event.latencyMs === null ? null : formatDuration(event.latencyMs)],
+    ['result', event.resultOk === null ? null : event.resultOk ? 'ok' : 'error'],
+    ['error code', event.errorCode],
+    ['summary', event.summary],
+  ];
+  for (const [name, value] of optional) if (value !== null) fields.push([name, value]);
+  return (
+    <dl className="fields" data-testid="normalized-fields">
+      {fields.map(([name, value]) => (
+        <div key={name} className="field">
+          <dt>{name}</dt>
+          <dd className="wrap-text">
+            <VisibleText text={value} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function parseRecord(record: RawRecord): { ok: true; value: unknown } | { ok: false } {
+  if (record.truncated || record.stale) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(record.text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function RecordView({
+  traceId,
+  sourceId,
+  record,
+  absorbedLines,
+  onShowAll,
+}: {
+  traceId: string;
+  sourceId: number;
+  record: RawRecord;
+  absorbedLines: number[];
+  onShowAll: () => void;
+}) {
+  const parsed = parseRecord(record);
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = () => {
+    const text = parsed.ok ? JSON.stringify(parsed.value, null, 2) : record.text;
+    navigator.clipboard.writeText(text).then(
+      () => setCopied('Copied'),
+      () => setCopied('The clipboard refused: select the raw line and copy it instead'),
+    );
+  };
+  return (
+    <>
+      <section>
+        <div className="section-heading">
+          <h4>Original record</h4>
+          <button type="button" onClick={copy} disabled={record.stale} data-testid="copy-json">
+            Copy as JSON
+          </button>
+          {copied !== null && (
+            <span className="muted" role="status">
+              {copied}
+            </span>
+          )}
+        </div>
+        {record.stale && (
+          <div className="banner banner-warning" role="alert">
+            The file changed (or is gone) since it was read, so its bytes no longer match this event. Reload the trace to read it again.
+          </div>
+        )}
+        {record.truncated && (
+          <div className="banner banner-warning">
+            This record is longer than {formatBytes(record.text.length)}; only its start is shown.{' '}
+            <button type="button" className="link-button" onClick={onShowAll}>
+              show all ({formatBytes(record.length)})
+            </button>
+          </div>
+        )}
+        {parsed.ok && <JsonTree value={parsed.value} />}
+      </section>
+      <section>
+        <h4>
+          Raw line —{' '}
+          <span title={record.file} data-testid="raw-line-location">
+            <VisibleText text={baseName(record.file)} />:{record.line}
+          </span>{' '}
+          <span className="muted">
+            (byte {record.offset}, {formatBytes(record.length)})
+          </span>
+        </h4>
+        {!record.stale && (
+          <pre className="raw-line" data-testid="raw-line">
+            <VisibleText text={record.text} />
+            {record.truncated && '…'}
+          </pre>
+        )}
+        {absorbedLines.length > 0 && (
+          <>
+            <p className="muted">Lines folded into this event:</p>
+            <ul className="plain-list">
+              {absorbedLines.map((line) => (
+                <li key={line}>
+                  line {line} <RawLineToggle traceId={traceId} sourceId={sourceId} line={line} />
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,157 @@
+/**
+ * Every finding of the trace, grouped by kind and severity (errors first), each a link to the exact
+ * run, step and event. A group lists its findings a page at a time.
+ */
+import { useState } from 'react';
+import { z } from 'zod';
+import type { CallRow, FindingRow } from '../../shared/api';
+import { severityRank, type FindingKind, type Severity } from '../../shared/report';
+import { fetchAll } from '../api/fetchAll';
+import { useQuery } from '../api/useQuery';
+import { CallStateBadge, SeverityBadge } from '../components/Badges';
+import { formatCount, formatDuration, humanize } from '../components/format';
+import { Empty, Failure, Loading } from '../components/States';
+import { VisibleText } from '../components/VisibleText';
+import { formatRoute, routes } from '../navigation/route';
+import { findingRoute } from './runModel';
+
+const groupPageSize = 100;
+
+export function FindingsView({ traceId, revision }: { traceId: string; revision: number }) {
+  const overview = useQuery(`findingGroups:${traceId}:${revision}`, (api) => api.findings({ traceId, limit: 1 }));
+  if (overview.status === 'loading') return <Loading what="the findings" />;
+  if (overview.status === 'error') return <Failure what="the findings" error={overview.error} />;
+  const groups = [...overview.data.groups].sort((a, b) => severityRank[b.severity] - severityRank[a.severity] || a.kind.localeCompare(b.kind));
+  if (groups.length === 0) {
+    return (
+      <section className="findings-view" data-testid="findings-view" data-state="ready">
+        <Empty title="No findings in this trace.">Every call got its result, no budget was exceeded, and every run ended. Parse errors, if any, are listed under Parse errors.</Empty>
+      </section>
+    );
+  }
+  return (
+    <section className="findings-view scroll-pane" data-testid="findings-view" data-state="ready">
+      <p className="muted">
+        {formatCount(overview.data.total)} finding{overview.data.total === 1 ? '' : 's'} in {groups.length} group{groups.length === 1 ? '' : 's'}.
+      </p>
+      {groups.map((group) => (
+        <FindingGroup key={`${group.kind}:${group.severity}`} traceId={traceId} revision={revision} kind={group.kind} severity={group.severity} count={group.count} />
+      ))}
+    </section>
+  );
+}
+
+function FindingGroup({ traceId, revision, kind, severity, count }: { traceId: string; revision: number; kind: FindingKind; severity: Severity; count: number }) {
+  const [pages, setPages] = useState(1);
+  const [open, setOpen] = useState(severity !== 'info');
+  const shown = Math.min(count, pages * groupPageSize);
+  return (
+    <section className={`finding-group severity-${severity}`} data-testid="finding-group" data-kind={kind} data-severity={severity}>
+      <h3>
+        <button type="button" className="group-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? '▾' : '▸'} <SeverityBadge severity={severity} /> {humanize(kind)} <span className="muted">({formatCount(count)})</span>
+        </button>
+      </h3>
+      {open && (
+        <>
+          <ul className="finding-list">
+            {Array.from({ length: Math.ceil(shown / groupPageSize) }, (_, page) => (
+              <FindingPage key={page} traceId={traceId} revision={revision} kind={kind} severity={severity} offset={page * groupPageSize} />
+            ))}
+          </ul>
+          {shown < count && (
+            <button type="button" className="link-button" onClick={() => setPages(pages + 1)}>
+              Show {formatCount(Math.min(groupPageSize, count - shown))} more of {formatCount(count - shown)}
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function FindingPage({ traceId, revision, kind, severity, offset }: { traceId: string; revision: number; kind: FindingKind; severity: Severity; offset: number }) {
+  const page = useQuery(`findings:${traceId}:${revision}:${kind}:${severity}:${offset}`, (api) => api.findings({ traceId, kind, severity, offset, limit: groupPageSize }));
+  if (page.status === 'loading') return <Loading what="findings" />;
+  if (page.status === 'error') return <Failure what="findings" error={page.error} />;
+  return (
+    <>
+      {page.data.rows.map((finding) => (
+        <FindingItem key={finding.findingId} traceId={traceId} finding={finding} />
+      ))}
+    </>
+  );
+}
+
+function FindingItem({ traceId, finding }: { traceId: string; finding: FindingRow }) {
+  return (
+    <li className="finding-item" data-testid="finding-item" data-kind={finding.kind} data-severity={finding.severity} data-run-id={finding.runId}>
+      <a href={formatRoute(findingRoute(traceId, finding))} className="finding-link" data-testid="finding-link">
+        <VisibleText text={finding.runId} />
+        {finding.step !== null && ` · step ${finding.step}`}
+        {finding.line !== null && ` · line ${finding.line}`}
+      </a>
+      <div className="finding-message wrap-text">
+        <VisibleText text={finding.message} />
+      </div>
+      {finding.kind === 'repeated_action' && <RepeatedCalls traceId={traceId} finding={finding} />}
+    </li>
+  );
+}
+
+const repeatedActionDetails = z.object({
+  name: z.string(),
+  arguments: z.string().nullable().optional(),
+  calls: z.array(z.object({ call_id: z.string(), step: z.number().nullable(), line: z.number() })),
+});
+
+/** The repeated calls side by side: same tool and arguments, and what each returned. */
+function RepeatedCalls({ traceId, finding }: { traceId: string; finding: FindingRow }) {
+  const details = repeatedActionDetails.safeParse(finding.details);
+  const name = details.success ? details.data.name : null;
+  const calls = useQuery(name === null ? null : `repeatedCalls:${traceId}:${finding.runPk}:${name}`, (api) =>
+    fetchAll((offset, limit) => api.calls({ traceId, runPk: finding.runPk, name: name ?? undefined, offset, limit })),
+  );
+  if (!details.success) return null;
+  const byCall = new Map<string, CallRow>();
+  if (calls.status === 'ready') for (const call of calls.data) if (!byCall.has(call.callId)) byCall.set(call.callId, call);
+  return (
+    <div className="repeated-calls" data-testid="repeated-calls">
+      {details.data.calls.map((repeated, index) => {
+        const call = byCall.get(repeated.call_id);
+        return (
+          <div key={`${repeated.call_id}:${repeated.line}`} className="repeated-call" data-testid="repeated-call">
+            <div className="repeated-call-title">
+              <strong>#{index + 1}</strong> <VisibleText text={details.data.name} /> · step {repeated.step ?? '—'} · line {repeated.line}
+            </div>
+            <div className="wrap-text mono">
+              <VisibleText text={call?.argsSummary ?? details.data.arguments ?? ''} />
+            </div>
+            {call && (
+              <div>
+                <CallStateBadge state={call.state} errorCode={call.errorCode} />
+                {call.latencyMs !== null && <span className="muted"> {formatDuration(call.latencyMs)}</span>}
+                {call.answerEventId !== null && <ResultPreview traceId={traceId} eventId={call.answerEventId} runPk={call.runPk} />}
+              </div>
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function ResultPreview({ traceId, eventId, runPk }: { traceId: string; eventId: number; runPk: number }) {
+  // The event's summary is what the comparison needs; the record itself stays on disk.
+  const result = useQuery(`resultPreview:${traceId}:${eventId}`, (api) => api.event({ traceId, eventId, maxBytes: 1 }));
+  return (
+    <div className="result-preview">
+      <a href={formatRoute(routes.run(traceId, runPk, { eventId }))}>result</a>
+      {result.status === 'ready' && result.data.event.summary !== null && (
+        <div className="wrap-text mono">
+          <VisibleText text={result.data.event.summary} />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,340 @@
+/**
+ * A run, step by step: the header (terminal state, budget use, findings), the timeline, and the
+ * event inspector. The cursor is in the URL (`/step/<n>` or `/event/<id>`), so a reload or a link
+ * lands on the same event; the keyboard moves it (j/k steps, n/p findings, Enter, Esc).
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
+import { useApi } from '../api/ApiContext';
+import { errorMessage } from '../api/client';
+import { fetchAll } from '../api/fetchAll';
+import { usePagedRows, type PagedRows } from '../api/usePagedRows';
+import { useQuery } from '../api/useQuery';
+import { SeverityBadge, StatusBadge } from '../components/Badges';
+import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { Failure, Loading } from '../components/States';
+import { VisibleText, visibleText } from '../components/VisibleText';
+import { useShortcuts } from '../keyboard/shortcuts';
+import { formatRoute, routes, type Route } from '../navigation/route';
+import { navigate } from '../navigation/useRoute';
+import { EventInspector } from './EventInspector';
+import { findingRoute, indexCalls, indexFindings, type RunFindings } from './runModel';
+import { FindingMarker, Timeline } from './Timeline';
+import { lastListRoute } from './lastListRoute';
+
+type RunRoute = Extract<Route, { view: 'run' }>;
+type RunDetail = ApiResponse<'run'>;
+type Step = RunDetail['steps'][number];
+
+const eventPageSize = 500;
+
+/** Where the cursor is: an index in the run's event list and, once its page is loaded, the event. */
+interface Cursor {
+  index: number;
+  event: EventRow | undefined;
+}
+
+export function RunView({ route, revision }: { route: RunRoute; revision: number }) {
+  const api = useApi();
+  const { traceId, runPk } = route;
+  const runKey = `${traceId}:${runPk}:${revision}`;
+  const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
+  const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
+  const calls = useQuery(`runCalls:${runKey}`, (client) => fetchAll((offset, limit) => client.calls({ traceId, runPk, offset, limit })));
+  const events = usePagedRows(`events:${traceId}:${runPk}`, revision, (offset, limit) => api.runEvents({ traceId, runPk, offset, limit }), eventPageSize);
+
+  const callIndex = useMemo(() => indexCalls(calls.status === 'ready' ? calls.data : []), [calls]);
+  const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
+  const steps = run.status === 'ready' ? run.data.steps : null;
+
+  const { cursor, failure: cursorFailure } = useCursor(route, events, steps);
+  const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
+  useEffect(() => setActiveFindingId(null), [runPk]);
+  const inspectorOpen = route.eventId !== null;
+
+  // Moving the cursor by any other means than n/p ends the walk through findings: n then goes on from the cursor.
+  const goToEvent = useCallback(
+    (event: EventRow) => {
+      setActiveFindingId(null);
+      navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId }));
+    },
+    [traceId, runPk],
+  );
+  const goToFinding = useCallback(
+    (finding: FindingRow) => {
+      setActiveFindingId(finding.findingId);
+      navigate(findingRoute(traceId, finding));
+    },
+    [traceId],
+  );
+
+  // The step the keys move from: the last one asked for, so a held key walks on before each jump lands.
+  const pendingStep = useRef<number | null>(null);
+  useEffect(() => {
+    pendingStep.current = null;
+  }, [route.step, route.eventId]);
+  const moveStep = (direction: 1 | -1) => {
+    if (steps === null || steps.length === 0) return;
+    const current = pendingStep.current ?? route.step ?? cursor?.event?.step ?? null;
+    const target =
+      current === null
+        ? direction === 1
+          ? steps[0]
+          : undefined
+        : direction === 1
+          ? steps.find((step) => step.step > current)
+          : steps.findLast((step) => step.step < current);
+    if (target === undefined) return;
+    pendingStep.current = target.step;
+    setActiveFindingId(null);
+    if (!inspectorOpen) {
+      navigate(routes.run(traceId, runPk, { step: target.step }));
+      return;
+    }
+    // The inspector follows the cursor: find the step's first event to show it.
+    void firstIndexOfStep(events, target).then(async (index) => {
+      const event = index === null ? undefined : await events.load(index);
+      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId }));
+    });
+  };
+  const moveFinding = (direction: 1 | -1) => {
+    const ordered = findingIndex.ordered;
+    if (ordered.length === 0) return;
+    const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
+    const line = cursor?.event?.line ?? null;
+    let next: FindingRow | undefined;
+    if (active !== -1) next = ordered[active + direction];
+    else if (direction === 1) next = line === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= line);
+    else next = line === null ? undefined : ordered.findLast((finding) => finding.line !== null && finding.line < line);
+    if (next) goToFinding(next);
+  };
+  useShortcuts({
+    j: () => moveStep(1),
+    ArrowDown: () => moveStep(1),
+    k: () => moveStep(-1),
+    ArrowUp: () => moveStep(-1),
+    n: () => moveFinding(1),
+    p: () => moveFinding(-1),
+    Enter: () => {
+      if (cursor?.event) goToEvent(cursor.event);
+    },
+    Escape: () => {
+      if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step }));
+      else navigate(lastListRoute(traceId));
+    },
+    // Reserved for the request diff of a later version: claimed so it does nothing else meanwhile.
+    d: () => undefined,
+  });
+
+  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step })), [traceId, runPk, cursor, route.step]);
+
+  if (run.status === 'error') return <Failure what="this run" error={run.error} />;
+  // While another run loads, the previous one's data must not stand in for it.
+  if (run.data === undefined || run.data.run.runPk !== runPk) return <Loading what="the run" />;
+  const detail = run.data;
+  const ready = run.status === 'ready' && findings.status === 'ready' && calls.status === 'ready' && events.total !== null && events.fresh;
+  return (
+    <section className="run-view" data-testid="run-view" data-state={ready ? 'ready' : 'loading'} data-run-id={detail.run.runId} data-cursor-index={cursor?.index ?? ''}>
+      <RunHeader traceId={traceId} detail={detail} findings={findingIndex} activeFindingId={activeFindingId} onSelectFinding={goToFinding} />
+      {findings.status === 'error' && <Failure what="the run's findings" error={findings.error} />}
+      {calls.status === 'error' && <Failure what="the run's tool calls" error={calls.error} />}
+      {events.error !== null && <Failure what="the run's events" error={new Error(events.error)} />}
+      {cursorFailure !== null && <Failure what="the event this link points to" error={new Error(cursorFailure)} />}
+      <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
+        <Timeline
+          traceId={traceId}
+          runPk={runPk}
+          events={events}
+          calls={callIndex}
+          findings={findingIndex}
+          cursorIndex={cursor?.index ?? null}
+          activeFindingId={activeFindingId}
+          onSelectEvent={goToEvent}
+          onSelectFinding={goToFinding}
+        />
+        {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} />}
+      </div>
+    </section>
+  );
+}
+
+/**
+ * The index of a step's first event: the first event at or after the step's first line. Events are
+ * listed in file order, so this is a binary search over pages (each probe loads at most one page,
+ * and pages stay cached), never a read of the whole run.
+ */
+async function firstIndexOfStep(events: PagedRows<EventRow>, step: Step): Promise<number | null> {
+  const head = await events.load(0);
+  if (head === undefined || events.total === null) return null;
+  let low = 0;
+  let high = events.total;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    const row = await events.load(middle);
+    if (row === undefined) return null;
+    if (row.line < step.firstLine) low = middle + 1;
+    else high = middle;
+  }
+  return Math.min(low, events.total - 1);
+}
+
+/**
+ * The cursor the route asks for: `/event/<id>` puts it on that event (found with `eventPosition`),
+ * `/step/<n>` on the step's first event, unless it already sits in that step (closing the
+ * inspector keeps it where it was).
+ */
+function useCursor(route: RunRoute, events: PagedRows<EventRow>, steps: readonly Step[] | null): { cursor: Cursor | null; failure: string | null } {
+  const api = useApi();
+  const [position, setPosition] = useState<{ runPk: number; index: number } | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const eventsRef = useRef(events);
+  useEffect(() => {
+    eventsRef.current = events;
+  });
+  const { traceId, runPk, eventId, step } = route;
+  const current = position?.runPk === runPk ? position : null;
+  const currentEvent = current === null ? undefined : events.rowAt(current.index);
+
+  useEffect(() => {
+    let active = true;
+    setFailure(null);
+    const place = (index: number | null) => {
+      if (active && index !== null) setPosition({ runPk, index });
+    };
+    if (eventId !== null) {
+      if (currentEvent?.eventId === eventId) return;
+      api.eventPosition({ traceId, eventId }).then(
+        (found) => {
+          if (!active) return;
+          // A link to an event of another run (a sub-agent's result): go to that run.
+          if (found.runPk !== runPk) navigate(routes.run(traceId, found.runPk, { eventId }), { replace: true });
+          else place(found.index);
+        },
+        (error: unknown) => active && setFailure(errorMessage(error)),
+      );
+    } else if (step !== null && steps !== null) {
+      if (currentEvent !== undefined && currentEvent.step === step) return;
+      const target = steps.find((candidate) => candidate.step === step);
+      if (target) void firstIndexOfStep(eventsRef.current, target).then(place);
+    }
+    return () => {
+      active = false;
+    };
+    // currentEvent is read only to skip a jump that is already done; it must not trigger one.
+  }, [api, traceId, runPk, eventId, step, steps]);
+
+  return { cursor: current === null ? null : { index: current.index, event: currentEvent }, failure };
+}
+
+function budgetLabel(name: string): string {
+  return humanize(name.replace(/_ms$/, '').replace(/_usd$/, ' (USD)'));
+}
+
+function RunHeader({
+  traceId,
+  detail,
+  findings,
+  activeFindingId,
+  onSelectFinding,
+}: {
+  traceId: string;
+  detail: RunDetail;
+  findings: RunFindings;
+  activeFindingId: number | null;
+  onSelectFinding: (finding: FindingRow) => void;
+}) {
+  const { run } = detail;
+  return (
+    <header className="run-header" data-testid="run-header">
+      <div className="run-title">
+        <a href={formatRoute(lastListRoute(traceId))} className="back-link" title="Back to the list (Esc)">
+          ← Back
+        </a>
+        <h2>
+          <VisibleText text={run.runId} />
+        </h2>
+        <StatusBadge status={run.status} raw={run.statusRaw} />
+        <span className="muted" data-testid="status-raw">
+          {run.statusRaw === '' ? (
+            'no terminal status was written'
+          ) : (
+            <>
+              written as “<VisibleText text={run.statusRaw} />”
+            </>
+          )}
+        </span>
+      </div>
+      <div className="run-facts">
+        <span>{formatCount(run.steps)} steps</span>
+        <span>
+          {formatCount(run.toolCalls)} tool calls, {formatCount(run.toolResults)} results
+        </span>
+        <span>tokens {formatTokens(run.inputTokens, run.outputTokens)}</span>
+        <span>{formatDuration(run.durationMs)}</span>
+        <span title={run.file}>
+          <VisibleText text={baseName(run.file)} /> lines {run.firstLine}–{run.lastLine} · {run.format}
+        </span>
+        {detail.endLimit !== null && (
+          <span className="budget-exceeded">
+            stopped on <VisibleText text={detail.endLimit} />
+          </span>
+        )}
+      </div>
+      {detail.budgets.length > 0 && (
+        <div className="budgets">
+          {detail.budgets.map((budget) => (
+            <span key={budget.name} className={`budget ${budget.exceeded ? 'budget-exceeded' : ''}`} data-testid="budget" data-exceeded={budget.exceeded}>
+              {budgetLabel(budget.name)} {formatCount(budget.used)}/{formatCount(budget.limit)}
+              {budget.exceeded && ' — budget exceeded'}
+            </span>
+          ))}
+        </div>
+      )}
+      {detail.task !== null && (
+        <p className="run-task" title={visibleText(detail.task)}>
+          <span className="muted">Task: </span>
+          <VisibleText text={detail.task} />
+        </p>
+      )}
+      {(run.parent !== null || detail.children.length > 0) && (
+        <div className="run-family">
+          {run.parent !== null && (
+            <span>
+              Started by{' '}
+              <a href={formatRoute(routes.run(traceId, run.parent.runPk))}>
+                <VisibleText text={run.parent.runId} />
+              </a>
+            </span>
+          )}
+          {detail.children.length > 0 && (
+            <span>
+              Sub-agents:{' '}
+              {detail.children.map((child) => (
+                <a key={child.runPk} href={formatRoute(routes.run(traceId, child.runPk))} className="child-link">
+                  <VisibleText text={child.runId} />
+                </a>
+              ))}
+            </span>
+          )}
+        </div>
+      )}
+      {findings.ordered.length > 0 && (
+        <div className="run-findings" data-testid="run-findings">
+          <span className="muted">Findings (n / p):</span>
+          {findings.ordered.map((finding) => (
+            <FindingMarker key={finding.findingId} finding={finding} active={finding.findingId === activeFindingId} onSelect={onSelectFinding} />
+          ))}
+        </div>
+      )}
+      {findings.ofRun.length > 0 && (
+        <ul className="plain-list run-level-findings">
+          {findings.ofRun.map((finding) => (
+            <li key={finding.findingId}>
+              <SeverityBadge severity={finding.severity} /> <VisibleText text={finding.message} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,372 @@
+/**
+ * Traces and runs: one row per run, windowed (only the pages around the viewport are fetched with
+ * `runs` offset/limit), sorted and filtered by the server, refreshed while the trace is ingested.
+ */
+import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState, type Updater } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { runSortSchema, type RunRow } from '../../shared/api';
+import { findingKindSchema, type FindingKind } from '../../shared/report';
+import { runStatusSchema, type RunStatus } from '../../shared/trace/runStatus';
+import { useApi } from '../api/ApiContext';
+import { usePagedRows } from '../api/usePagedRows';
+import { FindingCounts, runHasErrors, StatusBadge } from '../components/Badges';
+import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { Empty, Failure } from '../components/States';
+import { VisibleText } from '../components/VisibleText';
+import { useShortcuts } from '../keyboard/shortcuts';
+import { formatRoute, routes, type RouteParams } from '../navigation/route';
+import { navigate } from '../navigation/useRoute';
+
+type RunSort = (typeof runSortSchema.options)[number];
+
+interface WindowRow {
+  index: number;
+  run: RunRow;
+}
+
+const features = tableFeatures({
+  rowSortingFeature,
+  columnMeta: {} as { sort: RunSort | null; className: string },
+  /** `findingsPending`: the trace is still being ingested, so finding counts are not known yet. */
+  tableMeta: {} as { findingsPending: boolean },
+});
+const column = createColumnHelper<typeof features, WindowRow>();
+
+const columns = column.columns([
+  column.accessor((row) => row.run.runId, {
+    id: 'run',
+    header: 'Run',
+    meta: { sort: 'first_line', className: 'col-run' },
+    cell: (info) => {
+      const { run } = info.row.original;
+      return (
+        <span className="run-id" title={`${run.runId}\nlines ${run.firstLine}–${run.lastLine}`}>
+          {run.parent !== null && <span className="muted">↳ </span>}
+          <VisibleText text={run.runId} />
+        </span>
+      );
+    },
+  }),
+  column.accessor((row) => row.run.status, {
+    id: 'status',
+    header: 'Status',
+    meta: { sort: 'status', className: 'col-status' },
+    cell: (info) => <StatusBadge status={info.row.original.run.status} raw={info.row.original.run.statusRaw} />,
+  }),
+  column.accessor((row) => row.run.steps, {
+    id: 'steps',
+    header: 'Steps',
+    meta: { sort: 'steps', className: 'col-number' },
+    cell: (info) => formatCount(info.row.original.run.steps),
+  }),
+  column.accessor((row) => row.run.toolCalls, {
+    id: 'toolCalls',
+    header: 'Tool calls',
+    meta: { sort: 'tool_calls', className: 'col-number' },
+    cell: (info) => {
+      const { run } = info.row.original;
+      return <span title={`${run.toolResults} results`}>{formatCount(run.toolCalls)}</span>;
+    },
+  }),
+  column.accessor((row) => (row.run.inputTokens ?? 0) + (row.run.outputTokens ?? 0), {
+    id: 'tokens',
+    header: 'Tokens in / out',
+    meta: { sort: 'tokens', className: 'col-number' },
+    cell: (info) => formatTokens(info.row.original.run.inputTokens, info.row.original.run.outputTokens),
+  }),
+  column.accessor((row) => row.run.durationMs, {
+    id: 'duration',
+    header: 'Duration',
+    meta: { sort: 'duration', className: 'col-number' },
+    cell: (info) => formatDuration(info.row.original.run.durationMs),
+  }),
+  column.accessor((row) => row.run.findings.error, {
+    id: 'findings',
+    header: 'Findings',
+    meta: { sort: 'errors', className: 'col-findings' },
+    cell: (info) =>
+      info.table.options.meta?.findingsPending ? (
+        <span className="muted" title="Findings are counted when reading is done">
+          …
+        </span>
+      ) : (
+        <FindingCounts findings={info.row.original.run.findings} />
+      ),
+  }),
+  column.accessor((row) => row.run.file, {
+    id: 'file',
+    header: 'File · format',
+    meta: { sort: null, className: 'col-file' },
+    enableSorting: false,
+    cell: (info) => {
+      const { run } = info.row.original;
+      return (
+        <span title={run.file}>
+          <VisibleText text={baseName(run.file)} /> <span className="muted">· {run.format}</span>
+        </span>
+      );
+    },
+  }),
+]);
+
+const sortByColumn = new Map(columns.map((definition) => [definition.id, definition.meta?.sort ?? null]));
+const columnBySort = new Map([...sortByColumn].filter(([, sort]) => sort !== null).map(([id, sort]) => [sort, id]));
+
+const rowHeight = 40;
+const pageSize = 200;
+
+function parseFilters(params: RouteParams) {
+  const status = runStatusSchema.safeParse(params.status);
+  const kind = findingKindSchema.safeParse(params.kind);
+  const sort = runSortSchema.safeParse(params.sort);
+  return {
+    status: status.success ? status.data : undefined,
+    findingKind: kind.success ? kind.data : undefined,
+    text: params.text ?? '',
+    sort: sort.success ? sort.data : ('first_line' as const),
+    descending: params.desc === '1',
+  };
+}
+
+export function RunsTable({ traceId, params, revision, ingesting }: { traceId: string; params: RouteParams; revision: number; ingesting: boolean }) {
+  const api = useApi();
+  const filters = parseFilters(params);
+  const setParams = useCallback(
+    (changes: Record<string, string | undefined>) => {
+      const next: Record<string, string> = {};
+      for (const [key, value] of Object.entries({ ...params, ...changes })) if (value !== undefined && value !== '') next[key] = value;
+      navigate(routes.trace(traceId, 'runs', next), { replace: true });
+    },
+    [params, traceId],
+  );
+
+  const request = { traceId, status: filters.status, findingKind: filters.findingKind, text: filters.text || undefined, sort: filters.sort, descending: filters.descending };
+  const identity = JSON.stringify(request);
+  const runs = usePagedRows(identity, revision, (offset, limit) => api.runs({ ...request, offset, limit }), pageSize);
+
+  const sorting: SortingState = [{ id: columnBySort.get(filters.sort) ?? 'run', desc: filters.descending }];
+  const onSortingChange = (updater: Updater<SortingState>) => {
+    const next = (typeof updater === 'function' ? updater(sorting) : updater)[0];
+    const sort = next ? sortByColumn.get(next.id) : null;
+    setParams({ sort: sort ?? undefined, desc: next?.desc ? '1' : undefined });
+  };
+
+  const scrollElement = useRef<HTMLDivElement>(null);
+  const count = runs.total ?? 0;
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollElement.current,
+    estimateSize: () => rowHeight,
+    overscan: 10,
+    // The sticky header row sits above the rows in the same scroll box: a row scrolled to the bottom edge must clear it.
+    scrollPaddingEnd: rowHeight,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+  const { want, rowAt, revision: rowsRevision } = runs;
+  useEffect(() => {
+    if (count > 0) want(first, last);
+  }, [want, first, last, count]);
+
+  // The rows on screen are the table's data: it never holds the whole list.
+  const data = useMemo(() => {
+    const rows: WindowRow[] = [];
+    for (let index = first; index <= last && index < count; index += 1) {
+      const run = rowAt(index);
+      if (run) rows.push({ index, run });
+    }
+    return rows;
+    // rowsRevision: a page arrived, so rowAt may return more.
+  }, [first, last, count, rowAt, rowsRevision]);
+
+  const table = useTable({
+    features,
+    columns,
+    data,
+    getRowId: (row) => String(row.run.runPk),
+    state: { sorting },
+    onSortingChange,
+    meta: { findingsPending: ingesting },
+    manualSorting: true,
+    enableMultiSort: false,
+    // There is always an order (file order by default): a header click flips it, never removes it.
+    enableSortingRemoval: false,
+  });
+  const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
+
+  // The keyboard's row: none until j/k is pressed.
+  const [selected, setSelected] = useState<number | null>(null);
+  useEffect(() => setSelected(null), [identity]);
+  const open = (index: number | null) => {
+    const run = index === null ? undefined : rowAt(index);
+    if (run) navigate(routes.run(traceId, run.runPk));
+  };
+  const move = (delta: number) => {
+    if (count === 0) return;
+    const next = selected === null ? 0 : Math.min(count - 1, Math.max(0, selected + delta));
+    setSelected(next);
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+  };
+  useShortcuts({ j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1), Enter: () => open(selected) });
+
+  const shown = runs.total !== null && (count === 0 || rowAt(first) !== undefined);
+  useEffect(() => {
+    if (!shown) return;
+    document.body.dataset.ready = 'true';
+    performance.mark('loopscope:runs-shown');
+  }, [shown]);
+
+  const state = runs.error !== null ? 'error' : shown && runs.fresh && !ingesting ? 'ready' : 'loading';
+  const filtered = filters.status !== undefined || filters.findingKind !== undefined || filters.text !== '';
+  return (
+    <section className="runs-view" data-testid="runs-view" data-state={state} data-total={runs.total ?? ''}>
+      <RunFilters status={filters.status} findingKind={filters.findingKind} text={filters.text} total={runs.total} onChange={setParams} />
+      {runs.error !== null && <Failure what="the runs" error={new Error(runs.error)} />}
+      <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Runs" aria-rowcount={count}>
+        <div className="grid-row grid-header runs-grid" role="row">
+          {table.getHeaderGroups()[0]?.headers.map((header) => {
+            const sorted = header.column.getIsSorted();
+            const canSort = header.column.columnDef.meta?.sort != null;
+            return (
+              <div
+                key={header.id}
+                role="columnheader"
+                className={`grid-cell ${header.column.columnDef.meta?.className ?? ''}`}
+                aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
+              >
+                {canSort ? (
+                  <button type="button" className="sort-button" onClick={header.column.getToggleSortingHandler()} data-testid={`sort-${header.id}`}>
+                    <table.FlexRender header={header} />
+                    <span className="sort-indicator">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
+                  </button>
+                ) : (
+                  <table.FlexRender header={header} />
+                )}
+              </div>
+            );
+          })}
+        </div>
+        <div className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const row = rowsByIndex.get(item.index);
+            if (!row) return <div key={item.key} className="grid-row runs-grid row-placeholder" style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
+            return (
+              <RunGridRow
+                key={row.id}
+                run={row.original.run}
+                top={item.start}
+                selected={item.index === selected}
+                findingsPending={ingesting}
+                cells={row.getAllCells().map((cell) => (
+                  <div key={cell.id} role="cell" className={`grid-cell ${cell.column.columnDef.meta?.className ?? ''}`}>
+                    <table.FlexRender cell={cell} />
+                  </div>
+                ))}
+                href={formatRoute(routes.run(traceId, row.original.run.runPk))}
+              />
+            );
+          })}
+        </div>
+        {runs.total === 0 && (
+          <Empty title={filtered ? 'No run matches these filters.' : ingesting ? 'No runs yet.' : 'This trace has no runs.'}>
+            {filtered ? (
+              <button type="button" className="link-button" onClick={() => setParams({ status: undefined, kind: undefined, text: undefined })}>
+                Clear the filters
+              </button>
+            ) : ingesting ? (
+              'Runs appear here as the file is read.'
+            ) : (
+              <>
+                No line of the file became an event of a run. See <a href={formatRoute(routes.trace(traceId, 'parse-errors'))}>Parse errors</a> for what could not be read.
+              </>
+            )}
+          </Empty>
+        )}
+      </div>
+    </section>
+  );
+}
+
+interface RunGridRowProps {
+  run: RunRow;
+  top: number;
+  selected: boolean;
+  /** What the cells show besides the run (the table's meta). */
+  findingsPending: boolean;
+  cells: ReactNode;
+  href: string;
+}
+
+/** A row is a link to its run (click, middle-click, keyboard); its cells are a function of the run and the table's meta only. */
+const RunGridRow = memo(function RunGridRow({ run, top, selected, cells, href }: RunGridRowProps) {
+  return (
+    <a
+      href={href}
+      className={`grid-row runs-grid run-row ${runHasErrors(run) ? 'row-error' : ''} ${selected ? 'row-selected' : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+      role="row"
+      data-testid="run-row"
+      data-run-id={run.runId}
+      data-run-pk={run.runPk}
+      data-status={run.status}
+      data-errors={run.findings.error}
+    >
+      {cells}
+    </a>
+  );
+}, (previous, next) =>
+  previous.run === next.run && previous.top === next.top && previous.selected === next.selected && previous.findingsPending === next.findingsPending && previous.href === next.href,
+);
+
+function RunFilters({
+  status,
+  findingKind,
+  text,
+  total,
+  onChange,
+}: {
+  status: RunStatus | undefined;
+  findingKind: FindingKind | undefined;
+  text: string;
+  total: number | null;
+  onChange: (changes: Record<string, string | undefined>) => void;
+}) {
+  const [draft, setDraft] = useState(text);
+  useEffect(() => setDraft(text), [text]);
+  // Typing filters after a pause, not on every key: each change is a request.
+  useEffect(() => {
+    if (draft === text) return;
+    const timer = window.setTimeout(() => onChange({ text: draft || undefined }), 250);
+    return () => window.clearTimeout(timer);
+  }, [draft, text, onChange]);
+  return (
+    <div className="filters" role="group" aria-label="Filter runs">
+      <ChoiceFilter label="Status" value={status} options={runStatusSchema.options} onSelect={(value) => onChange({ status: value })} testId="filter-status" />
+      <ChoiceFilter label="Finding" value={findingKind} options={findingKindSchema.options} onSelect={(value) => onChange({ kind: value })} testId="filter-kind" />
+      <label>
+        Text{' '}
+        <input type="text" value={draft} placeholder="run id, file or status" onChange={(event) => setDraft(event.target.value)} data-testid="filter-text" maxLength={500} />
+      </label>
+      <span className="muted filters-total">{total === null ? '' : `${formatCount(total)} run${total === 1 ? '' : 's'}`}</span>
+    </div>
+  );
+}
+
+/** A filter over a fixed set of values, "any" meaning no filter. */
+function ChoiceFilter(props: { label: string; value: string | undefined; options: readonly string[]; onSelect: (value: string | undefined) => void; testId: string }) {
+  return (
+    <label>
+      {props.label}{' '}
+      <select value={props.value ?? ''} onChange={(event) => props.onSelect(event.target.value || undefined)} data-testid={props.testId}>
+        <option value="">any</option>
+        {props.options.map((option) => (
+          <option key={option} value={option}>
+            {humanize(option)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

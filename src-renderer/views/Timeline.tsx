@@ -1,0 +1,294 @@
+/**
+ * A run as a timeline: one row per event in file order, placed in one of four lanes (input, model,
+ * tool calls, results), a step header where a new step begins. Virtualized over the run's events;
+ * only the pages around the viewport are fetched, and rows are memoized so moving the cursor
+ * re-renders two rows, not the run.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useEffect, useRef, type CSSProperties, type MouseEvent } from 'react';
+import type { CallRow, EventRow, FindingRow } from '../../shared/api';
+import type { PagedRows } from '../api/usePagedRows';
+import { CallStateBadge } from '../components/Badges';
+import { callHue, formatCount, formatDuration, humanize } from '../components/format';
+import { VisibleText, visibleText } from '../components/VisibleText';
+import { formatRoute, routes } from '../navigation/route';
+import { callStartedAt, type RunCalls, type RunFindings } from './runModel';
+
+const lanes = [
+  { lane: 'input', label: 'Input' },
+  { lane: 'model', label: 'Model' },
+  { lane: 'call', label: 'Tool calls' },
+  { lane: 'result', label: 'Results' },
+] as const;
+
+/** Height of the sticky lane header (styles.css `.timeline-lanes`). */
+const lanesHeaderHeight = 30;
+
+export interface TimelineProps {
+  traceId: string;
+  runPk: number;
+  events: PagedRows<EventRow>;
+  calls: RunCalls;
+  findings: RunFindings;
+  cursorIndex: number | null;
+  activeFindingId: number | null;
+  onSelectEvent: (event: EventRow) => void;
+  onSelectFinding: (finding: FindingRow) => void;
+}
+
+export function Timeline({ traceId, runPk, events, calls, findings, cursorIndex, activeFindingId, onSelectEvent, onSelectFinding }: TimelineProps) {
+  const scrollElement = useRef<HTMLDivElement>(null);
+  const count = events.total ?? 0;
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollElement.current,
+    estimateSize: () => 46,
+    overscan: 12,
+    getItemKey: (index) => events.rowAt(index)?.eventId ?? `slot-${index}`,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+  const { want } = events;
+  useEffect(() => {
+    // One row before the window too: it says whether the first visible row starts a step.
+    if (count > 0) want(Math.max(0, first - 1), last);
+  }, [want, first, last, count]);
+
+  // A cursor off screen is brought to the top (just under the sticky lane header, which precedes
+  // the rows), so the step it starts reads downwards; one on screen stays put.
+  useEffect(() => {
+    if (cursorIndex === null || cursorIndex >= count) return;
+    const item = virtualizer.measurementsCache[cursorIndex];
+    const top = virtualizer.scrollOffset ?? 0;
+    const height = virtualizer.scrollRect?.height ?? 0;
+    if (item && item.start >= top && item.end + lanesHeaderHeight <= top + height) return;
+    virtualizer.scrollToIndex(cursorIndex, { align: 'start' });
+  }, [cursorIndex, count, virtualizer]);
+
+  return (
+    <div ref={scrollElement} className="timeline" data-testid="timeline" role="grid" aria-label="Run timeline" aria-rowcount={count}>
+      <div className="timeline-lanes timeline-columns" role="row">
+        <div role="columnheader" className="timeline-gutter">
+          Line
+        </div>
+        {lanes.map(({ lane, label }) => (
+          <div key={lane} role="columnheader" className={`lane-header lane-${lane}`} data-testid={`lane-${lane}`}>
+            {label}
+          </div>
+        ))}
+      </div>
+      <div className="timeline-body" style={{ height: virtualizer.getTotalSize() }}>
+        {items.map((item) => {
+          const event = events.rowAt(item.index);
+          const previous = item.index === 0 ? null : events.rowAt(item.index - 1);
+          const startsStep = event !== undefined && (item.index === 0 || (previous !== undefined && previous?.step !== event.step));
+          const rowFindings = event ? findings.byEvent.get(event.eventId) : undefined;
+          const stepFindings = startsStep && event?.step !== null && event?.step !== undefined ? findings.byStep.get(event.step) : undefined;
+          const ownsActive = [...(rowFindings ?? []), ...(stepFindings ?? [])].some((finding) => finding.findingId === activeFindingId);
+          return (
+            <div key={item.key} ref={virtualizer.measureElement} data-index={item.index} className="timeline-slot" style={{ transform: `translateY(${item.start}px)` }}>
+              {event === undefined ? (
+                <div className="timeline-row row-placeholder" aria-busy="true" />
+              ) : (
+                <TimelineRow
+                  traceId={traceId}
+                  runPk={runPk}
+                  event={event}
+                  startsStep={startsStep}
+                  selected={item.index === cursorIndex}
+                  issued={calls.byIssuer.get(event.eventId)}
+                  started={event.type === 'tool_call_start' && event.callId !== null ? callStartedAt(calls, event.callId, event.line) : undefined}
+                  answered={calls.byAnswer.get(event.eventId)}
+                  findings={rowFindings}
+                  stepFindings={stepFindings}
+                  activeFindingId={ownsActive ? activeFindingId : null}
+                  onSelectEvent={onSelectEvent}
+                  onSelectFinding={onSelectFinding}
+                />
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+interface TimelineRowProps {
+  traceId: string;
+  runPk: number;
+  event: EventRow;
+  startsStep: boolean;
+  selected: boolean;
+  /** Calls this event issued (a model response). */
+  issued: CallRow[] | undefined;
+  /** The call this `tool_call_start` starts. */
+  started: CallRow | undefined;
+  /** The call this event answers (a result or a not-executed mark). */
+  answered: CallRow | undefined;
+  findings: FindingRow[] | undefined;
+  stepFindings: FindingRow[] | undefined;
+  activeFindingId: number | null;
+  onSelectEvent: (event: EventRow) => void;
+  onSelectFinding: (finding: FindingRow) => void;
+}
+
+const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
+  const { traceId, runPk, event, startsStep, selected, issued, started, answered, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding } = props;
+  // Unknown events have no lane of their own; they sit in the input lane, marked as "other".
+  const lane = event.lane === 'other' ? 'input' : event.lane;
+  const eventLink = (eventId: number) => formatRoute(routes.run(traceId, runPk, { eventId }));
+  return (
+    <div
+      className={`timeline-row ${selected ? 'row-selected' : ''} ${findings ? `has-findings severity-${findings[0]?.severity ?? 'info'}` : ''}`}
+      data-testid="timeline-row"
+      data-event-id={event.eventId}
+      data-lane={event.lane}
+      data-type={event.type}
+      data-step={event.step ?? ''}
+      data-line={event.line}
+      data-selected={selected}
+      aria-selected={selected}
+      role="row"
+      onClick={() => onSelectEvent(event)}
+    >
+      {startsStep && (
+        <div className="step-header" data-testid="step-header" data-step={event.step ?? ''}>
+          <span className="step-title">{event.step === null ? 'Run' : event.step === 0 ? 'Before the first model call' : `Step ${event.step}`}</span>
+          {stepFindings?.map((finding) => <FindingMarker key={finding.findingId} finding={finding} active={finding.findingId === activeFindingId} onSelect={onSelectFinding} />)}
+        </div>
+      )}
+      <div className="timeline-columns">
+        <div className="timeline-gutter" role="rowheader">
+          <span className="muted">line {event.line}</span>
+        </div>
+        {lanes.map(({ lane: column }) => (
+          <div key={column} className={`lane-cell lane-${column}`} role="gridcell">
+            {column === lane && <EventChip event={event} answered={answered} started={started} eventLink={eventLink} />}
+            {column === 'call' && issued?.map((call) => <CallChip key={call.callIndex} call={call} eventLink={eventLink} />)}
+          </div>
+        ))}
+      </div>
+      {findings && (
+        <div className="row-findings">
+          {findings.map((finding) => (
+            <FindingMarker key={finding.findingId} finding={finding} active={finding.findingId === activeFindingId} onSelect={onSelectFinding} />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+});
+
+function hueStyle(callId: string | null): CSSProperties | undefined {
+  return callId === null ? undefined : ({ '--call-hue': callHue(callId) } as CSSProperties);
+}
+
+/** Links inside a row go where they point; they must not also select the row. */
+const stopRowClick = (event: MouseEvent) => event.stopPropagation();
+
+function EventChip({ event, answered, started, eventLink }: { event: EventRow; answered: CallRow | undefined; started: CallRow | undefined; eventLink: (eventId: number) => string }) {
+  const linked = event.type === 'tool_result' || event.type === 'tool_call_not_executed' || event.type === 'tool_call_start';
+  const facts: string[] = [];
+  if (event.name !== null) facts.push(event.name);
+  if (event.outcome !== null) facts.push(event.outcome);
+  if (event.finishReason !== null && event.finishReason !== event.outcome) facts.push(`finish: ${event.finishReason}`);
+  if (event.type === 'tool_result') facts.push(event.resultOk === false ? `error${event.errorCode === null ? '' : ` ${event.errorCode}`}` : 'ok');
+  if (event.inputTokens !== null || event.outputTokens !== null) facts.push(`${formatCount(event.inputTokens ?? 0)} → ${formatCount(event.outputTokens ?? 0)} tokens`);
+  if (event.latencyMs !== null) facts.push(formatDuration(event.latencyMs));
+  return (
+    <div
+      className={`event-chip type-${event.type} ${event.lane === 'other' ? 'lane-other' : ''} ${linked && event.callId !== null ? 'call-colored' : ''} ${event.resultOk === false ? 'chip-error' : ''}`}
+      style={linked ? hueStyle(event.callId) : undefined}
+      data-testid="event-chip"
+    >
+      <div className="chip-title">
+        <span className="event-type">{event.typeRaw === event.type ? humanize(event.type) : <VisibleText text={event.typeRaw} />}</span>
+        {facts.length > 0 && (
+          <span className="chip-facts">
+            {' · '}
+            <VisibleText text={facts.join(' · ')} />
+          </span>
+        )}
+      </div>
+      {event.summary !== null && (
+        <div className="chip-summary" title={visibleText(event.summary)}>
+          <VisibleText text={event.summary} />
+        </div>
+      )}
+      {(event.type === 'tool_result' || event.type === 'tool_call_not_executed') &&
+        (answered ? (
+          <a className="call-link" href={eventLink(answered.eventId)} onClick={stopRowClick} data-testid="link-to-call">
+            ← call {visibleText(answered.name)}
+          </a>
+        ) : (
+          <span className="call-unlinked" data-testid="result-unlinked">
+            no call issued this id
+          </span>
+        ))}
+      {event.type === 'tool_call_start' && started?.answerEventId != null && (
+        <a className="call-link" href={eventLink(started.answerEventId)} onClick={stopRowClick} data-testid="link-to-result">
+          → result
+        </a>
+      )}
+    </div>
+  );
+}
+
+/** A call a model response issued: linked to its result by colour and a link, or marked as unanswered. */
+function CallChip({ call, eventLink }: { call: CallRow; eventLink: (eventId: number) => string }) {
+  const unanswered = call.answerEventId === null;
+  return (
+    <div
+      className={`call-chip call-colored call-state-${call.state ?? 'unknown'} ${unanswered ? 'call-unanswered' : ''}`}
+      style={hueStyle(call.callId)}
+      data-testid="call-chip"
+      data-call-id={call.callId}
+      data-call-state={call.state ?? ''}
+      title={`call id ${visibleText(call.callId)}`}
+    >
+      <div className="chip-title">
+        <span className="event-type">
+          <VisibleText text={call.name} />
+        </span>{' '}
+        <CallStateBadge state={call.state} errorCode={call.errorCode} />
+      </div>
+      {(call.argsError ?? call.argsSummary) !== null && (
+        <div className={`chip-summary ${call.argsError !== null ? 'chip-error' : ''}`}>
+          <VisibleText text={call.argsError ?? call.argsSummary ?? ''} />
+        </div>
+      )}
+      {call.answerEventId === null ? (
+        <span className="call-unlinked" data-testid="call-unlinked">
+          no result
+        </span>
+      ) : (
+        <a className="call-link" href={eventLink(call.answerEventId)} onClick={stopRowClick} data-testid="link-to-result">
+          {call.state === 'unexecuted' ? '→ not executed' : '→ result'}
+          {call.latencyMs !== null && ` (${formatDuration(call.latencyMs)})`}
+        </a>
+      )}
+    </div>
+  );
+}
+
+export function FindingMarker({ finding, active, onSelect }: { finding: FindingRow; active: boolean; onSelect: (finding: FindingRow) => void }) {
+  return (
+    <button
+      type="button"
+      className={`finding-marker severity-${finding.severity} ${active ? 'finding-active' : ''}`}
+      data-testid="finding-marker"
+      data-kind={finding.kind}
+      data-severity={finding.severity}
+      data-active={active}
+      title={visibleText(finding.message)}
+      onClick={(event) => {
+        event.stopPropagation();
+        onSelect(finding);
+      }}
+    >
+      ⚑ {humanize(finding.kind)}
+    </button>
+  );
+}

@@ -1,0 +1,252 @@
+import { useContext, useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
+import type { TraceSummary } from '../../shared/api';
+import { useApi } from '../api/ApiContext';
+import { errorMessage } from '../api/client';
+import { baseName, formatBytes, formatCount } from '../components/format';
+import { Empty, Failure, Loading } from '../components/States';
+import { VisibleText, visibleText } from '../components/VisibleText';
+import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
+import { formatRoute, routes, type Route, type TraceTab } from '../navigation/route';
+import { navigate } from '../navigation/useRoute';
+import { CallsView } from './CallsView';
+import { FindingsView } from './FindingsView';
+import { ParseErrorsView } from './ParseErrorsView';
+import { RunsTable } from './RunsTable';
+import { RunView } from './RunView';
+import { rememberListRoute } from './lastListRoute';
+import { SearchView } from './SearchView';
+
+type TraceRoute = Exclude<Route, { view: 'start' }>;
+
+/** How often an ingesting trace is asked for its progress. */
+const pollMs = 400;
+
+/**
+ * The trace's summary, polled while it is being ingested. `revision` goes up with every poll that
+ * saw progress and once more when the ingest ends, so the views reload what they show and fill
+ * in as runs arrive.
+ */
+function useTraceSummary(traceId: string): { summary: TraceSummary | null; error: unknown; revision: number; reload: () => void } {
+  const api = useApi();
+  const [attempt, setAttempt] = useState(0);
+  const [state, setState] = useState<{ traceId: string; attempt: number; summary: TraceSummary | null; error: unknown; revision: number }>({
+    traceId,
+    attempt,
+    summary: null,
+    error: null,
+    revision: 0,
+  });
+
+  useEffect(() => {
+    let active = true;
+    let timer: number | undefined;
+    const poll = (): void => {
+      api.trace({ traceId }).then(
+        (summary) => {
+          if (!active) return;
+          setState((previous) => {
+            const changed =
+              previous.traceId !== traceId ||
+              previous.attempt !== attempt ||
+              previous.summary?.state !== summary.state ||
+              previous.summary.progress.events !== summary.progress.events ||
+              previous.summary.progress.parseErrors !== summary.progress.parseErrors;
+            return { traceId, attempt, summary, error: null, revision: changed ? previous.revision + 1 : previous.revision };
+          });
+          if (summary.state === 'ingesting') timer = window.setTimeout(poll, pollMs);
+        },
+        (error: unknown) => {
+          if (active) setState((previous) => ({ ...previous, traceId, attempt, error }));
+        },
+      );
+    };
+    poll();
+    return () => {
+      active = false;
+      window.clearTimeout(timer);
+    };
+  }, [api, traceId, attempt]);
+
+  const current = state.traceId === traceId;
+  return { summary: current ? state.summary : null, error: current ? state.error : null, revision: state.revision, reload: () => setAttempt((value) => value + 1) };
+}
+
+const tabs: { tab: TraceTab; label: string }[] = [
+  { tab: 'runs', label: 'Runs' },
+  { tab: 'findings', label: 'Findings' },
+  { tab: 'calls', label: 'Calls' },
+  { tab: 'parse-errors', label: 'Parse errors' },
+];
+
+export function TraceView({ route }: { route: TraceRoute }) {
+  const { summary, error, revision, reload } = useTraceSummary(route.traceId);
+  const searchBox = useRef<HTMLInputElement>(null);
+  useShortcuts({
+    'mod+f': () => {
+      searchBox.current?.focus();
+      searchBox.current?.select();
+    },
+  });
+
+  useEffect(() => rememberListRoute(route), [route]);
+
+  useEffect(() => {
+    document.title = summary ? `${visibleText(summary.name)} — Loopscope` : 'Loopscope';
+  }, [summary]);
+
+  if (summary === null) {
+    return (
+      <main className="trace">
+        <TopBar />
+        {error !== null ? <Failure what="this trace" error={error} onRetry={reload} /> : <Loading what="the trace" />}
+      </main>
+    );
+  }
+
+  const activeTab = route.view === 'trace' ? route.tab : 'runs';
+  const query = route.view === 'trace' && route.tab === 'search' ? (route.params.q ?? '') : '';
+  return (
+    <main className="trace" data-testid="trace-view" data-trace-state={summary.state}>
+      <TopBar>
+        <div className="trace-title" title={summary.path}>
+          <strong>
+            <VisibleText text={summary.name} />
+          </strong>
+          <span className="muted">
+            {summary.format ?? 'detecting format…'}
+            {summary.companions.length > 0 && ` · with ${summary.companions.length} sub-agent file${summary.companions.length === 1 ? '' : 's'}`}
+          </span>
+        </div>
+        <nav className="tabs" aria-label="Trace views">
+          {tabs.map(({ tab, label }) => (
+            <a
+              key={tab}
+              href={formatRoute(routes.trace(summary.traceId, tab))}
+              className={`tab ${activeTab === tab && route.view === 'trace' ? 'tab-active' : ''}`}
+              aria-current={activeTab === tab && route.view === 'trace' ? 'page' : undefined}
+              data-testid={`tab-${tab}`}
+            >
+              {label}
+              {tab === 'parse-errors' && summary.progress.parseErrors > 0 && <span className="tab-count">{formatCount(summary.progress.parseErrors)}</span>}
+            </a>
+          ))}
+        </nav>
+        <SearchBox inputRef={searchBox} traceId={summary.traceId} initial={query} />
+        <ReloadButton traceId={summary.traceId} disabled={summary.state === 'ingesting'} onReloaded={reload} />
+      </TopBar>
+      <IngestStatus summary={summary} />
+      {summary.state === 'failed' ? (
+        <div className="state state-error" role="alert" data-testid="error">
+          <strong>Could not read this trace.</strong>
+          <div className="state-message">
+            <VisibleText text={summary.error ?? 'The ingest failed.'} />
+          </div>
+          <div className="state-hint">Check that the file exists and is readable, then reload it. `loopscope analyze FILE` prints the same reason in a terminal.</div>
+        </div>
+      ) : (
+        <TraceBody route={route} summary={summary} revision={revision} />
+      )}
+    </main>
+  );
+}
+
+function TraceBody({ route, summary, revision }: { route: TraceRoute; summary: TraceSummary; revision: number }) {
+  const runsTab = route.view === 'trace' && route.tab === 'runs';
+  // Only the runs table answers during an ingest (the API says `not_ready` to the rest).
+  if (summary.state === 'ingesting' && !runsTab) {
+    return (
+      <Empty title="This trace is still being read.">
+        This view appears when reading is done. Meanwhile the <a href={formatRoute(routes.trace(summary.traceId))}>runs table</a> fills in as runs are read.
+      </Empty>
+    );
+  }
+  if (route.view === 'run') return <RunView route={route} revision={revision} />;
+  switch (route.tab) {
+    case 'runs':
+      return <RunsTable traceId={summary.traceId} params={route.params} revision={revision} ingesting={summary.state === 'ingesting'} />;
+    case 'findings':
+      return <FindingsView traceId={summary.traceId} revision={revision} />;
+    case 'calls':
+      return <CallsView traceId={summary.traceId} params={route.params} revision={revision} />;
+    case 'parse-errors':
+      return <ParseErrorsView traceId={summary.traceId} revision={revision} />;
+    case 'search':
+      return <SearchView traceId={summary.traceId} query={route.params.q ?? ''} revision={revision} />;
+  }
+}
+
+function TopBar({ children }: { children?: ReactNode }) {
+  const showShortcuts = useContext(ShowShortcutsContext);
+  return (
+    <header className="top-bar">
+      <a className="brand" href={formatRoute(routes.start())} title="All open traces">
+        Loopscope
+      </a>
+      {children}
+      <button type="button" className="icon-button" title="Keyboard shortcuts (?)" onClick={showShortcuts}>
+        ?
+      </button>
+    </header>
+  );
+}
+
+function SearchBox({ inputRef, traceId, initial }: { inputRef: RefObject<HTMLInputElement | null>; traceId: string; initial: string }) {
+  const [text, setText] = useState(initial);
+  useEffect(() => setText(initial), [initial]);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const query = text.trim();
+    if (query !== '') navigate(routes.trace(traceId, 'search', { q: query }));
+  };
+  return (
+    <form className="search-box" role="search" onSubmit={submit}>
+      <input
+        ref={inputRef}
+        type="search"
+        placeholder="Search the trace (Ctrl+F)"
+        aria-label="Search the trace's messages, arguments and results"
+        value={text}
+        maxLength={500}
+        onChange={(event) => setText(event.target.value)}
+        // Esc leaves the box, so the keys work as shortcuts again.
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') event.currentTarget.blur();
+        }}
+        data-testid="search-input"
+      />
+    </form>
+  );
+}
+
+function ReloadButton({ traceId, disabled, onReloaded }: { traceId: string; disabled: boolean; onReloaded: () => void }) {
+  const api = useApi();
+  const [error, setError] = useState<string | null>(null);
+  const reload = () => {
+    setError(null);
+    api.reload({ traceId }).then(
+      () => onReloaded(),
+      (failure: unknown) => setError(errorMessage(failure)),
+    );
+  };
+  return (
+    <button type="button" onClick={reload} disabled={disabled} title={error ?? 'Read the file again (a changed file is ingested again)'}>
+      {error === null ? 'Reload' : 'Reload failed'}
+    </button>
+  );
+}
+
+function IngestStatus({ summary }: { summary: TraceSummary }) {
+  const { progress } = summary;
+  if (summary.state !== 'ingesting') return null;
+  const fraction = progress.totalBytes > 0 ? progress.bytesRead / progress.totalBytes : 0;
+  return (
+    <div className="ingest" data-testid="ingest-progress">
+      <progress max={1} value={fraction} aria-label={`Reading ${baseName(summary.path)}`} />
+      <span>
+        Reading {baseName(summary.path)}: {formatBytes(progress.bytesRead)} of {formatBytes(progress.totalBytes)} ({Math.floor(fraction * 100)} %) ·{' '}
+        {formatCount(progress.events)} events
+        {progress.parseErrors > 0 && ` · ${formatCount(progress.parseErrors)} parse errors`} — runs appear as they are read.
+      </span>
+    </div>
+  );
+}

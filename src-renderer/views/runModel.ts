@@ -1,0 +1,65 @@
+/** Lookups the run view builds once per load, so that each timeline row finds its calls and findings in O(1). */
+import type { CallRow, FindingRow } from '../../shared/api';
+import { routes, type Route } from '../navigation/route';
+
+function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export interface RunCalls {
+  /** The calls a model response (or closing stream fragment) issued, in order. */
+  byIssuer: ReadonlyMap<number, CallRow[]>;
+  /** The call an event answered (a result, or a not-executed mark). */
+  byAnswer: ReadonlyMap<number, CallRow>;
+  /** Calls by id; an id can repeat (a duplicate_call_id), so each holds every call with that id in order. */
+  byCallId: ReadonlyMap<string, CallRow[]>;
+}
+
+export function indexCalls(calls: readonly CallRow[]): RunCalls {
+  const byIssuer = new Map<number, CallRow[]>();
+  const byAnswer = new Map<number, CallRow>();
+  const byCallId = new Map<string, CallRow[]>();
+  for (const call of calls) {
+    append(byIssuer, call.eventId, call);
+    if (call.answerEventId !== null) byAnswer.set(call.answerEventId, call);
+    append(byCallId, call.callId, call);
+  }
+  return { byIssuer, byAnswer, byCallId };
+}
+
+/** The call a `tool_call_start` line starts: the last call with its id issued at or before it. */
+export function callStartedAt(calls: RunCalls, callId: string, line: number): CallRow | undefined {
+  const candidates = calls.byCallId.get(callId) ?? [];
+  return candidates.filter((call) => call.line <= line).at(-1) ?? candidates[0];
+}
+
+export interface RunFindings {
+  /** In the order n/p walk them: by line, then as the analysis reported them. */
+  ordered: readonly FindingRow[];
+  byEvent: ReadonlyMap<number, FindingRow[]>;
+  /** Findings of a step with no event of their own. */
+  byStep: ReadonlyMap<number, FindingRow[]>;
+  /** Findings of the whole run (an unterminated run): shown in the header. */
+  ofRun: readonly FindingRow[];
+}
+
+export function indexFindings(findings: readonly FindingRow[]): RunFindings {
+  const ordered = [...findings].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER) || a.findingId - b.findingId);
+  const byEvent = new Map<number, FindingRow[]>();
+  const byStep = new Map<number, FindingRow[]>();
+  const ofRun: FindingRow[] = [];
+  for (const finding of ordered) {
+    if (finding.eventId !== null) append(byEvent, finding.eventId, finding);
+    else if (finding.step !== null) append(byStep, finding.step, finding);
+    else ofRun.push(finding);
+  }
+  return { ordered, byEvent, byStep, ofRun };
+}
+
+/** Where a finding points: its event, else its step, else its run. */
+export function findingRoute(traceId: string, finding: FindingRow): Route {
+  if (finding.eventId !== null) return routes.run(traceId, finding.runPk, { step: finding.step, eventId: finding.eventId });
+  return routes.run(traceId, finding.runPk, { step: finding.step });
+}

@@ -1,0 +1,384 @@
+/**
+ * The UI end to end: `loopscope serve` on the bundled examples, Debian's Chromium, a user's keys and
+ * clicks. Every wait is on a readiness signal the app exposes (`data-state="ready"`, the selected
+ * row, the URL), never on time.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { example, examplesDir } from '../support/cli';
+
+interface ExpectedReport {
+  runs: { run_id: string; status: string; status_raw: string; steps: number }[];
+  findings: { kind: string; severity: string; run_id: string; step: number | null }[];
+  parse_error_lines: number[];
+}
+
+function expected(name: string): ExpectedReport {
+  return JSON.parse(readFileSync(join(examplesDir, 'expected', `${name}.json`), 'utf8')) as ExpectedReport;
+}
+
+/** Line `line` (1-based) of a file as written, without its line break. */
+function fileLine(path: string, line: number): string {
+  const text = readFileSync(path, 'utf8').split('\n')[line - 1];
+  assert.ok(text !== undefined, `${path} has no line ${line}`);
+  return text.replace(/\r$/, '');
+}
+
+const served = ['dangling-call', 'broken-lines', 'budget-exhausted', 'repeated-action', 'interleaved-runs', 'normal-query', 'tool-after-budget'];
+
+async function openTrace(app: AppPage, url: string, name: string): Promise<void> {
+  await app.page.goto(url);
+  await app.page.locator('[data-testid=trace-item] a', { hasText: `${name}.jsonl` }).click();
+  await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
+}
+
+async function openRun(page: Page, runId: string): Promise<void> {
+  await page.locator(`[data-testid=run-row][data-run-id="${runId}"]`).click();
+  await page.locator(`[data-testid=run-view][data-state=ready][data-run-id="${runId}"]`).waitFor();
+}
+
+function hashOf(page: Page): string {
+  return new URL(page.url()).hash;
+}
+
+function selectedRow(page: Page) {
+  return page.locator('[data-testid=timeline-row][data-selected=true]');
+}
+
+describe('the browser UI served by loopscope serve', () => {
+  let browser: Browser;
+  let server: ServedTraces;
+  const pages: AppPage[] = [];
+
+  before(async () => {
+    browser = await launchBrowser();
+    server = await serveTraces(served.map(example));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function newApp(options: { colorScheme?: 'light' | 'dark'; clipboard?: boolean } = {}): Promise<AppPage> {
+    const app = await openApp(browser, server.url, options);
+    pages.push(app);
+    return app;
+  }
+
+  /** What must hold after every test: no page error, failed request, CSP violation or dialog. */
+  function assertClean(app: AppPage): void {
+    assert.deepEqual(app.problems, [], 'the page reported problems');
+    assert.deepEqual(app.dialogs, [], 'the page opened dialogs');
+  }
+
+  test('the start screen lists the served traces; each opens on its runs with the expected statuses', async () => {
+    const app = await newApp();
+    await app.page.locator('[data-testid=start-screen]').waitFor();
+    assert.equal(await app.page.locator('[data-testid=trace-item]').count(), served.length);
+    await saveScreenshot(app.page, 'start-screen');
+    for (const name of served) {
+      await openTrace(app, server.url, name);
+      const rows = app.page.locator('[data-testid=run-row]');
+      const shown = await rows.evaluateAll((elements) =>
+        elements.map((element) => ({
+          runId: element.getAttribute('data-run-id'),
+          status: element.getAttribute('data-status'),
+          statusTitle: element.querySelector('[data-testid=run-status]')?.getAttribute('title') ?? '',
+          standsOut: element.classList.contains('row-error'),
+        })),
+      );
+      const report = expected(name);
+      assert.deepEqual(
+        shown.map(({ runId, status }) => ({ runId, status })),
+        report.runs.map((run) => ({ runId: run.run_id, status: run.status })),
+        `${name}: runs and statuses`,
+      );
+      for (const [index, run] of report.runs.entries()) {
+        assert.ok(shown[index]?.statusTitle.includes(run.status_raw), `${name}: the raw status ${run.status_raw} is on hover`);
+        const hasError = report.findings.some((finding) => finding.run_id === run.run_id && finding.severity === 'error');
+        if (hasError) assert.ok(shown[index]?.standsOut, `${name}: ${run.run_id} has an error finding and stands out`);
+      }
+    }
+    await openTrace(app, server.url, 'interleaved-runs');
+    await saveScreenshot(app.page, 'runs-table');
+    assertClean(app);
+  });
+
+  test('the run with a dangling call: n reaches the finding, the call is marked unanswered', async () => {
+    const app = await newApp();
+    await openTrace(app, server.url, 'dangling-call');
+    await openRun(app.page, 'dangling-call');
+    await app.page.keyboard.press('n');
+    const active = app.page.locator('[data-testid=timeline] [data-testid=finding-marker][data-active=true]');
+    await active.waitFor();
+    assert.equal(await active.getAttribute('data-kind'), 'dangling_call');
+    // The finding's step is selected and its event is open in the inspector.
+    const selected = selectedRow(app.page);
+    await selected.waitFor();
+    assert.equal(await selected.getAttribute('data-step'), '1');
+    const eventId = await selected.getAttribute('data-event-id');
+    await app.page.locator(`[data-testid=event-inspector][data-event-id="${eventId}"][data-state=ready]`).waitFor();
+    assert.equal(await app.page.locator('[data-testid=inspector-finding]').getAttribute('data-kind'), 'dangling_call');
+    // The dangling call is visibly unlinked; its sibling links to its result.
+    const dangling = selected.locator('[data-testid=call-chip][data-call-state=dangling]');
+    assert.equal(await dangling.locator('[data-testid=call-unlinked]').innerText(), 'no result');
+    assert.equal(await selected.locator('[data-testid=call-chip][data-call-state=ok] [data-testid=link-to-result]').count(), 1);
+    assert.match(await app.page.locator('[data-testid=budget]').first().innerText(), /\d+\/\d+/);
+    await saveScreenshot(app.page, 'run-dangling-call');
+    assertClean(app);
+  });
+
+  test('j/k step through a run, Enter opens the step, Esc goes back', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'budget-exhausted');
+    await openRun(page, 'budget-exhausted');
+    const steps = [...new Set(await page.locator('[data-testid=step-header]').evaluateAll((elements) => elements.map((element) => element.getAttribute('data-step'))))];
+    assert.ok(steps.length >= expected('budget-exhausted').runs[0]!.steps, `every step has a header: ${steps.join(', ')}`);
+    for (const step of steps) {
+      await page.keyboard.press('j');
+      await page.locator(`[data-testid=timeline-row][data-selected=true][data-step="${step}"]`).waitFor();
+      assert.match(hashOf(page), new RegExp(`/step/${step}$`));
+    }
+    // Past the last step, j stays there; k walks back.
+    await page.keyboard.press('j');
+    for (const step of steps.slice(0, -1).reverse()) {
+      await page.keyboard.press('k');
+      await page.locator(`[data-testid=timeline-row][data-selected=true][data-step="${step}"]`).waitFor();
+    }
+    await page.keyboard.press('ArrowDown');
+    await page.locator(`[data-testid=timeline-row][data-selected=true][data-step="${steps[1]}"]`).waitFor();
+    await page.keyboard.press('Enter');
+    const eventId = await selectedRow(page).getAttribute('data-event-id');
+    await page.locator(`[data-testid=event-inspector][data-event-id="${eventId}"][data-state=ready]`).waitFor();
+    // With the inspector open, j moves it along.
+    await page.keyboard.press('j');
+    await page.locator(`[data-testid=timeline-row][data-selected=true][data-step="${steps[2]}"]`).waitFor();
+    const nextEventId = await selectedRow(page).getAttribute('data-event-id');
+    await page.locator(`[data-testid=event-inspector][data-event-id="${nextEventId}"][data-state=ready]`).waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('[data-testid=event-inspector]').waitFor({ state: 'detached' });
+    assert.equal(await selectedRow(page).getAttribute('data-event-id'), nextEventId, 'closing the inspector keeps the cursor');
+    await page.keyboard.press('Escape');
+    await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
+    assertClean(app);
+  });
+
+  test('an event shows its JSON tree and its raw line with file and line number, copies as JSON; a reload lands on it again', async () => {
+    const app = await newApp({ clipboard: true });
+    const { page } = app;
+    await openTrace(app, server.url, 'dangling-call');
+    await openRun(page, 'dangling-call');
+    await page.locator('[data-testid=timeline-row][data-line="5"]').click();
+    const inspector = page.locator('[data-testid=event-inspector][data-state=ready]');
+    await inspector.waitFor();
+    assert.equal(await page.locator('[data-testid=raw-line-location]').innerText(), 'dangling-call.jsonl:5');
+    assert.equal(await page.locator('[data-testid=raw-line]').innerText(), fileLine(join(examplesDir, 'dangling-call.jsonl'), 5));
+    assert.match(await page.locator('[data-testid=json-tree]').innerText(), /"in_transit"/);
+    assert.match(await page.locator('[data-testid=normalized-fields]').innerText(), /get_shipment/);
+    await page.locator('[data-testid=copy-json]').click();
+    await page.locator('[data-testid=event-inspector] [role=status]', { hasText: 'Copied' }).waitFor();
+    const copied = String(await page.evaluate('navigator.clipboard.readText()'));
+    assert.deepEqual(JSON.parse(copied), JSON.parse(fileLine(join(examplesDir, 'dangling-call.jsonl'), 5)));
+    await saveScreenshot(page, 'event-inspector');
+    const hash = hashOf(page);
+    assert.match(hash, /\/event\/\d+$/);
+    await page.reload();
+    await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
+    assert.equal(hashOf(page), hash);
+    assert.equal(await page.locator('[data-testid=raw-line-location]').innerText(), 'dangling-call.jsonl:5');
+    assert.equal(await selectedRow(page).getAttribute('data-line'), '5');
+    assertClean(app);
+  });
+
+  test('Ctrl+F searches the trace: a known string is found and its hit opens the event', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'dangling-call');
+    await page.keyboard.press('Control+f');
+    assert.ok(await page.locator('[data-testid=search-input]').evaluate((input) => input === input.ownerDocument.activeElement), 'the search box has the focus');
+    await page.keyboard.type('Leipzig');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid=search-view][data-state=ready][data-query="Leipzig"]').waitFor();
+    const hit = page.locator('[data-testid=search-hit]').first();
+    assert.match(await hit.locator('mark').first().innerText(), /^leipzig$/i);
+    await saveScreenshot(page, 'search');
+    await hit.click();
+    await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
+    assert.match(await page.locator('[data-testid=raw-line]').innerText(), /Leipzig/);
+    assertClean(app);
+  });
+
+  test('a trace with broken lines lists exactly those under parse errors, with their raw lines', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'broken-lines');
+    await page.locator('[data-testid=tab-parse-errors]').click();
+    await page.locator('[data-testid=parse-errors-view][data-state=ready]').waitFor();
+    const lines = await page.locator('[data-testid=parse-error-row]').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-line'))));
+    assert.deepEqual(lines, expected('broken-lines').parse_error_lines);
+    const first = page.locator('[data-testid=parse-error-row]').first();
+    await first.locator('[data-testid=raw-line-toggle]').click();
+    await first.locator('[data-testid=raw-line]').waitFor();
+    assert.equal(await first.locator('[data-testid=raw-line]').innerText(), fileLine(join(examplesDir, 'broken-lines.jsonl'), lines[0]!));
+    await saveScreenshot(page, 'parse-errors');
+    assertClean(app);
+  });
+
+  test('findings: an error finding is two clicks from the runs list; repeated calls side by side', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'dangling-call');
+    await page.locator('[data-testid=tab-findings]').click();
+    await page.locator('[data-testid=findings-view][data-state=ready]').waitFor();
+    await page.locator('[data-testid=finding-group][data-severity=error][data-kind=dangling_call] [data-testid=finding-link]').first().click();
+    await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
+    assert.equal(await page.locator('[data-testid=inspector-finding]').getAttribute('data-kind'), 'dangling_call');
+
+    await openTrace(app, server.url, 'repeated-action');
+    await page.locator('[data-testid=tab-findings]').click();
+    const group = page.locator('[data-testid=finding-group][data-kind=repeated_action]');
+    await group.waitFor();
+    const calls = group.locator('[data-testid=repeated-call]');
+    await calls.first().waitFor();
+    assert.ok((await calls.count()) >= 3, 'at least the threshold of repeated calls');
+    const titles = await calls.evaluateAll((elements) => elements.map((element) => element.querySelector('.repeated-call-title')?.textContent ?? ''));
+    assert.ok(titles.every((title) => title.includes('get_shipment')), titles.join(' | '));
+    await group.locator('[data-testid=repeated-call] .result-preview').first().waitFor();
+    await saveScreenshot(page, 'findings');
+    assertClean(app);
+  });
+
+  test('calls: filtering by state shows the dangling call', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'dangling-call');
+    await page.locator('[data-testid=tab-calls]').click();
+    await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
+    assert.equal(await page.locator('[data-testid=call-row]').count(), 2);
+    await page.locator('[data-testid=filter-call-state]').selectOption('dangling');
+    await page.waitForURL(/state=dangling/);
+    await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
+    const states = await page.locator('[data-testid=call-row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-state')));
+    assert.deepEqual(states, ['dangling']);
+    await saveScreenshot(page, 'calls');
+    assertClean(app);
+  });
+
+  test('runs can be filtered and sorted, and the URL keeps the filter', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'interleaved-runs');
+    await page.locator('[data-testid=filter-text]').fill('run-b');
+    await page.waitForURL(/text=run-b/);
+    await page.locator('[data-testid=runs-view][data-state=ready][data-total="1"]').waitFor();
+    assert.equal(await page.locator('[data-testid=run-row]').getAttribute('data-run-id'), 'run-b');
+    await page.locator('[data-testid=filter-text]').fill('');
+    await page.locator('[data-testid=runs-view][data-state=ready][data-total="2"]').waitFor();
+    await page.locator('[data-testid=sort-run]').click();
+    await page.waitForURL(/desc=1/);
+    await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
+    const order = await page.locator('[data-testid=run-row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id')));
+    assert.deepEqual(order, ['run-b', 'run-a']);
+    assertClean(app);
+  });
+
+  test('? lists every shortcut; Esc closes the list without leaving the view', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'normal-query');
+    await openRun(page, 'normal-query');
+    const hash = hashOf(page);
+    await page.keyboard.press('?');
+    const dialog = page.locator('[data-testid=shortcuts-dialog]');
+    await dialog.waitFor();
+    const text = await dialog.innerText();
+    for (const action of ['Next step', 'Previous step', 'Next finding', 'Previous finding', 'Open the selected event', 'Back', 'Search', 'Reserved']) {
+      assert.ok(text.includes(action), `the list names "${action}"`);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(hashOf(page), hash);
+    assertClean(app);
+  });
+
+  test('the dark theme follows the system', async () => {
+    const app = await newApp({ colorScheme: 'dark' });
+    const { page } = app;
+    await openTrace(app, server.url, 'tool-after-budget');
+    await openRun(page, 'tool-after-budget');
+    const background = String(await page.evaluate('getComputedStyle(document.body).backgroundColor'));
+    const [red = 255, green = 255, blue = 255] = (background.match(/\d+/g) ?? []).map(Number);
+    assert.ok(red + green + blue < 150, `a dark background, got ${background}`);
+    assert.match(await page.locator('[data-testid=budget][data-exceeded=true]').first().innerText(), /budget exceeded/);
+    await saveScreenshot(page, 'run-dark');
+    assertClean(app);
+  });
+});
+
+describe('trace content is text, never markup', () => {
+  let browser: Browser;
+  let server: ServedTraces;
+  let dir: string;
+  let tracePath: string;
+  const runId = '<img src=x onerror=alert(1)>';
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'loopscope-xss-'));
+    tracePath = join(dir, 'hostile.jsonl');
+    const events = [
+      { type: 'run_start', run_id: runId, ts: '2025-06-03T10:00:00.000Z', task: '<script>alert(2)</script> \u202Egnp.exe\u202C and a\u0007bell' },
+      { type: 'model_request', run_id: runId, step: 1, ts: '2025-06-03T10:00:00.100Z', messages: [{ role: 'user', content: '<script>alert(3)</script>' }] },
+      {
+        type: 'model_response',
+        run_id: runId,
+        step: 1,
+        ts: '2025-06-03T10:00:01.000Z',
+        outcome: 'tool_calls',
+        finish_reason: 'tool_calls',
+        tool_calls: [{ call_id: 'call_1', name: '<img src=x onerror=alert(4)>', arguments: '{"q":"<script>alert(5)</script>"}' }],
+      },
+      { type: 'tool_result', run_id: runId, step: 1, ts: '2025-06-03T10:00:02.000Z', call_id: 'call_1', name: '<img src=x onerror=alert(4)>', status: 'ok', output: '<img src=x onerror=alert(6)>' },
+      { type: 'run_end', run_id: runId, ts: '2025-06-03T10:00:03.000Z', status: 'MODEL_FINISHED' },
+    ];
+    writeFileSync(tracePath, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+    browser = await launchBrowser();
+    server = await serveTraces([tracePath]);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('HTML in run ids, tasks, tool names and results shows as text: no element, no script, no dialog', async () => {
+    const app = await openApp(browser, server.url);
+    const { page } = app;
+    // One trace served: the app goes straight to its runs.
+    await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
+    const row = page.locator('[data-testid=run-row]');
+    assert.equal(await row.getAttribute('data-run-id'), runId);
+    assert.equal(await row.locator('.run-id').innerText(), runId);
+    await row.click();
+    await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
+    assert.match(await page.locator('.run-task').innerText(), /<script>alert\(2\)<\/script>/);
+    // The bidi override and the bell are shown as escapes, not obeyed.
+    assert.match(await page.locator('.run-task').innerText(), /\\u202E/);
+    assert.match(await page.locator('.run-task').innerText(), /\\u0007/);
+    await page.locator('[data-testid=timeline-row][data-type=tool_result]').click();
+    await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
+    assert.equal(await page.locator('[data-testid=raw-line]').innerText(), fileLine(tracePath, 4));
+    assert.equal(await page.locator('img').count(), 0, 'no <img> element was created');
+    assert.equal(await page.locator('script').count(), 1, 'only the app bundle is a script');
+    assert.deepEqual(app.dialogs, []);
+    assert.deepEqual(app.problems, []);
+    await saveScreenshot(page, 'hostile-trace');
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * The browser end of the end-to-end tests: `loopscope serve` started the way a user starts it (the
+ * built CLI, `npm run build` first) and Debian's Chromium driven by playwright-core. Never a
+ * downloaded browser: when Chromium is missing the tests fail and say how to install it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { repoRoot } from './cli';
+
+export const chromiumPath = process.env['LOOPSCOPE_CHROMIUM'] ?? '/usr/bin/chromium';
+
+/** Where the tests' screenshots go (gitignored). */
+export const screenshotDir = join(repoRoot, 'test-results');
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `Chromium is not at ${chromiumPath}: the browser tests drive Debian's chromium. Install it with "apt-get install -y chromium" (or set LOOPSCOPE_CHROMIUM to a Chromium binary).`,
+    );
+  }
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+export interface ServedTraces {
+  /** `http://127.0.0.1:PORT/<token>/` as `loopscope serve` printed it. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+const servingLine = /Loopscope is serving .* at (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\/)\s*$/m;
+
+/** `loopscope serve FILE...` with its own cache directory; resolves with the URL it prints. */
+export async function serveTraces(files: string[]): Promise<ServedTraces> {
+  if (!existsSync(join(repoRoot, 'out', 'renderer', 'index.html')) || !existsSync(join(repoRoot, 'out', 'main', 'cli.js'))) {
+    throw new Error('The app is not built: run `npm run build` before the browser tests.');
+  }
+  const cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-'));
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', ...files, '--cache-dir', cacheDir], {
+    cwd: repoRoot,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stop = async (): Promise<void> => {
+    await stopProcess(child);
+    rmSync(cacheDir, { recursive: true, force: true });
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        const match = servingLine.exec(stdout);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('exit', (code, signal) => reject(new Error(`loopscope serve exited (${code ?? signal}) before serving:\n${stdout}${stderr}`)));
+    });
+    return { url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export interface AppPage {
+  page: Page;
+  /** Page errors, failed API calls and CSP violations seen so far: a test ends by asserting there are none. */
+  problems: string[];
+  /** Dialogs (alert, confirm, …) the page opened: trace content must never open one. */
+  dialogs: string[];
+}
+
+/** A fresh page on `url`, watching for what must never happen. */
+export async function openApp(browser: Browser, url: string, options: { colorScheme?: 'light' | 'dark'; clipboard?: boolean } = {}): Promise<AppPage> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 860 }, colorScheme: options.colorScheme ?? 'light' });
+  if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const dialogs: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.request().method()} ${new URL(response.url()).pathname.replace(/^\/[^/]+/, '/<token>')}`);
+  });
+  // Listens before any page script runs (an init script is not subject to the page's CSP).
+  await page.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + event.blockedURI));`,
+  });
+  page.on('console', (message) => {
+    if (message.text().startsWith('CSP violation:')) problems.push(message.text());
+  });
+  await page.goto(url);
+  return { page, problems, dialogs };
+}
+
+export function saveScreenshot(page: Page, name: string): Promise<Buffer> {
+  mkdirSync(screenshotDir, { recursive: true });
+  return page.screenshot({ path: join(screenshotDir, `${name}.png`) });
+}
