@@ -319,12 +319,7 @@ function RunHeader({
         </div>
       )}
       {findings.ordered.length > 0 && (
-        <div className="run-findings" data-testid="run-findings">
-          <span className="muted">Findings (n / p):</span>
-          {findings.ordered.map((finding) => (
-            <FindingMarker key={finding.findingId} finding={finding} active={finding.findingId === activeFindingId} onSelect={onSelectFinding} />
-          ))}
-        </div>
+        <FindingSummary ordered={findings.ordered} activeFindingId={activeFindingId} onSelectFinding={onSelectFinding} />
       )}
       {findings.ofRun.length > 0 && (
         <ul className="plain-list run-level-findings">
@@ -336,5 +331,33 @@ function RunHeader({
         </ul>
       )}
     </header>
+  );
+}
+
+/**
+ * The run's findings in the header: one marker per kind with its count (a run can have hundreds of
+ * one kind), each opening the next finding of that kind; n / p walk them all in order.
+ */
+function FindingSummary({ ordered, activeFindingId, onSelectFinding }: { ordered: readonly FindingRow[]; activeFindingId: number | null; onSelectFinding: (finding: FindingRow) => void }) {
+  const activeIndex = ordered.findIndex((finding) => finding.findingId === activeFindingId);
+  const byKind = new Map<string, FindingRow[]>();
+  for (const finding of ordered) byKind.set(finding.kind, [...(byKind.get(finding.kind) ?? []), finding]);
+  return (
+    <div className="run-findings" data-testid="run-findings">
+      <span className="muted">
+        Findings (n / p){activeIndex >= 0 ? ` — ${activeIndex + 1} of ${ordered.length}` : ''}:
+      </span>
+      {[...byKind.values()].map((ofKind) => {
+        const active = ofKind.find((finding) => finding.findingId === activeFindingId);
+        // The next one of this kind after the active finding, wrapping to the first.
+        const next = ofKind.find((finding) => ordered.indexOf(finding) > activeIndex) ?? ofKind[0]!;
+        return (
+          <span key={ofKind[0]!.kind} className="finding-kind" data-testid="finding-kind" data-kind={ofKind[0]!.kind}>
+            <FindingMarker finding={active ?? next} active={active !== undefined} onSelect={() => onSelectFinding(next)} />
+            {ofKind.length > 1 && <span className="muted"> ×{ofKind.length}</span>}
+          </span>
+        );
+      })}
+    </div>
   );
 }

@@ -382,3 +382,43 @@ describe('trace content is text, never markup', () => {
     await saveScreenshot(page, 'hostile-trace');
   });
 });
+
+describe('a run with many findings of one kind', () => {
+  const runId = 'three-unanswered';
+  let dir: string;
+  let browser: Browser;
+  let server: ServedTraces;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-many-'));
+    const tracePath = join(dir, 'many.jsonl');
+    const calls = [1, 2, 3].map((n) => ({ call_id: `call_${n}`, name: 'lookup', arguments: `{"n":${n}}` }));
+    const events = [
+      { type: 'run_start', run_id: runId, ts: '2025-06-03T10:00:00.000Z' },
+      { type: 'model_response', run_id: runId, step: 1, ts: '2025-06-03T10:00:01.000Z', outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: calls },
+      { type: 'run_end', run_id: runId, ts: '2025-06-03T10:00:03.000Z', status: 'completed' },
+    ];
+    writeFileSync(tracePath, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+    browser = await launchBrowser();
+    server = await serveTraces([tracePath]);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the header shows one marker per kind with its count, and the marker walks that kind', async () => {
+    const { page } = await openApp(browser, server.url);
+    await page.locator('[data-testid=run-row]').click();
+    await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
+    const kinds = page.locator('[data-testid=run-findings] [data-testid=finding-kind]');
+    assert.deepEqual(await kinds.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-kind'))), ['dangling_call']);
+    assert.match(await kinds.first().innerText(), /dangling call\s*×3/);
+    await page.keyboard.press('n');
+    await page.locator('[data-testid=run-findings]', { hasText: '1 of 3' }).waitFor();
+    await kinds.first().locator('[data-testid=finding-marker]').click();
+    await page.locator('[data-testid=run-findings]', { hasText: '2 of 3' }).waitFor();
+  });
+});
