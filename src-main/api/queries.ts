@@ -482,17 +482,17 @@ const utf8 = new TextDecoder('utf-8', { fatal: false });
 function rawRecord(db: Database.Database, sourceId: number, location: LineLocation, maxBytes: number): RawRecord {
   const file = prepared<[number], { path: string }>(db, 'SELECT path FROM sources WHERE id = ?').get(sourceId)?.path ?? '';
   const base = { file, line: location.line, offset: location.offset, length: location.length };
-  let bytes: Buffer;
+  let raw;
   try {
-    const raw = readRawLine(db, sourceId, location.line);
+    // One byte past the limit: cutAtCharacter looks at it to tell whether the limit splits a character.
+    raw = readRawLine(db, sourceId, location.line, { maxBytes: maxBytes + 1 });
     if (raw === null) throw new ApiError('not_found', `nothing was recorded for line ${location.line} of ${file}`);
-    bytes = raw.bytes;
   } catch (error) {
     if (error instanceof SourceChangedError || error instanceof TraceFileError) return { ...base, text: '', truncated: false, stale: true };
     throw error;
   }
-  const kept = cutAtCharacter(bytes, maxBytes);
-  const truncated = kept.length < bytes.length;
+  const kept = cutAtCharacter(raw.bytes, maxBytes);
+  const truncated = kept.length < raw.length;
   const text = utf8.decode(kept);
   return { ...base, text: !truncated && text.endsWith('\r') ? text.slice(0, -1) : text, truncated, stale: false };
 }

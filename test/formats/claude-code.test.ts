@@ -5,12 +5,13 @@
  * in the shapes Claude Code 1.0–2.1 writes; see docs/formats/claude-code.md).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode';
 import type { AnalyzeReport } from '../../shared/report';
-import { analyzeFile, temporaryDir } from '../support/engineHarness';
+import { openTrace, type IngestProgress } from '../../src-main/engine/engine';
+import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
 import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixtureDir = join(fixtures, 'claude-code');
@@ -136,6 +137,23 @@ describe('claude-code: sub-agents', () => {
     assert.deepEqual(report.runs[1]?.parent, { run_id: SUBAGENT_SESSION, call_id: 'toolu_012gohAEb3j5feR1GQKKjuG3', file: session });
     assert.equal(report.runs[1]?.file, agentFile);
     assert.deepEqual(findingsOf(report), []);
+  });
+
+  it('reports progress over the session and its sub-agents as one, never going back', async () => {
+    const session = fixture(`${SUBAGENT_SESSION}.jsonl`);
+    const agentFile = join(fixtureDir, SUBAGENT_SESSION, 'subagents', 'agent-a3f9c21.jsonl');
+    const cache = temporaryDir('claude-progress');
+    try {
+      const seen: IngestProgress[] = [];
+      await openTrace(session, { cacheDir: cache.path, analysis: defaultAnalysis, onProgress: (progress) => seen.push(progress) });
+      const total = statSync(session).size + statSync(agentFile).size;
+      assert.ok(seen.every((progress) => progress.totalBytes === total));
+      assert.ok(seen.every((progress, index) => index === 0 || (progress.bytesRead >= seen[index - 1]!.bytesRead && progress.events >= seen[index - 1]!.events)));
+      // 10 events in the session, 9 in its sub-agent.
+      assert.deepEqual([seen.at(-1)?.bytesRead, seen.at(-1)?.events], [total, 19]);
+    } finally {
+      cache.remove();
+    }
   });
 
   it('reuses the database while session and sub-agents are unchanged, and reads it again when a sub-agent transcript appears', async () => {

@@ -18,6 +18,8 @@ export interface RawLine {
    * (`zip-json` framing) the "line" is an entry, and these are its bytes inflated.
    */
   bytes: Buffer;
+  /** The line's whole length in bytes: more than `bytes` holds when it was read with `maxBytes`. */
+  length: number;
 }
 
 export class SourceChangedError extends Error {}
@@ -35,8 +37,12 @@ interface SourceIdentityRow {
   format: string;
 }
 
-/** Returns null when nothing was recorded for that line (a blank line, or past the end). */
-export function readRawLine(db: Database.Database, sourceId: number, line: number): RawLine | null {
+/**
+ * Returns null when nothing was recorded for that line (a blank line, or past the end). With
+ * `maxBytes`, reads at most that many bytes of the line, so a huge line is not read whole to be
+ * shown in part (a ZIP entry is inflated whole, then cut).
+ */
+export function readRawLine(db: Database.Database, sourceId: number, line: number, options: { maxBytes?: number } = {}): RawLine | null {
   const location =
     db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM events WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
     db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
@@ -48,18 +54,18 @@ export function readRawLine(db: Database.Database, sourceId: number, line: numbe
   if (current.size !== source.size || current.mtimeMs !== source.mtime_ms || current.fingerprint !== source.fingerprint) {
     throw new SourceChangedError(`${source.path} changed since it was ingested; reopen it to see its current lines`);
   }
-  const bytes = Buffer.alloc(location.byte_length);
   const fd = openSync(source.path, 'r');
   try {
-    readSync(fd, bytes, 0, location.byte_length, location.byte_offset);
     if (adapterNamed(source.format)?.framing === 'zip-json') {
       const zipEntry = zipEntryBytes(fd, source.size, location.byte_offset);
-      if (zipEntry !== null) return { line, offset: location.byte_offset, bytes: zipEntry };
+      if (zipEntry !== null) return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };
     }
+    const bytes = Buffer.alloc(Math.min(location.byte_length, options.maxBytes ?? location.byte_length));
+    readSync(fd, bytes, 0, bytes.length, location.byte_offset);
+    return { line, offset: location.byte_offset, bytes, length: location.byte_length };
   } finally {
     closeSync(fd);
   }
-  return { line, offset: location.byte_offset, bytes };
 }
 
 /** In a ZIP container, the inflated bytes of the entry whose local header is at `offset`; null when the file is not a ZIP. */

@@ -72,7 +72,14 @@ function reportingRuns(request: IngestRequest, identity: FileIdentity, format: F
 }
 
 /** Parses on this thread while the store worker writes; resolves once the database is complete and analyzed. */
-async function ingestThroughStoreWorker(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): Promise<void> {
+async function ingestThroughStoreWorker(
+  request: IngestRequest,
+  identity: FileIdentity,
+  format: FormatAdapter,
+  dbPath: string,
+  { sourceId, firstIds }: NewSource,
+  report: (progress: IngestProgress) => void,
+): Promise<void> {
   const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
   const store = new Worker(workerUrl('storeWorker'), {
@@ -113,7 +120,7 @@ async function ingestThroughStoreWorker(request: IngestRequest, identity: FileId
       firstIds,
       searchIndex: request.searchIndex,
       beforeNextChunk: drained,
-      onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
+      onProgress: report,
     });
     send({ type: 'finish', counters });
   } catch (error) {
@@ -126,7 +133,14 @@ async function ingestThroughStoreWorker(request: IngestRequest, identity: FileId
   return outcome.finally(() => store.terminate());
 }
 
-async function ingestOnThisThread(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, dbPath: string, { sourceId, firstIds }: NewSource): Promise<void> {
+async function ingestOnThisThread(
+  request: IngestRequest,
+  identity: FileIdentity,
+  format: FormatAdapter,
+  dbPath: string,
+  { sourceId, firstIds }: NewSource,
+  report: (progress: IngestProgress) => void,
+): Promise<void> {
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
@@ -134,7 +148,7 @@ async function ingestOnThisThread(request: IngestRequest, identity: FileIdentity
       maxLineBytes: request.maxLineBytes,
       firstIds,
       searchIndex: request.searchIndex,
-      onProgress: (progress: IngestProgress) => post({ type: 'progress', progress }),
+      onProgress: report,
     });
     loader.finish(counters);
   } finally {
@@ -181,9 +195,47 @@ function insertSource(dbPath: string, identity: FileIdentity, format: string, re
   }
 }
 
-async function ingestSource(request: IngestRequest, identity: FileIdentity, adapter: FormatAdapter, dbPath: string, source: NewSource): Promise<void> {
-  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, adapter, dbPath, source);
-  else await ingestOnThisThread(request, identity, adapter, dbPath, source);
+/**
+ * Progress over a trace and the files opened with it, as one: each file's counters are added to
+ * those of the files read before it, and the total is all their bytes, so a bar never jumps back.
+ */
+class TraceProgress {
+  private done: IngestProgress;
+
+  constructor(totalBytes: number) {
+    this.done = { bytesRead: 0, totalBytes, lines: 0, blankLines: 0, events: 0, unknownEvents: 0, parseErrors: 0 };
+  }
+
+  /** The reporter for the next file; `finished` adds its last counters to the trace's. */
+  forFile(): { report: (progress: IngestProgress) => void; finished: () => void } {
+    const before = this.done;
+    const add = (progress: IngestProgress): IngestProgress => ({
+      bytesRead: before.bytesRead + progress.bytesRead,
+      totalBytes: before.totalBytes,
+      lines: before.lines + progress.lines,
+      blankLines: before.blankLines + progress.blankLines,
+      events: before.events + progress.events,
+      unknownEvents: before.unknownEvents + progress.unknownEvents,
+      parseErrors: before.parseErrors + progress.parseErrors,
+    });
+    let last: IngestProgress | null = null;
+    return {
+      report: (progress) => {
+        last = progress;
+        post({ type: 'progress', progress: add(progress) });
+      },
+      finished: () => {
+        if (last !== null) this.done = add(last);
+      },
+    };
+  }
+}
+
+async function ingestSource(request: IngestRequest, identity: FileIdentity, adapter: FormatAdapter, dbPath: string, source: NewSource, progress: TraceProgress): Promise<void> {
+  const file = progress.forFile();
+  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, adapter, dbPath, source, file.report);
+  else await ingestOnThisThread(request, identity, adapter, dbPath, source, file.report);
+  file.finished();
 }
 
 async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMessage, { type: 'done' }>> {
@@ -200,13 +252,15 @@ async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMe
   }
   prepared.db.close();
   const format: ChosenFormat = chooseFormat(identity, request.format);
+  const companionFiles = companionIdentities(format.adapter, identity.path);
+  const progress = new TraceProgress(identity.size + companionFiles.reduce((sum, companion) => sum + companion.size, 0));
   const main = insertSource(prepared.dbPath, identity, format.adapter.name, format.reason, null, request.searchIndex);
-  await ingestSource(request, identity, format.adapter, prepared.dbPath, main);
+  await ingestSource(request, identity, format.adapter, prepared.dbPath, main, progress);
   const companions: CompanionSource[] = [];
-  for (const companion of companionIdentities(format.adapter, identity.path)) {
+  for (const companion of companionFiles) {
     const reason = `opened with ${basename(identity.path)}: ${format.adapter.name} keeps this file beside it`;
     const source = insertSource(prepared.dbPath, companion, format.adapter.name, reason, main.sourceId, request.searchIndex);
-    await ingestSource(request, companion, format.adapter, prepared.dbPath, source);
+    await ingestSource(request, companion, format.adapter, prepared.dbPath, source, progress);
     companions.push({ path: companion.path, sourceId: source.sourceId });
   }
   return { type: 'done', dbPath: prepared.dbPath, sourceId: main.sourceId, companions, reused: false };
