@@ -14,7 +14,7 @@ import type { RunStatus } from '../../shared/trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../../shared/trace/timestamps';
 import { readRawLine, SourceChangedError } from '../engine/store/rawLines';
 import { TraceFileError } from '../engine/store/traceDatabase';
-import type { RunRow as StoredRunRow } from '../engine/store/traceWriter';
+import type { EventRow as StoredEventRow, RunRow as StoredRunRow } from '../engine/store/traceWriter';
 import { ApiError } from './apiError';
 import type { QueryMethod } from './queryProtocol';
 import { searchEvents } from './search';
@@ -353,31 +353,15 @@ const run: Query<'run'> = (db, scope, request) => {
 // ---------------------------------------------------------------------------------------------
 // Events
 
-interface EventSqlRow {
-  id: number;
-  source_id: number;
-  run_pk: number;
-  line: number;
-  byte_offset: number;
-  byte_length: number;
-  type: string;
-  type_raw: string;
-  step: number | null;
-  ts: string | null;
-  call_id: string | null;
-  name: string | null;
-  outcome: string | null;
-  finish_reason: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  latency_ms: number | null;
-  result_ok: number | null;
-  error_code: string | null;
-  summary: string | null;
-}
+const eventSqlColumns = [
+  'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'ts', 'call_id', 'name', 'outcome',
+  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary',
+] as const satisfies readonly (keyof StoredEventRow)[];
 
-const eventColumns = `id, source_id, run_pk, line, byte_offset, byte_length, type, type_raw, step, ts, call_id, name, outcome, finish_reason,
-  input_tokens, output_tokens, latency_ms, result_ok, error_code, summary`;
+/** The stored event columns a view lists. */
+type EventSqlRow = Pick<StoredEventRow, (typeof eventSqlColumns)[number]>;
+
+const eventColumns = eventSqlColumns.join(', ');
 
 /** An event the loop logged under its own type whose name says it carries a user's or harness's prompt. */
 const INPUT_TYPE_RAW = /user|human|prompt|input|instruction|task/i;

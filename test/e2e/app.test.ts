@@ -322,17 +322,31 @@ describe('the browser UI served by loopscope serve', () => {
   });
 });
 
-describe('trace content is text, never markup', () => {
-  let browser: Browser;
-  let server: ServedTraces;
-  let dir: string;
-  let tracePath: string;
-  const runId = '<img src=x onerror=alert(1)>';
-
+/**
+ * For a describe block: one trace written from `events` in a temporary folder, served by
+ * `loopscope serve`, and a browser; both stopped after the block.
+ */
+function serveEvents(name: string, events: () => object[]): { browser: () => Browser; server: () => ServedTraces; tracePath: () => string } {
+  let dir = '';
+  let browser: Browser | undefined;
+  let server: ServedTraces | undefined;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'loopscope-xss-'));
-    tracePath = join(dir, 'hostile.jsonl');
-    const events = [
+    dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-'));
+    writeFileSync(join(dir, name), events().map((event) => JSON.stringify(event)).join('\n') + '\n');
+    browser = await launchBrowser();
+    server = await serveTraces([join(dir, name)]);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { browser: () => browser!, server: () => server!, tracePath: () => join(dir, name) };
+}
+
+describe('trace content is text, never markup', () => {
+  const runId = '<img src=x onerror=alert(1)>';
+  const served = serveEvents('hostile.jsonl', () => [
       { type: 'run_start', run_id: runId, ts: '2025-06-03T10:00:00.000Z', task: '<script>alert(2)</script> \u202Egnp.exe\u202C and a\u0007bell' },
       { type: 'model_request', run_id: runId, step: 1, ts: '2025-06-03T10:00:00.100Z', messages: [{ role: 'user', content: '<script>alert(3)</script>' }] },
       {
@@ -345,21 +359,11 @@ describe('trace content is text, never markup', () => {
         tool_calls: [{ call_id: 'call_1', name: '<img src=x onerror=alert(4)>', arguments: '{"q":"<script>alert(5)</script>"}' }],
       },
       { type: 'tool_result', run_id: runId, step: 1, ts: '2025-06-03T10:00:02.000Z', call_id: 'call_1', name: '<img src=x onerror=alert(4)>', status: 'ok', output: '<img src=x onerror=alert(6)>' },
-      { type: 'run_end', run_id: runId, ts: '2025-06-03T10:00:03.000Z', status: 'MODEL_FINISHED' },
-    ];
-    writeFileSync(tracePath, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
-    browser = await launchBrowser();
-    server = await serveTraces([tracePath]);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    { type: 'run_end', run_id: runId, ts: '2025-06-03T10:00:03.000Z', status: 'MODEL_FINISHED' },
+  ]);
 
   test('HTML in run ids, tasks, tool names and results shows as text: no element, no script, no dialog', async () => {
-    const app = await openApp(browser, server.url);
+    const app = await openApp(served.browser(), served.server().url);
     const { page } = app;
     // One trace served: the app goes straight to its runs.
     await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
@@ -374,7 +378,7 @@ describe('trace content is text, never markup', () => {
     assert.match(await page.locator('.run-task').innerText(), /\\u0007/);
     await page.locator('[data-testid=timeline-row][data-type=tool_result]').click();
     await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
-    assert.equal(await page.locator('[data-testid=raw-line]').innerText(), fileLine(tracePath, 4));
+    assert.equal(await page.locator('[data-testid=raw-line]').innerText(), fileLine(served.tracePath(), 4));
     assert.equal(await page.locator('img').count(), 0, 'no <img> element was created');
     assert.equal(await page.locator('script').count(), 1, 'only the app bundle is a script');
     assert.deepEqual(app.dialogs, []);
@@ -385,32 +389,17 @@ describe('trace content is text, never markup', () => {
 
 describe('a run with many findings of one kind', () => {
   const runId = 'three-unanswered';
-  let dir: string;
-  let browser: Browser;
-  let server: ServedTraces;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-many-'));
-    const tracePath = join(dir, 'many.jsonl');
+  const served = serveEvents('many.jsonl', () => {
     const calls = [1, 2, 3].map((n) => ({ call_id: `call_${n}`, name: 'lookup', arguments: `{"n":${n}}` }));
-    const events = [
+    return [
       { type: 'run_start', run_id: runId, ts: '2025-06-03T10:00:00.000Z' },
       { type: 'model_response', run_id: runId, step: 1, ts: '2025-06-03T10:00:01.000Z', outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: calls },
       { type: 'run_end', run_id: runId, ts: '2025-06-03T10:00:03.000Z', status: 'completed' },
     ];
-    writeFileSync(tracePath, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
-    browser = await launchBrowser();
-    server = await serveTraces([tracePath]);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test('the header shows one marker per kind with its count, and the marker walks that kind', async () => {
-    const { page } = await openApp(browser, server.url);
+    const { page } = await openApp(served.browser(), served.server().url);
     await page.locator('[data-testid=run-row]').click();
     await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
     const kinds = page.locator('[data-testid=run-findings] [data-testid=finding-kind]');

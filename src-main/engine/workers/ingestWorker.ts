@@ -71,15 +71,18 @@ function reportingRuns(request: IngestRequest, identity: FileIdentity, format: F
   };
 }
 
+/** One file to ingest into a source of the trace database. */
+interface SourceIngest {
+  request: IngestRequest;
+  identity: FileIdentity;
+  format: FormatAdapter;
+  dbPath: string;
+  source: NewSource;
+  report: (progress: IngestProgress) => void;
+}
+
 /** Parses on this thread while the store worker writes; resolves once the database is complete and analyzed. */
-async function ingestThroughStoreWorker(
-  request: IngestRequest,
-  identity: FileIdentity,
-  format: FormatAdapter,
-  dbPath: string,
-  { sourceId, firstIds }: NewSource,
-  report: (progress: IngestProgress) => void,
-): Promise<void> {
+async function ingestThroughStoreWorker({ request, identity, format, dbPath, source: { sourceId, firstIds }, report }: SourceIngest): Promise<void> {
   const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
   const store = new Worker(workerUrl('storeWorker'), {
@@ -133,14 +136,7 @@ async function ingestThroughStoreWorker(
   return outcome.finally(() => store.terminate());
 }
 
-async function ingestOnThisThread(
-  request: IngestRequest,
-  identity: FileIdentity,
-  format: FormatAdapter,
-  dbPath: string,
-  { sourceId, firstIds }: NewSource,
-  report: (progress: IngestProgress) => void,
-): Promise<void> {
+async function ingestOnThisThread({ request, identity, format, dbPath, source: { sourceId, firstIds }, report }: SourceIngest): Promise<void> {
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
@@ -233,8 +229,9 @@ class TraceProgress {
 
 async function ingestSource(request: IngestRequest, identity: FileIdentity, adapter: FormatAdapter, dbPath: string, source: NewSource, progress: TraceProgress): Promise<void> {
   const file = progress.forFile();
-  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(request, identity, adapter, dbPath, source, file.report);
-  else await ingestOnThisThread(request, identity, adapter, dbPath, source, file.report);
+  const job: SourceIngest = { request, identity, format: adapter, dbPath, source, report: file.report };
+  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(job);
+  else await ingestOnThisThread(job);
   file.finished();
 }
 

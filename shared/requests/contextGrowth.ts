@@ -1,0 +1,171 @@
+/**
+ * Context growth over a run's requests (domain.md §6). With a fixed prefix of S tokens and T new
+ * tokens per turn, request n holds S + n×T input tokens and the first N requests cost
+ * N×S + T×N(N+1)/2 together: linear growth per request, quadratic in total.
+ *
+ * - The fit: S and T by least squares on the cumulative input over all requests.
+ * - Outliers: a request's growth is its input minus the previous request's. The run's typical step
+ *   is the median of the positive growths (a compaction's negative step is not a step of the loop);
+ *   a request whose growth exceeds `outlierFactor` (3) times it is named — a 40 KB tool result.
+ * - Attribution: every part of a request (system prompt, tool definitions, each message) is
+ *   estimated with the given tokenizer; when the provider recorded the request's input tokens the
+ *   estimates are scaled to that total (largest remainder, so the parts add up to it exactly).
+ */
+import { canonicalJson } from '../trace/canonicalJson';
+import { messageText, type NormalizedRequest } from './normalizedRequest';
+
+export interface GrowthFit {
+  /** S: the fixed prefix, tokens. */
+  prefixTokens: number;
+  /** T: tokens added per turn. */
+  tokensPerTurn: number;
+  /** N×S + T×N(N+1)/2 for N = 1…requests. */
+  predictedCumulative: number[];
+  /** Of the cumulative series; null when the series is constant. */
+  rSquared: number | null;
+}
+
+export interface GrowthOutlier {
+  /** 0-based request index. */
+  requestIndex: number;
+  growth: number;
+  /** growth ÷ the run's typical growth. */
+  ratio: number;
+}
+
+export interface ContextGrowth {
+  cumulative: number[];
+  /** Per request: input minus the previous request's input; null for the first. */
+  growth: (number | null)[];
+  fit: GrowthFit | null;
+  typicalGrowth: number | null;
+  outlierFactor: number;
+  outliers: GrowthOutlier[];
+}
+
+/** Least squares for S and T on the cumulative input; null with fewer than two requests. */
+export function fitContextGrowth(inputTokens: readonly number[]): GrowthFit | null {
+  if (inputTokens.length < 2) return null;
+  let sumAA = 0;
+  let sumAB = 0;
+  let sumBB = 0;
+  let sumAC = 0;
+  let sumBC = 0;
+  let cumulative = 0;
+  const series: number[] = [];
+  inputTokens.forEach((tokens, i) => {
+    const n = i + 1;
+    const a = n;
+    const b = (n * (n + 1)) / 2;
+    cumulative += tokens;
+    series.push(cumulative);
+    sumAA += a * a;
+    sumAB += a * b;
+    sumBB += b * b;
+    sumAC += a * cumulative;
+    sumBC += b * cumulative;
+  });
+  const determinant = sumAA * sumBB - sumAB * sumAB;
+  const prefixTokens = (sumAC * sumBB - sumBC * sumAB) / determinant;
+  const tokensPerTurn = (sumAA * sumBC - sumAB * sumAC) / determinant;
+  const predictedCumulative = series.map((_, i) => (i + 1) * prefixTokens + (tokensPerTurn * (i + 1) * (i + 2)) / 2);
+  const mean = series.reduce((sum, value) => sum + value, 0) / series.length;
+  const total = series.reduce((sum, value) => sum + (value - mean) ** 2, 0);
+  const residual = series.reduce((sum, value, i) => sum + (value - predictedCumulative[i]!) ** 2, 0);
+  return { prefixTokens, tokensPerTurn, predictedCumulative, rSquared: total === 0 ? null : 1 - residual / total };
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export function contextGrowth(inputTokens: readonly number[], options: { outlierFactor?: number } = {}): ContextGrowth {
+  const outlierFactor = options.outlierFactor ?? 3;
+  let running = 0;
+  const cumulative = inputTokens.map((tokens) => (running += tokens));
+  const growth = inputTokens.map((tokens, i) => (i === 0 ? null : tokens - inputTokens[i - 1]!));
+  const typicalGrowth = median(growth.filter((step): step is number => step !== null && step > 0));
+  const outliers: GrowthOutlier[] = [];
+  if (typicalGrowth !== null) {
+    growth.forEach((step, requestIndex) => {
+      if (step !== null && step > outlierFactor * typicalGrowth) outliers.push({ requestIndex, growth: step, ratio: step / typicalGrowth });
+    });
+  }
+  return { cumulative, growth, fit: fitContextGrowth(inputTokens), typicalGrowth, outlierFactor, outliers };
+}
+
+export interface TokenShare {
+  source: 'system' | 'tools' | 'message';
+  messageIndex: number | null;
+  role: string | null;
+  /** The tool whose result this is (role `tool`), or the tools an assistant message calls. */
+  tools: string[];
+  /** Added by this request (one of the `appended` messages). */
+  appended: boolean;
+  tokens: number;
+}
+
+export interface RequestTokenAttribution {
+  total: number;
+  /** True when the shares were scaled to the recorded input tokens; false: a pure estimate. */
+  scaledToRecorded: boolean;
+  shares: TokenShare[];
+  /** What this request added: tokens of the appended messages, by role and by tool result. */
+  appendedTokens: number;
+  appendedByRole: Record<string, number>;
+  appendedByTool: Record<string, number>;
+}
+
+/** Rounds `values` scaled to sum to `total` exactly: floors, then the largest remainders get +1. */
+function scaleTo(values: readonly number[], total: number): number[] {
+  const sum = values.reduce((a, b) => a + b, 0);
+  const exact = values.map((value) => (value * total) / sum);
+  const floors = exact.map(Math.floor);
+  let left = total - floors.reduce((a, b) => a + b, 0);
+  const byRemainder = exact.map((value, i) => i).sort((i, j) => exact[j]! - floors[j]! - (exact[i]! - floors[i]!));
+  for (const i of byRemainder) {
+    if (left <= 0) break;
+    floors[i]!++;
+    left--;
+  }
+  return floors;
+}
+
+export function attributeRequestTokens(
+  request: NormalizedRequest,
+  appended: readonly number[],
+  estimateTokens: (text: string) => number,
+  recordedInputTokens: number | null = null,
+): RequestTokenAttribution {
+  const callNames = new Map<string, string>();
+  for (const message of request.messages) for (const call of message.toolCalls) callNames.set(call.callId, call.name);
+  const appendedSet = new Set(appended);
+  const shares: TokenShare[] = [];
+  if (request.system !== null) shares.push({ source: 'system', messageIndex: null, role: null, tools: [], appended: false, tokens: estimateTokens(request.system) });
+  if (request.tools.length > 0) {
+    shares.push({ source: 'tools', messageIndex: null, role: null, tools: request.tools.map((tool) => tool.name), appended: false, tokens: estimateTokens(canonicalJson(request.tools)) });
+  }
+  request.messages.forEach((message, messageIndex) => {
+    const answered = message.toolCallId !== null ? (callNames.get(message.toolCallId) ?? message.name) : null;
+    const tools = answered !== null ? [answered] : message.toolCalls.map((call) => call.name);
+    shares.push({ source: 'message', messageIndex, role: message.role, tools, appended: appendedSet.has(messageIndex), tokens: estimateTokens(messageText(message)) });
+  });
+
+  const estimated = shares.reduce((sum, share) => sum + share.tokens, 0);
+  const scaledToRecorded = recordedInputTokens !== null && estimated > 0;
+  if (scaledToRecorded) scaleTo(shares.map((share) => share.tokens), recordedInputTokens).forEach((tokens, i) => (shares[i]!.tokens = tokens));
+
+  const appendedByRole: Record<string, number> = {};
+  const appendedByTool: Record<string, number> = {};
+  let appendedTokens = 0;
+  for (const share of shares) {
+    if (!share.appended || share.role === null) continue;
+    appendedTokens += share.tokens;
+    appendedByRole[share.role] = (appendedByRole[share.role] ?? 0) + share.tokens;
+    if (share.role === 'tool') for (const tool of share.tools) appendedByTool[tool] = (appendedByTool[tool] ?? 0) + share.tokens;
+  }
+  return { total: scaledToRecorded ? recordedInputTokens : estimated, scaledToRecorded, shares, appendedTokens, appendedByRole, appendedByTool };
+}

@@ -1,0 +1,132 @@
+/** Aligning two requests' messages, the verdict on the history, and the findings it gives. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { alignRequests } from '../../shared/requests/alignRequests';
+import { diffRequests } from '../../shared/requests/diffRequests';
+import { historyRewriteFinding, missingToolResultFinding } from '../../shared/requests/requestFindings';
+import { assistant, call, chatRequest, result, turn, user, type ChatMessage } from './requestBodies';
+
+function diff(previous: ChatMessage[], next: ChatMessage[]) {
+  return diffRequests(chatRequest(previous), chatRequest(next));
+}
+
+function statuses(previous: ChatMessage[], next: ChatMessage[]): string[] {
+  return diff(previous, next).alignment.entries.map((e) => `${e.status} ${e.previousIndex ?? '-'}→${e.nextIndex ?? '-'}`);
+}
+
+const history = [user('Summarize the notes'), ...turn('c1'), ...turn('c2'), ...turn('c3')];
+
+describe('request alignment and verdict', () => {
+  it('append-only: the previous messages unchanged, the new turn appended, verdict extends', () => {
+    const d = diff(history, [...history, ...turn('c4')]);
+    assert.deepEqual(d.history, { verdict: 'extends', appended: [7, 8] });
+    assert.deepEqual(
+      d.alignment.runs.map((r) => [r.status, r.next]),
+      [
+        ['unchanged', { first: 0, last: 6 }],
+        ['appended', { first: 7, last: 8 }],
+      ],
+    );
+    assert.equal(historyRewriteFinding(2, d.history), null);
+  });
+
+  it('identical requests: everything unchanged, extends with nothing appended', () => {
+    const d = diff(history, history);
+    assert.deepEqual(d.history, { verdict: 'extends', appended: [] });
+    assert.equal(d.alignment.runs.length, 1);
+  });
+
+  it('an edit in the middle: that message modified, the rest unchanged, rewritten at its index', () => {
+    const edited = [...history];
+    edited[4] = result('c2', '[output truncated]');
+    const d = diff(history, [...edited, ...turn('c4')]);
+    assert.deepEqual(statuses(history, [...edited, ...turn('c4')]).slice(3, 6), ['unchanged 3→3', 'modified 4→4', 'unchanged 5→5']);
+    assert.equal(d.history.verdict, 'rewritten');
+    assert.ok(d.history.verdict === 'rewritten');
+    assert.equal(d.history.firstDifference, 4);
+    assert.equal(d.history.kind, 'edited');
+    const finding = historyRewriteFinding(3, d.history);
+    assert.equal(finding?.kind, 'history_rewrite');
+    assert.equal(finding?.severity, 'warning');
+    assert.match(finding?.message ?? '', /at message 5: an earlier message was edited/);
+    assert.match(finding?.message ?? '', /caching is invalidated from message 5 on/);
+  });
+
+  it('removal: a dropped turn is removed, not an edit of the next call (another call id)', () => {
+    const next = [history[0]!, ...turn('c2'), ...turn('c3'), ...turn('c4')];
+    assert.deepEqual(statuses(history, next).slice(0, 3), ['unchanged 0→0', 'removed 1→-', 'removed 2→-']);
+    const d = diff(history, next);
+    assert.ok(d.history.verdict === 'rewritten');
+    assert.equal(d.history.firstDifference, 1);
+    assert.equal(d.history.kind, 'dropped');
+    assert.deepEqual(d.history.counts, { modified: 0, removed: 2, moved: 0, appended: 2 });
+  });
+
+  it('reorder: turns swapped are moved, verdict reordered', () => {
+    const next = [history[0]!, ...turn('c2'), ...turn('c1'), ...turn('c3')];
+    const d = diff(history, next);
+    assert.equal(d.alignment.entries.filter((e) => e.status === 'moved').length, 2);
+    assert.ok(d.history.verdict === 'rewritten');
+    assert.equal(d.history.firstDifference, 1);
+    assert.equal(d.history.kind, 'reordered');
+  });
+
+  it('compaction: the history replaced by a summary, verdict compacted', () => {
+    const next = [user('Summary of the conversation so far: notes c1–c3 were read.'), ...turn('c4')];
+    const d = diff(history, next);
+    assert.ok(d.history.verdict === 'rewritten');
+    assert.equal(d.history.firstDifference, 0);
+    assert.equal(d.history.kind, 'compacted');
+    assert.match(historyRewriteFinding(5, d.history)?.message ?? '', /compacted into fewer/);
+  });
+
+  it('an insertion before earlier messages is a rewrite too', () => {
+    const next = [history[0]!, user('Reminder: be brief.'), ...history.slice(1)];
+    const d = diff(history, next);
+    assert.ok(d.history.verdict === 'rewritten');
+    assert.equal(d.history.firstDifference, 1);
+    assert.equal(d.history.kind, 'inserted');
+  });
+
+  it('collapses runs with their ranges on both sides', () => {
+    const edited = [...history];
+    edited[2] = result('c1', 'changed');
+    const { runs } = alignRequests(chatRequest(history).messages, chatRequest(edited).messages);
+    assert.deepEqual(
+      runs.map((r) => [r.status, r.start, r.end, r.previous, r.next]),
+      [
+        ['unchanged', 0, 2, { first: 0, last: 1 }, { first: 0, last: 1 }],
+        ['modified', 2, 3, { first: 2, last: 2 }, { first: 2, last: 2 }],
+        ['unchanged', 3, 7, { first: 3, last: 6 }, { first: 3, last: 6 }],
+      ],
+    );
+  });
+
+  it('gives up exact search on a huge gap without anchors and still classifies every message', () => {
+    const previous = Array.from({ length: 1200 }, () => user('same'));
+    const next = [assistant('start'), ...Array.from({ length: 1100 }, () => user('same')), assistant('end')];
+    const { entries } = alignRequests(chatRequest(previous).messages, chatRequest(next).messages);
+    assert.equal(entries.filter((e) => e.status === 'unchanged').length, 1100, 'equal messages in order stay unchanged, not moved');
+    assert.equal(entries.filter((e) => e.previousIndex !== null).length, 1200);
+    assert.equal(entries.filter((e) => e.nextIndex !== null).length, 1102);
+  });
+});
+
+describe('tool pairing in a request', () => {
+  it('flags a call whose result is missing while later messages exist, and a result without its call', () => {
+    const next = [user('go'), call('c1'), user('and?'), result('c9')];
+    const d = diff([user('go')], next);
+    assert.deepEqual(d.toolPairing, {
+      missingToolResults: [{ callId: 'c1', name: 'read_file', messageIndex: 1 }],
+      orphanToolResults: [{ callId: 'c9', messageIndex: 3 }],
+    });
+    const finding = missingToolResultFinding(2, d.toolPairing);
+    assert.equal(finding?.kind, 'missing_tool_result_in_history');
+    assert.equal(finding?.message, 'Request 2 carries 1 tool call without a result (c1 read_file at message 2) and 1 tool result without the call that issued it (c9 at message 4).');
+  });
+
+  it('a complete history, or a call in the last message, owes nothing', () => {
+    assert.equal(missingToolResultFinding(2, diff([], history).toolPairing), null);
+    assert.equal(missingToolResultFinding(2, diff([], [...history, call('c4')]).toolPairing), null);
+  });
+});
