@@ -192,6 +192,51 @@ export const budgetUseSchema = z.object({
   exceeded: z.boolean(),
 });
 
+const messageSpan = z.object({ first: z.number().int(), last: z.number().int() }).nullable();
+
+/** Request n against the one before it in its run (or any two the user picks): see shared/requests. */
+export const requestDiffSchema = z.object({
+  previousEventId: z.number().int().nullable(),
+  eventId: z.number().int(),
+  previousMessages: z.number().int(),
+  messages: z.number().int(),
+  history: z.discriminatedUnion('verdict', [
+    z.object({ verdict: z.literal('extends'), appended: z.array(z.number().int()) }),
+    z.object({
+      verdict: z.literal('rewritten'),
+      /** 0-based index of the first message where the histories differ: provider prompt caching stops there. */
+      firstDifference: z.number().int(),
+      kind: z.enum(['edited', 'dropped', 'reordered', 'compacted', 'inserted']),
+      counts: z.object({ modified: z.number().int(), removed: z.number().int(), moved: z.number().int(), appended: z.number().int() }),
+    }),
+  ]),
+  /** Consecutive messages of one status, for collapsing ("messages 1–14 unchanged"). */
+  runs: z.array(z.object({ status: z.enum(['unchanged', 'appended', 'removed', 'modified', 'moved']), previous: messageSpan, next: messageSpan })),
+  /** Every message that is not unchanged, with its text on each side (cut at 64 KiB), for the word diff. */
+  changes: z.array(
+    z.object({
+      status: z.enum(['appended', 'removed', 'modified', 'moved']),
+      previousIndex: z.number().int().nullable(),
+      nextIndex: z.number().int().nullable(),
+      role: z.string(),
+      previousText: z.string().nullable(),
+      nextText: z.string().nullable(),
+    }),
+  ),
+  system: z.object({ changed: z.boolean(), previous: z.string().nullable(), next: z.string().nullable() }),
+  tools: z.object({
+    added: z.array(z.string()),
+    removed: z.array(z.string()),
+    changed: z.array(z.object({ name: z.string(), description: z.boolean(), parameters: z.boolean() })),
+  }),
+  params: z.array(z.object({ key: z.string(), previous: z.unknown(), next: z.unknown() })),
+  missingToolResults: z.array(z.object({ callId: z.string(), name: z.string(), messageIndex: z.number().int() })),
+  orphanToolResults: z.array(z.object({ callId: z.string().nullable(), messageIndex: z.number().int() })),
+  /** `history_rewrite` and `missing_tool_result_in_history`, as the analysis will report them. */
+  findings: z.array(z.object({ kind: z.string(), severity: severitySchema, message: z.string() })),
+});
+export type RequestDiffResponse = z.infer<typeof requestDiffSchema>;
+
 const paged = <T extends z.ZodType>(row: T) => z.object({ total: z.number().int(), offset: z.number().int(), rows: z.array(row) });
 
 /** Each method: its request and response schema. */
@@ -276,6 +321,15 @@ export const apiMethods = {
   search: {
     request: z.object({ traceId, query: z.string().min(1).max(500), ...page, runPk: z.number().int().optional() }),
     response: paged(searchHitSchema),
+  },
+  /**
+   * Diffs a model request against the previous request of its run (or `previousEventId`), from the
+   * requests the trace logged (canonical `model_request`, HTTP exchange logs). `unavailable` when a
+   * record holds no messages to compare.
+   */
+  requestDiff: {
+    request: z.object({ traceId, eventId: z.number().int(), previousEventId: z.number().int().optional() }),
+    response: requestDiffSchema,
   },
   rawLine: { request: z.object({ traceId, sourceId: z.number().int(), line: z.number().int(), maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024) }), response: rawRecordSchema },
 } as const;

@@ -17,6 +17,7 @@ import { TraceFileError } from '../engine/store/traceDatabase';
 import type { EventRow as StoredEventRow, RunRow as StoredRunRow } from '../engine/store/traceWriter';
 import { ApiError } from './apiError';
 import type { QueryMethod } from './queryProtocol';
+import { requestDiff } from './requestDiff';
 import { searchEvents } from './search';
 
 /** Which rows of the database belong to the trace, and which analysis its findings come from. */
@@ -747,6 +748,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   findings,
   parseErrors,
   rawLine,
+  requestDiff: (db, scope, request) => requestDiff(db, scope.sourceIds, request),
   // A trace's database holds only the trace's own files, so the search needs no scope.
   search: (db, _scope, request) => searchEvents(db, request),
 };
