@@ -32,7 +32,7 @@ export function StartScreen({ info }: { info: ApiResponse<'appInfo'> }) {
   }, [traces.status]);
 
   return (
-    <main className="start" data-testid="start-screen">
+    <main className="start" data-testid="start-screen" data-state={traces.status}>
       <header className="start-header">
         <h1>Loopscope</h1>
         <p className="muted">A debugger for agent-loop traces · version {info.version}</p>

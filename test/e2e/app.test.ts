@@ -79,7 +79,8 @@ describe('the browser UI served by loopscope serve', () => {
 
   test('the start screen lists the served traces; each opens on its runs with the expected statuses', async () => {
     const app = await newApp();
-    await app.page.locator('[data-testid=start-screen]').waitFor();
+    // Ready, not just shown: the list of traces arrives after the screen.
+    await app.page.locator('[data-testid=start-screen][data-state=ready]').waitFor();
     assert.equal(await app.page.locator('[data-testid=trace-item]').count(), served.length);
     await saveScreenshot(app.page, 'start-screen');
     for (const name of served) {
