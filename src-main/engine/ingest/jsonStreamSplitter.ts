@@ -22,23 +22,11 @@
  * becomes one parse error instead of swallowing the rest of the file.
  */
 import type { SplitLine } from './lineSplitter';
+import { NEWLINE, QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, isWhitespace } from './jsonBytes';
 
-const NEWLINE = 0x0a;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const OVERSIZED_HEAD_BYTES = 256;
 /** Longest member name looked at when matching `streamedArrays`. */
 const MAX_KEY_BYTES = 128;
-
-function isWhitespace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-}
 
 /**
  * What the open record is: a top-level value; a line that is not JSON (`garbage`, it runs to the

@@ -11,6 +11,7 @@
  * grammar inside nested values (a stray comma deep in a message); the inspector reports that when
  * the line is opened.
  */
+import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, isWhitespace } from './jsonBytes';
 
 /** Where one top-level member's value lies in the line, and what it is. */
 export interface ScannedMember {
@@ -24,20 +25,7 @@ export interface ScannedMember {
 
 export type TopLevelScan = Map<string, ScannedMember>;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
 export class ScanError extends Error {}
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-}
 
 function skipWhitespace(bytes: Buffer, position: number): number {
   let at = position;
