@@ -1,8 +1,11 @@
 /**
  * Acceptance over the real trace files in ../shared/samples (not shipped with the project, so
  * this is a script, not a test): prints one line per sample — format, runs, steps, tool calls,
- * results, findings by kind, parse errors — and fails on a file no adapter reads, on an
- * unexplained parse error, or on an unpaired call in a file whose own data pairs every call.
+ * results, findings by kind, parse errors — and a line on its model requests (logged or
+ * reconstructed, the longest run's growth). Fails on a file no adapter reads, on an unexplained
+ * parse error, on an unpaired call in a file whose own data pairs every call, and on a request
+ * history rewrite the file's data does not show: a side call (title, quota check) mixed into a
+ * main loop's thread would read as one.
  *
  *   npm run samples [-- DIR]     (default ../shared/samples; .ci/run runs it when that exists)
  */
@@ -10,13 +13,14 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { openTrace, readReport, TraceFileError } from '../src-main/engine/engine';
 import { formatCount } from '../shared/formatCount';
-import type { AnalysisOptions } from '../shared/report';
+import type { AnalysisOptions, RequestReport, RunReport } from '../shared/report';
 
 /**
  * What the samples' own data says, where it is not "every call paired, every line readable":
  * counts of unpaired calls and of lines that are genuinely broken, by sample (see SOURCES.md).
  */
-const expected: Record<string, Partial<Record<'dangling_call' | 'orphan_result' | 'parse_errors', number>>> = {
+type Checked = 'dangling_call' | 'orphan_result' | 'parse_errors' | 'history_rewrite' | 'missing_tool_result_in_history';
+const expected: Record<string, Partial<Record<Checked, number>>> = {
   'claude-code/agentcmd-v2.0.14-unmatched-tooluse.jsonl': { dangling_call: 3 },
   'codex-rollout/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl': { dangling_call: 1 },
   // SOURCES.md: "144 calls with 1 unmatched call_id" (the session restarts its turn without an abort).
@@ -34,6 +38,23 @@ function sampleFiles(directory: string): string[] {
       if (statSync(path).isDirectory()) return sampleFiles(path);
       return name.endsWith('.md') ? [] : [path];
     });
+}
+
+/** The file's requests in one line: how many, logged or reconstructed, and the longest run's growth. */
+function requestsLine(runs: readonly RunReport[]): string {
+  const requests = runs.flatMap((run) => run.requests);
+  if (requests.length === 0) return 'requests: none';
+  const reconstructed = requests.filter((request) => request.reconstructed).length;
+  const longest = runs.reduce((best, run) => (run.requests.length > best.requests.length ? run : best), runs[0]!);
+  const first = longest.requests[0]!;
+  const last = longest.requests.at(-1)!;
+  const tokens = (request: RequestReport): string => (request.input_tokens === null ? '?' : `${request.input_tokens}${request.input_tokens_source === 'estimated' ? ' est.' : ''}`);
+  const rewrites = longest.requests.filter((request) => request.rewrite !== null).length;
+  return (
+    `requests: ${requests.length} (${reconstructed === requests.length ? 'reconstructed' : reconstructed === 0 ? 'logged' : `${reconstructed} reconstructed`}); ` +
+    `longest run ${longest.run_id}: ${longest.requests.length} requests, ${rewrites === 0 ? 'append-only' : `${rewrites} rewritten`}, ` +
+    `${first.messages}→${last.messages} messages, ${tokens(first)}→${tokens(last)} input tokens`
+  );
 }
 
 const cacheDir = join(process.env['TMPDIR'] ?? '/tmp', `loopscope-samples-${process.pid}`);
@@ -56,7 +77,10 @@ for (const path of sampleFiles(root)) {
       ['parse errors', file.parse_errors.length, want.parse_errors ?? 0],
       ['dangling_call', byKind.get('dangling_call') ?? 0, want.dangling_call ?? 0],
       ['orphan_result', byKind.get('orphan_result') ?? 0, want.orphan_result ?? 0],
+      ['history_rewrite', byKind.get('history_rewrite') ?? 0, want.history_rewrite ?? 0],
+      ['missing_tool_result_in_history', byKind.get('missing_tool_result_in_history') ?? 0, want.missing_tool_result_in_history ?? 0],
     ];
+    console.log(`${''.padEnd(18)} ${requestsLine(report.runs)}`);
     for (const [what, got, allowed] of checks) {
       if (got !== allowed) failures.push(`${name}: ${formatCount(got)} ${what}, the file's own data explains ${allowed}`);
     }
@@ -70,5 +94,5 @@ if (failures.length > 0) {
   console.error(`\n${failures.length} sample(s) fail:\n${failures.map((failure) => `  ${failure}`).join('\n')}`);
   process.exitCode = 1;
 } else {
-  console.log('\nevery sample reads with its own format, no unexplained parse error, no unpaired call beyond what its data shows');
+  console.log('\nevery sample reads with its own format, no unexplained parse error, no unpaired call and no request rewrite beyond what its data shows');
 }

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { runStatusSchema } from './trace/runStatus';
-import { findingKindSchema, parseErrorSchema, severitySchema } from './report';
+import { findingKindSchema, parseErrorSchema, rewriteKindSchema, severitySchema, tokenSourceSchema } from './report';
 
 /** IPC channel names, shared so that main and preload cannot drift apart. */
 export const ipcChannels = {
@@ -198,6 +198,11 @@ const messageSpan = z.object({ first: z.number().int(), last: z.number().int() }
 export const requestDiffSchema = z.object({
   previousEventId: z.number().int().nullable(),
   eventId: z.number().int(),
+  /**
+   * The format logs no requests: both sides were rebuilt from the messages the model had seen
+   * (the run's task, each response, each tool result), and `eventId` is the response it was sent for.
+   */
+  reconstructed: z.boolean(),
   previousMessages: z.number().int(),
   messages: z.number().int(),
   history: z.discriminatedUnion('verdict', [
@@ -206,12 +211,20 @@ export const requestDiffSchema = z.object({
       verdict: z.literal('rewritten'),
       /** 0-based index of the first message where the histories differ: provider prompt caching stops there. */
       firstDifference: z.number().int(),
-      kind: z.enum(['edited', 'dropped', 'reordered', 'compacted', 'inserted']),
+      kind: rewriteKindSchema,
       counts: z.object({ modified: z.number().int(), removed: z.number().int(), moved: z.number().int(), appended: z.number().int() }),
     }),
   ]),
   /** Consecutive messages of one status, for collapsing ("messages 1–14 unchanged"). */
-  runs: z.array(z.object({ status: z.enum(['unchanged', 'appended', 'removed', 'modified', 'moved']), previous: messageSpan, next: messageSpan })),
+  runs: z.array(
+    z.object({
+      status: z.enum(['unchanged', 'appended', 'removed', 'modified', 'moved']),
+      previous: messageSpan,
+      next: messageSpan,
+      /** Estimated tokens of the span's messages (the next side, or the previous for removed ones). */
+      tokens: z.number().int(),
+    }),
+  ),
   /** Every message that is not unchanged, with its text on each side (cut at 64 KiB), for the word diff. */
   changes: z.array(
     z.object({
@@ -236,6 +249,48 @@ export const requestDiffSchema = z.object({
   findings: z.array(z.object({ kind: z.string(), severity: severitySchema, message: z.string() })),
 });
 export type RequestDiffResponse = z.infer<typeof requestDiffSchema>;
+
+/** One model request of a run and what it added (the context-growth chart and table). */
+export const requestRowSchema = z.object({
+  index: z.number().int(),
+  /** The `model_request` event; for a reconstructed request, the response it was sent for. */
+  eventId: z.number().int(),
+  line: z.number().int(),
+  step: z.number().int().nullable(),
+  reconstructed: z.boolean(),
+  messages: z.number().int(),
+  appendedMessages: z.number().int(),
+  rewrite: z.object({ messageIndex: z.number().int(), kind: rewriteKindSchema }).nullable(),
+  inputTokens: z.number().nullable(),
+  inputTokensSource: tokenSourceSchema.nullable(),
+  cachedInputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  /**
+   * What this request added, by role and tool (role `tool`): estimated tokens, scaled to the
+   * recorded growth when usage is recorded. Empty for the first request (it adds everything).
+   */
+  added: z.array(z.object({ role: z.string(), tool: z.string().nullable(), messages: z.number().int(), tokens: z.number().int() })),
+});
+export type RequestRow = z.infer<typeof requestRowSchema>;
+
+export const runRequestsSchema = z.object({
+  requests: z.array(requestRowSchema),
+  /** Over the requests with an input-token count, in order (domain.md §6). */
+  growth: z.object({
+    /** Request indices the series below are over. */
+    requestIndices: z.array(z.number().int()),
+    cumulative: z.array(z.number()),
+    /** N×S + T×N(N+1)/2 fitted to the cumulative input; null with fewer than two points. */
+    fit: z
+      .object({ prefixTokens: z.number(), tokensPerTurn: z.number(), predictedCumulative: z.array(z.number()), rSquared: z.number().nullable() })
+      .nullable(),
+    typicalGrowth: z.number().nullable(),
+    outlierFactor: z.number(),
+    /** Requests whose growth is far above the run's typical step. */
+    outliers: z.array(z.object({ requestIndex: z.number().int(), growth: z.number(), ratio: z.number() })),
+  }),
+});
+export type RunRequestsResponse = z.infer<typeof runRequestsSchema>;
 
 const paged = <T extends z.ZodType>(row: T) => z.object({ total: z.number().int(), offset: z.number().int(), rows: z.array(row) });
 
@@ -326,6 +381,12 @@ export const apiMethods = {
    * Diffs a model request against the previous request of its run (or `previousEventId`), from the
    * requests the trace logged (canonical `model_request`, HTTP exchange logs). `unavailable` when a
    * record holds no messages to compare.
+   */
+  /** A run's model requests (logged or reconstructed) and its context growth. */
+  requests: { request: z.object({ traceId, runPk: z.number().int() }), response: runRequestsSchema },
+  /**
+   * `eventId`: a `model_request` event, or (runs whose format logs no requests) a model response,
+   * meaning the request reconstructed for it. Without `previousEventId`, against the run's previous request.
    */
   requestDiff: {
     request: z.object({ traceId, eventId: z.number().int(), previousEventId: z.number().int().optional() }),

@@ -21,6 +21,8 @@ export const findingKindSchema = z.enum([
   'refusal',
   'unknown_finish_reason',
   'tool_error',
+  'history_rewrite',
+  'missing_tool_result_in_history',
 ]);
 export type FindingKind = z.infer<typeof findingKindSchema>;
 
@@ -72,6 +74,35 @@ export const fileReportSchema = z.object({
   parse_errors: z.array(parseErrorSchema),
 });
 
+/** Where a request's input-token count comes from: the provider's usage, or an offline estimate. */
+export const tokenSourceSchema = z.enum(['recorded', 'estimated']);
+export type TokenSource = z.infer<typeof tokenSourceSchema>;
+
+export const rewriteKindSchema = z.enum(['edited', 'dropped', 'reordered', 'compacted', 'inserted']);
+
+/**
+ * One model request of a run, against the one before it (domain.md §6): logged as sent, or
+ * reconstructed from the messages the model had seen (formats that do not log requests).
+ */
+export const requestReportSchema = z.object({
+  /** 0-based position among the run's requests. */
+  index: z.number().int(),
+  /** 1-based line of the request (reconstructed: of the response it was sent for). */
+  line: z.number().int(),
+  step: z.number().int().nullable(),
+  reconstructed: z.boolean(),
+  messages: z.number().int(),
+  /** Messages this request added to the previous one's history. */
+  appended_messages: z.number().int(),
+  /** Where the history stopped being the previous one's (0-based message index), and what happened; null when it extends it. */
+  rewrite: z.object({ message_index: z.number().int(), kind: rewriteKindSchema }).nullable(),
+  input_tokens: z.number().nullable(),
+  input_tokens_source: tokenSourceSchema.nullable(),
+  cached_input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+});
+export type RequestReport = z.infer<typeof requestReportSchema>;
+
 export const runReportSchema = z.object({
   run_id: z.string(),
   file: z.string(),
@@ -93,6 +124,8 @@ export const runReportSchema = z.object({
    * result names it, e.g. a compaction summariser), and its file. Absent for a top-level run.
    */
   parent: z.object({ run_id: z.string(), call_id: z.string().nullable(), file: z.string() }).optional(),
+  /** The run's model requests in order, with their context growth. */
+  requests: z.array(requestReportSchema),
 });
 export type RunReport = z.infer<typeof runReportSchema>;
 

@@ -11,8 +11,7 @@
  *   estimated with the given tokenizer; when the provider recorded the request's input tokens the
  *   estimates are scaled to that total (largest remainder, so the parts add up to it exactly).
  */
-import { canonicalJson } from '../trace/canonicalJson';
-import { messageText, type NormalizedRequest } from './normalizedRequest';
+import type { NormalizedRequest } from './normalizedRequest';
 
 export interface GrowthFit {
   /** S: the fixed prefix, tokens. */
@@ -108,15 +107,31 @@ export interface TokenShare {
   tokens: number;
 }
 
+/** What a request added, grouped: one entry per role, and per tool for tool results. */
+export interface AddedTokens {
+  role: string;
+  /** The tool whose results these are (role `tool`); null for other roles. */
+  tool: string | null;
+  messages: number;
+  tokens: number;
+}
+
 export interface RequestTokenAttribution {
   total: number;
   /** True when the shares were scaled to the recorded input tokens; false: a pure estimate. */
   scaledToRecorded: boolean;
   shares: TokenShare[];
-  /** What this request added: tokens of the appended messages, by role and by tool result. */
+  /** Tokens of the appended messages, together and grouped by role and tool. */
   appendedTokens: number;
-  appendedByRole: Record<string, number>;
-  appendedByTool: Record<string, number>;
+  added: AddedTokens[];
+}
+
+/** Estimated tokens of each part of a request; the caller counts (shared/ holds no tokenizer). */
+export interface RequestTokenCounts {
+  system: number;
+  tools: number;
+  /** Per message, in request order. */
+  messages: readonly number[];
 }
 
 /** Rounds `values` scaled to sum to `total` exactly: floors, then the largest remainders get +1. */
@@ -134,38 +149,59 @@ function scaleTo(values: readonly number[], total: number): number[] {
   return floors;
 }
 
+/** Groups appended shares by role, and tool results by tool, largest first. */
+export function groupAdded(shares: readonly Pick<TokenShare, 'appended' | 'role' | 'tools' | 'tokens'>[]): AddedTokens[] {
+  const groups = new Map<string, AddedTokens>();
+  for (const share of shares) {
+    if (!share.appended || share.role === null) continue;
+    const tool = share.role === 'tool' ? (share.tools[0] ?? null) : null;
+    const key = `${share.role}\u0000${tool ?? ''}`;
+    const group = groups.get(key) ?? { role: share.role, tool, messages: 0, tokens: 0 };
+    group.messages += 1;
+    group.tokens += share.tokens;
+    groups.set(key, group);
+  }
+  return [...groups.values()].sort((a, b) => b.tokens - a.tokens);
+}
+
+/** The tool a message answers or calls, by the calls issued earlier in the request. */
+export function messageTools(request: NormalizedRequest): string[][] {
+  const callNames = new Map<string, string>();
+  return request.messages.map((message) => {
+    for (const call of message.toolCalls) callNames.set(call.callId, call.name);
+    const answered = message.toolCallId !== null ? (callNames.get(message.toolCallId) ?? message.name) : null;
+    return answered !== null ? [answered] : message.toolCalls.map((call) => call.name);
+  });
+}
+
+/**
+ * Splits a request's tokens among its parts (seed 003: 685 + 202 + 57 + 3 + 23 + 20 = 990 = the
+ * server's prompt_tokens). With the recorded input the estimates are scaled to it exactly.
+ */
 export function attributeRequestTokens(
   request: NormalizedRequest,
   appended: readonly number[],
-  estimateTokens: (text: string) => number,
+  counts: RequestTokenCounts,
   recordedInputTokens: number | null = null,
 ): RequestTokenAttribution {
-  const callNames = new Map<string, string>();
-  for (const message of request.messages) for (const call of message.toolCalls) callNames.set(call.callId, call.name);
   const appendedSet = new Set(appended);
   const shares: TokenShare[] = [];
-  if (request.system !== null) shares.push({ source: 'system', messageIndex: null, role: null, tools: [], appended: false, tokens: estimateTokens(request.system) });
-  if (request.tools.length > 0) {
-    shares.push({ source: 'tools', messageIndex: null, role: null, tools: request.tools.map((tool) => tool.name), appended: false, tokens: estimateTokens(canonicalJson(request.tools)) });
-  }
+  if (request.system !== null) shares.push({ source: 'system', messageIndex: null, role: null, tools: [], appended: false, tokens: counts.system });
+  if (request.tools.length > 0) shares.push({ source: 'tools', messageIndex: null, role: null, tools: request.tools.map((tool) => tool.name), appended: false, tokens: counts.tools });
+  const tools = messageTools(request);
   request.messages.forEach((message, messageIndex) => {
-    const answered = message.toolCallId !== null ? (callNames.get(message.toolCallId) ?? message.name) : null;
-    const tools = answered !== null ? [answered] : message.toolCalls.map((call) => call.name);
-    shares.push({ source: 'message', messageIndex, role: message.role, tools, appended: appendedSet.has(messageIndex), tokens: estimateTokens(messageText(message)) });
+    shares.push({ source: 'message', messageIndex, role: message.role, tools: tools[messageIndex]!, appended: appendedSet.has(messageIndex), tokens: counts.messages[messageIndex] ?? 0 });
   });
 
   const estimated = shares.reduce((sum, share) => sum + share.tokens, 0);
   const scaledToRecorded = recordedInputTokens !== null && estimated > 0;
   if (scaledToRecorded) scaleTo(shares.map((share) => share.tokens), recordedInputTokens).forEach((tokens, i) => (shares[i]!.tokens = tokens));
-
-  const appendedByRole: Record<string, number> = {};
-  const appendedByTool: Record<string, number> = {};
-  let appendedTokens = 0;
-  for (const share of shares) {
-    if (!share.appended || share.role === null) continue;
-    appendedTokens += share.tokens;
-    appendedByRole[share.role] = (appendedByRole[share.role] ?? 0) + share.tokens;
-    if (share.role === 'tool') for (const tool of share.tools) appendedByTool[tool] = (appendedByTool[tool] ?? 0) + share.tokens;
-  }
-  return { total: scaledToRecorded ? recordedInputTokens : estimated, scaledToRecorded, shares, appendedTokens, appendedByRole, appendedByTool };
+  const added = groupAdded(shares);
+  return {
+    total: scaledToRecorded ? recordedInputTokens : estimated,
+    scaledToRecorded,
+    shares,
+    appendedTokens: added.reduce((sum, group) => sum + group.tokens, 0),
+    added,
+  };
 }

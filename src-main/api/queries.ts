@@ -18,6 +18,7 @@ import type { EventRow as StoredEventRow, RunRow as StoredRunRow } from '../engi
 import { ApiError } from './apiError';
 import type { QueryMethod } from './queryProtocol';
 import { requestDiff } from './requestDiff';
+import { runRequests } from './runRequests';
 import { searchEvents } from './search';
 
 /** Which rows of the database belong to the trace, and which analysis its findings come from. */
@@ -749,6 +750,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   parseErrors,
   rawLine,
   requestDiff: (db, scope, request) => requestDiff(db, scope.sourceIds, request),
+  requests: (db, scope, request) => runRequests(db, runInScope(db, scope, request.runPk).id),
   // A trace's database holds only the trace's own files, so the search needs no scope.
   search: (db, _scope, request) => searchEvents(db, request),
 };

@@ -1,126 +1,69 @@
 /**
- * The request diff of the API (`requestDiff`): reads two logged model requests back from the trace
- * file — a canonical `model_request` record, or the request body of an HTTP exchange line — turns
- * them into normalized requests (shared/requests) and compares them. Computed on demand from the
- * raw records, so ingest pays nothing for it.
+ * The request diff of the API (`requestDiff`): two model requests of a trace — logged, read back
+ * from the trace file, or reconstructed from the events for formats that log none (see
+ * engine/analysis/requestHistory.ts) — compared by shared/requests. Computed on demand, so ingest
+ * pays nothing for it.
  */
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse } from '../../shared/api';
 import { diffRequests } from '../../shared/requests/diffRequests';
 import { messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
-import {
-  normalizeAnthropicMessagesRequest,
-  normalizeCanonicalRequest,
-  normalizeChatCompletionsRequest,
-  normalizeMessages,
-  normalizeResponsesRequest,
-} from '../../shared/requests/normalizeRequest';
 import { historyRewriteFinding, missingToolResultFinding } from '../../shared/requests/requestFindings';
-import { apiOf } from '../engine/adapters/httpExchangeApis';
-import { isRecord } from '../engine/adapters/formatAdapter';
-import { readRawLine } from '../engine/store/rawLines';
+import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest } from '../engine/analysis/requestHistory';
+import { TokenEstimator } from '../engine/analysis/tokenEstimator';
 import { ApiError } from './apiError';
 
-/** A request record this large is not read back for a diff. */
-const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 /** Text of a changed message sent to the view, at most (the word diff runs on it). */
 const MAX_MESSAGE_CHARS = 64 * 1024;
 
 interface RequestEventRow {
   id: number;
-  source_id: number;
   run_pk: number;
   line: number;
-  byte_length: number;
   type: string;
-  format: string;
+  outcome: string | null;
 }
 
-const requestEventSql = `SELECT e.id, e.source_id, e.run_pk, e.line, e.byte_length, e.type, s.format
-  FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = ? AND e.source_id IN (SELECT value FROM json_each(?))`;
+const requestEventSql = `SELECT e.id, e.run_pk, e.line, e.type, e.outcome FROM events e WHERE e.id = ? AND e.source_id IN (SELECT value FROM json_each(?))`;
 
-function requestEvent(db: Database.Database, sourceIds: readonly number[], eventId: number): RequestEventRow {
+function eventInTrace(db: Database.Database, sourceIds: readonly number[], eventId: number): RequestEventRow {
   const row = db.prepare<[number, string], RequestEventRow>(requestEventSql).get(eventId, JSON.stringify(sourceIds));
   if (row === undefined) throw new ApiError('not_found', `no event ${eventId} in this trace`);
-  if (row.type !== 'model_request') throw new ApiError('invalid_request', `event ${eventId} is a ${row.type}, not a model request`);
   return row;
 }
 
-/** The model request before `event` in its run, if there is one. */
-function previousRequest(db: Database.Database, event: RequestEventRow): number | null {
-  const row = db
-    .prepare<[number, number], { id: number }>("SELECT id FROM events WHERE run_pk = ? AND type = 'model_request' AND id < ? ORDER BY id DESC LIMIT 1")
-    .get(event.run_pk, event.id);
-  return row?.id ?? null;
-}
-
-interface LoggedRequest {
-  record: unknown;
+/** A request of the diff: its messages, and the estimated tokens of each. */
+interface ComparedRequest {
+  eventId: number;
   request: NormalizedRequest;
-}
-
-/** The request as logged: the canonical record itself, or an HTTP exchange's request body by its URL. */
-function loggedRequest(db: Database.Database, event: RequestEventRow): LoggedRequest {
-  if (event.byte_length > MAX_REQUEST_BYTES) throw new ApiError('unavailable', `the request on line ${event.line} is ${event.byte_length} bytes, over the ${MAX_REQUEST_BYTES}-byte limit for a diff`);
-  let record: unknown;
-  try {
-    record = JSON.parse(readRawLine(db, event.source_id, event.line)?.bytes.toString('utf8') ?? 'null');
-  } catch (error) {
-    throw new ApiError('unavailable', `the request on line ${event.line} cannot be read back: ${(error as Error).message}`);
-  }
-  const request = event.format === 'http-exchange' ? exchangeRequest(record) : normalizeCanonicalRequest(record);
-  if (request === null) throw new ApiError('unavailable', `the record on line ${event.line} holds no request messages to compare`);
-  return { record, request };
-}
-
-function exchangeRequest(record: unknown): NormalizedRequest | null {
-  const request = isRecord(record) ? record['request'] : undefined;
-  if (!isRecord(request) || typeof request['url'] !== 'string' || !isRecord(request['body'])) return null;
-  const body = request['body'];
-  const api = apiOf(request['url'], body);
-  if (api === 'openai-chat') return normalizeChatCompletionsRequest(body);
-  if (api === 'anthropic-messages') return normalizeAnthropicMessagesRequest(body);
-  if (api === 'openai-responses') return normalizeResponsesRequest(body);
-  return null;
+  messageTokens: number[];
 }
 
 /**
- * A Responses request naming `previous_response_id` sends only its new input: the server keeps the
- * conversation. Its history is then the previous request's messages, the output of the response it
- * names (read from that exchange's response body), and its own input.
+ * The request an event stands for: a `model_request` event is a logged request; in a run with no
+ * logged requests, a response stands for the request reconstructed for it.
  */
-function withStoredConversation(next: LoggedRequest, previous: LoggedRequest): NormalizedRequest {
-  const continues = next.request.params['previous_response_id'];
-  if (typeof continues !== 'string') return next.request;
-  const response = isRecord(previous.record) && isRecord(previous.record['response']) ? previous.record['response'] : undefined;
-  const body = response === undefined ? undefined : isRecord(response['body']) ? response['body'] : typeof response['body_raw'] === 'string' ? streamedResponse(response['body_raw']) : undefined;
-  if (body === undefined || body['id'] !== continues) return next.request;
-  const output = Array.isArray(body['output']) ? normalizeMessages(body['output']) : [];
-  return { ...next.request, messages: [...previous.request.messages, ...output, ...next.request.messages] };
+function comparedRequest(db: Database.Database, reader: LoggedRequestReader, estimator: TokenEstimator, event: RequestEventRow, reconstructed: boolean): ComparedRequest {
+  if (!reconstructed) {
+    if (event.type !== 'model_request') throw new ApiError('invalid_request', `event ${event.id} is a ${event.type}, not a model request`);
+    const logged = reader.readEvent(event.run_pk, event.id);
+    if (logged === null) throw new ApiError('not_found', `no request ${event.id} in its run`);
+    if ('problem' in logged.request) throw new ApiError('unavailable', logged.request.problem);
+    return { eventId: event.id, request: logged.request, messageTokens: estimator.request(logged.request).messages.slice() };
+  }
+  const isResponse = event.type === 'model_response' || (event.type === 'stream_fragment' && event.outcome !== null);
+  if (!isResponse) throw new ApiError('invalid_request', `event ${event.id} is a ${event.type}: this run logs no requests, so a request is named by the response it was sent for`);
+  const rebuilt = reconstructedRequest(db, event.run_pk, event.id);
+  if (rebuilt === null) throw new ApiError('not_found', `no response ${event.id} in its run`);
+  return { eventId: event.id, request: rebuilt.request, messageTokens: rebuilt.messageTokens };
 }
 
-/**
- * A streamed Responses body (SSE text) as the response object it built: the one its
- * `response.completed` (or `incomplete`/`failed`) event carries, else its `response.created`
- * object with the items `response.output_item.done` reported.
- */
-function streamedResponse(sse: string): Record<string, unknown> | undefined {
-  let response: Record<string, unknown> | undefined;
-  const items: unknown[] = [];
-  for (const line of sse.split('\n')) {
-    if (!line.startsWith('data:')) continue;
-    let event: unknown;
-    try {
-      event = JSON.parse(line.slice('data:'.length));
-    } catch {
-      continue;
-    }
-    if (!isRecord(event)) continue;
-    if (isRecord(event['response']) && (event['type'] === 'response.completed' || event['type'] === 'response.incomplete' || event['type'] === 'response.failed')) return event['response'];
-    if (event['type'] === 'response.created' && isRecord(event['response'])) response = event['response'];
-    if (event['type'] === 'response.output_item.done') items.push(event['item']);
-  }
-  return response === undefined ? undefined : { ...response, output: items };
+/** The request before `event` in its run: the previous `model_request`, or (reconstructed) the previous response. */
+function previousRequestEvent(db: Database.Database, event: RequestEventRow, reconstructed: boolean): number | null {
+  const sql = reconstructed
+    ? "SELECT id FROM events WHERE run_pk = ? AND id < ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL)) ORDER BY id DESC LIMIT 1"
+    : "SELECT id FROM events WHERE run_pk = ? AND type = 'model_request' AND id < ? ORDER BY id DESC LIMIT 1";
+  return db.prepare<[number, number], { id: number }>(sql).get(event.run_pk, event.id)?.id ?? null;
 }
 
 const emptyRequest: NormalizedRequest = { system: null, tools: [], messages: [], params: {}, reconstructed: false };
@@ -129,36 +72,64 @@ function cut(text: string): string {
   return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS)}…`;
 }
 
+function spanTokens(tokens: readonly number[], span: { first: number; last: number } | null): number {
+  if (span === null) return 0;
+  let sum = 0;
+  for (let i = span.first; i <= span.last; i++) sum += tokens[i] ?? 0;
+  return sum;
+}
+
 export function requestDiff(db: Database.Database, sourceIds: readonly number[], request: ApiParsedRequest<'requestDiff'>): ApiResponse<'requestDiff'> {
-  const event = requestEvent(db, sourceIds, request.eventId);
-  const previousId = request.previousEventId ?? previousRequest(db, event);
-  const logged = loggedRequest(db, event);
-  const previousLogged = previousId === null ? null : loggedRequest(db, requestEvent(db, sourceIds, previousId));
-  const previous = previousLogged?.request ?? emptyRequest;
-  const next = previousLogged === null ? logged.request : withStoredConversation(logged, previousLogged);
-  const diff = diffRequests(previous, next);
-  // Request numbers in the finding texts count from the run's first logged request.
-  const number = db.prepare<[number, number], { n: number }>("SELECT count(*) AS n FROM events WHERE run_pk = ? AND type = 'model_request' AND id <= ?").get(event.run_pk, event.id)?.n ?? 1;
-  const findings = previousId === null ? [] : [historyRewriteFinding(number, diff.history), missingToolResultFinding(number, diff.toolPairing)];
+  const event = eventInTrace(db, sourceIds, request.eventId);
+  const reconstructed = !hasLoggedRequests(db, event.run_pk);
+  const previousId = request.previousEventId ?? previousRequestEvent(db, event, reconstructed);
+  const reader = new LoggedRequestReader(db);
+  const estimator = new TokenEstimator();
+  let next: ComparedRequest;
+  let previous: ComparedRequest | null;
+  try {
+    next = comparedRequest(db, reader, estimator, event, reconstructed);
+    const previousEvent = previousId === null ? null : eventInTrace(db, sourceIds, previousId);
+    if (previousEvent !== null && previousEvent.run_pk !== event.run_pk && reconstructed === hasLoggedRequests(db, previousEvent.run_pk)) {
+      throw new ApiError('invalid_request', `event ${previousEvent.id} is not a request of the same kind (logged or reconstructed) as event ${event.id}`);
+    }
+    previous = previousEvent === null ? null : comparedRequest(db, reader, estimator, previousEvent, reconstructed);
+  } finally {
+    reader.close();
+  }
+  const before = previous?.request ?? { ...emptyRequest, reconstructed };
+  const diff = diffRequests(before, next.request);
+  // Request numbers in the finding texts count from the run's first request.
+  const numberSql = reconstructed
+    ? "SELECT count(*) AS n FROM events WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL)) AND id <= ?"
+    : "SELECT count(*) AS n FROM events WHERE run_pk = ? AND type = 'model_request' AND id <= ?";
+  const number = db.prepare<[number, number], { n: number }>(numberSql).get(event.run_pk, event.id)?.n ?? 1;
+  const findings = previous === null ? [] : [historyRewriteFinding(number, diff.history), missingToolResultFinding(number, diff.toolPairing)];
   const entries = diff.alignment.entries;
   return {
-    previousEventId: previousId,
+    previousEventId: previous?.eventId ?? null,
     eventId: event.id,
-    previousMessages: previous.messages.length,
-    messages: next.messages.length,
+    reconstructed,
+    previousMessages: before.messages.length,
+    messages: next.request.messages.length,
     history: diff.history,
-    runs: diff.alignment.runs.map((run) => ({ status: run.status, previous: run.previous, next: run.next })),
+    runs: diff.alignment.runs.map((run) => ({
+      status: run.status,
+      previous: run.previous,
+      next: run.next,
+      tokens: run.next !== null ? spanTokens(next.messageTokens, run.next) : spanTokens(previous?.messageTokens ?? [], run.previous),
+    })),
     changes: entries.flatMap((entry) => {
       if (entry.status === 'unchanged') return [];
-      const before = entry.previousIndex === null ? undefined : previous.messages[entry.previousIndex];
-      const after = entry.nextIndex === null ? undefined : next.messages[entry.nextIndex];
+      const beforeMessage = entry.previousIndex === null ? undefined : before.messages[entry.previousIndex];
+      const after = entry.nextIndex === null ? undefined : next.request.messages[entry.nextIndex];
       return [
         {
           status: entry.status,
           previousIndex: entry.previousIndex,
           nextIndex: entry.nextIndex,
-          role: (after ?? before)?.role ?? 'unknown',
-          previousText: before === undefined ? null : cut(messageText(before)),
+          role: (after ?? beforeMessage)?.role ?? 'unknown',
+          previousText: beforeMessage === undefined ? null : cut(messageText(beforeMessage)),
           nextText: after === undefined ? null : cut(messageText(after)),
         },
       ];

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { attributeRequestTokens, contextGrowth, fitContextGrowth } from '../../shared/requests/contextGrowth';
+import { messageText } from '../../shared/requests/normalizedRequest';
+import { canonicalJson } from '../../shared/trace/canonicalJson';
 import { chatRequest, turn, user } from './requestBodies';
 
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-6, `${actual} ≠ ${expected}`);
@@ -33,15 +35,17 @@ describe('context growth', () => {
 
   it('attributes a request to its parts, scaled to the recorded total, and sums what the turn added by role and tool', () => {
     const request = chatRequest([user('Summarize'), ...turn('c1', 'x'.repeat(400))]);
-    const wordsOf = (text: string) => Math.ceil(text.length / 4);
-    const estimate = attributeRequestTokens(request, [1, 2], wordsOf);
+    const quarter = (text: string) => Math.ceil(text.length / 4);
+    const counts = { system: quarter(request.system ?? ''), tools: quarter(canonicalJson(request.tools)), messages: request.messages.map((message) => quarter(messageText(message))) };
+    const estimate = attributeRequestTokens(request, [1, 2], counts);
     assert.equal(estimate.scaledToRecorded, false);
-    assert.equal(estimate.appendedByTool['read_file'], 100);
+    assert.equal(estimate.added.find((group) => group.tool === 'read_file')?.tokens, 100);
 
-    const recorded = attributeRequestTokens(request, [1, 2], wordsOf, 990);
+    const recorded = attributeRequestTokens(request, [1, 2], counts, 990);
     assert.equal(recorded.total, 990);
     assert.equal(recorded.shares.reduce((sum, share) => sum + share.tokens, 0), 990);
-    assert.deepEqual(Object.keys(recorded.appendedByRole).sort(), ['assistant', 'tool']);
-    assert.ok(recorded.appendedByTool['read_file']! > recorded.shares.find((s) => s.source === 'system')!.tokens);
+    assert.deepEqual(recorded.added.map((group) => group.role).sort(), ['assistant', 'tool']);
+    assert.equal(recorded.appendedTokens, recorded.added.reduce((sum, group) => sum + group.tokens, 0));
+    assert.ok(recorded.added.find((group) => group.tool === 'read_file')!.tokens > recorded.shares.find((s) => s.source === 'system')!.tokens);
   });
 });

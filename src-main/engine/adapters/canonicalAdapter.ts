@@ -125,6 +125,7 @@ function digestWrittenResult(bytes: Buffer, scan: TopLevelScan, isError: boolean
   return {
     hash: contentHash(Buffer.concat([Buffer.from(isError ? 'error\u0000' : 'ok\u0000'), written(output), Buffer.from('\u0000'), written(error)])),
     preview: output === undefined ? '' : memberPreview(bytes, output, SUMMARY_CHARS + 1),
+    chars: output === undefined ? 0 : output.end - output.start,
   };
 }
 

@@ -18,6 +18,8 @@ export interface LineRef {
 export interface ResultDigest {
   hash: string;
   preview: string;
+  /** Characters of the output (bytes as written for a line read from its top level). */
+  chars: number;
 }
 
 export interface MappedEvent {

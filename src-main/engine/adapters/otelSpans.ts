@@ -716,6 +716,6 @@ function toolResultOf(span: OtelSpan, runId: string, step: number | null, callId
   };
   // Without content capture two results cannot be compared: each gets its own identity, so the
   // repeated-action analysis never takes "no output recorded" for "the same output".
-  const digest = output === undefined && !failed ? { hash: contentHash(`otel-span\u0000${span.traceId}\u0000${span.spanId}`), preview: '' } : undefined;
+  const digest = output === undefined && !failed ? { hash: contentHash(`otel-span\u0000${span.traceId}\u0000${span.spanId}`), preview: '', chars: 0 } : undefined;
   return digest === undefined ? { event } : { event, digest };
 }

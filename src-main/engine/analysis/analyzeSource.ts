@@ -14,6 +14,7 @@ import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/a
 import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import type { EventRow, RunRow, ToolCallRow } from '../store/traceWriter';
+import { replaceRequestFindings } from './requestAnalysis';
 
 export function optionsKey(options: AnalysisOptions): string {
   return `window=${options.window};threshold=${options.threshold}`;
@@ -211,6 +212,7 @@ export class SourceAnalyzer {
     for (const resolution of analysis.calls) {
       this.upsertCallState.run([resolution.call.eventId, resolution.call.index, run.id, resolution.state, resolution.answerEventId]);
     }
+    replaceRequestFindings(this.db, this.sourceId, run.id, this.key);
   }
 
   /** Records that every run of the source is analyzed for these options. */

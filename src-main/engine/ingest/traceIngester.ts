@@ -356,11 +356,14 @@ export class TraceIngester {
       progress: null,
       summary: null,
       child_run_id: null,
+      cached_input_tokens: null,
+      content_chars: null,
     };
     const search = new SearchText(this.searchTextChars);
     switch (event.type) {
       case 'run_start':
         this.acceptRunStart(run, event, row);
+        row.content_chars = event.task === undefined ? null : textLength(event.task);
         search.add(event.task);
         break;
       case 'model_request': {
@@ -465,6 +468,8 @@ export class TraceIngester {
     const outputTokens = event.usage?.output_tokens ?? event.usage?.completion_tokens;
     row.input_tokens = inputTokens ?? null;
     row.output_tokens = outputTokens ?? null;
+    row.cached_input_tokens = event.usage?.cached_input_tokens ?? null;
+    row.content_chars = textLength(event.text ?? event.refusal ?? '') + calls.reduce((sum, call) => sum + call.name.length + textLength(call.arguments), 0);
     row.cost_usd = event.usage?.cost_usd ?? null;
     run.inputTokens = sumOptional(run.inputTokens, inputTokens);
     run.outputTokens = sumOptional(run.outputTokens, outputTokens);
@@ -586,9 +591,16 @@ export class TraceIngester {
     const error = event.error;
     row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
     row.result_hash = digest.hash;
+    row.content_chars = digest.chars + (typeof error === 'string' ? error.length : 0);
     const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
     row.summary = truncate(isError ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}` : digest.preview);
   }
+}
+
+/** Characters of a value as text: a string as it is, anything else as JSON. */
+function textLength(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  return value === undefined ? 0 : (JSON.stringify(value)?.length ?? 0);
 }
 
 /**
@@ -600,5 +612,6 @@ export function digestFromEvent(event: EventOf<'tool_result'>): ResultDigest {
   return {
     hash: contentHash(`${isErrorResult(event) ? 'error' : 'ok'}\u0000${output}\u0000${JSON.stringify(event.error ?? null)}`),
     preview: typeof event.output === 'string' ? event.output.slice(0, SUMMARY_CHARS + 1) : event.output === undefined ? '' : output.slice(0, SUMMARY_CHARS + 1),
+    chars: typeof event.output === 'string' ? event.output.length : event.output === undefined ? 0 : output.length,
   };
 }

@@ -3,9 +3,10 @@
  * the files opened with it, each run linked to the run and call that started it.
  */
 import type Database from 'better-sqlite3';
-import type { AnalysisOptions, AnalyzeReport, Finding, ParseError, ReportFinding, RunReport, Severity } from '../../../shared/report';
+import type { AnalysisOptions, AnalyzeReport, Finding, ParseError, ReportFinding, RequestReport, RunReport, Severity } from '../../../shared/report';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { optionsKey } from '../analysis/analyzeSource';
+import { storedRunRequests } from '../analysis/requestAnalysis';
 
 interface SourceRow {
   unknown_events: number;
@@ -36,7 +37,7 @@ interface ParseErrorRow {
   loaded: number;
 }
 
-type RunRow = Omit<RunReport, 'file' | 'duration_ms' | 'findings' | 'parent'>;
+type RunRow = Omit<RunReport, 'file' | 'duration_ms' | 'findings' | 'parent' | 'requests'> & { id: number };
 
 interface ParentRow {
   run_id: string;
@@ -48,6 +49,23 @@ export interface ReportedSource {
   sourceId: number;
   /** How the file is named in the report. */
   displayPath: string;
+}
+
+/** The run's requests as the report lists them (an unanalyzed source lists none). */
+function requestReports(db: Database.Database, runPk: number): RequestReport[] {
+  return (storedRunRequests(db, runPk) ?? []).map((request) => ({
+    index: request.index,
+    line: request.line,
+    step: request.step,
+    reconstructed: request.reconstructed,
+    messages: request.messages,
+    appended_messages: request.appendedMessages,
+    rewrite: request.rewrite === null ? null : { message_index: request.rewrite.messageIndex, kind: request.rewrite.kind },
+    input_tokens: request.inputTokens,
+    input_tokens_source: request.inputTokensSource,
+    cached_input_tokens: request.cachedInputTokens,
+    output_tokens: request.outputTokens,
+  }));
 }
 
 export function buildReport(db: Database.Database, sources: readonly ReportedSource[], options: AnalysisOptions): AnalyzeReport {
@@ -131,13 +149,13 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
   }
   const runs = db
     .prepare<[number], RunRow>(
-      `SELECT run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens,
+      `SELECT id, run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens,
               started_at, ended_at, first_line, last_line
        FROM runs WHERE source_id = ? ORDER BY first_line`,
     )
     .all(sourceId)
     .map(
-      (row): RunReport => {
+      ({ id, ...row }): RunReport => {
         const parent = parentOf(db, row.run_id, sourceId, displayPaths);
         return {
           ...row,
@@ -145,6 +163,7 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
           duration_ms: millisBetween(row.started_at, row.ended_at),
           findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
           ...(parent !== undefined ? { parent } : {}),
+          requests: requestReports(db, id),
         };
       },
     );

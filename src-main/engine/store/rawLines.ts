@@ -24,7 +24,7 @@ export interface RawLine {
 
 export class SourceChangedError extends Error {}
 
-interface LocationRow {
+export interface LocationRow {
   byte_offset: number;
   byte_length: number;
 }
@@ -48,23 +48,49 @@ export function readRawLine(db: Database.Database, sourceId: number, line: numbe
     db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
     db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line);
   if (location === undefined) return null;
-  const source = db.prepare<[number], SourceIdentityRow>('SELECT path, size, mtime_ms, fingerprint, format FROM sources WHERE id = ?').get(sourceId);
-  if (source === undefined) return null;
-  const current = identifyFile(source.path);
-  if (current.size !== source.size || current.mtimeMs !== source.mtime_ms || current.fingerprint !== source.fingerprint) {
-    throw new SourceChangedError(`${source.path} changed since it was ingested; reopen it to see its current lines`);
-  }
-  const fd = openSync(source.path, 'r');
+  const reader = RawLineReader.open(db, sourceId);
+  if (reader === null) return null;
   try {
-    if (adapterNamed(source.format)?.framing === 'zip-json') {
-      const zipEntry = zipEntryBytes(fd, source.size, location.byte_offset);
+    return reader.read(line, location, options);
+  } finally {
+    reader.close();
+  }
+}
+
+/**
+ * Reads lines of one source by their recorded locations, with one identity check and one open
+ * file for all of them (request analysis reads back every request of a trace).
+ */
+export class RawLineReader {
+  private constructor(
+    private readonly fd: number,
+    private readonly size: number,
+    private readonly zip: boolean,
+  ) {}
+
+  /** Null when the source is unknown; throws SourceChangedError when the file changed since it was ingested. */
+  static open(db: Database.Database, sourceId: number): RawLineReader | null {
+    const source = db.prepare<[number], SourceIdentityRow>('SELECT path, size, mtime_ms, fingerprint, format FROM sources WHERE id = ?').get(sourceId);
+    if (source === undefined) return null;
+    const current = identifyFile(source.path);
+    if (current.size !== source.size || current.mtimeMs !== source.mtime_ms || current.fingerprint !== source.fingerprint) {
+      throw new SourceChangedError(`${source.path} changed since it was ingested; reopen it to see its current lines`);
+    }
+    return new RawLineReader(openSync(source.path, 'r'), source.size, adapterNamed(source.format)?.framing === 'zip-json');
+  }
+
+  read(line: number, location: LocationRow, options: { maxBytes?: number } = {}): RawLine {
+    if (this.zip) {
+      const zipEntry = zipEntryBytes(this.fd, this.size, location.byte_offset);
       if (zipEntry !== null) return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };
     }
     const bytes = Buffer.alloc(Math.min(location.byte_length, options.maxBytes ?? location.byte_length));
-    readSync(fd, bytes, 0, bytes.length, location.byte_offset);
+    readSync(this.fd, bytes, 0, bytes.length, location.byte_offset);
     return { line, offset: location.byte_offset, bytes, length: location.byte_length };
-  } finally {
-    closeSync(fd);
+  }
+
+  close(): void {
+    closeSync(this.fd);
   }
 }
 

@@ -196,6 +196,38 @@ const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- Of a response's input tokens, those the provider read from its prompt cache.
+      ALTER TABLE events ADD COLUMN cached_input_tokens INTEGER;
+      -- Characters of what the event adds to the conversation (text, call arguments, output): sizes
+      -- the messages of a request reconstructed from events (analysis/requestHistory.ts).
+      ALTER TABLE events ADD COLUMN content_chars INTEGER;
+      -- Whether the requests of the source's runs were compared (analysis/requestAnalysis.ts).
+      ALTER TABLE sources ADD COLUMN requests_analyzed INTEGER NOT NULL DEFAULT 0;
+      -- One row per model request of a run, against the one before it (domain.md §6).
+      CREATE TABLE requests (
+        run_pk INTEGER NOT NULL,
+        request_index INTEGER NOT NULL,
+        event_id INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        step INTEGER,
+        reconstructed INTEGER NOT NULL,
+        messages INTEGER NOT NULL,
+        appended_messages INTEGER NOT NULL,
+        rewrite_at INTEGER,
+        rewrite_kind TEXT,
+        input_tokens INTEGER,
+        input_tokens_source TEXT,
+        cached_input_tokens INTEGER,
+        output_tokens INTEGER,
+        added_json TEXT NOT NULL,
+        findings_json TEXT NOT NULL,
+        PRIMARY KEY (run_pk, request_index)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;

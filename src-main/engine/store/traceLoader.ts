@@ -12,6 +12,7 @@ import { RunTimelineAssembler, SourceAnalyzer, timelineEventTypes, type Timeline
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from './schema';
+import { analyzeSourceRequests } from '../analysis/requestAnalysis';
 import {
   decodeRow,
   eventColumns,
@@ -65,6 +66,7 @@ export class TraceLoader {
         )
         .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, new Date().toISOString(), this.sourceId);
       this.analyzer.markComplete();
+      analyzeSourceRequests(this.db, this.sourceId);
     })();
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

@@ -1,0 +1,39 @@
+/** The `requests` method: a run's stored requests (engine/analysis/requestAnalysis.ts) and its context growth. */
+import type Database from 'better-sqlite3';
+import type { ApiResponse } from '../../shared/api';
+import { contextGrowth } from '../../shared/requests/contextGrowth';
+import { storedRunRequests } from '../engine/analysis/requestAnalysis';
+import { ApiError } from './apiError';
+
+export function runRequests(db: Database.Database, runPk: number): ApiResponse<'requests'> {
+  const records = storedRunRequests(db, runPk);
+  if (records === null) throw new ApiError('unavailable', 'the requests of this trace were not analyzed: its file changed while it was being read; reload it');
+  const counted = records.filter((record) => record.inputTokens !== null);
+  const growth = contextGrowth(counted.map((record) => record.inputTokens!));
+  return {
+    requests: records.map((record) => ({
+      index: record.index,
+      eventId: record.eventId,
+      line: record.line,
+      step: record.step,
+      reconstructed: record.reconstructed,
+      messages: record.messages,
+      appendedMessages: record.appendedMessages,
+      rewrite: record.rewrite,
+      inputTokens: record.inputTokens,
+      inputTokensSource: record.inputTokensSource,
+      cachedInputTokens: record.cachedInputTokens,
+      outputTokens: record.outputTokens,
+      added: record.added,
+    })),
+    growth: {
+      requestIndices: counted.map((record) => record.index),
+      cumulative: growth.cumulative,
+      fit: growth.fit,
+      typicalGrowth: growth.typicalGrowth,
+      outlierFactor: growth.outlierFactor,
+      // Outliers name requests by their index in the run, not in the counted series.
+      outliers: growth.outliers.map((outlier) => ({ ...outlier, requestIndex: counted[outlier.requestIndex]!.index })),
+    },
+  };
+}

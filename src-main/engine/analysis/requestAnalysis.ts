@@ -1,0 +1,264 @@
+/**
+ * Request analysis (domain.md §6): every model request of a run against the one before it. Per
+ * request it stores what the report's `runs[].requests[]` and the app's growth chart show — size,
+ * what the turn added (by role and tool), where the history was rewritten, the input tokens
+ * (recorded, or estimated offline) — and the findings `history_rewrite` and
+ * `missing_tool_result_in_history`.
+ *
+ * Runs once per source, after its ingest (TraceLoader.finish): logged requests are read back from
+ * the trace file, which ingest does not parse (their messages are most of a trace's bytes).
+ * Findings are stored under each analysis-options key like every other finding, though they do
+ * not depend on the options.
+ *
+ * Reconstructed requests (formats that log none) extend the previous one by construction, so they
+ * get sizes and growth but no findings: their call/result pairing is the call analysis's.
+ */
+import type Database from 'better-sqlite3';
+import type { ResponseUsage } from './requestHistory';
+import { answeringUsage, hasLoggedRequests, LoggedRequestReader, reconstructedHistory } from './requestHistory';
+import { TokenEstimator } from './tokenEstimator';
+import { attributeRequestTokens, groupAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
+import { checkToolPairing, diffRequests, type ToolPairing } from '../../../shared/requests/diffRequests';
+import type { NormalizedRequest } from '../../../shared/requests/normalizedRequest';
+import { historyRewriteFinding, missingToolResultFinding, type RequestFinding } from '../../../shared/requests/requestFindings';
+import type { RewriteKind } from '../../../shared/requests/diffRequests';
+import type { TokenSource } from '../../../shared/report';
+import { RawLineReader, SourceChangedError } from '../store/rawLines';
+
+export const requestFindingKinds = ['history_rewrite', 'missing_tool_result_in_history'] as const;
+
+export interface RequestRecord {
+  /** 0-based position among the run's requests (logged: among its `model_request` events). */
+  index: number;
+  eventId: number;
+  line: number;
+  step: number | null;
+  reconstructed: boolean;
+  messages: number;
+  appendedMessages: number;
+  rewrite: { messageIndex: number; kind: RewriteKind } | null;
+  inputTokens: number | null;
+  inputTokensSource: TokenSource | null;
+  cachedInputTokens: number | null;
+  outputTokens: number | null;
+  added: AddedTokens[];
+  findings: RequestFinding[];
+}
+
+function tokensOf(usage: ResponseUsage, estimate: number | null): { inputTokens: number | null; inputTokensSource: TokenSource | null } {
+  if (usage.inputTokens !== null) return { inputTokens: usage.inputTokens, inputTokensSource: 'recorded' };
+  return estimate === null ? { inputTokens: null, inputTokensSource: null } : { inputTokens: estimate, inputTokensSource: 'estimated' };
+}
+
+/** Pairing problems not already reported for an earlier request of the run (a call left unanswered stays so in every later history). */
+function newPairingProblems(pairing: ToolPairing, reported: Set<string>): ToolPairing {
+  const fresh = (key: string): boolean => {
+    if (reported.has(key)) return false;
+    reported.add(key);
+    return true;
+  };
+  return {
+    missingToolResults: pairing.missingToolResults.filter((call) => fresh(`call:${call.callId}`)),
+    orphanToolResults: pairing.orphanToolResults.filter((result) => fresh(`result:${result.callId ?? `#${result.messageIndex}`}`)),
+  };
+}
+
+function analyzeLoggedRequests(db: Database.Database, runPk: number, estimator: TokenEstimator): RequestRecord[] {
+  const reader = new LoggedRequestReader(db);
+  const records: RequestRecord[] = [];
+  const reported = new Set<string>();
+  let previous: NormalizedRequest | null = null;
+  let index = -1;
+  try {
+    for (const logged of reader.requests(runPk)) {
+      index += 1;
+      if ('problem' in logged.request) continue;
+      const request = logged.request;
+      const counts = estimator.request(request);
+      const estimate = counts.system + counts.tools + counts.messages.reduce((sum, tokens) => sum + tokens, 0);
+      const usage = answeringUsage(db, runPk, logged.eventId);
+      const number = index + 1;
+      let appended: number[];
+      let rewrite: RequestRecord['rewrite'] = null;
+      const findings: (RequestFinding | null)[] = [];
+      if (previous === null) {
+        appended = request.messages.map((_, i) => i);
+        findings.push(missingToolResultFinding(number, newPairingProblems(checkToolPairing(request.messages), reported)));
+      } else {
+        const diff = diffRequests(previous, request);
+        appended = diff.alignment.entries.flatMap((entry) => (entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : []));
+        if (diff.history.verdict === 'rewritten') rewrite = { messageIndex: diff.history.firstDifference, kind: diff.history.kind };
+        findings.push(historyRewriteFinding(number, diff.history), missingToolResultFinding(number, newPairingProblems(diff.toolPairing, reported)));
+      }
+      const attribution = attributeRequestTokens(request, appended, counts, usage.inputTokens);
+      records.push({
+        index,
+        eventId: logged.eventId,
+        line: logged.line,
+        step: logged.step,
+        reconstructed: false,
+        messages: request.messages.length,
+        appendedMessages: appended.length,
+        rewrite,
+        ...tokensOf(usage, estimate),
+        cachedInputTokens: usage.cachedInputTokens,
+        outputTokens: usage.outputTokens,
+        added: previous === null ? [] : attribution.added,
+        findings: findings.filter((finding): finding is RequestFinding => finding !== null),
+      });
+      previous = request;
+    }
+  } finally {
+    reader.close();
+  }
+  return records;
+}
+
+/** Requests rebuilt from the run's events: each extends the previous one by what happened since. */
+function analyzeReconstructedRequests(db: Database.Database, runPk: number): RequestRecord[] {
+  const records: RequestRecord[] = [];
+  const callNames = new Map<string, string>();
+  let messages = 0;
+  let estimate = 0;
+  let pending: Pick<TokenShare, 'appended' | 'role' | 'tools' | 'tokens'>[] = [];
+  const append = (role: string, tools: string[], tokens: number): void => {
+    messages += 1;
+    estimate += tokens;
+    pending.push({ appended: true, role, tools, tokens });
+  };
+  for (const item of reconstructedHistory(db, runPk)) {
+    if (item.kind === 'message') {
+      const { message } = item;
+      const answered = message.toolCallId === null ? null : (callNames.get(message.toolCallId) ?? message.name);
+      append(message.role, answered === null ? [] : [answered], item.tokens);
+      continue;
+    }
+    const scale = item.usage.inputTokens !== null && estimate > 0 ? item.usage.inputTokens / estimate : 1;
+    records.push({
+      index: records.length,
+      eventId: item.eventId,
+      line: item.line,
+      step: item.step,
+      reconstructed: true,
+      messages,
+      appendedMessages: pending.length,
+      rewrite: null,
+      ...tokensOf(item.usage, estimate),
+      cachedInputTokens: item.usage.cachedInputTokens,
+      outputTokens: item.usage.outputTokens,
+      added: records.length === 0 ? [] : groupAdded(pending.map((share) => ({ ...share, tokens: Math.round(share.tokens * scale) }))),
+      findings: [],
+    });
+    pending = [];
+    if (item.message !== null) {
+      for (const call of item.message.toolCalls) callNames.set(call.callId, call.name);
+      append('assistant', item.message.toolCalls.map((call) => call.name), item.tokens);
+    }
+  }
+  return records;
+}
+
+/** The run's requests compared in order: logged ones when the format logs them, reconstructed otherwise. */
+export function analyzeRunRequests(db: Database.Database, runPk: number, estimator: TokenEstimator = new TokenEstimator()): RequestRecord[] {
+  return hasLoggedRequests(db, runPk) ? analyzeLoggedRequests(db, runPk, estimator) : analyzeReconstructedRequests(db, runPk);
+}
+
+interface RequestFindingRow {
+  line: number;
+  step: number | null;
+  findings_json: string;
+}
+
+/** Replaces the run's request findings under one options key with those its stored requests carry. */
+export function replaceRequestFindings(db: Database.Database, sourceId: number, runPk: number, optionsKey: string): void {
+  db.prepare(`DELETE FROM findings WHERE run_pk = ? AND options_key = ? AND kind IN (${requestFindingKinds.map((kind) => `'${kind}'`).join(', ')})`).run(runPk, optionsKey);
+  const insert = db.prepare(
+    `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+  );
+  const rows = db.prepare<[number], RequestFindingRow>("SELECT line, step, findings_json FROM requests WHERE run_pk = ? AND findings_json <> '[]' ORDER BY request_index").all(runPk);
+  for (const row of rows) {
+    for (const finding of JSON.parse(row.findings_json) as RequestFinding[]) {
+      insert.run(sourceId, optionsKey, runPk, finding.kind, finding.severity, row.step, row.line, finding.message, JSON.stringify(finding.details));
+    }
+  }
+}
+
+/**
+ * Analyzes the requests of every run of the source and stores them, with their findings under
+ * every options key already analyzed. A trace file that changed since its ingest cannot be read
+ * back: its requests stay unanalyzed (`sources.requests_analyzed` = 0) and the caller is told why.
+ */
+export function analyzeSourceRequests(db: Database.Database, sourceId: number): { analyzed: true } | { analyzed: false; reason: string } {
+  const runs = db.prepare<[number], { id: number }>('SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId);
+  const keys = db.prepare<[number], { options_key: string }>('SELECT options_key FROM analyses WHERE source_id = ?').all(sourceId);
+  const insert = db.prepare(
+    `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_kind,
+       input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const estimator = new TokenEstimator();
+  try {
+    // Checked before anything is written: the bulk load runs without a journal to roll back.
+    RawLineReader.open(db, sourceId)?.close();
+    db.transaction(() => {
+      for (const { id: runPk } of runs) {
+        db.prepare('DELETE FROM requests WHERE run_pk = ?').run(runPk);
+        for (const r of analyzeRunRequests(db, runPk, estimator)) {
+          insert.run(
+            runPk, r.index, r.eventId, r.line, r.step, r.reconstructed ? 1 : 0, r.messages, r.appendedMessages, r.rewrite?.messageIndex ?? null, r.rewrite?.kind ?? null,
+            r.inputTokens, r.inputTokensSource, r.cachedInputTokens, r.outputTokens, JSON.stringify(r.added), JSON.stringify(r.findings),
+          );
+        }
+        for (const { options_key } of keys) replaceRequestFindings(db, sourceId, runPk, options_key);
+      }
+      db.prepare('UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(sourceId);
+    })();
+  } catch (error) {
+    if (error instanceof SourceChangedError) return { analyzed: false, reason: error.message };
+    throw error;
+  }
+  return { analyzed: true };
+}
+
+interface RequestSqlRow {
+  request_index: number;
+  event_id: number;
+  line: number;
+  step: number | null;
+  reconstructed: number;
+  messages: number;
+  appended_messages: number;
+  rewrite_at: number | null;
+  rewrite_kind: string | null;
+  input_tokens: number | null;
+  input_tokens_source: string | null;
+  cached_input_tokens: number | null;
+  output_tokens: number | null;
+  added_json: string;
+  findings_json: string;
+}
+
+/** The stored requests of a run, in order; null when its source's requests could not be analyzed. */
+export function storedRunRequests(db: Database.Database, runPk: number): RequestRecord[] | null {
+  const analyzed = db.prepare<[number], { requests_analyzed: number }>('SELECT s.requests_analyzed FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk);
+  if (analyzed === undefined || analyzed.requests_analyzed === 0) return null;
+  return db
+    .prepare<[number], RequestSqlRow>('SELECT * FROM requests WHERE run_pk = ? ORDER BY request_index')
+    .all(runPk)
+    .map((row) => ({
+      index: row.request_index,
+      eventId: row.event_id,
+      line: row.line,
+      step: row.step,
+      reconstructed: row.reconstructed === 1,
+      messages: row.messages,
+      appendedMessages: row.appended_messages,
+      rewrite: row.rewrite_at === null ? null : { messageIndex: row.rewrite_at, kind: row.rewrite_kind as RewriteKind },
+      inputTokens: row.input_tokens,
+      inputTokensSource: row.input_tokens_source as TokenSource | null,
+      cachedInputTokens: row.cached_input_tokens,
+      outputTokens: row.output_tokens,
+      added: JSON.parse(row.added_json) as AddedTokens[],
+      findings: JSON.parse(row.findings_json) as RequestFinding[],
+    }));
+}

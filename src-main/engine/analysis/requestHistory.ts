@@ -1,0 +1,310 @@
+/**
+ * A run's model requests as normalized requests (shared/requests), the input of the request diff
+ * and of request analysis (domain.md §6):
+ * - logged: read back from the trace file — a canonical `model_request` record, or the request
+ *   body of an HTTP exchange line (by its URL) — since ingest keeps no request content;
+ * - reconstructed, for formats that log no requests (Claude Code, Codex, trajectories): request n
+ *   is the messages the model had seen before response n, rebuilt from the run's events — its
+ *   task, each response (text and calls) and each tool result. The events keep previews, not whole
+ *   texts, so a reconstructed message shows its preview and is sized by the characters the event
+ *   recorded (`events.content_chars`).
+ */
+import type Database from 'better-sqlite3';
+import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/normalizeRequest';
+import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
+import { apiOf } from '../adapters/httpExchangeApis';
+import { isRecord } from '../adapters/formatAdapter';
+import { RawLineReader } from '../store/rawLines';
+
+/** A request record this large is not read back. */
+export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+/** Characters per token when sizing a reconstructed message: the usual estimate for English and code. */
+const CHARS_PER_TOKEN = 4;
+
+/** The provider's usage for the response that answered a request. */
+export interface ResponseUsage {
+  inputTokens: number | null;
+  cachedInputTokens: number | null;
+  outputTokens: number | null;
+}
+
+interface RequestEventRow {
+  id: number;
+  source_id: number;
+  line: number;
+  step: number | null;
+  byte_offset: number;
+  byte_length: number;
+}
+
+export interface LoggedRequest {
+  eventId: number;
+  line: number;
+  step: number | null;
+  /** The request, or why it cannot be compared. */
+  request: NormalizedRequest | { problem: string };
+  /** The record as logged (a Responses continuation reads the previous response from it). */
+  record: unknown;
+}
+
+/** The format the run's source was read as. */
+export function formatOfRun(db: Database.Database, runPk: number): string | null {
+  return db.prepare<[number], { format: string }>('SELECT s.format FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk)?.format ?? null;
+}
+
+export function hasLoggedRequests(db: Database.Database, runPk: number): boolean {
+  return db.prepare<[number], { one: number }>("SELECT 1 AS one FROM events WHERE run_pk = ? AND type = 'model_request' LIMIT 1").get(runPk) !== undefined;
+}
+
+/** The usage recorded by the first response after the event, before the next request. */
+export function answeringUsage(db: Database.Database, runPk: number, eventId: number): ResponseUsage {
+  const row = db
+    .prepare<[number, number, number, number], { input_tokens: number | null; cached_input_tokens: number | null; output_tokens: number | null }>(
+      `SELECT input_tokens, cached_input_tokens, output_tokens FROM events
+       WHERE run_pk = ? AND id >= ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))
+         AND id < coalesce((SELECT min(id) FROM events WHERE run_pk = ? AND type = 'model_request' AND id > ?), 9e18)
+       ORDER BY id LIMIT 1`,
+    )
+    .get(runPk, eventId, runPk, eventId);
+  return { inputTokens: row?.input_tokens ?? null, cachedInputTokens: row?.cached_input_tokens ?? null, outputTokens: row?.output_tokens ?? null };
+}
+
+/**
+ * Reads a run's logged requests in order. A Responses request naming `previous_response_id` is
+ * completed with the conversation the server kept (see withStoredConversation).
+ */
+export class LoggedRequestReader {
+  private readonly readers = new Map<number, RawLineReader | null>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** Every `model_request` event of the run, in order. */
+  requestEvents(runPk: number): RequestEventRow[] {
+    return this.db
+      .prepare<[number], RequestEventRow>("SELECT id, source_id, line, step, byte_offset, byte_length FROM events WHERE run_pk = ? AND type = 'model_request' ORDER BY id")
+      .all(runPk);
+  }
+
+  /** Yields the run's requests in order, each completed against the one before it. */
+  *requests(runPk: number): Generator<LoggedRequest> {
+    let previous: LoggedRequest | null = null;
+    for (const event of this.requestEvents(runPk)) {
+      const logged = this.read(event, previous);
+      yield logged;
+      previous = logged;
+    }
+  }
+
+  /** One request; `previous` is the run's request before it (for a Responses continuation). */
+  read(event: RequestEventRow, previous: LoggedRequest | null): LoggedRequest {
+    const base = { eventId: event.id, line: event.line, step: event.step };
+    if (event.byte_length > MAX_REQUEST_BYTES) {
+      return { ...base, record: null, request: { problem: `the request on line ${event.line} is ${event.byte_length} bytes, over the ${MAX_REQUEST_BYTES}-byte limit for a diff` } };
+    }
+    const reader = this.reader(event.source_id);
+    if (reader === null) return { ...base, record: null, request: { problem: `the file of line ${event.line} is not known` } };
+    let record: unknown;
+    try {
+      record = JSON.parse(reader.read(event.line, event).bytes.toString('utf8'));
+    } catch (error) {
+      return { ...base, record: null, request: { problem: `the request on line ${event.line} cannot be read back: ${(error as Error).message}` } };
+    }
+    const format = this.db.prepare<[number], { format: string }>('SELECT format FROM sources WHERE id = ?').get(event.source_id)?.format;
+    const request = format === 'http-exchange' ? exchangeRequest(record) : normalizeCanonicalRequest(record);
+    if (request === null) return { ...base, record, request: { problem: `the record on line ${event.line} holds no request messages to compare` } };
+    const completed = previous === null || 'problem' in previous.request ? request : withStoredConversation(request, previous.request, previous.record);
+    return { ...base, record, request: completed };
+  }
+
+  /** The logged request of one event (by id), completed against the run's requests before it. */
+  readEvent(runPk: number, eventId: number): LoggedRequest | null {
+    const events = this.requestEvents(runPk);
+    const at = events.findIndex((event) => event.id === eventId);
+    if (at === -1) return null;
+    // A Responses continuation needs the conversation before it: walk back to the request that
+    // starts the chain, then read forward.
+    let start = at;
+    while (start > 0 && isContinuation(this.read(events[start]!, null))) start -= 1;
+    let logged: LoggedRequest | null = null;
+    for (let i = start; i <= at; i++) logged = this.read(events[i]!, logged);
+    return logged;
+  }
+
+  close(): void {
+    for (const reader of this.readers.values()) reader?.close();
+    this.readers.clear();
+  }
+
+  private reader(sourceId: number): RawLineReader | null {
+    if (!this.readers.has(sourceId)) this.readers.set(sourceId, RawLineReader.open(this.db, sourceId));
+    return this.readers.get(sourceId)!;
+  }
+}
+
+function isContinuation(logged: LoggedRequest): boolean {
+  return !('problem' in logged.request) && typeof logged.request.params['previous_response_id'] === 'string';
+}
+
+function exchangeRequest(record: unknown): NormalizedRequest | null {
+  const request = isRecord(record) ? record['request'] : undefined;
+  if (!isRecord(request) || typeof request['url'] !== 'string' || !isRecord(request['body'])) return null;
+  const body = request['body'];
+  const api = apiOf(request['url'], body);
+  if (api === 'openai-chat') return normalizeChatCompletionsRequest(body);
+  if (api === 'anthropic-messages') return normalizeAnthropicMessagesRequest(body);
+  if (api === 'openai-responses') return normalizeResponsesRequest(body);
+  return null;
+}
+
+/**
+ * A Responses request naming `previous_response_id` sends only its new input: the server keeps the
+ * conversation. Its history is then the previous request's messages, the output of the response it
+ * names (read from that exchange's response body), and its own input.
+ */
+function withStoredConversation(next: NormalizedRequest, previous: NormalizedRequest, previousRecord: unknown): NormalizedRequest {
+  const continues = next.params['previous_response_id'];
+  if (typeof continues !== 'string') return next;
+  const response = isRecord(previousRecord) && isRecord(previousRecord['response']) ? previousRecord['response'] : undefined;
+  const body = response === undefined ? undefined : isRecord(response['body']) ? response['body'] : typeof response['body_raw'] === 'string' ? streamedResponse(response['body_raw']) : undefined;
+  if (body === undefined || body['id'] !== continues) return next;
+  const output = Array.isArray(body['output']) ? normalizeMessages(body['output']) : [];
+  return { ...next, messages: [...previous.messages, ...output, ...next.messages] };
+}
+
+/**
+ * A streamed Responses body (SSE text) as the response object it built: the one its
+ * `response.completed` (or `incomplete`/`failed`) event carries, else its `response.created`
+ * object with the items `response.output_item.done` reported.
+ */
+function streamedResponse(sse: string): Record<string, unknown> | undefined {
+  let response: Record<string, unknown> | undefined;
+  const items: unknown[] = [];
+  for (const line of sse.split('\n')) {
+    if (!line.startsWith('data:')) continue;
+    let event: unknown;
+    try {
+      event = JSON.parse(line.slice('data:'.length));
+    } catch {
+      continue;
+    }
+    if (!isRecord(event)) continue;
+    if (isRecord(event['response']) && (event['type'] === 'response.completed' || event['type'] === 'response.incomplete' || event['type'] === 'response.failed')) return event['response'];
+    if (event['type'] === 'response.created' && isRecord(event['response'])) response = event['response'];
+    if (event['type'] === 'response.output_item.done') items.push(event['item']);
+  }
+  return response === undefined ? undefined : { ...response, output: items };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reconstruction
+
+/** Raw event types whose records carry what a user or harness sent the model (see api/queries.ts laneOf). */
+const INPUT_TYPE_RAW = /user|human|prompt|input|instruction|task/i;
+
+interface HistoryEventRow {
+  id: number;
+  line: number;
+  step: number | null;
+  type: string;
+  type_raw: string;
+  call_id: string | null;
+  name: string | null;
+  outcome: string | null;
+  result_ok: number | null;
+  summary: string | null;
+  content_chars: number | null;
+  byte_length: number;
+  input_tokens: number | null;
+  cached_input_tokens: number | null;
+  output_tokens: number | null;
+}
+
+interface IssuedCallRow {
+  event_id: number;
+  call_id: string;
+  name: string;
+  args_summary: string | null;
+}
+
+/** One step of a reconstructed history: a message the model saw, or a response (a request was sent before it). */
+export type HistoryItem =
+  | { kind: 'message'; eventId: number; message: RequestMessage; tokens: number }
+  | { kind: 'response'; eventId: number; line: number; step: number | null; usage: ResponseUsage; message: RequestMessage | null; tokens: number };
+
+function tokensOf(chars: number | null): number {
+  return chars === null ? 0 : Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+function textMessage(role: string, text: string, sourceIndex: number): RequestMessage {
+  return { role, content: text === '' ? [] : [{ type: 'text', text }], toolCalls: [], toolCallId: null, name: null, isError: false, sourceIndex };
+}
+
+/**
+ * The run's events as the conversation they imply, in order: messages (task, user input, tool
+ * results) and responses (each preceded by a request, and appending the assistant's message).
+ * `sourceIndex` of a reconstructed message is the line of the event it came from.
+ */
+export function* reconstructedHistory(db: Database.Database, runPk: number): Generator<HistoryItem> {
+  const calls = new Map<number, IssuedCallRow[]>();
+  for (const call of db.prepare<[number], IssuedCallRow>('SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index').iterate(runPk)) {
+    const list = calls.get(call.event_id) ?? [];
+    list.push(call);
+    calls.set(call.event_id, list);
+  }
+  const events = db.prepare<[number], HistoryEventRow>(
+    `SELECT id, line, step, type, type_raw, call_id, name, outcome, result_ok, summary, content_chars, byte_length, input_tokens, cached_input_tokens, output_tokens
+     FROM events WHERE run_pk = ? ORDER BY id`,
+  );
+  for (const event of events.iterate(runPk)) {
+    switch (event.type) {
+      case 'run_start':
+        if (event.content_chars !== null) {
+          yield { kind: 'message', eventId: event.id, message: textMessage('user', `The run's task (line ${event.line}, ${event.content_chars} characters)`, event.line), tokens: tokensOf(event.content_chars) };
+        }
+        break;
+      case 'unknown':
+        if (INPUT_TYPE_RAW.test(event.type_raw)) {
+          yield { kind: 'message', eventId: event.id, message: textMessage('user', `${event.type_raw} record (line ${event.line})`, event.line), tokens: tokensOf(event.byte_length) };
+        }
+        break;
+      case 'model_response':
+      case 'stream_fragment': {
+        if (event.outcome === null) break;
+        const issued = calls.get(event.id) ?? [];
+        const message: RequestMessage = {
+          ...textMessage('assistant', issued.length > 0 ? '' : (event.summary ?? ''), event.line),
+          toolCalls: issued.map((call) => ({ callId: call.call_id, name: call.name, arguments: call.args_summary ?? '' })),
+        };
+        const usage = { inputTokens: event.input_tokens, cachedInputTokens: event.cached_input_tokens, outputTokens: event.output_tokens };
+        yield { kind: 'response', eventId: event.id, line: event.line, step: event.step, usage, message, tokens: tokensOf(event.content_chars) };
+        break;
+      }
+      case 'tool_result':
+        yield {
+          kind: 'message',
+          eventId: event.id,
+          message: { ...textMessage('tool', event.summary ?? '', event.line), toolCallId: event.call_id, name: event.name, isError: event.result_ok === 0 },
+          tokens: tokensOf(event.content_chars),
+        };
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** The request reconstructed for one response: the messages before it, each with its estimated tokens. */
+export function reconstructedRequest(db: Database.Database, runPk: number, responseEventId: number): { request: NormalizedRequest; messageTokens: number[]; line: number; step: number | null } | null {
+  const messages: RequestMessage[] = [];
+  const messageTokens: number[] = [];
+  for (const item of reconstructedHistory(db, runPk)) {
+    if (item.kind === 'response' && item.eventId === responseEventId) {
+      return { request: { system: null, tools: [], messages, params: {}, reconstructed: true }, messageTokens, line: item.line, step: item.step };
+    }
+    if (item.message !== null) {
+      messages.push(item.message);
+      messageTokens.push(item.tokens);
+    }
+  }
+  return null;
+}

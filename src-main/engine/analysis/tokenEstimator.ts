@@ -1,0 +1,42 @@
+/**
+ * Offline token estimates (domain.md §6): o200k_base counts from gpt-tokenizer, used only where the
+ * trace records no usage, and always labelled "estimated" where shown — the provider's own
+ * tokenizer and its per-message framing differ. Requests resend the whole history, so counts are
+ * cached by message hash: each distinct message is tokenized once per run.
+ */
+import { countTokens } from 'gpt-tokenizer';
+import { canonicalJson } from '../../../shared/trace/canonicalJson';
+import type { RequestTokenCounts } from '../../../shared/requests/contextGrowth';
+import { messageHash, messageText, type NormalizedRequest, type RequestMessage } from '../../../shared/requests/normalizedRequest';
+
+/** Tokens an API adds around each message (role, separators): OpenAI documents 3–4 for chat messages. */
+const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Distinct messages remembered; a run with more starts over (counts are only recomputed, never wrong). */
+const CACHE_LIMIT = 50_000;
+
+export class TokenEstimator {
+  private readonly byHash = new Map<string, number>();
+
+  text(text: string): number {
+    return text === '' ? 0 : countTokens(text);
+  }
+
+  message(message: RequestMessage): number {
+    const hash = messageHash(message);
+    const known = this.byHash.get(hash);
+    if (known !== undefined) return known;
+    const tokens = this.text(messageText(message)) + MESSAGE_OVERHEAD_TOKENS;
+    if (this.byHash.size >= CACHE_LIMIT) this.byHash.clear();
+    this.byHash.set(hash, tokens);
+    return tokens;
+  }
+
+  /** Every part of a request: system prompt, tool definitions, each message. */
+  request(request: NormalizedRequest): RequestTokenCounts {
+    return {
+      system: request.system === null ? 0 : this.text(request.system),
+      tools: request.tools.length === 0 ? 0 : this.text(canonicalJson(request.tools)),
+      messages: request.messages.map((message) => this.message(message)),
+    };
+  }
+}
