@@ -70,6 +70,14 @@ export function messageText(message: RequestMessage): string {
   return parts.join('\n');
 }
 
+/** Characters of a message's content, without building its text (sizes many messages cheaply). */
+export function messageChars(message: RequestMessage): number {
+  let chars = 0;
+  for (const part of message.content) chars += part.type === 'text' ? part.text.length : (JSON.stringify(part.value)?.length ?? 0);
+  for (const call of message.toolCalls) chars += call.name.length + (typeof call.arguments === 'string' ? call.arguments.length : (JSON.stringify(call.arguments)?.length ?? 0));
+  return chars;
+}
+
 /**
  * What identifies a message's content: everything but where it sat in the request. Two messages
  * with the same content hash are the same message for alignment.
@@ -79,12 +87,20 @@ export function messageContentJson(message: RequestMessage): string {
   return canonicalJson({ role, content, toolCalls, toolCallId, name, isError });
 }
 
+/** Hashes of messages already hashed: a request is compared twice (as the next, then as the previous) and sized once. */
+const hashes = new WeakMap<RequestMessage, string>();
+
 /**
  * cyrb53 over the canonical JSON: 53 bits, as hex. Pure (no node:crypto, so the renderer can run
  * it); collisions among the few thousand messages of one run are negligible at 53 bits.
  */
 export function messageHash(message: RequestMessage): string {
-  return hashText(messageContentJson(message));
+  let hash = hashes.get(message);
+  if (hash === undefined) {
+    hash = hashText(messageContentJson(message));
+    hashes.set(message, hash);
+  }
+  return hash;
 }
 
 export function hashText(text: string): string {

@@ -17,6 +17,7 @@ import { TraceFileError } from '../engine/store/traceDatabase';
 import type { EventRow as StoredEventRow, RunRow as StoredRunRow } from '../engine/store/traceWriter';
 import { ApiError } from './apiError';
 import type { QueryMethod } from './queryProtocol';
+import { prepared } from '../engine/store/preparedStatements';
 import { requestDiff } from './requestDiff';
 import { runRequests } from './runRequests';
 import { searchEvents } from './search';
@@ -30,23 +31,6 @@ export interface TraceScope {
 }
 
 type Query<M extends QueryMethod> = (db: Database.Database, scope: TraceScope, request: ApiParsedRequest<M>) => ApiResponse<M>;
-
-const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-/** A prepared statement, kept per connection: a view pages through the same few queries. */
-function prepared<Params extends unknown[], Row>(db: Database.Database, sql: string): Database.Statement<Params, Row> {
-  let cache = statementCache.get(db);
-  if (cache === undefined) {
-    cache = new Map();
-    statementCache.set(db, cache);
-  }
-  let statement = cache.get(sql);
-  if (statement === undefined) {
-    statement = db.prepare(sql);
-    cache.set(sql, statement);
-  }
-  return statement as unknown as Database.Statement<Params, Row>;
-}
 
 /** The scope's source ids as an SQL list; they are integers the host took from the engine. */
 function sourceList(scope: TraceScope): string {

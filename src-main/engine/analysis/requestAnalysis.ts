@@ -14,6 +14,7 @@
  * get sizes and growth but no findings: their call/result pairing is the call analysis's.
  */
 import type Database from 'better-sqlite3';
+import { prepared } from '../store/preparedStatements';
 import type { ResponseUsage } from './requestHistory';
 import { answeringUsage, hasLoggedRequests, LoggedRequestReader, reconstructedHistory } from './requestHistory';
 import { TokenEstimator } from './tokenEstimator';
@@ -63,53 +64,49 @@ function newPairingProblems(pairing: ToolPairing, reported: Set<string>): ToolPa
   };
 }
 
-function analyzeLoggedRequests(db: Database.Database, runPk: number, estimator: TokenEstimator): RequestRecord[] {
-  const reader = new LoggedRequestReader(db);
+function analyzeLoggedRequests(db: Database.Database, runPk: number, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
   const records: RequestRecord[] = [];
   const reported = new Set<string>();
   let previous: NormalizedRequest | null = null;
   let index = -1;
-  try {
-    for (const logged of reader.requests(runPk)) {
-      index += 1;
-      if ('problem' in logged.request) continue;
-      const request = logged.request;
-      const counts = estimator.request(request);
-      const estimate = counts.system + counts.tools + counts.messages.reduce((sum, tokens) => sum + tokens, 0);
-      const usage = answeringUsage(db, runPk, logged.eventId);
-      const number = index + 1;
-      let appended: number[];
-      let rewrite: RequestRecord['rewrite'] = null;
-      const findings: (RequestFinding | null)[] = [];
-      if (previous === null) {
-        appended = request.messages.map((_, i) => i);
-        findings.push(missingToolResultFinding(number, newPairingProblems(checkToolPairing(request.messages), reported)));
-      } else {
-        const diff = diffRequests(previous, request);
-        appended = diff.alignment.entries.flatMap((entry) => (entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : []));
-        if (diff.history.verdict === 'rewritten') rewrite = { messageIndex: diff.history.firstDifference, kind: diff.history.kind };
-        findings.push(historyRewriteFinding(number, diff.history), missingToolResultFinding(number, newPairingProblems(diff.toolPairing, reported)));
-      }
-      const attribution = attributeRequestTokens(request, appended, counts, usage.inputTokens);
-      records.push({
-        index,
-        eventId: logged.eventId,
-        line: logged.line,
-        step: logged.step,
-        reconstructed: false,
-        messages: request.messages.length,
-        appendedMessages: appended.length,
-        rewrite,
-        ...tokensOf(usage, estimate),
-        cachedInputTokens: usage.cachedInputTokens,
-        outputTokens: usage.outputTokens,
-        added: previous === null ? [] : attribution.added,
-        findings: findings.filter((finding): finding is RequestFinding => finding !== null),
-      });
-      previous = request;
+  for (const logged of reader.requests(runPk)) {
+    index += 1;
+    if ('problem' in logged.request) continue;
+    const request = logged.request;
+    const usage = answeringUsage(db, runPk, logged.eventId);
+    // Tokenized only where the estimate is what is shown; otherwise sizes scaled to the usage.
+    const counts = usage.inputTokens === null ? estimator.request(request) : estimator.sizes(request);
+    const estimate = counts.system + counts.tools + counts.messages.reduce((sum, tokens) => sum + tokens, 0);
+    const number = index + 1;
+    let appended: number[];
+    let rewrite: RequestRecord['rewrite'] = null;
+    const findings: (RequestFinding | null)[] = [];
+    if (previous === null) {
+      appended = request.messages.map((_, i) => i);
+      findings.push(missingToolResultFinding(number, newPairingProblems(checkToolPairing(request.messages), reported)));
+    } else {
+      const diff = diffRequests(previous, request);
+      appended = diff.alignment.entries.flatMap((entry) => (entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : []));
+      if (diff.history.verdict === 'rewritten') rewrite = { messageIndex: diff.history.firstDifference, kind: diff.history.kind };
+      findings.push(historyRewriteFinding(number, diff.history), missingToolResultFinding(number, newPairingProblems(diff.toolPairing, reported)));
     }
-  } finally {
-    reader.close();
+    const attribution = attributeRequestTokens(request, appended, counts, usage.inputTokens);
+    records.push({
+      index,
+      eventId: logged.eventId,
+      line: logged.line,
+      step: logged.step,
+      reconstructed: false,
+      messages: request.messages.length,
+      appendedMessages: appended.length,
+      rewrite,
+      ...tokensOf(usage, estimate),
+      cachedInputTokens: usage.cachedInputTokens,
+      outputTokens: usage.outputTokens,
+      added: previous === null ? [] : attribution.added,
+      findings: findings.filter((finding): finding is RequestFinding => finding !== null),
+    });
+    previous = request;
   }
   return records;
 }
@@ -159,8 +156,8 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
 }
 
 /** The run's requests compared in order: logged ones when the format logs them, reconstructed otherwise. */
-export function analyzeRunRequests(db: Database.Database, runPk: number, estimator: TokenEstimator = new TokenEstimator()): RequestRecord[] {
-  return hasLoggedRequests(db, runPk) ? analyzeLoggedRequests(db, runPk, estimator) : analyzeReconstructedRequests(db, runPk);
+function analyzeRunRequests(db: Database.Database, runPk: number, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
+  return hasLoggedRequests(db, runPk) ? analyzeLoggedRequests(db, runPk, reader, estimator) : analyzeReconstructedRequests(db, runPk);
 }
 
 interface RequestFindingRow {
@@ -171,11 +168,11 @@ interface RequestFindingRow {
 
 /** Replaces the run's request findings under one options key with those its stored requests carry. */
 export function replaceRequestFindings(db: Database.Database, sourceId: number, runPk: number, optionsKey: string): void {
-  db.prepare(`DELETE FROM findings WHERE run_pk = ? AND options_key = ? AND kind IN (${requestFindingKinds.map((kind) => `'${kind}'`).join(', ')})`).run(runPk, optionsKey);
-  const insert = db.prepare(
+  prepared(db, `DELETE FROM findings WHERE run_pk = ? AND options_key = ? AND kind IN (${requestFindingKinds.map((kind) => `'${kind}'`).join(', ')})`).run(runPk, optionsKey);
+  const insert = prepared(db, 
     `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
   );
-  const rows = db.prepare<[number], RequestFindingRow>("SELECT line, step, findings_json FROM requests WHERE run_pk = ? AND findings_json <> '[]' ORDER BY request_index").all(runPk);
+  const rows = prepared<[number], RequestFindingRow>(db, "SELECT line, step, findings_json FROM requests WHERE run_pk = ? AND findings_json <> '[]' ORDER BY request_index").all(runPk);
   for (const row of rows) {
     for (const finding of JSON.parse(row.findings_json) as RequestFinding[]) {
       insert.run(sourceId, optionsKey, runPk, finding.kind, finding.severity, row.step, row.line, finding.message, JSON.stringify(finding.details));
@@ -189,21 +186,22 @@ export function replaceRequestFindings(db: Database.Database, sourceId: number, 
  * back: its requests stay unanalyzed (`sources.requests_analyzed` = 0) and the caller is told why.
  */
 export function analyzeSourceRequests(db: Database.Database, sourceId: number): { analyzed: true } | { analyzed: false; reason: string } {
-  const runs = db.prepare<[number], { id: number }>('SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId);
-  const keys = db.prepare<[number], { options_key: string }>('SELECT options_key FROM analyses WHERE source_id = ?').all(sourceId);
-  const insert = db.prepare(
+  const runs = prepared<[number], { id: number }>(db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId);
+  const keys = prepared<[number], { options_key: string }>(db, 'SELECT options_key FROM analyses WHERE source_id = ?').all(sourceId);
+  const insert = prepared(db, 
     `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_kind,
        input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const estimator = new TokenEstimator();
+  const reader = new LoggedRequestReader(db);
   try {
     // Checked before anything is written: the bulk load runs without a journal to roll back.
     RawLineReader.open(db, sourceId)?.close();
     db.transaction(() => {
       for (const { id: runPk } of runs) {
-        db.prepare('DELETE FROM requests WHERE run_pk = ?').run(runPk);
-        for (const r of analyzeRunRequests(db, runPk, estimator)) {
+        prepared(db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
+        for (const r of analyzeRunRequests(db, runPk, reader, estimator)) {
           insert.run(
             runPk, r.index, r.eventId, r.line, r.step, r.reconstructed ? 1 : 0, r.messages, r.appendedMessages, r.rewrite?.messageIndex ?? null, r.rewrite?.kind ?? null,
             r.inputTokens, r.inputTokensSource, r.cachedInputTokens, r.outputTokens, JSON.stringify(r.added), JSON.stringify(r.findings),
@@ -211,11 +209,13 @@ export function analyzeSourceRequests(db: Database.Database, sourceId: number): 
         }
         for (const { options_key } of keys) replaceRequestFindings(db, sourceId, runPk, options_key);
       }
-      db.prepare('UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(sourceId);
+      prepared(db, 'UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(sourceId);
     })();
   } catch (error) {
     if (error instanceof SourceChangedError) return { analyzed: false, reason: error.message };
     throw error;
+  } finally {
+    reader.close();
   }
   return { analyzed: true };
 }
@@ -240,7 +240,7 @@ interface RequestSqlRow {
 
 /** The stored requests of a run, in order; null when its source's requests could not be analyzed. */
 export function storedRunRequests(db: Database.Database, runPk: number): RequestRecord[] | null {
-  const analyzed = db.prepare<[number], { requests_analyzed: number }>('SELECT s.requests_analyzed FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk);
+  const analyzed = prepared<[number], { requests_analyzed: number }>(db, 'SELECT s.requests_analyzed FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk);
   if (analyzed === undefined || analyzed.requests_analyzed === 0) return null;
   return db
     .prepare<[number], RequestSqlRow>('SELECT * FROM requests WHERE run_pk = ? ORDER BY request_index')

@@ -10,6 +10,7 @@
  *   recorded (`events.content_chars`).
  */
 import type Database from 'better-sqlite3';
+import { prepared } from '../store/preparedStatements';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/normalizeRequest';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
 import { apiOf } from '../adapters/httpExchangeApis';
@@ -47,25 +48,19 @@ export interface LoggedRequest {
   record: unknown;
 }
 
-/** The format the run's source was read as. */
-export function formatOfRun(db: Database.Database, runPk: number): string | null {
-  return db.prepare<[number], { format: string }>('SELECT s.format FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk)?.format ?? null;
-}
-
 export function hasLoggedRequests(db: Database.Database, runPk: number): boolean {
-  return db.prepare<[number], { one: number }>("SELECT 1 AS one FROM events WHERE run_pk = ? AND type = 'model_request' LIMIT 1").get(runPk) !== undefined;
+  return prepared<[number], { one: number }>(db, "SELECT 1 AS one FROM events WHERE run_pk = ? AND type = 'model_request' LIMIT 1").get(runPk) !== undefined;
 }
 
 /** The usage recorded by the first response after the event, before the next request. */
 export function answeringUsage(db: Database.Database, runPk: number, eventId: number): ResponseUsage {
-  const row = db
-    .prepare<[number, number, number, number], { input_tokens: number | null; cached_input_tokens: number | null; output_tokens: number | null }>(
-      `SELECT input_tokens, cached_input_tokens, output_tokens FROM events
+  const row = prepared<[number, number, number, number], { input_tokens: number | null; cached_input_tokens: number | null; output_tokens: number | null }>(
+    db,
+    `SELECT input_tokens, cached_input_tokens, output_tokens FROM events
        WHERE run_pk = ? AND id >= ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))
          AND id < coalesce((SELECT min(id) FROM events WHERE run_pk = ? AND type = 'model_request' AND id > ?), 9e18)
        ORDER BY id LIMIT 1`,
-    )
-    .get(runPk, eventId, runPk, eventId);
+  ).get(runPk, eventId, runPk, eventId);
   return { inputTokens: row?.input_tokens ?? null, cachedInputTokens: row?.cached_input_tokens ?? null, outputTokens: row?.output_tokens ?? null };
 }
 
@@ -80,9 +75,10 @@ export class LoggedRequestReader {
 
   /** Every `model_request` event of the run, in order. */
   requestEvents(runPk: number): RequestEventRow[] {
-    return this.db
-      .prepare<[number], RequestEventRow>("SELECT id, source_id, line, step, byte_offset, byte_length FROM events WHERE run_pk = ? AND type = 'model_request' ORDER BY id")
-      .all(runPk);
+    return prepared<[number], RequestEventRow>(
+      this.db,
+      "SELECT id, source_id, line, step, byte_offset, byte_length FROM events WHERE run_pk = ? AND type = 'model_request' ORDER BY id",
+    ).all(runPk);
   }
 
   /** Yields the run's requests in order, each completed against the one before it. */
@@ -109,7 +105,7 @@ export class LoggedRequestReader {
     } catch (error) {
       return { ...base, record: null, request: { problem: `the request on line ${event.line} cannot be read back: ${(error as Error).message}` } };
     }
-    const format = this.db.prepare<[number], { format: string }>('SELECT format FROM sources WHERE id = ?').get(event.source_id)?.format;
+    const format = prepared<[number], { format: string }>(this.db, 'SELECT format FROM sources WHERE id = ?').get(event.source_id)?.format;
     const request = format === 'http-exchange' ? exchangeRequest(record) : normalizeCanonicalRequest(record);
     if (request === null) return { ...base, record, request: { problem: `the record on line ${event.line} holds no request messages to compare` } };
     const completed = previous === null || 'problem' in previous.request ? request : withStoredConversation(request, previous.request, previous.record);
@@ -246,12 +242,12 @@ function textMessage(role: string, text: string, sourceIndex: number): RequestMe
  */
 export function* reconstructedHistory(db: Database.Database, runPk: number): Generator<HistoryItem> {
   const calls = new Map<number, IssuedCallRow[]>();
-  for (const call of db.prepare<[number], IssuedCallRow>('SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index').iterate(runPk)) {
+  for (const call of prepared<[number], IssuedCallRow>(db, 'SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index').iterate(runPk)) {
     const list = calls.get(call.event_id) ?? [];
     list.push(call);
     calls.set(call.event_id, list);
   }
-  const events = db.prepare<[number], HistoryEventRow>(
+  const events = prepared<[number], HistoryEventRow>(db, 
     `SELECT id, line, step, type, type_raw, call_id, name, outcome, result_ok, summary, content_chars, byte_length, input_tokens, cached_input_tokens, output_tokens
      FROM events WHERE run_pk = ? ORDER BY id`,
   );

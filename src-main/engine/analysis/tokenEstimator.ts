@@ -7,8 +7,10 @@
 import { countTokens } from 'gpt-tokenizer';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import type { RequestTokenCounts } from '../../../shared/requests/contextGrowth';
-import { messageHash, messageText, type NormalizedRequest, type RequestMessage } from '../../../shared/requests/normalizedRequest';
+import { messageChars, messageHash, messageText, type NormalizedRequest, type RequestMessage } from '../../../shared/requests/normalizedRequest';
 
+/** Characters per token for relative sizes: the usual estimate for English and code. */
+const CHARS_PER_TOKEN = 4;
 /** Tokens an API adds around each message (role, separators): OpenAI documents 3–4 for chat messages. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Distinct messages remembered; a run with more starts over (counts are only recomputed, never wrong). */
@@ -31,7 +33,20 @@ export class TokenEstimator {
     return tokens;
   }
 
-  /** Every part of a request: system prompt, tool definitions, each message. */
+  /**
+   * Relative sizes of a request's parts, characters ÷ 4, for a request whose recorded usage they
+   * are scaled to: the split needs proportions, not a tokenizer's exact counts.
+   */
+  sizes(request: NormalizedRequest): RequestTokenCounts {
+    const quarter = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
+    return {
+      system: quarter(request.system?.length ?? 0),
+      tools: request.tools.length === 0 ? 0 : quarter(JSON.stringify(request.tools).length),
+      messages: request.messages.map((message) => quarter(messageChars(message)) + MESSAGE_OVERHEAD_TOKENS),
+    };
+  }
+
+  /** Every part of a request, tokenized: what is shown as the estimate where no usage was recorded. */
   request(request: NormalizedRequest): RequestTokenCounts {
     return {
       system: request.system === null ? 0 : this.text(request.system),
