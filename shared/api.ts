@@ -240,7 +240,11 @@ export const requestDiffSchema = z.object({
   tools: z.object({
     added: z.array(z.string()),
     removed: z.array(z.string()),
-    changed: z.array(z.object({ name: z.string(), description: z.boolean(), parameters: z.boolean() })),
+    /**
+     * Tools in both whose description or schema differs: which, and both definitions as indented
+     * JSON with sorted keys (for a JSON diff).
+     */
+    changed: z.array(z.object({ name: z.string(), description: z.boolean(), parameters: z.boolean(), previousJson: z.string(), nextJson: z.string() })),
   }),
   params: z.array(z.object({ key: z.string(), previous: z.unknown(), next: z.unknown() })),
   missingToolResults: z.array(z.object({ callId: z.string(), name: z.string(), messageIndex: z.number().int() })),

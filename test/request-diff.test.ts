@@ -15,6 +15,7 @@ const system = { role: 'system', content: 'You find where parcels are.' };
 const user = { role: 'user', content: 'Where are parcels A and B?' };
 const call = (id: string, q: string) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q }) } }] });
 const result = (id: string, content: string) => ({ role: 'tool', tool_call_id: id, content });
+const lookupTool = (properties: object) => ({ type: 'function', function: { name: 'lookup', description: 'Where a parcel is.', parameters: { type: 'object', properties } } });
 const ts = (second: number): string => `2025-06-03T10:00:${String(second).padStart(2, '0')}.000Z`;
 
 /** Three requests; the third edits the result of the first call ("Leipzig" became "Berlin"). */
@@ -23,7 +24,15 @@ const events = [
   { type: 'model_request', run_id: 'r', step: 1, ts: ts(1), model: 'gpt-4.1', messages: [system, user] },
   { type: 'model_response', run_id: 'r', step: 1, ts: ts(2), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_1', name: 'lookup', arguments: '{"q":"A"}' }] },
   { type: 'tool_result', run_id: 'r', step: 1, ts: ts(3), call_id: 'call_1', output: 'A is in Leipzig' },
-  { type: 'model_request', run_id: 'r', step: 2, ts: ts(4), model: 'gpt-4.1', messages: [system, user, call('call_1', 'A'), result('call_1', 'A is in Leipzig')] },
+  {
+    type: 'model_request',
+    run_id: 'r',
+    step: 2,
+    ts: ts(4),
+    model: 'gpt-4.1',
+    messages: [system, user, call('call_1', 'A'), result('call_1', 'A is in Leipzig')],
+    tools: [lookupTool({ q: { type: 'string' } })],
+  },
   { type: 'model_response', run_id: 'r', step: 2, ts: ts(5), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_2', name: 'lookup', arguments: '{"q":"B"}' }] },
   { type: 'tool_result', run_id: 'r', step: 2, ts: ts(6), call_id: 'call_2', output: 'B is in Bonn' },
   {
@@ -33,6 +42,7 @@ const events = [
     ts: ts(7),
     model: 'gpt-4.1-mini',
     messages: [system, user, call('call_1', 'A'), result('call_1', 'A is in Berlin'), call('call_2', 'B'), result('call_2', 'B is in Bonn')],
+    tools: [lookupTool({ q: { type: 'string' }, exact: { type: 'boolean' } })],
   },
   { type: 'model_response', run_id: 'r', step: 3, ts: ts(8), outcome: 'final', finish_reason: 'stop', text: 'A is in Berlin, B in Bonn.' },
   { type: 'run_end', run_id: 'r', ts: ts(9), status: 'completed' },
@@ -101,6 +111,13 @@ describe('request diff', () => {
       ],
     );
     assert.deepEqual(third.params, [{ key: 'model', previous: 'gpt-4.1', next: 'gpt-4.1-mini' }]);
+    // The tool's schema gained a property: both definitions come as sorted, indented JSON for a JSON diff.
+    assert.deepEqual(
+      third.tools.changed.map(({ name, description, parameters }) => ({ name, description, parameters })),
+      [{ name: 'lookup', description: false, parameters: true }],
+    );
+    assert.doesNotMatch(third.tools.changed[0]!.previousJson, /exact/);
+    assert.match(third.tools.changed[0]!.nextJson, /\n {6}"exact": \{\n {8}"type": "boolean"/);
     assert.deepEqual(
       third.findings.map((finding) => [finding.kind, finding.severity]),
       [['history_rewrite', 'warning']],

@@ -11,6 +11,7 @@ import { messageText, type NormalizedRequest } from '../../shared/requests/norma
 import { historyRewriteFinding, missingToolResultFinding } from '../../shared/requests/requestFindings';
 import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest } from '../engine/analysis/requestHistory';
 import { TokenEstimator } from '../engine/analysis/tokenEstimator';
+import { canonicalJson } from '../../shared/trace/canonicalJson';
 import { ApiError } from './apiError';
 
 /** Text of a changed message sent to the view, at most (the word diff runs on it). */
@@ -70,6 +71,11 @@ const emptyRequest: NormalizedRequest = { system: null, tools: [], messages: [],
 
 function cut(text: string): string {
   return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS)}…`;
+}
+
+/** A tool definition as the JSON diff shows it: keys sorted, so only real changes differ. */
+function indentedJson(value: unknown): string {
+  return JSON.stringify(JSON.parse(canonicalJson(value)), null, 2);
 }
 
 function spanTokens(tokens: readonly number[], span: { first: number; last: number } | null): number {
@@ -135,7 +141,7 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
       ];
     }),
     system: diff.system,
-    tools: { added: diff.tools.added, removed: diff.tools.removed, changed: diff.tools.changed.map(({ name, description, parameters }) => ({ name, description, parameters })) },
+    tools: { added: diff.tools.added, removed: diff.tools.removed, changed: diff.tools.changed.map(({ name, description, parameters, previous: before, next: after }) => ({ name, description, parameters, previousJson: indentedJson(before), nextJson: indentedJson(after) })) },
     params: diff.params,
     missingToolResults: diff.toolPairing.missingToolResults,
     orphanToolResults: diff.toolPairing.orphanToolResults,
