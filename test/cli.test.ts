@@ -212,6 +212,15 @@ describe('text output', () => {
     assert.ok(result.stdout.includes('call_rzqwo72n3wZuot7UGAoKD1AF'));
   });
 
+  it("sums up each run's requests: how many, where the history was rewritten, how the input grew", () => {
+    const result = cli(['analyze', example('history-rewrite')]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /3 requests \(logged\) · history rewritten in request 3 · input 559 → 771 tokens/);
+    assert.match(result.stdout, /warning\s+history_rewrite\s+step 3, line 10\s+Request 3 rewrites the history of request 2 at message 3/);
+    const appendOnly = cli(['analyze', example('normal-query')]);
+    assert.match(appendOnly.stdout, /3 requests \(logged\) · append-only · input 559 → 809 tokens/);
+  });
+
   it('lists parse errors with their line numbers', () => {
     const result = cli(['analyze', example('broken-lines')]);
     assert.equal(result.status, 0, result.stderr);

@@ -1,5 +1,5 @@
 /** The terminal rendering of an analyze report: one block per run, then parse errors, then a summary. */
-import type { AnalyzeReport, ReportFinding, RunReport, Severity } from '../../shared/report';
+import type { AnalyzeReport, ReportFinding, RequestReport, RunReport, Severity } from '../../shared/report';
 import { formatCount } from '../../shared/formatCount';
 
 const ansi = { red: '31', yellow: '33', cyan: '36', dim: '2', bold: '1' } as const;
@@ -60,6 +60,18 @@ export function formatTextReport(report: AnalyzeReport, options: { color: boolea
   return `${out.join('\n')}\n`;
 }
 
+/** The run's requests in a line: how many, whether any rewrote the history, and how the input grew. */
+function requestsFact(requests: readonly RequestReport[]): string | null {
+  if (requests.length === 0) return null;
+  const kind = requests.every((request) => request.reconstructed) ? 'reconstructed' : 'logged';
+  const rewritten = requests.filter((request) => request.rewrite !== null);
+  const history = rewritten.length === 0 ? 'append-only' : `history rewritten in request${rewritten.length === 1 ? '' : 's'} ${rewritten.map((request) => request.index + 1).join(', ')}`;
+  const tokens = (request: RequestReport): string =>
+    request.input_tokens === null ? '?' : `${formatTokens(request.input_tokens)}${request.input_tokens_source === 'estimated' ? ' (est.)' : ''}`;
+  const growth = requests.length === 1 ? `input ${tokens(requests[0]!)} tokens` : `input ${tokens(requests[0]!)} → ${tokens(requests.at(-1)!)} tokens`;
+  return `${plural(requests.length, 'request')} (${kind}) · ${history} · ${growth}`;
+}
+
 function formatRun(
   run: RunReport,
   findings: ReportFinding[],
@@ -81,6 +93,8 @@ function formatRun(
     lines.push(`  ${paint(ansi.dim, `started by run ${run.parent.run_id}${run.parent.call_id !== null ? `, call ${run.parent.call_id}` : ''}`)}`);
   }
   lines.push(`  ${paint(ansi.dim, facts.join(' · '))}`);
+  const requests = requestsFact(run.requests);
+  if (requests !== null) lines.push(`  ${paint(ansi.dim, requests)}`);
   for (const f of findings) {
     const where = [f.step !== null ? `step ${f.step}` : null, f.line !== null ? `line ${f.line}` : null].filter(Boolean).join(', ');
     lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(21)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);
