@@ -1,13 +1,15 @@
 /**
- * The README's screenshots of the app (docs/images/app-runs.png, docs/images/app-run.png): every
- * bundled example concatenated into one trace, served by `loopscope serve` and shot in headless
- * Chromium. Needs the build (`npm run build`) and Debian's chromium.
+ * The README's screenshots of the app (docs/images/app-runs.png, app-run.png, app-diff.png,
+ * app-growth.png): every bundled example concatenated into one trace, and for the growth chart a
+ * generated Claude Code-like run with one 40 KB tool result, served by `loopscope serve` and shot
+ * in headless Chromium. Needs the build (`npm run build`) and Debian's chromium.
  *
  *   npx tsx scripts/screenshot-app.ts
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
 import { launchBrowser, serveTraces } from '../test/support/browser';
 
 const root = resolve(import.meta.dirname, '..');
@@ -40,5 +42,67 @@ try {
 } finally {
   await browser.close();
   await server.stop();
-  rmSync(dir, { recursive: true, force: true });
 }
+
+/** Serves one trace and opens its first run in a fresh page. */
+async function shootFirstRun(file: string, height: number, shoot: (page: Page) => Promise<void>): Promise<void> {
+  const served = await serveTraces([file]);
+  const chromium = await launchBrowser();
+  try {
+    const page = await chromium.newPage({ viewport: { width: 1440, height }, deviceScaleFactor: 1, colorScheme: 'light' });
+    await page.goto(served.url);
+    await page.locator('[data-testid=run-row]').first().click();
+    await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
+    await shoot(page);
+    await page.mouse.move(0, 0);
+  } finally {
+    await chromium.close();
+    await served.stop();
+  }
+}
+
+// The third request of history-rewrite, reached with `d`: a context trimmer edited an earlier result.
+await shootFirstRun(join(examplesDir, 'history-rewrite.jsonl'), 900, async (page) => {
+  const third = page.locator('[data-testid=timeline-row][data-type=model_request]').nth(2);
+  const eventId = await third.getAttribute('data-event-id');
+  await third.click();
+  await page.locator(`[data-testid=timeline-row][data-selected=true][data-event-id="${eventId}"]`).waitFor();
+  await page.keyboard.press('d');
+  await page.locator('[data-testid=request-diff][data-state=ready]').waitFor();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(imagesDir, 'app-diff.png') });
+  console.log('wrote docs/images/app-diff.png');
+});
+
+/** A run of read/list/search calls whose usage is recorded, one read returning 40 KB: the turn the chart names. */
+function growthRun(): string {
+  const ts = (second: number) => new Date(Date.UTC(2025, 5, 3, 10, 0, second)).toISOString();
+  const events: object[] = [{ type: 'run_start', run_id: 'fix-checkout-test', ts: ts(0), task: 'Why does the checkout test fail? Fix it.' }];
+  let input = 2400;
+  for (let step = 1; step <= 14; step++) {
+    const big = step === 6;
+    const name = big ? 'read_file' : ['list_dir', 'search_code', 'read_file'][step % 3]!;
+    events.push({
+      type: 'model_response', run_id: 'fix-checkout-test', step, ts: ts(step * 4), outcome: 'tool_calls', finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: `c${step}`, name, arguments: JSON.stringify({ path: big ? 'fixtures/orders.json' : `src/checkout/${step}.ts` }) }],
+      usage: { input_tokens: input, cached_input_tokens: Math.max(0, input - 400), output_tokens: 60 + step * 3 },
+    });
+    const output = big ? 'x'.repeat(40_000) : `line of ${name} output `.repeat(40 + step * 5);
+    events.push({ type: 'tool_result', run_id: 'fix-checkout-test', step, ts: ts(step * 4 + 2), call_id: `c${step}`, name, output });
+    input += Math.ceil(output.length / 4) + 80;
+  }
+  events.push({ type: 'model_response', run_id: 'fix-checkout-test', step: 15, ts: ts(70), outcome: 'final', finish_reason: 'stop', text: 'Fixed: the fixture had a stale currency.', usage: { input_tokens: input, output_tokens: 40 } });
+  events.push({ type: 'run_end', run_id: 'fix-checkout-test', ts: ts(71), status: 'completed' });
+  return events.map((event) => JSON.stringify(event)).join('\n') + '\n';
+}
+
+const growthTrace = join(dir, 'fix-checkout-test.jsonl');
+writeFileSync(growthTrace, growthRun());
+await shootFirstRun(growthTrace, 900, async (page) => {
+  await page.locator('[data-testid=run-section-requests]').click();
+  await page.locator('[data-testid=requests-panel][data-state=ready]').waitFor();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(imagesDir, 'app-growth.png') });
+  console.log('wrote docs/images/app-growth.png');
+});
+rmSync(dir, { recursive: true, force: true });

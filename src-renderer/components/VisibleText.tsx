@@ -22,12 +22,15 @@ export function visibleText(text: string): string {
 /**
  * `keepNewlines`: a newline shows its escape and still breaks the line (message text stays
  * readable); otherwise it is an escape like the rest (a raw line has none of its own).
+ * `plainNewlines`: a newline only breaks the line, without its escape (long text read as text,
+ * such as the unchanged parts of a diff); every other invisible character still shows.
  */
-export const VisibleText = memo(function VisibleText({ text, keepNewlines = false }: { text: string; keepNewlines?: boolean }) {
+export const VisibleText = memo(function VisibleText({ text, keepNewlines = false, plainNewlines = false }: { text: string; keepNewlines?: boolean; plainNewlines?: boolean }) {
   const parts: ReactNode[] = [];
   let last = 0;
   for (const match of text.matchAll(invisible)) {
     const index = match.index;
+    if (plainNewlines && match[0] === '\n') continue;
     if (index > last) parts.push(text.slice(last, index));
     parts.push(
       <span key={index} className="escape">

@@ -48,3 +48,18 @@ export function callHue(callId: string): number {
 export function humanize(identifier: string): string {
   return identifier.replace(/_/g, ' ');
 }
+
+/** A token count in a few characters: 532, 9.8k, 123k, 1.2M (the exact count goes in a title). */
+export function formatTokenCount(tokens: number): string {
+  const value = Math.round(tokens);
+  const magnitude = Math.abs(value);
+  if (magnitude < 1000) return String(value);
+  if (magnitude < 10_000) return `${(value / 1000).toFixed(1)}k`;
+  if (magnitude < 1_000_000) return `${Math.round(value / 1000)}k`;
+  return `${(value / 1_000_000).toFixed(1)}M`;
+}
+
+/** `first`–`last` as 1-based message numbers: "message 3", "messages 1–14". */
+export function messageSpan(first: number, last: number): string {
+  return first === last ? `message ${first + 1}` : `messages ${first + 1}–${last + 1}`;
+}

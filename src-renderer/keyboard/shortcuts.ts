@@ -2,14 +2,14 @@ import { createContext, useEffect, useRef } from 'react';
 
 /** Every shortcut, for the `?` dialog: the single list of what the keys do. */
 export const shortcutList: readonly { keys: string[]; action: string }[] = [
-  { keys: ['j', '↓'], action: 'Next step (in a run); next row (in a list)' },
-  { keys: ['k', '↑'], action: 'Previous step (in a run); previous row (in a list)' },
+  { keys: ['j', '↓'], action: 'Next step (in a run); next row (in a list); next request (j, in a request diff)' },
+  { keys: ['k', '↑'], action: 'Previous step (in a run); previous row (in a list); previous request (k, in a request diff)' },
   { keys: ['n'], action: 'Next finding in the run' },
   { keys: ['p'], action: 'Previous finding in the run' },
   { keys: ['Enter'], action: 'Open the selected event (in a run); open the selected run (in the runs table)' },
-  { keys: ['Esc'], action: 'Back: close the event, then leave the run' },
+  { keys: ['Esc'], action: 'Back: close the event, then leave the run; from a request diff, back to the run' },
   { keys: ['Ctrl+F', '⌘F'], action: 'Search the whole trace (the data, not only the rows on screen)' },
-  { keys: ['d'], action: 'Reserved: compare a request with the previous one (coming in a later version)' },
+  { keys: ['d'], action: 'Diff the selected request with the previous one (in a run; on another event, the nearest request at or before it)' },
   { keys: ['?'], action: 'Show this list' },
 ];
 

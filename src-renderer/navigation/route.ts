@@ -2,6 +2,11 @@
  * Every view has a URL in the location hash (`#/trace/<id>/run/<runPk>/event/<eventId>`), so a
  * reload or a pasted link lands in the same place, and the page's own path (which carries the
  * `loopscope serve` token) is never touched.
+ *
+ * A run's requests and context growth: `#/trace/<id>/run/<runPk>/requests`. A request diff:
+ * `#/trace/<id>/run/<runPk>/diff/<eventId>`, optionally `/against/<eventId>` (the left side, when
+ * it is not the previous request) and `/from/<eventId>` (the event `d` was pressed on, when it was
+ * not itself a request).
  */
 export const traceTabs = ['runs', 'findings', 'calls', 'parse-errors', 'search'] as const;
 export type TraceTab = (typeof traceTabs)[number];
@@ -12,8 +17,19 @@ export type RouteParams = Readonly<Record<string, string>>;
 export type Route =
   | { view: 'start' }
   | { view: 'trace'; traceId: string; tab: TraceTab; params: RouteParams }
-  /** A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector. */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null };
+  /**
+   * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
+   * `section` is the timeline or the run's requests (context growth).
+   */
+  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection }
+  /**
+   * Request `eventId` (a model request, or the response a reconstructed request was sent for)
+   * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
+   * was pressed on, when the view had to pick the nearest request at or before it.
+   */
+  | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null };
+
+export type RunSection = 'timeline' | 'requests';
 
 const startRoute: Route = { view: 'start' };
 
@@ -24,6 +40,13 @@ function parseInteger(text: string | undefined): number | null {
 
 function isTraceTab(text: string): text is TraceTab {
   return (traceTabs as readonly string[]).includes(text);
+}
+
+/** `name/value/name/value…` from `start` on. */
+function pairs(segments: readonly string[], start: number): Map<string, string> {
+  const options = new Map<string, string>();
+  for (let index = start; index + 1 < segments.length; index += 2) options.set(segments[index] ?? '', segments[index + 1] ?? '');
+  return options;
 }
 
 export function parseRoute(hash: string): Route {
@@ -41,9 +64,16 @@ export function parseRoute(hash: string): Route {
   if (rest[0] === 'run') {
     const runPk = parseInteger(rest[1]);
     if (runPk === null) return { view: 'trace', traceId, tab: 'runs', params: {} };
-    const options = new Map<string, string>();
-    for (let index = 2; index + 1 < rest.length; index += 2) options.set(rest[index] ?? '', rest[index + 1] ?? '');
-    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')) };
+    if (rest[2] === 'diff') {
+      const eventId = parseInteger(rest[3]);
+      if (eventId !== null) {
+        const options = pairs(rest, 4);
+        return { view: 'diff', traceId, runPk, eventId, previousEventId: parseInteger(options.get('against')), fromEventId: parseInteger(options.get('from')) };
+      }
+    }
+    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' };
+    const options = pairs(rest, 2);
+    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline' };
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -52,7 +82,14 @@ export function parseRoute(hash: string): Route {
 export function formatRoute(route: Route): string {
   if (route.view === 'start') return '#/';
   const trace = `#/trace/${encodeURIComponent(route.traceId)}`;
+  if (route.view === 'diff') {
+    let hash = `${trace}/run/${route.runPk}/diff/${route.eventId}`;
+    if (route.previousEventId !== null) hash += `/against/${route.previousEventId}`;
+    if (route.fromEventId !== null) hash += `/from/${route.fromEventId}`;
+    return hash;
+  }
   if (route.view === 'run') {
+    if (route.section === 'requests') return `${trace}/run/${route.runPk}/requests`;
     let hash = `${trace}/run/${route.runPk}`;
     if (route.step !== null) hash += `/step/${route.step}`;
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
@@ -72,5 +109,17 @@ export const routes = {
     runPk,
     step: where.step ?? null,
     eventId: where.eventId ?? null,
+    section: 'timeline',
+  }),
+  /** The run's requests and its context growth. */
+  runRequests: (traceId: string, runPk: number): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' }),
+  /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
+  requestDiff: (traceId: string, runPk: number, eventId: number, options: { previousEventId?: number | null; fromEventId?: number | null } = {}): Route => ({
+    view: 'diff',
+    traceId,
+    runPk,
+    eventId,
+    previousEventId: options.previousEventId ?? null,
+    fromEventId: options.fromEventId ?? null,
   }),
 };

@@ -12,13 +12,21 @@ import { JsonTree } from '../components/JsonTree';
 import { RawLineToggle } from '../components/RawLine';
 import { Failure, Loading } from '../components/States';
 import { VisibleText } from '../components/VisibleText';
-import { formatRoute, routes } from '../navigation/route';
+import { formatRoute, routes, type Route } from '../navigation/route';
+
+/** The request diff the inspected event leads to (a model request, or the response of a run whose requests are reconstructed). */
+export interface DiffAction {
+  route: Route;
+  label: string;
+  /** What the diff will show, when it is not the event itself. */
+  hint: string | null;
+}
 
 /** What the inspector reads of a record at first; "show all" asks for up to the API's maximum. */
 const firstBytes = 1024 * 1024;
 const allBytes = 64 * 1024 * 1024;
 
-export function EventInspector({ traceId, eventId, onClose }: { traceId: string; eventId: number; onClose: () => void }) {
+export function EventInspector({ traceId, eventId, onClose, diffAction = null }: { traceId: string; eventId: number; onClose: () => void; diffAction?: DiffAction | null }) {
   const [maxBytes, setMaxBytes] = useState(firstBytes);
   const detail = useQuery(`event:${traceId}:${eventId}:${maxBytes}`, (api) => api.event({ traceId, eventId, maxBytes }));
   return (
@@ -31,13 +39,15 @@ export function EventInspector({ traceId, eventId, onClose }: { traceId: string;
       </header>
       {detail.status === 'loading' && <Loading what="the event" />}
       {detail.status === 'error' && <Failure what="the event" error={detail.error} />}
-      {detail.status === 'ready' && <EventDetail traceId={traceId} detail={detail.data} onShowAll={() => setMaxBytes(allBytes)} />}
+      {detail.status === 'ready' && <EventDetail traceId={traceId} detail={detail.data} onShowAll={() => setMaxBytes(allBytes)} diffAction={diffAction} />}
     </aside>
   );
 }
 
-function EventDetail({ traceId, detail, onShowAll }: { traceId: string; detail: ApiResponse<'event'>; onShowAll: () => void }) {
+function EventDetail({ traceId, detail, onShowAll, diffAction }: { traceId: string; detail: ApiResponse<'event'>; onShowAll: () => void; diffAction: DiffAction | null }) {
   const { event, record } = detail;
+  // Requests always have the action, whatever the run view has worked out so far.
+  const action = diffAction ?? (event.type === 'model_request' ? { route: routes.requestDiff(traceId, detail.runPk, event.eventId), label: 'Diff with previous request', hint: null } : null);
   return (
     <div className="inspector-body">
       <h3 className="inspector-title">
@@ -49,6 +59,14 @@ function EventDetail({ traceId, detail, onShowAll }: { traceId: string; detail: 
           </span>
         )}
       </h3>
+      {action !== null && (
+        <p className="inspector-actions">
+          <a href={formatRoute(action.route)} className="button-link" data-testid="diff-with-previous" title="Compare this request with the previous one (d)">
+            {action.label}
+          </a>
+          {action.hint !== null && <span className="muted"> — {action.hint}</span>} <kbd>d</kbd>
+        </p>
+      )}
       {detail.findings.length > 0 && (
         <section>
           <h4>Findings here</h4>

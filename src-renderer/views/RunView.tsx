@@ -1,7 +1,9 @@
 /**
  * A run, step by step: the header (terminal state, budget use, findings), the timeline, and the
  * event inspector. The cursor is in the URL (`/step/<n>` or `/event/<id>`), so a reload or a link
- * lands on the same event; the keyboard moves it (j/k steps, n/p findings, Enter, Esc).
+ * lands on the same event; the keyboard moves it (j/k steps, n/p findings, Enter, Esc), and `d`
+ * opens the diff of the request at the cursor (or the nearest request at or before it). The
+ * run's requests and context growth are its second section (`/requests`).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
@@ -15,9 +17,10 @@ import { baseName, formatCount, formatDuration, formatTokens, humanize } from '.
 import { Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
-import { formatRoute, routes, type Route } from '../navigation/route';
+import { formatRoute, routes, type Route, type RunSection } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
-import { EventInspector } from './EventInspector';
+import { EventInspector, type DiffAction } from './EventInspector';
+import { RequestsPanel } from './RequestsPanel';
 import { findingRoute, indexCalls, indexFindings, type RunFindings } from './runModel';
 import { FindingMarker, Timeline } from './Timeline';
 import { lastListRoute } from './lastListRoute';
@@ -48,6 +51,9 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   const steps = run.status === 'ready' ? run.data.steps : null;
 
   const { cursor, failure: cursorFailure } = useCursor(route, events, steps);
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
+  const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor, events);
   const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
   useEffect(() => setActiveFindingId(null), [runPk]);
   const inspectorOpen = route.eventId !== null;
@@ -122,8 +128,21 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
       if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step }));
       else navigate(lastListRoute(traceId));
     },
-    // Reserved for the request diff of a later version: claimed so it does nothing else meanwhile.
-    d: () => undefined,
+    d: () => {
+      const event = cursor?.event;
+      if (!cursor || !event) {
+        setNotice('Select an event first (click it, or j / k), then press d to diff its request.');
+        return;
+      }
+      setNotice(null);
+      void nearestRequest(events, cursor.index).then(
+        (request) => {
+          if (request === null) setNotice('This run has no model request (nor a model response to rebuild one from): there is nothing to diff.');
+          else navigate(routes.requestDiff(traceId, runPk, request.eventId, { fromEventId: request.eventId === event.eventId ? null : event.eventId }));
+        },
+        (error: unknown) => setNotice(`Could not find the request: ${errorMessage(error)}`),
+      );
+    },
   });
 
   const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step })), [traceId, runPk, cursor, route.step]);
@@ -135,11 +154,19 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   const ready = run.status === 'ready' && findings.status === 'ready' && calls.status === 'ready' && events.total !== null && events.fresh;
   return (
     <section className="run-view" data-testid="run-view" data-state={ready ? 'ready' : 'loading'} data-run-id={detail.run.runId} data-cursor-index={cursor?.index ?? ''}>
-      <RunHeader traceId={traceId} detail={detail} findings={findingIndex} activeFindingId={activeFindingId} onSelectFinding={goToFinding} />
+      <RunHeader traceId={traceId} detail={detail} findings={findingIndex} activeFindingId={activeFindingId} onSelectFinding={goToFinding} section={route.section} />
       {findings.status === 'error' && <Failure what="the run's findings" error={findings.error} />}
       {calls.status === 'error' && <Failure what="the run's tool calls" error={calls.error} />}
       {events.error !== null && <Failure what="the run's events" error={new Error(events.error)} />}
       {cursorFailure !== null && <Failure what="the event this link points to" error={new Error(cursorFailure)} />}
+      {notice !== null && (
+        <div className="banner banner-info run-notice" role="status" data-testid="run-notice">
+          {notice}
+        </div>
+      )}
+      {route.section === 'requests' ? (
+        <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} />
+      ) : (
       <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
         <Timeline
           traceId={traceId}
@@ -152,10 +179,83 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
           onSelectEvent={goToEvent}
           onSelectFinding={goToFinding}
         />
-        {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} />}
+        {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} />}
       </div>
+      )}
     </section>
   );
+}
+
+/** How far `d` walks the run's events back (and then forward) looking for a request. */
+const requestSearchLimit = 20_000;
+
+/**
+ * The request for the event at `index`: itself when it is a model request; else the nearest model
+ * request at or before it. A run whose format logs no requests has only responses, each standing
+ * for the request reconstructed for it: then the nearest model response at or before it. With
+ * nothing before it, the run's first request after it. Reads the event pages it needs (cached).
+ */
+export async function nearestRequest(events: PagedRows<EventRow>, index: number): Promise<EventRow | null> {
+  let response: EventRow | null = null;
+  for (let at = index; at >= 0 && index - at < requestSearchLimit; at -= 1) {
+    const row = await events.load(at);
+    if (row === undefined) break;
+    if (row.type === 'model_request') return row;
+    if (row.type === 'model_response' && response === null) response = row;
+  }
+  if (response !== null) return response;
+  const total = events.total ?? 0;
+  for (let at = index + 1; at < total && at - index < requestSearchLimit; at += 1) {
+    const row = await events.load(at);
+    if (row === undefined) break;
+    if (row.type === 'model_request') return row;
+    if (row.type === 'model_response' && response === null) response = row;
+  }
+  return response;
+}
+
+/**
+ * The inspector's "diff" action for the event it shows: a model request diffs itself; a model
+ * response diffs the request it answered (logged), or is the request (reconstructed runs).
+ */
+function useDiffAction(traceId: string, runPk: number, eventId: number | null, cursor: Cursor | null, events: PagedRows<EventRow>): DiffAction | null {
+  const [action, setAction] = useState<{ eventId: number; action: DiffAction | null } | null>(null);
+  const eventsRef = useRef(events);
+  useEffect(() => {
+    eventsRef.current = events;
+  });
+  const event = cursor?.event?.eventId === eventId ? cursor?.event : undefined;
+  const index = cursor?.index ?? null;
+  useEffect(() => {
+    if (event === undefined || index === null) return;
+    if (event.type === 'model_request') {
+      setAction({ eventId: event.eventId, action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: null } });
+      return;
+    }
+    if (event.type !== 'model_response') {
+      setAction({ eventId: event.eventId, action: null });
+      return;
+    }
+    let active = true;
+    void nearestRequest(eventsRef.current, index).then((request) => {
+      if (!active) return;
+      if (request === null) setAction({ eventId: event.eventId, action: null });
+      else if (request.eventId === event.eventId)
+        setAction({
+          eventId: event.eventId,
+          action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: 'reconstructed: this format does not log requests' },
+        });
+      else
+        setAction({
+          eventId: event.eventId,
+          action: { route: routes.requestDiff(traceId, runPk, request.eventId), label: 'Diff the request it answered with the previous one', hint: `the model request on line ${request.line}` },
+        });
+    });
+    return () => {
+      active = false;
+    };
+  }, [traceId, runPk, event, index]);
+  return action !== null && action.eventId === eventId ? action.action : null;
 }
 
 /**
@@ -236,12 +336,14 @@ function RunHeader({
   findings,
   activeFindingId,
   onSelectFinding,
+  section,
 }: {
   traceId: string;
   detail: RunDetail;
   findings: RunFindings;
   activeFindingId: number | null;
   onSelectFinding: (finding: FindingRow) => void;
+  section: RunSection;
 }) {
   const { run } = detail;
   return (
@@ -254,6 +356,24 @@ function RunHeader({
           <VisibleText text={run.runId} />
         </h2>
         <StatusBadge status={run.status} raw={run.statusRaw} />
+        <nav className="tabs run-sections" aria-label="Run views">
+          <a
+            href={formatRoute(routes.run(traceId, run.runPk))}
+            className={`tab ${section === 'timeline' ? 'tab-active' : ''}`}
+            aria-current={section === 'timeline' ? 'page' : undefined}
+            data-testid="run-section-timeline"
+          >
+            Timeline
+          </a>
+          <a
+            href={formatRoute(routes.runRequests(traceId, run.runPk))}
+            className={`tab ${section === 'requests' ? 'tab-active' : ''}`}
+            aria-current={section === 'requests' ? 'page' : undefined}
+            data-testid="run-section-requests"
+          >
+            Requests &amp; context growth
+          </a>
+        </nav>
         <span className="muted" data-testid="status-raw">
           {run.statusRaw === '' ? (
             'no terminal status was written'

@@ -12,6 +12,7 @@ import { CallsView } from './CallsView';
 import { FindingsView } from './FindingsView';
 import { ParseErrorsView } from './ParseErrorsView';
 import { RunsTable } from './RunsTable';
+import { RequestDiffView } from './RequestDiffView';
 import { RunView } from './RunView';
 import { rememberListRoute } from './lastListRoute';
 import { SearchView } from './SearchView';
@@ -161,6 +162,7 @@ function TraceBody({ route, summary, revision }: { route: TraceRoute; summary: T
     );
   }
   if (route.view === 'run') return <RunView route={route} revision={revision} />;
+  if (route.view === 'diff') return <RequestDiffView route={route} revision={revision} />;
   switch (route.tab) {
     case 'runs':
       return <RunsTable traceId={summary.traceId} params={route.params} revision={revision} ingesting={summary.state === 'ingesting'} />;

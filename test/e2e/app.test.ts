@@ -300,7 +300,7 @@ describe('the browser UI served by loopscope serve', () => {
     const dialog = page.locator('[data-testid=shortcuts-dialog]');
     await dialog.waitFor();
     const text = await dialog.innerText();
-    for (const action of ['Next step', 'Previous step', 'Next finding', 'Previous finding', 'Open the selected event', 'Back', 'Search', 'Reserved']) {
+    for (const action of ['Next step', 'Previous step', 'Next finding', 'Previous finding', 'Open the selected event', 'Back', 'Search', 'Diff the selected request']) {
       assert.ok(text.includes(action), `the list names "${action}"`);
     }
     await page.keyboard.press('Escape');

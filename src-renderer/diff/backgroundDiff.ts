@@ -1,0 +1,106 @@
+/**
+ * The page's side of the diff worker: one worker for the page, started on the first diff, each
+ * diff a promise. When the browser refuses the worker (a policy, an old shell), the diff runs on
+ * the page instead, and the result says so (`thread: 'page'`).
+ */
+import { pieces, type DiffWorkerReply, type DiffWorkerRequest } from './protocol';
+import { defaultDiffLimits, diffTexts, type DiffLimits, type TextDiffResult } from './textDiff';
+
+export type BackgroundDiffResult = TextDiffResult & { thread: 'worker' | 'page' };
+
+interface Pending {
+  previous: string;
+  next: string;
+  limits: DiffLimits;
+  preferLines: boolean;
+  resolve: (result: BackgroundDiffResult) => void;
+  reject: (error: Error) => void;
+}
+
+let worker: Worker | null | undefined;
+let nextId = 1;
+const pending = new Map<number, Pending>();
+
+function onPage(job: Pending): void {
+  // A task of its own, so the caller's render finishes first.
+  setTimeout(() => {
+    try {
+      job.resolve({ ...diffTexts(job.previous, job.next, job.limits, job.preferLines), thread: 'page' });
+    } catch (error) {
+      job.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }, 0);
+}
+
+/** The worker failed as a whole (it could not load): every diff waiting on it runs on the page. */
+function abandonWorker(): void {
+  worker?.terminate();
+  worker = null;
+  const waiting = [...pending.values()];
+  pending.clear();
+  for (const job of waiting) onPage(job);
+}
+
+function diffWorker(): Worker | null {
+  if (worker !== undefined) return worker;
+  try {
+    worker = new Worker(new URL('./diffWorker.ts', import.meta.url), { type: 'module', name: 'loopscope-diff' });
+  } catch {
+    worker = null;
+    return worker;
+  }
+  worker.onmessage = (event: MessageEvent<DiffWorkerReply>) => {
+    const reply = event.data;
+    const job = pending.get(reply.id);
+    if (!job) return;
+    pending.delete(reply.id);
+    if ('error' in reply) job.reject(new Error(reply.error));
+    else job.resolve({ ...reply.result, thread: 'worker' });
+  };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    abandonWorker();
+  };
+  return worker;
+}
+
+export interface BackgroundDiff {
+  result: Promise<BackgroundDiffResult>;
+  /** The caller no longer wants it: a diff not started yet is dropped. */
+  cancel(): void;
+}
+
+/** `preferLines`: diff line by line first (JSON), see `diffTexts`. */
+export function diffInBackground(previous: string, next: string, options: { limits?: DiffLimits; preferLines?: boolean } = {}): BackgroundDiff {
+  const limits = options.limits ?? defaultDiffLimits;
+  const preferLines = options.preferLines ?? false;
+  const id = nextId;
+  nextId += 1;
+  let settle: Pick<Pending, 'resolve' | 'reject'> | undefined;
+  const result = new Promise<BackgroundDiffResult>((resolve, reject) => (settle = { resolve, reject }));
+  const job: Pending = { previous, next, limits, preferLines, ...settle! };
+  const target = diffWorker();
+  if (target === null) {
+    onPage(job);
+    return { result, cancel: () => undefined };
+  }
+  pending.set(id, job);
+  const chunks = [...pieces(previous), ...pieces(next)];
+  target.postMessage({ type: 'diff', id, previousLength: previous.length, nextLength: next.length, chunks: chunks.length, limits, preferLines } satisfies DiffWorkerRequest);
+  // The first piece now, each next one in a task of its own: the page stays free between them.
+  let sent = 0;
+  const sendPiece = (): void => {
+    if (!pending.has(id) || worker !== target) return;
+    target.postMessage({ type: 'chunk', id, text: chunks[sent]! } satisfies DiffWorkerRequest);
+    sent += 1;
+    if (sent < chunks.length) setTimeout(sendPiece, 0);
+  };
+  sendPiece();
+  return {
+    result,
+    cancel: () => {
+      if (!pending.delete(id)) return;
+      worker?.postMessage({ type: 'cancel', id } satisfies DiffWorkerRequest);
+    },
+  };
+}

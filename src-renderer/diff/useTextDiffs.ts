@@ -1,0 +1,47 @@
+import { useEffect, useState } from 'react';
+import { diffInBackground, type BackgroundDiffResult } from './backgroundDiff';
+
+export interface TextDiffJob {
+  key: string;
+  previous: string;
+  next: string;
+  /** Diff line by line first (JSON). */
+  preferLines?: boolean;
+}
+
+export type TextDiffState = BackgroundDiffResult | { kind: 'failed'; message: string };
+
+/**
+ * The word diffs a view needs, run in the diff worker. `identity` names the set of jobs (the pair
+ * of requests): when it changes, the diffs still waiting are cancelled and the new ones start.
+ * `done` says every job has its result.
+ */
+export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob[]): { results: ReadonlyMap<string, TextDiffState>; done: boolean } {
+  const [state, setState] = useState<{ identity: string | null; results: Map<string, TextDiffState> }>({ identity: null, results: new Map() });
+
+  useEffect(() => {
+    if (identity === null) return;
+    let active = true;
+    setState({ identity, results: new Map() });
+    const running = jobs.map((job) => {
+      const diff = diffInBackground(job.previous, job.next, { preferLines: job.preferLines ?? false });
+      diff.result.then(
+        (result) => active && setState((previous) => (previous.identity === identity ? { identity, results: new Map(previous.results).set(job.key, result) } : previous)),
+        (error: unknown) =>
+          active &&
+          setState((previous) =>
+            previous.identity === identity ? { identity, results: new Map(previous.results).set(job.key, { kind: 'failed', message: error instanceof Error ? error.message : String(error) }) } : previous,
+          ),
+      );
+      return diff;
+    });
+    return () => {
+      active = false;
+      for (const diff of running) diff.cancel();
+    };
+    // `identity` stands for the jobs.
+  }, [identity]);
+
+  const results = state.identity === identity ? state.results : new Map<string, TextDiffState>();
+  return { results, done: identity !== null && state.identity === identity && jobs.every((job) => results.has(job.key)) };
+}

@@ -1,0 +1,483 @@
+/**
+ * A model request against the one before it in its run (or any other request of the run the user
+ * picks): the verdict (extends / history rewritten at message k), the messages with unchanged runs
+ * collapsed, a word diff of every modified message (computed in the diff worker), and the system
+ * prompt, tools, parameters and tool pairing diffed separately (domain.md §6).
+ *
+ * Performance marks for the benchmark (scripts/bench-request-diff.ts): `loopscope:diff-requested`
+ * when the pair is asked for, `loopscope:diff-loaded` once the API's answer is rendered (word diffs pending), and
+ * `loopscope:diff-shown` when every word diff is on screen (then `data-state="ready"`).
+ */
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import type { ApiResponse, RequestRow } from '../../shared/api';
+import { useQuery } from '../api/useQuery';
+import { SeverityBadge } from '../components/Badges';
+import { formatCount, formatTokenCount, humanize, messageSpan } from '../components/format';
+import { Failure, Loading } from '../components/States';
+import { LongText, TextDiff } from '../components/TextDiff';
+import { VisibleText } from '../components/VisibleText';
+import { useTextDiffs, type TextDiffJob, type TextDiffState } from '../diff/useTextDiffs';
+import { useShortcuts } from '../keyboard/shortcuts';
+import { formatRoute, routes, type Route } from '../navigation/route';
+import { navigate } from '../navigation/useRoute';
+
+type DiffRoute = Extract<Route, { view: 'diff' }>;
+type Diff = ApiResponse<'requestDiff'>;
+type Change = Diff['changes'][number];
+type MessageRun = Diff['runs'][number];
+
+/** The API cuts a new, removed or moved message's text at this many characters (src-main/api/requestDiff.ts). */
+const apiTextLimit = 64 * 1024;
+/** An appended, removed or moved message shows this much of its text until asked for all of it. */
+const messagePreviewChars = 4000;
+/** Changed messages shown at first (a run's first request has every message new); the rest on demand. */
+const firstCards = 60;
+
+const systemKey = 'system';
+const messageKey = (nextIndex: number): string => `message:${nextIndex}`;
+const toolKey = (name: string): string => `tool:${name}`;
+
+function diffJobs(diff: Diff): TextDiffJob[] {
+  const jobs: TextDiffJob[] = [];
+  if (diff.system.changed) jobs.push({ key: systemKey, previous: diff.system.previous ?? '', next: diff.system.next ?? '' });
+  for (const change of diff.changes) {
+    if (change.status === 'modified' && change.nextIndex !== null) jobs.push({ key: messageKey(change.nextIndex), previous: change.previousText ?? '', next: change.nextText ?? '' });
+  }
+  for (const tool of diff.tools.changed) jobs.push({ key: toolKey(tool.name), previous: tool.previousJson, next: tool.nextJson, preferLines: true });
+  return jobs;
+}
+
+export function RequestDiffView({ route, revision }: { route: DiffRoute; revision: number }) {
+  const { traceId, runPk, eventId, previousEventId, fromEventId } = route;
+  const key = `requestDiff:${traceId}:${eventId}:${previousEventId ?? ''}:${revision}`;
+  useEffect(() => {
+    performance.mark('loopscope:diff-requested', { detail: { eventId, previousEventId } });
+  }, [key, eventId, previousEventId]);
+  const diff = useQuery(key, (api) => api.requestDiff({ traceId, eventId, ...(previousEventId === null ? {} : { previousEventId }) }));
+  const run = useQuery(`run:${traceId}:${runPk}:${revision}`, (api) => api.run({ traceId, runPk }));
+  const requests = useQuery(`requests:${traceId}:${runPk}:${revision}`, (api) => api.requests({ traceId, runPk }));
+
+  const data = diff.status === 'ready' ? diff.data : undefined;
+  useEffect(() => {
+    if (data) performance.mark('loopscope:diff-loaded', { detail: { eventId: data.eventId, changes: data.changes.length } });
+  }, [data]);
+  const jobs = useMemo(() => (data ? diffJobs(data) : []), [data]);
+  const { results, done } = useTextDiffs(data ? key : null, jobs);
+  const ready = data !== undefined && done;
+  useEffect(() => {
+    if (!ready) return;
+    performance.mark('loopscope:diff-shown', { detail: { eventId } });
+    performance.measure('loopscope:diff', 'loopscope:diff-requested', 'loopscope:diff-shown');
+  }, [ready, eventId]);
+
+  const list = requests.status === 'ready' ? requests.data.requests : null;
+  const position = list?.findIndex((request) => request.eventId === eventId) ?? -1;
+  const current = position >= 0 ? list![position] : undefined;
+  const previousInRun = position > 0 ? list![position - 1] : undefined;
+  const nextInRun = position >= 0 ? list![position + 1] : undefined;
+  const go = (request: RequestRow | undefined) => {
+    if (request) navigate(routes.requestDiff(traceId, runPk, request.eventId));
+  };
+  const backToRun = routes.run(traceId, runPk, { eventId: fromEventId ?? eventId });
+  useShortcuts({
+    j: () => go(nextInRun),
+    k: () => go(previousInRun),
+    Escape: () => navigate(backToRun),
+  });
+
+  const runId = run.status === 'ready' ? run.data.run.runId : null;
+  const numberOf = (id: number | null): string | null => {
+    const found = id === null ? undefined : list?.find((request) => request.eventId === id);
+    return found === undefined ? null : `request ${found.index + 1}`;
+  };
+
+  return (
+    <section
+      className="request-diff-view"
+      data-testid="request-diff"
+      data-state={ready ? 'ready' : diff.status === 'error' ? 'error' : 'loading'}
+      data-event-id={eventId}
+      data-previous-event-id={data?.previousEventId ?? ''}
+    >
+      <header className="run-header diff-header">
+        <div className="run-title">
+          <a href={formatRoute(backToRun)} className="back-link" title="Back to the run (Esc)">
+            ← {runId === null ? 'Run' : <VisibleText text={runId} />}
+          </a>
+          <h2>
+            {current ? `Request ${current.index + 1} of ${list!.length}` : 'Request'}
+            {current && <span className="muted"> · line {current.line}</span>}
+          </h2>
+          <a href={formatRoute(routes.runRequests(traceId, runPk))}>All requests &amp; context growth</a>
+        </div>
+        <div className="diff-nav">
+          <button type="button" disabled={!previousInRun} onClick={() => go(previousInRun)} data-testid="diff-previous-request" title="The request before this one (k)">
+            ← previous request
+          </button>
+          <button type="button" disabled={!nextInRun} onClick={() => go(nextInRun)} data-testid="diff-next-request" title="The request after this one (j)">
+            next request →
+          </button>
+          <CompareWith list={list} eventId={eventId} previousEventId={previousEventId} onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against }))} />
+          {requests.status === 'error' && (
+            <span className="muted" title={requests.error instanceof Error ? requests.error.message : String(requests.error)}>
+              (the run's list of requests is not available: previous/next use this diff's own previous request)
+            </span>
+          )}
+          {requests.status === 'error' && data?.previousEventId != null && (
+            <a href={formatRoute(routes.requestDiff(traceId, runPk, data.previousEventId))}>open the previous request's diff</a>
+          )}
+        </div>
+      </header>
+      <div className="scroll-pane diff-body">
+        {fromEventId !== null && <FromNote traceId={traceId} fromEventId={fromEventId} request={current} />}
+        {diff.status === 'error' && <Failure what="this request diff" error={diff.error} />}
+        {diff.status !== 'error' && data === undefined && <Loading what="the request diff" />}
+        {data !== undefined && (
+          <DiffBody diff={data} results={results} against={previousEventId === null ? 'the previous request' : (numberOf(data.previousEventId) ?? 'the request you picked')} />
+        )}
+      </div>
+    </section>
+  );
+}
+
+/** The left side of the diff: the previous request (default) or any other request of the run. */
+function CompareWith({ list, eventId, previousEventId, onPick }: { list: readonly RequestRow[] | null; eventId: number; previousEventId: number | null; onPick: (eventId: number | null) => void }) {
+  if (list === null) return null;
+  return (
+    <label className="compare-with">
+      Compare with{' '}
+      <select
+        value={previousEventId === null ? '' : String(previousEventId)}
+        onChange={(event) => onPick(event.target.value === '' ? null : Number(event.target.value))}
+        data-testid="diff-compare-with"
+      >
+        <option value="">the previous request</option>
+        {list
+          .filter((request) => request.eventId !== eventId)
+          .map((request) => (
+            <option key={request.eventId} value={String(request.eventId)}>
+              request {request.index + 1} (line {request.line})
+            </option>
+          ))}
+      </select>
+    </label>
+  );
+}
+
+/** Why this request: `d` was pressed on an event that is not a request. */
+function FromNote({ traceId, fromEventId, request }: { traceId: string; fromEventId: number; request: RequestRow | undefined }) {
+  const from = useQuery(`eventBrief:${traceId}:${fromEventId}`, (api) => api.event({ traceId, eventId: fromEventId, maxBytes: 1 }));
+  if (from.status !== 'ready') return null;
+  const { event } = from.data;
+  const before = request !== undefined && request.line > event.line;
+  return (
+    <p className="banner banner-info" data-testid="diff-from-note">
+      You pressed <kbd>d</kbd> on the {humanize(event.type)} on line {event.line}, which is not a request.{' '}
+      {before
+        ? `No request comes at or before it, so this is the run's first request${request ? ` (line ${request.line})` : ''}.`
+        : `This is the nearest request at or before it${request ? ` (line ${request.line})` : ''}.`}
+    </p>
+  );
+}
+
+function DiffBody({ diff, results, against }: { diff: Diff; results: ReadonlyMap<string, TextDiffState>; against: string }) {
+  return (
+    <>
+      {diff.reconstructed && (
+        <p className="banner banner-info" data-testid="reconstructed-note">
+          Reconstructed requests: this trace's format does not log what was sent to the model, so both requests were rebuilt from the trace's events (the task, each
+          response, each tool result) as the messages the model had seen. The system prompt, tools and parameters appear only where the trace records them.
+        </p>
+      )}
+      <Verdict diff={diff} against={against} />
+      {diff.findings.length > 0 && (
+        <ul className="plain-list diff-findings">
+          {diff.findings.map((finding, index) => (
+            <li key={index} data-testid="diff-finding" data-kind={finding.kind}>
+              <SeverityBadge severity={finding.severity} /> <strong>{humanize(finding.kind)}</strong> <VisibleText text={finding.message} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <DiffSection title={`Messages (${formatCount(diff.previousMessages)} → ${formatCount(diff.messages)})`} testId="diff-messages">
+        <Messages diff={diff} results={results} />
+      </DiffSection>
+      <DiffSection title="System prompt" testId="diff-system">
+        <SystemPrompt system={diff.system} state={results.get(systemKey)} />
+      </DiffSection>
+      <DiffSection title="Tool definitions" testId="diff-tools">
+        <Tools tools={diff.tools} results={results} />
+      </DiffSection>
+      <DiffSection title="Parameters" testId="diff-params">
+        <Params params={diff.params} />
+      </DiffSection>
+      {(diff.missingToolResults.length > 0 || diff.orphanToolResults.length > 0) && (
+        <DiffSection title="Tool calls and results in the history" testId="diff-tool-pairing">
+          <ul className="plain-list">
+            {diff.missingToolResults.map((missing) => (
+              <li key={`missing:${missing.callId}`} data-testid="missing-tool-result">
+                <SeverityBadge severity="warning" /> The call <code><VisibleText text={missing.callId} /></code> (<VisibleText text={missing.name} />) in message {missing.messageIndex + 1} has
+                no result in this request.
+              </li>
+            ))}
+            {diff.orphanToolResults.map((orphan, index) => (
+              <li key={`orphan:${index}`} data-testid="orphan-tool-result">
+                <SeverityBadge severity="warning" /> The tool result in message {orphan.messageIndex + 1}{' '}
+                {orphan.callId === null ? (
+                  'names no call'
+                ) : (
+                  <>
+                    answers <code><VisibleText text={orphan.callId} /></code>, a call no message of this request issued
+                  </>
+                )}
+                .
+              </li>
+            ))}
+          </ul>
+        </DiffSection>
+      )}
+    </>
+  );
+}
+
+function DiffSection({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
+  return (
+    <section className="diff-section" data-testid={testId}>
+      <h3>{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
+/** The verdict, first thing on the page: extends (the expected case) or history rewritten at message k. */
+function Verdict({ diff, against }: { diff: Diff; against: string }) {
+  const { history } = diff;
+  const prefixBroken = diff.system.changed || diff.tools.added.length + diff.tools.removed.length + diff.tools.changed.length > 0;
+  if (diff.previousEventId === null) {
+    return (
+      <div className="verdict verdict-first" data-testid="diff-verdict" data-verdict={history.verdict} data-first="true">
+        <strong>The run's first request:</strong> nothing before it to compare with; its {plural(diff.messages, 'message')} are all new.
+      </div>
+    );
+  }
+  if (history.verdict === 'extends') {
+    const appended = history.appended;
+    return (
+      <div className="verdict verdict-extends" data-testid="diff-verdict" data-verdict="extends">
+        <strong>
+          Extends {against}: +{plural(appended.length, 'message')}
+        </strong>
+        {appended.length > 0 ? ` (${messageSpan(appended[0]!, appended.at(-1)!)})` : ' — the same history, nothing added'}. Every earlier message is unchanged, so a
+        provider's prompt cache can serve the whole previous history.
+        {prefixBroken && <CachePrefixNote />}
+      </div>
+    );
+  }
+  const { counts, firstDifference, kind } = history;
+  const parts = [
+    counts.modified > 0 && `${formatCount(counts.modified)} modified`,
+    counts.removed > 0 && `${formatCount(counts.removed)} removed`,
+    counts.moved > 0 && `${formatCount(counts.moved)} moved`,
+    counts.appended > 0 && `${formatCount(counts.appended)} appended`,
+  ].filter((part): part is string => part !== false);
+  return (
+    <div className="verdict verdict-rewritten" data-testid="diff-verdict" data-verdict="rewritten" data-kind={kind} data-first-difference={firstDifference}>
+      <strong>
+        History rewritten at message {firstDifference + 1}: {kind}
+      </strong>{' '}
+      <span className="muted">(against {against}; {parts.join(', ')})</span>
+      <div className="verdict-cache" data-testid="diff-cache-note">
+        Provider prompt caching keys on an unchanged prefix: from message {firstDifference + 1} on, this request cannot reuse what {against} cached
+        {firstDifference > 0 ? ` (${messageSpan(0, firstDifference - 1)} still can)` : ''}.
+      </div>
+      {prefixBroken && <CachePrefixNote />}
+    </div>
+  );
+}
+
+function CachePrefixNote() {
+  return (
+    <div className="verdict-cache">
+      The system prompt or the tool definitions changed too: they come before the messages, so the cached prefix ends before the first message.
+    </div>
+  );
+}
+
+function tokensLabel(tokens: number): string {
+  return `≈${formatTokenCount(tokens)} tokens`;
+}
+
+const statusWords: Readonly<Record<MessageRun['status'], string>> = {
+  unchanged: 'unchanged',
+  appended: 'appended',
+  removed: 'removed',
+  modified: 'modified',
+  moved: 'moved',
+};
+
+/** The messages, run by run: unchanged runs in one line each, every other message shown (the first `firstCards`, then on demand). */
+function Messages({ diff, results }: { diff: Diff; results: ReadonlyMap<string, TextDiffState> }) {
+  const [cardLimit, setCardLimit] = useState(firstCards);
+  let cards = 0;
+  const byNext = new Map<number, Change>();
+  const byPrevious = new Map<number, Change>();
+  for (const change of diff.changes) {
+    if (change.nextIndex !== null) byNext.set(change.nextIndex, change);
+    if (change.status === 'removed' && change.previousIndex !== null) byPrevious.set(change.previousIndex, change);
+  }
+  if (diff.runs.length === 0) return <p className="muted">Neither request has messages.</p>;
+  return (
+    <div className="diff-runs">
+      {diff.runs.map((run, index) => {
+        const span = run.status === 'removed' ? run.previous : run.next;
+        if (span === null) return null;
+        const label = `${messageSpan(span.first, span.last)} ${statusWords[run.status]}`;
+        const moved = run.previous !== null && run.next !== null && run.previous.first !== run.next.first;
+        if (run.status === 'unchanged') {
+          return (
+            <div key={index} className="diff-run diff-run-unchanged" data-testid="diff-run" data-status="unchanged" title="Token counts are estimates (o200k tokenizer)">
+              {label}
+              {moved && ` (were ${messageSpan(run.previous!.first, run.previous!.last)})`}, {tokensLabel(run.tokens)} <span className="est-mark">est.</span>
+            </div>
+          );
+        }
+        const changes: Change[] = [];
+        for (let message = span.first; message <= span.last; message += 1) {
+          const change = run.status === 'removed' ? byPrevious.get(message) : byNext.get(message);
+          if (change) changes.push(change);
+        }
+        const shown = changes.slice(0, Math.max(0, cardLimit - cards));
+        cards += changes.length;
+        return (
+          <div key={index} className={`diff-run diff-run-${run.status}`} data-testid="diff-run" data-status={run.status}>
+            <div className="diff-run-label">
+              {label}, {tokensLabel(run.tokens)} <span className="est-mark">est.</span>
+            </div>
+            {shown.map((change) => (
+              <MessageChange key={`${change.status}:${change.previousIndex}:${change.nextIndex}`} change={change} state={change.nextIndex === null ? undefined : results.get(messageKey(change.nextIndex))} />
+            ))}
+          </div>
+        );
+      })}
+      {cards > cardLimit && (
+        <button type="button" onClick={() => setCardLimit((limit) => limit + 200)} data-testid="diff-more-messages">
+          Show more changed messages ({formatCount(cards - cardLimit)} not shown yet)
+        </button>
+      )}
+    </div>
+  );
+}
+
+function MessageChange({ change, state }: { change: Change; state: TextDiffState | undefined }) {
+  const index = change.nextIndex ?? change.previousIndex ?? 0;
+  const text = change.nextText ?? change.previousText ?? '';
+  let where = `message ${index + 1}`;
+  if (change.status === 'moved' && change.previousIndex !== null) where += ` (was message ${change.previousIndex + 1})`;
+  if (change.status === 'modified' && change.previousIndex !== null && change.previousIndex !== change.nextIndex) where += ` (was message ${change.previousIndex + 1})`;
+  const cut = change.excerpt === null && ((change.previousText?.length ?? 0) > apiTextLimit || (change.nextText?.length ?? 0) > apiTextLimit);
+  return (
+    <article className={`diff-message diff-message-${change.status}`} data-testid="diff-message" data-status={change.status} data-index={index} data-role={change.role}>
+      <header className="diff-message-header">
+        <span className={`badge diff-status diff-status-${change.status}`}>{change.status}</span> <strong>{where}</strong> · <VisibleText text={change.role} />
+        {cut && <span className="muted"> · only its first 64 KiB are shown (the API cuts longer messages)</span>}
+        {change.excerpt !== null && (
+          <span className="muted" data-testid="diff-excerpt">
+            {' '}
+            · a long message: {change.excerpt}
+          </span>
+        )}
+      </header>
+      {change.status === 'modified' ? (
+        <TextDiff previous={change.previousText ?? ''} next={change.nextText ?? ''} state={state} testId="message-diff" />
+      ) : text === '' ? (
+        <p className="muted">(no text)</p>
+      ) : (
+        <div className={`diff-message-text wrap-text ${change.status === 'appended' ? 'diff-added-text' : change.status === 'removed' ? 'diff-removed-text' : ''}`}>
+          <LongText text={text} limit={messagePreviewChars} />
+        </div>
+      )}
+    </article>
+  );
+}
+
+function SystemPrompt({ system, state }: { system: Diff['system']; state: TextDiffState | undefined }) {
+  if (!system.changed) {
+    if (system.next === null) return <p className="muted">Neither request has a system prompt.</p>;
+    return <p className="muted">Unchanged ({plural(system.next.length, 'character')}).</p>;
+  }
+  return (
+    <>
+      {system.previous === null && <p className="muted">The previous request had no system prompt: all of it is new.</p>}
+      {system.next === null && <p className="muted">This request has no system prompt: all of the previous one is gone.</p>}
+      <TextDiff previous={system.previous ?? ''} next={system.next ?? ''} state={state} testId="system-diff" />
+    </>
+  );
+}
+
+function Tools({ tools, results }: { tools: Diff['tools']; results: ReadonlyMap<string, TextDiffState> }) {
+  if (tools.added.length + tools.removed.length + tools.changed.length === 0) return <p className="muted">Unchanged.</p>;
+  return (
+    <ul className="plain-list">
+      {tools.added.map((name) => (
+        <li key={`added:${name}`} data-testid="tool-change" data-change="added">
+          <span className="badge diff-status diff-status-appended">added</span> <code><VisibleText text={name} /></code>
+        </li>
+      ))}
+      {tools.removed.map((name) => (
+        <li key={`removed:${name}`} data-testid="tool-change" data-change="removed">
+          <span className="badge diff-status diff-status-removed">removed</span> <code><VisibleText text={name} /></code>
+        </li>
+      ))}
+      {tools.changed.map((tool) => (
+        <li key={`changed:${tool.name}`} data-testid="tool-change" data-change="changed">
+          <span className="badge diff-status diff-status-modified">changed</span> <code><VisibleText text={tool.name} /></code>:{' '}
+          {[tool.description && 'description changed', tool.parameters && 'parameter schema changed'].filter(Boolean).join(', ') || 'definition changed'}
+          <div className="tool-json-diff">
+            <TextDiff previous={tool.previousJson} next={tool.nextJson} state={results.get(toolKey(tool.name))} testId="tool-diff" />
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function paramValue(value: unknown): string {
+  if (value === undefined || value === null) return '—';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+function Params({ params }: { params: Diff['params'] }) {
+  if (params.length === 0) return <p className="muted">Unchanged (model, temperature, max tokens, tool choice, stream, …).</p>;
+  return (
+    <table className="diff-params">
+      <thead>
+        <tr>
+          <th>parameter</th>
+          <th>before</th>
+          <th>after</th>
+        </tr>
+      </thead>
+      <tbody>
+        {params.map((param) => (
+          <tr key={param.key} data-testid="param-change" data-key={param.key}>
+            <td>
+              <code><VisibleText text={param.key} /></code>
+            </td>
+            <td className="wrap-text">
+              <del className="diff-del"><VisibleText text={paramValue(param.previous)} /></del>
+            </td>
+            <td className="wrap-text">
+              <ins className="diff-ins"><VisibleText text={paramValue(param.next)} /></ins>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
