@@ -225,7 +225,11 @@ export const requestDiffSchema = z.object({
       tokens: z.number().int(),
     }),
   ),
-  /** Every message that is not unchanged, with its text on each side (cut at 64 KiB), for the word diff. */
+  /**
+   * Every message that is not unchanged, with its text on each side. A new, removed or moved
+   * message's text is cut at 64 KiB; a long modified one comes as its changed lines with context
+   * (src-main/api/changedText.ts), and `excerpt` says what was left out.
+   */
   changes: z.array(
     z.object({
       status: z.enum(['appended', 'removed', 'modified', 'moved']),
@@ -234,6 +238,7 @@ export const requestDiffSchema = z.object({
       role: z.string(),
       previousText: z.string().nullable(),
       nextText: z.string().nullable(),
+      excerpt: z.string().nullable(),
     }),
   ),
   system: z.object({ changed: z.boolean(), previous: z.string().nullable(), next: z.string().nullable() }),

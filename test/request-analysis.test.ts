@@ -175,7 +175,8 @@ describe('requests method (the growth chart)', () => {
     const spike = answer.requests[3]!;
     assert.equal(spike.added[0]!.role, 'tool');
     assert.equal(spike.added[0]!.tool, 'read_file', 'the 40 KB read_file result is most of what request 4 added');
-    assert.ok(spike.added[0]!.tokens > 9000, `scaled to the recorded total: ${spike.added[0]!.tokens}`);
+    assert.equal(spike.added.reduce((sum, group) => sum + group.tokens, 0), 10_100, 'what the turn added is its recorded growth, split by role and tool');
+    assert.ok(spike.added[0]!.tokens > 9900, `nearly all of it is the 40 KB result: ${spike.added[0]!.tokens}`);
   });
 
   it('diffs a reconstructed request against the previous one when named by its response', async () => {

@@ -164,6 +164,17 @@ export function groupAdded(shares: readonly Pick<TokenShare, 'appended' | 'role'
   return [...groups.values()].sort((a, b) => b.tokens - a.tokens);
 }
 
+/**
+ * What a turn added, scaled to its recorded growth (this request's input minus the previous
+ * one's) when the history only grew: the new messages are exactly that growth.
+ */
+export function scaleAdded(added: readonly AddedTokens[], growth: number): AddedTokens[] {
+  const estimated = added.reduce((sum, group) => sum + group.tokens, 0);
+  if (growth <= 0 || estimated <= 0) return [...added];
+  const scaled = scaleTo(added.map((group) => group.tokens), growth);
+  return added.map((group, i) => ({ ...group, tokens: scaled[i]! })).sort((a, b) => b.tokens - a.tokens);
+}
+
 /** The tool a message answers or calls, by the calls issued earlier in the request. */
 export function messageTools(request: NormalizedRequest): string[][] {
   const callNames = new Map<string, string>();

@@ -5,7 +5,7 @@
  * pays nothing for it.
  */
 import type Database from 'better-sqlite3';
-import type { ApiParsedRequest, ApiResponse } from '../../shared/api';
+import type { ApiParsedRequest, ApiResponse, RequestDiffResponse } from '../../shared/api';
 import { diffRequests } from '../../shared/requests/diffRequests';
 import { messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
 import { historyRewriteFinding, missingToolResultFinding } from '../../shared/requests/requestFindings';
@@ -13,8 +13,9 @@ import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest } from '..
 import { TokenEstimator } from '../engine/analysis/tokenEstimator';
 import { canonicalJson } from '../../shared/trace/canonicalJson';
 import { ApiError } from './apiError';
+import { changedText } from './changedText';
 
-/** Text of a changed message sent to the view, at most (the word diff runs on it). */
+/** Text of a new, removed or moved message sent to the view, at most. */
 const MAX_MESSAGE_CHARS = 64 * 1024;
 
 interface RequestEventRow {
@@ -125,18 +126,18 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
       next: run.next,
       tokens: run.next !== null ? spanTokens(next.messageTokens, run.next) : spanTokens(previous?.messageTokens ?? [], run.previous),
     })),
-    changes: entries.flatMap((entry) => {
+    changes: entries.flatMap((entry): RequestDiffResponse['changes'] => {
       if (entry.status === 'unchanged') return [];
       const beforeMessage = entry.previousIndex === null ? undefined : before.messages[entry.previousIndex];
       const after = entry.nextIndex === null ? undefined : next.request.messages[entry.nextIndex];
+      const base = { status: entry.status, previousIndex: entry.previousIndex, nextIndex: entry.nextIndex, role: (after ?? beforeMessage)?.role ?? 'unknown' };
+      if (beforeMessage !== undefined && after !== undefined && entry.status === 'modified') return [{ ...base, ...changedText(messageText(beforeMessage), messageText(after)) }];
       return [
         {
-          status: entry.status,
-          previousIndex: entry.previousIndex,
-          nextIndex: entry.nextIndex,
-          role: (after ?? beforeMessage)?.role ?? 'unknown',
+          ...base,
           previousText: beforeMessage === undefined ? null : cut(messageText(beforeMessage)),
           nextText: after === undefined ? null : cut(messageText(after)),
+          excerpt: null,
         },
       ];
     }),

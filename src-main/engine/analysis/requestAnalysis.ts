@@ -18,7 +18,7 @@ import { prepared } from '../store/preparedStatements';
 import type { ResponseUsage } from './requestHistory';
 import { answeringUsage, hasLoggedRequests, LoggedRequestReader, reconstructedHistory } from './requestHistory';
 import { TokenEstimator } from './tokenEstimator';
-import { attributeRequestTokens, groupAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
+import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
 import { checkToolPairing, diffRequests, type ToolPairing } from '../../../shared/requests/diffRequests';
 import type { NormalizedRequest } from '../../../shared/requests/normalizedRequest';
 import { historyRewriteFinding, missingToolResultFinding, type RequestFinding } from '../../../shared/requests/requestFindings';
@@ -68,6 +68,7 @@ function analyzeLoggedRequests(db: Database.Database, runPk: number, reader: Log
   const records: RequestRecord[] = [];
   const reported = new Set<string>();
   let previous: NormalizedRequest | null = null;
+  let previousInput: number | null = null;
   let index = -1;
   for (const logged of reader.requests(runPk)) {
     index += 1;
@@ -91,6 +92,7 @@ function analyzeLoggedRequests(db: Database.Database, runPk: number, reader: Log
       findings.push(historyRewriteFinding(number, diff.history), missingToolResultFinding(number, newPairingProblems(diff.toolPairing, reported)));
     }
     const attribution = attributeRequestTokens(request, appended, counts, usage.inputTokens);
+    const growth = rewrite === null && usage.inputTokens !== null && previousInput !== null ? usage.inputTokens - previousInput : null;
     records.push({
       index,
       eventId: logged.eventId,
@@ -103,10 +105,11 @@ function analyzeLoggedRequests(db: Database.Database, runPk: number, reader: Log
       ...tokensOf(usage, estimate),
       cachedInputTokens: usage.cachedInputTokens,
       outputTokens: usage.outputTokens,
-      added: previous === null ? [] : attribution.added,
+      added: previous === null ? [] : growth === null ? attribution.added : scaleAdded(attribution.added, growth),
       findings: findings.filter((finding): finding is RequestFinding => finding !== null),
     });
     previous = request;
+    previousInput = usage.inputTokens;
   }
   return records;
 }
@@ -117,6 +120,7 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
   const callNames = new Map<string, string>();
   let messages = 0;
   let estimate = 0;
+  let previousInput: number | null = null;
   let pending: Pick<TokenShare, 'appended' | 'role' | 'tools' | 'tokens'>[] = [];
   const append = (role: string, tools: string[], tokens: number): void => {
     messages += 1;
@@ -131,6 +135,8 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
       continue;
     }
     const scale = item.usage.inputTokens !== null && estimate > 0 ? item.usage.inputTokens / estimate : 1;
+    const growth = item.usage.inputTokens !== null && previousInput !== null ? item.usage.inputTokens - previousInput : null;
+    const added = groupAdded(pending.map((share) => ({ ...share, tokens: Math.round(share.tokens * scale) })));
     records.push({
       index: records.length,
       eventId: item.eventId,
@@ -143,10 +149,11 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
       ...tokensOf(item.usage, estimate),
       cachedInputTokens: item.usage.cachedInputTokens,
       outputTokens: item.usage.outputTokens,
-      added: records.length === 0 ? [] : groupAdded(pending.map((share) => ({ ...share, tokens: Math.round(share.tokens * scale) }))),
+      added: records.length === 0 ? [] : growth === null ? added : scaleAdded(added, growth),
       findings: [],
     });
     pending = [];
+    previousInput = item.usage.inputTokens;
     if (item.message !== null) {
       for (const call of item.message.toolCalls) callNames.set(call.callId, call.name);
       append('assistant', item.message.toolCalls.map((call) => call.name), item.tokens);
