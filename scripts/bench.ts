@@ -1,9 +1,13 @@
 /**
  * `npm run bench`: ingest throughput and memory of the Loopscope engine against a plain
- * "split lines + JSON.parse" baseline, on a deterministic synthetic trace, in one run.
+ * "split lines + JSON.parse" baseline and against the tools people load traces with today —
+ * DuckDB's `read_json` into a table, and `jq` — on deterministic generated traces, in one run:
+ * - `synthetic`: canonical Loopscope events of many interleaved runs (generate-synthetic-trace.ts);
+ * - `exchange`: an HTTP exchange log where every request resends the growing history
+ *   (generate-exchange-trace.ts), the worst case for a viewer.
  *
- *   npm run bench [-- --size 200MB|1GB] [--seed N] [--json] [--regenerate] [--keep-cache]
- *                 [--cli bin/loopscope.js]
+ *   npm run bench [-- --size 200MB|1GB] [--trace synthetic|exchange|all] [--seed N] [--json]
+ *                 [--regenerate] [--keep-cache] [--cli bin/loopscope.js] [--no-compare]
  *
  * Prints a report; exits 0 even when a target is missed, non-zero only when a step fails.
  */
@@ -13,16 +17,25 @@ import { cpus, totalmem, tmpdir, type as osType, release as osRelease } from 'no
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { EXCHANGE_GENERATOR_VERSION, generateExchangeTrace } from './generate-exchange-trace';
 import { generateSyntheticTrace, GENERATOR_VERSION, parseSize, type GenerateStats } from './generate-synthetic-trace';
-import { measureNode, type MeasuredRun } from './lib/measure';
+import { measureNode, measureProgram, type MeasuredRun } from './lib/measure';
 
 const MB = 1024 * 1024;
 const THROUGHPUT_TARGET = 0.5; // engine MB/s ÷ baseline MB/s, at least
-const RSS_TARGET_MB = 300; // engine peak RSS, below
+const RSS_TARGET_MB = 400; // engine peak RSS of the process tree, below
+
+type TraceKind = 'synthetic' | 'exchange';
+const traceKinds: readonly TraceKind[] = ['synthetic', 'exchange'];
+const generators: Record<TraceKind, { version: number; generate: (options: { targetBytes: number; seed: number; outPath: string; onProgress?: (bytes: number) => void }) => GenerateStats }> = {
+  synthetic: { version: GENERATOR_VERSION, generate: generateSyntheticTrace },
+  exchange: { version: EXCHANGE_GENERATOR_VERSION, generate: generateExchangeTrace },
+};
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface TraceInfo {
+  kind: TraceKind;
   path: string;
   reused: boolean;
   stats: GenerateStats;
@@ -73,14 +86,30 @@ interface Verdict {
   pass: boolean;
 }
 
-interface BenchReport {
-  date: string;
-  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string };
+/** Another tool loading the same file: its time and memory beside the engine's. */
+interface ComparisonReport {
+  tool: string;
+  command: string;
+  wallSeconds: number;
+  peakRssMb: number | null;
+  /** What it produced: rows in the table (DuckDB), records printed (jq). */
+  records: number | null;
+  error?: string;
+}
+
+interface TraceBenchReport {
   trace: { path: string; bytes: number; mb: number; lines: number; events: number; garbageLines: number; runs: number; maxLineBytes: number; seed: number; reused: boolean; generateSeconds: number };
   baseline?: BaselineReport;
   engine?: EngineReport;
+  comparisons?: ComparisonReport[];
   verdicts?: { throughputRatio: Verdict; peakRss: Verdict };
   error?: string;
+}
+
+interface BenchReport {
+  date: string;
+  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string };
+  traces: TraceBenchReport[];
 }
 
 /** `{files:[{events,…}], runs:[…], findings:[…]}`, the part of `analyze --json` the bench reads. */
@@ -124,17 +153,18 @@ function machineInfo(): BenchReport['machine'] {
 
 // --- 1. the trace --------------------------------------------------------------------------------
 
-function ensureTrace(targetBytes: number, seed: number, regenerate: boolean): TraceInfo {
+function ensureTrace(kind: TraceKind, targetBytes: number, seed: number, regenerate: boolean): TraceInfo {
+  const generator = generators[kind];
   const size = targetBytes % 1024 ** 3 === 0 ? `${targetBytes / 1024 ** 3}GB` : targetBytes % MB === 0 ? `${targetBytes / MB}MB` : `${targetBytes}B`;
-  const name = `synthetic-${size}-seed${seed}-v${GENERATOR_VERSION}`;
+  const name = `${kind}-${size}-seed${seed}-v${generator.version}`;
   const path = join(repoRoot, 'bench-data', `${name}.jsonl`);
   const metaPath = join(repoRoot, 'bench-data', `${name}.meta.json`);
   if (!regenerate && existsSync(path) && existsSync(metaPath)) {
     try {
       const stats = JSON.parse(readFileSync(metaPath, 'utf8')) as GenerateStats;
-      if (stats.generatorVersion === GENERATOR_VERSION && stats.seed === seed && stats.targetBytes === targetBytes && statSync(path).size === stats.bytes) {
+      if (stats.generatorVersion === generator.version && stats.seed === seed && stats.targetBytes === targetBytes && statSync(path).size === stats.bytes) {
         log(`reusing ${display(path)}`);
-        return { path, reused: true, stats };
+        return { kind, path, reused: true, stats };
       }
     } catch {
       // Unreadable metadata: regenerate.
@@ -142,7 +172,7 @@ function ensureTrace(targetBytes: number, seed: number, regenerate: boolean): Tr
   }
   log(`generating ${display(path)} (${round(targetBytes / MB, 0)} MB, seed ${seed})…`);
   let logged = 0;
-  const stats = generateSyntheticTrace({
+  const stats = generator.generate({
     targetBytes,
     seed,
     outPath: path,
@@ -154,7 +184,7 @@ function ensureTrace(targetBytes: number, seed: number, regenerate: boolean): Tr
   });
   writeFileSync(metaPath, `${JSON.stringify(stats, null, 2)}\n`);
   log(`generated in ${stats.seconds.toFixed(1)} s`);
-  return { path, reused: false, stats };
+  return { kind, path, reused: false, stats };
 }
 
 // --- 2. baseline ---------------------------------------------------------------------------------
@@ -294,6 +324,52 @@ async function runEngine(cliPath: string, trace: TraceInfo, keepCache: boolean):
   }
 }
 
+// --- 4. other tools on the same file ----------------------------------------------------------------
+
+/** A script of scripts/lib, types stripped, beside the repo's node_modules (so its imports resolve). */
+function compiledScript(name: string): string {
+  const source = readFileSync(join(repoRoot, 'scripts/lib', `${name}.ts`), 'utf8');
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => undefined;
+  try {
+    const out = join(repoRoot, 'bench-data', `.${name}.mjs`);
+    writeFileSync(out, stripTypeScriptTypes(source));
+    return out;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+async function runDuckDb(trace: TraceInfo): Promise<ComparisonReport> {
+  log('duckdb: read_json into a table…');
+  const dir = mkdtempSync(join(tmpdir(), 'loopscope-bench-duckdb-'));
+  const script = compiledScript('duckdbLoad');
+  try {
+    const run = await measureNode({ args: [script, trace.path, join(dir, 'trace.duckdb')], cwd: repoRoot });
+    const base = { tool: 'DuckDB read_json → table', command: "CREATE TABLE trace AS SELECT * FROM read_json(<trace>, format = 'newline_delimited', ignore_errors = true)", wallSeconds: round(run.wallSeconds, 3), peakRssMb: toMb(run.peakRssBytes) };
+    if (run.exitCode !== 0) return { ...base, records: null, error: run.stderr.trim().split('\n').slice(-3).join(' ') };
+    return { ...base, records: (JSON.parse(run.stdout) as { rows: number }).rows };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(script, { force: true });
+  }
+}
+
+async function runJq(trace: TraceInfo): Promise<ComparisonReport> {
+  log('jq: parse and print every record…');
+  // Line by line (-R, fromjson?), so a broken line is skipped instead of ending the run, as a
+  // person reading a real trace with jq must.
+  const args = ['-c', '-R', 'fromjson? // empty', trace.path];
+  const base = { tool: 'jq -c (line by line)', command: `jq ${args.slice(0, 3).map((arg) => (arg.includes(' ') ? `'${arg}'` : arg)).join(' ')} <trace> > /dev/null` };
+  try {
+    const run = await measureProgram('jq', { args, cwd: repoRoot, discardStdout: true });
+    if (run.exitCode !== 0) return { ...base, wallSeconds: round(run.wallSeconds, 3), peakRssMb: toMb(run.peakRssBytes), records: null, error: run.stderr.trim().slice(-300) };
+    return { ...base, wallSeconds: round(run.wallSeconds, 3), peakRssMb: toMb(run.peakRssBytes), records: null };
+  } catch (error) {
+    return { ...base, wallSeconds: 0, peakRssMb: null, records: null, error: `jq could not be run: ${(error as Error).message}` };
+  }
+}
+
 // --- 5. report -----------------------------------------------------------------------------------
 
 function fmt(value: number | null | undefined, digits = 1): string {
@@ -301,7 +377,7 @@ function fmt(value: number | null | undefined, digits = 1): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-function verdicts(baseline: BaselineReport, engine: EngineReport): BenchReport['verdicts'] {
+function verdicts(baseline: BaselineReport, engine: EngineReport): TraceBenchReport['verdicts'] {
   const ratio = round(engine.ingest.mbPerSecond / baseline.mbPerSecond, 3);
   const rss = engine.ingest.peakRssMb;
   return {
@@ -310,32 +386,47 @@ function verdicts(baseline: BaselineReport, engine: EngineReport): BenchReport['
   };
 }
 
-function printReport(report: BenchReport): void {
-  const { machine, trace, baseline, engine } = report;
+function table(rows: string[][]): string[] {
+  const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length))) ?? [];
+  return rows.map((row) => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0))).join('   '));
+}
+
+function traceReport(report: TraceBenchReport): string[] {
+  const { trace, baseline, engine } = report;
   const out: string[] = [];
-  out.push('Loopscope ingest benchmark');
-  out.push(`machine  ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB RAM, ${machine.os}, Node ${machine.node}`);
   out.push(
     `trace    ${display(trace.path)} (${trace.reused ? 'reused' : `generated in ${fmt(trace.generateSeconds)} s`})`,
-    `         ${fmt(trace.mb)} MB, ${fmt(trace.lines, 0)} lines, ${fmt(trace.events, 0)} events, ${fmt(trace.runs, 0)} runs, ${trace.garbageLines} garbage lines, longest line ${fmt(trace.maxLineBytes / 1024)} KB, seed ${trace.seed}`,
+    `         ${fmt(trace.mb)} MB, ${fmt(trace.lines, 0)} lines, ${fmt(trace.events, 0)} records, ${fmt(trace.runs, 0)} runs, ${trace.garbageLines} garbage lines, longest line ${fmt(trace.maxLineBytes / 1024)} KB, seed ${trace.seed}`,
+    '',
   );
-  out.push('');
-  const rows: string[][] = [['', 'time s', 'MB/s', 'events/s', 'lines/s', 'peak RSS MB']];
-  if (baseline) rows.push(['baseline (split + JSON.parse)', fmt(baseline.wallSeconds, 2), fmt(baseline.mbPerSecond), fmt(baseline.eventsPerSecond, 0), fmt(baseline.linesPerSecond, 0), fmt(baseline.peakRssMb)]);
+  const rows: string[][] = [['', 'time s', 'MB/s', 'peak RSS MB', 'engine time ÷ this', 'engine RSS ÷ this']];
+  if (baseline) rows.push(['baseline (split + JSON.parse)', fmt(baseline.wallSeconds, 2), fmt(baseline.mbPerSecond), fmt(baseline.peakRssMb), '', '']);
   if (engine) {
     const e = engine.ingest;
-    rows.push(['engine (analyze, fresh cache)', fmt(e.wallSeconds, 2), fmt(e.mbPerSecond), fmt(e.eventsPerSecond, 0), fmt(e.linesPerSecond, 0), fmt(e.peakRssMb)]);
-    const r = engine.reopen;
-    rows.push(['engine (reopen, same cache)', fmt(r.wallSeconds, 2), '', '', '', fmt(r.peakRssMb)]);
+    rows.push(['Loopscope (analyze, fresh cache)', fmt(e.wallSeconds, 2), fmt(e.mbPerSecond), fmt(e.peakRssMb), '', '']);
+    rows.push(['Loopscope (reopen, same cache)', fmt(engine.reopen.wallSeconds, 2), '', fmt(engine.reopen.peakRssMb), '', '']);
   }
-  const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length))) ?? [];
-  for (const row of rows) out.push(row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0))).join('   '));
-  out.push('');
+  for (const other of report.comparisons ?? []) {
+    if (other.error !== undefined) {
+      rows.push([other.tool, 'failed', '', '', '', '']);
+      continue;
+    }
+    const timeRatio = engine ? fmt(engine.ingest.wallSeconds / other.wallSeconds, 2) : '';
+    const rssRatio = engine && engine.ingest.peakRssMb !== null && other.peakRssMb !== null ? fmt(engine.ingest.peakRssMb / other.peakRssMb, 2) : '';
+    rows.push([other.tool, fmt(other.wallSeconds, 2), fmt(trace.mb / other.wallSeconds), fmt(other.peakRssMb), timeRatio, rssRatio]);
+  }
+  out.push(...table(rows), '');
   if (report.verdicts) {
     const { throughputRatio, peakRss } = report.verdicts;
     out.push(`throughput engine/baseline  ${fmt(throughputRatio.value, 2).padEnd(10)} target ${throughputRatio.target.padEnd(10)} ${throughputRatio.pass ? 'PASS' : 'MISS'}`);
     out.push(`engine peak RSS (tree)      ${`${fmt(peakRss.value)} MB`.padEnd(10)} target ${peakRss.target.padEnd(10)} ${peakRss.pass ? 'PASS' : 'MISS'}`);
   }
+  const duckdb = report.comparisons?.find((other) => other.tool.startsWith('DuckDB'));
+  if (engine && duckdb && duckdb.error === undefined) {
+    const faster = engine.ingest.wallSeconds < duckdb.wallSeconds;
+    out.push(`load time vs DuckDB         ${fmt(engine.ingest.wallSeconds, 2)} s vs ${fmt(duckdb.wallSeconds, 2)} s  target: faster     ${faster ? 'PASS' : 'MISS'}`);
+  }
+  for (const other of report.comparisons ?? []) if (other.error !== undefined) out.push(`${other.tool} failed: ${other.error}`);
   if (engine) {
     const e = engine.ingest;
     out.push(`database size               ${fmt(engine.dbMb)} MB = ${fmt(engine.dbToFileRatio, 2)} × file size`);
@@ -344,29 +435,18 @@ function printReport(report: BenchReport): void {
     out.push(`peak RSS detail             sampled tree ${fmt(e.sampledTreePeakRssMb)} MB (${e.maxProcesses ?? 'n/a'} process(es) at most), main process VmHWM ${fmt(e.childMaxRssMb)} MB`);
   }
   if (report.error) out.push('', `ERROR: ${report.error}`);
+  return out;
+}
+
+function printReport(report: BenchReport): void {
+  const { machine } = report;
+  const out: string[] = ['Loopscope ingest benchmark', `machine  ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB RAM, ${machine.os}, Node ${machine.node}`, ''];
+  for (const trace of report.traces) out.push(...traceReport(trace), '');
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      size: { type: 'string', default: '200MB' },
-      seed: { type: 'string', default: '1' },
-      json: { type: 'boolean', default: false },
-      regenerate: { type: 'boolean', default: false },
-      'keep-cache': { type: 'boolean', default: false },
-      cli: { type: 'string', default: 'bin/loopscope.js' },
-    },
-  });
-  const targetBytes = parseSize(values.size);
-  const seed = Number(values.seed);
-  if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
-  const cliPath = resolve(repoRoot, values.cli);
-
-  const trace = ensureTrace(targetBytes, seed, values.regenerate);
-  const report: BenchReport = {
-    date: new Date().toISOString(),
-    machine: machineInfo(),
+async function benchTrace(trace: TraceInfo, options: { cliPath: string; keepCache: boolean; compare: boolean }): Promise<TraceBenchReport> {
+  const report: TraceBenchReport = {
     trace: {
       path: trace.path,
       bytes: trace.stats.bytes,
@@ -376,24 +456,51 @@ async function main(): Promise<number> {
       garbageLines: trace.stats.garbageLines,
       runs: trace.stats.runs,
       maxLineBytes: trace.stats.maxLineBytes,
-      seed,
+      seed: trace.stats.seed,
       reused: trace.reused,
       generateSeconds: round(trace.stats.seconds, 1),
     },
   };
-  let failed = false;
   try {
     report.baseline = await runBaseline(trace);
-    report.engine = await runEngine(cliPath, trace, values['keep-cache']);
+    report.engine = await runEngine(options.cliPath, trace, options.keepCache);
     report.verdicts = verdicts(report.baseline, report.engine);
+    if (options.compare) report.comparisons = [await runDuckDb(trace), await runJq(trace)];
   } catch (error) {
     if (!(error instanceof StepError)) throw error;
     report.error = error.message;
-    failed = true;
+  }
+  return report;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: '200MB' },
+      trace: { type: 'string', default: 'all' },
+      seed: { type: 'string', default: '1' },
+      json: { type: 'boolean', default: false },
+      regenerate: { type: 'boolean', default: false },
+      'keep-cache': { type: 'boolean', default: false },
+      'no-compare': { type: 'boolean', default: false },
+      cli: { type: 'string', default: 'bin/loopscope.js' },
+    },
+  });
+  const targetBytes = parseSize(values.size);
+  const seed = Number(values.seed);
+  if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
+  const kinds = values.trace === 'all' ? traceKinds : traceKinds.filter((kind) => kind === values.trace);
+  if (kinds.length === 0) throw new Error(`--trace must be synthetic, exchange or all, got ${values.trace}`);
+  const cliPath = resolve(repoRoot, values.cli);
+
+  const report: BenchReport = { date: new Date().toISOString(), machine: machineInfo(), traces: [] };
+  for (const kind of kinds) {
+    const trace = ensureTrace(kind, targetBytes, seed, values.regenerate);
+    report.traces.push(await benchTrace(trace, { cliPath, keepCache: values['keep-cache'], compare: !values['no-compare'] }));
   }
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else printReport(report);
-  return failed ? 1 : 0;
+  return report.traces.some((trace) => trace.error !== undefined) ? 1 : 0;
 }
 
 main().then(

@@ -1,6 +1,7 @@
 /**
- * Runs a Node child process and measures it: wall time, peak RSS of its process tree (sampled
- * from /proc), and the exact peak RSS of the main child reported from inside it at exit.
+ * Runs a child process and measures it: wall time, peak RSS of its process tree (sampled from
+ * /proc), and the exact peak RSS of the main child — reported from inside it at exit for Node
+ * (`measureNode`), read from /proc for any other program (`measureProgram`: jq, …).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,6 +31,8 @@ export interface MeasureOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   sampleIntervalMs?: number;
+  /** Send the child's stdout to /dev/null instead of collecting it (a program that prints the whole trace). */
+  discardStdout?: boolean;
 }
 
 const MAXRSS_ENV = 'LOOPSCOPE_BENCH_MAXRSS_FILE';
@@ -50,23 +53,32 @@ if (isMainThread && file) {
 }
 `;
 
-export async function measureNode(options: MeasureOptions): Promise<MeasuredRun> {
+export function measureNode(options: MeasureOptions): Promise<MeasuredRun> {
+  return measure(process.execPath, options, true);
+}
+
+/** Any executable (found on PATH); its peak RSS is the sampled high-water mark of its process. */
+export function measureProgram(executable: string, options: MeasureOptions): Promise<MeasuredRun> {
+  return measure(executable, options, false);
+}
+
+async function measure(executable: string, options: MeasureOptions, isNode: boolean): Promise<MeasuredRun> {
   const hookDir = mkdtempSync(join(tmpdir(), 'loopscope-bench-rss-'));
   const hookFile = join(hookDir, 'maxrss');
-  const args = ['--import', `data:text/javascript,${encodeURIComponent(maxRssHook)}`, ...options.args];
+  const args = isNode ? ['--import', `data:text/javascript,${encodeURIComponent(maxRssHook)}`, ...options.args] : options.args;
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
+  const child = spawn(executable, args, {
     cwd: options.cwd,
     env: { ...(options.env ?? process.env), [MAXRSS_ENV]: hookFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', options.discardStdout ? 'ignore' : 'pipe', 'pipe'],
   });
   const sampler = child.pid !== undefined && procAvailable() ? new TreeMemorySampler(child.pid, options.sampleIntervalMs) : undefined;
   sampler?.start();
 
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
 
   try {
     const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
@@ -85,7 +97,7 @@ export async function measureNode(options: MeasureOptions): Promise<MeasuredRun>
     const sampledTreePeakBytes = memory?.peakTreeRssBytes || null;
     const peaks = [sampledTreePeakBytes, childMaxRssBytes].filter((value): value is number => value !== null);
     return {
-      command: [process.execPath, ...options.args],
+      command: [executable, ...options.args],
       exitCode,
       signal,
       stdout: Buffer.concat(stdout).toString('utf8'),

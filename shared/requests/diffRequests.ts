@@ -132,6 +132,8 @@ export function diffSystem(previous: string | null, next: string | null): System
 
 /** By tool name; a name defined twice keeps its last definition, as providers read it. */
 export function diffTools(previous: readonly ToolDefinition[], next: readonly ToolDefinition[]): ToolsDiff {
+  // The same definitions (the engine reuses them while a run sends the same bytes): nothing to compare.
+  if (previous === next) return { added: [], removed: [], changed: [] };
   const before = new Map(previous.map((tool) => [tool.name, tool]));
   const after = new Map(next.map((tool) => [tool.name, tool]));
   const changed: ToolsDiff['changed'] = [];

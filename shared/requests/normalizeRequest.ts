@@ -172,7 +172,7 @@ function partsText(parts: readonly ContentPart[]): string {
 }
 
 /** Anthropic's `system` (a string or text blocks), Responses' `instructions`, the canonical `system`. */
-function systemText(value: unknown): string | null {
+export function systemText(value: unknown): string | null {
   const parts = contentParts(value);
   return parts.length === 0 ? null : partsText(parts);
 }
@@ -206,7 +206,8 @@ export function normalizeTool(definition: unknown): ToolDefinition {
 
 const maxTokensAliases = ['max_completion_tokens', 'max_output_tokens'];
 
-function requestParams(body: JsonRecord, structuralKeys: readonly string[]): Record<string, unknown> {
+/** A body's parameters: every member but the structural ones, `max_completion_tokens`/`max_output_tokens` read as `max_tokens`. */
+export function requestParams(body: JsonRecord, structuralKeys: readonly string[]): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (structuralKeys.includes(key) || value === undefined) continue;
@@ -225,9 +226,18 @@ const responsesBodySchema = z.looseObject({
   tools: toolsField,
 });
 
+/**
+ * A request from its normalized parts: the API's own system field and the leading system or
+ * developer messages become the system prompt. The engine calls it with messages it normalized
+ * one by one (each distinct message once: requests resend the same history).
+ */
+export function assembleRequest(explicitSystem: string | null, normalizedMessages: RequestMessage[], tools: ToolDefinition[], params: Record<string, unknown>): NormalizedRequest {
+  const { system, messages } = splitSystem(explicitSystem, normalizedMessages);
+  return { system, tools, messages, params, reconstructed: false };
+}
+
 function request(explicitSystem: string | null, items: readonly unknown[], tools: readonly unknown[] | undefined, params: Record<string, unknown>): NormalizedRequest {
-  const { system, messages } = splitSystem(explicitSystem, normalizeMessages(items));
-  return { system, tools: (tools ?? []).map(normalizeTool), messages, params, reconstructed: false };
+  return assembleRequest(explicitSystem, normalizeMessages(items), (tools ?? []).map(normalizeTool), params);
 }
 
 /** An OpenAI Chat Completions request body; null when the body has no `messages` array. */
@@ -266,6 +276,10 @@ export function normalizeCanonicalRequest(event: unknown): NormalizedRequest | n
   const parsed = canonicalRequestSchema.safeParse(event);
   if (!parsed.success) return null;
   const { model, system, messages, tools, params } = parsed.data;
-  const merged = requestParams({ ...params, ...(model !== undefined ? { model } : {}) }, []);
-  return request(systemText(system), messages ?? [], tools, merged);
+  return request(systemText(system), messages ?? [], tools, canonicalParams(params, model));
+}
+
+/** The canonical event's parameters: its `params` and its `model`. */
+export function canonicalParams(params: Record<string, unknown> | undefined, model: string | undefined): Record<string, unknown> {
+  return requestParams({ ...params, ...(model !== undefined ? { model } : {}) }, []);
 }

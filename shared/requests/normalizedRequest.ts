@@ -94,6 +94,14 @@ const hashes = new WeakMap<RequestMessage, string>();
  * cyrb53 over the canonical JSON: 53 bits, as hex. Pure (no node:crypto, so the renderer can run
  * it); collisions among the few thousand messages of one run are negligible at 53 bits.
  */
+/**
+ * Records a message's hash computed elsewhere: the engine normalizes each distinct message once
+ * and hands out copies (each with its own `sourceIndex`), whose hash it already knows.
+ */
+export function rememberMessageHash(message: RequestMessage, hash: string): void {
+  hashes.set(message, hash);
+}
+
 export function messageHash(message: RequestMessage): string {
   let hash = hashes.get(message);
   if (hash === undefined) {

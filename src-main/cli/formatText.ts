@@ -97,7 +97,7 @@ function formatRun(
   if (requests !== null) lines.push(`  ${paint(ansi.dim, requests)}`);
   for (const f of findings) {
     const where = [f.step !== null ? `step ${f.step}` : null, f.line !== null ? `line ${f.line}` : null].filter(Boolean).join(', ');
-    lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(21)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);
+    lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(30)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);
   }
   if (findings.length === 0) lines.push(`  ${paint(ansi.dim, 'no findings')}`);
   return lines;

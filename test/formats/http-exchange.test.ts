@@ -108,12 +108,18 @@ describe('http-exchange: API errors', () => {
       // A stream broken by an error event mid-arguments, then a retry that never got its response.
       { run_id: 'thread-3', status: 'unterminated', status_raw: '', steps: 1, tool_calls: 0, tool_results: 0 },
     ]);
+    // The requests show the same faults the API answered with a 400: request 2 of thread-1 carries
+    // a call without its result; request 3 of thread-2 a result for a call nobody made, which the
+    // fixed request 4 drops again (a rewrite). A run's request findings follow its others.
     assert.deepEqual(findingsOf(report), [
       ['dangling_call', 'thread-1', 1, 'toolu_E2Lint'],
       ['unknown_finish_reason', 'thread-1', 2, null],
+      ['missing_tool_result_in_history', 'thread-1', 2, null],
       ['unknown_finish_reason', 'thread-2', 1, null],
       ['orphan_result', 'thread-2', 2, 'toolu_E9Ghost'],
       ['unknown_finish_reason', 'thread-2', 3, null],
+      ['missing_tool_result_in_history', 'thread-2', 3, null],
+      ['history_rewrite', 'thread-2', 4, null],
       ['invalid_arguments', 'thread-3', 1, 'toolu_E5Edit'],
       ['unterminated_run', 'thread-3', null, null],
     ]);

@@ -16,7 +16,7 @@
 import type Database from 'better-sqlite3';
 import { prepared } from '../store/preparedStatements';
 import type { ResponseUsage } from './requestHistory';
-import { answeringUsage, hasLoggedRequests, LoggedRequestReader, reconstructedHistory } from './requestHistory';
+import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory } from './requestHistory';
 import { TokenEstimator } from './tokenEstimator';
 import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
 import { checkToolPairing, diffRequests, type ToolPairing } from '../../../shared/requests/diffRequests';
@@ -70,11 +70,12 @@ function analyzeLoggedRequests(db: Database.Database, runPk: number, reader: Log
   let previous: NormalizedRequest | null = null;
   let previousInput: number | null = null;
   let index = -1;
+  const usages = answeringUsages(db, runPk);
   for (const logged of reader.requests(runPk)) {
     index += 1;
     if ('problem' in logged.request) continue;
     const request = logged.request;
-    const usage = answeringUsage(db, runPk, logged.eventId);
+    const usage = usages.get(logged.eventId) ?? { inputTokens: null, cachedInputTokens: null, outputTokens: null };
     // Tokenized only where the estimate is what is shown; otherwise sizes scaled to the usage.
     const counts = usage.inputTokens === null ? estimator.request(request) : estimator.sizes(request);
     const estimate = counts.system + counts.tools + counts.messages.reduce((sum, tokens) => sum + tokens, 0);

@@ -16,6 +16,7 @@ import type { NormalizedRequest, RequestMessage } from '../../../shared/requests
 import { apiOf } from '../adapters/httpExchangeApis';
 import { isRecord } from '../adapters/formatAdapter';
 import { RawLineReader } from '../store/rawLines';
+import { RequestBytesReader } from './requestBytes';
 
 /** A request record this large is not read back. */
 export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
@@ -44,7 +45,10 @@ export interface LoggedRequest {
   step: number | null;
   /** The request, or why it cannot be compared. */
   request: NormalizedRequest | { problem: string };
-  /** The record as logged (a Responses continuation reads the previous response from it). */
+  /**
+   * The record as logged, when it was parsed whole (a Responses continuation reads the previous
+   * response from it); null when the request was read message by message (requestBytes.ts).
+   */
   record: unknown;
 }
 
@@ -52,16 +56,35 @@ export function hasLoggedRequests(db: Database.Database, runPk: number): boolean
   return prepared<[number], { one: number }>(db, "SELECT 1 AS one FROM events WHERE run_pk = ? AND type = 'model_request' LIMIT 1").get(runPk) !== undefined;
 }
 
-/** The usage recorded by the first response after the event, before the next request. */
-export function answeringUsage(db: Database.Database, runPk: number, eventId: number): ResponseUsage {
-  const row = prepared<[number, number, number, number], { input_tokens: number | null; cached_input_tokens: number | null; output_tokens: number | null }>(
+interface UsageRow {
+  id: number;
+  type: string;
+  input_tokens: number | null;
+  cached_input_tokens: number | null;
+  output_tokens: number | null;
+}
+
+const noUsage: ResponseUsage = { inputTokens: null, cachedInputTokens: null, outputTokens: null };
+
+/** For every `model_request` of the run: the usage of the first response after it, before the next request. */
+export function answeringUsages(db: Database.Database, runPk: number): Map<number, ResponseUsage> {
+  const usages = new Map<number, ResponseUsage>();
+  let open: number | null = null;
+  const rows = prepared<[number], UsageRow>(
     db,
-    `SELECT input_tokens, cached_input_tokens, output_tokens FROM events
-       WHERE run_pk = ? AND id >= ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))
-         AND id < coalesce((SELECT min(id) FROM events WHERE run_pk = ? AND type = 'model_request' AND id > ?), 9e18)
-       ORDER BY id LIMIT 1`,
-  ).get(runPk, eventId, runPk, eventId);
-  return { inputTokens: row?.input_tokens ?? null, cachedInputTokens: row?.cached_input_tokens ?? null, outputTokens: row?.output_tokens ?? null };
+    `SELECT id, type, input_tokens, cached_input_tokens, output_tokens FROM events
+     WHERE run_pk = ? AND (type IN ('model_request', 'model_response') OR (type = 'stream_fragment' AND outcome IS NOT NULL)) ORDER BY id`,
+  );
+  for (const row of rows.iterate(runPk)) {
+    if (row.type === 'model_request') {
+      open = row.id;
+      usages.set(open, noUsage);
+    } else if (open !== null) {
+      usages.set(open, { inputTokens: row.input_tokens, cachedInputTokens: row.cached_input_tokens, outputTokens: row.output_tokens });
+      open = null;
+    }
+  }
+  return usages;
 }
 
 /**
@@ -70,6 +93,7 @@ export function answeringUsage(db: Database.Database, runPk: number, eventId: nu
  */
 export class LoggedRequestReader {
   private readonly readers = new Map<number, RawLineReader | null>();
+  private readonly bytes = new RequestBytesReader();
 
   constructor(private readonly db: Database.Database) {}
 
@@ -99,13 +123,16 @@ export class LoggedRequestReader {
     }
     const reader = this.reader(event.source_id);
     if (reader === null) return { ...base, record: null, request: { problem: `the file of line ${event.line} is not known` } };
+    const format = prepared<[number], { format: string }>(this.db, 'SELECT format FROM sources WHERE id = ?').get(event.source_id)?.format;
     let record: unknown;
     try {
-      record = JSON.parse(reader.read(event.line, event).bytes.toString('utf8'));
+      const bytes = reader.read(event.line, event).bytes;
+      const fromBytes = format === 'http-exchange' ? this.bytes.exchange(bytes) : this.bytes.canonical(bytes);
+      if (fromBytes !== null) return { ...base, record: null, request: fromBytes };
+      record = JSON.parse(bytes.toString('utf8'));
     } catch (error) {
       return { ...base, record: null, request: { problem: `the request on line ${event.line} cannot be read back: ${(error as Error).message}` } };
     }
-    const format = prepared<[number], { format: string }>(this.db, 'SELECT format FROM sources WHERE id = ?').get(event.source_id)?.format;
     const request = format === 'http-exchange' ? exchangeRequest(record) : normalizeCanonicalRequest(record);
     if (request === null) return { ...base, record, request: { problem: `the record on line ${event.line} holds no request messages to compare` } };
     const completed = previous === null || 'problem' in previous.request ? request : withStoredConversation(request, previous.request, previous.record);

@@ -4,10 +4,22 @@
  * tokenizer and its per-message framing differ. Requests resend the whole history, so counts are
  * cached by message hash: each distinct message is tokenized once per run.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import type { RequestTokenCounts } from '../../../shared/requests/contextGrowth';
 import { messageChars, messageHash, messageText, type NormalizedRequest, type RequestMessage } from '../../../shared/requests/normalizedRequest';
+
+type CountTokens = (text: string) => number;
+let loadedTokenizer: CountTokens | undefined;
+
+/**
+ * The tokenizer's tables take about 0.1 s to load: loaded on the first count, not by every thread
+ * that imports the analysis (most runs record their usage and never need it).
+ */
+function countTokens(text: string): number {
+  loadedTokenizer ??= (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
+  return loadedTokenizer(text);
+}
 
 /** Characters per token for relative sizes: the usual estimate for English and code. */
 const CHARS_PER_TOKEN = 4;

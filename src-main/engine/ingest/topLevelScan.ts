@@ -173,3 +173,33 @@ export function scanTopLevel(bytes: Buffer): TopLevelScan {
   if (skipWhitespace(bytes, at) !== bytes.length) throw new ScanError(`unexpected data after the object at byte ${at}`);
   return scan;
 }
+
+/**
+ * Where each element of a JSON array lies in its bytes (`bytes` is the array, brackets included):
+ * a request's messages hashed and parsed one by one, without parsing the array.
+ */
+export function scanArrayElements(bytes: Buffer): { start: number; end: number }[] {
+  const elements: { start: number; end: number }[] = [];
+  let at = skipWhitespace(bytes, 0);
+  if (bytes[at] !== OPEN_BRACKET) throw new ScanError('not a JSON array');
+  at = skipWhitespace(bytes, at + 1);
+  if (bytes[at] === CLOSE_BRACKET) return elements;
+  for (;;) {
+    const start = at;
+    const first = bytes[at];
+    if (first === QUOTE) at = stringEnd(bytes, at) + 1;
+    else if (first === OPEN_BRACE || first === OPEN_BRACKET) at = skipContainer(bytes, at).end;
+    else {
+      while (at < bytes.length && bytes[at] !== COMMA && bytes[at] !== CLOSE_BRACKET && !isWhitespace(bytes[at])) at += 1;
+      if (at === start) throw new ScanError(`an empty element at byte ${at}`);
+    }
+    elements.push({ start, end: at });
+    at = skipWhitespace(bytes, at);
+    if (bytes[at] === COMMA) {
+      at = skipWhitespace(bytes, at + 1);
+      continue;
+    }
+    if (bytes[at] === CLOSE_BRACKET) return elements;
+    throw new ScanError(`expected "," or "]" at byte ${at}`);
+  }
+}
