@@ -95,9 +95,11 @@ function formatRun(
   lines.push(`  ${paint(ansi.dim, facts.join(' · '))}`);
   const requests = requestsFact(run.requests);
   if (requests !== null) lines.push(`  ${paint(ansi.dim, requests)}`);
+  // Kinds padded to the longest among the run's findings, so their messages line up.
+  const kindWidth = Math.max(0, ...findings.map((f) => f.kind.length));
   for (const f of findings) {
     const where = [f.step !== null ? `step ${f.step}` : null, f.line !== null ? `line ${f.line}` : null].filter(Boolean).join(', ');
-    lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(30)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);
+    lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(kindWidth)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);
   }
   if (findings.length === 0) lines.push(`  ${paint(ansi.dim, 'no findings')}`);
   return lines;
