@@ -246,27 +246,49 @@ interface RequestSqlRow {
   findings_json: string;
 }
 
+/** A stored request without what the turn added and its findings (what the report lists). */
+export type RequestSummary = Omit<RequestRecord, 'added' | 'findings'>;
+
+function summaryOf(row: Omit<RequestSqlRow, 'added_json' | 'findings_json'>): RequestSummary {
+  return {
+    index: row.request_index,
+    eventId: row.event_id,
+    line: row.line,
+    step: row.step,
+    reconstructed: row.reconstructed === 1,
+    messages: row.messages,
+    appendedMessages: row.appended_messages,
+    rewrite: row.rewrite_at === null ? null : { messageIndex: row.rewrite_at, kind: row.rewrite_kind as RewriteKind },
+    inputTokens: row.input_tokens,
+    inputTokensSource: row.input_tokens_source as TokenSource | null,
+    cachedInputTokens: row.cached_input_tokens,
+    outputTokens: row.output_tokens,
+  };
+}
+
 /** The stored requests of a run, in order; null when its source's requests could not be analyzed. */
 export function storedRunRequests(db: Database.Database, runPk: number): RequestRecord[] | null {
   const analyzed = prepared<[number], { requests_analyzed: number }>(db, 'SELECT s.requests_analyzed FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk);
   if (analyzed === undefined || analyzed.requests_analyzed === 0) return null;
-  return db
-    .prepare<[number], RequestSqlRow>('SELECT * FROM requests WHERE run_pk = ? ORDER BY request_index')
+  return prepared<[number], RequestSqlRow>(db, 'SELECT * FROM requests WHERE run_pk = ? ORDER BY request_index')
     .all(runPk)
-    .map((row) => ({
-      index: row.request_index,
-      eventId: row.event_id,
-      line: row.line,
-      step: row.step,
-      reconstructed: row.reconstructed === 1,
-      messages: row.messages,
-      appendedMessages: row.appended_messages,
-      rewrite: row.rewrite_at === null ? null : { messageIndex: row.rewrite_at, kind: row.rewrite_kind as RewriteKind },
-      inputTokens: row.input_tokens,
-      inputTokensSource: row.input_tokens_source as TokenSource | null,
-      cachedInputTokens: row.cached_input_tokens,
-      outputTokens: row.output_tokens,
-      added: JSON.parse(row.added_json) as AddedTokens[],
-      findings: JSON.parse(row.findings_json) as RequestFinding[],
-    }));
+    .map((row) => ({ ...summaryOf(row), added: JSON.parse(row.added_json) as AddedTokens[], findings: JSON.parse(row.findings_json) as RequestFinding[] }));
+}
+
+/** Every run's stored requests, by run, in one query (the report lists them all); empty when they could not be analyzed. */
+export function storedSourceRequests(db: Database.Database, sourceId: number): Map<number, RequestSummary[]> {
+  const byRun = new Map<number, RequestSummary[]>();
+  const rows = prepared<[number], Omit<RequestSqlRow, 'added_json' | 'findings_json'> & { run_pk: number }>(
+    db,
+    `SELECT q.run_pk, q.request_index, q.event_id, q.line, q.step, q.reconstructed, q.messages, q.appended_messages, q.rewrite_at, q.rewrite_kind,
+            q.input_tokens, q.input_tokens_source, q.cached_input_tokens, q.output_tokens
+     FROM requests q JOIN runs r ON r.id = q.run_pk JOIN sources s ON s.id = r.source_id
+     WHERE r.source_id = ? AND s.requests_analyzed = 1 ORDER BY q.run_pk, q.request_index`,
+  );
+  for (const row of rows.iterate(sourceId)) {
+    const list = byRun.get(row.run_pk) ?? [];
+    list.push(summaryOf(row));
+    byRun.set(row.run_pk, list);
+  }
+  return byRun;
 }

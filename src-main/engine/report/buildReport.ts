@@ -6,7 +6,8 @@ import type Database from 'better-sqlite3';
 import type { AnalysisOptions, AnalyzeReport, Finding, ParseError, ReportFinding, RequestReport, RunReport, Severity } from '../../../shared/report';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { optionsKey } from '../analysis/analyzeSource';
-import { storedRunRequests } from '../analysis/requestAnalysis';
+import { storedSourceRequests, type RequestSummary } from '../analysis/requestAnalysis';
+import { prepared } from '../store/preparedStatements';
 
 interface SourceRow {
   unknown_events: number;
@@ -52,8 +53,8 @@ export interface ReportedSource {
 }
 
 /** The run's requests as the report lists them (an unanalyzed source lists none). */
-function requestReports(db: Database.Database, runPk: number): RequestReport[] {
-  return (storedRunRequests(db, runPk) ?? []).map((request) => ({
+function requestReports(requests: readonly RequestSummary[]): RequestReport[] {
+  return requests.map((request) => ({
     index: request.index,
     line: request.line,
     step: request.step,
@@ -84,20 +85,18 @@ export function buildReport(db: Database.Database, sources: readonly ReportedSou
  * companion file that no result names — the parent file's run whose id prefixes it (`<session>/…`).
  */
 function parentOf(db: Database.Database, runId: string, sourceId: number, displayPaths: ReadonlyMap<number, string>): RunReport['parent'] {
-  const named = db
-    .prepare<[string], ParentRow>(
-      `SELECT r.run_id, e.call_id, r.source_id FROM events e JOIN runs r ON r.id = e.run_pk
-       WHERE e.child_run_id = ? AND e.type = 'tool_result' ORDER BY e.id LIMIT 1`,
-    )
-    .get(runId);
+  const named = prepared<[string], ParentRow>(
+    db,
+    `SELECT r.run_id, e.call_id, r.source_id FROM events e JOIN runs r ON r.id = e.run_pk
+     WHERE e.child_run_id = ? AND e.type = 'tool_result' ORDER BY e.id LIMIT 1`,
+  ).get(runId);
   const parent =
     named ??
-    db
-      .prepare<[number, string], ParentRow>(
-        `SELECT r.run_id, NULL AS call_id, r.source_id FROM runs r JOIN sources s ON s.parent_source_id = r.source_id
-         WHERE s.id = ? AND substr(?, 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY r.first_line LIMIT 1`,
-      )
-      .get(sourceId, runId);
+    prepared<[number, string], ParentRow>(
+      db,
+      `SELECT r.run_id, NULL AS call_id, r.source_id FROM runs r JOIN sources s ON s.parent_source_id = r.source_id
+       WHERE s.id = ? AND substr(?, 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY r.first_line LIMIT 1`,
+    ).get(sourceId, runId);
   if (parent === undefined) return undefined;
   const file = displayPaths.get(parent.source_id);
   return file === undefined ? undefined : { run_id: parent.run_id, call_id: parent.call_id, file };
@@ -147,6 +146,7 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
     counts[f.severity] += 1;
     severityCounts.set(f.run_id, counts);
   }
+  const requestsByRun = storedSourceRequests(db, sourceId);
   const runs = db
     .prepare<[number], RunRow>(
       `SELECT id, run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens,
@@ -163,7 +163,7 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
           duration_ms: millisBetween(row.started_at, row.ended_at),
           findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
           ...(parent !== undefined ? { parent } : {}),
-          requests: requestReports(db, id),
+          requests: requestReports(requestsByRun.get(id) ?? []),
         };
       },
     );
