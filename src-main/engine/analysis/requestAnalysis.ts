@@ -26,7 +26,7 @@ import type { RewriteKind } from '../../../shared/requests/diffRequests';
 import type { TokenSource } from '../../../shared/report';
 import { RawLineReader, SourceChangedError } from '../store/rawLines';
 
-export const requestFindingKinds = ['history_rewrite', 'missing_tool_result_in_history'] as const;
+const requestFindingKinds: readonly RequestFinding['kind'][] = ['history_rewrite', 'missing_tool_result_in_history'];
 
 export interface RequestRecord {
   /** 0-based position among the run's requests (logged: among its `model_request` events). */
@@ -191,9 +191,10 @@ export function replaceRequestFindings(db: Database.Database, sourceId: number, 
 /**
  * Analyzes the requests of every run of the source and stores them, with their findings under
  * every options key already analyzed. A trace file that changed since its ingest cannot be read
- * back: its requests stay unanalyzed (`sources.requests_analyzed` = 0) and the caller is told why.
+ * back: its requests stay unanalyzed (`sources.requests_analyzed` = 0), which the `requests`
+ * method reports, until it is reloaded.
  */
-export function analyzeSourceRequests(db: Database.Database, sourceId: number): { analyzed: true } | { analyzed: false; reason: string } {
+export function analyzeSourceRequests(db: Database.Database, sourceId: number): void {
   const runs = prepared<[number], { id: number }>(db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId);
   const keys = prepared<[number], { options_key: string }>(db, 'SELECT options_key FROM analyses WHERE source_id = ?').all(sourceId);
   const insert = prepared(db, 
@@ -220,12 +221,11 @@ export function analyzeSourceRequests(db: Database.Database, sourceId: number): 
       prepared(db, 'UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(sourceId);
     })();
   } catch (error) {
-    if (error instanceof SourceChangedError) return { analyzed: false, reason: error.message };
+    if (error instanceof SourceChangedError) return;
     throw error;
   } finally {
     reader.close();
   }
-  return { analyzed: true };
 }
 
 interface RequestSqlRow {

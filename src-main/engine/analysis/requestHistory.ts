@@ -19,7 +19,7 @@ import { RawLineReader } from '../store/rawLines';
 import { RequestBytesReader } from './requestBytes';
 
 /** A request record this large is not read back. */
-export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 /** Characters per token when sizing a reconstructed message: the usual estimate for English and code. */
 const CHARS_PER_TOKEN = 4;
 
