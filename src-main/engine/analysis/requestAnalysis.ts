@@ -16,7 +16,7 @@
 import type Database from 'better-sqlite3';
 import { prepared } from '../store/preparedStatements';
 import type { ResponseUsage } from './requestHistory';
-import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory } from './requestHistory';
+import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory, type RequestEventRow } from './requestHistory';
 import { TokenEstimator } from './tokenEstimator';
 import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
 import { checkToolPairing, diffRequests, type ToolPairing } from '../../../shared/requests/diffRequests';
@@ -64,14 +64,13 @@ function newPairingProblems(pairing: ToolPairing, reported: Set<string>): ToolPa
   };
 }
 
-function analyzeLoggedRequests(db: Database.Database, runPk: number, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
+function analyzeLoggedRequests(events: readonly RequestEventRow[], usages: ReadonlyMap<number, ResponseUsage>, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
   const records: RequestRecord[] = [];
   const reported = new Set<string>();
   let previous: NormalizedRequest | null = null;
   let previousInput: number | null = null;
   let index = -1;
-  const usages = answeringUsages(db, runPk);
-  for (const logged of reader.requests(runPk)) {
+  for (const logged of reader.requests(events)) {
     index += 1;
     if ('problem' in logged.request) continue;
     const request = logged.request;
@@ -163,11 +162,6 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
   return records;
 }
 
-/** The run's requests compared in order: logged ones when the format logs them, reconstructed otherwise. */
-function analyzeRunRequests(db: Database.Database, runPk: number, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
-  return hasLoggedRequests(db, runPk) ? analyzeLoggedRequests(db, runPk, reader, estimator) : analyzeReconstructedRequests(db, runPk);
-}
-
 interface RequestFindingRow {
   line: number;
   step: number | null;
@@ -189,42 +183,85 @@ export function replaceRequestFindings(db: Database.Database, sourceId: number, 
 }
 
 /**
- * Analyzes the requests of every run of the source and stores them, with their findings under
- * every options key already analyzed. A trace file that changed since its ingest cannot be read
- * back: its requests stay unanalyzed (`sources.requests_analyzed` = 0), which the `requests`
- * method reports, until it is reloaded.
+ * Analyzes and stores the requests of one source's runs. During ingest the loader hands it a run
+ * with logged requests as soon as the run ends, with the request events and usages it saw being
+ * written (the rows have no index yet, so nothing is read back with SQL); `finish` does every
+ * other run (reconstructed ones, runs with streamed responses, runs that changed later) with SQL,
+ * once the indexes exist, and marks the source analyzed.
+ *
+ * A trace file that changed since its ingest began cannot be read back: nothing is stored and the
+ * source stays unanalyzed (`sources.requests_analyzed` = 0), which the `requests` method reports.
  */
-export function analyzeSourceRequests(db: Database.Database, sourceId: number): void {
-  const runs = prepared<[number], { id: number }>(db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId);
-  const keys = prepared<[number], { options_key: string }>(db, 'SELECT options_key FROM analyses WHERE source_id = ?').all(sourceId);
-  const insert = prepared(db, 
-    `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_kind,
-       input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const estimator = new TokenEstimator();
-  const reader = new LoggedRequestReader(db);
-  try {
-    // Checked before anything is written: the bulk load runs without a journal to roll back.
-    RawLineReader.open(db, sourceId)?.close();
-    db.transaction(() => {
-      for (const { id: runPk } of runs) {
-        prepared(db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
-        for (const r of analyzeRunRequests(db, runPk, reader, estimator)) {
-          insert.run(
-            runPk, r.index, r.eventId, r.line, r.step, r.reconstructed ? 1 : 0, r.messages, r.appendedMessages, r.rewrite?.messageIndex ?? null, r.rewrite?.kind ?? null,
-            r.inputTokens, r.inputTokensSource, r.cachedInputTokens, r.outputTokens, JSON.stringify(r.added), JSON.stringify(r.findings),
-          );
-        }
-        for (const { options_key } of keys) replaceRequestFindings(db, sourceId, runPk, options_key);
+export class SourceRequestAnalyzer {
+  private readonly reader: LoggedRequestReader;
+  private readonly estimator = new TokenEstimator();
+  private readonly stored = new Set<number>();
+  private readonly readable: boolean;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sourceId: number,
+  ) {
+    this.reader = new LoggedRequestReader(db);
+    this.readable = fileUnchanged(db, sourceId);
+  }
+
+  /** A run with logged requests: these events, in order, and the usage of the response to each. */
+  storeLogged(runPk: number, events: readonly RequestEventRow[], usages: ReadonlyMap<number, ResponseUsage>): void {
+    if (!this.readable) return;
+    this.store(runPk, analyzeLoggedRequests(events, usages, this.reader, this.estimator));
+  }
+
+  /** A run stored earlier received rows after it: it is analyzed again at the end. */
+  forget(runPk: number): void {
+    this.stored.delete(runPk);
+  }
+
+  /**
+   * Every run not stored yet, read with SQL, its findings stored under the ingest's options key;
+   * then the source is analyzed. Inside a transaction, after the query indexes are built.
+   */
+  finish(optionsKey: string): void {
+    if (this.readable) {
+      for (const { id: runPk } of prepared<[number], { id: number }>(this.db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(this.sourceId)) {
+        if (this.stored.has(runPk)) continue;
+        const records = hasLoggedRequests(this.db, runPk)
+          ? analyzeLoggedRequests(this.reader.requestEvents(runPk), answeringUsages(this.db, runPk), this.reader, this.estimator)
+          : analyzeReconstructedRequests(this.db, runPk);
+        this.store(runPk, records);
+        replaceRequestFindings(this.db, this.sourceId, runPk, optionsKey);
       }
-      prepared(db, 'UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(sourceId);
-    })();
+      prepared(this.db, 'UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(this.sourceId);
+    }
+    this.reader.close();
+  }
+
+  private store(runPk: number, records: readonly RequestRecord[]): void {
+    prepared(this.db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
+    const insert = prepared(
+      this.db,
+      `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_kind,
+         input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const r of records) {
+      insert.run(
+        runPk, r.index, r.eventId, r.line, r.step, r.reconstructed ? 1 : 0, r.messages, r.appendedMessages, r.rewrite?.messageIndex ?? null, r.rewrite?.kind ?? null,
+        r.inputTokens, r.inputTokensSource, r.cachedInputTokens, r.outputTokens, JSON.stringify(r.added), JSON.stringify(r.findings),
+      );
+    }
+    this.stored.add(runPk);
+  }
+}
+
+/** Whether the source's file is still the one being ingested (its requests can be read back). */
+function fileUnchanged(db: Database.Database, sourceId: number): boolean {
+  try {
+    RawLineReader.open(db, sourceId)?.close();
+    return true;
   } catch (error) {
-    if (error instanceof SourceChangedError) return;
+    if (error instanceof SourceChangedError) return false;
     throw error;
-  } finally {
-    reader.close();
   }
 }
 

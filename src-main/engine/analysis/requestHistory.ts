@@ -30,7 +30,8 @@ export interface ResponseUsage {
   outputTokens: number | null;
 }
 
-interface RequestEventRow {
+/** Where a logged request is, from its event row. */
+export interface RequestEventRow {
   id: number;
   source_id: number;
   line: number;
@@ -56,7 +57,7 @@ export function hasLoggedRequests(db: Database.Database, runPk: number): boolean
   return prepared<[number], { one: number }>(db, "SELECT 1 AS one FROM events WHERE run_pk = ? AND type = 'model_request' LIMIT 1").get(runPk) !== undefined;
 }
 
-interface UsageRow {
+export interface UsageRow {
   id: number;
   type: string;
   input_tokens: number | null;
@@ -66,25 +67,36 @@ interface UsageRow {
 
 const noUsage: ResponseUsage = { inputTokens: null, cachedInputTokens: null, outputTokens: null };
 
+/**
+ * Pairs each `model_request` with the usage of the first response after it, before the next
+ * request. Fed a run's requests and responses in order: from SQL after ingest, or from the rows
+ * being written during it.
+ */
+export class AnsweringUsages {
+  readonly byRequest = new Map<number, ResponseUsage>();
+  private open: number | null = null;
+
+  add(row: UsageRow): void {
+    if (row.type === 'model_request') {
+      this.open = row.id;
+      this.byRequest.set(row.id, noUsage);
+    } else if (this.open !== null) {
+      this.byRequest.set(this.open, { inputTokens: row.input_tokens, cachedInputTokens: row.cached_input_tokens, outputTokens: row.output_tokens });
+      this.open = null;
+    }
+  }
+}
+
 /** For every `model_request` of the run: the usage of the first response after it, before the next request. */
 export function answeringUsages(db: Database.Database, runPk: number): Map<number, ResponseUsage> {
-  const usages = new Map<number, ResponseUsage>();
-  let open: number | null = null;
+  const usages = new AnsweringUsages();
   const rows = prepared<[number], UsageRow>(
     db,
     `SELECT id, type, input_tokens, cached_input_tokens, output_tokens FROM events
      WHERE run_pk = ? AND (type IN ('model_request', 'model_response') OR (type = 'stream_fragment' AND outcome IS NOT NULL)) ORDER BY id`,
   );
-  for (const row of rows.iterate(runPk)) {
-    if (row.type === 'model_request') {
-      open = row.id;
-      usages.set(open, noUsage);
-    } else if (open !== null) {
-      usages.set(open, { inputTokens: row.input_tokens, cachedInputTokens: row.cached_input_tokens, outputTokens: row.output_tokens });
-      open = null;
-    }
-  }
-  return usages;
+  for (const row of rows.iterate(runPk)) usages.add(row);
+  return usages.byRequest;
 }
 
 /**
@@ -105,10 +117,10 @@ export class LoggedRequestReader {
     ).all(runPk);
   }
 
-  /** Yields the run's requests in order, each completed against the one before it. */
-  *requests(runPk: number): Generator<LoggedRequest> {
+  /** Yields the requests of these events (a run's, in order), each completed against the one before it. */
+  *requests(events: readonly RequestEventRow[]): Generator<LoggedRequest> {
     let previous: LoggedRequest | null = null;
-    for (const event of this.requestEvents(runPk)) {
+    for (const event of events) {
       const logged = this.read(event, previous);
       yield logged;
       previous = logged;

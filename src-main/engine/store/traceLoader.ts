@@ -6,13 +6,16 @@
  *
  * Each run's timeline is assembled from the rows as they are written, so nothing is read back;
  * a run that receives rows after it was analyzed is analyzed again from the database at the end.
+ * A run's logged requests are compared when it ends too (beside the parsing, not after it), from
+ * the request events and usages seen being written; the rest at the end (requestAnalysis.ts).
  */
 import type Database from 'better-sqlite3';
-import { RunTimelineAssembler, SourceAnalyzer, timelineEventTypes, type TimelineRunRow } from '../analysis/analyzeSource';
+import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes, type TimelineRunRow } from '../analysis/analyzeSource';
+import { AnsweringUsages, type RequestEventRow } from '../analysis/requestHistory';
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from './schema';
-import { analyzeSourceRequests } from '../analysis/requestAnalysis';
+import { SourceRequestAnalyzer } from '../analysis/requestAnalysis';
 import {
   decodeRow,
   eventColumns,
@@ -26,6 +29,17 @@ import {
 } from './traceWriter';
 
 const typeColumn = eventColumns.indexOf('type');
+const column = (name: keyof EventRow): number => eventColumns.indexOf(name);
+const requestColumns = { id: column('id'), sourceId: column('source_id'), line: column('line'), step: column('step'), offset: column('byte_offset'), length: column('byte_length') };
+const usageColumns = { input: column('input_tokens'), cached: column('cached_input_tokens'), output: column('output_tokens') };
+
+/** What a run's request analysis needs of its rows, collected as they are written. */
+interface RunRequests {
+  events: RequestEventRow[];
+  usages: AnsweringUsages;
+  /** A streamed response's usage is known only once its stream closes: such runs are analyzed at the end. */
+  streamed: boolean;
+}
 const eventRunColumn = eventColumns.indexOf('run_pk');
 const callRunColumn = toolCallColumns.indexOf('run_pk');
 
@@ -37,6 +51,9 @@ export class TraceLoader {
   private readonly analyzedRuns = new Set<number>();
   /** Runs that received rows after their analysis; their assembled rows are incomplete. */
   private readonly changedAfterAnalysis = new Set<number>();
+  private readonly requests: SourceRequestAnalyzer;
+  private readonly runRequests = new Map<number, RunRequests>();
+  private readonly optionsKey: string;
   readonly write: (batch: RowBatch) => void;
 
   constructor(
@@ -51,6 +68,8 @@ export class TraceLoader {
     db.pragma('synchronous = OFF');
     this.store = new TraceStore(db);
     this.analyzer = new SourceAnalyzer(db, sourceId, analysis);
+    this.requests = new SourceRequestAnalyzer(db, sourceId);
+    this.optionsKey = optionsKey(analysis);
     this.write = db.transaction((batch: RowBatch) => this.writeAndAnalyze(batch));
   }
 
@@ -58,6 +77,7 @@ export class TraceLoader {
   finish(counters: IngestProgress): void {
     createQueryIndexes(this.db);
     this.db.transaction(() => {
+      this.requests.finish(this.optionsKey);
       for (const runPk of this.changedAfterAnalysis) this.analyzer.analyzeStoredRun(runPk);
       this.db
         .prepare(
@@ -66,7 +86,6 @@ export class TraceLoader {
         )
         .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, new Date().toISOString(), this.sourceId);
       this.analyzer.markComplete();
-      analyzeSourceRequests(this.db, this.sourceId);
     })();
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -75,6 +94,7 @@ export class TraceLoader {
   private assemblerFor(runPk: number): RunTimelineAssembler | null {
     if (this.analyzedRuns.has(runPk)) {
       this.changedAfterAnalysis.add(runPk);
+      this.requests.forget(runPk);
       return null;
     }
     let assembler = this.assemblers.get(runPk);
@@ -85,9 +105,41 @@ export class TraceLoader {
     return assembler;
   }
 
+  /** Keeps a run's request events and the usage answering each, for its request analysis. */
+  private collectRequests(values: unknown[]): void {
+    const type = values[typeColumn] as string;
+    if (type !== 'model_request' && type !== 'model_response' && type !== 'stream_fragment') return;
+    const runPk = values[eventRunColumn] as number;
+    if (this.analyzedRuns.has(runPk)) {
+      // A request or response after the run was analyzed: its requests are compared again at the end.
+      this.requests.forget(runPk);
+      return;
+    }
+    let run = this.runRequests.get(runPk);
+    if (run === undefined) {
+      if (type !== 'model_request') return;
+      run = { events: [], usages: new AnsweringUsages(), streamed: false };
+      this.runRequests.set(runPk, run);
+    }
+    const id = values[requestColumns.id] as number;
+    if (type === 'stream_fragment') run.streamed = true;
+    else if (type === 'model_request') {
+      const at = (name: keyof typeof requestColumns) => values[requestColumns[name]] as number;
+      run.events.push({ id, source_id: at('sourceId'), line: at('line'), step: values[requestColumns.step] as number | null, byte_offset: at('offset'), byte_length: at('length') });
+    }
+    run.usages.add({
+      id,
+      type,
+      input_tokens: values[usageColumns.input] as number | null,
+      cached_input_tokens: values[usageColumns.cached] as number | null,
+      output_tokens: values[usageColumns.output] as number | null,
+    });
+  }
+
   private writeAndAnalyze(batch: RowBatch): void {
     this.store.write(batch);
     for (const values of batch.events) {
+      this.collectRequests(values);
       if (!timelineEventTypes.has(values[typeColumn] as string)) continue;
       this.assemblerFor(values[eventRunColumn] as number)?.addEvent(decodeRow<EventRow>(values, eventColumns));
     }
@@ -102,6 +154,10 @@ export class TraceLoader {
       const assembler = this.assemblers.get(runPk) ?? (this.analyzedRuns.has(runPk) ? undefined : new RunTimelineAssembler());
       const run = this.latestRunRows.get(runPk);
       if (assembler === undefined || run === undefined || this.changedAfterAnalysis.has(runPk)) continue;
+      // Its requests first: the run's analysis stores their findings with its own.
+      const requests = this.runRequests.get(runPk);
+      if (requests !== undefined && !requests.streamed) this.requests.storeLogged(runPk, requests.events, requests.usages.byRequest);
+      this.runRequests.delete(runPk);
       this.analyzer.analyze(run, assembler);
       this.assemblers.delete(runPk);
       this.analyzedRuns.add(runPk);
