@@ -142,6 +142,23 @@ describe('request analysis', () => {
     assert.deepEqual(requests.map((r) => r.input_tokens), [1000, 1200, 1400, 11500, 11700]);
     assert.equal(report.findings.filter((f) => f.kind === 'history_rewrite').length, 0);
   });
+
+  it('gives no token count, rather than an estimate of 0, for a reconstructed request the trace recorded nothing before', async () => {
+    const events = [
+      { type: 'model_response', run_id: 'r', step: 1, ts: ts(1), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'ls', arguments: '{}' }] },
+      { type: 'tool_result', run_id: 'r', step: 1, ts: ts(2), call_id: 'c1', output: 'a.ts b.ts' },
+      { type: 'model_response', run_id: 'r', step: 2, ts: ts(3), outcome: 'final', finish_reason: 'stop', text: 'Two files.' },
+    ];
+    const { report } = await analyzeFile(write('nothing-before.jsonl', events));
+    assert.deepEqual(
+      report.runs[0]!.requests.map((r) => [r.messages, r.input_tokens_source]),
+      [
+        [0, null],
+        [2, 'estimated'],
+      ],
+    );
+    assert.equal(report.runs[0]!.requests[0]!.input_tokens, null);
+  });
 });
 
 describe('requests method (the growth chart)', () => {

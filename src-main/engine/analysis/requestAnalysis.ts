@@ -46,9 +46,10 @@ export interface RequestRecord {
   findings: RequestFinding[];
 }
 
-function tokensOf(usage: ResponseUsage, estimate: number | null): { inputTokens: number | null; inputTokensSource: TokenSource | null } {
+/** Recorded input tokens, else the estimate — unless there is nothing to estimate (a request rebuilt from no recorded message). */
+function tokensOf(usage: ResponseUsage, estimate: number): { inputTokens: number | null; inputTokensSource: TokenSource | null } {
   if (usage.inputTokens !== null) return { inputTokens: usage.inputTokens, inputTokensSource: 'recorded' };
-  return estimate === null ? { inputTokens: null, inputTokensSource: null } : { inputTokens: estimate, inputTokensSource: 'estimated' };
+  return estimate === 0 ? { inputTokens: null, inputTokensSource: null } : { inputTokens: estimate, inputTokensSource: 'estimated' };
 }
 
 /** Pairing problems not already reported for an earlier request of the run (a call left unanswered stays so in every later history). */
