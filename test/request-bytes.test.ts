@@ -66,6 +66,15 @@ describe('a request read message by message', () => {
     assert.ok(compared >= 50, `${compared} requests compared`);
   });
 
+  it('still equals the request read whole when its cache of messages is far smaller than the history (it starts over)', () => {
+    const reader = new RequestBytesReader(300);
+    const line = readFileSync(join(examples, 'normal-query.jsonl'), 'utf8')
+      .split('\n')
+      .filter((text) => text.includes('"model_request"'))
+      .at(-1)!;
+    for (let round = 0; round < 3; round++) assert.deepEqual(reader.canonical(Buffer.from(line)), normalizeCanonicalRequest(JSON.parse(line)));
+  });
+
   it('equals the request read whole for random histories written with random whitespace', () => {
     const text = fc.string({ maxLength: 12 });
     const id = fc.constantFrom('call_1', 'call_2', 'call_3');

@@ -15,8 +15,12 @@ import { apiOf } from '../adapters/httpExchangeApis';
 import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/normalizeRequest';
 import { messageHash, rememberMessageHash, type NormalizedRequest, type RequestMessage, type ToolDefinition } from '../../../shared/requests/normalizedRequest';
 
-/** Distinct messages (or tool lists) remembered; more start the cache over (only recomputed, never wrong). */
-const CACHE_LIMIT = 100_000;
+/**
+ * Bytes of distinct messages (and tool lists) remembered; more start the cache over (they are
+ * only parsed again, never wrong). Well under the store worker's heap: a normalized message holds
+ * its text, and a long run's distinct history can be hundreds of megabytes.
+ */
+const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
 
 interface NormalizedElement {
   /** What one element of the messages array normalizes to (an Anthropic user turn with several tool results: several). */
@@ -41,6 +45,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export class RequestBytesReader {
   private readonly elements = new Map<string, NormalizedElement>();
   private readonly toolLists = new Map<string, ToolDefinition[]>();
+  private cachedBytes = 0;
+
+  constructor(private readonly maxCachedBytes = DEFAULT_CACHE_BYTES) {}
+
+  /** Forgets every message: a new run resends its own history, rarely another run's. */
+  clear(): void {
+    this.elements.clear();
+    this.toolLists.clear();
+    this.cachedBytes = 0;
+  }
 
   /** The request of a canonical `model_request` line, or null to have it read whole. */
   canonical(line: Buffer): NormalizedRequest | null {
@@ -126,7 +140,7 @@ export class RequestBytesReader {
     if (isRecord(item) && item['type'] === 'function_call') return null;
     const messages = normalizeMessages([item]);
     const normalized = { messages, hashes: messages.map(messageHash) };
-    if (this.elements.size >= CACHE_LIMIT) this.elements.clear();
+    this.remember(bytes.length);
     this.elements.set(key, normalized);
     return normalized;
   }
@@ -137,8 +151,14 @@ export class RequestBytesReader {
     const known = this.toolLists.get(key);
     if (known !== undefined) return known;
     const tools = (JSON.parse(array.toString('utf8')) as unknown[]).map(normalizeTool);
-    if (this.toolLists.size >= CACHE_LIMIT) this.toolLists.clear();
+    this.remember(array.length);
     this.toolLists.set(key, tools);
     return tools;
+  }
+
+  /** Counts what is about to be cached, starting over first when it would exceed the budget. */
+  private remember(bytes: number): void {
+    if (this.cachedBytes + bytes > this.maxCachedBytes) this.clear();
+    this.cachedBytes += bytes;
   }
 }

@@ -119,6 +119,7 @@ export class LoggedRequestReader {
 
   /** Yields the requests of these events (a run's, in order), each completed against the one before it. */
   *requests(events: readonly RequestEventRow[]): Generator<LoggedRequest> {
+    this.bytes.clear();
     let previous: LoggedRequest | null = null;
     for (const event of events) {
       const logged = this.read(event, previous);
