@@ -205,15 +205,16 @@ function requireSuccess(run: MeasuredRun, what: string): void {
 }
 
 /**
- * The baseline script with its types stripped, in a temp file: running the .ts directly would
- * charge Node's type-stripping start-up (~0.1 s) to the baseline.
+ * A script of scripts/lib with its types stripped, in bench-data/ beside the repo's node_modules
+ * (so its imports resolve): running the .ts directly would charge Node's type-stripping start-up
+ * (~0.1 s) to what it measures. The caller removes it.
  */
-function compiledBaseline(dir: string): string {
-  const source = readFileSync(join(repoRoot, 'scripts/lib/baselineParse.ts'), 'utf8');
+function compiledScript(name: string): string {
+  const source = readFileSync(join(repoRoot, 'scripts/lib', `${name}.ts`), 'utf8');
   const emitWarning = process.emitWarning;
   process.emitWarning = () => undefined; // "stripTypeScriptTypes is an experimental feature"
   try {
-    const out = join(dir, 'baselineParse.mjs');
+    const out = join(repoRoot, 'bench-data', `.${name}.mjs`);
     writeFileSync(out, stripTypeScriptTypes(source));
     return out;
   } finally {
@@ -223,12 +224,12 @@ function compiledBaseline(dir: string): string {
 
 async function runBaseline(trace: TraceInfo): Promise<BaselineReport> {
   log('baseline: split lines + JSON.parse…');
-  const dir = mkdtempSync(join(tmpdir(), 'loopscope-bench-baseline-'));
+  const script = compiledScript('baselineParse');
   let run: MeasuredRun;
   try {
-    run = await measureNode({ args: [compiledBaseline(dir), trace.path], cwd: repoRoot });
+    run = await measureNode({ args: [script, trace.path], cwd: repoRoot });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(script, { force: true });
   }
   requireSuccess(run, 'baseline');
   const out = JSON.parse(run.stdout) as BaselineOutput;
@@ -325,20 +326,6 @@ async function runEngine(cliPath: string, trace: TraceInfo, keepCache: boolean):
 }
 
 // --- 4. other tools on the same file ----------------------------------------------------------------
-
-/** A script of scripts/lib, types stripped, beside the repo's node_modules (so its imports resolve). */
-function compiledScript(name: string): string {
-  const source = readFileSync(join(repoRoot, 'scripts/lib', `${name}.ts`), 'utf8');
-  const emitWarning = process.emitWarning;
-  process.emitWarning = () => undefined;
-  try {
-    const out = join(repoRoot, 'bench-data', `.${name}.mjs`);
-    writeFileSync(out, stripTypeScriptTypes(source));
-    return out;
-  } finally {
-    process.emitWarning = emitWarning;
-  }
-}
 
 async function runDuckDb(trace: TraceInfo): Promise<ComparisonReport> {
   log('duckdb: read_json into a table…');

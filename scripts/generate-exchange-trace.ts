@@ -10,19 +10,18 @@
  *
  *   npx tsx scripts/generate-exchange-trace.ts --size 200MB --seed 1 --out bench-data/exchange.jsonl
  */
-import { closeSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GenerateStats } from './generate-synthetic-trace';
 import { parseSize } from './generate-synthetic-trace';
+import { writeGeneratedTrace } from './lib/generatedTraceFile';
 import { Prng } from './lib/prng';
 import { paragraph, sentence, systemPrompt, task, toolArguments, toolOutput, toolSpecs, type ToolName } from './lib/vocabulary';
 
 /** Bump when the output for a given (size, seed) changes, so cached files are regenerated. */
 export const EXCHANGE_GENERATOR_VERSION = 1;
 
-const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
 const toolNames: readonly ToolName[] = ['read_file', 'list_dir', 'search_code', 'run_tests', 'http_get', 'write_file'];
 const tools = toolSpecs.map((spec) => ({ name: spec.name, description: spec.description, input_schema: { type: 'object', properties: spec.properties } }));
 const system = [{ type: 'text', text: systemPrompt, cache_control: { type: 'ephemeral' } }];
@@ -112,41 +111,17 @@ export function generateExchangeTrace(options: { targetBytes: number; seed: numb
     scenarios: {},
     seconds: 0,
   };
-  mkdirSync(dirname(resolve(options.outPath)), { recursive: true });
-  const partialPath = `${options.outPath}.partial`;
-  const fd = openSync(partialPath, 'w');
-  let batch: string[] = [];
-  let batchBytes = 0;
-  let nextProgress = 64 * 1024 * 1024;
-  try {
+  writeGeneratedTrace(options.outPath, stats, options.onProgress, (emit) => {
     let clock = Date.UTC(2025, 5, 1);
     while (stats.bytes < options.targetBytes) {
       for (const text of session(new Prng(rng.next() * 2 ** 32), stats.runs++, clock)) {
-        const bytes = Buffer.byteLength(text) + 1;
-        batch.push(text, '\n');
-        batchBytes += bytes;
-        stats.bytes += bytes;
-        stats.lines += 1;
+        emit(text);
         stats.events += 1;
-        stats.maxLineBytes = Math.max(stats.maxLineBytes, bytes);
-        if (batchBytes >= WRITE_BATCH_BYTES) {
-          writeSync(fd, batch.join(''));
-          batch = [];
-          batchBytes = 0;
-        }
-        if (options.onProgress && stats.bytes >= nextProgress) {
-          options.onProgress(stats.bytes);
-          nextProgress += 64 * 1024 * 1024;
-        }
         if (stats.bytes >= options.targetBytes) break;
       }
       clock += 3_600_000;
     }
-    writeSync(fd, batch.join(''));
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partialPath, options.outPath);
+  });
   stats.seconds = (performance.now() - started) / 1000;
   return stats;
 }

@@ -8,10 +8,10 @@
  *
  *   npx tsx scripts/generate-synthetic-trace.ts --size 200MB --seed 1 --out bench-data/trace.jsonl
  */
-import { closeSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeGeneratedTrace } from './lib/generatedTraceFile';
 import { Prng } from './lib/prng';
 import {
   codeLines,
@@ -96,7 +96,6 @@ const ACTIVE_RUNS = 4;
 const SWITCH_PROBABILITY = 0.12;
 /** On average one garbage line per this many bytes written (a few dozen in 200 MB). */
 const GARBAGE_EVERY_BYTES = 8 * 1024 * 1024;
-const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
 
 const toolsJson = JSON.stringify(
   toolSpecs.map((spec) => ({
@@ -419,33 +418,7 @@ export function generateSyntheticTrace(options: GenerateOptions): GenerateStats 
     scenarios: {},
     seconds: 0,
   };
-  mkdirSync(dirname(resolve(options.outPath)), { recursive: true });
-  const partialPath = `${options.outPath}.partial`;
-  const fd = openSync(partialPath, 'w');
-  let batch: string[] = [];
-  let batchBytes = 0;
-  let nextProgress = 16 * 1024 * 1024;
-  const flush = (): void => {
-    if (batch.length === 0) return;
-    writeSync(fd, batch.join(''));
-    batch = [];
-    batchBytes = 0;
-  };
-  const emit = (line: string): void => {
-    const bytes = Buffer.byteLength(line) + 1;
-    batch.push(line, '\n');
-    batchBytes += bytes;
-    stats.bytes += bytes;
-    stats.lines++;
-    if (bytes > stats.maxLineBytes) stats.maxLineBytes = bytes;
-    if (batchBytes >= WRITE_BATCH_BYTES) flush();
-    if (options.onProgress && stats.bytes >= nextProgress) {
-      options.onProgress(stats.bytes);
-      nextProgress += 16 * 1024 * 1024;
-    }
-  };
-
-  try {
+  writeGeneratedTrace(options.outPath, stats, options.onProgress, (emit) => {
     const newRun = (): Generator<string> => runLines({ rng: new Prng(rng.next() * 2 ** 32), index: stats.runs++, stats });
     const active: Generator<string>[] = [];
     for (let i = 0; i < ACTIVE_RUNS; i++) active.push(newRun());
@@ -471,11 +444,7 @@ export function generateSyntheticTrace(options: GenerateOptions): GenerateStats 
         stats.garbageLines++;
       }
     }
-    flush();
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partialPath, options.outPath);
+  });
   stats.seconds = (performance.now() - started) / 1000;
   return stats;
 }
