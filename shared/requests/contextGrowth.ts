@@ -176,7 +176,7 @@ export function scaleAdded(added: readonly AddedTokens[], growth: number): Added
 }
 
 /** The tool a message answers or calls, by the calls issued earlier in the request. */
-export function messageTools(request: NormalizedRequest): string[][] {
+function messageTools(request: NormalizedRequest): string[][] {
   const callNames = new Map<string, string>();
   return request.messages.map((message) => {
     for (const call of message.toolCalls) callNames.set(call.callId, call.name);

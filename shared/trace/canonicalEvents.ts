@@ -238,6 +238,15 @@ export const eventTypeAliases: Readonly<Record<string, CanonicalEventType>> = {
   run_finished: 'run_end',
 };
 
+/**
+ * Whether an event the loop logged under its own type (an unknown event) names a user's or a
+ * harness's prompt by that type: what went into the model (a timeline's input lane, a message of
+ * a reconstructed request).
+ */
+export function namesModelInput(typeRaw: string): boolean {
+  return /user|human|prompt|input|instruction|task/i.test(typeRaw);
+}
+
 export function canonicalEventType(raw: string): CanonicalEventType | undefined {
   return eventTypeAliases[raw.trim().toLowerCase().replace(/[.-]/g, '_')];
 }

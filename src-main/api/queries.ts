@@ -10,6 +10,7 @@ import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, CallRow, EventRow, FindingRow, RawRecord, RunRow } from '../../shared/api';
 import type { FindingKind, Severity } from '../../shared/report';
+import { namesModelInput } from '../../shared/trace/canonicalEvents';
 import type { RunStatus } from '../../shared/trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../../shared/trace/timestamps';
 import { readRawLine, SourceChangedError } from '../engine/store/rawLines';
@@ -349,9 +350,6 @@ type EventSqlRow = Pick<StoredEventRow, (typeof eventSqlColumns)[number]>;
 
 const eventColumns = eventSqlColumns.join(', ');
 
-/** An event the loop logged under its own type whose name says it carries a user's or harness's prompt. */
-const INPUT_TYPE_RAW = /user|human|prompt|input|instruction|task/i;
-
 /**
  * The timeline lane of an event: what went into the model (the run's start, each model request,
  * and unknown events whose own type names a user/prompt/input message) is `input`; responses and
@@ -372,7 +370,7 @@ export function laneOf(type: string, typeRaw: string): EventRow['lane'] {
     case 'tool_result':
       return 'result';
     case 'unknown':
-      return INPUT_TYPE_RAW.test(typeRaw) ? 'input' : 'other';
+      return namesModelInput(typeRaw) ? 'input' : 'other';
     default:
       return 'other';
   }

@@ -12,6 +12,7 @@
 import { contentHash } from '../ingest/contentHash';
 import { memberValue, scanArrayElements, scanTopLevel, ScanError, type ScannedMember, type TopLevelScan } from '../ingest/topLevelScan';
 import { apiOf } from '../adapters/httpExchangeApis';
+import { isRecord } from '../adapters/formatAdapter';
 import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/normalizeRequest';
 import { messageHash, rememberMessageHash, type NormalizedRequest, type RequestMessage, type ToolDefinition } from '../../../shared/requests/normalizedRequest';
 
@@ -36,10 +37,6 @@ const structuralKeys = {
 
 function value(bytes: Buffer, member: ScannedMember | undefined): unknown {
   return member === undefined ? undefined : memberValue(bytes, member);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class RequestBytesReader {

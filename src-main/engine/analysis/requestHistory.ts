@@ -17,11 +17,11 @@ import { apiOf } from '../adapters/httpExchangeApis';
 import { isRecord } from '../adapters/formatAdapter';
 import { RawLineReader } from '../store/rawLines';
 import { RequestBytesReader } from './requestBytes';
+import { tokensForChars } from './tokenEstimator';
+import { namesModelInput } from '../../../shared/trace/canonicalEvents';
 
 /** A request record this large is not read back. */
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
-/** Characters per token when sizing a reconstructed message: the usual estimate for English and code. */
-const CHARS_PER_TOKEN = 4;
 
 /** The provider's usage for the response that answered a request. */
 export interface ResponseUsage {
@@ -104,6 +104,7 @@ export function answeringUsages(db: Database.Database, runPk: number): Map<numbe
  * completed with the conversation the server kept (see withStoredConversation).
  */
 export class LoggedRequestReader {
+  /** Per source: its open file; null for an unknown source. */
   private readonly readers = new Map<number, RawLineReader | null>();
   private readonly bytes = new RequestBytesReader();
 
@@ -136,7 +137,7 @@ export class LoggedRequestReader {
     }
     const reader = this.reader(event.source_id);
     if (reader === null) return { ...base, record: null, request: { problem: `the file of line ${event.line} is not known` } };
-    const format = prepared<[number], { format: string }>(this.db, 'SELECT format FROM sources WHERE id = ?').get(event.source_id)?.format;
+    const format = reader.format;
     let record: unknown;
     try {
       const bytes = reader.read(event.line, event).bytes;
@@ -234,9 +235,6 @@ function streamedResponse(sse: string): Record<string, unknown> | undefined {
 // ---------------------------------------------------------------------------------------------
 // Reconstruction
 
-/** Raw event types whose records carry what a user or harness sent the model (see api/queries.ts laneOf). */
-const INPUT_TYPE_RAW = /user|human|prompt|input|instruction|task/i;
-
 interface HistoryEventRow {
   id: number;
   line: number;
@@ -268,7 +266,7 @@ export type HistoryItem =
   | { kind: 'response'; eventId: number; line: number; step: number | null; usage: ResponseUsage; message: RequestMessage | null; tokens: number };
 
 function tokensOf(chars: number | null): number {
-  return chars === null ? 0 : Math.ceil(chars / CHARS_PER_TOKEN);
+  return chars === null ? 0 : tokensForChars(chars);
 }
 
 function textMessage(role: string, text: string, sourceIndex: number): RequestMessage {
@@ -299,7 +297,7 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
         }
         break;
       case 'unknown':
-        if (INPUT_TYPE_RAW.test(event.type_raw)) {
+        if (namesModelInput(event.type_raw)) {
           yield { kind: 'message', eventId: event.id, message: textMessage('user', `${event.type_raw} record (line ${event.line})`, event.line), tokens: tokensOf(event.byte_length) };
         }
         break;

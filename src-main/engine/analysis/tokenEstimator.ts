@@ -23,6 +23,11 @@ function countTokens(text: string): number {
 
 /** Characters per token for relative sizes: the usual estimate for English and code. */
 const CHARS_PER_TOKEN = 4;
+
+/** A size in tokens from characters alone: where there is no text to tokenize, or only proportions matter. */
+export function tokensForChars(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
 /** Tokens an API adds around each message (role, separators): OpenAI documents 3–4 for chat messages. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Distinct messages remembered; a run with more starts over (counts are only recomputed, never wrong). */
@@ -50,11 +55,10 @@ export class TokenEstimator {
    * are scaled to: the split needs proportions, not a tokenizer's exact counts.
    */
   sizes(request: NormalizedRequest): RequestTokenCounts {
-    const quarter = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
     return {
-      system: quarter(request.system?.length ?? 0),
-      tools: request.tools.length === 0 ? 0 : quarter(JSON.stringify(request.tools).length),
-      messages: request.messages.map((message) => quarter(messageChars(message)) + MESSAGE_OVERHEAD_TOKENS),
+      system: tokensForChars(request.system?.length ?? 0),
+      tools: request.tools.length === 0 ? 0 : tokensForChars(JSON.stringify(request.tools).length),
+      messages: request.messages.map((message) => tokensForChars(messageChars(message)) + MESSAGE_OVERHEAD_TOKENS),
     };
   }
 

@@ -65,7 +65,8 @@ export class RawLineReader {
   private constructor(
     private readonly fd: number,
     private readonly size: number,
-    private readonly zip: boolean,
+    /** The format the source was read as. */
+    readonly format: string,
   ) {}
 
   /** Null when the source is unknown; throws SourceChangedError when the file changed since it was ingested. */
@@ -76,11 +77,11 @@ export class RawLineReader {
     if (current.size !== source.size || current.mtimeMs !== source.mtime_ms || current.fingerprint !== source.fingerprint) {
       throw new SourceChangedError(`${source.path} changed since it was ingested; reopen it to see its current lines`);
     }
-    return new RawLineReader(openSync(source.path, 'r'), source.size, adapterNamed(source.format)?.framing === 'zip-json');
+    return new RawLineReader(openSync(source.path, 'r'), source.size, source.format);
   }
 
   read(line: number, location: LocationRow, options: { maxBytes?: number } = {}): RawLine {
-    if (this.zip) {
+    if (adapterNamed(this.format)?.framing === 'zip-json') {
       const zipEntry = zipEntryBytes(this.fd, this.size, location.byte_offset);
       if (zipEntry !== null) return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };
     }
