@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GenerateStats } from './generate-synthetic-trace';
-import { parseSize } from './generate-synthetic-trace';
+import { emptyStats, parseSize } from './generate-synthetic-trace';
 import { writeGeneratedTrace } from './lib/generatedTraceFile';
 import { Prng } from './lib/prng';
 import { paragraph, sentence, systemPrompt, task, toolArguments, toolOutput, toolSpecs, type ToolName } from './lib/vocabulary';
@@ -97,20 +97,7 @@ function* session(rng: Prng, index: number, clockStart: number): Generator<strin
 export function generateExchangeTrace(options: { targetBytes: number; seed: number; outPath: string; onProgress?: (bytes: number) => void }): GenerateStats {
   const started = performance.now();
   const rng = new Prng(options.seed);
-  const stats: GenerateStats = {
-    generatorVersion: EXCHANGE_GENERATOR_VERSION,
-    seed: options.seed,
-    targetBytes: options.targetBytes,
-    bytes: 0,
-    lines: 0,
-    events: 0,
-    garbageLines: 0,
-    runs: 0,
-    maxLineBytes: 0,
-    eventTypes: {},
-    scenarios: {},
-    seconds: 0,
-  };
+  const stats = emptyStats(EXCHANGE_GENERATOR_VERSION, options);
   writeGeneratedTrace(options.outPath, stats, options.onProgress, (emit) => {
     let clock = Date.UTC(2025, 5, 1);
     while (stats.bytes < options.targetBytes) {

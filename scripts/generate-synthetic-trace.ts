@@ -401,23 +401,16 @@ function* runLines({ rng, index, stats }: RunContext): Generator<string> {
   }
 }
 
+/** The counts of a generator about to start. */
+export function emptyStats(generatorVersion: number, options: Pick<GenerateOptions, 'seed' | 'targetBytes'>): GenerateStats {
+  const { seed, targetBytes } = options;
+  return { generatorVersion, seed, targetBytes, bytes: 0, lines: 0, events: 0, garbageLines: 0, runs: 0, maxLineBytes: 0, eventTypes: {}, scenarios: {}, seconds: 0 };
+}
+
 export function generateSyntheticTrace(options: GenerateOptions): GenerateStats {
   const started = performance.now();
   const rng = new Prng(options.seed);
-  const stats: GenerateStats = {
-    generatorVersion: GENERATOR_VERSION,
-    seed: options.seed,
-    targetBytes: options.targetBytes,
-    bytes: 0,
-    lines: 0,
-    events: 0,
-    garbageLines: 0,
-    runs: 0,
-    maxLineBytes: 0,
-    eventTypes: {},
-    scenarios: {},
-    seconds: 0,
-  };
+  const stats = emptyStats(GENERATOR_VERSION, options);
   writeGeneratedTrace(options.outPath, stats, options.onProgress, (emit) => {
     const newRun = (): Generator<string> => runLines({ rng: new Prng(rng.next() * 2 ** 32), index: stats.runs++, stats });
     const active: Generator<string>[] = [];
