@@ -174,16 +174,6 @@ export const searchHitSchema = z.object({
 });
 export type SearchHit = z.infer<typeof searchHitSchema>;
 
-export const stepSchema = z.object({
-  step: z.number().int(),
-  firstLine: z.number().int(),
-  lastLine: z.number().int(),
-  startedAt: z.string().nullable(),
-  endedAt: z.string().nullable(),
-  events: z.number().int(),
-  responseEventId: z.number().int().nullable(),
-});
-
 export const budgetUseSchema = z.object({
   /** `tool_calls`, `turns`, `output_tokens`, `cost_usd`, … */
   name: z.string(),
@@ -344,14 +334,22 @@ export const apiMethods = {
       task: z.string().nullable(),
       endLimit: z.string().nullable(),
       budgets: z.array(budgetUseSchema),
-      steps: z.array(stepSchema),
       children: z.array(z.object({ runPk: z.number().int(), runId: z.string(), callId: z.string().nullable() })),
     }),
   },
-  /** A run's events in order, paged (a run can have a million). */
-  runEvents: { request: z.object({ traceId, runPk: z.number().int(), ...page }), response: paged(eventRowSchema) },
+  /**
+   * A run's events in order, paged (a run can have a million), with the tool calls the page's
+   * events issue, start or answer (`calls`): a view holds the calls of what it has shown, never all
+   * of a run's.
+   */
+  runEvents: { request: z.object({ traceId, runPk: z.number().int(), ...page }), response: paged(eventRowSchema).extend({ calls: z.array(callRowSchema) }) },
   /** Where an event sits in its run's event list: for jumping to it. */
   eventPosition: { request: z.object({ traceId, eventId: z.number().int() }), response: z.object({ runPk: z.number().int(), index: z.number().int() }) },
+  /** A step of a run (`at`), or the nearest one `after` or `before` it, and its first event's index in the run's event list; null when there is none. */
+  stepPosition: {
+    request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']) }),
+    response: z.object({ step: z.number().int(), index: z.number().int() }).nullable(),
+  },
   event: {
     request: z.object({ traceId, eventId: z.number().int(), maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024) }),
     response: z.object({

@@ -300,7 +300,8 @@ function childrenOf(db: Database.Database, scope: TraceScope, run: RunSqlRow): A
     db,
     `SELECT r.id, r.run_id, r.source_id FROM runs r
      WHERE r.source_id IN (${sourceList(scope)}) AND (
-       r.run_id IN (SELECT child_run_id FROM events WHERE run_pk = @runPk AND type = 'tool_result' AND child_run_id IS NOT NULL)
+       -- +run_pk: through the small index of results that started a run, not all of the run's events.
+       r.run_id IN (SELECT child_run_id FROM events WHERE +run_pk = @runPk AND type = 'tool_result' AND child_run_id IS NOT NULL)
        OR (r.source_id IN (SELECT id FROM sources WHERE parent_source_id = @sourceId) AND substr(r.run_id, 1, length(@runId) + 1) = @runId || '/'))
      ORDER BY r.source_id, r.first_line`,
   ).all({ runPk: run.id, sourceId: run.source_id, runId: run.run_id });
@@ -312,27 +313,12 @@ function childrenOf(db: Database.Database, scope: TraceScope, run: RunSqlRow): A
 
 const run: Query<'run'> = (db, scope, request) => {
   const row = runInScope(db, scope, request.runPk);
-  const steps = prepared<[number], { step: number; first_line: number; last_line: number; started_at: string | null; ended_at: string | null; events: number; response_event_id: number | null }>(
-    db,
-    'SELECT step, first_line, last_line, started_at, ended_at, events, response_event_id FROM steps WHERE run_pk = ? ORDER BY step',
-  )
-    .all(row.id)
-    .map((step) => ({
-      step: step.step,
-      firstLine: step.first_line,
-      lastLine: step.last_line,
-      startedAt: step.started_at,
-      endedAt: step.ended_at,
-      events: step.events,
-      responseEventId: step.response_event_id,
-    }));
   return {
     run: toRunRow(db, scope, row),
     config: runConfig(row.config_json),
     task: runTask(db, row.start_event_id),
     endLimit: row.end_limit,
     budgets: budgetUses(db, scope, row),
-    steps,
     children: childrenOf(db, scope, row),
   };
 };
@@ -342,7 +328,7 @@ const run: Query<'run'> = (db, scope, request) => {
 
 const eventSqlColumns = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'ts', 'call_id', 'name', 'outcome',
-  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary',
+  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary', 'run_index',
 ] as const satisfies readonly (keyof StoredEventRow)[];
 
 /** The stored event columns a view lists. */
@@ -401,14 +387,33 @@ function toEventRow(row: EventSqlRow): EventRow {
 
 const runEvents: Query<'runEvents'> = (db, scope, request) => {
   const row = runInScope(db, scope, request.runPk);
-  const total = prepared<[number], { total: number }>(db, 'SELECT count(*) AS total FROM events WHERE run_pk = ?').get(row.id)?.total ?? 0;
-  const rows = prepared<[number, number, number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE run_pk = ? ORDER BY id LIMIT ? OFFSET ?`).all(
+  // Both by the run's position index: the count from its last entry, the page by seeking to its
+  // first row (keyset on run_index), so the millionth event costs what the first does.
+  const total = (prepared<[number], { last: number | null }>(db, 'SELECT max(run_index) AS last FROM events WHERE run_pk = ?').get(row.id)?.last ?? -1) + 1;
+  const rows = prepared<[number, number, number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE run_pk = ? AND run_index >= ? ORDER BY run_index LIMIT ?`).all(
     row.id,
-    request.limit,
     request.offset,
+    request.limit,
   );
-  return { total, offset: request.offset, rows: rows.map(toEventRow) };
+  return { total, offset: request.offset, rows: rows.map(toEventRow), calls: callsOfEvents(db, row.id, rows) };
 };
+
+/** The calls `events` issue (responses) or name by id (starts, results, not-executed marks). */
+function callsOfEvents(db: Database.Database, runPk: number, events: readonly EventSqlRow[]): CallRow[] {
+  const issuers = events.filter((event) => event.type === 'model_response' || event.type === 'stream_fragment').map((event) => event.id);
+  const callIds = [...new Set(events.flatMap((event) => (event.call_id === null ? [] : [event.call_id])))];
+  if (issuers.length === 0 && callIds.length === 0) return [];
+  // Two index seeks (tool_calls by issuing event, by call id), not one OR that scans the run's calls.
+  return prepared<[{ runPk: number; issuers: string; callIds: string }], CallSqlRow>(
+    db,
+    `${callSelect} WHERE c.id IN (
+       SELECT id FROM tool_calls WHERE run_pk = @runPk AND event_id IN (SELECT value FROM json_each(@issuers))
+       UNION SELECT id FROM tool_calls WHERE run_pk = @runPk AND call_id IN (SELECT value FROM json_each(@callIds)))
+     ORDER BY c.id`,
+  )
+    .all({ runPk, issuers: JSON.stringify(issuers), callIds: JSON.stringify(callIds) })
+    .map(toCallRow);
+}
 
 function eventInScope(db: Database.Database, scope: TraceScope, eventId: number): EventSqlRow {
   const row = prepared<[number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE id = ? AND source_id IN (${sourceList(scope)})`).get(eventId);
@@ -418,8 +423,27 @@ function eventInScope(db: Database.Database, scope: TraceScope, eventId: number)
 
 const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   const event = eventInScope(db, scope, request.eventId);
-  const index = prepared<[number, number], { index: number }>(db, 'SELECT count(*) AS "index" FROM events WHERE run_pk = ? AND id < ?').get(event.run_pk, event.id)?.index ?? 0;
-  return { runPk: event.run_pk, index };
+  return { runPk: event.run_pk, index: event.run_index };
+};
+
+/**
+ * A step of a run and where it starts in the run's event list: the step itself (`at`), or the
+ * nearest one after or before it — what stepping through a run of 250,000 steps asks, one at a time.
+ */
+const stepPosition: Query<'stepPosition'> = (db, scope, request) => {
+  const run = runInScope(db, scope, request.runPk);
+  const comparison = { at: '= @step ORDER BY step', after: '> @step ORDER BY step', before: '< @step ORDER BY step DESC' }[request.direction];
+  const step = prepared<[{ runPk: number; step: number }], { step: number; first_line: number }>(
+    db,
+    `SELECT step, first_line FROM steps WHERE run_pk = @runPk AND step ${comparison} LIMIT 1`,
+  ).get({ runPk: run.id, step: request.step });
+  if (step === undefined) return null;
+  // The step's first event: the run's first one at or after the step's first line.
+  const first = prepared<[number, number, number], { run_index: number }>(
+    db,
+    'SELECT run_index FROM events WHERE source_id = ? AND line >= ? AND run_pk = ? ORDER BY source_id, line, id LIMIT 1',
+  ).get(run.source_id, step.first_line, run.id);
+  return first === undefined ? null : { step: step.step, index: first.run_index };
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -726,6 +750,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   run,
   runEvents,
   eventPosition,
+  stepPosition,
   event,
   calls,
   findings,

@@ -2,9 +2,9 @@
  * A virtualized list over `usePagedRows`: only the rows on screen are in the DOM, and only the
  * pages around them are fetched. Rows not loaded yet show a placeholder of the same height.
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { PagedRows } from '../api/usePagedRows';
+import { useWindowedVirtualizer } from './useWindowedVirtualizer';
 
 export interface PagedListProps<T> {
   rows: PagedRows<T>;
@@ -20,19 +20,19 @@ export interface PagedListProps<T> {
 export function PagedList<T>({ rows, estimateSize, renderRow, rowKey, className, testId, label }: PagedListProps<T>) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = rows.total ?? 0;
-  const virtualizer = useVirtualizer({
+  const { virtualizer, start } = useWindowedVirtualizer({
     count,
     getScrollElement: () => scrollElement.current,
-    estimateSize: () => estimateSize,
+    estimateSize,
     overscan: 8,
-    getItemKey: (index) => {
+    keyOf: (index) => {
       const row = rows.rowAt(index);
       return row === undefined ? `slot-${index}` : rowKey(row, index);
     },
   });
   const items = virtualizer.getVirtualItems();
-  const first = items[0]?.index ?? 0;
-  const last = items[items.length - 1]?.index ?? 0;
+  const first = start + (items[0]?.index ?? 0);
+  const last = start + (items[items.length - 1]?.index ?? 0);
   const { want } = rows;
   useEffect(() => {
     if (count > 0) want(first, last);
@@ -42,7 +42,8 @@ export function PagedList<T>({ rows, estimateSize, renderRow, rowKey, className,
     <div ref={scrollElement} className={`paged-list ${className ?? ''}`} data-testid={testId} role="list" aria-label={label}>
       <div className="paged-list-inner" style={{ height: virtualizer.getTotalSize() }}>
         {items.map((item) => {
-          const row = rows.rowAt(item.index);
+          const index = start + item.index;
+          const row = rows.rowAt(index);
           return (
             <div
               key={item.key}
@@ -52,7 +53,7 @@ export function PagedList<T>({ rows, estimateSize, renderRow, rowKey, className,
               role="listitem"
               style={{ transform: `translateY(${item.start}px)` }}
             >
-              {row === undefined ? <div className="row-placeholder" aria-busy="true" /> : renderRow(row, item.index)}
+              {row === undefined ? <div className="row-placeholder" aria-busy="true" /> : renderRow(row, index)}
             </div>
           );
         })}

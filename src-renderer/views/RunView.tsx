@@ -6,7 +6,7 @@
  * run's requests and context growth are its second section (`/requests`).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
+import type { ApiResponse, CallRow, EventRow, FindingRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { fetchAll } from '../api/fetchAll';
@@ -27,7 +27,6 @@ import { lastListRoute } from './lastListRoute';
 
 type RunRoute = Extract<Route, { view: 'run' }>;
 type RunDetail = ApiResponse<'run'>;
-type Step = RunDetail['steps'][number];
 
 const eventPageSize = 500;
 
@@ -43,14 +42,25 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
   const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
-  const calls = useQuery(`runCalls:${runKey}`, (client) => fetchAll((offset, limit) => client.calls({ traceId, runPk, offset, limit })));
-  const events = usePagedRows(`events:${traceId}:${runPk}`, revision, (offset, limit) => api.runEvents({ traceId, runPk, offset, limit }), eventPageSize);
+  // The calls of the pages shown so far, as each page brings them: a run can have 375,000 calls.
+  const shownCalls = useRef({ runKey, calls: new Map<string, CallRow>() });
+  if (shownCalls.current.runKey !== runKey) shownCalls.current = { runKey, calls: new Map() };
+  const fetchEvents = useCallback(
+    async (offset: number, limit: number) => {
+      const page = await api.runEvents({ traceId, runPk, offset, limit });
+      const held = shownCalls.current;
+      if (held.runKey === runKey) for (const call of page.calls) held.calls.set(`${call.eventId}:${call.callIndex}`, call);
+      return page;
+    },
+    [api, traceId, runPk, runKey],
+  );
+  const events = usePagedRows(`events:${traceId}:${runPk}`, revision, fetchEvents, eventPageSize);
 
-  const callIndex = useMemo(() => indexCalls(calls.status === 'ready' ? calls.data : []), [calls]);
+  // Recomputed when a page arrives (events.revision): the pages' calls were added just before.
+  const callIndex = useMemo(() => indexCalls([...shownCalls.current.calls.values()]), [runKey, events.revision]);
   const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
-  const steps = run.status === 'ready' ? run.data.steps : null;
 
-  const { cursor, failure: cursorFailure } = useCursor(route, events, steps);
+  const { cursor, failure: cursorFailure } = useCursor(route, events);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
   const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor, events);
@@ -80,28 +90,23 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
     pendingStep.current = null;
   }, [route.step, route.eventId]);
   const moveStep = (direction: 1 | -1) => {
-    if (steps === null || steps.length === 0) return;
     const current = pendingStep.current ?? route.step ?? cursor?.event?.step ?? null;
-    const target =
-      current === null
-        ? direction === 1
-          ? steps[0]
-          : undefined
-        : direction === 1
-          ? steps.find((step) => step.step > current)
-          : steps.findLast((step) => step.step < current);
-    if (target === undefined) return;
-    pendingStep.current = target.step;
-    setActiveFindingId(null);
-    if (!inspectorOpen) {
-      navigate(routes.run(traceId, runPk, { step: target.step }));
-      return;
-    }
-    // The inspector follows the cursor: find the step's first event to show it.
-    void firstIndexOfStep(events, target).then(async (index) => {
-      const event = index === null ? undefined : await events.load(index);
+    if (current === null && direction === -1) return;
+    // A run can have 250,000 steps: the server finds the next one, not a list held here.
+    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before' });
+    pendingStep.current = current;
+    void asked.then(async (target) => {
+      if (target === null || pendingStep.current !== current) return;
+      pendingStep.current = target.step;
+      setActiveFindingId(null);
+      if (!inspectorOpen) {
+        navigate(routes.run(traceId, runPk, { step: target.step }));
+        return;
+      }
+      // The inspector follows the cursor: show the step's first event.
+      const event = await events.load(target.index);
       if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId }));
-    });
+    }, (error: unknown) => setNotice(errorMessage(error)));
   };
   const moveFinding = (direction: 1 | -1) => {
     const ordered = findingIndex.ordered;
@@ -151,12 +156,11 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   // While another run loads, the previous one's data must not stand in for it.
   if (run.data === undefined || run.data.run.runPk !== runPk) return <Loading what="the run" />;
   const detail = run.data;
-  const ready = run.status === 'ready' && findings.status === 'ready' && calls.status === 'ready' && events.total !== null && events.fresh;
+  const ready = run.status === 'ready' && findings.status === 'ready' && events.total !== null && events.fresh;
   return (
     <section className="run-view" data-testid="run-view" data-state={ready ? 'ready' : 'loading'} data-run-id={detail.run.runId} data-cursor-index={cursor?.index ?? ''}>
       <RunHeader traceId={traceId} detail={detail} findings={findingIndex} activeFindingId={activeFindingId} onSelectFinding={goToFinding} section={route.section} />
       {findings.status === 'error' && <Failure what="the run's findings" error={findings.error} />}
-      {calls.status === 'error' && <Failure what="the run's tool calls" error={calls.error} />}
       {events.error !== null && <Failure what="the run's events" error={new Error(events.error)} />}
       {cursorFailure !== null && <Failure what="the event this link points to" error={new Error(cursorFailure)} />}
       {notice !== null && (
@@ -263,27 +267,12 @@ function useDiffAction(traceId: string, runPk: number, eventId: number | null, c
  * listed in file order, so this is a binary search over pages (each probe loads at most one page,
  * and pages stay cached), never a read of the whole run.
  */
-async function firstIndexOfStep(events: PagedRows<EventRow>, step: Step): Promise<number | null> {
-  const head = await events.load(0);
-  if (head === undefined || events.total === null) return null;
-  let low = 0;
-  let high = events.total;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    const row = await events.load(middle);
-    if (row === undefined) return null;
-    if (row.line < step.firstLine) low = middle + 1;
-    else high = middle;
-  }
-  return Math.min(low, events.total - 1);
-}
-
 /**
  * The cursor the route asks for: `/event/<id>` puts it on that event (found with `eventPosition`),
  * `/step/<n>` on the step's first event, unless it already sits in that step (closing the
  * inspector keeps it where it was).
  */
-function useCursor(route: RunRoute, events: PagedRows<EventRow>, steps: readonly Step[] | null): { cursor: Cursor | null; failure: string | null } {
+function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Cursor | null; failure: string | null } {
   const api = useApi();
   const [position, setPosition] = useState<{ runPk: number; index: number } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -312,16 +301,22 @@ function useCursor(route: RunRoute, events: PagedRows<EventRow>, steps: readonly
         },
         (error: unknown) => active && setFailure(errorMessage(error)),
       );
-    } else if (step !== null && steps !== null) {
+    } else if (step !== null) {
       if (currentEvent !== undefined && currentEvent.step === step) return;
-      const target = steps.find((candidate) => candidate.step === step);
-      if (target) void firstIndexOfStep(eventsRef.current, target).then(place);
+      api.stepPosition({ traceId, runPk, step, direction: 'at' }).then(
+        (found) => {
+          if (!active) return;
+          if (found === null) setFailure(`this run has no step ${step}`);
+          else place(found.index);
+        },
+        (error: unknown) => active && setFailure(errorMessage(error)),
+      );
     }
     return () => {
       active = false;
     };
     // currentEvent is read only to skip a jump that is already done; it must not trigger one.
-  }, [api, traceId, runPk, eventId, step, steps]);
+  }, [api, traceId, runPk, eventId, step]);
 
   return { cursor: current === null ? null : { index: current.index, event: currentEvent }, failure };
 }

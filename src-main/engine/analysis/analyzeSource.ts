@@ -76,43 +76,75 @@ function toEntry(event: TimelineEventRow, calls: TimelineCall[]): TimelineEntry 
   }
 }
 
-/** Collects one run's rows, in id order, and turns them into its timeline. */
+/** A stream fragment kept as its row: whether it closes a stream is known only when the stream closes. */
+interface PendingFragment {
+  fragment: TimelineEventRow;
+}
+
+/**
+ * Collects one run's rows, in id order, as its timeline entries. A long run holds one entry per
+ * event until it ends (a million for the longest), so each row becomes its entry at once (no row
+ * kept beside it) and the strings rows repeat — types, tool names, outcomes, error codes — are
+ * shared, not one copy per row as they arrive from another thread.
+ */
 export class RunTimelineAssembler {
-  private readonly events: TimelineEventRow[] = [];
+  private readonly slots: (TimelineEntry | PendingFragment)[] = [];
   private readonly fragments = new Map<number, TimelineEventRow>();
   private readonly callsByEvent = new Map<number, TimelineCall[]>();
+  private readonly strings = new Map<string, string>();
+
+  private intern<T extends string | null>(value: T): T {
+    if (value === null) return value;
+    const known = this.strings.get(value);
+    if (known !== undefined) return known as T;
+    this.strings.set(value, value);
+    return value;
+  }
+
+  /** The list a response's calls are added to, shared with its entry so calls may arrive after it. */
+  private callsOf(eventId: number): TimelineCall[] {
+    let calls = this.callsByEvent.get(eventId);
+    if (calls === undefined) {
+      calls = [];
+      this.callsByEvent.set(eventId, calls);
+    }
+    return calls;
+  }
 
   addEvent(event: TimelineEventRow): void {
     if (!timelineEventTypes.has(event.type)) return;
-    // Only the fields analysis reads are kept: a long run holds one of these per event until it ends.
     const kept: TimelineEventRow = {
       id: event.id,
       line: event.line,
-      type: event.type,
+      type: this.intern(event.type),
       step: event.step,
       ts: event.ts,
       call_id: event.call_id,
-      name: event.name,
-      outcome: event.outcome,
-      finish_reason: event.finish_reason,
+      name: this.intern(event.name),
+      outcome: this.intern(event.outcome),
+      finish_reason: this.intern(event.finish_reason),
       input_tokens: event.input_tokens,
       output_tokens: event.output_tokens,
       cost_usd: event.cost_usd,
       result_ok: event.result_ok,
-      error_code: event.error_code,
+      error_code: this.intern(event.error_code),
       result_hash: event.result_hash,
       progress: event.progress,
       summary: event.type === 'tool_call_not_executed' ? event.summary : null,
     };
-    this.events.push(kept);
-    if (event.type === 'stream_fragment') this.fragments.set(event.id, kept);
+    if (event.type === 'stream_fragment') {
+      this.fragments.set(event.id, kept);
+      this.slots.push({ fragment: kept });
+      return;
+    }
+    const entry = toEntry(kept, event.type === 'model_response' ? this.callsOf(event.id) : []);
+    if (entry !== null) this.slots.push(entry);
   }
 
   addCall(row: Pick<ToolCallRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>): void {
-    const list = this.callsByEvent.get(row.event_id) ?? [];
-    list.push({
+    this.callsOf(row.event_id).push({
       callId: row.call_id,
-      name: row.name,
+      name: this.intern(row.name),
       argsHash: row.args_hash,
       argsError: row.args_error,
       argsSummary: row.args_summary,
@@ -122,23 +154,23 @@ export class RunTimelineAssembler {
       eventId: row.event_id,
       index: row.call_index,
     });
-    this.callsByEvent.set(row.event_id, list);
   }
 
   /** A stream without a model_response closed on this fragment (see TraceIngester.emitStream). */
   setStreamOutcome(eventId: number, outcome: string, finishReason: string | null): void {
     const fragment = this.fragments.get(eventId);
     if (fragment === undefined) return;
-    fragment.outcome = outcome;
-    fragment.finish_reason = finishReason;
+    fragment.outcome = this.intern(outcome);
+    fragment.finish_reason = this.intern(finishReason);
   }
 
   build(run: TimelineRunRow, live: boolean): RunTimeline {
     const entries: TimelineEntry[] = [];
-    for (const event of this.events) {
-      const calls = (this.callsByEvent.get(event.id) ?? []).sort((a, b) => a.index - b.index);
-      const entry = toEntry(event, calls);
-      if (entry !== null) entries.push(entry);
+    for (const slot of this.slots) {
+      const entry = 'fragment' in slot ? toEntry(slot.fragment, this.callsOf(slot.fragment.id)) : slot;
+      if (entry === null) continue;
+      if (entry.kind === 'response') entry.calls.sort((a, b) => a.index - b.index);
+      entries.push(entry);
     }
     return {
       runId: run.run_id,

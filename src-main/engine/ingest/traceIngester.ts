@@ -75,6 +75,8 @@ interface RunState {
   end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
   openStreams: Map<number, OpenStream>;
   steps: Map<number, StepRow>;
+  /** Events of the run so far: the next event's `run_index`. */
+  events: number;
   /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
   version: number;
   storedVersion: number;
@@ -285,6 +287,7 @@ export class TraceIngester {
         end: null,
         openStreams: new Map(),
         steps: new Map(),
+        events: 0,
         version: 0,
         storedVersion: -1,
       };
@@ -358,6 +361,7 @@ export class TraceIngester {
       child_run_id: null,
       cached_input_tokens: null,
       content_chars: null,
+      run_index: run.events++,
     };
     const search = new SearchText(this.searchTextChars);
     switch (event.type) {

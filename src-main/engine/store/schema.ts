@@ -228,6 +228,14 @@ const migrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- An event's position in its run's list (0, 1, 2, … in file order): the key a run's events
+      -- are paged by, so any page of a million-event run is one index seek, not an OFFSET walk.
+      ALTER TABLE events ADD COLUMN run_index INTEGER;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;
@@ -275,8 +283,10 @@ export function migrate(db: Database.Database): boolean {
 export function createQueryIndexes(db: Database.Database): void {
   db.exec(`
     CREATE INDEX IF NOT EXISTS events_by_run ON events (run_pk, id);
+    CREATE INDEX IF NOT EXISTS events_by_run_position ON events (run_pk, run_index);
     CREATE INDEX IF NOT EXISTS events_by_line ON events (source_id, line);
     CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_pk, event_id, call_index);
+    CREATE INDEX IF NOT EXISTS tool_calls_by_call_id ON tool_calls (run_pk, call_id);
     CREATE INDEX IF NOT EXISTS parse_errors_by_source ON parse_errors (source_id, line);
     CREATE INDEX IF NOT EXISTS absorbed_lines_by_source ON absorbed_lines (source_id, line);
     CREATE INDEX IF NOT EXISTS events_by_child_run ON events (child_run_id) WHERE child_run_id IS NOT NULL;

@@ -38,6 +38,8 @@ export interface EventRow {
   child_run_id: string | null;
   cached_input_tokens: number | null;
   content_chars: number | null;
+  /** Position in its run's event list (0, 1, 2, … in file order). */
+  run_index: number;
 }
 
 export interface ToolCallRow {
@@ -108,7 +110,7 @@ export interface RunRow {
 export const eventColumns: readonly (keyof EventRow)[] = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
   'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms',
-  'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'child_run_id', 'cached_input_tokens', 'content_chars',
+  'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'child_run_id', 'cached_input_tokens', 'content_chars', 'run_index',
 ];
 export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
@@ -162,7 +164,7 @@ export function encodeEvent(r: EventRow): unknown[] {
   return [
     r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
     r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms,
-    r.result_ok, r.error_code, r.result_hash, r.progress, r.summary, r.child_run_id, r.cached_input_tokens, r.content_chars,
+    r.result_ok, r.error_code, r.result_hash, r.progress, r.summary, r.child_run_id, r.cached_input_tokens, r.content_chars, r.run_index,
   ];
 }
 

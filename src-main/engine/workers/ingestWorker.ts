@@ -31,8 +31,11 @@ import {
 const MAX_BATCHES_IN_FLIGHT = 4;
 const FLOW_IN_FLIGHT = 0;
 const FLOW_FAILED = 1;
-/** The store worker keeps little: row batches in flight and the timelines of runs still open (see engine.ts on heap caps). */
-const STORE_WORKER_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 };
+/**
+ * The store worker's heap cap is a safety net, not a budget: what it keeps is the timeline of each
+ * run still open, which for one run of a million events is ~250 MB (see engine.ts on heap caps).
+ */
+const STORE_WORKER_LIMITS = { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 16 };
 
 function post(message: IngestWorkerMessage): void {
   parentPort?.postMessage(message);

@@ -1,0 +1,95 @@
+/**
+ * A vertical virtualizer (@tanstack/react-virtual) over a list that may be longer than a browser
+ * can lay out: Chromium refuses an element taller than ~33.5M px (Firefox ~17.9M), and a million
+ * 46 px rows need 46M. The virtualizer is given a window of the list — at most `windowRows` rows,
+ * ~4.6M px — and the window moves when the viewport nears one of its edges, with the rows on screen
+ * kept exactly where they were (anchored by their measured position). Jumps to any row
+ * (`scrollToIndex`) move the window first. Lists within one window behave as before: the window is
+ * the whole list.
+ */
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+
+export const windowRows = 100_000;
+/** How close (in rows) to an edge of the window the viewport may come before the window moves. */
+const edgeRows = 2_000;
+const settleMs = 1_000;
+
+export interface WindowedVirtualizer {
+  virtualizer: Virtualizer<HTMLDivElement, Element>;
+  /** List index of the window's first row: a virtual item's list index is `start + item.index`. */
+  start: number;
+  /** Rows in the window. */
+  size: number;
+  /** Scrolls to a row of the whole list, moving the window to it first if needed. */
+  scrollToIndex: (index: number, align: 'start' | 'auto') => void;
+}
+
+export function useWindowedVirtualizer(options: {
+  count: number;
+  getScrollElement: () => HTMLDivElement | null;
+  estimateSize: number;
+  overscan: number;
+  /** Key of the row at a list index. */
+  keyOf: (index: number) => string | number;
+}): WindowedVirtualizer {
+  const { count } = options;
+  const [requestedStart, setRequestedStart] = useState(0);
+  const clampStart = (index: number) => Math.max(0, Math.min(index, count - windowRows));
+  const start = clampStart(requestedStart);
+  const size = Math.min(windowRows, count - start);
+  const virtualizer = useVirtualizer<HTMLDivElement, Element>({
+    count: size,
+    getScrollElement: options.getScrollElement,
+    estimateSize: () => options.estimateSize,
+    overscan: options.overscan,
+    getItemKey: (index) => options.keyOf(start + index),
+  });
+
+  // What to restore once the window has moved: a row and where it was (or is to be) on screen.
+  const pending = useRef<{ index: number; delta: number; align: 'start' | 'auto' | null } | null>(null);
+  // Where the scroll is headed after the window moved: until it gets there, the virtual items
+  // describe the old scroll position and say nothing about the edges. Given up after a while, in
+  // case the scroll never lands exactly (the user scrolled meanwhile).
+  const settling = useRef<{ offset: number; until: number } | null>(null);
+  useLayoutEffect(() => {
+    const target = pending.current;
+    if (target === null || target.index < start || target.index >= start + size) return;
+    pending.current = null;
+    const index = target.index - start;
+    const offset = target.align !== null ? virtualizer.getOffsetForIndex(index, target.align)?.[0] : (virtualizer.measurementsCache[index]?.start ?? 0) + target.delta;
+    if (offset === undefined) return;
+    settling.current = { offset, until: performance.now() + settleMs };
+    if (target.align !== null) virtualizer.scrollToIndex(index, { align: target.align });
+    else virtualizer.scrollToOffset(offset);
+  }, [start, size, virtualizer]);
+
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+  const offset = virtualizer.scrollOffset ?? 0;
+  useEffect(() => {
+    if (settling.current !== null) {
+      if (Math.abs(offset - settling.current.offset) > options.estimateSize && performance.now() < settling.current.until) return;
+      settling.current = null;
+    }
+    if (items.length === 0 || pending.current !== null) return;
+    const nearEnd = last >= size - edgeRows && start + size < count;
+    const nearStart = first < edgeRows && start > 0;
+    if (!nearEnd && !nearStart) return;
+    const anchor = items.find((item) => item.end > offset) ?? items[0]!;
+    pending.current = { index: start + anchor.index, delta: offset - anchor.start, align: null };
+    setRequestedStart(clampStart(start + anchor.index - windowRows / 2));
+    // items changes identity on every render; first and last say when it matters.
+  }, [first, last, start, size, count, offset]);
+
+  const scrollToIndex = (index: number, align: 'start' | 'auto') => {
+    if (index >= start && index < start + size) {
+      virtualizer.scrollToIndex(index - start, { align });
+      return;
+    }
+    pending.current = { index, delta: 0, align };
+    setRequestedStart(clampStart(index - windowRows / 2));
+  };
+  return { virtualizer, start, size, scrollToIndex };
+}

@@ -1,0 +1,121 @@
+/**
+ * A run longer than a browser can lay out, in the app: `loopscope serve` on one run of 130,000
+ * events (scripts/generate-long-run-trace.ts), Debian's Chromium. At ~46 px a row, a million rows
+ * would be 46M px, past Chromium's ~33.5M px limit on an element's height; the timeline lays out a
+ * window of 100,000 rows and moves it as the viewport nears an edge. These tests cross that edge.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { generateLongRunTrace, type LongRunStats } from '../../scripts/generate-long-run-trace';
+import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+
+const events = 130_000;
+
+describe('a run of 130,000 events in the browser', { timeout: 240_000 }, () => {
+  let dir: string;
+  let stats: LongRunStats;
+  let served: ServedTraces;
+  let browser: Browser;
+  let app: AppPage;
+  let runUrl: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'loopscope-long-run-'));
+    const path = join(dir, 'long-run.jsonl');
+    stats = generateLongRunTrace({ events, seed: 7, outPath: path });
+    served = await serveTraces([path]);
+    browser = await launchBrowser();
+    app = await openApp(browser, served.url);
+    await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor({ timeout: 120_000 });
+    await app.page.locator('[data-testid=run-row][data-run-id="long-run"]').click();
+    await app.page.locator('[data-testid=run-view][data-state=ready][data-run-id="long-run"]').waitFor();
+    runUrl = app.page.url().split('#')[1]!.replace(/\/step\/.*$/, '');
+  });
+
+  after(async () => {
+    assert.deepEqual(app?.problems ?? [], []);
+    await browser?.close();
+    await served?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Follows an in-app link: the hash changes, the page stays. */
+  async function goTo(page: Page, hash: string): Promise<void> {
+    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+  }
+
+  /** The rows inside the timeline's viewport, in order, once every one of them has loaded. */
+  async function visibleRows(page: Page): Promise<{ line: number; type: string; top: number }[]> {
+    // In-page code as text: the test's TypeScript has no DOM types.
+    const inView = `(() => {
+      const timeline = document.querySelector('[data-testid=timeline]');
+      const view = timeline.getBoundingClientRect();
+      // Below the sticky lane header (30 px), at least in part.
+      return (element) => { const box = element.getBoundingClientRect(); return box.bottom > view.top + 30 && box.top < view.bottom; };
+    })()`;
+    await page.waitForFunction(`[...document.querySelectorAll('[data-testid=timeline] .timeline-slot')].filter(${inView}).every((slot) => !slot.querySelector('[aria-busy=true]'))`);
+    const rows = (await page.evaluate(
+      `[...document.querySelectorAll('[data-testid=timeline-row]')].filter(${inView}).map((row) => ({ line: Number(row.dataset.line), type: row.dataset.type, top: row.getBoundingClientRect().top }))`,
+    )) as { line: number; type: string; top: number }[];
+    return rows.sort((a, b) => a.top - b.top);
+  }
+
+  test('scrolling reaches every row: the window moves near its edge and the rows on screen stay put', async () => {
+    const { page } = app;
+    await goTo(page, runUrl);
+    const scrollToBottom = () => page.evaluate(`(() => { const element = document.querySelector('[data-testid=timeline]'); element.scrollTop = element.scrollHeight; })()`);
+    const heights: number[] = [];
+    let rows = await visibleRows(page);
+    assert.equal(rows[0]?.line, 1);
+    for (let attempt = 0; attempt < 8 && rows.at(-1)?.type !== 'run_end'; attempt += 1) {
+      await scrollToBottom();
+      // The window moves (or, at the end, does not) a moment after the scroll; let it settle.
+      await page.waitForTimeout(400);
+      rows = await visibleRows(page);
+      heights.push((await page.evaluate(`document.querySelector('[data-testid=timeline]').scrollHeight`)) as number);
+      const lines = rows.map((row) => row.line);
+      assert.ok(lines.length > 5, `rows on screen after scroll ${attempt}: ${lines.join(', ')}`);
+      // One run, one event per line: the rows on screen are consecutive lines, none skipped.
+      assert.deepEqual(lines, lines.map((_, i) => lines[0]! + i), `consecutive rows after scroll ${attempt}`);
+      if (attempt === 0) {
+        // The first scroll went to the bottom of the first window (rows up to 100,000): that is
+        // what stays on screen when the window moves on.
+        assert.ok(lines[0]! > 99_900 && lines[0]! <= 100_000, `still at the first window's end: line ${lines[0]}`);
+      }
+    }
+    assert.equal(rows.at(-1)?.type, 'run_end', 'the last event of the run is reachable by scrolling');
+    assert.equal(rows.at(-1)?.line, stats.lines);
+    // A window of 100,000 rows (~4.6M px), not the run's 130,000 (~6M px): what keeps a million-row
+    // run far below the browser's limit.
+    assert.ok(Math.max(...heights) < 5_500_000, `the scrolled height is one window's: ${heights.join(', ')} px`);
+  });
+
+  test('a step anywhere in the run is one jump away, and j/k go on from it', async () => {
+    const { page } = app;
+    const selected = (step: number) => page.locator(`[data-testid=timeline-row][data-selected=true][data-step="${step}"]`);
+    for (const step of [stats.steps, Math.floor(stats.steps / 2), 3]) {
+      await goTo(page, `${runUrl}/step/${step}`);
+      await selected(step).waitFor();
+      assert.ok(await selected(step).isVisible(), `step ${step} is on screen`);
+    }
+    await page.keyboard.press('j');
+    await selected(4).waitFor();
+    await goTo(page, `${runUrl}/step/${stats.rareStep}`);
+    await selected(stats.rareStep).waitFor();
+    await page.keyboard.press('k');
+    await selected(stats.rareStep - 1).waitFor();
+  });
+
+  test("a result far into the run still links to its call: calls come with each page of events", async () => {
+    const { page } = app;
+    await goTo(page, `${runUrl}/step/${stats.steps - 10}`);
+    const result = page.locator(`[data-testid=timeline-row][data-type=tool_result][data-step="${stats.steps - 10}"]`).first();
+    await result.waitFor();
+    await result.locator('[data-testid=link-to-call]').waitFor();
+    assert.match((await result.locator('[data-testid=link-to-call]').textContent()) ?? '', /← call (read_file|grep|run_tests|list_dir|edit_file)/);
+  });
+});
