@@ -1,7 +1,7 @@
 /** The hand-written row encoders must put every value in its table's column order, or rows land in the wrong columns. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { encodeEvent, encodeToolCall, eventColumns, toolCallColumns, type EventRow, type ToolCallRow } from '../src-main/engine/store/traceWriter';
+import { decodeEvent, decodeToolCall, encodeEvent, encodeToolCall, eventColumns, toolCallColumns, type EventRow, type ToolCallRow } from '../src-main/engine/store/traceWriter';
 
 /** A row whose every value names its own column. */
 function selfNamed<Row>(columns: readonly (keyof Row & string)[]): Row {
@@ -14,4 +14,11 @@ it('encodes events in eventColumns order', () => {
 
 it('encodes tool calls in toolCallColumns order', () => {
   assert.deepEqual(encodeToolCall(selfNamed<ToolCallRow>(toolCallColumns)), toolCallColumns);
+});
+
+it('decodes what it encoded, every column back in its field', () => {
+  const event = selfNamed<EventRow>(eventColumns);
+  assert.deepEqual(decodeEvent(encodeEvent(event)), event);
+  const call = selfNamed<ToolCallRow>(toolCallColumns);
+  assert.deepEqual(decodeToolCall(encodeToolCall(call)), call);
 });

@@ -17,7 +17,9 @@ import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from './schema';
 import { SourceRequestAnalyzer } from '../analysis/requestAnalysis';
 import {
+  decodeEvent,
   decodeRow,
+  decodeToolCall,
   eventColumns,
   runColumns,
   toolCallColumns,
@@ -25,7 +27,6 @@ import {
   type EventRow,
   type RowBatch,
   type RunRow,
-  type ToolCallRow,
 } from './traceWriter';
 
 const typeColumn = eventColumns.indexOf('type');
@@ -141,9 +142,9 @@ export class TraceLoader {
     for (const values of batch.events) {
       this.collectRequests(values);
       if (!timelineEventTypes.has(values[typeColumn] as string)) continue;
-      this.assemblerFor(values[eventRunColumn] as number)?.addEvent(decodeRow<EventRow>(values, eventColumns));
+      this.assemblerFor(values[eventRunColumn] as number)?.addEvent(decodeEvent(values));
     }
-    for (const values of batch.toolCalls) this.assemblerFor(values[callRunColumn] as number)?.addCall(decodeRow<ToolCallRow>(values, toolCallColumns));
+    for (const values of batch.toolCalls) this.assemblerFor(values[callRunColumn] as number)?.addCall(decodeToolCall(values));
     for (const stream of batch.streamOutcomes) this.assemblerFor(stream.runPk)?.setStreamOutcome(stream.eventId, stream.outcome, stream.finishReason);
     for (const values of batch.runs) {
       const run = decodeRow<RunRow>(values, runColumns);

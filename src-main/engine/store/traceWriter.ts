@@ -156,8 +156,9 @@ function encode<Row extends object>(row: Row, columns: readonly (keyof Row)[]): 
 }
 
 /**
- * The two hot tables are encoded with their columns spelled out, as array literals: reading
- * properties by a variable name is a megamorphic lookup per value, and ingest encodes every event.
+ * The two hot tables are encoded and decoded with their columns spelled out, as literals: reading
+ * or writing properties by a variable name is a megamorphic lookup per value (and builds objects
+ * in dictionary mode), and ingest encodes every event and the store worker decodes most of them.
  * A test checks that these follow `eventColumns` and `toolCallColumns`.
  */
 export function encodeEvent(r: EventRow): unknown[] {
@@ -170,6 +171,18 @@ export function encodeEvent(r: EventRow): unknown[] {
 
 export function encodeToolCall(r: ToolCallRow): unknown[] {
   return [r.id, r.run_pk, r.event_id, r.call_index, r.call_id, r.name, r.step, r.line, r.origin, r.args_hash, r.args_error, r.args_summary];
+}
+
+export function decodeEvent(v: readonly unknown[]): EventRow {
+  return {
+    id: v[0], source_id: v[1], run_pk: v[2], line: v[3], byte_offset: v[4], byte_length: v[5], type: v[6], type_raw: v[7], step: v[8], step_id: v[9], ts: v[10],
+    call_id: v[11], name: v[12], outcome: v[13], finish_reason: v[14], tool_call_count: v[15], input_tokens: v[16], output_tokens: v[17], cost_usd: v[18], latency_ms: v[19],
+    result_ok: v[20], error_code: v[21], result_hash: v[22], progress: v[23], summary: v[24], child_run_id: v[25], cached_input_tokens: v[26], content_chars: v[27], run_index: v[28],
+  } as EventRow;
+}
+
+export function decodeToolCall(v: readonly unknown[]): ToolCallRow {
+  return { id: v[0], run_pk: v[1], event_id: v[2], call_index: v[3], call_id: v[4], name: v[5], step: v[6], line: v[7], origin: v[8], args_hash: v[9], args_error: v[10], args_summary: v[11] } as ToolCallRow;
 }
 
 export function decodeRow<Row extends object>(values: readonly unknown[], columns: readonly (keyof Row)[]): Row {
