@@ -6,7 +6,7 @@
  * run's requests and context growth are its second section (`/requests`).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ApiResponse, CallRow, EventRow, FindingRow } from '../../shared/api';
+import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { fetchAll } from '../api/fetchAll';
@@ -21,7 +21,7 @@ import { formatRoute, routes, type Route, type RunSection } from '../navigation/
 import { navigate } from '../navigation/useRoute';
 import { EventInspector, type DiffAction } from './EventInspector';
 import { RequestsPanel } from './RequestsPanel';
-import { findingRoute, indexCalls, indexFindings, type RunFindings } from './runModel';
+import { findingRoute, indexFindings, withCalls, type RunFindings } from './runModel';
 import { FindingMarker, Timeline } from './Timeline';
 import { lastListRoute } from './lastListRoute';
 
@@ -42,22 +42,14 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
   const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
-  // The calls of the pages shown so far, as each page brings them: a run can have 375,000 calls.
-  const shownCalls = useRef({ runKey, calls: new Map<string, CallRow>() });
-  if (shownCalls.current.runKey !== runKey) shownCalls.current = { runKey, calls: new Map() };
   const fetchEvents = useCallback(
     async (offset: number, limit: number) => {
       const page = await api.runEvents({ traceId, runPk, offset, limit });
-      const held = shownCalls.current;
-      if (held.runKey === runKey) for (const call of page.calls) held.calls.set(`${call.eventId}:${call.callIndex}`, call);
-      return page;
+      return { total: page.total, rows: withCalls(page.rows, page.calls) };
     },
-    [api, traceId, runPk, runKey],
+    [api, traceId, runPk],
   );
   const events = usePagedRows(`events:${traceId}:${runPk}`, revision, fetchEvents, eventPageSize);
-
-  // Recomputed when a page arrives (events.revision): the pages' calls were added just before.
-  const callIndex = useMemo(() => indexCalls([...shownCalls.current.calls.values()]), [runKey, events.revision]);
   const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
 
   const { cursor, failure: cursorFailure } = useCursor(route, events);
@@ -176,7 +168,6 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
           traceId={traceId}
           runPk={runPk}
           events={events}
-          calls={callIndex}
           findings={findingIndex}
           cursorIndex={cursor?.index ?? null}
           activeFindingId={activeFindingId}

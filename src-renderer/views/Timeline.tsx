@@ -12,7 +12,7 @@ import { callHue, formatCount, formatDuration, humanize } from '../components/fo
 import { useWindowedVirtualizer } from '../components/useWindowedVirtualizer';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
-import { callStartedAt, type RunCalls, type RunFindings } from './runModel';
+import type { RunFindings, TimelineEvent } from './runModel';
 
 const lanes = [
   { lane: 'input', label: 'Input' },
@@ -27,8 +27,7 @@ const lanesHeaderHeight = 30;
 export interface TimelineProps {
   traceId: string;
   runPk: number;
-  events: PagedRows<EventRow>;
-  calls: RunCalls;
+  events: PagedRows<TimelineEvent>;
   findings: RunFindings;
   cursorIndex: number | null;
   activeFindingId: number | null;
@@ -36,7 +35,7 @@ export interface TimelineProps {
   onSelectFinding: (finding: FindingRow) => void;
 }
 
-export function Timeline({ traceId, runPk, events, calls, findings, cursorIndex, activeFindingId, onSelectEvent, onSelectFinding }: TimelineProps) {
+export function Timeline({ traceId, runPk, events, findings, cursorIndex, activeFindingId, onSelectEvent, onSelectFinding }: TimelineProps) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = events.total ?? 0;
   const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
@@ -105,9 +104,6 @@ export function Timeline({ traceId, runPk, events, calls, findings, cursorIndex,
                   event={event}
                   startsStep={startsStep}
                   selected={index === cursorIndex}
-                  issued={calls.byIssuer.get(event.eventId)}
-                  started={event.type === 'tool_call_start' && event.callId !== null ? callStartedAt(calls, event.callId, event.line) : undefined}
-                  answered={calls.byAnswer.get(event.eventId)}
                   findings={rowFindings}
                   stepFindings={stepFindings}
                   activeFindingId={ownsActive ? activeFindingId : null}
@@ -126,15 +122,10 @@ export function Timeline({ traceId, runPk, events, calls, findings, cursorIndex,
 interface TimelineRowProps {
   traceId: string;
   runPk: number;
-  event: EventRow;
+  /** With the calls it issued (a model response), starts (a `tool_call_start`) or answers (a result or a not-executed mark). */
+  event: TimelineEvent;
   startsStep: boolean;
   selected: boolean;
-  /** Calls this event issued (a model response). */
-  issued: CallRow[] | undefined;
-  /** The call this `tool_call_start` starts. */
-  started: CallRow | undefined;
-  /** The call this event answers (a result or a not-executed mark). */
-  answered: CallRow | undefined;
   findings: FindingRow[] | undefined;
   stepFindings: FindingRow[] | undefined;
   activeFindingId: number | null;
@@ -143,7 +134,7 @@ interface TimelineRowProps {
 }
 
 const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
-  const { traceId, runPk, event, startsStep, selected, issued, started, answered, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding } = props;
+  const { traceId, runPk, event, startsStep, selected, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding } = props;
   // Unknown events have no lane of their own; they sit in the input lane, marked as "other".
   const lane = event.lane === 'other' ? 'input' : event.lane;
   const eventLink = (eventId: number) => formatRoute(routes.run(traceId, runPk, { eventId }));
@@ -173,8 +164,8 @@ const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
         </div>
         {lanes.map(({ lane: column }) => (
           <div key={column} className={`lane-cell lane-${column}`} role="gridcell">
-            {column === lane && <EventChip event={event} answered={answered} started={started} eventLink={eventLink} />}
-            {column === 'call' && issued?.map((call) => <CallChip key={call.callIndex} call={call} eventLink={eventLink} />)}
+            {column === lane && <EventChip event={event} answered={event.answered} started={event.started} eventLink={eventLink} />}
+            {column === 'call' && event.issued?.map((call) => <CallChip key={call.callIndex} call={call} eventLink={eventLink} />)}
           </div>
         ))}
       </div>

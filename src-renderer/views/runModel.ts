@@ -1,5 +1,5 @@
-/** Lookups the run view builds once per load, so that each timeline row finds its calls and findings in O(1). */
-import type { CallRow, FindingRow } from '../../shared/api';
+/** What the run view builds from what it fetched: each timeline row's calls, and the run's findings indexed for O(1) lookups. */
+import type { CallRow, EventRow, FindingRow } from '../../shared/api';
 import { routes, type Route } from '../navigation/route';
 
 function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -8,7 +8,7 @@ function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-export interface RunCalls {
+interface PageCalls {
   /** The calls a model response (or closing stream fragment) issued, in order. */
   byIssuer: ReadonlyMap<number, CallRow[]>;
   /** The call an event answered (a result, or a not-executed mark). */
@@ -17,7 +17,7 @@ export interface RunCalls {
   byCallId: ReadonlyMap<string, CallRow[]>;
 }
 
-export function indexCalls(calls: readonly CallRow[]): RunCalls {
+function indexCalls(calls: readonly CallRow[]): PageCalls {
   const byIssuer = new Map<number, CallRow[]>();
   const byAnswer = new Map<number, CallRow>();
   const byCallId = new Map<string, CallRow[]>();
@@ -30,9 +30,31 @@ export function indexCalls(calls: readonly CallRow[]): RunCalls {
 }
 
 /** The call a `tool_call_start` line starts: the last call with its id issued at or before it. */
-export function callStartedAt(calls: RunCalls, callId: string, line: number): CallRow | undefined {
+function callStartedAt(calls: PageCalls, callId: string, line: number): CallRow | undefined {
   const candidates = calls.byCallId.get(callId) ?? [];
   return candidates.filter((call) => call.line <= line).at(-1) ?? candidates[0];
+}
+
+/** An event of the timeline with the tool calls it issued, started or answered. */
+export interface TimelineEvent extends EventRow {
+  issued: CallRow[] | undefined;
+  started: CallRow | undefined;
+  answered: CallRow | undefined;
+}
+
+/**
+ * A page of a run's events with their calls, from the calls the page came with (`runEvents`
+ * sends those its events issue, start or answer): the rows carry their calls, so a view holds
+ * the calls of the pages it holds and no more — a run can have 375,000.
+ */
+export function withCalls(events: readonly EventRow[], calls: readonly CallRow[]): TimelineEvent[] {
+  const index = indexCalls(calls);
+  return events.map((event) => ({
+    ...event,
+    issued: index.byIssuer.get(event.eventId),
+    started: event.type === 'tool_call_start' && event.callId !== null ? callStartedAt(index, event.callId, event.line) : undefined,
+    answered: index.byAnswer.get(event.eventId),
+  }));
 }
 
 export interface RunFindings {
