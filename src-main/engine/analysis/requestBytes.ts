@@ -4,13 +4,18 @@
  * those bytes are seen; later requests reuse it (and its content hash, for alignment). The same
  * goes for the tool definitions. A request line is never parsed whole.
  *
+ * Most of a request is the previous request's messages array, byte for byte: its bytes are
+ * compared with that array's (memcmp), and the elements wholly inside the common prefix are taken
+ * as they were — not scanned, hashed or looked up again. Only what follows is scanned.
+ *
  * Read this way: Chat Completions and Anthropic Messages bodies (HTTP exchange logs) and canonical
  * `model_request` lines. Anything else — Responses input (items merge across elements, and a
  * continuation needs the response it names), a body in an unexpected shape — returns null and is
  * read whole (requestHistory.ts); both give the same normalized request.
  */
 import { contentHash } from '../ingest/contentHash';
-import { memberValue, scanArrayElements, scanTopLevel, ScanError, type ScannedMember, type TopLevelScan } from '../ingest/topLevelScan';
+import { memberValue, scanArray, scanObject, scanTopLevel, ScanError, type ElementRange, type ScannedMember, type SkipMember, type TopLevelScan } from '../ingest/topLevelScan';
+import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../ingest/jsonBytes';
 import { apiOf } from '../adapters/httpExchangeApis';
 import { isRecord } from '../adapters/formatAdapter';
 import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/normalizeRequest';
@@ -39,10 +44,40 @@ function value(bytes: Buffer, member: ScannedMember | undefined): unknown {
   return member === undefined ? undefined : memberValue(bytes, member);
 }
 
+/** How many leading bytes `a` and `b` share: memcmp over blocks, then byte by byte in the block that differs. */
+export function commonPrefixLength(a: Buffer, b: Buffer): number {
+  const length = Math.min(a.length, b.length);
+  const block = 4096;
+  let at = 0;
+  while (at + block <= length && a.compare(b, at, at + block, at, at + block) === 0) at += block;
+  while (at < length && a[at] === b[at]) at += 1;
+  return at;
+}
+
+/** A messages array as read: its bytes, its elements' ranges (relative to its start) and what each normalized to. */
+interface ReadArray {
+  bytes: Buffer;
+  ranges: ElementRange[];
+  elements: NormalizedElement[];
+}
+
+/** A messages array found while scanning its line: where, its elements' ranges there, and how many of them the last array had. */
+interface ScannedArray {
+  bytes: Buffer;
+  open: number;
+  end: number;
+  ranges: ElementRange[];
+  shared: number;
+}
+
 export class RequestBytesReader {
   private readonly elements = new Map<string, NormalizedElement>();
   private readonly toolLists = new Map<string, ToolDefinition[]>();
   private cachedBytes = 0;
+  /** The messages array read last: the next request of the run repeats most of it. */
+  private last: ReadArray | null = null;
+  /** The messages array of the line being read, as its scan found it. */
+  private scanned: ScannedArray | null = null;
 
   constructor(private readonly maxCachedBytes = DEFAULT_CACHE_BYTES) {}
 
@@ -51,12 +86,32 @@ export class RequestBytesReader {
     this.elements.clear();
     this.toolLists.clear();
     this.cachedBytes = 0;
+    this.last = null;
   }
+
+  /** The line's messages array, scanned on from where it stops being the last one's. */
+  private readonly skipMessages: SkipMember = (key, bytes, open) => {
+    if (key !== 'messages' || bytes[open] !== OPEN_BRACKET) return null;
+    const known: ElementRange[] = [];
+    if (this.last !== null) {
+      const common = commonPrefixLength(this.last.bytes, bytes.subarray(open, open + this.last.bytes.length));
+      for (const range of this.last.ranges) {
+        // An object, array or string ends where it closes; a bare number could go on (`12` → `123`),
+        // so it is the same element only if the byte after it is the same too.
+        const closed = this.last.bytes[range.end - 1] === CLOSE_BRACE || this.last.bytes[range.end - 1] === CLOSE_BRACKET || this.last.bytes[range.end - 1] === QUOTE;
+        if (range.end > common || (!closed && range.end === common)) break;
+        known.push({ start: open + range.start, end: open + range.end });
+      }
+    }
+    const { elements, end } = scanArray(bytes, open, known);
+    this.scanned = { bytes, open, end, ranges: elements, shared: known.length };
+    return { end, size: elements.length };
+  };
 
   /** The request of a canonical `model_request` line, or null to have it read whole. */
   canonical(line: Buffer): NormalizedRequest | null {
     return this.guard(() => {
-      const scan = scanTopLevel(line);
+      const scan = scanTopLevel(line, this.skipMessages);
       const params = value(line, scan.get('params'));
       const model = value(line, scan.get('model'));
       if ((params !== undefined && !isRecord(params)) || (model !== undefined && typeof model !== 'string')) return null;
@@ -67,38 +122,44 @@ export class RequestBytesReader {
   /** The request of an HTTP exchange line, or null to have it read whole. */
   exchange(line: Buffer): NormalizedRequest | null {
     return this.guard(() => {
-      const request = scanTopLevel(line).get('request');
-      if (request?.kind !== 'object') return null;
-      const requestBytes = line.subarray(request.start, request.end);
-      const requestScan = scanTopLevel(requestBytes);
-      const url = value(requestBytes, requestScan.get('url'));
-      const body = requestScan.get('body');
-      if (typeof url !== 'string' || body?.kind !== 'object') return null;
-      const bodyBytes = requestBytes.subarray(body.start, body.end);
-      const scan = scanTopLevel(bodyBytes);
+      // One pass over the line: the request object, in it the body, in that the messages array.
+      const found: { request?: TopLevelScan; body?: TopLevelScan } = {};
+      const nested = (name: 'request' | 'body', inner: SkipMember): SkipMember => (key, bytes, open) => {
+        if (key !== name || bytes[open] === OPEN_BRACKET) return null;
+        const { members, end } = scanObject(bytes, open, inner);
+        found[name] = members;
+        return { end, size: members.size };
+      };
+      scanTopLevel(line, nested('request', nested('body', this.skipMessages)));
+      const bodyScan = found.body;
+      const url = value(line, found.request?.get('url'));
+      if (typeof url !== 'string' || bodyScan === undefined) return null;
       // What apiOf reads of a body: which of these members are there, and of what kind.
       const probe: Record<string, unknown> = {
-        messages: scan.get('messages')?.kind === 'array' ? [] : undefined,
-        input: scan.has('input') ? value(bodyBytes, scan.get('input')) : undefined,
-        previous_response_id: value(bodyBytes, scan.get('previous_response_id')),
-        anthropic_version: value(bodyBytes, scan.get('anthropic_version')),
+        messages: bodyScan.get('messages')?.kind === 'array' ? [] : undefined,
+        input: bodyScan.has('input') ? value(line, bodyScan.get('input')) : undefined,
+        previous_response_id: value(line, bodyScan.get('previous_response_id')),
+        anthropic_version: value(line, bodyScan.get('anthropic_version')),
       };
       const api = apiOf(url, probe);
       if (api !== 'openai-chat' && api !== 'anthropic-messages') return null;
       const params: Record<string, unknown> = {};
-      for (const [key, member] of scan) if (!(structuralKeys[api] as readonly string[]).includes(key)) params[key] = memberValue(bodyBytes, member);
-      const system = api === 'anthropic-messages' ? systemText(value(bodyBytes, scan.get('system'))) : null;
-      return this.assemble(bodyBytes, scan, system, requestParams(params, []));
+      for (const [key, member] of bodyScan) if (!(structuralKeys[api] as readonly string[]).includes(key)) params[key] = memberValue(line, member);
+      const system = api === 'anthropic-messages' ? systemText(value(line, bodyScan.get('system'))) : null;
+      return this.assemble(line, bodyScan, system, requestParams(params, []));
     });
   }
 
   /** A scan error or an unexpected shape: the caller reads the line whole and reports exactly what is wrong. */
   private guard(read: () => NormalizedRequest | null): NormalizedRequest | null {
+    this.scanned = null;
     try {
       return read();
     } catch (error) {
       if (error instanceof ScanError || error instanceof SyntaxError) return null;
       throw error;
+    } finally {
+      this.scanned = null;
     }
   }
 
@@ -106,25 +167,38 @@ export class RequestBytesReader {
     const messagesMember = scan.get('messages');
     const toolsMember = scan.get('tools');
     if (messagesMember?.kind !== 'array' || (toolsMember !== undefined && toolsMember.kind !== 'array')) return null;
-    const messages = this.messages(bytes.subarray(messagesMember.start, messagesMember.end));
+    const scanned = this.scanned;
+    if (scanned === null || scanned.bytes !== bytes || scanned.open !== messagesMember.start) return null;
+    const messages = this.messages(scanned);
     if (messages === null) return null;
     const tools = toolsMember === undefined ? [] : this.tools(bytes.subarray(toolsMember.start, toolsMember.end));
     return assembleRequest(system, messages, tools, params);
   }
 
-  private messages(array: Buffer): RequestMessage[] | null {
+  private messages(array: ScannedArray): RequestMessage[] | null {
+    const last = this.last;
     const messages: RequestMessage[] = [];
-    const ranges = scanArrayElements(array);
-    for (let index = 0; index < ranges.length; index++) {
-      const range = ranges[index]!;
-      const element = this.element(array.subarray(range.start, range.end));
-      if (element === null) return null;
+    const elements: NormalizedElement[] = [];
+    for (let index = 0; index < array.ranges.length; index++) {
+      const range = array.ranges[index]!;
+      const element = index < array.shared && last !== null ? last.elements[index]! : this.element(array.bytes.subarray(range.start, range.end));
+      if (element === null) {
+        this.last = null;
+        return null;
+      }
+      elements.push(element);
       element.messages.forEach((message, i) => {
         const copy = { ...message, sourceIndex: index };
         rememberMessageHash(copy, element.hashes[i]!);
         messages.push(copy);
       });
     }
+    this.last = {
+      // A copy: the caller may reuse the line's buffer.
+      bytes: Buffer.from(array.bytes.subarray(array.open, array.end)),
+      ranges: array.ranges.map((range) => ({ start: range.start - array.open, end: range.end - array.open })),
+      elements,
+    };
     return messages;
   }
 

@@ -128,78 +128,98 @@ export function memberPreview(bytes: Buffer, member: ScannedMember, chars: numbe
   return escaped.slice(0, chars);
 }
 
-export function scanTopLevel(bytes: Buffer): TopLevelScan {
-  const scan: TopLevelScan = new Map();
-  let at = skipWhitespace(bytes, 0);
-  if (bytes[at] !== OPEN_BRACE) throw new ScanError('the line is not a JSON object');
-  at = skipWhitespace(bytes, at + 1);
-  if (bytes[at] === CLOSE_BRACE) at += 1;
-  else {
-    for (;;) {
-      if (bytes[at] !== QUOTE) throw new ScanError(`expected a member name at byte ${at}`);
-      const keyEnd = stringEnd(bytes, at);
-      const key = parseSlice(bytes, at, keyEnd + 1) as string;
-      at = skipWhitespace(bytes, keyEnd + 1);
-      if (bytes[at] !== COLON) throw new ScanError(`expected ":" after "${key}"`);
-      at = skipWhitespace(bytes, at + 1);
-      const start = at;
-      const first = bytes[at];
-      if (first === QUOTE) {
-        at = stringEnd(bytes, at) + 1;
-        scan.set(key, { kind: 'string', start, end: at, size: 0 });
-      } else if (first === OPEN_BRACE || first === OPEN_BRACKET) {
-        const { end, size } = skipContainer(bytes, at);
-        at = end;
-        scan.set(key, { kind: first === OPEN_BRACE ? 'object' : 'array', start, end, size });
-      } else {
-        at = scalarEnd(bytes, at);
-        if (at === start) throw new ScanError(`"${key}" has no value`);
-        const member: ScannedMember = { kind: 'scalar', start, end: at, size: 0 };
-        memberValue(bytes, member);
-        scan.set(key, member);
-      }
-      at = skipWhitespace(bytes, at);
-      if (bytes[at] === COMMA) {
-        at = skipWhitespace(bytes, at + 1);
-        continue;
-      }
-      if (bytes[at] === CLOSE_BRACE) {
-        at += 1;
-        break;
-      }
-      throw new ScanError(`expected "," or "}" at byte ${at}`);
-    }
-  }
-  if (skipWhitespace(bytes, at) !== bytes.length) throw new ScanError(`unexpected data after the object at byte ${at}`);
-  return scan;
-}
-
 /**
- * Where each element of a JSON array lies in its bytes (`bytes` is the array, brackets included):
- * a request's messages hashed and parsed one by one, without parsing the array.
+ * How a caller skips a member's value itself (a messages array it knows most of from the previous
+ * request, say): the index after the value and its size, or null to have it scanned as usual.
  */
-export function scanArrayElements(bytes: Buffer): { start: number; end: number }[] {
-  const elements: { start: number; end: number }[] = [];
-  let at = skipWhitespace(bytes, 0);
-  if (bytes[at] !== OPEN_BRACKET) throw new ScanError('not a JSON array');
-  at = skipWhitespace(bytes, at + 1);
-  if (bytes[at] === CLOSE_BRACKET) return elements;
+export type SkipMember = (key: string, bytes: Buffer, open: number) => { end: number; size: number } | null;
+
+/** The members of the object opening at `open` in `bytes`, and the index after it. */
+export function scanObject(bytes: Buffer, open: number, skip?: SkipMember): { members: TopLevelScan; end: number } {
+  const scan: TopLevelScan = new Map();
+  if (bytes[open] !== OPEN_BRACE) throw new ScanError(`expected an object at byte ${open}`);
+  let at = skipWhitespace(bytes, open + 1);
+  if (bytes[at] === CLOSE_BRACE) return { members: scan, end: at + 1 };
   for (;;) {
+    if (bytes[at] !== QUOTE) throw new ScanError(`expected a member name at byte ${at}`);
+    const keyEnd = stringEnd(bytes, at);
+    const key = parseSlice(bytes, at, keyEnd + 1) as string;
+    at = skipWhitespace(bytes, keyEnd + 1);
+    if (bytes[at] !== COLON) throw new ScanError(`expected ":" after "${key}"`);
+    at = skipWhitespace(bytes, at + 1);
     const start = at;
     const first = bytes[at];
-    if (first === QUOTE) at = stringEnd(bytes, at) + 1;
-    else if (first === OPEN_BRACE || first === OPEN_BRACKET) at = skipContainer(bytes, at).end;
-    else {
-      while (at < bytes.length && bytes[at] !== COMMA && bytes[at] !== CLOSE_BRACKET && !isWhitespace(bytes[at])) at += 1;
-      if (at === start) throw new ScanError(`an empty element at byte ${at}`);
+    if (first === QUOTE) {
+      at = stringEnd(bytes, at) + 1;
+      scan.set(key, { kind: 'string', start, end: at, size: 0 });
+    } else if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+      const { end, size } = skip?.(key, bytes, at) ?? skipContainer(bytes, at);
+      at = end;
+      scan.set(key, { kind: first === OPEN_BRACE ? 'object' : 'array', start, end, size });
+    } else {
+      at = scalarEnd(bytes, at);
+      if (at === start) throw new ScanError(`"${key}" has no value`);
+      const member: ScannedMember = { kind: 'scalar', start, end: at, size: 0 };
+      memberValue(bytes, member);
+      scan.set(key, member);
     }
-    elements.push({ start, end: at });
     at = skipWhitespace(bytes, at);
     if (bytes[at] === COMMA) {
       at = skipWhitespace(bytes, at + 1);
       continue;
     }
-    if (bytes[at] === CLOSE_BRACKET) return elements;
-    throw new ScanError(`expected "," or "]" at byte ${at}`);
+    if (bytes[at] === CLOSE_BRACE) return { members: scan, end: at + 1 };
+    throw new ScanError(`expected "," or "}" at byte ${at}`);
+  }
+}
+
+/** The members of the object that is the whole of `bytes` (one line). */
+export function scanTopLevel(bytes: Buffer, skip?: SkipMember): TopLevelScan {
+  const open = skipWhitespace(bytes, 0);
+  if (bytes[open] !== OPEN_BRACE) throw new ScanError('the line is not a JSON object');
+  const { members, end } = scanObject(bytes, open, skip);
+  if (skipWhitespace(bytes, end) !== bytes.length) throw new ScanError(`unexpected data after the object at byte ${end}`);
+  return members;
+}
+
+export interface ElementRange {
+  start: number;
+  end: number;
+}
+
+/** Scans one array element starting at `start`; returns the index after it. */
+function elementEnd(bytes: Buffer, start: number): number {
+  const first = bytes[start];
+  if (first === QUOTE) return stringEnd(bytes, start) + 1;
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) return skipContainer(bytes, start).end;
+  let at = start;
+  while (at < bytes.length && bytes[at] !== COMMA && bytes[at] !== CLOSE_BRACKET && !isWhitespace(bytes[at])) at += 1;
+  if (at === start) throw new ScanError(`an empty element at byte ${at}`);
+  return at;
+}
+
+/**
+ * The elements of the array opening at `open` in `bytes` (their ranges in `bytes`), and the index
+ * after it. `known`: the ranges of its first elements, already scanned — the caller vouches for
+ * them (the same bytes as in an array scanned before) — so the scan goes on after the last.
+ */
+export function scanArray(bytes: Buffer, open: number, known: readonly ElementRange[] = []): { elements: ElementRange[]; end: number } {
+  const elements = [...known];
+  let at: number;
+  if (elements.length === 0) {
+    if (bytes[open] !== OPEN_BRACKET) throw new ScanError('not a JSON array');
+    at = skipWhitespace(bytes, open + 1);
+    if (bytes[at] === CLOSE_BRACKET) return { elements, end: at + 1 };
+    const end = elementEnd(bytes, at);
+    elements.push({ start: at, end });
+    at = end;
+  } else at = elements[elements.length - 1]!.end;
+  for (;;) {
+    at = skipWhitespace(bytes, at);
+    if (bytes[at] === CLOSE_BRACKET) return { elements, end: at + 1 };
+    if (bytes[at] !== COMMA) throw new ScanError(`expected "," or "]" at byte ${at}`);
+    const start = skipWhitespace(bytes, at + 1);
+    at = elementEnd(bytes, start);
+    elements.push({ start, end: at });
   }
 }
