@@ -345,6 +345,15 @@ export const apiMethods = {
   runEvents: { request: z.object({ traceId, runPk: z.number().int(), ...page }), response: paged(eventRowSchema).extend({ calls: z.array(callRowSchema) }) },
   /** Where an event sits in its run's event list: for jumping to it. */
   eventPosition: { request: z.object({ traceId, eventId: z.number().int() }), response: z.object({ runPk: z.number().int(), index: z.number().int() }) },
+  /**
+   * The model request an event belongs to: the run's request at or before it (a response's is the
+   * request it answered), else the run's first; in a run whose requests are reconstructed, a
+   * response is its own. Null when the run has none.
+   */
+  requestAt: {
+    request: z.object({ traceId, eventId: z.number().int() }),
+    response: z.object({ eventId: z.number().int(), line: z.number().int(), reconstructed: z.boolean() }).nullable(),
+  },
   /** A step of a run (`at`), or the nearest one `after` or `before` it, and its first event's index in the run's event list; null when there is none. */
   stepPosition: {
     request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']) }),

@@ -72,6 +72,18 @@ describe('request diff', () => {
 
   const diff = async (eventId: number): Promise<ApiResponse<'requestDiff'>> => (await t.host.call('requestDiff', { traceId, eventId })) as ApiResponse<'requestDiff'>;
 
+  it('finds the request each event belongs to: the one at or before it, else the first', async () => {
+    const runs = (await t.host.call('runs', { traceId })) as ApiResponse<'runs'>;
+    const rows = ((await t.host.call('runEvents', { traceId, runPk: runs.rows[0]!.runPk })) as ApiResponse<'runEvents'>).rows;
+    const belongsTo = async (eventId: number) => ((await t.host.call('requestAt', { traceId, eventId })) as ApiResponse<'requestAt'>)?.eventId ?? null;
+    const expected = rows.map((row) => {
+      const before = rows.filter((other) => other.type === 'model_request' && other.line <= row.line).at(-1);
+      return before?.eventId ?? requests[0];
+    });
+    assert.deepEqual(await Promise.all(rows.map((row) => belongsTo(row.eventId))), expected);
+    assert.equal(((await t.host.call('requestAt', { traceId, eventId: requests[1]! })) as ApiResponse<'requestAt'>)?.reconstructed, false);
+  });
+
   it('the first request has nothing before it: all its messages are new', async () => {
     const first = await diff(requests[0]!);
     assert.equal(first.previousEventId, null);

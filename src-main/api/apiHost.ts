@@ -119,6 +119,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     trace.live.clear();
     trace.summary = ingestingSummary(trace.summary.traceId, trace.path);
     updated(trace);
+    queries.start();
     const reading = async (): Promise<TraceHandle> => {
       // A reload rewrites the database the query worker may hold open.
       if (previous !== null) await queries.release(previous.dbPath);

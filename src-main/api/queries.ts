@@ -426,6 +426,18 @@ const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   return { runPk: event.run_pk, index: event.run_index };
 };
 
+/** From the run's stored requests (analysis/requestAnalysis.ts), by line: one index seek, however long the run. */
+const requestAt: Query<'requestAt'> = (db, scope, request) => {
+  const event = eventInScope(db, scope, request.eventId);
+  const nearest = (sql: string) =>
+    prepared<[number, number], { event_id: number; line: number; reconstructed: number }>(db, `SELECT event_id, line, reconstructed FROM requests WHERE run_pk = ? AND ${sql} LIMIT 1`).get(
+      event.run_pk,
+      event.line,
+    );
+  const found = nearest('line <= ? ORDER BY line DESC') ?? nearest('line > ? ORDER BY line');
+  return found === undefined ? null : { eventId: found.event_id, line: found.line, reconstructed: found.reconstructed === 1 };
+};
+
 /**
  * A step of a run and where it starts in the run's event list: the step itself (`at`), or the
  * nearest one after or before it — what stepping through a run of 250,000 steps asks, one at a time.
@@ -751,6 +763,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   runEvents,
   eventPosition,
   stepPosition,
+  requestAt,
   event,
   calls,
   findings,

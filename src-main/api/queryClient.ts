@@ -61,6 +61,11 @@ export class QueryClient {
     if (worker !== null) await worker.terminate();
   }
 
+  /** Starts the worker now, so that its start-up (loading its code) overlaps the first ingest instead of following it. */
+  start(): void {
+    if (!this.closed) this.started();
+  }
+
   private send(message: (id: number) => QueryRequest): Promise<unknown> {
     if (this.closed) return Promise.reject(new ApiError('unavailable', 'the API host is closed'));
     const id = this.nextId++;

@@ -10,14 +10,12 @@ export interface PagedListProps<T> {
   rows: PagedRows<T>;
   estimateSize: number;
   renderRow: (row: T, index: number) => ReactNode;
-  /** Stable identity of a row, for measurements that follow the row, not its slot. */
-  rowKey: (row: T, index: number) => string | number;
   className?: string;
   testId: string;
   label: string;
 }
 
-export function PagedList<T>({ rows, estimateSize, renderRow, rowKey, className, testId, label }: PagedListProps<T>) {
+export function PagedList<T>({ rows, estimateSize, renderRow, className, testId, label }: PagedListProps<T>) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = rows.total ?? 0;
   const { virtualizer, start } = useWindowedVirtualizer({
@@ -25,10 +23,6 @@ export function PagedList<T>({ rows, estimateSize, renderRow, rowKey, className,
     getScrollElement: () => scrollElement.current,
     estimateSize,
     overscan: 8,
-    keyOf: (index) => {
-      const row = rows.rowAt(index);
-      return row === undefined ? `slot-${index}` : rowKey(row, index);
-    },
   });
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);

@@ -8,11 +8,11 @@
  * the whole list.
  */
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 
-export const windowRows = 100_000;
+export const windowRows = 20_000;
 /** How close (in rows) to an edge of the window the viewport may come before the window moves. */
-const edgeRows = 2_000;
+const edgeRows = 1_000;
 const settleMs = 1_000;
 
 export interface WindowedVirtualizer {
@@ -30,8 +30,6 @@ export function useWindowedVirtualizer(options: {
   getScrollElement: () => HTMLDivElement | null;
   estimateSize: number;
   overscan: number;
-  /** Key of the row at a list index. */
-  keyOf: (index: number) => string | number;
 }): WindowedVirtualizer {
   const { count } = options;
   const [requestedStart, setRequestedStart] = useState(0);
@@ -43,7 +41,10 @@ export function useWindowedVirtualizer(options: {
     getScrollElement: options.getScrollElement,
     estimateSize: () => options.estimateSize,
     overscan: options.overscan,
-    getItemKey: (index) => options.keyOf(start + index),
+    // A row's key is its place in the list: sizes measured stay with it when the window moves, and
+    // the function stays the same between renders — a new one makes the virtualizer recompute
+    // every position in the window (100,000 of them) on each render.
+    getItemKey: useCallback((index: number) => start + index, [start]),
   });
 
   // What to restore once the window has moved: a row and where it was (or is to be) on screen.

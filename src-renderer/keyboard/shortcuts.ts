@@ -18,7 +18,7 @@ function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
   if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
-  if (target instanceof HTMLInputElement) return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(target.type);
+  if (target instanceof HTMLInputElement) return !['checkbox', 'radio', 'range', 'button', 'submit', 'reset'].includes(target.type);
   return false;
 }
 

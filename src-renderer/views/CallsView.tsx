@@ -65,7 +65,7 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
         <span>Result</span>
         <span>Latency</span>
       </div>
-      <PagedList rows={calls} estimateSize={36} renderRow={renderRow} rowKey={(call) => `${call.eventId}:${call.callIndex}`} testId="calls-list" label="Tool calls" />
+      <PagedList rows={calls} estimateSize={36} renderRow={renderRow} testId="calls-list" label="Tool calls" />
     </section>
   );
 }

@@ -22,7 +22,7 @@ export function ParseErrorsView({ traceId, revision }: { traceId: string; revisi
           {formatCount(errors.total)} line{errors.total === 1 ? '' : 's'} could not be read as events; the rest of the file loaded.
         </p>
       )}
-      <PagedList rows={errors} estimateSize={64} renderRow={renderRow} rowKey={(row) => `${row.sourceId}:${row.line}`} testId="parse-errors-list" label="Parse errors" />
+      <PagedList rows={errors} estimateSize={64} renderRow={renderRow} testId="parse-errors-list" label="Parse errors" />
     </section>
   );
 }

@@ -28,7 +28,7 @@ import { lastListRoute } from './lastListRoute';
 type RunRoute = Extract<Route, { view: 'run' }>;
 type RunDetail = ApiResponse<'run'>;
 
-const eventPageSize = 500;
+const eventPageSize = 100;
 
 /** Where the cursor is: an index in the run's event list and, once its page is loaded, the event. */
 interface Cursor {
@@ -55,7 +55,7 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   const { cursor, failure: cursorFailure } = useCursor(route, events);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
-  const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor, events);
+  const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor);
   const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
   useEffect(() => setActiveFindingId(null), [runPk]);
   const inspectorOpen = route.eventId !== null;
@@ -132,7 +132,7 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
         return;
       }
       setNotice(null);
-      void nearestRequest(events, cursor.index).then(
+      api.requestAt({ traceId, eventId: event.eventId }).then(
         (request) => {
           if (request === null) setNotice('This run has no model request (nor a model response to rebuild one from): there is nothing to diff.');
           else navigate(routes.requestDiff(traceId, runPk, request.eventId, { fromEventId: request.eventId === event.eventId ? null : event.eventId }));
@@ -181,8 +181,6 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   );
 }
 
-/** How far `d` walks the run's events back (and then forward) looking for a request. */
-const requestSearchLimit = 20_000;
 
 /**
  * The request for the event at `index`: itself when it is a model request; else the nearest model
@@ -190,39 +188,17 @@ const requestSearchLimit = 20_000;
  * for the request reconstructed for it: then the nearest model response at or before it. With
  * nothing before it, the run's first request after it. Reads the event pages it needs (cached).
  */
-export async function nearestRequest(events: PagedRows<EventRow>, index: number): Promise<EventRow | null> {
-  let response: EventRow | null = null;
-  for (let at = index; at >= 0 && index - at < requestSearchLimit; at -= 1) {
-    const row = await events.load(at);
-    if (row === undefined) break;
-    if (row.type === 'model_request') return row;
-    if (row.type === 'model_response' && response === null) response = row;
-  }
-  if (response !== null) return response;
-  const total = events.total ?? 0;
-  for (let at = index + 1; at < total && at - index < requestSearchLimit; at += 1) {
-    const row = await events.load(at);
-    if (row === undefined) break;
-    if (row.type === 'model_request') return row;
-    if (row.type === 'model_response' && response === null) response = row;
-  }
-  return response;
-}
 
 /**
  * The inspector's "diff" action for the event it shows: a model request diffs itself; a model
  * response diffs the request it answered (logged), or is the request (reconstructed runs).
  */
-function useDiffAction(traceId: string, runPk: number, eventId: number | null, cursor: Cursor | null, events: PagedRows<EventRow>): DiffAction | null {
+function useDiffAction(traceId: string, runPk: number, eventId: number | null, cursor: Cursor | null): DiffAction | null {
+  const api = useApi();
   const [action, setAction] = useState<{ eventId: number; action: DiffAction | null } | null>(null);
-  const eventsRef = useRef(events);
-  useEffect(() => {
-    eventsRef.current = events;
-  });
   const event = cursor?.event?.eventId === eventId ? cursor?.event : undefined;
-  const index = cursor?.index ?? null;
   useEffect(() => {
-    if (event === undefined || index === null) return;
+    if (event === undefined) return;
     if (event.type === 'model_request') {
       setAction({ eventId: event.eventId, action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: null } });
       return;
@@ -232,32 +208,31 @@ function useDiffAction(traceId: string, runPk: number, eventId: number | null, c
       return;
     }
     let active = true;
-    void nearestRequest(eventsRef.current, index).then((request) => {
-      if (!active) return;
-      if (request === null) setAction({ eventId: event.eventId, action: null });
-      else if (request.eventId === event.eventId)
-        setAction({
-          eventId: event.eventId,
-          action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: 'reconstructed: this format does not log requests' },
-        });
-      else
-        setAction({
-          eventId: event.eventId,
-          action: { route: routes.requestDiff(traceId, runPk, request.eventId), label: 'Diff the request it answered with the previous one', hint: `the model request on line ${request.line}` },
-        });
-    });
+    api.requestAt({ traceId, eventId: event.eventId }).then(
+      (request) => {
+        if (!active) return;
+        if (request === null) setAction({ eventId: event.eventId, action: null });
+        else if (request.eventId === event.eventId)
+          setAction({
+            eventId: event.eventId,
+            action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: 'reconstructed: this format does not log requests' },
+          });
+        else
+          setAction({
+            eventId: event.eventId,
+            action: { route: routes.requestDiff(traceId, runPk, request.eventId), label: 'Diff the request it answered with the previous one', hint: `the model request on line ${request.line}` },
+          });
+      },
+      // Without it the inspector offers no diff; the d key says why.
+      () => active && setAction({ eventId: event.eventId, action: null }),
+    );
     return () => {
       active = false;
     };
-  }, [traceId, runPk, event, index]);
+  }, [api, traceId, runPk, event]);
   return action !== null && action.eventId === eventId ? action.action : null;
 }
 
-/**
- * The index of a step's first event: the first event at or after the step's first line. Events are
- * listed in file order, so this is a binary search over pages (each probe loads at most one page,
- * and pages stay cached), never a read of the whole run.
- */
 /**
  * The cursor the route asks for: `/event/<id>` puts it on that event (found with `eventPosition`),
  * `/step/<n>` on the step's first event, unless it already sits in that step (closing the

@@ -213,10 +213,15 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
 
   const shown = runs.total !== null && (count === 0 || rowAt(first) !== undefined);
   useEffect(() => {
-    if (!shown) return;
-    document.body.dataset.ready = 'true';
-    performance.mark('loopscope:runs-shown');
+    if (shown) document.body.dataset.ready = 'true';
   }, [shown]);
+  // What the reopen and progressive-ingest benchmarks time (scripts/bench-ui.ts): runs on screen,
+  // or the final word that there are none — not an empty table while the ingest has found none yet.
+  const runsShown = shown && (count > 0 || !ingesting);
+  useEffect(() => {
+    if (runsShown) requestAnimationFrame(() => performance.mark('loopscope:runs-shown', { detail: { runs: count } }));
+    // Once per time the runs appear: not again for every row the ingest adds.
+  }, [runsShown]);
 
   const state = runs.error !== null ? 'error' : shown && runs.fresh && !ingesting ? 'ready' : 'loading';
   const filtered = filters.status !== undefined || filters.findingKind !== undefined || filters.text !== '';

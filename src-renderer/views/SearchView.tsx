@@ -38,7 +38,7 @@ function SearchResults({ traceId, query, revision }: { traceId: string; query: s
           {formatCount(hits.total)} event{hits.total === 1 ? '' : 's'} match “<VisibleText text={query} />”.
         </p>
       )}
-      <PagedList rows={hits} estimateSize={56} renderRow={renderRow} rowKey={(hit) => hit.eventId} testId="search-results" label="Search results" />
+      <PagedList rows={hits} estimateSize={56} renderRow={renderRow} testId="search-results" label="Search results" />
     </section>
   );
 }

@@ -9,7 +9,7 @@ import type { CallRow, EventRow, FindingRow } from '../../shared/api';
 import type { PagedRows } from '../api/usePagedRows';
 import { CallStateBadge } from '../components/Badges';
 import { callHue, formatCount, formatDuration, humanize } from '../components/format';
-import { useWindowedVirtualizer } from '../components/useWindowedVirtualizer';
+import { useWindowedVirtualizer, windowRows } from '../components/useWindowedVirtualizer';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import type { RunFindings, TimelineEvent } from './runModel';
@@ -43,7 +43,6 @@ export function Timeline({ traceId, runPk, events, findings, cursorIndex, active
     getScrollElement: () => scrollElement.current,
     estimateSize: 46,
     overscan: 12,
-    keyOf: (index) => events.rowAt(index)?.eventId ?? `slot-${index}`,
   });
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);
@@ -66,13 +65,16 @@ export function Timeline({ traceId, runPk, events, findings, cursorIndex, active
     // scrollToIndex is new on every render; the cursor moving is what asks for a scroll.
   }, [cursorIndex, count, virtualizer]);
 
+  // The cursor's row loaded and inside the viewport: what the jump benchmark times (scripts/bench-ui.ts), after the paint that shows it.
   const cursorEventId = cursorIndex === null ? undefined : events.rowAt(cursorIndex)?.eventId;
+  const cursorItem = cursorIndex === null ? undefined : virtualizer.measurementsCache[cursorIndex - start];
+  const viewTop = virtualizer.scrollOffset ?? 0;
+  const cursorOnScreen = cursorEventId !== undefined && cursorItem !== undefined && cursorItem.end > viewTop && cursorItem.start < viewTop + (virtualizer.scrollRect?.height ?? 0);
   useEffect(() => {
-    // After the paint that shows the cursor's row: what the jump benchmark times (scripts/bench-ui.ts).
-    if (cursorIndex !== null && cursorEventId !== undefined) requestAnimationFrame(() => performance.mark('loopscope:cursor-shown', { detail: { index: cursorIndex, eventId: cursorEventId } }));
-  }, [cursorIndex, cursorEventId]);
+    if (cursorOnScreen) requestAnimationFrame(() => performance.mark('loopscope:cursor-shown', { detail: { index: cursorIndex, eventId: cursorEventId } }));
+  }, [cursorOnScreen, cursorIndex, cursorEventId]);
 
-  return (
+  const timeline = (
     <div ref={scrollElement} className="timeline" data-testid="timeline" role="grid" aria-label="Run timeline" aria-rowcount={count}>
       <div className="timeline-lanes timeline-columns" role="row">
         <div role="columnheader" className="timeline-gutter">
@@ -115,6 +117,26 @@ export function Timeline({ traceId, runPk, events, findings, cursorIndex, active
           );
         })}
       </div>
+    </div>
+  );
+  if (count <= windowRows) return timeline;
+  const shown = virtualizer.range === null ? null : { first: start + virtualizer.range.startIndex, last: start + virtualizer.range.endIndex };
+  // Longer than one window: the scrollbar spans the window, this spans the run.
+  return (
+    <div className="timeline-frame">
+      <label className="timeline-position muted">
+        <span>{shown === null ? `${formatCount(count)} events` : `Events ${formatCount(shown.first + 1)}–${formatCount(shown.last + 1)} of ${formatCount(count)}`}</span>
+        <input
+          type="range"
+          min={0}
+          max={count - 1}
+          value={shown?.first ?? 0}
+          aria-label="Position in the run"
+          data-testid="timeline-position"
+          onChange={(event) => scrollToIndex(Number(event.target.value), 'start')}
+        />
+      </label>
+      {timeline}
     </div>
   );
 }

@@ -1,8 +1,9 @@
 /**
- * A run longer than a browser can lay out, in the app: `loopscope serve` on one run of 130,000
+ * A run longer than a browser can lay out, in the app: `loopscope serve` on one run of 50,000
  * events (scripts/generate-long-run-trace.ts), Debian's Chromium. At ~46 px a row, a million rows
  * would be 46M px, past Chromium's ~33.5M px limit on an element's height; the timeline lays out a
- * window of 100,000 rows and moves it as the viewport nears an edge. These tests cross that edge.
+ * window of 20,000 rows, moves it as the viewport nears an edge, and offers a slider over the whole
+ * run. These tests cross the window's edges.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,9 +14,9 @@ import type { Browser, Page } from 'playwright-core';
 import { generateLongRunTrace, type LongRunStats } from '../../scripts/generate-long-run-trace';
 import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
 
-const events = 130_000;
+const events = 50_000;
 
-describe('a run of 130,000 events in the browser', { timeout: 240_000 }, () => {
+describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
   let dir: string;
   let stats: LongRunStats;
   let served: ServedTraces;
@@ -71,7 +72,7 @@ describe('a run of 130,000 events in the browser', { timeout: 240_000 }, () => {
     const heights: number[] = [];
     let rows = await visibleRows(page);
     assert.equal(rows[0]?.line, 1);
-    for (let attempt = 0; attempt < 8 && rows.at(-1)?.type !== 'run_end'; attempt += 1) {
+    for (let attempt = 0; attempt < 12 && rows.at(-1)?.type !== 'run_end'; attempt += 1) {
       await scrollToBottom();
       // The window moves (or, at the end, does not) a moment after the scroll; let it settle.
       await page.waitForTimeout(400);
@@ -82,16 +83,32 @@ describe('a run of 130,000 events in the browser', { timeout: 240_000 }, () => {
       // One run, one event per line: the rows on screen are consecutive lines, none skipped.
       assert.deepEqual(lines, lines.map((_, i) => lines[0]! + i), `consecutive rows after scroll ${attempt}`);
       if (attempt === 0) {
-        // The first scroll went to the bottom of the first window (rows up to 100,000): that is
+        // The first scroll went to the bottom of the first window (rows up to 20,000): that is
         // what stays on screen when the window moves on.
-        assert.ok(lines[0]! > 99_900 && lines[0]! <= 100_000, `still at the first window's end: line ${lines[0]}`);
+        assert.ok(lines[0]! > 19_950 && lines[0]! <= 20_000, `still at the first window's end: line ${lines[0]}`);
       }
     }
     assert.equal(rows.at(-1)?.type, 'run_end', 'the last event of the run is reachable by scrolling');
     assert.equal(rows.at(-1)?.line, stats.lines);
-    // A window of 100,000 rows (~4.6M px), not the run's 130,000 (~6M px): what keeps a million-row
+    // A window of 20,000 rows (~1M px), not the run's 50,000 (~2.3M px): what keeps a million-row
     // run far below the browser's limit.
-    assert.ok(Math.max(...heights) < 5_500_000, `the scrolled height is one window's: ${heights.join(', ')} px`);
+    assert.ok(Math.max(...heights) < 1_500_000, `the scrolled height is one window's: ${heights.join(', ')} px`);
+  });
+
+  test('the position slider spans the whole run: its middle shows the middle, its end the run end', async () => {
+    const { page } = app;
+    await goTo(page, runUrl);
+    const slider = page.locator('[data-testid=timeline-position]');
+    for (const fraction of [0.5, 1, 0]) {
+      // One event per line: event i (from 0) is on line i + 1.
+      const index = Math.floor((stats.lines - 1) * fraction);
+      const expectLine = index + 1;
+      await slider.fill(String(index));
+      await page.waitForTimeout(300);
+      const rows = await visibleRows(page);
+      const lines = rows.map((row) => row.line);
+      assert.ok(lines.includes(expectLine), `slider at ${fraction * 100} %: line ${expectLine} on screen (${lines[0]}–${lines.at(-1)})`);
+    }
   });
 
   test('a step anywhere in the run is one jump away, and j/k go on from it', async () => {

@@ -287,6 +287,7 @@ export function createQueryIndexes(db: Database.Database): void {
     CREATE INDEX IF NOT EXISTS events_by_line ON events (source_id, line);
     CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_pk, event_id, call_index);
     CREATE INDEX IF NOT EXISTS tool_calls_by_call_id ON tool_calls (run_pk, call_id);
+    CREATE INDEX IF NOT EXISTS requests_by_line ON requests (run_pk, line);
     CREATE INDEX IF NOT EXISTS parse_errors_by_source ON parse_errors (source_id, line);
     CREATE INDEX IF NOT EXISTS absorbed_lines_by_source ON absorbed_lines (source_id, line);
     CREATE INDEX IF NOT EXISTS events_by_child_run ON events (child_run_id) WHERE child_run_id IS NOT NULL;
