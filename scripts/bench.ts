@@ -6,40 +6,28 @@
  * - `exchange`: an HTTP exchange log where every request resends the growing history
  *   (generate-exchange-trace.ts), the worst case for a viewer.
  *
+ * Then, unless `--no-ui`, the UI benchmark (scripts/bench-ui.ts: the app in headless Chromium on
+ * the synthetic trace of the same size and on a one-run trace of a million events), in the same
+ * report.
+ *
  *   npm run bench [-- --size 200MB|1GB] [--trace synthetic|exchange|all] [--seed N] [--json]
- *                 [--regenerate] [--keep-cache] [--cli bin/loopscope.js] [--no-compare]
+ *                 [--regenerate] [--keep-cache] [--cli bin/loopscope.js] [--no-compare] [--no-ui]
  *
  * Prints a report; exits 0 even when a target is missed, non-zero only when a step fails.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { cpus, totalmem, tmpdir, type as osType, release as osRelease } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXCHANGE_GENERATOR_VERSION, generateExchangeTrace } from './generate-exchange-trace';
-import { generateSyntheticTrace, GENERATOR_VERSION, parseSize, type GenerateStats } from './generate-synthetic-trace';
+import { formatUiReport, runUiBench, type UiBenchReport } from './bench-ui';
+import { parseSize } from './generate-synthetic-trace';
+import { displayPath as display, ensureTrace, repoRoot, traceKinds, type TraceInfo } from './lib/benchTraces';
 import { measureNode, measureProgram, type MeasuredRun } from './lib/measure';
 
 const MB = 1024 * 1024;
 const THROUGHPUT_TARGET = 0.5; // engine MB/s ÷ baseline MB/s, at least
 const RSS_TARGET_MB = 400; // engine peak RSS of the process tree, below
-
-type TraceKind = 'synthetic' | 'exchange';
-const traceKinds: readonly TraceKind[] = ['synthetic', 'exchange'];
-const generators: Record<TraceKind, { version: number; generate: (options: { targetBytes: number; seed: number; outPath: string; onProgress?: (bytes: number) => void }) => GenerateStats }> = {
-  synthetic: { version: GENERATOR_VERSION, generate: generateSyntheticTrace },
-  exchange: { version: EXCHANGE_GENERATOR_VERSION, generate: generateExchangeTrace },
-};
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-interface TraceInfo {
-  kind: TraceKind;
-  path: string;
-  reused: boolean;
-  stats: GenerateStats;
-}
 
 interface BaselineReport {
   wallSeconds: number;
@@ -110,6 +98,8 @@ interface BenchReport {
   date: string;
   machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string };
   traces: TraceBenchReport[];
+  /** The UI benchmark (scripts/bench-ui.ts); absent with `--no-ui`. */
+  ui?: UiBenchReport | { error: string };
 }
 
 /** `{files:[{events,…}], runs:[…], findings:[…]}`, the part of `analyze --json` the bench reads. */
@@ -120,12 +110,6 @@ interface AnalyzeOutput {
 }
 
 class StepError extends Error {}
-
-/** Repo-relative when inside the repo, absolute otherwise. */
-function display(path: string): string {
-  const rel = relative(repoRoot, path);
-  return rel.startsWith('..') ? path : rel;
-}
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -151,41 +135,7 @@ function machineInfo(): BenchReport['machine'] {
   };
 }
 
-// --- 1. the trace --------------------------------------------------------------------------------
-
-function ensureTrace(kind: TraceKind, targetBytes: number, seed: number, regenerate: boolean): TraceInfo {
-  const generator = generators[kind];
-  const size = targetBytes % 1024 ** 3 === 0 ? `${targetBytes / 1024 ** 3}GB` : targetBytes % MB === 0 ? `${targetBytes / MB}MB` : `${targetBytes}B`;
-  const name = `${kind}-${size}-seed${seed}-v${generator.version}`;
-  const path = join(repoRoot, 'bench-data', `${name}.jsonl`);
-  const metaPath = join(repoRoot, 'bench-data', `${name}.meta.json`);
-  if (!regenerate && existsSync(path) && existsSync(metaPath)) {
-    try {
-      const stats = JSON.parse(readFileSync(metaPath, 'utf8')) as GenerateStats;
-      if (stats.generatorVersion === generator.version && stats.seed === seed && stats.targetBytes === targetBytes && statSync(path).size === stats.bytes) {
-        log(`reusing ${display(path)}`);
-        return { kind, path, reused: true, stats };
-      }
-    } catch {
-      // Unreadable metadata: regenerate.
-    }
-  }
-  log(`generating ${display(path)} (${round(targetBytes / MB, 0)} MB, seed ${seed})…`);
-  let logged = 0;
-  const stats = generator.generate({
-    targetBytes,
-    seed,
-    outPath: path,
-    onProgress: (bytes) => {
-      if (bytes - logged < 128 * MB) return;
-      logged = bytes;
-      log(`  ${Math.round(bytes / MB)} MB`);
-    },
-  });
-  writeFileSync(metaPath, `${JSON.stringify(stats, null, 2)}\n`);
-  log(`generated in ${stats.seconds.toFixed(1)} s`);
-  return { kind, path, reused: false, stats };
-}
+// --- 1. the trace: scripts/lib/benchTraces.ts (ensureTrace) ---------------------------------------
 
 // --- 2. baseline ---------------------------------------------------------------------------------
 
@@ -429,6 +379,7 @@ function printReport(report: BenchReport): void {
   const { machine } = report;
   const out: string[] = ['Loopscope ingest benchmark', `machine  ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB RAM, ${machine.os}, Node ${machine.node}`, ''];
   for (const trace of report.traces) out.push(...traceReport(trace), '');
+  if (report.ui) out.push('error' in report.ui ? `UI (Chromium, playwright-core)\nERROR: ${report.ui.error}` : formatUiReport(report.ui), '');
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -470,6 +421,7 @@ async function main(): Promise<number> {
       regenerate: { type: 'boolean', default: false },
       'keep-cache': { type: 'boolean', default: false },
       'no-compare': { type: 'boolean', default: false },
+      'no-ui': { type: 'boolean', default: false },
       cli: { type: 'string', default: 'bin/loopscope.js' },
     },
   });
@@ -481,13 +433,28 @@ async function main(): Promise<number> {
   const cliPath = resolve(repoRoot, values.cli);
 
   const report: BenchReport = { date: new Date().toISOString(), machine: machineInfo(), traces: [] };
+  let synthetic: TraceInfo | undefined;
   for (const kind of kinds) {
-    const trace = ensureTrace(kind, targetBytes, seed, values.regenerate);
+    const trace = ensureTrace(kind, targetBytes, seed, values.regenerate, log);
+    if (kind === 'synthetic') synthetic = trace;
     report.traces.push(await benchTrace(trace, { cliPath, keepCache: values['keep-cache'], compare: !values['no-compare'] }));
+  }
+  if (!values['no-ui']) {
+    log('UI benchmark (Chromium)…');
+    try {
+      report.ui = await runUiBench({
+        syntheticTrace: synthetic ?? ensureTrace('synthetic', targetBytes, seed, values.regenerate, log),
+        seed,
+        log: (message) => log(`ui: ${message}`),
+      });
+    } catch (error) {
+      report.ui = { error: error instanceof Error ? error.message : String(error) };
+    }
   }
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else printReport(report);
-  return report.traces.some((trace) => trace.error !== undefined) ? 1 : 0;
+  const uiFailed = report.ui !== undefined && ('error' in report.ui || report.ui.errors.length > 0);
+  return report.traces.some((trace) => trace.error !== undefined) || uiFailed ? 1 : 0;
 }
 
 main().then(

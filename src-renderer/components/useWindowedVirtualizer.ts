@@ -2,10 +2,11 @@
  * A vertical virtualizer (@tanstack/react-virtual) over a list that may be longer than a browser
  * can lay out: Chromium refuses an element taller than ~33.5M px (Firefox ~17.9M), and a million
  * 46 px rows need 46M. The virtualizer is given a window of the list — at most `windowRows` rows,
- * ~4.6M px — and the window moves when the viewport nears one of its edges, with the rows on screen
+ * ~1M px — and the window moves when the viewport nears one of its edges, with the rows on screen
  * kept exactly where they were (anchored by their measured position). Jumps to any row
  * (`scrollToIndex`) move the window first. Lists within one window behave as before: the window is
- * the whole list.
+ * the whole list. The window is small because the virtualizer's work grows with it: every
+ * measured row (rows have their own heights) re-places the rows after it.
  */
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
@@ -13,6 +14,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react
 export const windowRows = 20_000;
 /** How close (in rows) to an edge of the window the viewport may come before the window moves. */
 const edgeRows = 1_000;
+/** How long a moved window waits for its scroll to land before it watches its edges again. */
 const settleMs = 1_000;
 
 export interface WindowedVirtualizer {
@@ -43,7 +45,7 @@ export function useWindowedVirtualizer(options: {
     overscan: options.overscan,
     // A row's key is its place in the list: sizes measured stay with it when the window moves, and
     // the function stays the same between renders — a new one makes the virtualizer recompute
-    // every position in the window (100,000 of them) on each render.
+    // every position in the window on each render.
     getItemKey: useCallback((index: number) => start + index, [start]),
   });
 
