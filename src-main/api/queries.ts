@@ -686,7 +686,8 @@ const event: Query<'event'> = (db, scope, request) => {
   )
     .all(row.source_id, row.line, nextEventLine, nextEventLine)
     .map((absorbed) => absorbed.line);
-  const issued = prepared<[number], CallSqlRow>(db, `${callSelect} WHERE c.event_id = ? ORDER BY c.call_index`).all(row.id).map(toCallRow);
+  // With its run: tool_calls is indexed by (run_pk, event_id), not by event alone.
+  const issued = prepared<[number, number], CallSqlRow>(db, `${callSelect} WHERE c.run_pk = ? AND c.event_id = ? ORDER BY c.call_index`).all(row.run_pk, row.id).map(toCallRow);
   const anchored = prepared<[number, number, string], FindingSqlRow>(
     db,
     `${findingSelect} WHERE f.run_pk = ? AND f.line = ? AND f.options_key = ? ORDER BY f.id`,

@@ -50,11 +50,11 @@ export function useWindowedVirtualizer(options: {
   });
 
   // What to restore once the window has moved: a row and where it was (or is to be) on screen.
-  const pending = useRef<{ index: number; delta: number; align: 'start' | 'auto' | null } | null>(null);
+  const pending = useRef<{ index: number; delta: number; align: 'start' | 'auto' | 'end' | null } | null>(null);
   // Where the scroll is headed after the window moved: until it gets there, the virtual items
   // describe the old scroll position and say nothing about the edges. Given up after a while, in
   // case the scroll never lands exactly (the user scrolled meanwhile).
-  const settling = useRef<{ offset: number; until: number } | null>(null);
+  const settling = useRef<{ offset: number; until: number; index: number; align: 'start' | 'auto' | 'end' | null } | null>(null);
   useLayoutEffect(() => {
     const target = pending.current;
     if (target === null || target.index < start || target.index >= start + size) return;
@@ -62,7 +62,7 @@ export function useWindowedVirtualizer(options: {
     const index = target.index - start;
     const offset = target.align !== null ? virtualizer.getOffsetForIndex(index, target.align)?.[0] : (virtualizer.measurementsCache[index]?.start ?? 0) + target.delta;
     if (offset === undefined) return;
-    settling.current = { offset, until: performance.now() + settleMs };
+    settling.current = { offset, until: performance.now() + settleMs, index, align: target.align };
     if (target.align !== null) virtualizer.scrollToIndex(index, { align: target.align });
     else virtualizer.scrollToOffset(offset);
   }, [start, size, virtualizer]);
@@ -74,7 +74,11 @@ export function useWindowedVirtualizer(options: {
   useEffect(() => {
     if (settling.current !== null) {
       if (Math.abs(offset - settling.current.offset) > options.estimateSize && performance.now() < settling.current.until) return;
+      const landed = settling.current;
       settling.current = null;
+      // The jump was aimed with estimated heights; the rows it reached are measured now (near the
+      // list's end, taller rows move the end itself). Aim once more, from what is known.
+      if (landed.align !== null && landed.index < size) virtualizer.scrollToIndex(landed.index, { align: landed.align });
     }
     if (items.length === 0 || pending.current !== null) return;
     const nearEnd = last >= size - edgeRows && start + size < count;
@@ -86,7 +90,24 @@ export function useWindowedVirtualizer(options: {
     // items changes identity on every render; first and last say when it matters.
   }, [first, last, start, size, count, offset]);
 
-  const scrollToIndex = (index: number, align: 'start' | 'auto') => {
+  // Asked for the last row, the list stays scrolled to its end while the rows around it are
+  // loaded and measured (taller than estimated, they push the end down), until the user scrolls
+  // a screen away from it.
+  const pinnedToEnd = useRef(false);
+  const total = virtualizer.getTotalSize();
+  useEffect(() => {
+    // Not while the window moves: the offset still describes the old scroll position.
+    if (!pinnedToEnd.current || pending.current !== null || settling.current !== null || start + size < count) return;
+    const viewport = virtualizer.scrollRect?.height ?? 0;
+    const end = total - viewport;
+    if (offset < end - viewport) pinnedToEnd.current = false;
+    else if (offset < end - 1) virtualizer.scrollToIndex(size - 1, { align: 'end' });
+  }, [total, offset, start, size, count, virtualizer]);
+
+  const scrollToIndex = (index: number, asked: 'start' | 'auto') => {
+    // The last row cannot be at the top: asked for, it is the end of the list.
+    pinnedToEnd.current = index === count - 1;
+    const align = pinnedToEnd.current ? 'end' : asked;
     if (index >= start && index < start + size) {
       virtualizer.scrollToIndex(index - start, { align });
       return;

@@ -217,7 +217,7 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
   }, [shown]);
   // What the reopen and progressive-ingest benchmarks time (scripts/bench-ui.ts): runs on screen,
   // or the final word that there are none — not an empty table while the ingest has found none yet.
-  const runsShown = shown && (count > 0 || !ingesting);
+  const runsShown = shown && (count > 0 || (!ingesting && runs.fresh));
   useEffect(() => {
     if (runsShown) requestAnimationFrame(() => performance.mark('loopscope:runs-shown', { detail: { runs: count } }));
     // Once per time the runs appear: not again for every row the ingest adds.
