@@ -19,8 +19,13 @@ import { SearchView } from './SearchView';
 
 type TraceRoute = Exclude<Route, { view: 'start' }>;
 
-/** How often an ingesting trace is asked for its progress. */
-const pollMs = 400;
+/**
+ * How often an ingesting trace is asked for its state: often, so the end of an ingest (or a
+ * reused database turning ready, a reopen) shows at once; the views reload what they show on new
+ * progress at most every `refreshMs`, and at once when the state changes.
+ */
+const pollMs = 100;
+const refreshMs = 400;
 
 /**
  * The trace's summary, polled while it is being ingested. `revision` goes up with every poll that
@@ -41,19 +46,21 @@ function useTraceSummary(traceId: string): { summary: TraceSummary | null; error
   useEffect(() => {
     let active = true;
     let timer: number | undefined;
+    // What the views were last refreshed with, in this effect (a new trace or attempt starts over).
+    let shown: TraceSummary | null = null;
+    let refreshedAt = 0;
     const poll = (): void => {
       api.trace({ traceId }).then(
         (summary) => {
           if (!active) return;
-          setState((previous) => {
-            const changed =
-              previous.traceId !== traceId ||
-              previous.attempt !== attempt ||
-              previous.summary?.state !== summary.state ||
-              previous.summary.progress.events !== summary.progress.events ||
-              previous.summary.progress.parseErrors !== summary.progress.parseErrors;
-            return { traceId, attempt, summary, error: null, revision: changed ? previous.revision + 1 : previous.revision };
-          });
+          const renewed = shown === null || shown.state !== summary.state;
+          const { progress } = summary;
+          const progressed = shown !== null && (shown.progress.bytesRead !== progress.bytesRead || shown.progress.events !== progress.events || shown.progress.parseErrors !== progress.parseErrors);
+          if (renewed || (progressed && performance.now() - refreshedAt >= refreshMs)) {
+            shown = summary;
+            refreshedAt = performance.now();
+            setState((previous) => ({ traceId, attempt, summary, error: null, revision: previous.revision + 1 }));
+          }
           if (summary.state === 'ingesting') timer = window.setTimeout(poll, pollMs);
         },
         (error: unknown) => {
