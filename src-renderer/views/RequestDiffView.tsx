@@ -167,15 +167,15 @@ function CompareWith({ list, eventId, previousEventId, onPick }: { list: readonl
 /** Why this request: `d` was pressed on an event that is not a request. */
 function FromNote({ traceId, fromEventId, request }: { traceId: string; fromEventId: number; request: RequestRow | undefined }) {
   const from = useQuery(`eventBrief:${traceId}:${fromEventId}`, (api) => api.event({ traceId, eventId: fromEventId, maxBytes: 1 }));
-  if (from.status !== 'ready') return null;
+  // Both known, or the note would change under the reader once the run's requests arrive.
+  if (from.status !== 'ready' || request === undefined) return null;
   const { event } = from.data;
-  const before = request !== undefined && request.line > event.line;
   return (
     <p className="banner banner-info" data-testid="diff-from-note">
       You pressed <kbd>d</kbd> on the {humanize(event.type)} on line {event.line}, which is not a request.{' '}
-      {before
-        ? `No request comes at or before it, so this is the run's first request${request ? ` (line ${request.line})` : ''}.`
-        : `This is the nearest request at or before it${request ? ` (line ${request.line})` : ''}.`}
+      {request.line > event.line
+        ? `No request comes at or before it, so this is the run's first request (line ${request.line}).`
+        : `This is the nearest request at or before it (line ${request.line}).`}
     </p>
   );
 }
