@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { openTrace, TraceFileError } from '../src-main/engine/engine';
 import { formatNames } from '../src-main/engine/adapters/registry';
@@ -28,6 +29,34 @@ describe('format detection', () => {
         assert.ok(error.message.includes(`no known trace format (tried ${formatNames().join(', ')}); the file has 2 JSON records in its first lines`), error.message);
         return true;
       });
+    } finally {
+      cache.remove();
+    }
+  });
+
+  it('says what a file it cannot read is: empty, blank, compressed, UTF-16, an image, binary', async () => {
+    const trace = '{"type":"run_start","run_id":"r"}\n{"type":"run_end","run_id":"r","status":"completed"}\n';
+    const cases: [string, Buffer, RegExp][] = [
+      ['empty.jsonl', Buffer.alloc(0), /the file is empty: it has no records yet/],
+      ['blank.jsonl', Buffer.from('\n\n   \n\t\n'), /the file has only blank lines/],
+      ['trace.jsonl.gz', gzipSync(trace), /gzip-compressed: decompress it first \(gunzip -k FILE\)/],
+      ['utf16.jsonl', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(trace, 'utf16le')]), /UTF-16 text: Loopscope reads UTF-8/],
+      ['screenshot.jsonl', Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(64, 7)]), /a PNG image, not a trace/],
+      ['blob.bin', Buffer.from([0x01, 0x00, 0x02, 0x00, 0x7b, 0x7d]), /binary \(it has NUL bytes in its first 4 KiB\)/],
+    ];
+    const cache = temporaryDir('formats-cache');
+    try {
+      for (const [name, bytes, reason] of cases) {
+        const path = join(dir.path, name);
+        writeFileSync(path, bytes);
+        await assert.rejects(openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis }), (error: unknown) => {
+          assert.ok(error instanceof TraceFileError, name);
+          assert.equal(error.code, 'unknown_format', name);
+          assert.match(error.message, reason, name);
+          assert.ok(error.message.includes(path), `${name}: the message names the file`);
+          return true;
+        });
+      }
     } finally {
       cache.remove();
     }

@@ -85,6 +85,39 @@ export function sampleFile(identity: FileIdentity): DetectionSample {
   };
 }
 
+/** Magic numbers of files people open by mistake, or compressed traces. */
+const knownBinaries: readonly { name: string; magic: readonly number[] }[] = [
+  { name: 'a PNG image', magic: [0x89, 0x50, 0x4e, 0x47] },
+  { name: 'a JPEG image', magic: [0xff, 0xd8, 0xff] },
+  { name: 'a GIF image', magic: [0x47, 0x49, 0x46, 0x38] },
+  { name: 'a PDF document', magic: [0x25, 0x50, 0x44, 0x46] },
+  { name: 'SQLite database', magic: [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x20, 0x66] },
+];
+
+/**
+ * What a file no adapter recognised is, when that is what the user needs to hear: empty, blank,
+ * compressed, UTF-16, binary. Null for a text file of some other JSON or text.
+ */
+export function describeUnreadable(identity: FileIdentity): string | null {
+  if (identity.size === 0) return 'the file is empty: it has no records yet';
+  const head = Buffer.alloc(Math.min(4096, identity.size));
+  const fd = openSync(identity.path, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const startsWith = (magic: readonly number[]): boolean => magic.every((byte, i) => head[i] === byte);
+  if (startsWith([0x1f, 0x8b])) return 'the file is gzip-compressed: decompress it first (gunzip -k FILE) and open the result';
+  if (startsWith([0x28, 0xb5, 0x2f, 0xfd])) return 'the file is zstd-compressed: decompress it first (zstd -d FILE) and open the result';
+  if (startsWith([0xff, 0xfe]) || startsWith([0xfe, 0xff])) return 'the file is UTF-16 text: Loopscope reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.jsonl)';
+  const binary = knownBinaries.find((known) => startsWith(known.magic));
+  if (binary !== undefined) return `the file is ${binary.name}, not a trace`;
+  if (head.includes(0)) return 'the file is binary (it has NUL bytes in its first 4 KiB), not a trace';
+  if (identity.size <= head.length && head.toString('utf8').trim() === '') return 'the file has only blank lines: no records yet';
+  return null;
+}
+
 export interface ChosenFormat {
   adapter: FormatAdapter;
   reason: string;
@@ -98,6 +131,6 @@ export function chooseFormat(identity: FileIdentity, requested: string | undefin
     return { adapter, reason: 'chosen with --format' };
   }
   const detection = detectFormat(sampleFile(identity));
-  if (detection.adapter === null) throw new TraceFileError('unknown_format', identity.path, detection.reason);
+  if (detection.adapter === null) throw new TraceFileError('unknown_format', identity.path, describeUnreadable(identity) ?? detection.reason);
   return { adapter: detection.adapter, reason: detection.reason };
 }
