@@ -28,6 +28,8 @@ export function runCli(args: string[], options: { cacheDir: string }): CliResult
     encoding: 'utf8',
     env: { ...process.env, LOOPSCOPE_CACHE_DIR: options.cacheDir, NO_COLOR: '1' },
     timeout: 60_000,
+    // The --json report of a generated trace runs to megabytes.
+    maxBuffer: 256 * 1024 * 1024,
   });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
