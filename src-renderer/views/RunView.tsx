@@ -181,14 +181,6 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   );
 }
 
-
-/**
- * The request for the event at `index`: itself when it is a model request; else the nearest model
- * request at or before it. A run whose format logs no requests has only responses, each standing
- * for the request reconstructed for it: then the nearest model response at or before it. With
- * nothing before it, the run's first request after it. Reads the event pages it needs (cached).
- */
-
 /**
  * The inspector's "diff" action for the event it shows: a model request diffs itself; a model
  * response diffs the request it answered (logged), or is the request (reconstructed runs).
@@ -242,10 +234,6 @@ function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Curs
   const api = useApi();
   const [position, setPosition] = useState<{ runPk: number; index: number } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const eventsRef = useRef(events);
-  useEffect(() => {
-    eventsRef.current = events;
-  });
   const { traceId, runPk, eventId, step } = route;
   const current = position?.runPk === runPk ? position : null;
   const currentEvent = current === null ? undefined : events.rowAt(current.index);
@@ -253,8 +241,8 @@ function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Curs
   useEffect(() => {
     let active = true;
     setFailure(null);
-    const place = (index: number | null) => {
-      if (active && index !== null) setPosition({ runPk, index });
+    const place = (index: number) => {
+      if (active) setPosition({ runPk, index });
     };
     if (eventId !== null) {
       if (currentEvent?.eventId === eventId) return;
