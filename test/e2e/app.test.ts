@@ -347,6 +347,10 @@ function serveEvents(name: string, events: () => object[]): { browser: () => Bro
 
 describe('trace content is text, never markup', () => {
   const runId = '<img src=x onerror=alert(1)>';
+  /** What a web page a tool fetched can hold: links and frames, terminal colours, a reversed file name. */
+  const hostilePage =
+    'report\u202Efdp.exe <a href="javascript:alert(7)">click me</a> <iframe src="https://example.com/frame"></iframe> ' +
+    '\u001b[31mred alert\u001b[0m <img src="https://example.com/pixel.gif"> <link rel=stylesheet href="https://example.com/x.css">';
   const served = serveEvents('hostile.jsonl', () => [
       { type: 'run_start', run_id: runId, ts: '2025-06-03T10:00:00.000Z', task: '<script>alert(2)</script> \u202Egnp.exe\u202C and a\u0007bell' },
       { type: 'model_request', run_id: runId, step: 1, ts: '2025-06-03T10:00:00.100Z', messages: [{ role: 'user', content: '<script>alert(3)</script>' }] },
@@ -360,12 +364,31 @@ describe('trace content is text, never markup', () => {
         tool_calls: [{ call_id: 'call_1', name: '<img src=x onerror=alert(4)>', arguments: '{"q":"<script>alert(5)</script>"}' }],
       },
       { type: 'tool_result', run_id: runId, step: 1, ts: '2025-06-03T10:00:02.000Z', call_id: 'call_1', name: '<img src=x onerror=alert(4)>', status: 'ok', output: '<img src=x onerror=alert(6)>' },
+      {
+        type: 'tool_result',
+        run_id: runId,
+        step: 1,
+        ts: '2025-06-03T10:00:02.500Z',
+        call_id: 'call_2',
+        name: 'fetch_page',
+        status: 'ok',
+        output: `${hostilePage} ${'A'.repeat(20_000)}`,
+      },
     { type: 'run_end', run_id: runId, ts: '2025-06-03T10:00:03.000Z', status: 'MODEL_FINISHED' },
   ]);
 
   test('HTML in run ids, tasks, tool names and results shows as text: no element, no script, no dialog', async () => {
     const app = await openApp(served.browser(), served.server().url);
     const { page } = app;
+    // Every request and every navigation stays on the server the app came from.
+    const origin = new URL(served.server().url).origin;
+    const elsewhere: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(origin)) elsewhere.push(`request ${request.url()}`);
+    });
+    page.on('framenavigated', (frame) => {
+      if (!frame.url().startsWith(origin)) elsewhere.push(`navigation ${frame.url()}`);
+    });
     // One trace served: the app goes straight to its runs.
     await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
     const row = page.locator('[data-testid=run-row]');
@@ -377,11 +400,30 @@ describe('trace content is text, never markup', () => {
     // The bidi override and the bell are shown as escapes, not obeyed.
     assert.match(await page.locator('.run-task').innerText(), /\\u202E/);
     assert.match(await page.locator('.run-task').innerText(), /\\u0007/);
-    await page.locator('[data-testid=timeline-row][data-type=tool_result]').click();
+    await page.locator('[data-testid=timeline-row][data-type=tool_result]').first().click();
     await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
     assert.equal(await page.locator('[data-testid=raw-line]').innerText(), fileLine(served.tracePath(), 4));
     assert.equal(await page.locator('img').count(), 0, 'no <img> element was created');
     assert.equal(await page.locator('script').count(), 1, 'only the app bundle is a script');
+
+    // The fetched page: shown as written, its controls made visible, nothing of it alive.
+    const fetched = page.locator('[data-testid=timeline-row][data-type=tool_result]').nth(1);
+    const shown = await fetched.innerText();
+    assert.match(shown, /<a href="javascript:alert\(7\)">click me<\/a> <iframe src="https:\/\/example\.com\/frame">/);
+    assert.match(shown, /\\u001B\[31mred alert\\u001B\[0m/i, 'the ANSI escapes are shown, not obeyed');
+    assert.match(shown, /report\\u202Efdp\.exe/i, 'the bidi override is shown, the name not reversed');
+    await fetched.getByText('click me', { exact: false }).click();
+    await fetched.click();
+    await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
+    assert.equal(await page.locator('iframe').count(), 0, 'no <iframe> element was created');
+    assert.equal(await page.locator('a[href^="javascript:"]').count(), 0, 'no javascript: link was created');
+    assert.equal(await page.locator('link[href^="https:"]').count(), 0, 'no stylesheet was linked');
+    // 20,000 characters without a break: wrapped or cut, never widening the page.
+    assert.ok(
+      Number(await page.evaluate('document.documentElement.scrollWidth')) <= Number(await page.evaluate('window.innerWidth')),
+      'a long unbroken string does not widen the page',
+    );
+    assert.deepEqual(elsewhere, [], 'nothing was loaded from, or navigated to, anywhere else');
     assert.deepEqual(app.dialogs, []);
     assert.deepEqual(app.problems, []);
     await saveScreenshot(page, 'hostile-trace');
