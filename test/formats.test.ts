@@ -1,6 +1,6 @@
 /** Format detection: each file is read with the adapter that recognises it, or refused with the formats tried. */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
@@ -60,6 +60,37 @@ describe('format detection', () => {
     } finally {
       cache.remove();
     }
+  });
+
+  it('reads Loopscope events written as one JSON document (an array, or pretty-printed) as it reads them one a line', async () => {
+    const events = readFileSync(join(import.meta.dirname, '..', 'examples', 'dangling-call.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as unknown);
+    const files = {
+      lines: events.map((event) => JSON.stringify(event)).join('\n') + '\n',
+      array: JSON.stringify(events, null, 2),
+      pretty: events.map((event) => JSON.stringify(event, null, 2)).join('\n'),
+    };
+    const read = async (name: keyof typeof files) => {
+      const path = join(dir.path, `document-${name}.json`);
+      writeFileSync(path, files[name]);
+      return (await analyzeFile(path)).report;
+    };
+    const summary = (report: Awaited<ReturnType<typeof read>>) => ({
+      events: report.files[0]?.events,
+      parseErrors: report.files[0]?.parse_errors.length,
+      runs: report.runs.map((run) => [run.run_id, run.status, run.steps, run.tool_calls, run.tool_results]),
+      findings: report.findings.map((finding) => [finding.kind, finding.severity, finding.call_id]),
+    });
+    const lines = await read('lines');
+    assert.equal(lines.files[0]?.format, 'loopscope');
+    for (const name of ['array', 'pretty'] as const) {
+      const report = await read(name);
+      assert.equal(report.files[0]?.format, 'loopscope-json', name);
+      assert.deepEqual(summary(report), summary(lines), name);
+    }
+    assert.ok(summary(lines).findings.some(([kind]) => kind === 'dangling_call'), 'the example keeps its finding');
   });
 
   it('reads a file as the format the user names, whatever detection would say', async () => {

@@ -146,17 +146,24 @@ function typeOf(value: unknown): string | undefined {
   return typeof raw === 'string' ? raw : undefined;
 }
 
+/** How many of `values` are Loopscope events, and the first few event types among them; null for none. */
+function canonicalRecords(values: readonly unknown[]): { count: number; names: string } | null {
+  const canonical = values.map(typeOf).filter((type) => type !== undefined && canonicalEventType(type) !== undefined);
+  if (canonical.length === 0) return null;
+  return { count: canonical.length, names: [...new Set(canonical.map((type) => canonicalEventType(type!)))].slice(0, 4).join(', ') };
+}
+
+/** The first bytes of a JSON array of Loopscope events too large to be whole in the detection sample. */
+const ARRAY_HEAD = new RegExp(`^\\s*\\[\\s*\\{\\s*"(?:type|event)"\\s*:\\s*"(?:${['run_start', 'model_request', 'model_response'].join('|')})"`);
+
 /** Loopscope's own format (docs/trace-format.md). */
 export const canonicalFormat: FormatAdapter = {
   name: 'loopscope',
   detect(sample) {
-    const types = sample.values.map(typeOf);
-    const canonical = types.filter((type) => type !== undefined && canonicalEventType(type) !== undefined);
     // Checked last (registry.ts), so one Loopscope event among the first records is enough: the
     // rest may be broken lines, which then get their own parse errors.
-    if (canonical.length === 0) return null;
-    const names = [...new Set(canonical.map((type) => canonicalEventType(type!)))].slice(0, 4).join(', ');
-    return `${canonical.length} of the first ${sample.values.length} records are Loopscope events (${names})`;
+    const found = canonicalRecords(sample.values);
+    return found === null ? null : `${found.count} of the first ${sample.values.length} records are Loopscope events (${found.names})`;
   },
   createMapper() {
     return {
@@ -175,4 +182,29 @@ export const canonicalFormat: FormatAdapter = {
       finish() {},
     };
   },
+};
+
+/**
+ * Loopscope events written as one JSON document — an array of events, or events pretty-printed
+ * one after another — rather than one a line: what a script that dumps its log with
+ * `JSON.stringify(events, null, 2)` writes. Read as JSON values (the array's elements one by one),
+ * each event anchored to the line its value starts on.
+ */
+export const canonicalDocumentFormat: FormatAdapter = {
+  name: 'loopscope-json',
+  framing: 'json-values',
+  streamedArrays: [''],
+  detect(sample) {
+    // A file with Loopscope events one a line is the line format's.
+    if (canonicalRecords(sample.values) !== null) return null;
+    const document = sample.framedValues[0];
+    if (Array.isArray(document)) {
+      const found = canonicalRecords(document.slice(0, 20));
+      return found === null ? null : `a JSON array of ${document.length} records, ${found.count} of the first ${Math.min(20, document.length)} Loopscope events (${found.names})`;
+    }
+    const found = canonicalRecords(sample.framedValues);
+    if (found !== null) return `${found.count} of the first ${sample.framedValues.length} JSON values are Loopscope events (${found.names}), written across lines`;
+    return sample.framedValues.length === 0 && ARRAY_HEAD.test(sample.head) ? 'a JSON array of Loopscope events (from its first bytes)' : null;
+  },
+  createMapper: canonicalFormat.createMapper,
 };

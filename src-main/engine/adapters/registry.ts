@@ -3,7 +3,7 @@
  * records could pass for another's is claimed by its own adapter.
  */
 import { agentsSpanEventsFormat } from './agentsSpanEvents';
-import { canonicalFormat } from './canonicalAdapter';
+import { canonicalDocumentFormat, canonicalFormat } from './canonicalAdapter';
 import { clineFormat } from './cline';
 import { claudeCodeFormat } from './claudeCode';
 import { codexFormat } from './codex';
@@ -34,6 +34,7 @@ export const formatAdapters: readonly FormatAdapter[] = [
   openHandsFormat,
   geminiCliFormat,
   inspectAiFormat,
+  canonicalDocumentFormat,
   canonicalFormat,
 ];
 
