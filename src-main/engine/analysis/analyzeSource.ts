@@ -37,7 +37,11 @@ export const timelineEventTypes: ReadonlySet<string> = new Set(
   canonicalEventTypes.filter((type) => type !== 'run_start' && type !== 'model_request'),
 );
 
-function toEntry(event: TimelineEventRow, calls: TimelineCall[]): TimelineEntry | null {
+/**
+ * The entry of an event, its repeated strings passed through `shared`. A response's calls are
+ * left empty: they are written after it and attached when the timeline is built.
+ */
+function toEntry(event: TimelineEventRow, shared: <T extends string | null>(value: T) => T): TimelineEntry | null {
   const base = { eventId: event.id, line: event.line, step: event.step, ts: event.ts };
   switch (event.type) {
     case 'model_response':
@@ -47,9 +51,9 @@ function toEntry(event: TimelineEventRow, calls: TimelineCall[]): TimelineEntry 
       return {
         ...base,
         kind: 'response',
-        outcome: event.outcome as ModelOutcome,
-        finishReason: event.finish_reason,
-        calls,
+        outcome: shared(event.outcome) as ModelOutcome,
+        finishReason: shared(event.finish_reason),
+        calls: [],
         inputTokens: event.input_tokens,
         outputTokens: event.output_tokens,
         costUsd: event.cost_usd,
@@ -61,9 +65,9 @@ function toEntry(event: TimelineEventRow, calls: TimelineCall[]): TimelineEntry 
         ...base,
         kind: 'result',
         callId: event.call_id ?? '',
-        name: event.name,
+        name: shared(event.name),
         ok: event.result_ok === 1,
-        errorCode: event.error_code,
+        errorCode: shared(event.error_code),
         resultHash: event.result_hash,
         progress: event.progress === null ? null : event.progress === 1,
       };
@@ -84,8 +88,8 @@ interface PendingFragment {
 /**
  * Collects one run's rows, in id order, as its timeline entries. A long run holds one entry per
  * event until it ends (a million for the longest), so each row becomes its entry at once (no row
- * kept beside it) and the strings rows repeat — types, tool names, outcomes, error codes — are
- * shared, not one copy per row as they arrive from another thread.
+ * kept beside it) and the strings rows repeat — tool names, outcomes, error codes — are shared,
+ * not one copy per row as they arrive from another thread.
  */
 export class RunTimelineAssembler {
   private readonly slots: (TimelineEntry | PendingFragment)[] = [];
@@ -93,56 +97,47 @@ export class RunTimelineAssembler {
   private readonly callsByEvent = new Map<number, TimelineCall[]>();
   private readonly strings = new Map<string, string>();
 
-  private intern<T extends string | null>(value: T): T {
+  private readonly intern = <T extends string | null>(value: T): T => {
     if (value === null) return value;
     const known = this.strings.get(value);
     if (known !== undefined) return known as T;
     this.strings.set(value, value);
     return value;
-  }
-
-  /** The list a response's calls are added to, shared with its entry so calls may arrive after it. */
-  private callsOf(eventId: number): TimelineCall[] {
-    let calls = this.callsByEvent.get(eventId);
-    if (calls === undefined) {
-      calls = [];
-      this.callsByEvent.set(eventId, calls);
-    }
-    return calls;
-  }
+  };
 
   addEvent(event: TimelineEventRow): void {
     if (!timelineEventTypes.has(event.type)) return;
-    const kept: TimelineEventRow = {
+    if (event.type !== 'stream_fragment') {
+      const entry = toEntry(event, this.intern);
+      if (entry !== null) this.slots.push(entry);
+      return;
+    }
+    // Only the fields analysis reads: the row stays until the run is built.
+    const fragment: TimelineEventRow = {
       id: event.id,
       line: event.line,
-      type: this.intern(event.type),
+      type: event.type,
       step: event.step,
       ts: event.ts,
       call_id: event.call_id,
-      name: this.intern(event.name),
+      name: null,
       outcome: this.intern(event.outcome),
       finish_reason: this.intern(event.finish_reason),
       input_tokens: event.input_tokens,
       output_tokens: event.output_tokens,
       cost_usd: event.cost_usd,
-      result_ok: event.result_ok,
-      error_code: this.intern(event.error_code),
-      result_hash: event.result_hash,
-      progress: event.progress,
-      summary: event.type === 'tool_call_not_executed' ? event.summary : null,
+      result_ok: null,
+      error_code: null,
+      result_hash: null,
+      progress: null,
+      summary: null,
     };
-    if (event.type === 'stream_fragment') {
-      this.fragments.set(event.id, kept);
-      this.slots.push({ fragment: kept });
-      return;
-    }
-    const entry = toEntry(kept, event.type === 'model_response' ? this.callsOf(event.id) : []);
-    if (entry !== null) this.slots.push(entry);
+    this.fragments.set(event.id, fragment);
+    this.slots.push({ fragment });
   }
 
   addCall(row: Pick<ToolCallRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>): void {
-    this.callsOf(row.event_id).push({
+    const call: TimelineCall = {
       callId: row.call_id,
       name: this.intern(row.name),
       argsHash: row.args_hash,
@@ -153,7 +148,10 @@ export class RunTimelineAssembler {
       line: row.line,
       eventId: row.event_id,
       index: row.call_index,
-    });
+    };
+    const calls = this.callsByEvent.get(row.event_id);
+    if (calls === undefined) this.callsByEvent.set(row.event_id, [call]);
+    else calls.push(call);
   }
 
   /** A stream without a model_response closed on this fragment (see TraceIngester.emitStream). */
@@ -167,9 +165,9 @@ export class RunTimelineAssembler {
   build(run: TimelineRunRow, live: boolean): RunTimeline {
     const entries: TimelineEntry[] = [];
     for (const slot of this.slots) {
-      const entry = 'fragment' in slot ? toEntry(slot.fragment, this.callsOf(slot.fragment.id)) : slot;
+      const entry = 'fragment' in slot ? toEntry(slot.fragment, this.intern) : slot;
       if (entry === null) continue;
-      if (entry.kind === 'response') entry.calls.sort((a, b) => a.index - b.index);
+      if (entry.kind === 'response') entry.calls = (this.callsByEvent.get(entry.eventId) ?? []).sort((a, b) => a.index - b.index);
       entries.push(entry);
     }
     return {
