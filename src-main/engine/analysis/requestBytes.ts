@@ -152,13 +152,13 @@ export class RequestBytesReader {
 
   /** A scan error or an unexpected shape: the caller reads the line whole and reports exactly what is wrong. */
   private guard(read: () => NormalizedRequest | null): NormalizedRequest | null {
-    this.scanned = null;
     try {
       return read();
     } catch (error) {
       if (error instanceof ScanError || error instanceof SyntaxError) return null;
       throw error;
     } finally {
+      // A scan belongs to its line only.
       this.scanned = null;
     }
   }
