@@ -9,7 +9,7 @@
 import type { Finding } from '../report';
 import { formatCount } from '../formatCount';
 import type { Budgets } from '../trace/canonicalEvents';
-import { isPausedStatus } from '../trace/runStatus';
+import { isOngoingStatus } from '../trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../trace/timestamps';
 import { finding, runEnding } from './finding';
 import { responses, type RunTimeline } from './timeline';
@@ -170,8 +170,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     timeline.status === 'model_finished' ||
     lastResponse?.outcome === 'refusal' ||
     timeline.status === 'refused' ||
-    isPausedStatus(timeline.status) ||
-    (timeline.live && timeline.status === 'unterminated');
+    isOngoingStatus(timeline.status);
   const trippedCap = reached[0];
   if (!notCutOff && trippedCap !== undefined) {
     findings.push(

@@ -6,7 +6,7 @@
  * were never legitimately issued, so they owe no result; `invalid_arguments` speaks for them.
  */
 import type { Finding } from '../report';
-import { isPausedStatus } from '../trace/runStatus';
+import { isOngoingStatus } from '../trace/runStatus';
 import { finding, runEnding } from './finding';
 import { describeCall, type ResultEntry, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
 
@@ -143,7 +143,7 @@ export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
     );
   }
 
-  const stillRunning = (timeline.live && timeline.status === 'unterminated') || isPausedStatus(timeline.status);
+  const stillRunning = isOngoingStatus(timeline.status);
   for (const queue of unanswered.values()) {
     for (const call of queue) {
       if (stillRunning) {

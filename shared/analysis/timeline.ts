@@ -80,11 +80,6 @@ export interface RunTimeline {
   /** The run has a run_start event. */
   started: boolean;
   entries: TimelineEntry[];
-  /**
-   * The file may still be written (live follow): a run without a terminal event is running, so
-   * its unanswered calls are pending, not dangling.
-   */
-  live: boolean;
 }
 
 export function responses(timeline: RunTimeline): ResponseEntry[] {

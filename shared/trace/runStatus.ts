@@ -15,6 +15,11 @@ export const runStatusSchema = z.enum([
   'waiting_for_input',
   'waiting_for_approval',
   'unterminated',
+  /**
+   * No terminal event yet in a file Loopscope is following while it is written (a loop running
+   * now); it becomes `unterminated` once the file has been idle for the configured time.
+   */
+  'running',
   'unknown',
 ]);
 export type RunStatus = z.infer<typeof runStatusSchema>;
@@ -126,4 +131,9 @@ export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedS
 /** Paused states (domain.md §3): not finished, so unanswered calls are pending, not dangling. */
 export function isPausedStatus(status: RunStatus): boolean {
   return status === 'waiting_for_input' || status === 'waiting_for_approval';
+}
+
+/** A run that has not ended yet — still being written, or paused: its unanswered calls are pending (domain.md §2.1). */
+export function isOngoingStatus(status: RunStatus): boolean {
+  return status === 'running' || isPausedStatus(status);
 }

@@ -13,7 +13,7 @@ export function runHasErrors(run: Pick<RunRow, 'status' | 'findings'>): boolean 
 
 export function StatusBadge({ status, raw }: { status: RunStatus; raw: string }) {
   return (
-    <span className={`badge status status-${status}`} title={raw === '' ? 'No terminal status was written' : `As written in the trace: ${visibleText(raw)}`} data-testid="run-status" data-status={status}>
+    <span className={`badge status status-${status}`} title={status === 'running' ? 'No terminal event yet: the file is still being written' : raw === '' ? 'No terminal status was written' : `As written in the trace: ${visibleText(raw)}`} data-testid="run-status" data-status={status}>
       {humanize(status)}
     </span>
   );

@@ -75,7 +75,7 @@ describe('call correlation: dangling calls', () => {
   });
 
   it('shows unanswered calls of a live run still being written as pending, not dangling', () => {
-    const t = run({ status: 'unterminated', live: true }).toolCalls({ id: 'c1' }).build();
+    const t = run({ status: 'running' }).toolCalls({ id: 'c1' }).build();
     const outcome = correlateCalls(t);
     assert.deepEqual(outcome.findings, []);
     assert.equal(outcome.resolutions[0]?.state, 'pending');
@@ -95,7 +95,7 @@ describe('call correlation: dangling calls', () => {
   });
 
   it('still reports a dangling call in a live file whose run has already ended', () => {
-    const t = run({ status: 'failed', live: true }).toolCalls({ id: 'c1' }).build();
+    const t = run({ status: 'failed' }).toolCalls({ id: 'c1' }).build();
     assert.deepEqual(kinds(t), ['dangling_call']);
   });
 });

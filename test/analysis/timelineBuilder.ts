@@ -60,7 +60,6 @@ export interface RunSpec {
   budgets?: Budgets | null;
   startedAt?: string | null;
   endedAt?: string | null;
-  live?: boolean;
   /** Whether the run logged a run_start (default true). */
   started?: boolean;
 }
@@ -177,7 +176,6 @@ export class TimelineBuilder {
       lastLine: this.line,
       started: this.spec.started ?? true,
       entries: [...this.entries],
-      live: this.spec.live ?? false,
     };
   }
 

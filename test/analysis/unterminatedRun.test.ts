@@ -21,7 +21,7 @@ describe('unterminated run', () => {
   });
 
   it('does not report a run still being written (live follow)', () => {
-    const t = run({ status: 'unterminated', live: true }).toolCalls({ id: 'c1' }).build();
+    const t = run({ status: 'running' }).toolCalls({ id: 'c1' }).build();
     assert.deepEqual(analyzeUnterminatedRun(t), []);
   });
 

@@ -162,7 +162,7 @@ export class RunTimelineAssembler {
     fragment.finish_reason = this.intern(finishReason);
   }
 
-  build(run: TimelineRunRow, live: boolean): RunTimeline {
+  build(run: TimelineRunRow): RunTimeline {
     const entries: TimelineEntry[] = [];
     for (const slot of this.slots) {
       const entry = 'fragment' in slot ? toEntry(slot.fragment, this.intern) : slot;
@@ -182,7 +182,6 @@ export class RunTimelineAssembler {
       lastLine: run.last_line,
       started: run.start_event_id !== null,
       entries,
-      live,
     };
   }
 }
@@ -234,7 +233,7 @@ export class SourceAnalyzer {
 
   /** Analyzes a run whose rows the caller assembled, and stores the results. */
   analyze(run: TimelineRunRow, assembler: RunTimelineAssembler): void {
-    const analysis = analyzeRun(assembler.build(run, false), this.options);
+    const analysis = analyzeRun(assembler.build(run), this.options);
     this.deleteFindings.run(run.id, this.key);
     for (const f of analysis.findings) {
       this.insertFinding.run([this.sourceId, this.key, run.id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details ? JSON.stringify(f.details) : null]);
