@@ -118,11 +118,23 @@ describe('ingest', () => {
       db.close();
     });
 
-    it('refuses to return bytes once the file has changed', async () => {
+    it('still returns the ingested lines of a file that only grew since (a trace still being written)', async () => {
       const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
       appendFileSync(path, '\n{"type":"run_end","run_id":"r2"}');
       const db = openDatabase(trace.dbPath, { readonly: true });
+      assert.deepEqual(readRawLine(db, trace.sourceId, 1)?.bytes, original.subarray(0, original.indexOf(0x0a)));
+      db.close();
+    });
+
+    it('refuses to return bytes once the ingested part of the file has changed', async () => {
+      const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const rewritten = Buffer.from(original);
+      rewritten[2] = rewritten[2] === 0x41 ? 0x42 : 0x41;
+      writeFileSync(path, Buffer.concat([rewritten, Buffer.from('\n{"type":"run_end","run_id":"r2"}')]));
+      const db = openDatabase(trace.dbPath, { readonly: true });
       assert.throws(() => readRawLine(db, trace.sourceId, 1), SourceChangedError);
+      writeFileSync(path, original.subarray(0, original.length - 3));
+      assert.throws(() => readRawLine(db, trace.sourceId, 1), SourceChangedError, 'a truncated file');
       db.close();
     });
   });

@@ -52,6 +52,20 @@ export interface OpenTraceOptions {
    * when it is asked for.
    */
   searchIndex?: boolean;
+  /** Follow the file after reading it (the app does; `loopscope analyze` reads it once). */
+  follow?: FollowOptions;
+}
+
+/** How a file still being written is followed (see ingestWorker.ts `followFile`). */
+export interface FollowOptions {
+  /** A run without a terminal event is `running` until the file has not grown for this long; then `unterminated`. */
+  idleMs: number;
+  /** The file's new lines are stored and analyzed, or (`idle`) it has not grown for `idleMs`. */
+  onFollowed: (progress: IngestProgress, idle: boolean) => void;
+  /** What was read is no longer the file's beginning (truncated, rotated, rewritten): it must be read again. Following has ended. */
+  onReplaced: (reason: string) => void;
+  /** Following has ended (the file was deleted, or could not be read); what was read stays. */
+  onStopped: (reason: string) => void;
 }
 
 export interface TraceHandle {
@@ -62,6 +76,13 @@ export interface TraceHandle {
   companions: CompanionSource[];
   /** True when an earlier ingest of the unchanged file was reused. */
   reused: boolean;
+  /**
+   * Whether runs without a terminal event are unterminated rather than running: true for a file
+   * read once, and for a followed one that had not grown for the idle time when it was opened.
+   */
+  idle: boolean;
+  /** Stops following the file (nothing to do for a file read once). */
+  stop: () => Promise<void>;
 }
 
 export function openTrace(path: string, options: OpenTraceOptions): Promise<TraceHandle> {
@@ -74,6 +95,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     analysis: options.analysis,
     reportRuns: options.onRuns !== undefined,
     searchIndex: options.searchIndex ?? false,
+    follow: options.follow === undefined ? null : { idleMs: options.follow.idleMs },
   };
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerUrl('ingestWorker'), { workerData: request, resourceLimits: INGEST_WORKER_LIMITS });
@@ -88,12 +110,21 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
       if (message.type === 'progress') options.onProgress?.(message.progress);
       else if (message.type === 'runs') options.onRuns?.({ source: message.source, runs: message.runs });
       else if (message.type === 'done') {
-        settle(() => resolve({ path, dbPath: message.dbPath, sourceId: message.sourceId, companions: message.companions, reused: message.reused }));
-      }
+        const stop = async (): Promise<void> => {
+          await worker.terminate();
+        };
+        settle(() => resolve({ path, dbPath: message.dbPath, sourceId: message.sourceId, companions: message.companions, reused: message.reused, idle: message.idle, stop }));
+      } else if (message.type === 'followed') options.follow?.onFollowed(message.progress, message.idle);
+      else if (message.type === 'replaced') options.follow?.onReplaced(message.reason);
+      else if (message.type === 'stopped') options.follow?.onStopped(message.reason);
       else if (message.code === 'internal') settle(() => reject(new Error(`ingest of ${path} failed: ${message.message}`)));
       else settle(() => reject(new TraceFileError(message.code as TraceFileErrorCode, path, message.message)));
     });
-    worker.on('error', (error) => settle(() => reject(error)));
+    worker.on('error', (error) => {
+      // After the trace opened, only a followed file's watch is still running in the worker.
+      if (settled) options.follow?.onStopped(`following the file stopped: ${error.message}`);
+      else settle(() => reject(error));
+    });
     worker.on('exit', (code) => settle(() => reject(new Error(`ingest worker for ${path} exited with code ${code} before finishing`))));
   });
 }

@@ -186,7 +186,7 @@ export function replaceRequestFindings(db: Database.Database, sourceId: number, 
 /**
  * Analyzes and stores the requests of one source's runs. During ingest the loader hands it a run
  * with logged requests as soon as the run ends, with the request events and usages it saw being
- * written (the rows have no index yet, so nothing is read back with SQL); `finish` does every
+ * written (the rows have no index yet, so nothing is read back with SQL); `analyzePending` does every
  * other run (reconstructed ones, runs with streamed responses, runs that changed later) with SQL,
  * once the indexes exist, and marks the source analyzed.
  *
@@ -199,12 +199,15 @@ export class SourceRequestAnalyzer {
   private readonly stored = new Set<number>();
   private readonly readable: boolean;
 
+  /** `analyzedRuns`: runs whose requests an earlier load of the source stored already. */
   constructor(
     private readonly db: Database.Database,
     private readonly sourceId: number,
+    analyzedRuns: Iterable<number> = [],
   ) {
     this.reader = new LoggedRequestReader(db);
     this.readable = fileUnchanged(db, sourceId);
+    for (const runPk of analyzedRuns) this.stored.add(runPk);
   }
 
   /** A run with logged requests: these events, in order, and the usage of the response to each. */
@@ -219,10 +222,11 @@ export class SourceRequestAnalyzer {
   }
 
   /**
-   * Every run not stored yet, read with SQL, its findings stored under the ingest's options key;
-   * then the source is analyzed. Inside a transaction, after the query indexes are built.
+   * Every run not stored yet (or forgotten since), read with SQL, its findings stored under the
+   * ingest's options key; then the source is analyzed. Inside a transaction, after the query
+   * indexes are built. A followed file calls it again after each batch of appended lines.
    */
-  finish(optionsKey: string): void {
+  analyzePending(optionsKey: string): void {
     if (this.readable) {
       for (const { id: runPk } of prepared<[number], { id: number }>(this.db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(this.sourceId)) {
         if (this.stored.has(runPk)) continue;
@@ -234,6 +238,9 @@ export class SourceRequestAnalyzer {
       }
       prepared(this.db, 'UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(this.sourceId);
     }
+  }
+
+  close(): void {
     this.reader.close();
   }
 

@@ -7,7 +7,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { LineSplitter, type SplitLine } from './lineSplitter';
-import { TraceIngester, type FirstRowIds, type IngestCounters } from './traceIngester';
+import { TraceIngester, type FirstRowIds, type IngestCounters, type IngesterOptions } from './traceIngester';
 import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature } from './zipEntries';
 import type { FileIdentity } from '../store/traceDatabase';
 import type { RowBatcher } from '../store/traceWriter';
@@ -37,43 +37,90 @@ const PROGRESS_INTERVAL_MS = 100;
 
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
 export async function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): Promise<IngestProgress> {
-  const ingester = new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), {
-    ...(options.firstIds !== undefined ? { firstIds: options.firstIds } : {}),
-    searchIndex: options.searchIndex,
-  });
-  if (format.framing === 'zip-json' && isZipFile(identity)) return ingestZipEntries(identity, ingester, options);
-  const splitter =
-    format.framing === 'json-values' || format.framing === 'zip-json'
-      ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes, ...(format.streamedArrays !== undefined ? { streamedArrays: format.streamedArrays } : {}) })
-      : new LineSplitter({ maxLineBytes: options.maxLineBytes });
-  const accept = ingester.acceptLine.bind(ingester);
-  const progress = (): IngestProgress => ({ ...ingester.counters, bytesRead: splitter.bytesRead, totalBytes: identity.size });
-
-  const fd = openSync(identity.path, 'r');
-  try {
-    if (fstatSync(fd).size < identity.size) throw new Error(`${identity.path} shrank while it was being opened`);
-    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    let lastReport = Date.now();
-    let remaining = identity.size;
-    while (remaining > 0) {
-      const read = readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, remaining), null);
-      if (read === 0) throw new Error(`${identity.path} was truncated while it was being read`);
-      remaining -= read;
-      splitter.push(chunk.subarray(0, read), accept);
-      if (options.beforeNextChunk) await options.beforeNextChunk();
-      if (options.onProgress && Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
-        options.onProgress(progress());
-        lastReport = Date.now();
-      }
-    }
-    splitter.end(accept);
-  } finally {
-    closeSync(fd);
+  if (format.framing === 'zip-json' && isZipFile(identity)) {
+    return ingestZipEntries(identity, new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), ingesterOptions(options)), options);
   }
-  ingester.finish();
-  const final = progress();
-  options.onProgress?.(final);
-  return final;
+  const file = new GrowingFileIngest(identity.path, format, sourceId, rows, options);
+  await file.readTo(identity.size);
+  return file.finish();
+}
+
+function ingesterOptions(options: IngestOptions): IngesterOptions {
+  return { ...(options.firstIds !== undefined ? { firstIds: options.firstIds } : {}), searchIndex: options.searchIndex };
+}
+
+/**
+ * A trace file read in parts, as it is written: each `readTo` goes on from where the last one
+ * stopped — a line cut at the end of what was read waits in the splitter for the rest — with the
+ * same parse state, so appended lines are ingested alone, never the file again.
+ */
+export class GrowingFileIngest {
+  private readonly ingester: TraceIngester;
+  private readonly splitter: LineSplitter | JsonStreamSplitter;
+  private readonly accept: (line: SplitLine) => void;
+  private lastReport = 0;
+
+  constructor(
+    private readonly path: string,
+    format: FormatAdapter,
+    sourceId: number,
+    rows: RowBatcher,
+    private readonly options: IngestOptions,
+  ) {
+    this.ingester = new TraceIngester(sourceId, rows, format.createMapper({ path }), ingesterOptions(options));
+    this.splitter =
+      format.framing === 'json-values' || format.framing === 'zip-json'
+        ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes, ...(format.streamedArrays !== undefined ? { streamedArrays: format.streamedArrays } : {}) })
+        : new LineSplitter({ maxLineBytes: options.maxLineBytes });
+    this.accept = this.ingester.acceptLine.bind(this.ingester);
+  }
+
+  /** Bytes handed to the splitter so far: where the next `readTo` starts. */
+  get offset(): number {
+    return this.splitter.bytesRead;
+  }
+
+  progress(totalBytes = this.offset): IngestProgress {
+    return { ...this.ingester.counters, bytesRead: this.offset, totalBytes };
+  }
+
+  /** Reads the file from `offset` up to `size` bytes. */
+  async readTo(size: number): Promise<void> {
+    const fd = openSync(this.path, 'r');
+    try {
+      if (fstatSync(fd).size < size) throw new Error(`${this.path} shrank while it was being opened`);
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      let remaining = size - this.offset;
+      while (remaining > 0) {
+        const read = readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, remaining), this.offset);
+        if (read === 0) throw new Error(`${this.path} was truncated while it was being read`);
+        remaining -= read;
+        this.splitter.push(chunk.subarray(0, read), this.accept);
+        if (this.options.beforeNextChunk) await this.options.beforeNextChunk();
+        if (this.options.onProgress && Date.now() - this.lastReport >= PROGRESS_INTERVAL_MS) {
+          this.options.onProgress(this.progress(size));
+          this.lastReport = Date.now();
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Stores the runs as the lines read so far leave them, the file still being written (see TraceIngester.checkpoint). */
+  checkpoint(): IngestProgress {
+    this.ingester.checkpoint();
+    return this.progress();
+  }
+
+  /** The file ends here: its last line, even without a newline, is read, and every run is stored as final. */
+  finish(): IngestProgress {
+    this.splitter.end(this.accept);
+    this.ingester.finish();
+    const final = this.progress();
+    this.options.onProgress?.(final);
+    return final;
+  }
 }
 
 function isZipFile(identity: FileIdentity): boolean {

@@ -142,6 +142,8 @@ export class TraceIngester {
   private readonly firstRunPk: number;
   /** Search text kept per event: SEARCH_TEXT_CHARS, or 0 when no search index is built. */
   private readonly searchTextChars: number;
+  /** What a run without a terminal event is stored as (see `checkpoint`). */
+  private openRunStatus: 'running' | 'unterminated' = 'unterminated';
   /** Whether the line being mapped has produced an event anchored to it. */
   private currentLineAnchored = false;
   private currentLine = 0;
@@ -210,20 +212,42 @@ export class TraceIngester {
   /** Closes open streams and stores every run not stored since its last change; call once after the last line. */
   finish(): void {
     this.mapper.finish(this.emit);
-    for (const run of this.runs.values()) this.storeRun(run);
+    this.storeOpenRunsAs('unterminated');
+    for (const run of this.runs.values()) this.storeRun(run, { closeStreams: true });
     this.writer.flush();
+  }
+
+  /**
+   * Stores every run changed since it was last stored, as a file still being written has it now:
+   * its open streams stay open and the adapter keeps its state, since the file's next lines go on
+   * where these stopped. A run without a terminal event is stored as `running` (its unanswered
+   * calls pending, not dangling: domain.md §2.1) until `finish` stores it as `unterminated`.
+   */
+  checkpoint(): void {
+    this.storeOpenRunsAs('running');
+    for (const run of this.runs.values()) this.storeRun(run, { closeStreams: false });
+    this.writer.flush();
+  }
+
+  private storeOpenRunsAs(status: 'running' | 'unterminated'): void {
+    if (status === this.openRunStatus) return;
+    this.openRunStatus = status;
+    // Their rows and analysis change with it.
+    for (const run of this.runs.values()) if (run.end === null) run.version += 1;
   }
 
   /**
    * Writes the run's row and asks for its analysis. Done when the run ends, so the store worker
    * analyzes it while parsing goes on, and again at the end only if the run changed since.
    */
-  private storeRun(run: RunState): void {
-    for (const stream of run.openStreams.values()) this.emitStream(run, stream);
-    run.openStreams.clear();
+  private storeRun(run: RunState, { closeStreams }: { closeStreams: boolean }): void {
+    if (closeStreams) {
+      for (const stream of run.openStreams.values()) this.emitStream(run, stream);
+      run.openStreams.clear();
+    }
     if (run.storedVersion === run.version) return;
     run.storedVersion = run.version;
-    const status = run.end ? { status: run.end.status, raw: run.end.statusRaw } : { status: 'unterminated', raw: '' };
+    const status = run.end ? { status: run.end.status, raw: run.end.statusRaw } : { status: this.openRunStatus, raw: '' };
     this.writer.addRun({
       id: run.pk,
       source_id: this.sourceId,
@@ -421,7 +445,7 @@ export class TraceIngester {
     const text = search.text();
     if (text !== null) this.writer.addSearchText(row.id, text);
     this.countInStep(run, row);
-    if (event.type === 'run_end') this.storeRun(run);
+    if (event.type === 'run_end') this.storeRun(run, { closeStreams: true });
   }
 
   /** Keeps the step's row (one per model call; step 0 holds what came before the first) up to date. */

@@ -24,6 +24,16 @@ export interface RawLine {
 
 export class SourceChangedError extends Error {}
 
+/**
+ * Whether the bytes ingested are still the file's: the same file, or one that only grew since
+ * (a trace still being written, a followed file): its recorded lines are still where they were.
+ */
+function ingestedBytesUnchanged(source: SourceIdentityRow): boolean {
+  const current = identifyFile(source.path);
+  if (current.size === source.size) return current.mtimeMs === source.mtime_ms && current.fingerprint === source.fingerprint;
+  return current.size > source.size && identifyFile(source.path, source.size)?.fingerprint === source.fingerprint;
+}
+
 export interface LocationRow {
   byte_offset: number;
   byte_length: number;
@@ -73,10 +83,7 @@ export class RawLineReader {
   static open(db: Database.Database, sourceId: number): RawLineReader | null {
     const source = db.prepare<[number], SourceIdentityRow>('SELECT path, size, mtime_ms, fingerprint, format FROM sources WHERE id = ?').get(sourceId);
     if (source === undefined) return null;
-    const current = identifyFile(source.path);
-    if (current.size !== source.size || current.mtimeMs !== source.mtime_ms || current.fingerprint !== source.fingerprint) {
-      throw new SourceChangedError(`${source.path} changed since it was ingested; reopen it to see its current lines`);
-    }
+    if (!ingestedBytesUnchanged(source)) throw new SourceChangedError(`${source.path} changed since it was ingested; reopen it to see its current lines`);
     return new RawLineReader(openSync(source.path, 'r'), source.size, source.format);
   }
 

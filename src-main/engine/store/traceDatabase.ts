@@ -41,7 +41,13 @@ function readAt(fd: number, position: number, length: number): Buffer {
   return buffer.subarray(0, read);
 }
 
-export function identifyFile(path: string): FileIdentity {
+/**
+ * The file's identity now; with `prefixBytes`, the identity of its first that many bytes (a file
+ * that grew: its size is theirs, its fingerprint hashes their edges), or null when it has fewer.
+ */
+export function identifyFile(path: string): FileIdentity;
+export function identifyFile(path: string, prefixBytes: number): FileIdentity | null;
+export function identifyFile(path: string, prefixBytes?: number): FileIdentity | null {
   const absolute = resolve(path);
   let stats;
   try {
@@ -63,13 +69,15 @@ export function identifyFile(path: string): FileIdentity {
     throw new TraceFileError('io_error', path, (error as Error).message);
   }
   try {
+    const size = prefixBytes ?? stats.size;
+    if (size > stats.size) return null;
     const hash = createHash('sha1');
-    hash.update(readAt(fd, 0, Math.min(FINGERPRINT_EDGE_BYTES, stats.size)));
-    if (stats.size > FINGERPRINT_EDGE_BYTES) {
-      const tailStart = Math.max(FINGERPRINT_EDGE_BYTES, stats.size - FINGERPRINT_EDGE_BYTES);
-      hash.update(readAt(fd, tailStart, stats.size - tailStart));
+    hash.update(readAt(fd, 0, Math.min(FINGERPRINT_EDGE_BYTES, size)));
+    if (size > FINGERPRINT_EDGE_BYTES) {
+      const tailStart = Math.max(FINGERPRINT_EDGE_BYTES, size - FINGERPRINT_EDGE_BYTES);
+      hash.update(readAt(fd, tailStart, size - tailStart));
     }
-    return { path: absolute, size: stats.size, mtimeMs: stats.mtimeMs, fingerprint: hash.digest('hex') };
+    return { path: absolute, size, mtimeMs: stats.mtimeMs, fingerprint: hash.digest('hex') };
   } finally {
     closeSync(fd);
   }

@@ -15,6 +15,7 @@ import { AnsweringUsages, type RequestEventRow } from '../analysis/requestHistor
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from './schema';
+import type { FileIdentity } from './traceDatabase';
 import { SourceRequestAnalyzer } from '../analysis/requestAnalysis';
 import {
   decodeEvent,
@@ -55,41 +56,85 @@ export class TraceLoader {
   private readonly requests: SourceRequestAnalyzer;
   private readonly runRequests = new Map<number, RunRequests>();
   private readonly optionsKey: string;
+  /** Whether the bulk load's query indexes exist (a followed file's first checkpoint builds them). */
+  private indexed = false;
   readonly write: (batch: RowBatch) => void;
 
+  /**
+   * `bulk` (an ingest from the start of the file): written without a journal, indexed at the end.
+   * `append` (a followed file's new lines, after its bulk load): written beside readers, with the
+   * WAL and the indexes the bulk load left; the source's runs stored by then count as analyzed,
+   * so one that receives rows is analyzed again from the database at the next checkpoint.
+   */
   constructor(
     private readonly db: Database.Database,
     private readonly sourceId: number,
     analysis: AnalysisOptions,
+    private readonly mode: 'bulk' | 'append' = 'bulk',
   ) {
     // The bulk load needs no journal: an ingest that does not complete is detected and redone from
     // the trace (sources.ingest_completed_at stays NULL), so write-ahead logging would only write
-    // every page twice. WAL comes back in `finish`, for readers beside the writer.
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
+    // every page twice. WAL comes back at the end, for readers beside the writer.
+    if (mode === 'bulk') {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+    } else {
+      for (const { id } of db.prepare<[number], { id: number }>('SELECT id FROM runs WHERE source_id = ?').all(sourceId)) this.analyzedRuns.add(id);
+    }
     this.store = new TraceStore(db);
     this.analyzer = new SourceAnalyzer(db, sourceId, analysis);
-    this.requests = new SourceRequestAnalyzer(db, sourceId);
+    this.requests = new SourceRequestAnalyzer(db, sourceId, this.analyzedRuns);
     this.optionsKey = optionsKey(analysis);
     this.write = db.transaction((batch: RowBatch) => this.writeAndAnalyze(batch));
   }
 
-  /** Builds the query indexes, analyzes what changed late, and marks the ingest and the analysis complete. */
-  finish(counters: IngestProgress): void {
-    createQueryIndexes(this.db);
+  /**
+   * Builds the query indexes, analyzes what changed late, and marks the ingest and the analysis
+   * complete. A followed file's bytes read (`ingested`) are recorded as its identity.
+   */
+  finish(counters: IngestProgress, ingested?: FileIdentity): void {
+    if (ingested !== undefined) this.recordIdentity(ingested);
+    this.settle(counters, true);
+    this.requests.close();
+  }
+
+  /**
+   * A followed file's lines so far are stored: analyzes what changed since the last checkpoint and
+   * records the counters and the identity of the bytes read (`ingested`: their raw lines can be
+   * read back while the file grows), leaving the ingest incomplete (a reopen reads the file
+   * again). After a bulk load it also builds the indexes and turns the WAL on, so the database can
+   * be read.
+   */
+  checkpoint(counters: IngestProgress, ingested: FileIdentity): void {
+    this.recordIdentity(ingested);
+    this.settle(counters, false);
+  }
+
+  private recordIdentity(ingested: FileIdentity): void {
+    this.db.prepare('UPDATE sources SET size = ?, mtime_ms = ?, fingerprint = ? WHERE id = ?').run(ingested.size, ingested.mtimeMs, ingested.fingerprint, this.sourceId);
+  }
+
+  private settle(counters: IngestProgress, complete: boolean): void {
+    if (this.mode === 'bulk' && !this.indexed) {
+      createQueryIndexes(this.db);
+      this.indexed = true;
+    }
     this.db.transaction(() => {
-      this.requests.finish(this.optionsKey);
+      this.requests.analyzePending(this.optionsKey);
       for (const runPk of this.changedAfterAnalysis) this.analyzer.analyzeStoredRun(runPk);
+      this.changedAfterAnalysis.clear();
       this.db
         .prepare(
           `UPDATE sources SET bytes = ?, lines = ?, blank_lines = ?, events = ?, unknown_events = ?, parse_errors = ?, ingest_completed_at = ?
            WHERE id = ?`,
         )
-        .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, new Date().toISOString(), this.sourceId);
-      this.analyzer.markComplete();
+        .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, complete ? new Date().toISOString() : null, this.sourceId);
+      if (complete) this.analyzer.markComplete();
     })();
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    if (this.mode === 'bulk' && this.db.pragma('journal_mode', { simple: true }) !== 'wal') {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+    }
   }
 
   private assemblerFor(runPk: number): RunTimelineAssembler | null {
@@ -149,6 +194,8 @@ export class TraceLoader {
     for (const values of batch.runs) {
       const run = decodeRow<RunRow>(values, runColumns);
       this.latestRunRows.set(run.id, run);
+      // Stored again with no new rows: a followed file went idle, its open runs from running to unterminated.
+      if (this.analyzedRuns.has(run.id)) this.changedAfterAnalysis.add(run.id);
     }
     for (const runPk of batch.analyzeRuns) {
       // A run may have no analyzable event at all (only its start): it is analyzed all the same.

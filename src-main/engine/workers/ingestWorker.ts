@@ -5,9 +5,11 @@
  * the file is large, writing them itself when it is small — then reports progress and the outcome
  * to the engine.
  */
+import { watch, type FSWatcher } from 'node:fs';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { ensureAnalysis } from '../analysis/analyzeSource';
-import { ingestFile, type IngestProgress } from '../ingest/ingestFile';
+import { GrowingFileIngest, ingestFile, type IngestOptions, type IngestProgress } from '../ingest/ingestFile';
+import { observeFile, readSoFar, type FileChange, type ReadSoFar } from '../ingest/followedFile';
 import type { FirstRowIds } from '../ingest/traceIngester';
 import { basename } from 'node:path';
 import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type CompanionSource, type FileIdentity } from '../store/traceDatabase';
@@ -82,10 +84,40 @@ interface SourceIngest {
   dbPath: string;
   source: NewSource;
   report: (progress: IngestProgress) => void;
+  /** Whether the file ends at `identity.size` (finish the ingest) or is followed (checkpoint, and keep the parse state). */
+  followed: boolean;
+  rows: RowTarget;
 }
 
-/** Parses on this thread while the store worker writes; resolves once the database is complete and analyzed. */
-async function ingestThroughStoreWorker({ request, identity, format, dbPath, source: { sourceId, firstIds }, report }: SourceIngest): Promise<void> {
+/**
+ * Where the ingester's row batches go. It changes once for a followed file: from the bulk load's
+ * writer (maybe a store worker) to the append loader on this thread, with the same parse state.
+ */
+class RowTarget {
+  write: (batch: RowBatch) => void = () => {
+    throw new Error('rows written before their target was set');
+  };
+  readonly batcher = new RowBatcher((batch) => this.write(batch));
+}
+
+/**
+ * Reads the file up to its identified size into `rows`. A file that is not followed is finished;
+ * a followed one gets its first checkpoint, and the ingest that goes on from there is returned.
+ */
+async function loadSource(job: SourceIngest, extra: Pick<IngestOptions, 'beforeNextChunk'> = {}): Promise<{ progress: IngestProgress; followed: GrowingFileIngest | null }> {
+  const { identity, format, source } = job;
+  const options: IngestOptions = { maxLineBytes: job.request.maxLineBytes, firstIds: source.firstIds, searchIndex: job.request.searchIndex, onProgress: job.report, ...extra };
+  if (!job.followed) return { progress: await ingestFile(identity, format, source.sourceId, job.rows.batcher, options), followed: null };
+  const file = new GrowingFileIngest(identity.path, format, source.sourceId, job.rows.batcher, options);
+  await file.readTo(identity.size);
+  const progress = file.checkpoint();
+  job.report(progress);
+  return { progress, followed: file };
+}
+
+/** Parses on this thread while the store worker writes; resolves once the database is complete (or checkpointed) and analyzed. */
+async function ingestThroughStoreWorker(job: SourceIngest): Promise<GrowingFileIngest | null> {
+  const { request, identity, format, dbPath, source: { sourceId } } = job;
   const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
   const store = new Worker(workerUrl('storeWorker'), {
@@ -120,36 +152,32 @@ async function ingestThroughStoreWorker({ request, identity, format, dbPath, sou
       if (waiting.async) await Promise.race([waiting.value, outcome]);
     }
   };
+  let loaded: Awaited<ReturnType<typeof loadSource>>;
   try {
-    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(reportingRuns(request, identity, format, sourceId, ship)), {
-      maxLineBytes: request.maxLineBytes,
-      firstIds,
-      searchIndex: request.searchIndex,
-      beforeNextChunk: drained,
-      onProgress: report,
-    });
-    send({ type: 'finish', counters });
+    job.rows.write = reportingRuns(request, identity, format, sourceId, ship);
+    loaded = await loadSource(job, { beforeNextChunk: drained });
+    send({ type: 'finish', counters: loaded.progress, complete: loaded.followed === null, ingested: identity });
   } catch (error) {
     // When the store failed first, its error explains more than the flow-control error it caused here.
-    if (failed()) return outcome.finally(() => store.terminate());
+    if (failed()) return outcome.then(() => null).finally(() => store.terminate());
     outcome.catch(() => undefined);
     void store.terminate();
     throw error;
   }
-  return outcome.finally(() => store.terminate());
+  await outcome.finally(() => store.terminate());
+  return loaded.followed;
 }
 
-async function ingestOnThisThread({ request, identity, format, dbPath, source: { sourceId, firstIds }, report }: SourceIngest): Promise<void> {
+async function ingestOnThisThread(job: SourceIngest): Promise<GrowingFileIngest | null> {
+  const { request, identity, format, dbPath, source: { sourceId } } = job;
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
-    const counters = await ingestFile(identity, format, sourceId, new RowBatcher(reportingRuns(request, identity, format, sourceId, loader.write)), {
-      maxLineBytes: request.maxLineBytes,
-      firstIds,
-      searchIndex: request.searchIndex,
-      onProgress: report,
-    });
-    loader.finish(counters);
+    job.rows.write = reportingRuns(request, identity, format, sourceId, loader.write);
+    const loaded = await loadSource(job);
+    if (loaded.followed === null) loader.finish(loaded.progress);
+    else loader.checkpoint(loaded.progress, identity);
+    return loaded.followed;
   } finally {
     db.close();
   }
@@ -230,15 +258,30 @@ class TraceProgress {
   }
 }
 
-async function ingestSource(request: IngestRequest, identity: FileIdentity, adapter: FormatAdapter, dbPath: string, source: NewSource, progress: TraceProgress): Promise<void> {
+/** Ingests one file; a followed one's ingest is returned to go on with, and where its rows go. */
+async function ingestSource(
+  request: IngestRequest,
+  identity: FileIdentity,
+  adapter: FormatAdapter,
+  dbPath: string,
+  source: NewSource,
+  progress: TraceProgress,
+  followed: boolean,
+): Promise<{ ingest: GrowingFileIngest; rows: RowTarget } | null> {
   const file = progress.forFile();
-  const job: SourceIngest = { request, identity, format: adapter, dbPath, source, report: file.report };
-  if (identity.size >= request.storeWorkerMinBytes) await ingestThroughStoreWorker(job);
-  else await ingestOnThisThread(job);
+  const job: SourceIngest = { request, identity, format: adapter, dbPath, source, report: file.report, followed, rows: new RowTarget() };
+  const growing = identity.size >= request.storeWorkerMinBytes ? await ingestThroughStoreWorker(job) : await ingestOnThisThread(job);
   file.finished();
+  return growing === null ? null : { ingest: growing, rows: job.rows };
 }
 
-async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMessage, { type: 'done' }>> {
+/** The trace is open; `follow`, for a followed file, watches it until it is replaced or deleted. */
+interface OpenedTrace {
+  done: Extract<IngestWorkerMessage, { type: 'done' }>;
+  follow: (() => Promise<void>) | null;
+}
+
+async function openTrace(request: IngestRequest): Promise<OpenedTrace> {
   const identity = identifyFile(request.path);
   const prepared = prepareDatabase(identity, request.cacheDir, request.format, request.searchIndex, (format) => companionIdentities(adapterNamed(format), identity.path));
   if (prepared.reusable !== null) {
@@ -248,25 +291,214 @@ async function openTrace(request: IngestRequest): Promise<Extract<IngestWorkerMe
     } finally {
       prepared.db.close();
     }
-    return { type: 'done', dbPath: prepared.dbPath, sourceId, companions, reused: true };
+    return {
+      done: { type: 'done', dbPath: prepared.dbPath, sourceId, companions, reused: true, idle: true },
+      follow: request.follow === null ? null : () => watchCompletedFile(identity),
+    };
   }
   prepared.db.close();
   const format: ChosenFormat = chooseFormat(identity, request.format);
   const companionFiles = companionIdentities(format.adapter, identity.path);
   const progress = new TraceProgress(identity.size + companionFiles.reduce((sum, companion) => sum + companion.size, 0));
   const main = insertSource(prepared.dbPath, identity, format.adapter.name, format.reason, null, request.searchIndex);
-  await ingestSource(request, identity, format.adapter, prepared.dbPath, main, progress);
+  // A ZIP container is written whole, never appended to: it is not followed.
+  const followed = request.follow !== null && !idleWhenOpened(identity, request.follow) && format.adapter.framing !== 'zip-json';
+  const growing = await ingestSource(request, identity, format.adapter, prepared.dbPath, main, progress, followed);
   const companions: CompanionSource[] = [];
   for (const companion of companionFiles) {
     const reason = `opened with ${basename(identity.path)}: ${format.adapter.name} keeps this file beside it`;
     const source = insertSource(prepared.dbPath, companion, format.adapter.name, reason, main.sourceId, request.searchIndex);
-    await ingestSource(request, companion, format.adapter, prepared.dbPath, source, progress);
+    await ingestSource(request, companion, format.adapter, prepared.dbPath, source, progress, false);
     companions.push({ path: companion.path, sourceId: source.sourceId });
   }
-  return { type: 'done', dbPath: prepared.dbPath, sourceId: main.sourceId, companions, reused: false };
+  const done = { type: 'done', dbPath: prepared.dbPath, sourceId: main.sourceId, companions, reused: false, idle: growing === null } as const;
+  if (request.follow === null) return { done, follow: null };
+  if (growing === null) return { done, follow: () => watchCompletedFile(identity) };
+  return { done, follow: followFile.bind(null, request.follow.idleMs, new TraceFollower(request, prepared.dbPath, main.sourceId, growing, identity)) };
 }
 
-openTrace(ingestRequestSchema.parse(workerData)).then(post, (error: unknown) => {
+/**
+ * Whether a file had not grown for the idle time when it was opened (an old log): it is read to its
+ * end like any finished file, then watched in case it grows again.
+ */
+function idleWhenOpened(identity: FileIdentity, follow: { idleMs: number }): boolean {
+  return Date.now() - identity.mtimeMs >= follow.idleMs;
+}
+
+/**
+ * How often a followed file is looked at when nothing says it changed: the file system's change
+ * notices (inotify, FSEvents) wake the follow at once, but are not given on every file system
+ * (network mounts, some containers), and say nothing of a file replaced at the same path.
+ */
+const FOLLOW_POLL_MS = 200;
+
+/**
+ * Waits for the next look at a followed file: a change notice for it, or the poll interval. A
+ * loop writing many small lines wakes it often, and each look stores and re-analyzes the runs the
+ * new lines touched; so a look comes no sooner after the last than that last one took (and at
+ * least `MIN_LOOK_GAP_MS`): following a busy file uses at most about half of this thread.
+ */
+const MIN_LOOK_GAP_MS = 100;
+
+class FileWakeups {
+  private readonly watcher: FSWatcher | null;
+  private wake: (() => void) | null = null;
+  /** When the caller's last look started and how long it took (`next` is called when it ends). */
+  private lookStartedAt = 0;
+
+  constructor(path: string) {
+    let watcher: FSWatcher | null = null;
+    try {
+      watcher = watch(path, { persistent: false }, () => this.wake?.());
+      // A watch that fails later (the file deleted) leaves the polling, which reports it.
+      watcher.on('error', () => watcher?.close());
+    } catch {
+      // No notices here: polling alone.
+    }
+    this.watcher = watcher;
+  }
+
+  next(): Promise<void> {
+    const lookTook = this.lookStartedAt === 0 ? 0 : performance.now() - this.lookStartedAt;
+    const earliest = performance.now() + Math.max(MIN_LOOK_GAP_MS, lookTook);
+    return new Promise((resolve) => {
+      let timer = setTimeout(() => done(), Math.max(FOLLOW_POLL_MS, earliest - performance.now()));
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = null;
+        this.lookStartedAt = performance.now();
+        resolve();
+      };
+      this.wake = () => {
+        clearTimeout(timer);
+        timer = setTimeout(done, Math.max(0, earliest - performance.now()));
+      };
+    });
+  }
+
+  close(): void {
+    this.watcher?.close();
+  }
+}
+
+/**
+ * A followed file's ingest after its bulk load: appended bytes go through the same parse state
+ * into an append loader on this thread, beside the readers of the database.
+ */
+class TraceFollower {
+  private readonly db: ReturnType<typeof openDatabase>;
+  private readonly loader: TraceLoader;
+  private known: ReadSoFar;
+
+  constructor(
+    request: IngestRequest,
+    dbPath: string,
+    sourceId: number,
+    private readonly file: { ingest: GrowingFileIngest; rows: RowTarget },
+    identity: FileIdentity,
+  ) {
+    this.db = openDatabase(dbPath);
+    this.loader = new TraceLoader(this.db, sourceId, request.analysis, 'append');
+    file.rows.write = this.loader.write;
+    this.known = readSoFar(identity.path, identity);
+  }
+
+  /** The identity of what was read so far. */
+  get ingested(): FileIdentity {
+    return this.known.ingested;
+  }
+
+  observe(): FileChange {
+    return observeFile(this.ingested.path, this.known);
+  }
+
+  /** Reads the file up to `size`, then stores and analyzes it as it now stands, its open runs running. */
+  async grow(size: number): Promise<IngestProgress> {
+    await this.file.ingest.readTo(size);
+    const progress = this.file.ingest.checkpoint();
+    this.loader.checkpoint(progress, this.identifyRead());
+    return progress;
+  }
+
+  /** The file has not grown for the idle time: its ingest ends as a whole read would, open runs unterminated, and the database reusable. */
+  finish(): IngestProgress {
+    const progress = this.file.ingest.finish();
+    this.loader.finish(progress, this.identifyRead());
+    return progress;
+  }
+
+  private identifyRead(): FileIdentity {
+    const ingested = identifyFile(this.ingested.path, this.file.ingest.offset);
+    if (ingested === null) throw new Error('the file shrank while it was being read');
+    this.known = { ...this.known, ingested };
+    return ingested;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/**
+ * Follows the file while it grows: new lines are ingested as they come. Once it has not grown for
+ * `idleMs` its ingest is finished, and it is watched as a completed file.
+ */
+async function followFile(idleMs: number, follower: TraceFollower): Promise<void> {
+  let grewAt = follower.ingested.mtimeMs;
+  const wakeups = new FileWakeups(follower.ingested.path);
+  try {
+    for (;;) {
+      await wakeups.next();
+      const change = follower.observe();
+      if (change.kind === 'replaced') return post({ type: 'replaced', reason: change.reason });
+      if (change.kind === 'deleted') return post({ type: 'stopped', reason: change.reason });
+      if (change.kind === 'grown') {
+        post({ type: 'followed', progress: await follower.grow(change.size), idle: false });
+        grewAt = Date.now();
+      } else if (Date.now() - grewAt >= idleMs) {
+        post({ type: 'followed', progress: follower.finish(), idle: true });
+        break;
+      }
+    }
+  } finally {
+    wakeups.close();
+    follower.close();
+  }
+  await watchCompletedFile(follower.ingested, `it grew again after ${Math.round(idleMs / 1000)} s without growing`);
+}
+
+/**
+ * A completely read file has no parse state to go on with: when it changes, it is read again from
+ * the start (and followed from then on, as a file being written).
+ */
+async function watchCompletedFile(identity: FileIdentity, grewReason = 'it grew since it was last read to its end'): Promise<void> {
+  const known = readSoFar(identity.path, identity);
+  const wakeups = new FileWakeups(identity.path);
+  try {
+    for (;;) {
+      await wakeups.next();
+      const change = observeFile(identity.path, known);
+      if (change.kind === 'grown') return post({ type: 'replaced', reason: grewReason });
+      if (change.kind === 'replaced') return post({ type: 'replaced', reason: change.reason });
+      if (change.kind === 'deleted') return post({ type: 'stopped', reason: change.reason });
+    }
+  } finally {
+    wakeups.close();
+  }
+}
+
+async function run(request: IngestRequest): Promise<void> {
+  const opened = await openTrace(request);
+  post(opened.done);
+  if (opened.follow === null) return;
+  try {
+    await opened.follow();
+  } catch (error) {
+    post({ type: 'stopped', reason: `following the file stopped: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
+run(ingestRequestSchema.parse(workerData)).catch((error: unknown) => {
   if (error instanceof TraceFileError) post({ type: 'failed', code: error.code, message: error.reason });
   else post({ type: 'failed', code: 'internal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
 });

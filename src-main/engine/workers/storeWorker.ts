@@ -27,7 +27,8 @@ parentPort?.on('message', (raw: unknown) => {
       Atomics.notify(flow, 0);
       return;
     }
-    loader.finish(request.counters);
+    if (request.complete) loader.finish(request.counters);
+    else loader.checkpoint(request.counters, request.ingested);
     db.close();
     reply({ type: 'done' });
   } catch (error) {

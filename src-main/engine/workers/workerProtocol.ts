@@ -14,6 +14,11 @@ export const ingestRequestSchema = z.object({
   reportRuns: z.boolean(),
   /** Whether to build the full-text search index (the app searches; `loopscope analyze` does not). */
   searchIndex: z.boolean(),
+  /**
+   * Follow the file after reading it: lines appended later are ingested as they come, and a run
+   * without a terminal event is `running` until the file has been idle for `idleMs`.
+   */
+  follow: z.object({ idleMs: z.number().int().positive() }).nullable(),
 });
 export type IngestRequest = z.infer<typeof ingestRequestSchema>;
 
@@ -66,7 +71,18 @@ export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
     /** Files opened with the trace (sub-agent transcripts), each a source of the same database. */
     companions: z.array(z.object({ path: z.string(), sourceId: z.number().int() })),
     reused: z.boolean(),
+    /** Whether the file's runs without a terminal event are unterminated (true for a file read once), not running. */
+    idle: z.boolean(),
   }),
+  /** A followed file's new lines are stored and analyzed; `idle`: it has not grown for the idle time. */
+  z.object({ type: z.literal('followed'), progress: progressSchema, idle: z.boolean() }),
+  /**
+   * A followed file was truncated, replaced (log rotation) or, after a reused ingest, grew: what
+   * is stored no longer describes it, and it must be read again from the start. The worker has ended.
+   */
+  z.object({ type: z.literal('replaced'), reason: z.string() }),
+  /** Following ended without the file being replaced (it was deleted, or could not be read); what was read stays. The worker has ended. */
+  z.object({ type: z.literal('stopped'), reason: z.string() }),
   /** `code` is a TraceFileError code, or `internal` for a bug. */
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
 ]);
@@ -102,7 +118,13 @@ export const storeRequestSchema = z.discriminatedUnion('type', [
       analyzeRuns: z.array(z.number().int()),
     }),
   }),
-  z.object({ type: z.literal('finish'), counters: progressSchema }),
+  /** The last batch is shipped: `complete` finishes the ingest; otherwise the file is followed and this is its first checkpoint. */
+  z.object({
+    type: z.literal('finish'),
+    counters: progressSchema,
+    complete: z.boolean(),
+    ingested: z.object({ path: z.string(), size: z.number(), mtimeMs: z.number(), fingerprint: z.string() }),
+  }),
 ]);
 export type StoreRequest = z.infer<typeof storeRequestSchema>;
 
