@@ -35,6 +35,22 @@ export const appInfoSchema = z.object({
 
 export const ingestStateSchema = z.enum(['ingesting', 'ready', 'failed']);
 
+/**
+ * A trace file followed while it is written: `following` (runs without a terminal event are
+ * running), `idle` (it has not grown for `idleAfterMs`: they are unterminated, their calls
+ * dangling, until it grows again), `stopped` (following ended — the file was deleted; `notice`
+ * says why).
+ */
+export const followStateSchema = z.object({
+  state: z.enum(['following', 'idle', 'stopped']),
+  idleAfterMs: z.number().int(),
+  /** Goes up each time appended lines are stored: a view reloads what it shows. */
+  revision: z.number().int(),
+  /** When the file last grew (ISO 8601), null when it has not since it was opened. */
+  grewAt: z.string().nullable(),
+});
+export type FollowState = z.infer<typeof followStateSchema>;
+
 export const traceSummarySchema = z.object({
   traceId,
   path: z.string(),
@@ -51,6 +67,10 @@ export const traceSummarySchema = z.object({
   reused: z.boolean(),
   /** Files opened with it (a Claude Code session's sub-agent transcripts). */
   companions: z.array(z.string()),
+  /** Set while the file is followed (the app follows every file it opens), once it is ready. */
+  follow: followStateSchema.nullable(),
+  /** Something the user should know about how the file was read, e.g. that it was truncated and read again from the start. */
+  notice: z.string().nullable(),
 });
 export type TraceSummary = z.infer<typeof traceSummarySchema>;
 

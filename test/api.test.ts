@@ -6,7 +6,7 @@
  * refuses.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse, TraceSummary } from '../shared/api';
@@ -379,11 +379,13 @@ describe('API host: files that change or cannot be read', () => {
   });
 
   it('says a record is stale when the file changed since it was read, and reload reads it again', async () => {
-    const path = join(work.path, 'growing.jsonl');
-    writeFileSync(path, readFileSync(examplePath('normal-query')));
+    const path = join(work.path, 'rewritten.jsonl');
+    const original = readFileSync(examplePath('normal-query'));
+    writeFileSync(path, original);
     const summary = await t.openSettled(path);
     const [run] = ((await t.host.call('runs', { traceId: summary.traceId })) as Runs).rows;
-    appendFileSync(path, readFileSync(examplePath('dangling-call')));
+    // Rewritten in place (an editor's save): the first line's bytes are no longer the ones read.
+    writeFileSync(path, Buffer.concat([Buffer.from(original.toString().replace('"run_start"', '"run_begin"')), readFileSync(examplePath('dangling-call'))]));
     const event = (await t.host.call('event', { traceId: summary.traceId, eventId: 1 })) as ApiResponse<'event'>;
     assert.deepEqual([event.record?.stale, event.record?.text], [true, '']);
     await t.host.call('reload', { traceId: summary.traceId });
@@ -505,3 +507,58 @@ describe('runs while a large trace is being ingested', () => {
     }
   });
 });
+
+describe('API host: a file followed while it is written', () => {
+  const work = temporaryDir('api-follow');
+  const updates: TraceSummary[] = [];
+  let t: TestHost;
+  before(() => {
+    t = startTestHost({ idleAfterMs: 60_000, onTraceUpdate: (summary) => updates.push(summary) });
+  });
+  after(async () => {
+    await t.close();
+    work.remove();
+  });
+
+  /** The next summary the host reports that `match`es (every change of a trace's summary is reported). */
+  async function nextUpdate(match: (summary: TraceSummary) => boolean): Promise<TraceSummary> {
+    const from = updates.length;
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      const found = updates.slice(from).find(match);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`no matching trace update within 10 s; last: ${JSON.stringify(updates.at(-1))}`);
+  }
+
+  const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'r1', ...fields })}\n`;
+
+  it('says the file is followed, and on each append bumps the revision with the new counts; a truncated file is read again with a notice; a deleted one is no longer followed', async () => {
+    const path = join(work.path, 'live.jsonl');
+    writeFileSync(path, line({ type: 'run_start' }));
+    const opened = await t.openSettled(path);
+    assert.deepEqual(opened.follow, { state: 'following', idleAfterMs: 60_000, revision: 0, grewAt: null });
+    assert.equal((await runsOf(t, opened.traceId))[0]?.status, 'running');
+
+    writeFileSync(path, line({ type: 'run_start' }) + line({ type: 'run_end', status: 'ok' }));
+    const grown = await nextUpdate((summary) => (summary.follow?.revision ?? 0) > 0);
+    assert.equal(grown.progress.events, 2);
+    assert.equal(grown.follow?.state, 'following');
+    assert.ok(grown.follow?.grewAt !== null);
+    assert.equal((await runsOf(t, opened.traceId))[0]?.status, 'succeeded');
+
+    writeFileSync(path, line({ run_id: 'r2', type: 'run_start' }));
+    const reread = await nextUpdate((summary) => summary.state === 'ready' && summary.notice !== null);
+    assert.match(reread.notice ?? '', /^live\.jsonl was read again from the start at .+: it was truncated from \d+ to \d+ bytes\.$/);
+    assert.deepEqual((await runsOf(t, opened.traceId)).map((run) => run.runId), ['r2']);
+
+    rmSync(path);
+    const stopped = await nextUpdate((summary) => summary.follow?.state === 'stopped');
+    assert.match(stopped.notice ?? '', /is no longer followed: the file was deleted/);
+    assert.deepEqual((await runsOf(t, opened.traceId)).map((run) => run.runId), ['r2'], 'what was read stays');
+  });
+});
+
+async function runsOf(t: TestHost, traceId: string): Promise<ApiResponse<'runs'>['rows']> {
+  return ((await t.host.call('runs', { traceId })) as ApiResponse<'runs'>).rows;
+}

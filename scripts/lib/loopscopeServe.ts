@@ -33,7 +33,9 @@ export async function serveTrace(file: string, cacheDir: string): Promise<Served
     throw new Error('The app is not built: run `npm run build` first.');
   }
   const spawnedAt = epochNow();
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', file, '--cache-dir', cacheDir], {
+  // The benchmark traces were just generated, so a followed open would take them for files still
+  // being written and leave their first ingest unfinished: they are read as the finished logs they are.
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', file, '--cache-dir', cacheDir, '--no-follow'], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

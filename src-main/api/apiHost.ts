@@ -37,7 +37,15 @@ export interface ApiHostOptions {
   recentFiles?: { list(): string[]; add(path: string): void };
   /** Called whenever a trace's summary changes (state, progress, runs stored so far), on the caller's thread. */
   onTraceUpdate?: (summary: TraceSummary) => void;
+  /**
+   * Every open file is followed while it is written; a run without a terminal event is running
+   * until its file has not grown for this long (default `defaultIdleAfterMs`). Null: read once.
+   */
+  idleAfterMs?: number | null;
 }
+
+/** How long a followed file may go without growing before its runs without a terminal event count as unterminated. */
+export const defaultIdleAfterMs = 60_000;
 
 export interface ApiHost {
   /** One API call, as a transport received it; rejects with an ApiError (see `toApiError`). */
@@ -87,6 +95,8 @@ function ingestingSummary(traceId: string, path: string): TraceSummary {
     error: null,
     reused: false,
     companions: [],
+    follow: null,
+    notice: null,
   };
 }
 
@@ -101,6 +111,7 @@ type Handlers = { [M in ApiMethod]: (request: ApiParsedRequest<M>) => Promise<Ap
 
 export function createApiHost(options: ApiHostOptions): ApiHost {
   const analysis = options.analysis ?? defaultAnalysis;
+  const idleAfterMs = options.idleAfterMs === undefined ? defaultIdleAfterMs : options.idleAfterMs;
   const analysisKey = optionsKey(analysis);
   const queries = new QueryClient();
   const traces = new Map<string, OpenTrace>();
@@ -109,7 +120,22 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   const snapshot = (trace: OpenTrace): TraceSummary => ({ ...trace.summary, progress: { ...trace.summary.progress }, companions: [...trace.summary.companions] });
   const updated = (trace: OpenTrace): void => options.onTraceUpdate?.(snapshot(trace));
 
-  function ingest(trace: OpenTrace): void {
+  /** A followed trace's summary after its file grew (or went idle): counts from the database, the views told to reload. */
+  async function followed(trace: OpenTrace, generation: () => boolean, idle: boolean): Promise<void> {
+    if (trace.handle === null || trace.summary.follow === null) return;
+    const summary = await queries.summary(queryTrace(trace.handle));
+    if (!generation() || trace.summary.follow === null) return;
+    trace.summary.progress = { bytesRead: summary.bytes, totalBytes: summary.bytes, events: summary.events, parseErrors: summary.parseErrors };
+    trace.summary.follow = {
+      ...trace.summary.follow,
+      state: idle ? 'idle' : 'following',
+      revision: trace.summary.follow.revision + 1,
+      grewAt: idle ? trace.summary.follow.grewAt : new Date().toISOString(),
+    };
+    updated(trace);
+  }
+
+  function ingest(trace: OpenTrace, notice: string | null = null): void {
     trace.generation += 1;
     const generation = trace.generation;
     const current = (): boolean => !closed && trace.generation === generation;
@@ -117,15 +143,41 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     trace.handle = null;
     trace.failure = null;
     trace.live.clear();
-    trace.summary = ingestingSummary(trace.summary.traceId, trace.path);
+    trace.summary = { ...ingestingSummary(trace.summary.traceId, trace.path), notice };
     updated(trace);
     queries.start();
+    // The follow reports of one ingest, in order: a summary query must not overtake the next report.
+    let reports = Promise.resolve();
+    const report = (action: () => Promise<void> | void): void => {
+      reports = reports.then(action).catch(() => undefined);
+    };
+    const follow =
+      idleAfterMs === null
+        ? undefined
+        : {
+            idleMs: idleAfterMs,
+            onFollowed: (_progress: unknown, idle: boolean) => report(() => (current() ? followed(trace, current, idle) : undefined)),
+            onReplaced: (reason: string) =>
+              report(() => {
+                if (current()) ingest(trace, `${trace.summary.name} was read again from the start at ${new Date().toLocaleTimeString()}: ${reason}.`);
+              }),
+            onStopped: (reason: string) =>
+              report(() => {
+                if (!current() || trace.summary.follow === null) return;
+                trace.summary = { ...trace.summary, follow: { ...trace.summary.follow, state: 'stopped' }, notice: `${trace.summary.name} is no longer followed: ${reason}.` };
+                updated(trace);
+              }),
+          };
     const reading = async (): Promise<TraceHandle> => {
-      // A reload rewrites the database the query worker may hold open.
-      if (previous !== null) await queries.release(previous.dbPath);
+      if (previous !== null) {
+        await previous.stop();
+        // A reload rewrites the database the query worker may hold open.
+        await queries.release(previous.dbPath);
+      }
       return openTrace(trace.path, {
         ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
         analysis,
+        ...(follow !== undefined ? { follow } : {}),
         // The app searches: its ingests build the full-text index.
         searchIndex: true,
         onProgress: (progress) => {
@@ -144,9 +196,9 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     };
     reading()
       .then(async (handle) => {
-        if (!current()) return;
+        if (!current()) return void handle.stop();
         const summary = await queries.summary(queryTrace(handle));
-        if (!current()) return;
+        if (!current()) return void handle.stop();
         trace.handle = handle;
         trace.live.clear();
         trace.summary = {
@@ -157,6 +209,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
           progress: { bytesRead: summary.bytes, totalBytes: summary.bytes, events: summary.events, parseErrors: summary.parseErrors },
           reused: handle.reused,
           companions: handle.companions.map((companion) => companion.path),
+          follow: follow === undefined ? null : { state: handle.idle ? 'idle' : 'following', idleAfterMs: follow.idleMs, revision: 0, grewAt: null },
         };
         options.recentFiles?.add(trace.path);
         updated(trace);
@@ -263,6 +316,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     open: async (path) => open(path),
     close: async () => {
       closed = true;
+      await Promise.all([...traces.values()].map((trace) => trace.handle?.stop()));
       await queries.close();
     },
   };

@@ -14,11 +14,12 @@ import { expandTraceArguments, type TraceArgument } from './traceFiles';
 import { adapterNamed, formatNames } from '../engine/adapters/registry';
 import { formatTextReport } from './formatText';
 import { openApp } from './openApp';
-import { ServeError, serveUntilInterrupted } from './serve';
+import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
+import { defaultIdleAfterMs } from '../api/apiHost';
 
 const usage = `usage: loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]
-       loopscope serve FILE... [--port N] [--cache-dir DIR]
-       loopscope open [FILE...] [--port N] [--cache-dir DIR]
+       loopscope serve FILE... [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]
+       loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]
 
 analyze: report every run and finding of the traces, in the terminal
   --json              print one JSON document (files, runs, findings) instead of text
@@ -32,7 +33,10 @@ serve: show the traces in your browser: prints a URL on 127.0.0.1 (with a secret
        and serves the UI there until interrupted (Ctrl+C)
 open:  open the traces in the desktop app; where it cannot start, serve them as \`serve\` does
   --port N            listen on this port (default: a free one)
-  --cache-dir DIR     as for analyze`;
+  --cache-dir DIR     as for analyze
+  --idle-after S      files are followed as they are written: a run without a terminal event is
+                      running until its file has not grown for S seconds (default ${defaultIdleAfterMs / 1000})
+  --no-follow         read each file once, as analyze does`;
 
 class UsageError extends Error {}
 
@@ -91,12 +95,18 @@ interface UiCommand {
   files: string[];
   port: number | undefined;
   cacheDir: string | undefined;
+  /** Null: files are read once, not followed. */
+  idleAfterMs: number | null;
 }
 
 function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { port: { type: 'string' }, 'cache-dir': { type: 'string' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { port: { type: 'string' }, 'cache-dir': { type: 'string' }, 'idle-after': { type: 'string' }, 'no-follow': { type: 'boolean', default: false } },
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -108,11 +118,13 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port needs a port number from 0 (any free port) to 65535, got "${values.port}"`);
     port = Number(values.port);
   }
-  return { files: positionals, port, cacheDir: values['cache-dir'] };
+  if (values['no-follow'] && values['idle-after'] !== undefined) throw new UsageError('--idle-after is for followed files; leave it out with --no-follow');
+  const idleAfterMs = values['no-follow'] ? null : parsePositiveInteger('--idle-after', values['idle-after'], defaultIdleAfterMs / 1000) * 1000;
+  return { files: positionals, port, cacheDir: values['cache-dir'], idleAfterMs };
 }
 
-function uiOptions(command: UiCommand): { cacheDir?: string; port?: number } {
-  return { ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}), ...(command.port !== undefined ? { port: command.port } : {}) };
+function uiOptions(command: UiCommand): ServeOptions {
+  return { ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}), ...(command.port !== undefined ? { port: command.port } : {}), idleAfterMs: command.idleAfterMs };
 }
 
 async function serve(command: UiCommand): Promise<number> {

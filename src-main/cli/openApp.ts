@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { identifyFile } from '../engine/store/traceDatabase';
-import { serveUntilInterrupted } from './serve';
+import { serveUntilInterrupted, type ServeOptions } from './serve';
+import { idleAfterVariable } from '../electron/launchArguments';
 
 export type ElectronLookup = { binary: string } | { missing: string };
 
@@ -59,25 +60,26 @@ export function desktopUnavailableReason(electron: ElectronLookup, platform: Nod
 const appDir = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Starts Electron detached from this process; rejects when it cannot be started at all. */
-async function startElectron(binary: string, files: string[], cacheDir: string | undefined): Promise<void> {
+async function startElectron(binary: string, files: string[], options: ServeOptions): Promise<void> {
   const env = { ...process.env };
   // A shell that sets ELECTRON_RUN_AS_NODE would make Electron behave as plain Node.
   delete env['ELECTRON_RUN_AS_NODE'];
   // The app's engine reads its cache folder from the environment, as the CLI's does by default.
-  if (cacheDir !== undefined) env['LOOPSCOPE_CACHE_DIR'] = cacheDir;
+  if (options.cacheDir !== undefined) env['LOOPSCOPE_CACHE_DIR'] = options.cacheDir;
+  if (options.idleAfterMs !== undefined) env[idleAfterVariable] = options.idleAfterMs === null ? 'off' : String(options.idleAfterMs);
   const child = spawn(binary, [appDir, ...files], { detached: true, stdio: 'ignore', env });
   await once(child, 'spawn');
   child.unref();
 }
 
-export async function openApp(files: string[], options: { cacheDir?: string; port?: number }): Promise<number> {
+export async function openApp(files: string[], options: ServeOptions): Promise<number> {
   // Every file is checked before anything starts, so a typo fails fast with its reason.
   const paths = files.map((file) => identifyFile(file).path);
   const electron = findElectronBinary(process.env);
   let reason = desktopUnavailableReason(electron, process.platform, process.env);
   if (reason === null && 'binary' in electron) {
     try {
-      await startElectron(electron.binary, paths, options.cacheDir);
+      await startElectron(electron.binary, paths, options);
       return 0;
     } catch (error) {
       reason = `Electron could not be started (${(error as Error).message})`;

@@ -17,6 +17,8 @@ export interface ServeOptions {
   cacheDir?: string;
   /** 0 or absent: a free port. */
   port?: number;
+  /** How long a followed file may not grow before its open runs are unterminated; null: files are read once (see ApiHostOptions). */
+  idleAfterMs?: number | null;
 }
 
 export interface ServingFiles {
@@ -60,6 +62,7 @@ export async function serveFiles(files: readonly string[], options: ServeOptions
     version,
     canOpenPaths: false,
     ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+    ...(options.idleAfterMs !== undefined ? { idleAfterMs: options.idleAfterMs } : {}),
   });
   try {
     for (const file of files) await apiHost.open(file);

@@ -16,3 +16,14 @@ export function filesFromArgv(argv: readonly string[], launch: { defaultApp: boo
     .filter((argument) => argument !== '' && !argument.startsWith('-'))
     .map((argument) => (isAbsolute(argument) ? argument : resolve(launch.workingDirectory, argument)));
 }
+
+/** The environment variable `loopscope open` hands `--idle-after` / `--no-follow` over in: milliseconds, or `off`. */
+export const idleAfterVariable = 'LOOPSCOPE_IDLE_AFTER_MS';
+
+/** How the app follows files, from the environment it was started with: undefined (the default), a time in ms, or null (read once). */
+export function idleAfterFromEnvironment(env: NodeJS.ProcessEnv): number | null | undefined {
+  const value = env[idleAfterVariable];
+  if (value === undefined || value === '') return undefined;
+  if (value === 'off') return null;
+  return /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
+}

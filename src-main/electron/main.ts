@@ -13,7 +13,7 @@ import { apiMethods } from '../../shared/api';
 import { toApiError } from '../api/apiError';
 import { createApiHost, type ApiHost } from '../api/apiHost';
 import { registerApiChannel } from './ipc';
-import { filesFromArgv } from './launchArguments';
+import { filesFromArgv, idleAfterFromEnvironment } from './launchArguments';
 import { applicationMenuTemplate, openDialogFilters } from './menu';
 import { openRecentFiles, type RecentFiles } from './recentFiles';
 import { createMainWindow, guardWebContents, hardenSession } from './windowFactory';
@@ -159,12 +159,19 @@ async function start(): Promise<void> {
     canOpenPaths: true,
     openDialog: () => showOpenDialog(window),
     recentFiles,
+    ...followSetting(),
   });
   registerApiChannel(ipcMain, host, rendererPage);
   shell = { host, window, recentFiles };
   installMenu();
   await openTraces(host, filesBeforeStart.splice(0));
   await window.loadURL(rendererPage.href);
+}
+
+/** `loopscope open --idle-after S` or `--no-follow`, when the app was started with one. */
+function followSetting(): { idleAfterMs?: number | null } {
+  const idleAfterMs = idleAfterFromEnvironment(process.env);
+  return idleAfterMs === undefined ? {} : { idleAfterMs };
 }
 
 /** The API host's workers and databases are closed before the app exits. */

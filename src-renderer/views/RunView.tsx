@@ -36,7 +36,12 @@ interface Cursor {
   event: EventRow | undefined;
 }
 
-export function RunView({ route, revision }: { route: RunRoute; revision: number }) {
+/**
+ * `followed`: the trace's file is followed while it is written. Its new events arrive with each
+ * `revision`; the timeline keeps its place unless the user turns on "Follow" (f), which keeps the
+ * last event in view until the cursor is moved.
+ */
+export function RunView({ route, revision, followed }: { route: RunRoute; revision: number; followed: boolean }) {
   const api = useApi();
   const { traceId, runPk } = route;
   const runKey = `${traceId}:${runPk}:${revision}`;
@@ -59,6 +64,9 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
   const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
   useEffect(() => setActiveFindingId(null), [runPk]);
   const inspectorOpen = route.eventId !== null;
+  const [followingEnd, setFollowingEnd] = useState(false);
+  // Moving the cursor is reading somewhere else: the view stops jumping to the end.
+  useEffect(() => setFollowingEnd(false), [runPk, route.eventId, route.step]);
 
   // Moving the cursor by any other means than n/p ends the walk through findings: n then goes on from the cursor.
   const goToEvent = useCallback(
@@ -112,6 +120,9 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
     if (next) goToFinding(next);
   };
   useShortcuts({
+    f: () => {
+      if (followed) setFollowingEnd((on) => !on);
+    },
     j: () => moveStep(1),
     ArrowDown: () => moveStep(1),
     k: () => moveStep(-1),
@@ -160,6 +171,13 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
           {notice}
         </div>
       )}
+      {followed && route.section !== 'requests' && (
+        <div className="run-follow">
+          <button type="button" className="follow-toggle" aria-pressed={followingEnd} onClick={() => setFollowingEnd((on) => !on)} title="Keep the run's last event in view as the loop writes new ones (f)" data-testid="follow-toggle">
+            {followingEnd ? 'Following new events' : 'Follow new events'}
+          </button>
+        </div>
+      )}
       {route.section === 'requests' ? (
         <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} />
       ) : (
@@ -171,6 +189,7 @@ export function RunView({ route, revision }: { route: RunRoute; revision: number
           findings={findingIndex}
           cursorIndex={cursor?.index ?? null}
           activeFindingId={activeFindingId}
+          followEnd={followingEnd}
           onSelectEvent={goToEvent}
           onSelectFinding={goToFinding}
         />

@@ -31,11 +31,13 @@ export interface TimelineProps {
   findings: RunFindings;
   cursorIndex: number | null;
   activeFindingId: number | null;
+  /** Keep the last event in view as events are added (a followed file's new lines). */
+  followEnd: boolean;
   onSelectEvent: (event: EventRow) => void;
   onSelectFinding: (finding: FindingRow) => void;
 }
 
-export function Timeline({ traceId, runPk, events, findings, cursorIndex, activeFindingId, onSelectEvent, onSelectFinding }: TimelineProps) {
+export function Timeline({ traceId, runPk, events, findings, cursorIndex, activeFindingId, followEnd, onSelectEvent, onSelectFinding }: TimelineProps) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = events.total ?? 0;
   const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
@@ -64,6 +66,11 @@ export function Timeline({ traceId, runPk, events, findings, cursorIndex, active
     scrollToIndex(cursorIndex, 'start');
     // scrollToIndex is new on every render; the cursor moving is what asks for a scroll.
   }, [cursorIndex, count, virtualizer]);
+
+  useEffect(() => {
+    if (followEnd && count > 0) scrollToIndex(count - 1, 'auto');
+    // As with the cursor: the run growing (or follow turned on) is what asks for a scroll.
+  }, [followEnd, count]);
 
   // The cursor's row loaded and inside the viewport: what the jump benchmark times (scripts/bench-ui.ts), after the paint that shows it.
   const cursorEventId = cursorIndex === null ? undefined : events.rowAt(cursorIndex)?.eventId;

@@ -2,7 +2,7 @@ import { useContext, useEffect, useRef, useState, type FormEvent, type ReactNode
 import type { TraceSummary } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
-import { baseName, formatBytes, formatCount } from '../components/format';
+import { baseName, formatBytes, formatCount, formatDuration } from '../components/format';
 import { Empty, Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
@@ -26,6 +26,13 @@ type TraceRoute = Exclude<Route, { view: 'start' }>;
  */
 const pollMs = 100;
 const refreshMs = 400;
+/** How often a followed trace is asked whether its file grew: its new lines show within a second of being written. */
+const followPollMs = 250;
+
+/** Whether the summary says the views show something else now: another state, or a followed file's new lines. */
+function changedView(shown: TraceSummary, summary: TraceSummary): boolean {
+  return shown.state !== summary.state || shown.follow?.state !== summary.follow?.state || shown.follow?.revision !== summary.follow?.revision || shown.notice !== summary.notice;
+}
 
 /**
  * The trace's summary, polled while it is being ingested. `revision` goes up with every poll that
@@ -53,7 +60,7 @@ function useTraceSummary(traceId: string): { summary: TraceSummary | null; error
       api.trace({ traceId }).then(
         (summary) => {
           if (!active) return;
-          const renewed = shown === null || shown.state !== summary.state;
+          const renewed = shown === null || changedView(shown, summary);
           const { progress } = summary;
           const progressed = shown !== null && (shown.progress.bytesRead !== progress.bytesRead || shown.progress.events !== progress.events || shown.progress.parseErrors !== progress.parseErrors);
           if (renewed || (progressed && performance.now() - refreshedAt >= refreshMs)) {
@@ -62,6 +69,7 @@ function useTraceSummary(traceId: string): { summary: TraceSummary | null; error
             setState((previous) => ({ traceId, attempt, summary, error: null, revision: previous.revision + 1 }));
           }
           if (summary.state === 'ingesting') timer = window.setTimeout(poll, pollMs);
+          else if (summary.follow !== null && summary.follow.state !== 'stopped') timer = window.setTimeout(poll, followPollMs);
         },
         (error: unknown) => {
           if (active) setState((previous) => ({ ...previous, traceId, attempt, error }));
@@ -143,6 +151,7 @@ export function TraceView({ route }: { route: TraceRoute }) {
         <ReloadButton traceId={summary.traceId} disabled={summary.state === 'ingesting'} onReloaded={reload} />
       </TopBar>
       <IngestStatus summary={summary} />
+      <FollowStatus summary={summary} />
       {summary.state === 'failed' ? (
         <div className="state state-error" role="alert" data-testid="error">
           <strong>Could not read this trace.</strong>
@@ -168,7 +177,7 @@ function TraceBody({ route, summary, revision }: { route: TraceRoute; summary: T
       </Empty>
     );
   }
-  if (route.view === 'run') return <RunView route={route} revision={revision} />;
+  if (route.view === 'run') return <RunView route={route} revision={revision} followed={summary.follow !== null && summary.follow.state !== 'stopped'} />;
   if (route.view === 'diff') return <RequestDiffView route={route} revision={revision} />;
   switch (route.tab) {
     case 'runs':
@@ -257,5 +266,30 @@ function IngestStatus({ summary }: { summary: TraceSummary }) {
         {progress.parseErrors > 0 && ` · ${formatCount(progress.parseErrors)} parse errors`} — runs appear as they are read.
       </span>
     </div>
+  );
+}
+
+/** A followed file: whether it is growing, and what that means for its runs; and what happened to it (truncated, rotated, deleted). */
+function FollowStatus({ summary }: { summary: TraceSummary }) {
+  const { follow, notice } = summary;
+  if (follow === null && notice === null) return null;
+  const idleAfter = follow === null ? '' : formatDuration(follow.idleAfterMs);
+  return (
+    <>
+      {notice !== null && (
+        <div className="banner banner-info" role="status" data-testid="trace-notice">
+          <VisibleText text={notice} />
+        </div>
+      )}
+      {follow !== null && (
+        <div className="follow-status muted" data-testid="follow-status" data-follow-state={follow.state}>
+          <span className="badge live-badge">{follow.state === 'following' ? 'Live' : follow.state === 'idle' ? 'Idle' : 'Not followed'}</span>
+          {follow.state === 'following' && ` Following the file: new lines appear as they are written; a run without a terminal event is running, its unanswered calls pending, until the file has not grown for ${idleAfter}.`}
+          {follow.state === 'idle' && ` The file has not grown for ${idleAfter}: runs without a terminal event are shown unterminated, their unanswered calls dangling. Still watching: they run again if it grows.`}
+          {follow.state === 'stopped' && ' What was read stays shown.'}
+          {follow.grewAt !== null && ` Last grew at ${new Date(follow.grewAt).toLocaleTimeString()}.`}
+        </div>
+      )}
+    </>
   );
 }

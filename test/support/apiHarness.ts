@@ -17,6 +17,7 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
+/** Files are read once unless the test asks for them to be followed (`idleAfterMs`), as `loopscope serve --no-follow` does. */
 export function startTestHost(options: Partial<ApiHostOptions> = {}): TestHost {
   const cache = temporaryDir('api-cache');
   const waiting = new Map<string, ((summary: TraceSummary) => void)[]>();
@@ -25,6 +26,7 @@ export function startTestHost(options: Partial<ApiHostOptions> = {}): TestHost {
     version: '0.0.0-test',
     canOpenPaths: false,
     cacheDir: cache.path,
+    idleAfterMs: null,
     ...options,
     onTraceUpdate: (summary) => {
       options.onTraceUpdate?.(summary);

@@ -35,13 +35,17 @@ export interface ServedTraces {
 
 const servingLine = /Loopscope is serving .* at (http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\/)\s*$/m;
 
-/** `loopscope serve FILE...` with its own cache directory; resolves with the URL it prints. */
-export async function serveTraces(files: string[]): Promise<ServedTraces> {
+/**
+ * `loopscope serve FILE...` with its own cache directory; resolves with the URL it prints. Files
+ * are read once (`--no-follow`: a view of fixed content) unless `idleAfterSeconds` has them followed.
+ */
+export async function serveTraces(files: string[], options: { idleAfterSeconds?: number } = {}): Promise<ServedTraces> {
   if (!existsSync(join(repoRoot, 'out', 'renderer', 'index.html')) || !existsSync(join(repoRoot, 'out', 'main', 'cli.js'))) {
     throw new Error('The app is not built: run `npm run build` before the browser tests.');
   }
   const cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-'));
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', ...files, '--cache-dir', cacheDir], {
+  const follow = options.idleAfterSeconds === undefined ? ['--no-follow'] : ['--idle-after', String(options.idleAfterSeconds)];
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', ...files, '--cache-dir', cacheDir, ...follow], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
