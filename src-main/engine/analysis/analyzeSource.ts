@@ -198,6 +198,7 @@ export class SourceAnalyzer {
   private readonly deleteFindings: Database.Statement<[number, string]>;
   private readonly insertFinding: Database.Statement<unknown[]>;
   private readonly upsertCallState: Database.Statement<unknown[]>;
+  private readonly selectCallStates: Database.Statement<[number], { event_id: number; call_index: number; state: string; answer_event_id: number | null }>;
 
   constructor(
     private readonly db: Database.Database,
@@ -219,27 +220,39 @@ export class SourceAnalyzer {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.upsertCallState = db.prepare('INSERT OR REPLACE INTO call_states (event_id, call_index, run_pk, state, answer_event_id) VALUES (?, ?, ?, ?, ?)');
+    // Through the calls of the run (an index), not call_states' own run_pk (none).
+    this.selectCallStates = db.prepare(
+      `SELECT cs.event_id, cs.call_index, cs.state, cs.answer_event_id
+       FROM tool_calls tc JOIN call_states cs ON cs.event_id = tc.event_id AND cs.call_index = tc.call_index WHERE tc.run_pk = ?`,
+    );
   }
 
-  /** Reads the run back from the database and analyzes it. */
+  /**
+   * Reads the run back from the database and analyzes it again. Only the call states that changed
+   * are written: a followed file's running run is analyzed again after every append, and most of
+   * its calls were answered long before.
+   */
   analyzeStoredRun(runPk: number): void {
     const run = this.selectRun.get(runPk);
     if (run === undefined) return;
     const assembler = new RunTimelineAssembler();
     for (const event of this.selectEvents.iterate(runPk)) assembler.addEvent(event);
     for (const call of this.selectCalls.iterate(runPk)) assembler.addCall(call);
-    this.analyze(run, assembler);
+    const stored = new Map<string, string>();
+    for (const row of this.selectCallStates.iterate(runPk)) stored.set(`${row.event_id}:${row.call_index}`, `${row.state}:${row.answer_event_id}`);
+    this.analyze(run, assembler, stored);
   }
 
-  /** Analyzes a run whose rows the caller assembled, and stores the results. */
-  analyze(run: TimelineRunRow, assembler: RunTimelineAssembler): void {
+  /** Analyzes a run whose rows the caller assembled, and stores the results (the call states not already `stored` as they are). */
+  analyze(run: TimelineRunRow, assembler: RunTimelineAssembler, stored?: ReadonlyMap<string, string>): void {
     const analysis = analyzeRun(assembler.build(run), this.options);
     this.deleteFindings.run(run.id, this.key);
     for (const f of analysis.findings) {
       this.insertFinding.run([this.sourceId, this.key, run.id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details ? JSON.stringify(f.details) : null]);
     }
-    for (const resolution of analysis.calls) {
-      this.upsertCallState.run([resolution.call.eventId, resolution.call.index, run.id, resolution.state, resolution.answerEventId]);
+    for (const { call, state, answerEventId } of analysis.calls) {
+      if (stored?.get(`${call.eventId}:${call.index}`) === `${state}:${answerEventId}`) continue;
+      this.upsertCallState.run([call.eventId, call.index, run.id, state, answerEventId]);
     }
     replaceRequestFindings(this.db, this.sourceId, run.id, this.key);
   }

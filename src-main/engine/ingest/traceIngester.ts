@@ -75,6 +75,8 @@ interface RunState {
   end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
   openStreams: Map<number, OpenStream>;
   steps: Map<number, StepRow>;
+  /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
+  changedSteps: Set<number>;
   /** Events of the run so far: the next event's `run_index`. */
   events: number;
   /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
@@ -269,7 +271,8 @@ export class TraceIngester {
       start_event_id: run.startEventId,
       end_event_id: run.end?.eventId ?? null,
     });
-    for (const step of run.steps.values()) this.writer.addStep(step);
+    for (const step of run.changedSteps) this.writer.addStep(run.steps.get(step)!);
+    run.changedSteps.clear();
     this.writer.analyzeRun(run.pk);
   }
 
@@ -311,6 +314,7 @@ export class TraceIngester {
         end: null,
         openStreams: new Map(),
         steps: new Map(),
+        changedSteps: new Set(),
         events: 0,
         version: 0,
         storedVersion: -1,
@@ -451,6 +455,7 @@ export class TraceIngester {
   /** Keeps the step's row (one per model call; step 0 holds what came before the first) up to date. */
   private countInStep(run: RunState, row: EventRow): void {
     const step = row.step ?? 0;
+    run.changedSteps.add(step);
     const existing = run.steps.get(step);
     if (existing === undefined) {
       run.steps.set(step, {
@@ -604,7 +609,10 @@ export class TraceIngester {
     if (text !== null) this.writer.addSearchText(stream.lastEventId, text);
     this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
     const step = run.steps.get(stream.step);
-    if (step !== undefined) step.response_event_id = stream.lastEventId;
+    if (step !== undefined) {
+      step.response_event_id = stream.lastEventId;
+      run.changedSteps.add(stream.step);
+    }
   }
 
   private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow, digest: ResultDigest): void {

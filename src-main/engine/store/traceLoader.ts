@@ -45,6 +45,16 @@ interface RunRequests {
 const eventRunColumn = eventColumns.indexOf('run_pk');
 const callRunColumn = toolCallColumns.indexOf('run_pk');
 
+/**
+ * How often, at most, a followed file's changed runs have their requests compared again: every
+ * 5 s, or ten times as long as the last comparison took. Comparing a run's requests reads and
+ * tokenizes its whole history, which for a long running run costs far more than storing a few
+ * appended lines; so a live run's Requests section may lag its timeline (at most ~10 % of the
+ * thread goes to it). Findings and call states are analyzed at every checkpoint; everything is
+ * compared when the ingest finishes.
+ */
+const FOLLOWED_REQUESTS_INTERVAL_MS = 5_000;
+
 export class TraceLoader {
   private readonly store: TraceStore;
   private readonly analyzer: SourceAnalyzer;
@@ -56,6 +66,9 @@ export class TraceLoader {
   private readonly requests: SourceRequestAnalyzer;
   private readonly runRequests = new Map<number, RunRequests>();
   private readonly optionsKey: string;
+  /** When the requests of the runs that changed were last compared, and how long that took (see FOLLOWED_REQUESTS_INTERVAL_MS). */
+  private requestsAnalyzedAt = 0;
+  private requestsTook = 0;
   /** Whether the bulk load's query indexes exist (a followed file's first checkpoint builds them). */
   private indexed = false;
   readonly write: (batch: RowBatch) => void;
@@ -120,7 +133,13 @@ export class TraceLoader {
       this.indexed = true;
     }
     this.db.transaction(() => {
-      this.requests.analyzePending(this.optionsKey);
+      const sinceRequests = performance.now() - this.requestsAnalyzedAt;
+      if (complete || this.mode === 'bulk' || sinceRequests >= Math.max(FOLLOWED_REQUESTS_INTERVAL_MS, 10 * this.requestsTook)) {
+        const started = performance.now();
+        this.requests.analyzePending(this.optionsKey);
+        this.requestsAnalyzedAt = performance.now();
+        this.requestsTook = this.requestsAnalyzedAt - started;
+      }
       for (const runPk of this.changedAfterAnalysis) this.analyzer.analyzeStoredRun(runPk);
       this.changedAfterAnalysis.clear();
       this.db

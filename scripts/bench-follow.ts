@@ -1,0 +1,79 @@
+/**
+ * What following a file costs (`npx tsx scripts/bench-follow.ts [--steps 1000,10000,50000]`): for
+ * one running run of N steps (a call and its result each), the time from appending one line to the
+ * engine reporting it stored and analyzed, against reading the whole file again — what a viewer
+ * without incremental ingest would do for every append. Both measured in this run, on this machine.
+ */
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openTrace } from '../src-main/engine/engine';
+
+const analysis = { window: 6, threshold: 3 };
+const appendsPerSize = 7;
+
+const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'live', ...fields })}\n`;
+const call = (step: number): string =>
+  line({ type: 'model_response', step, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: `c${step}`, name: 'run_tests', arguments: `{"attempt":${step}}` }] });
+const result = (step: number): string => line({ type: 'tool_result', step, call_id: `c${step}`, status: 'ok', output: `attempt ${step}: 3 passed, 1 failed` });
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function measure(steps: number, dir: string): Promise<{ steps: number; events: number; reread: number; append: number; worstAppend: number }> {
+  const path = join(dir, `live-${steps}.jsonl`);
+  const chunks: string[] = [line({ type: 'run_start' })];
+  for (let step = 1; step <= steps; step += 1) chunks.push(call(step), result(step));
+  writeFileSync(path, chunks.join(''));
+
+  // Reading the whole file again, as the app's ingest does it (with the search index), in a fresh cache.
+  const rereadStarted = performance.now();
+  await (await openTrace(path, { cacheDir: join(dir, `reread-${steps}`), analysis, searchIndex: true })).stop();
+  const reread = performance.now() - rereadStarted;
+
+  let stored: (() => void) | null = null;
+  const trace = await openTrace(path, {
+    cacheDir: join(dir, `follow-${steps}`),
+    analysis,
+    searchIndex: true,
+    follow: {
+      idleMs: 600_000,
+      onFollowed: () => stored?.(),
+      onReplaced: (reason) => console.error(`unexpected: replaced (${reason})`),
+      onStopped: (reason) => console.error(`unexpected: stopped (${reason})`),
+    },
+  });
+  const appends: number[] = [];
+  try {
+    for (let index = 0; index < appendsPerSize; index += 1) {
+      const step = steps + 1 + index;
+      const done = new Promise<void>((resolve) => (stored = resolve));
+      const started = performance.now();
+      appendFileSync(path, index % 2 === 0 ? call(step) : result(step - 1));
+      await done;
+      appends.push(performance.now() - started);
+    }
+  } finally {
+    await trace.stop();
+  }
+  return { steps, events: 1 + 2 * steps, reread, append: median(appends), worstAppend: Math.max(...appends) };
+}
+
+const { values } = parseArgs({ options: { steps: { type: 'string', default: '1000,10000,50000' } } });
+const sizes = values.steps.split(',').map(Number);
+const dir = mkdtempSync(join(tmpdir(), 'loopscope-bench-follow-'));
+try {
+  console.log('one running run; one line appended at a time; append → stored and analyzed, vs the whole file read again');
+  console.log('events     | read again | append (median) | append (worst) | append / read again');
+  for (const steps of sizes) {
+    const m = await measure(steps, dir);
+    console.log(
+      `${String(m.events).padEnd(10)} | ${`${Math.round(m.reread)} ms`.padEnd(10)} | ${`${Math.round(m.append)} ms`.padEnd(15)} | ${`${Math.round(m.worstAppend)} ms`.padEnd(14)} | ${(m.append / m.reread).toFixed(3)}`,
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
