@@ -13,7 +13,7 @@ import type { FindingKind, Severity } from '../../shared/report';
 import { namesModelInput } from '../../shared/trace/canonicalEvents';
 import type { RunStatus } from '../../shared/trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../../shared/trace/timestamps';
-import { readRawLine, SourceChangedError } from '../engine/store/rawLines';
+import { RawLineReader, readRawLine, SourceChangedError } from '../engine/store/rawLines';
 import { TraceFileError } from '../engine/store/traceDatabase';
 import type { EventRow as StoredEventRow, RunRow as StoredRunRow } from '../engine/store/traceWriter';
 import { ApiError } from './apiError';
@@ -488,9 +488,16 @@ function rawRecord(db: Database.Database, sourceId: number, location: LineLocati
   const base = { file, line: location.line, offset: location.offset, length: location.length };
   let raw;
   try {
-    // One byte past the limit: cutAtCharacter looks at it to tell whether the limit splits a character.
-    raw = readRawLine(db, sourceId, location.line, { maxBytes: maxBytes + 1 });
-    if (raw === null) throw new ApiError('not_found', `nothing was recorded for line ${location.line} of ${file}`);
+    // Read at the record's own offset, not by its line: a line may hold several records (a JSON
+    // array, events separated by lone CRs). One byte past the limit: cutAtCharacter looks at it to
+    // tell whether the limit splits a character.
+    const reader = RawLineReader.open(db, sourceId);
+    if (reader === null) throw new ApiError('not_found', `nothing was recorded for line ${location.line} of ${file}`);
+    try {
+      raw = reader.read(location.line, { byte_offset: location.offset, byte_length: location.length }, { maxBytes: maxBytes + 1 });
+    } finally {
+      reader.close();
+    }
   } catch (error) {
     if (error instanceof SourceChangedError || error instanceof TraceFileError) return { ...base, text: '', truncated: false, stale: true };
     throw error;

@@ -6,13 +6,15 @@
 import { memo, useState } from 'react';
 import { formatCount } from './format';
 import { VisibleText } from './VisibleText';
+import type { RawJson } from '../../shared/trace/exactIntegers';
 
 const stringHead = 2000;
 const childrenHead = 100;
 /** Levels open at first: the record and its fields; deeper values are one click away. */
 const openDepth = 2;
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** `RawJson`: an integer beyond 2^53, kept as its digits (see shared/trace/exactIntegers.ts). */
+type Json = null | boolean | number | RawJson | string | Json[] | { [key: string]: Json };
 
 function JsonString({ value }: { value: string }) {
   const [showAll, setShowAll] = useState(false);
@@ -36,11 +38,12 @@ function JsonLeaf({ value }: { value: Json }) {
   if (typeof value === 'string') return <JsonString value={value} />;
   if (typeof value === 'number') return <span className="json-number">{String(value)}</span>;
   if (typeof value === 'boolean') return <span className="json-boolean">{String(value)}</span>;
+  if (JSON.isRawJSON(value)) return <span className="json-number">{value.rawJSON}</span>;
   return null;
 }
 
 const JsonNode = memo(function JsonNode({ name, value, depth }: { name: string | null; value: Json; depth: number }) {
-  const container = value !== null && typeof value === 'object';
+  const container = value !== null && typeof value === 'object' && !JSON.isRawJSON(value);
   const [open, setOpen] = useState(depth < openDepth);
   const [showAll, setShowAll] = useState(false);
   const label =

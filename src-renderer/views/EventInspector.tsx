@@ -5,6 +5,7 @@
  */
 import { useState } from 'react';
 import type { ApiResponse, EventRow, RawRecord } from '../../shared/api';
+import { mayHoldUnsafeIntegers, parseJsonExactly } from '../../shared/trace/exactIntegers';
 import { useQuery } from '../api/useQuery';
 import { CallStateBadge, SeverityBadge } from '../components/Badges';
 import { baseName, formatBytes, formatDuration, humanize } from '../components/format';
@@ -152,10 +153,11 @@ function NormalizedFields({ event }: { event: EventRow }) {
   );
 }
 
+/** The record's JSON; an integer beyond 2^53 stays its digits as written, in the tree and when copied. */
 function parseRecord(record: RawRecord): { ok: true; value: unknown } | { ok: false } {
   if (record.truncated || record.stale) return { ok: false };
   try {
-    return { ok: true, value: JSON.parse(record.text) };
+    return { ok: true, value: mayHoldUnsafeIntegers(record.text) ? parseJsonExactly(record.text, (digits) => JSON.rawJSON(digits)) : JSON.parse(record.text) };
   } catch {
     return { ok: false };
   }

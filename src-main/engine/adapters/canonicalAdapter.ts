@@ -4,6 +4,7 @@
  * Loopscope does not know is kept as an `unknown` event, never rejected.
  */
 import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
+import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { validateEvent } from './eventValidators';
 import { contentHash, SUMMARY_CHARS } from '../ingest/contentHash';
 import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../ingest/topLevelScan';
@@ -98,10 +99,11 @@ export function adaptScannedLine(bytes: Buffer, scan: TopLevelScan): AdaptedLine
   const messages = scan.get('messages');
   const tools = scan.get('tools');
   if (type === 'model_request' && ((messages && messages.kind !== 'array') || (tools && tools.kind !== 'array'))) return null;
-  const value: Record<string, unknown> = {};
-  for (const [key, member] of scan) {
-    if (!skipped.includes(key)) value[key] = memberValue(bytes, member);
-  }
+  const members = [...scan].filter(([key]) => !skipped.includes(key));
+  // An integer beyond 2^53 is kept exact by the full parse (decodeLine), not by memberValue.
+  if (members.some(([, member]) => member.kind === 'scalar' && mayHoldUnsafeIntegers(bytes.toString('latin1', member.start, member.end)))) return null;
+  // fromEntries defines keys as they are written, so a "__proto__" member stays a member instead of replacing the prototype.
+  const value: Record<string, unknown> = Object.fromEntries(members.map(([key, member]) => [key, memberValue(bytes, member)]));
   value['type'] = type;
   const validated = validateEvent(type, value);
   if (!validated.ok) return null;

@@ -25,6 +25,7 @@ import { historyRewriteFinding, missingToolResultFinding, type RequestFinding } 
 import type { RewriteKind } from '../../../shared/requests/diffRequests';
 import type { TokenSource } from '../../../shared/report';
 import { RawLineReader, SourceChangedError } from '../store/rawLines';
+import { TraceFileError } from '../store/traceDatabase';
 
 const requestFindingKinds: readonly RequestFinding['kind'][] = ['history_rewrite', 'missing_tool_result_in_history'];
 
@@ -262,13 +263,17 @@ export class SourceRequestAnalyzer {
   }
 }
 
-/** Whether the source's file is still the one being ingested (its requests can be read back). */
+/**
+ * Whether the source's file is still the one being ingested (its requests can be read back). A file
+ * deleted (or made unreadable) since the ingest opened it is not: the ingest goes on from its open
+ * file, without the requests.
+ */
 function fileUnchanged(db: Database.Database, sourceId: number): boolean {
   try {
     RawLineReader.open(db, sourceId)?.close();
     return true;
   } catch (error) {
-    if (error instanceof SourceChangedError) return false;
+    if (error instanceof SourceChangedError || error instanceof TraceFileError) return false;
     throw error;
   }
 }

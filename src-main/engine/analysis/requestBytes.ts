@@ -143,8 +143,10 @@ export class RequestBytesReader {
       };
       const api = apiOf(url, probe);
       if (api !== 'openai-chat' && api !== 'anthropic-messages') return null;
-      const params: Record<string, unknown> = {};
-      for (const [key, member] of bodyScan) if (!(structuralKeys[api] as readonly string[]).includes(key)) params[key] = memberValue(line, member);
+      // fromEntries keeps a "__proto__" member a member instead of making it the prototype.
+      const params: Record<string, unknown> = Object.fromEntries(
+        [...bodyScan].filter(([key]) => !(structuralKeys[api] as readonly string[]).includes(key)).map(([key, member]) => [key, memberValue(line, member)]),
+      );
       const system = api === 'anthropic-messages' ? systemText(value(line, bodyScan.get('system'))) : null;
       return this.assemble(line, bodyScan, system, requestParams(params, []));
     });

@@ -4,11 +4,28 @@
  * accepts (a BOM, a trailing CR), because the user needs both the data and the truth about it.
  */
 import { isUtf8 } from 'node:buffer';
+import { mayHoldUnsafeIntegers, parseJsonExactly } from '../../../shared/trace/exactIntegers';
+import { ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
 
 export type DecodedLine =
   | { kind: 'blank' }
-  | { kind: 'json'; value: unknown; text: string; invalidUtf8: boolean }
+  /** `warnings`: what the line holds that the value cannot show as written (a key given twice, a number rounded). */
+  | { kind: 'json'; value: unknown; text: string; invalidUtf8: boolean; warnings: string[] }
   | { kind: 'invalid'; reason: string; text: string; invalidUtf8: boolean };
+
+/**
+ * Deeper nesting is not read: a line nested this deep is reported, not loaded. JSON.parse reads any
+ * depth, but everything after it (serializing, hashing arguments, structured cloning, the JSON tree)
+ * recurses, and the main thread's stack holds about 3,300 levels of the least of them
+ * (structuredClone); worker threads about 12,000.
+ */
+export const MAX_NESTING_DEPTH = 2000;
+
+/**
+ * Top-level keys trace formats identify records by. JSON.parse keeps the last of a key given twice,
+ * silently; for these a record given two different values is ambiguous, so it is said.
+ */
+const IDENTIFYING_KEYS = ['type', 'run_id', 'call_id', 'step', 'step_id'] as const;
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const EXCERPT_CHARS = 160;
@@ -24,20 +41,78 @@ function isBlank(bytes: Buffer): boolean {
   return true;
 }
 
+/** Whether an integer beyond 2^53 under `key` is an id (kept as its digits, ids being text) rather than a quantity. */
+function isIdKey(key: string): boolean {
+  return key === 'id' || key.endsWith('_id') || key.endsWith('Id');
+}
+
+/**
+ * The line's JSON, with integers beyond 2^53 as written: an id keeps its digits (as text, which is
+ * how ids are kept); any other number is left rounded, and for a token count that is said in
+ * `warnings`, since totals and the normalized fields show it.
+ */
+function parseLine(text: string, warnings: string[]): unknown {
+  if (!mayHoldUnsafeIntegers(text)) return JSON.parse(text);
+  return parseJsonExactly(text, (digits, key, rounded) => {
+    if (isIdKey(key)) return digits;
+    if (key.endsWith('tokens')) {
+      warnings.push(`"${key}" is ${digits}, beyond 2^53: counted as ${String(rounded)}; the raw line keeps its exact value`);
+    }
+    return rounded;
+  });
+}
+
+/** Whether some identifying key is written more than once anywhere in the line (maybe nested): the cheap test before a scan. */
+function mayRepeatIdentifyingKey(text: string): boolean {
+  return IDENTIFYING_KEYS.some((key) => {
+    const first = text.indexOf(`"${key}"`);
+    return first !== -1 && text.indexOf(`"${key}"`, first + key.length + 2) !== -1;
+  });
+}
+
+/** A warning for each identifying key the object line gives more than once, with different values. */
+export function repeatedKeyWarnings(bytes: Buffer, scan: TopLevelScan): string[] {
+  const warnings: string[] = [];
+  for (const key of IDENTIFYING_KEYS) {
+    const values: string[] = [];
+    for (let member = scan.get(key); member !== undefined; member = member.earlier) values.unshift(bytes.toString('utf8', member.start, member.end));
+    if (new Set(values).size > 1) warnings.push(`the key "${key}" is given ${values.length} times (${values.map((value) => excerptOf(value)).join(', then ')}): the last is used`);
+  }
+  return warnings;
+}
+
 export function decodeLine(bytes: Buffer): DecodedLine {
   if (isBlank(bytes)) return { kind: 'blank' };
   const invalidUtf8 = !isUtf8(bytes);
   const text = bytes.toString('utf8');
+  const warnings: string[] = [];
+  let value: unknown;
   try {
-    return { kind: 'json', value: JSON.parse(text), text, invalidUtf8 };
+    value = parseLine(text, warnings);
   } catch (error) {
-    return { kind: 'invalid', reason: `not valid JSON: ${(error as Error).message}`, text, invalidUtf8 };
+    return { kind: 'invalid', reason: `not valid JSON: ${withVisibleControls((error as Error).message)}`, text, invalidUtf8 };
   }
+  if (mayRepeatIdentifyingKey(text)) {
+    try {
+      warnings.push(...repeatedKeyWarnings(bytes, scanTopLevel(bytes)));
+    } catch (error) {
+      // Not an object: no keys of its own to repeat.
+      if (!(error instanceof ScanError)) throw error;
+    }
+  }
+  return { kind: 'json', value, text, invalidUtf8, warnings };
+}
+
+/**
+ * Control characters written as `\uXXXX` escapes: a diagnostic is one line of text, and a NUL or an
+ * escape sequence from the trace (which JSON.parse quotes in its messages) must not reach a terminal.
+ */
+function withVisibleControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- making control characters visible is the point
+  return text.replace(/[\u0000-\u001f\u007f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A short, single-line excerpt for diagnostics; control characters are made visible. */
 export function excerptOf(text: string): string {
-  const cut = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
-  // eslint-disable-next-line no-control-regex -- making control characters visible is the point
-  return cut.replace(/[\u0000-\u001f\u007f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return withVisibleControls(text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text);
 }

@@ -21,6 +21,8 @@ export interface ScannedMember {
   end: number;
   /** Number of elements (array) or members (object); 0 otherwise. */
   size: number;
+  /** The value the same key had before in the object, when it is given twice (JSON.parse keeps the last). */
+  earlier?: ScannedMember;
 }
 
 export type TopLevelScan = Map<string, ScannedMember>;
@@ -33,17 +35,24 @@ function skipWhitespace(bytes: Buffer, position: number): number {
   return at;
 }
 
-/** Index of the quote closing the string whose opening quote is at `open`. */
-function stringEnd(bytes: Buffer, open: number): number {
+/** Index of the quote closing the string whose opening quote is at `open`; -1 when it is not terminated. */
+function closingQuote(bytes: Buffer, open: number): number {
   let at = open + 1;
   for (;;) {
     const quote = bytes.indexOf(QUOTE, at);
-    if (quote === -1) throw new ScanError('a string is not terminated (the line looks cut)');
+    if (quote === -1) return -1;
     let backslashes = 0;
     while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
     if (backslashes % 2 === 0) return quote;
     at = quote + 1;
   }
+}
+
+/** Index of the quote closing the string whose opening quote is at `open`. */
+function stringEnd(bytes: Buffer, open: number): number {
+  const quote = closingQuote(bytes, open);
+  if (quote === -1) throw new ScanError('a string is not terminated (the line looks cut)');
+  return quote;
 }
 
 /** Skips an object or array starting at `open`; returns the index after it and its size. */
@@ -149,20 +158,23 @@ export function scanObject(bytes: Buffer, open: number, skip?: SkipMember): { me
     at = skipWhitespace(bytes, at + 1);
     const start = at;
     const first = bytes[at];
+    let member: ScannedMember;
     if (first === QUOTE) {
       at = stringEnd(bytes, at) + 1;
-      scan.set(key, { kind: 'string', start, end: at, size: 0 });
+      member = { kind: 'string', start, end: at, size: 0 };
     } else if (first === OPEN_BRACE || first === OPEN_BRACKET) {
       const { end, size } = skip?.(key, bytes, at) ?? skipContainer(bytes, at);
       at = end;
-      scan.set(key, { kind: first === OPEN_BRACE ? 'object' : 'array', start, end, size });
+      member = { kind: first === OPEN_BRACE ? 'object' : 'array', start, end, size };
     } else {
       at = scalarEnd(bytes, at);
       if (at === start) throw new ScanError(`"${key}" has no value`);
-      const member: ScannedMember = { kind: 'scalar', start, end: at, size: 0 };
+      member = { kind: 'scalar', start, end: at, size: 0 };
       memberValue(bytes, member);
-      scan.set(key, member);
     }
+    const earlier = scan.get(key);
+    if (earlier !== undefined) member.earlier = earlier;
+    scan.set(key, member);
     at = skipWhitespace(bytes, at);
     if (bytes[at] === COMMA) {
       at = skipWhitespace(bytes, at + 1);
@@ -171,6 +183,28 @@ export function scanObject(bytes: Buffer, open: number, skip?: SkipMember): { me
     if (bytes[at] === CLOSE_BRACE) return { members: scan, end: at + 1 };
     throw new ScanError(`expected "," or "}" at byte ${at}`);
   }
+}
+
+/**
+ * Whether the JSON text in `bytes` nests objects and arrays more than `limit` levels deep. Counted
+ * on the bytes, without recursion and with strings jumped over natively, so that a line nested a
+ * hundred thousand levels deep (which JSON.parse reads, and every recursive walk after it
+ * overflows the stack on) is found before anything walks it.
+ */
+export function nestsDeeperThan(bytes: Buffer, limit: number): boolean {
+  let depth = 0;
+  for (let at = 0; at < bytes.length; at += 1) {
+    const byte = bytes[at];
+    if (byte === QUOTE) {
+      const close = closingQuote(bytes, at);
+      if (close === -1) return false;
+      at = close;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
+  }
+  return false;
 }
 
 /** The members of the object that is the whole of `bytes` (one line). */

@@ -15,9 +15,9 @@ import { idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { decodeLine, excerptOf, stripUtf8Bom } from './decodeLine';
+import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
-import { ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
+import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
 import { SEARCH_TEXT_CHARS, SearchText } from './searchText';
 import type { EventRow, RowBatcher, StepRow } from '../store/traceWriter';
 
@@ -99,6 +99,9 @@ function parseArguments(args: unknown): { value: unknown } | { error: string } {
   if (args === undefined || args === null) return { value: {} };
   if (typeof args !== 'string') return { value: args };
   if (args.trim() === '') return { value: {} };
+  if (args.length > 2 * MAX_NESTING_DEPTH && nestsDeeperThan(Buffer.from(args), MAX_NESTING_DEPTH)) {
+    return { error: `arguments are nested more than ${MAX_NESTING_DEPTH.toLocaleString('en-US')} levels deep: ${truncate(args, 80)}` };
+  }
   try {
     return { value: JSON.parse(args) as unknown };
   } catch (error) {
@@ -176,6 +179,11 @@ export class TraceIngester {
     }
     const bytes = line.offset === 0 ? stripUtf8Bom(line.bytes) : line.bytes;
     const ref: LineRef = { lineNumber: line.lineNumber, offset: line.offset, length: line.length };
+    // Valid JSON nested d levels deep has at least 2d bytes: shorter lines need no count.
+    if (bytes.length > 2 * MAX_NESTING_DEPTH && nestsDeeperThan(bytes, MAX_NESTING_DEPTH)) {
+      this.reportError(line, `nested more than ${MAX_NESTING_DEPTH.toLocaleString('en-US')} levels deep, deeper than Loopscope reads; not loaded`, bytes.subarray(0, 512), false);
+      return;
+    }
     if (bytes.length >= SCAN_FIRST_BYTES && this.mapper.mapScanned && this.acceptScannedLine(ref, bytes)) return;
     const decoded = decodeLine(bytes);
     if (decoded.kind === 'blank') {
@@ -190,8 +198,12 @@ export class TraceIngester {
     this.currentLine = line.lineNumber;
     this.currentLineAnchored = false;
     const failure = this.mapper.map(decoded.value, ref, this.emit, bytes);
-    if (failure !== undefined) this.reportError(line, failure.reason, decoded.text, false);
-    else if (!this.currentLineAnchored) {
+    if (failure !== undefined) {
+      this.reportError(line, failure.reason, decoded.text, false);
+      return;
+    }
+    for (const warning of decoded.warnings) this.reportError(line, `${warning}; the line was loaded`, decoded.text, true);
+    if (!this.currentLineAnchored) {
       this.writer.addAbsorbedLine({ source_id: this.sourceId, line: line.lineNumber, byte_offset: line.offset, byte_length: line.length });
     }
   }
@@ -208,6 +220,7 @@ export class TraceIngester {
     }
     if (!this.mapper.mapScanned!(bytes, scan, ref, this.emit)) return false;
     if (!isUtf8(bytes)) this.reportError(ref, 'invalid UTF-8 bytes were replaced with U+FFFD; the line was loaded', bytes.subarray(0, 512), true);
+    for (const warning of repeatedKeyWarnings(bytes, scan)) this.reportError(ref, `${warning}; the line was loaded`, bytes.subarray(0, 512), true);
     return true;
   }
 
