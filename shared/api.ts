@@ -150,8 +150,9 @@ export type CallRow = z.infer<typeof callRowSchema>;
 
 export const findingRowSchema = z.object({
   findingId: z.number().int(),
-  runPk: z.number().int(),
-  runId: z.string(),
+  /** Null for a finding on a line that belongs to no run (a secret on a line that is no event). */
+  runPk: z.number().int().nullable(),
+  runId: z.string().nullable(),
   kind: findingKindSchema,
   severity: severitySchema,
   step: z.number().int().nullable(),
@@ -379,8 +380,17 @@ export const apiMethods = {
     request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']) }),
     response: z.object({ step: z.number().int(), index: z.number().int() }).nullable(),
   },
+  /**
+   * Like every answer, masked: each credential in it replaced by its kind and public prefix
+   * (shared/secrets/secretScanner.ts) — unless `revealSecrets`, the inspector's explicit reveal.
+   */
   event: {
-    request: z.object({ traceId, eventId: z.number().int(), maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024) }),
+    request: z.object({
+      traceId,
+      eventId: z.number().int(),
+      maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024),
+      revealSecrets: z.boolean().default(false),
+    }),
     response: z.object({
       event: eventRowSchema,
       runPk: z.number().int(),

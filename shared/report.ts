@@ -23,6 +23,7 @@ export const findingKindSchema = z.enum([
   'tool_error',
   'history_rewrite',
   'missing_tool_result_in_history',
+  'secret_in_trace',
 ]);
 export type FindingKind = z.infer<typeof findingKindSchema>;
 
@@ -34,7 +35,8 @@ export const severityRank: Readonly<Record<Severity, number>> = { error: 2, warn
 export const findingSchema = z.object({
   kind: findingKindSchema,
   severity: severitySchema,
-  run_id: z.string(),
+  /** Null for a finding on a line that belongs to no run (a secret on a line that is not an event). */
+  run_id: z.string().nullable(),
   /** The step (model call, 1-based) where the problem shows; null when it belongs to the whole run. */
   step: z.number().int().nullable(),
   call_id: z.string().nullable(),

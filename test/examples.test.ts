@@ -10,7 +10,7 @@ import { analyzeFile } from './support/engineHarness';
 
 interface Expected {
   runs: { run_id: string; status: string; status_raw: string; steps: number; tool_calls: number; tool_results: number }[];
-  findings: { kind: string; severity: string; run_id: string; step: number | null; call_id: string | null }[];
+  findings: { kind: string; severity: string; run_id: string | null; step: number | null; call_id: string | null }[];
   parse_error_lines: number[];
 }
 

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { apiMethods, isApiMethod, type ApiMethod, type ApiParsedRequest, type ApiResponse, type TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
+import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
 import { optionsKey } from '../engine/analysis/analyzeSource';
 import { openTrace, TraceFileError, type TraceHandle } from '../engine/engine';
 import { ApiError, invalidRequest } from './apiError';
@@ -259,7 +260,8 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   async function query<M extends QueryMethod>(method: M, request: ApiParsedRequest<M> & { traceId: string }): Promise<unknown> {
     const trace = traceNamed(request.traceId);
     if (trace.summary.state === 'ingesting') {
-      if (method === 'runs') return trace.live.page(request as ApiParsedRequest<'runs'>);
+      // Run ids and statuses are the trace's text too: masked as the query worker masks its answers.
+      if (method === 'runs') return maskSecretsDeep(trace.live.page(request as ApiParsedRequest<'runs'>));
       const { bytesRead, totalBytes } = trace.summary.progress;
       const done = totalBytes > 0 ? ` (${Math.floor((100 * bytesRead) / totalBytes)}% read)` : '';
       throw new ApiError('not_ready', `${trace.summary.name} is still being read${done}; this view is available once it is ready`);

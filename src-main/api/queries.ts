@@ -611,8 +611,8 @@ const calls: Query<'calls'> = (db, scope, request) => {
 
 interface FindingSqlRow {
   id: number;
-  run_pk: number;
-  run_id: string;
+  run_pk: number | null;
+  run_id: string | null;
   kind: FindingKind;
   severity: Severity;
   step: number | null;
@@ -627,7 +627,7 @@ interface FindingSqlRow {
 const findingSelect = `
   SELECT f.id, f.run_pk, r.run_id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details_json,
          (SELECT e.id FROM events e WHERE e.source_id = f.source_id AND e.line = f.line AND e.run_pk = f.run_pk ORDER BY e.id LIMIT 1) AS event_id
-  FROM findings f JOIN runs r ON r.id = f.run_pk`;
+  FROM findings f LEFT JOIN runs r ON r.id = f.run_pk`;
 
 function toFindingRow(row: FindingSqlRow): FindingRow {
   return {
@@ -667,7 +667,7 @@ const findings: Query<'findings'> = (db, scope, request) => {
   const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM findings f WHERE ${where}`).get(params)?.total ?? 0;
   const rows = prepared<[Record<string, unknown>], FindingSqlRow>(
     db,
-    `${findingSelect} WHERE ${where} ORDER BY r.source_id, r.first_line, f.id LIMIT @limit OFFSET @offset`,
+    `${findingSelect} WHERE ${where} ORDER BY f.source_id, coalesce(r.first_line, f.line), f.id LIMIT @limit OFFSET @offset`,
   ).all({ ...params, limit: request.limit, offset: request.offset });
   const scopeParams = request.runPk === undefined ? { key: scope.optionsKey } : { key: scope.optionsKey, runPk: request.runPk };
   const groups = prepared<[Record<string, unknown>], { kind: FindingKind; severity: Severity; count: number }>(

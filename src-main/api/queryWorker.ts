@@ -5,7 +5,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { apiMethods } from '../../shared/api';
+import { apiMethods, type ApiParsedRequest } from '../../shared/api';
+import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
 import { openDatabase } from '../engine/store/traceDatabase';
 import { asApiError, invalidRequest } from './apiError';
 import { queries, sourceSummary, type TraceScope } from './queries';
@@ -31,11 +32,19 @@ function scopeOf(trace: QueryTrace): TraceScope {
   return { sourceIds: trace.sourceIds, optionsKey: trace.optionsKey };
 }
 
+/**
+ * The answer to one API query, with every credential in it masked: this is the one place every
+ * view's trace content passes through (records read from the file, requests and diffs, previews,
+ * search snippets), so a new view cannot forget it. Only the inspector's explicit reveal of one
+ * event (`event` with `revealSecrets`) is answered as the trace wrote it.
+ */
 function answer<M extends QueryMethod>(method: M, trace: QueryTrace, request: unknown): unknown {
   const parsed = apiMethods[method].request.safeParse(request);
   if (!parsed.success) throw invalidRequest(method, parsed.error);
   const query = queries[method] as (db: Database.Database, scope: TraceScope, request: unknown) => unknown;
-  return query(connection(trace.dbPath), scopeOf(trace), parsed.data);
+  const result = query(connection(trace.dbPath), scopeOf(trace), parsed.data);
+  const revealed = method === 'event' && (parsed.data as ApiParsedRequest<'event'>).revealSecrets;
+  return revealed ? result : maskSecretsDeep(result);
 }
 
 function reply(message: QueryReply): void {

@@ -24,7 +24,8 @@ export function formatTextReport(report: AnalyzeReport, options: { color: boolea
   const severityColor: Record<Severity, string> = { error: ansi.red, warning: ansi.yellow, info: ansi.cyan };
   const out: string[] = [];
 
-  const runKey = (file: string, runId: string): string => `${file}\u0000${runId}`;
+  // A finding of no run (a secret on a line that is no event) is listed with its file, after the runs.
+  const runKey = (file: string, runId: string | null): string => `${file}\u0000${runId ?? ''}`;
   const findingsByRun = new Map<string, ReportFinding[]>();
   for (const f of report.findings) {
     const key = runKey(f.file, f.run_id);
@@ -38,6 +39,8 @@ export function formatTextReport(report: AnalyzeReport, options: { color: boolea
     );
     const runs = report.runs.filter((run) => run.file === file.path);
     for (const run of runs) out.push('', ...formatRun(run, findingsByRun.get(runKey(run.file, run.run_id)) ?? [], paint, severityColor));
+    const outsideRuns = report.findings.filter((f) => f.file === file.path && f.run_id === null);
+    if (outsideRuns.length > 0) out.push('', paint(ansi.bold, 'findings outside any run'), ...formatFindings(outsideRuns, paint, severityColor));
     if (file.parse_errors.length > 0) {
       out.push('', paint(ansi.bold, 'parse errors'));
       for (const error of file.parse_errors) {
@@ -95,12 +98,16 @@ function formatRun(
   lines.push(`  ${paint(ansi.dim, facts.join(' · '))}`);
   const requests = requestsFact(run.requests);
   if (requests !== null) lines.push(`  ${paint(ansi.dim, requests)}`);
-  // Kinds padded to the longest among the run's findings, so their messages line up.
-  const kindWidth = Math.max(0, ...findings.map((f) => f.kind.length));
-  for (const f of findings) {
-    const where = [f.step !== null ? `step ${f.step}` : null, f.line !== null ? `line ${f.line}` : null].filter(Boolean).join(', ');
-    lines.push(`  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(kindWidth)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`);
-  }
+  lines.push(...formatFindings(findings, paint, severityColor));
   if (findings.length === 0) lines.push(`  ${paint(ansi.dim, 'no findings')}`);
   return lines;
+}
+
+function formatFindings(findings: readonly ReportFinding[], paint: (code: string, text: string) => string, severityColor: Record<Severity, string>): string[] {
+  // Kinds padded to the longest among the findings, so their messages line up.
+  const kindWidth = Math.max(0, ...findings.map((f) => f.kind.length));
+  return findings.map((f) => {
+    const where = [f.step !== null ? `step ${f.step}` : null, f.line !== null ? `line ${f.line}` : null].filter(Boolean).join(', ');
+    return `  ${paint(severityColor[f.severity], f.severity.padEnd(7))} ${f.kind.padEnd(kindWidth)} ${paint(ansi.dim, where.padEnd(18))} ${f.message}`;
+  });
 }

@@ -1,6 +1,7 @@
 /**
  * `loopscope` command line. `analyze` runs the same engine as the app, headless, for terminals
  * and CI: exit 0 when no finding reaches --fail-on, 1 when one does, 2 on usage or I/O errors.
+ * `redact` writes a copy of a trace without its credentials, to share it.
  * `serve` shows the app's UI in a browser on this machine; `open` starts the desktop app (or
  * serves the UI where it cannot start). Both run until interrupted.
  */
@@ -16,10 +17,12 @@ import { formatTextReport } from './formatText';
 import { openApp } from './openApp';
 import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
 import { defaultIdleAfterMs } from '../api/apiHost';
+import { describeRedaction, RedactError, redactFile } from './redact';
 
 const usage = `usage: loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]
        loopscope serve FILE... [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]
        loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]
+       loopscope redact IN OUT
 
 analyze: report every run and finding of the traces, in the terminal
   --json              print one JSON document (files, runs, findings) instead of text
@@ -36,7 +39,11 @@ open:  open the traces in the desktop app; where it cannot start, serve them as 
   --cache-dir DIR     as for analyze
   --idle-after S      files are followed as they are written: a run without a terminal event is
                       running until its file has not grown for S seconds (default ${defaultIdleAfterMs / 1000})
-  --no-follow         read each file once, as analyze does`;
+  --no-follow         read each file once, as analyze does
+
+redact: write OUT, a copy of the trace IN with every credential found in it (API keys, tokens,
+        Authorization headers, private keys, JWTs) replaced by [REDACTED:<kind>], every other
+        byte as it was; prints how many of which kind, never their values`;
 
 class UsageError extends Error {}
 
@@ -199,6 +206,13 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
   return reachesFailLevel(report, command.failOn) ? 1 : 0;
 }
 
+function redact(args: string[]): number {
+  if (args.length !== 2 || args.some((arg) => arg.startsWith('--'))) throw new UsageError('redact needs two files: the trace (IN) and the copy to write (OUT)');
+  const [input, output] = args as [string, string];
+  process.stderr.write(`loopscope: ${describeRedaction(redactFile(input, output), output)}\n`);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -209,6 +223,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'analyze') return await analyze(parseAnalyzeCommand(rest));
     if (command === 'serve') return await serve(parseUiCommand('serve', rest));
+    if (command === 'redact') return redact(rest);
     if (command === 'open') {
       const open = parseUiCommand('open', rest);
       return await openApp(open.files, uiOptions(open));
@@ -219,7 +234,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`loopscope: ${error.message}\n${usage}\n`);
       return 2;
     }
-    if (error instanceof TraceFileError || error instanceof ServeError) {
+    if (error instanceof TraceFileError || error instanceof ServeError || error instanceof RedactError) {
       process.stderr.write(`loopscope: ${error.message}\n`);
       return 2;
     }

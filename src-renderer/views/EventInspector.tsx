@@ -1,7 +1,8 @@
 /**
  * One event in full: its original record as a JSON tree, its normalized fields, the calls it
  * issued and the findings on it, and the original line (file name and line number) exactly as the
- * file holds it, control characters made visible.
+ * file holds it, control characters made visible — and credentials masked, until "Reveal secrets"
+ * asks for this one event's record as written.
  */
 import { useState } from 'react';
 import type { ApiResponse, EventRow, RawRecord } from '../../shared/api';
@@ -29,7 +30,10 @@ const allBytes = 64 * 1024 * 1024;
 
 export function EventInspector({ traceId, eventId, onClose, diffAction = null }: { traceId: string; eventId: number; onClose: () => void; diffAction?: DiffAction | null }) {
   const [maxBytes, setMaxBytes] = useState(firstBytes);
-  const detail = useQuery(`event:${traceId}:${eventId}:${maxBytes}`, (api) => api.event({ traceId, eventId, maxBytes }));
+  // Credentials come masked; revealed only on request, for the event shown. The run view keys the
+  // inspector by event, so moving to another one (or back) starts masked again.
+  const [revealSecrets, setRevealSecrets] = useState(false);
+  const detail = useQuery(`event:${traceId}:${eventId}:${maxBytes}:${revealSecrets ? 'revealed' : 'masked'}`, (api) => api.event({ traceId, eventId, maxBytes, revealSecrets }));
   return (
     <aside className="inspector" data-testid="event-inspector" data-event-id={eventId} data-state={detail.status} aria-label="Event inspector">
       <header className="inspector-header">
@@ -40,13 +44,39 @@ export function EventInspector({ traceId, eventId, onClose, diffAction = null }:
       </header>
       {detail.status === 'loading' && <Loading what="the event" />}
       {detail.status === 'error' && <Failure what="the event" error={detail.error} />}
-      {detail.status === 'ready' && <EventDetail traceId={traceId} detail={detail.data} onShowAll={() => setMaxBytes(allBytes)} diffAction={diffAction} />}
+      {detail.status === 'ready' && (
+        <EventDetail
+          traceId={traceId}
+          detail={detail.data}
+          onShowAll={() => setMaxBytes(allBytes)}
+          diffAction={diffAction}
+          secrets={{ revealed: revealSecrets, toggle: () => setRevealSecrets(!revealSecrets) }}
+        />
+      )}
     </aside>
   );
 }
 
-function EventDetail({ traceId, detail, onShowAll, diffAction }: { traceId: string; detail: ApiResponse<'event'>; onShowAll: () => void; diffAction: DiffAction | null }) {
+interface SecretsToggle {
+  revealed: boolean;
+  toggle: () => void;
+}
+
+function EventDetail({
+  traceId,
+  detail,
+  onShowAll,
+  diffAction,
+  secrets,
+}: {
+  traceId: string;
+  detail: ApiResponse<'event'>;
+  onShowAll: () => void;
+  diffAction: DiffAction | null;
+  secrets: SecretsToggle;
+}) {
   const { event, record } = detail;
+  const holdsSecrets = detail.findings.some((finding) => finding.kind === 'secret_in_trace');
   // Requests always have the action, whatever the run view has worked out so far.
   const action = diffAction ?? (event.type === 'model_request' ? { route: routes.requestDiff(traceId, detail.runPk, event.eventId), label: 'Diff with previous request', hint: null } : null);
   return (
@@ -78,6 +108,16 @@ function EventDetail({ traceId, detail, onShowAll, diffAction }: { traceId: stri
               </li>
             ))}
           </ul>
+          {holdsSecrets && (
+            <p className="inspector-actions">
+              <button type="button" onClick={secrets.toggle} data-testid="reveal-secrets" aria-pressed={secrets.revealed}>
+                {secrets.revealed ? 'Mask secrets' : 'Reveal secrets'}
+              </button>{' '}
+              <span className="muted">
+                {secrets.revealed ? 'The record below shows the credentials as the trace wrote them; Copy as JSON copies them too.' : 'Credentials are masked in every view.'}
+              </span>
+            </p>
+          )}
         </section>
       )}
       <section>

@@ -87,7 +87,7 @@ function FindingItem({ traceId, finding }: { traceId: string; finding: FindingRo
   return (
     <li className="finding-item" data-testid="finding-item" data-kind={finding.kind} data-severity={finding.severity} data-run-id={finding.runId}>
       <a href={formatRoute(findingRoute(traceId, finding))} className="finding-link" data-testid="finding-link">
-        <VisibleText text={finding.runId} />
+        <VisibleText text={finding.runId ?? 'no run'} />
         {finding.step !== null && ` · step ${finding.step}`}
         {finding.line !== null && ` · line ${finding.line}`}
       </a>
@@ -110,7 +110,7 @@ function RepeatedCalls({ traceId, finding }: { traceId: string; finding: Finding
   const details = repeatedActionDetails.safeParse(finding.details);
   const name = details.success ? details.data.name : null;
   const calls = useQuery(name === null ? null : `repeatedCalls:${traceId}:${finding.runPk}:${name}`, (api) =>
-    fetchAll((offset, limit) => api.calls({ traceId, runPk: finding.runPk, name: name ?? undefined, offset, limit })),
+    fetchAll((offset, limit) => api.calls({ traceId, runPk: finding.runPk ?? undefined, name: name ?? undefined, offset, limit })),
   );
   if (!details.success) return null;
   const byCall = new Map<string, CallRow>();

@@ -80,8 +80,9 @@ export function indexFindings(findings: readonly FindingRow[]): RunFindings {
   return { ordered, byEvent, byStep, ofRun };
 }
 
-/** Where a finding points: its event, else its step, else its run. */
+/** Where a finding points: its event, else its step, else its run; one of no run, to the parse errors (the lines that are no event). */
 export function findingRoute(traceId: string, finding: FindingRow): Route {
+  if (finding.runPk === null) return routes.trace(traceId, 'parse-errors');
   if (finding.eventId !== null) return routes.run(traceId, finding.runPk, { step: finding.step, eventId: finding.eventId });
   return routes.run(traceId, finding.runPk, { step: finding.step });
 }

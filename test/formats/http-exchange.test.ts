@@ -15,7 +15,7 @@ import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf
 
 const fixture = (name: string): string => join(fixtures, 'http-exchange', name);
 
-function findingsOf(report: AnalyzeReport): [string, string, number | null, string | null][] {
+function findingsOf(report: AnalyzeReport): [string, string | null, number | null, string | null][] {
   return report.findings.map((finding) => [finding.kind, finding.run_id, finding.step, finding.call_id]);
 }
 

@@ -28,11 +28,11 @@ const UNSET_STATUS = normalizeTerminalStatus({ status: 'UNSET' }).status;
  * analyzed by the engine today, so an unterminated trace-level run may or may not carry an
  * unterminated_run finding: those are checked apart.
  */
-function findingsOf(report: AnalyzeReport): [string, string, number | null, string | null][] {
+function findingsOf(report: AnalyzeReport): [string, string | null, number | null, string | null][] {
   return report.findings.filter((finding) => finding.kind !== 'unterminated_run').map((finding) => [finding.kind, finding.run_id, finding.step, finding.call_id]);
 }
 
-function unterminatedFindingRuns(report: AnalyzeReport): string[] {
+function unterminatedFindingRuns(report: AnalyzeReport): (string | null)[] {
   return report.findings.filter((finding) => finding.kind === 'unterminated_run').map((finding) => finding.run_id);
 }
 

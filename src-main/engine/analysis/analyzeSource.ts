@@ -15,6 +15,7 @@ import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import type { EventRow, RunRow, ToolCallRow } from '../store/traceWriter';
 import { replaceRequestFindings } from './requestAnalysis';
+import { replaceSecretFindings } from './secretFindings';
 
 export function optionsKey(options: AnalysisOptions): string {
   return `window=${options.window};threshold=${options.threshold}`;
@@ -257,8 +258,9 @@ export class SourceAnalyzer {
     replaceRequestFindings(this.db, this.sourceId, run.id, this.key);
   }
 
-  /** Records that every run of the source is analyzed for these options. */
+  /** Stores the source's secret findings and records that every run of the source is analyzed for these options. */
   markComplete(): void {
+    replaceSecretFindings(this.db, this.sourceId, this.key);
     this.db
       .prepare('INSERT OR REPLACE INTO analyses (source_id, options_key, completed_at) VALUES (?, ?, ?)')
       .run(this.sourceId, this.key, new Date().toISOString());

@@ -19,6 +19,8 @@ import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf
 import type { SplitLine } from './lineSplitter';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
 import { SEARCH_TEXT_CHARS, SearchText } from './searchText';
+import { findLineSecrets, replaceLineSecrets, secretValue } from './lineSecrets';
+import { secretMask } from '../../../shared/secrets/secretScanner';
 import type { EventRow, RowBatcher, StepRow } from '../store/traceWriter';
 
 /** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
@@ -84,6 +86,13 @@ interface RunState {
   storedVersion: number;
 }
 
+
+/** An event read from a line, with its run and step. */
+interface LineEvent {
+  id: number;
+  runPk: number;
+  step: number;
+}
 
 function truncate(text: string, max = SUMMARY_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
@@ -152,6 +161,8 @@ export class TraceIngester {
   /** Whether the line being mapped has produced an event anchored to it. */
   private currentLineAnchored = false;
   private currentLine = 0;
+  /** The first event anchored to the line being read: where its credentials are reported. */
+  private currentLineEvent: LineEvent | null = null;
   private readonly emit = (mapped: MappedEvent): void => {
     this.counters.events += 1;
     if (mapped.line.lineNumber === this.currentLine) this.currentLineAnchored = true;
@@ -171,8 +182,44 @@ export class TraceIngester {
     this.searchTextChars = options.searchIndex === false ? 0 : SEARCH_TEXT_CHARS;
   }
 
+  /**
+   * Credentials are found in the line's bytes as written (so their offsets are the file's, and one
+   * on a line that is not JSON is found too), and the line is then read with each of them masked:
+   * nothing stored from it — summaries, excerpts, the search index — can hold one.
+   */
   acceptLine(line: SplitLine): void {
     this.counters.lines = line.lineNumber;
+    this.currentLine = line.lineNumber;
+    this.currentLineAnchored = false;
+    this.currentLineEvent = null;
+    const written = line.bytes ?? line.head;
+    const secrets = written === undefined ? [] : findLineSecrets(written);
+    if (written === undefined || secrets.length === 0) {
+      this.readLine(line);
+      return;
+    }
+    const previews = secrets.map((secret) => secretMask(secret.kind, secretValue(written, secret)));
+    const masked = replaceLineSecrets(written, secrets, previews);
+    this.readLine(line.bytes === null ? { ...line, head: masked } : { ...line, bytes: masked });
+    // Set by readLine, which TypeScript's narrowing after the reset above does not see.
+    const event = this.currentLineEvent as LineEvent | null;
+    secrets.forEach((secret, index) => {
+      this.writer.addSecret({
+        source_id: this.sourceId,
+        line: line.lineNumber,
+        byte_offset: line.offset + secret.start,
+        line_offset: secret.start,
+        byte_length: secret.end - secret.start,
+        kind: secret.kind,
+        preview: previews[index] ?? '',
+        event_id: event?.id ?? null,
+        run_pk: event?.runPk ?? null,
+        step: event?.step ?? null,
+      });
+    });
+  }
+
+  private readLine(line: SplitLine): void {
     if (line.bytes === null) {
       this.reportError(line, `line is ${line.length} bytes, over the line size limit; not loaded`, line.head ?? Buffer.alloc(0), false);
       return;
@@ -195,8 +242,6 @@ export class TraceIngester {
       return;
     }
     if (decoded.invalidUtf8) this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the line was loaded', decoded.text, true);
-    this.currentLine = line.lineNumber;
-    this.currentLineAnchored = false;
     const failure = this.mapper.map(decoded.value, ref, this.emit, bytes);
     if (failure !== undefined) {
       this.reportError(line, failure.reason, decoded.text, false);
@@ -368,6 +413,7 @@ export class TraceIngester {
   private acceptEvent({ event, typeRaw, line, requestShape, resultDigest }: MappedEvent): void {
     const run = this.runFor(event.run_id === undefined ? DEFAULT_RUN_ID : idText(event.run_id), line.lineNumber);
     const step = this.stepOf(run, event);
+    if (line.lineNumber === this.currentLine && this.currentLineEvent === null) this.currentLineEvent = { id: this.nextEventId, runPk: run.pk, step };
     const ts = toIsoTimestamp(event.ts);
     if (ts !== null) {
       if (run.startedAt === null || ts < run.startedAt) run.startedAt = ts;

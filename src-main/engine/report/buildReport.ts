@@ -19,7 +19,7 @@ interface SourceRow {
 }
 
 interface FindingRow {
-  run_id: string;
+  run_id: string | null;
   kind: Finding['kind'];
   severity: Severity;
   step: number | null;
@@ -123,8 +123,8 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
   const findings = db
     .prepare<[number, string], FindingRow>(
       `SELECT r.run_id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details_json
-       FROM findings f JOIN runs r ON r.id = f.run_pk
-       WHERE f.source_id = ? AND f.options_key = ? ORDER BY r.first_line, f.id`,
+       FROM findings f LEFT JOIN runs r ON r.id = f.run_pk
+       WHERE f.source_id = ? AND f.options_key = ? ORDER BY coalesce(r.first_line, f.line), f.id`,
     )
     .all(sourceId, optionsKey(options))
     .map(
@@ -142,6 +142,7 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
     );
   const severityCounts = new Map<string, Record<Severity, number>>();
   for (const f of findings) {
+    if (f.run_id === null) continue;
     const counts = severityCounts.get(f.run_id) ?? { error: 0, warning: 0, info: 0 };
     counts[f.severity] += 1;
     severityCounts.set(f.run_id, counts);

@@ -236,6 +236,46 @@ const migrations: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN run_index INTEGER;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- Credentials found in the trace's lines (ingest/lineSecrets.ts): where and of what kind, never
+      -- the value. A line that is not an event (one that is not JSON, say) has no event nor run.
+      CREATE TABLE secrets (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        byte_offset INTEGER NOT NULL,
+        line_offset INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        -- What views show instead of it (secretMask: the kind and its public prefix, sk-ant-…).
+        preview TEXT NOT NULL,
+        event_id INTEGER,
+        run_pk INTEGER,
+        step INTEGER
+      );
+      -- A finding may belong to no run (a secret_in_trace on such a line): run_pk becomes nullable,
+      -- which SQLite allows only by building the table again.
+      CREATE TABLE findings_v6 (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL,
+        options_key TEXT NOT NULL,
+        run_pk INTEGER,
+        kind TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        step INTEGER,
+        call_id TEXT,
+        line INTEGER,
+        message TEXT NOT NULL,
+        details_json TEXT
+      );
+      INSERT INTO findings_v6 SELECT id, source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json FROM findings;
+      DROP TABLE findings;
+      ALTER TABLE findings_v6 RENAME TO findings;
+      CREATE INDEX findings_by_run ON findings (run_pk, options_key);
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;

@@ -74,6 +74,24 @@ export interface AbsorbedLineRow {
   byte_length: number;
 }
 
+/** A credential found in a line (ingest/lineSecrets.ts): where, and of what kind — never its value. */
+export interface SecretRow {
+  source_id: number;
+  line: number;
+  /** Of its first byte in the file. */
+  byte_offset: number;
+  /** Of its first byte in the line. */
+  line_offset: number;
+  byte_length: number;
+  kind: string;
+  /** What views show instead of it (secretMask). */
+  preview: string;
+  /** The first event read from the line, and its run and step; null for a line that is not an event. */
+  event_id: number | null;
+  run_pk: number | null;
+  step: number | null;
+}
+
 export interface StepRow {
   run_pk: number;
   step: number;
@@ -117,6 +135,7 @@ export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'args_summary',
 ];
 const absorbedLineColumns: readonly (keyof AbsorbedLineRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length'];
+const secretColumns: readonly (keyof SecretRow)[] = ['source_id', 'line', 'byte_offset', 'line_offset', 'byte_length', 'kind', 'preview', 'event_id', 'run_pk', 'step'];
 const stepColumns: readonly (keyof StepRow)[] = ['run_pk', 'step', 'first_line', 'last_line', 'started_at', 'ended_at', 'events', 'response_event_id'];
 const parseErrorColumns: readonly (keyof ParseErrorRow)[] = [
   'source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded',
@@ -145,6 +164,7 @@ export interface RowBatch {
   streamOutcomes: StreamOutcome[];
   runs: unknown[][];
   steps: unknown[][];
+  secrets: unknown[][];
   /** `[event_id, text]`: the searchable text of events (ingest/searchText.ts), written once per event. */
   searchTexts: unknown[][];
   /** Runs whose rows are complete as of this batch, to analyze once it is written. */
@@ -206,7 +226,7 @@ export class RowBatcher {
   constructor(private readonly ship: (batch: RowBatch) => void) {}
 
   private static empty(): RowBatch {
-    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], searchTexts: [], analyzeRuns: [] };
+    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], secrets: [], searchTexts: [], analyzeRuns: [] };
   }
 
   addEvent(row: EventRow): void {
@@ -226,6 +246,11 @@ export class RowBatcher {
 
   addAbsorbedLine(row: AbsorbedLineRow): void {
     this.batch.absorbedLines.push(encode(row, absorbedLineColumns));
+    this.counted();
+  }
+
+  addSecret(row: SecretRow): void {
+    this.batch.secrets.push(encode(row, secretColumns));
     this.counted();
   }
 
@@ -307,6 +332,7 @@ export class TraceStore {
     const insertAbsorbedLines = inserter(db, 'absorbed_lines', absorbedLineColumns);
     const insertRuns = inserter(db, 'runs', runColumns);
     const insertSteps = inserter(db, 'steps', stepColumns);
+    const insertSecrets = inserter(db, 'secrets', secretColumns, 'INSERT');
     const insertSearchTexts = inserter(db, 'search_text', ['event_id', 'text']);
     const indexSearchTexts = inserter(db, 'search_index', ['rowid', 'text'], 'INSERT');
     const updateStreamOutcome = db.prepare<[string, string | null, number, number]>(
@@ -319,6 +345,7 @@ export class TraceStore {
       insertAbsorbedLines(batch.absorbedLines);
       insertRuns(batch.runs);
       insertSteps(batch.steps);
+      insertSecrets(batch.secrets);
       insertSearchTexts(batch.searchTexts);
       indexSearchTexts(batch.searchTexts);
       for (const stream of batch.streamOutcomes) updateStreamOutcome.run(stream.outcome, stream.finishReason, stream.toolCallCount, stream.eventId);

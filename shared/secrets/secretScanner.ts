@@ -1,0 +1,274 @@
+/**
+ * Finds credentials in text: provider API keys, tokens, `Authorization` header values, private
+ * keys, JWTs (domain.md §7: credentials must never be in a trace, and a debugger that finds one
+ * should say so). The same function reads a raw trace line — JSON text, where a private key's
+ * newlines are the two characters `\n` — and a decoded string, where they are newlines: ingest
+ * scans each line's bytes (as latin1, so a character index is a byte offset) to locate, mask and
+ * redact what it finds, and the API masks every string it returns with it.
+ *
+ * Speed: traces run to a gigabyte and almost no line holds a credential. A text is first searched
+ * for the literals that every credential contains (`anchors`: one alternation of plain strings,
+ * which the regular-expression engine scans about twice as fast as the rules); only a text with
+ * one is scanned with the rules, all alternatives of one expression, and the checks that keep
+ * false positives low (boundaries, a token that looks random) run only on what that matched.
+ *
+ * Every span is made of characters that need no escaping in a JSON string (no quote, no
+ * backslash at its ends), so replacing it in a JSON line keeps the line valid JSON.
+ */
+
+export const secretKinds = [
+  'anthropic_api_key',
+  'openai_api_key',
+  'google_api_key',
+  'aws_access_key_id',
+  'aws_secret_access_key',
+  'github_token',
+  'slack_token',
+  'slack_webhook_url',
+  'sendgrid_api_key',
+  'stripe_secret_key',
+  'huggingface_token',
+  'authorization_header',
+  'bearer_token',
+  'private_key',
+  'jwt',
+] as const;
+export type SecretKind = (typeof secretKinds)[number];
+
+/** A credential in a text: `text.slice(start, end)` is its value. */
+export interface SecretSpan {
+  kind: SecretKind;
+  start: number;
+  end: number;
+}
+
+/** How each kind is named in a mask and a finding: short, recognisable. */
+export const secretLabels: Readonly<Record<SecretKind, string>> = {
+  anthropic_api_key: 'anthropic key',
+  openai_api_key: 'openai key',
+  google_api_key: 'google key',
+  aws_access_key_id: 'aws key id',
+  aws_secret_access_key: 'aws secret key',
+  github_token: 'github token',
+  slack_token: 'slack token',
+  slack_webhook_url: 'slack webhook',
+  sendgrid_api_key: 'sendgrid key',
+  stripe_secret_key: 'stripe key',
+  huggingface_token: 'hugging face token',
+  authorization_header: 'credential',
+  bearer_token: 'bearer token',
+  private_key: 'private key',
+  jwt: 'jwt',
+};
+
+/** The separator between a name and its value: `: "`, `=`, `\": \"` (in raw JSON text), … */
+const assignment = String.raw`(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?`;
+/** A `/` of a URL, which raw JSON may write as `\/`. */
+const slash = String.raw`\\?/`;
+
+/**
+ * Each rule is one alternative of `scanner`, in this order (at one position the first that matches
+ * wins, so the longer prefixes come first). A rule with a `value` group has its span there: the
+ * name before it (`Authorization: Bearer `) stays readable.
+ */
+const rules: readonly { kind: SecretKind; pattern: string }[] = [
+  { kind: 'anthropic_api_key', pattern: String.raw`sk-ant-[a-z]{3,8}\d{2}-[A-Za-z0-9_\-]{32,}` },
+  { kind: 'openai_api_key', pattern: String.raw`sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}|sk-[A-Za-z0-9]{32,}` },
+  { kind: 'google_api_key', pattern: String.raw`AIza[0-9A-Za-z_\-]{35}` },
+  { kind: 'aws_access_key_id', pattern: String.raw`(?:AKIA|ASIA)[0-9A-Z]{16}` },
+  {
+    kind: 'aws_secret_access_key',
+    pattern: String.raw`(?:[Ss]ecret_?[Aa]ccess_?[Kk]ey|SECRET_ACCESS_KEY)${assignment}(?<awsValue>[A-Za-z0-9/+]{40})`,
+  },
+  { kind: 'github_token', pattern: String.raw`gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}` },
+  { kind: 'slack_token', pattern: String.raw`xox[abposr]-[A-Za-z0-9\-]{10,}` },
+  {
+    kind: 'slack_webhook_url',
+    pattern: String.raw`https:${slash}${slash}hooks\.slack\.com${slash}(?:services|workflows|triggers)(?:${slash}[A-Za-z0-9_\-]+){2,}`,
+  },
+  { kind: 'sendgrid_api_key', pattern: String.raw`SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}` },
+  { kind: 'stripe_secret_key', pattern: String.raw`[sr]k_live_[A-Za-z0-9]{24,}` },
+  { kind: 'huggingface_token', pattern: String.raw`hf_[A-Za-z0-9]{30,}` },
+  {
+    kind: 'authorization_header',
+    pattern: String.raw`(?:[Aa]uthorization|AUTHORIZATION)${assignment}(?:(?:Bearer|bearer|Basic|basic|Token|token)\s+)?(?<headerValue>[A-Za-z0-9._~+/\-]{8,}=*)`,
+  },
+  { kind: 'bearer_token', pattern: String.raw`[Bb]earer\s+(?<bearerValue>[A-Za-z0-9._~+/\-]{20,}=*)` },
+  {
+    kind: 'private_key',
+    // The body up to the END line: base64, line breaks (real or JSON-escaped), PEM headers. Without
+    // an END line (a cut key) the body runs to the end of the string.
+    pattern: String.raw`-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY-----(?:[^"\\\-]|\\[nrt]|-(?!----END)){0,16384}(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY-----)?`,
+  },
+  { kind: 'jwt', pattern: String.raw`eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}` },
+];
+
+const valueGroups = ['awsValue', 'headerValue', 'bearerValue'] as const;
+
+/**
+ * Literals at least one of which every match of `rules` contains (the tests' positive cases pass
+ * through this filter, so a rule it would miss fails them).
+ */
+const anchors = new RegExp(
+  [
+    'sk-', 'AIza', 'AKIA', 'ASIA', 'ccess_', 'ccessK', 'ccessk', 'CCESS_KEY', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'xox',
+    'slack.com', 'SG.', 'k_live_', 'hf_', 'uthorization', 'UTHORIZATION', 'earer', 'PRIVATE KEY', 'eyJ',
+  ]
+    .map((literal) => literal.replace(/[.]/g, '\\.'))
+    .join('|'),
+);
+
+/** One named group per rule (`r0`, `r1`, …), which says which rule matched. */
+const scanner = new RegExp(rules.map((rule, index) => `(?<r${index}>${rule.pattern})`).join('|'), 'g');
+
+function isTokenCharacter(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+/**
+ * Whether a match at `start` begins a token: after a character that is not a letter or digit — or
+ * after a JSON escape (`\n`, `\t`, `\u0022`), whose letters are not part of the text.
+ */
+function startsToken(text: string, start: number): boolean {
+  if (start === 0 || !isTokenCharacter(text.charCodeAt(start - 1))) return true;
+  if (start >= 2 && text[start - 2] === '\\' && 'nrtbf'.includes(text[start - 1] ?? '')) return true;
+  return start >= 6 && text[start - 6] === '\\' && text[start - 5] === 'u';
+}
+
+/**
+ * Whether a credential after a name (`Authorization:`, `Bearer`) looks like one rather than a word
+ * or a placeholder (`Bearer YOUR_TOKEN`, "bearer of bad news"): letters mixed with digits, or
+ * both cases in a long token.
+ */
+function looksRandom(value: string): boolean {
+  const digits = /\d/.test(value);
+  const lower = /[a-z]/.test(value);
+  const upper = /[A-Z]/.test(value);
+  return (digits && (lower || upper)) || (lower && upper && value.length >= 12);
+}
+
+/** The provider kind of a credential found after a name, when the whole of it is a known key. */
+function providerKind(value: string): SecretKind | null {
+  for (const found of scan(value)) {
+    if (found.start === 0 && found.end === value.length && found.kind !== 'authorization_header' && found.kind !== 'bearer_token') return found.kind;
+  }
+  return null;
+}
+
+function* scan(text: string): Generator<SecretSpan> {
+  if (!anchors.test(text)) return;
+  const regex = new RegExp(scanner);
+  let match: RegExpExecArray | null;
+  while ((match = regex.exec(text)) !== null) {
+    const groups = match.groups ?? {};
+    const rule = rules.find((_, index) => groups[`r${index}`] !== undefined);
+    if (rule === undefined) break;
+    const valueGroup = valueGroups.map((name) => groups[name]).find((value) => value !== undefined);
+    const value = valueGroup ?? match[0];
+    const start = valueGroup === undefined ? match.index : match.index + match[0].length - valueGroup.length;
+    const end = start + value.length;
+    const named = valueGroup !== undefined;
+    const accepted =
+      startsToken(text, match.index) &&
+      (named || rule.kind === 'private_key' || !isTokenCharacter(text.charCodeAt(end))) &&
+      (rule.kind !== 'authorization_header' && rule.kind !== 'bearer_token' ? true : looksRandom(value)) &&
+      (rule.kind !== 'openai_api_key' || /\d/.test(value));
+    if (!accepted) {
+      // Not a credential here; one may still start inside what was matched.
+      regex.lastIndex = match.index + 1;
+      continue;
+    }
+    const kind = rule.kind === 'authorization_header' || rule.kind === 'bearer_token' ? (providerKind(value) ?? rule.kind) : rule.kind;
+    yield { kind, start, end };
+  }
+}
+
+/** The credentials in `text`, in order, none overlapping. */
+export function findSecrets(text: string): SecretSpan[] {
+  return [...scan(text)];
+}
+
+/** The part of a credential that says what it is and nothing more: `sk-ant-`, `ghp_`, `AKIA`. */
+function publicPrefix(kind: SecretKind, value: string): string {
+  switch (kind) {
+    case 'anthropic_api_key':
+      return 'sk-ant-';
+    case 'openai_api_key':
+      return /^sk-(?:proj|svcacct|admin)-/.exec(value)?.[0] ?? 'sk-';
+    case 'google_api_key':
+    case 'aws_access_key_id':
+      return value.slice(0, 4);
+    case 'github_token':
+    case 'huggingface_token':
+    case 'stripe_secret_key':
+      return /^[a-z_]*?_(?:live_|pat_)?/.exec(value)?.[0] ?? '';
+    case 'slack_token':
+      return value.slice(0, 5);
+    case 'slack_webhook_url':
+      return 'https://hooks.slack.com/';
+    case 'sendgrid_api_key':
+      return 'SG.';
+    case 'jwt':
+      return 'eyJ';
+    case 'private_key':
+      // Without the header's closing dashes, so that a mask is not taken for the start of a key.
+      return /^-----BEGIN[A-Z0-9 ]* PRIVATE KEY/.exec(value)?.[0] ?? '';
+    case 'aws_secret_access_key':
+    case 'authorization_header':
+    case 'bearer_token':
+      return '';
+  }
+}
+
+/** What a view shows instead of a credential: its kind and public prefix, never its value. */
+export function secretMask(kind: SecretKind, value: string): string {
+  const prefix = publicPrefix(kind, value);
+  return `${prefix === '' ? '' : `${prefix}…`}•••• [${secretLabels[kind]} masked]`;
+}
+
+/** `text` with each credential in it replaced by `replacement(span, value)`. */
+export function replaceSecrets(text: string, replacement: (span: SecretSpan, value: string) => string, spans: readonly SecretSpan[] = findSecrets(text)): string {
+  if (spans.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const span of spans) {
+    out += text.slice(at, span.start) + replacement(span, text.slice(span.start, span.end));
+    at = span.end;
+  }
+  return out + text.slice(at);
+}
+
+/** `text` with every credential masked (secretMask). */
+export function maskSecrets(text: string): string {
+  return replaceSecrets(text, (span, value) => secretMask(span.kind, value));
+}
+
+/**
+ * A value with every string in it masked (keys included), however deep: what the API does to a
+ * response before it leaves. Values without a credential come back as they are (same object).
+ */
+export function maskSecretsDeep<T>(value: T): T {
+  if (typeof value === 'string') return maskSecrets(value) as T;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    value.forEach((item: unknown, index) => {
+      const masked = maskSecretsDeep(item);
+      if (masked !== item) (copy ??= [...value])[index] = masked;
+    });
+    return (copy ?? value) as T;
+  }
+  if (typeof value === 'object' && value !== null) {
+    let copy: Record<string, unknown> | null = null;
+    for (const [key, item] of Object.entries(value)) {
+      const maskedKey = maskSecrets(key);
+      const masked = maskSecretsDeep(item);
+      if (masked !== item || maskedKey !== key) {
+        copy ??= { ...(value as Record<string, unknown>) };
+        if (maskedKey !== key) delete copy[key];
+        copy[maskedKey] = masked;
+      }
+    }
+    return (copy ?? value) as T;
+  }
+  return value;
+}

@@ -1,0 +1,48 @@
+/**
+ * `secret_in_trace` findings: one per credential ingest found in a line (the `secrets` table,
+ * ingest/lineSecrets.ts). They do not depend on the analysis options, yet findings are stored per
+ * options: each analysis of a source copies them in, the way request findings are copied.
+ */
+import type Database from 'better-sqlite3';
+import { secretLabels, type SecretKind } from '../../../shared/secrets/secretScanner';
+import { prepared } from '../store/preparedStatements';
+
+interface SecretRow {
+  run_pk: number | null;
+  step: number | null;
+  line: number;
+  byte_offset: number;
+  line_offset: number;
+  byte_length: number;
+  kind: SecretKind;
+  preview: string;
+  event_id: number | null;
+}
+
+export function replaceSecretFindings(db: Database.Database, sourceId: number, optionsKey: string): void {
+  prepared(db, `DELETE FROM findings WHERE source_id = ? AND options_key = ? AND kind = 'secret_in_trace'`).run(sourceId, optionsKey);
+  const insert = prepared(
+    db,
+    `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json)
+     VALUES (?, ?, ?, 'secret_in_trace', 'error', ?, NULL, ?, ?, ?)`,
+  );
+  const secrets = prepared<[number], SecretRow>(
+    db,
+    'SELECT run_pk, step, line, byte_offset, line_offset, byte_length, kind, preview, event_id FROM secrets WHERE source_id = ? ORDER BY id',
+  ).all(sourceId);
+  for (const secret of secrets) {
+    const where = secret.event_id === null ? ' (a line that is no event)' : '';
+    const message =
+      `${secretLabels[secret.kind]} (${secret.kind}) in line ${secret.line}${where} at byte ${secret.line_offset} of the line, shown as ${secret.preview}: ` +
+      'credentials must never be in a trace; `loopscope redact` writes a copy without them';
+    const details = {
+      secret_kind: secret.kind,
+      offset: secret.byte_offset,
+      line_offset: secret.line_offset,
+      length: secret.byte_length,
+      event_id: secret.event_id,
+      preview: secret.preview,
+    };
+    insert.run(sourceId, optionsKey, secret.run_pk, secret.step, secret.line, message, JSON.stringify(details));
+  }
+}
