@@ -15,6 +15,7 @@ import type { ApiResponse, CallRow, EventRow, TraceSummary } from '../shared/api
 import { analyzeReportSchema, type AnalyzeReport } from '../shared/report';
 import { generateSyntheticTrace } from '../scripts/generate-synthetic-trace';
 import { startTestHost, type TestHost } from './support/apiHarness';
+import { splitLines } from './support/lines';
 import { repoRoot } from './support/cli';
 import { temporaryDir } from './support/engineHarness';
 
@@ -137,18 +138,6 @@ function analyzeMeasured(path: string, cacheDir: string, options: { asNobody: bo
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, maxRssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 };
 }
 
-/** The file's lines as the line splitter frames them: split at LF, a CR before it kept. */
-function fileLines(path: string): Buffer[] {
-  const bytes = readFileSync(path);
-  const lines: Buffer[] = [];
-  let start = 0;
-  for (let newline = bytes.indexOf(0x0a); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-    lines.push(bytes.subarray(start, newline));
-    start = newline + 1;
-  }
-  if (start < bytes.length) lines.push(bytes.subarray(start));
-  return lines;
-}
 
 async function allPages<Row>(fetch: (offset: number) => Promise<{ total: number; rows: Row[] }>): Promise<Row[]> {
   const rows: Row[] = [];
@@ -265,7 +254,7 @@ describe('the hostile-input corpus', { timeout: 600_000 }, () => {
       const events = await eventsOf(host, traceId);
       assert.equal(events.length, expected.events);
       const bytes = readFileSync(path);
-      const lines = fileLines(path);
+      const lines = splitLines(readFileSync(path));
       for (const event of events) {
         const { record } = (await host.host.call('event', { traceId, eventId: event.eventId })) as ApiResponse<'event'>;
         assert.ok(record !== null && !record.stale, `event ${event.eventId} has its record`);

@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { analyzeFile, temporaryDir } from './support/engineHarness';
+import { splitLines } from './support/lines';
 import { examplesDir } from './support/cli';
 
 const examples = readdirSync(examplesDir)
@@ -37,16 +38,6 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 12 }) }),
 );
 
-function splitLines(bytes: Buffer): Buffer[] {
-  const lines: Buffer[] = [];
-  let start = 0;
-  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, start)) {
-    lines.push(bytes.subarray(start, at));
-    start = at + 1;
-  }
-  if (start < bytes.length) lines.push(bytes.subarray(start));
-  return lines;
-}
 
 function mutate(original: Buffer, change: Mutation): Buffer {
   const lines = splitLines(original);

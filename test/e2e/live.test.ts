@@ -5,12 +5,10 @@
  * printed, not asserted (timing belongs in benchmarks).
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { openApp, serveTraceFile, type AppPage, type ServedTraceFile } from '../support/browser';
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'live', ...fields })}\n`;
 const call = (step: number): string =>
@@ -25,28 +23,21 @@ function runSoFar(steps: number): string {
 }
 
 describe('a trace file followed while it is written', { timeout: 120_000 }, () => {
-  let dir: string;
+  let served: ServedTraceFile;
   let path: string;
-  let served: ServedTraces;
-  let browser: Browser;
   let app: AppPage;
   // Lines in the file so far: run_start, 40 steps of call + result, the 41st call.
   let lines = 1 + 40 * 2 + 1;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'loopscope-live-'));
-    path = join(dir, 'live.jsonl');
-    writeFileSync(path, runSoFar(40));
-    served = await serveTraces([path], { idleAfterSeconds: 120 });
-    browser = await launchBrowser();
-    app = await openApp(browser, served.url);
+    served = await serveTraceFile('live.jsonl', runSoFar(40), { idleAfterSeconds: 120 });
+    path = served.path;
+    app = await openApp(served.browser, served.served.url);
   });
 
   after(async () => {
     assert.deepEqual(app?.problems ?? [], [], 'the page reported problems');
-    await browser?.close();
-    await served?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   });
 
   const timeline = (page: Page) => page.locator('[data-testid=timeline]');

@@ -5,12 +5,9 @@
  * input tokens are estimates) and its fifth request appends a very large tool result.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { openApp, saveScreenshot, serveTraceFile, type AppPage, type ServedTraceFile } from '../support/browser';
 
 const ts = (second: number): string => new Date(Date.UTC(2025, 5, 3, 10, 0, second)).toISOString();
 
@@ -156,27 +153,19 @@ function readyDiff(page: Page, eventId: string) {
 }
 
 describe('request diff and context growth in the browser', () => {
-  let dir = '';
-  let browser: Browser;
-  let server: ServedTraces;
+  let served: ServedTraceFile;
   const opened: AppPage[] = [];
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-diff-'));
-    const path = join(dir, 'requests.jsonl');
-    writeFileSync(path, [...rewriteRun(), ...growthRun(), ...rebuiltRun(), ...unrelatedRun()].map((event) => JSON.stringify(event)).join('\n') + '\n');
-    browser = await launchBrowser();
-    server = await serveTraces([path]);
+    served = await serveTraceFile('requests.jsonl', [...rewriteRun(), ...growthRun(), ...rebuiltRun(), ...unrelatedRun()].map((event) => JSON.stringify(event)).join('\n') + '\n');
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   });
 
   async function newApp(): Promise<AppPage> {
-    const app = await openApp(browser, server.url);
+    const app = await openApp(served.browser, served.served.url);
     opened.push(app);
     // One trace served: the app goes straight to its runs.
     await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor();

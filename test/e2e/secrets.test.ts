@@ -5,12 +5,9 @@
  * another event masks again. Waits are on the app's readiness signals, never on time.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type ServedTraces } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { openApp, saveScreenshot, serveTraceFile, type ServedTraceFile } from '../support/browser';
 import { assertHoldsNone, fakeSecrets, secretTrace } from '../support/fakeSecrets';
 
 const trace = secretTrace();
@@ -21,25 +18,18 @@ async function pageContent(page: Page): Promise<string> {
 }
 
 describe('credentials in the browser UI', () => {
-  let browser: Browser;
-  let server: ServedTraces;
-  const dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-secrets-'));
+  let served: ServedTraceFile;
 
   before(async () => {
-    const path = join(dir, 'leaky.jsonl');
-    writeFileSync(path, trace.text);
-    browser = await launchBrowser();
-    server = await serveTraces([path]);
+    served = await serveTraceFile('leaky.jsonl', trace.text);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   });
 
   test('the inspector masks them, the page holds none, Copy as JSON copies the mask; Reveal secrets shows this event as written', async () => {
-    const app = await openApp(browser, server.url, { clipboard: true });
+    const app = await openApp(served.browser, served.served.url, { clipboard: true });
     const { page } = app;
     // The only trace served opens at once.
     await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();

@@ -4,7 +4,7 @@
  * downloaded browser: when Chromium is missing the tests fail and say how to install it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -72,6 +72,32 @@ export async function serveTraces(files: string[], options: { idleAfterSeconds?:
     await stop();
     throw error;
   }
+}
+
+/** A trace written to a fresh folder, served by `loopscope serve`, with Chromium started: what an end-to-end suite opens. */
+export interface ServedTraceFile {
+  path: string;
+  browser: Browser;
+  served: ServedTraces;
+  close(): Promise<void>;
+}
+
+export async function serveTraceFile(name: string, content: string, options: { idleAfterSeconds?: number } = {}): Promise<ServedTraceFile> {
+  const dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-'));
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  const served = await serveTraces([path], options);
+  const browser = await launchBrowser();
+  return {
+    path,
+    browser,
+    served,
+    close: async () => {
+      await browser.close();
+      await served.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {
