@@ -1,6 +1,6 @@
 /**
  * The README's screenshots of the app (docs/images/app-runs.png, app-run.png, app-diff.png,
- * app-growth.png): every bundled example concatenated into one trace, and for the growth chart a
+ * app-growth.png, app-live.png): every bundled example concatenated into one trace, and for the growth chart a
  * generated Claude Code-like run with one 40 KB tool result, served by `loopscope serve` and shot
  * in headless Chromium. Needs the build (`npm run build`) and Debian's chromium.
  *
@@ -105,4 +105,34 @@ await shootFirstRun(growthTrace, 900, async (page) => {
   await page.screenshot({ path: join(imagesDir, 'app-growth.png') });
   console.log('wrote docs/images/app-growth.png');
 });
+// A loop still running: its file followed, a line appended while the run is shown, Follow new events on.
+const liveTrace = join(dir, 'deploy-agent.jsonl');
+const liveLine = (fields: object, second: number): string => `${JSON.stringify({ run_id: 'deploy-staging', ts: new Date(Date.now() - 60_000 + second * 1000).toISOString(), ...fields })}\n`;
+const liveStep = (step: number, name: string, args: object, output: string): string =>
+  liveLine({ type: 'model_response', step, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: `c${step}`, name, arguments: JSON.stringify(args) }] }, step * 3) +
+  liveLine({ type: 'tool_result', step, call_id: `c${step}`, name, status: 'ok', output }, step * 3 + 1);
+writeFileSync(
+  liveTrace,
+  liveLine({ type: 'run_start', task: 'Deploy the release branch to staging and check it is healthy.' }, 0) +
+    liveStep(1, 'git_status', {}, 'On branch release/2.4, clean') +
+    liveStep(2, 'run_tests', { suite: 'unit' }, '412 passed') +
+    liveStep(3, 'build_image', { tag: 'api:2.4.0' }, 'built api:2.4.0 (182 MB)'),
+);
+const liveServer = await serveTraces([liveTrace], { idleAfterSeconds: 600 });
+const liveBrowser = await launchBrowser();
+try {
+  const page = await liveBrowser.newPage({ viewport: { width: 1440, height: 620 }, deviceScaleFactor: 1, colorScheme: 'light' });
+  await page.goto(liveServer.url);
+  await page.locator('[data-testid=run-row][data-status=running]').click();
+  await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
+  await page.keyboard.press('f');
+  writeFileSync(liveTrace, liveLine({ type: 'model_response', step: 4, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c4', name: 'deploy', arguments: '{"env":"staging","image":"api:2.4.0"}' }] }, 12), { flag: 'a' });
+  await page.locator('[data-testid=timeline-row][data-line="8"] [data-testid=call-chip][data-call-state=pending]').waitFor();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(imagesDir, 'app-live.png') });
+  console.log('wrote docs/images/app-live.png');
+} finally {
+  await liveBrowser.close();
+  await liveServer.stop();
+}
 rmSync(dir, { recursive: true, force: true });

@@ -343,7 +343,9 @@ function RunHeader({
           </a>
         </nav>
         <span className="muted" data-testid="status-raw">
-          {run.statusRaw === '' ? (
+          {run.status === 'running' ? (
+            'still being written: no terminal event yet'
+          ) : run.statusRaw === '' ? (
             'no terminal status was written'
           ) : (
             <>

@@ -264,12 +264,16 @@ function EventChip({ event, answered, started, eventLink }: { event: EventRow; a
   );
 }
 
-/** A call a model response issued: linked to its result by colour and a link, or marked as unanswered. */
+/**
+ * A call a model response issued: linked to its result by colour and a link, or marked as
+ * unanswered — or, in a run still going on (being written, or paused), as waiting for its result.
+ */
 function CallChip({ call, eventLink }: { call: CallRow; eventLink: (eventId: number) => string }) {
   const unanswered = call.answerEventId === null;
+  const waiting = call.state === 'pending';
   return (
     <div
-      className={`call-chip call-colored call-state-${call.state ?? 'unknown'} ${unanswered ? 'call-unanswered' : ''}`}
+      className={`call-chip call-colored call-state-${call.state ?? 'unknown'} ${waiting ? 'call-waiting' : unanswered ? 'call-unanswered' : ''}`}
       style={hueStyle(call.callId)}
       data-testid="call-chip"
       data-call-id={call.callId}
@@ -287,7 +291,11 @@ function CallChip({ call, eventLink }: { call: CallRow; eventLink: (eventId: num
           <VisibleText text={call.argsError ?? call.argsSummary ?? ''} />
         </div>
       )}
-      {call.answerEventId === null ? (
+      {waiting ? (
+        <span className="call-waiting-label" data-testid="call-waiting">
+          waiting for its result
+        </span>
+      ) : call.answerEventId === null ? (
         <span className="call-unlinked" data-testid="call-unlinked">
           no result
         </span>

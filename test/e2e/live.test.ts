@@ -60,7 +60,10 @@ describe('a trace file followed while it is written', { timeout: 120_000 }, () =
     await page.locator('[data-testid=run-view][data-state=ready][data-run-id="live"]').waitFor();
     assert.equal(await page.locator('[data-testid=run-header] [data-testid=run-status]').getAttribute('data-status'), 'running');
     await page.evaluate(`(() => { const element = document.querySelector('[data-testid=timeline]'); element.scrollTop = element.scrollHeight; })()`);
-    await timeline(page).locator('[data-testid=timeline-row][data-line="82"] [data-testid=call-chip][data-call-state=pending]').waitFor();
+    const pending = timeline(page).locator('[data-testid=timeline-row][data-line="82"] [data-testid=call-chip][data-call-state=pending]');
+    await pending.waitFor();
+    assert.equal(await pending.locator('[data-testid=call-waiting]').innerText(), 'waiting for its result', 'not marked as a call without a result');
+    assert.equal(await page.locator('[data-testid=status-raw]').innerText(), 'still being written: no terminal event yet');
     assert.equal(await page.locator('[data-testid=run-findings] [data-testid=finding-marker]').count(), 0, 'a call waiting for its result is not a dangling call');
 
     // The user reads somewhere in the middle; the loop writes on.
