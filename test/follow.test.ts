@@ -5,12 +5,13 @@
  * or deleted file is told apart from one that grew.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openTrace, readReport, type FollowOptions, type IngestProgress, type TraceHandle } from '../src-main/engine/engine';
 import { openDatabase } from '../src-main/engine/store/traceDatabase';
 import { readRawLine } from '../src-main/engine/store/rawLines';
+import { generateSyntheticTrace } from '../scripts/generate-synthetic-trace';
 import { defaultAnalysis, temporaryDir } from './support/engineHarness';
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'r1', ...fields })}\n`;
@@ -162,6 +163,33 @@ describe('following a trace file as it is written', { timeout: 60_000 }, () => {
       assert.equal(readReport(trace, defaultAnalysis).runs[0]?.status, 'unterminated', 'an old log without a terminal event is not running');
       appendFileSync(path, result(1, 'c1'));
       assert.equal((await next('replaced')).kind, 'replaced');
+    } finally {
+      await trace.stop();
+    }
+  });
+
+  it('gives, once the appends are done and the file idle, the report a whole read of the file gives', async () => {
+    // A generated trace of interleaved runs (streams, parallel calls, garbage lines), written as
+    // its first fifth and then appended to in pieces cut anywhere, mid-line included.
+    const whole = join(dir.path, 'synthetic-whole.jsonl');
+    generateSyntheticTrace({ targetBytes: 2 * 1024 * 1024, seed: 3, outPath: whole });
+    const bytes = readFileSync(whole);
+    const cuts = [0.2, 0.33, 0.41, 0.5, 0.62, 0.7, 0.85, 0.93, 1].map((share) => Math.floor(share * bytes.length));
+    const { path, cacheDir } = newTrace('');
+    writeFileSync(path, bytes.subarray(0, cuts[0]));
+    const { trace, next } = await follow(path, cacheDir, 2000);
+    try {
+      for (let index = 1; index < cuts.length; index += 1) {
+        appendFileSync(path, bytes.subarray(cuts[index - 1], cuts[index]));
+        await next('followed', (event) => event.kind === 'followed' && !event.idle);
+      }
+      await next('followed', (event) => event.kind === 'followed' && event.idle);
+      const followed = readReport(trace, defaultAnalysis);
+      const wholeRead = readReport(await openTrace(path, { cacheDir: join(dir.path, 'whole-read-cache'), analysis: defaultAnalysis, searchIndex: true }), defaultAnalysis);
+      assert.ok(followed.runs.length > 3 && followed.findings.length > 3, `a trace with something to find: ${followed.runs.length} runs, ${followed.findings.length} findings`);
+      assert.deepEqual(followed.runs, wholeRead.runs);
+      assert.deepEqual(followed.findings, wholeRead.findings);
+      assert.deepEqual(followed.files[0]?.parse_errors, wholeRead.files[0]?.parse_errors);
     } finally {
       await trace.stop();
     }

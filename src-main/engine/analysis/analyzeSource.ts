@@ -234,26 +234,42 @@ export class SourceAnalyzer {
    * its calls were answered long before.
    */
   analyzeStoredRun(runPk: number): void {
-    const run = this.selectRun.get(runPk);
-    if (run === undefined) return;
+    const stored = this.assembleStoredRun(runPk);
+    if (stored !== null) this.analyze(stored.run, stored.assembler, stored.callStates);
+  }
+
+  /** The run as stored: its row, its rows assembled, and its call states (keyed `event:index`, valued `state:answer`). */
+  assembleStoredRun(runPk: number): { run: TimelineRunRow; assembler: RunTimelineAssembler; callStates: Map<string, string> } | null {
+    const run = this.storedRun(runPk);
+    if (run === undefined) return null;
     const assembler = new RunTimelineAssembler();
     for (const event of this.selectEvents.iterate(runPk)) assembler.addEvent(event);
     for (const call of this.selectCalls.iterate(runPk)) assembler.addCall(call);
-    const stored = new Map<string, string>();
-    for (const row of this.selectCallStates.iterate(runPk)) stored.set(`${row.event_id}:${row.call_index}`, `${row.state}:${row.answer_event_id}`);
-    this.analyze(run, assembler, stored);
+    const callStates = new Map<string, string>();
+    for (const row of this.selectCallStates.iterate(runPk)) callStates.set(`${row.event_id}:${row.call_index}`, `${row.state}:${row.answer_event_id}`);
+    return { run, assembler, callStates };
   }
 
-  /** Analyzes a run whose rows the caller assembled, and stores the results (the call states not already `stored` as they are). */
-  analyze(run: TimelineRunRow, assembler: RunTimelineAssembler, stored?: ReadonlyMap<string, string>): void {
+  storedRun(runPk: number): TimelineRunRow | undefined {
+    return this.selectRun.get(runPk);
+  }
+
+  /**
+   * Analyzes a run whose rows the caller assembled, and stores the results. With `callStates` (the
+   * run's call states as stored), only the states that changed are written, and the map follows.
+   */
+  analyze(run: TimelineRunRow, assembler: RunTimelineAssembler, callStates?: Map<string, string>): void {
     const analysis = analyzeRun(assembler.build(run), this.options);
     this.deleteFindings.run(run.id, this.key);
     for (const f of analysis.findings) {
       this.insertFinding.run([this.sourceId, this.key, run.id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details ? JSON.stringify(f.details) : null]);
     }
     for (const { call, state, answerEventId } of analysis.calls) {
-      if (stored?.get(`${call.eventId}:${call.index}`) === `${state}:${answerEventId}`) continue;
+      const key = `${call.eventId}:${call.index}`;
+      const value = `${state}:${answerEventId}`;
+      if (callStates?.get(key) === value) continue;
       this.upsertCallState.run([call.eventId, call.index, run.id, state, answerEventId]);
+      callStates?.set(key, value);
     }
     replaceRequestFindings(this.db, this.sourceId, run.id, this.key);
   }

@@ -61,6 +61,11 @@ export class TraceLoader {
   private readonly assemblers = new Map<number, RunTimelineAssembler>();
   private readonly latestRunRows = new Map<number, TimelineRunRow>();
   private readonly analyzedRuns = new Set<number>();
+  /**
+   * A followed file's runs still running (append mode), kept assembled between checkpoints with
+   * their call states as stored, so each append re-reads nothing of them from the database.
+   */
+  private readonly liveRuns = new Map<number, { assembler: RunTimelineAssembler; callStates: Map<string, string> }>();
   /** Runs that received rows after their analysis; their assembled rows are incomplete. */
   private readonly changedAfterAnalysis = new Set<number>();
   private readonly requests: SourceRequestAnalyzer;
@@ -140,7 +145,7 @@ export class TraceLoader {
         this.requestsAnalyzedAt = performance.now();
         this.requestsTook = this.requestsAnalyzedAt - started;
       }
-      for (const runPk of this.changedAfterAnalysis) this.analyzer.analyzeStoredRun(runPk);
+      for (const runPk of this.changedAfterAnalysis) this.analyzeChangedRun(runPk);
       this.changedAfterAnalysis.clear();
       this.db
         .prepare(
@@ -156,11 +161,39 @@ export class TraceLoader {
     }
   }
 
+  /** A run that received rows (or a new status) after its analysis: analyzed again, from its live assembly or from the database. */
+  private analyzeChangedRun(runPk: number): void {
+    const live = this.liveRuns.get(runPk);
+    const run = live === undefined ? undefined : this.analyzer.storedRun(runPk);
+    if (live === undefined || run === undefined) {
+      this.analyzer.analyzeStoredRun(runPk);
+      return;
+    }
+    this.analyzer.analyze(run, live.assembler, live.callStates);
+    if (run.status !== 'running') this.liveRuns.delete(runPk);
+  }
+
+  /**
+   * Append mode: the analyzed runs this batch adds rows to are assembled from the database once,
+   * before the batch is written, and kept so while they run; the batch's rows then join them.
+   */
+  private assembleLiveRuns(batch: RowBatch): void {
+    const touched = new Set<number>();
+    for (const values of batch.events) touched.add(values[eventRunColumn] as number);
+    for (const values of batch.toolCalls) touched.add(values[callRunColumn] as number);
+    for (const stream of batch.streamOutcomes) touched.add(stream.runPk);
+    for (const runPk of touched) {
+      if (!this.analyzedRuns.has(runPk) || this.liveRuns.has(runPk)) continue;
+      const stored = this.analyzer.assembleStoredRun(runPk);
+      if (stored !== null) this.liveRuns.set(runPk, { assembler: stored.assembler, callStates: stored.callStates });
+    }
+  }
+
   private assemblerFor(runPk: number): RunTimelineAssembler | null {
     if (this.analyzedRuns.has(runPk)) {
       this.changedAfterAnalysis.add(runPk);
       this.requests.forget(runPk);
-      return null;
+      return this.liveRuns.get(runPk)?.assembler ?? null;
     }
     let assembler = this.assemblers.get(runPk);
     if (assembler === undefined) {
@@ -202,6 +235,7 @@ export class TraceLoader {
   }
 
   private writeAndAnalyze(batch: RowBatch): void {
+    if (this.mode === 'append') this.assembleLiveRuns(batch);
     this.store.write(batch);
     for (const values of batch.events) {
       this.collectRequests(values);
