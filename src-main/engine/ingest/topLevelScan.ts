@@ -192,6 +192,7 @@ export function scanObject(bytes: Buffer, open: number, skip?: SkipMember): { me
  * overflows the stack on) is found before anything walks it.
  */
 export function nestsDeeperThan(bytes: Buffer, limit: number): boolean {
+  if (!opensMoreThan(bytes, limit)) return false;
   let depth = 0;
   for (let at = 0; at < bytes.length; at += 1) {
     const byte = bytes[at];
@@ -203,6 +204,24 @@ export function nestsDeeperThan(bytes: Buffer, limit: number): boolean {
       depth += 1;
       if (depth > limit) return true;
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth -= 1;
+  }
+  return false;
+}
+
+/**
+ * Whether `bytes` holds more than `limit` opening brackets and braces, strings included: a
+ * necessary condition for nesting deeper than `limit`, found by native searches. Almost every line
+ * holds far fewer, and the byte-by-byte count above (about 5 ns a byte, run on every long line) is
+ * skipped: on the 200 MB benchmark traces, 1.2 s → 0.2 s (synthetic) and 1.1 s → 0.3–0.45 s (exchange,
+ * whose resent histories do hold thousands).
+ */
+function opensMoreThan(bytes: Buffer, limit: number): boolean {
+  let count = 0;
+  for (const open of [OPEN_BRACKET, OPEN_BRACE]) {
+    for (let at = bytes.indexOf(open); at !== -1; at = bytes.indexOf(open, at + 1)) {
+      count += 1;
+      if (count > limit) return true;
+    }
   }
   return false;
 }
