@@ -123,7 +123,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
 
   /** A followed trace's summary after its file grew (or went idle): counts from the database, the views told to reload. */
   async function followed(trace: OpenTrace, generation: () => boolean, idle: boolean): Promise<void> {
-    if (trace.handle === null || trace.summary.follow === null) return;
+    if (!generation() || trace.handle === null || trace.summary.follow === null) return;
     const summary = await queries.summary(queryTrace(trace.handle));
     if (!generation() || trace.summary.follow === null) return;
     trace.summary.progress = { bytesRead: summary.bytes, totalBytes: summary.bytes, events: summary.events, parseErrors: summary.parseErrors };
@@ -157,7 +157,8 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
         ? undefined
         : {
             idleMs: idleAfterMs,
-            onFollowed: (_progress: unknown, idle: boolean) => report(() => (current() ? followed(trace, current, idle) : undefined)),
+            // The counts come from the database: the worker's are the trace file's alone, without its companions.
+            onFollowed: (_progress: unknown, idle: boolean) => report(() => followed(trace, current, idle)),
             onReplaced: (reason: string) =>
               report(() => {
                 if (current()) ingest(trace, `${trace.summary.name} was read again from the start at ${new Date().toLocaleTimeString()}: ${reason}.`);

@@ -74,15 +74,14 @@ export class TraceLoader {
   /** When the requests of the runs that changed were last compared, and how long that took (see FOLLOWED_REQUESTS_INTERVAL_MS). */
   private requestsAnalyzedAt = 0;
   private requestsTook = 0;
-  /** Whether the bulk load's query indexes exist (a followed file's first checkpoint builds them). */
-  private indexed = false;
   readonly write: (batch: RowBatch) => void;
 
   /**
    * `bulk` (an ingest from the start of the file): written without a journal, indexed at the end.
    * `append` (a followed file's new lines, after its bulk load): written beside readers, with the
    * WAL and the indexes the bulk load left; the source's runs stored by then count as analyzed,
-   * so one that receives rows is analyzed again from the database at the next checkpoint.
+   * so one that receives rows is assembled from the database once and analyzed again at each
+   * checkpoint while it runs (`liveRuns`).
    */
   constructor(
     private readonly db: Database.Database,
@@ -132,11 +131,9 @@ export class TraceLoader {
     this.db.prepare('UPDATE sources SET size = ?, mtime_ms = ?, fingerprint = ? WHERE id = ?').run(ingested.size, ingested.mtimeMs, ingested.fingerprint, this.sourceId);
   }
 
+  /** Once for a bulk load (its finish, or a followed file's first checkpoint); at every checkpoint of an append loader. */
   private settle(counters: IngestProgress, complete: boolean): void {
-    if (this.mode === 'bulk' && !this.indexed) {
-      createQueryIndexes(this.db);
-      this.indexed = true;
-    }
+    if (this.mode === 'bulk') createQueryIndexes(this.db);
     this.db.transaction(() => {
       const sinceRequests = performance.now() - this.requestsAnalyzedAt;
       if (complete || this.mode === 'bulk' || sinceRequests >= Math.max(FOLLOWED_REQUESTS_INTERVAL_MS, 10 * this.requestsTook)) {
@@ -155,7 +152,7 @@ export class TraceLoader {
         .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, complete ? new Date().toISOString() : null, this.sourceId);
       if (complete) this.analyzer.markComplete();
     })();
-    if (this.mode === 'bulk' && this.db.pragma('journal_mode', { simple: true }) !== 'wal') {
+    if (this.mode === 'bulk') {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
     }

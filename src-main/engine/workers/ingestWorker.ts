@@ -233,7 +233,11 @@ class TraceProgress {
     this.done = { bytesRead: 0, totalBytes, lines: 0, blankLines: 0, events: 0, unknownEvents: 0, parseErrors: 0 };
   }
 
-  /** The reporter for the next file; `finished` adds its last counters to the trace's. */
+  /**
+   * The reporter for the next file; `finished` adds its last counters to the trace's. A followed
+   * file goes on reading after that, but the trace is open by then: what it reads is reported by
+   * `followed` messages, not as opening progress, so its reporter falls silent.
+   */
   forFile(): { report: (progress: IngestProgress) => void; finished: () => void } {
     const before = this.done;
     const add = (progress: IngestProgress): IngestProgress => ({
@@ -246,12 +250,15 @@ class TraceProgress {
       parseErrors: before.parseErrors + progress.parseErrors,
     });
     let last: IngestProgress | null = null;
+    let finished = false;
     return {
       report: (progress) => {
+        if (finished) return;
         last = progress;
         post({ type: 'progress', progress: add(progress) });
       },
       finished: () => {
+        finished = true;
         if (last !== null) this.done = add(last);
       },
     };
