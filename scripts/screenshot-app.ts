@@ -45,8 +45,8 @@ try {
 }
 
 /** Serves one trace and opens its first run in a fresh page. */
-async function shootFirstRun(file: string, height: number, shoot: (page: Page) => Promise<void>): Promise<void> {
-  const served = await serveTraces([file]);
+async function shootFirstRun(file: string, height: number, shoot: (page: Page) => Promise<void>, serve: { idleAfterSeconds?: number } = {}): Promise<void> {
+  const served = await serveTraces([file], serve);
   const chromium = await launchBrowser();
   try {
     const page = await chromium.newPage({ viewport: { width: 1440, height }, deviceScaleFactor: 1, colorScheme: 'light' });
@@ -118,21 +118,17 @@ writeFileSync(
     liveStep(2, 'run_tests', { suite: 'unit' }, '412 passed') +
     liveStep(3, 'build_image', { tag: 'api:2.4.0' }, 'built api:2.4.0 (182 MB)'),
 );
-const liveServer = await serveTraces([liveTrace], { idleAfterSeconds: 600 });
-const liveBrowser = await launchBrowser();
-try {
-  const page = await liveBrowser.newPage({ viewport: { width: 1440, height: 620 }, deviceScaleFactor: 1, colorScheme: 'light' });
-  await page.goto(liveServer.url);
-  await page.locator('[data-testid=run-row][data-status=running]').click();
-  await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
-  await page.keyboard.press('f');
-  writeFileSync(liveTrace, liveLine({ type: 'model_response', step: 4, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c4', name: 'deploy', arguments: '{"env":"staging","image":"api:2.4.0"}' }] }, 12), { flag: 'a' });
-  await page.locator('[data-testid=timeline-row][data-line="8"] [data-testid=call-chip][data-call-state=pending]').waitFor();
-  await page.mouse.move(0, 0);
-  await page.screenshot({ path: join(imagesDir, 'app-live.png') });
-  console.log('wrote docs/images/app-live.png');
-} finally {
-  await liveBrowser.close();
-  await liveServer.stop();
-}
+await shootFirstRun(
+  liveTrace,
+  620,
+  async (page) => {
+    await page.keyboard.press('f');
+    writeFileSync(liveTrace, liveLine({ type: 'model_response', step: 4, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c4', name: 'deploy', arguments: '{"env":"staging","image":"api:2.4.0"}' }] }, 12), { flag: 'a' });
+    await page.locator('[data-testid=timeline-row][data-line="8"] [data-testid=call-chip][data-call-state=pending]').waitFor();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(imagesDir, 'app-live.png') });
+    console.log('wrote docs/images/app-live.png');
+  },
+  { idleAfterSeconds: 600 },
+);
 rmSync(dir, { recursive: true, force: true });
