@@ -143,6 +143,44 @@ describe('openhands event streams', () => {
     assert.deepEqual(findingsOf(report), []);
   });
 
+  it('an evaluation output: one run per instance line, its history streamed, the end from finish or from the instance error', async () => {
+    const { report, events } = await ingest(fixture('eval-output.jsonl'));
+    assert.deepEqual(report.files[0]?.parse_errors, []);
+    assert.deepEqual(
+      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results, started_at }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results, started_at })),
+      [
+        { run_id: 'demo__repo-1', status: normalized('finished'), status_raw: 'finished', steps: 2, tool_calls: 1, tool_results: 1, started_at: '2025-04-30T10:00:00.000Z' },
+        { run_id: 'demo__repo-2', status: 'budget_exceeded', status_raw: 'budget_exceeded', steps: 2, tool_calls: 2, tool_results: 2, started_at: '2025-04-30T11:00:00.000Z' },
+      ],
+    );
+    // Every event of an instance is anchored to its line; the members after history are kept.
+    assert.deepEqual(
+      events.filter((event) => event.line === 2).map((event) => [event.type, event.type_raw, event.call_id]),
+      [
+        ['run_start', 'instance', null],
+        ['unknown', 'action:system', null],
+        ['unknown', 'action:message (user)', null],
+        ['model_response', 'action:run', null],
+        ['tool_call_start', 'action:run', 'call_make'],
+        ['tool_result', 'observation:run', 'call_make'],
+        ['model_response', 'action:run', null],
+        ['tool_call_start', 'action:run', 'call_make2'],
+        ['tool_result', 'observation:run', 'call_make2'],
+        ['unknown', 'instance', null],
+        ['run_end', 'instance', null],
+      ],
+    );
+    // The iteration limit is the run's turn budget: the instance's error names it.
+    const budget = report.findings.find((finding) => finding.kind === 'budget_exceeded');
+    assert.equal(budget?.run_id, 'demo__repo-2');
+    assert.match(budget?.message ?? '', /max_turns budget: 2 of 2 model calls/);
+    assert.deepEqual(findingsOf(report), [
+      ['budget_exceeded', null],
+      ['tool_error', 'call_make'],
+      ['tool_error', 'call_make2'],
+    ]);
+  });
+
   it('is detected by the registry (passes once openhands is registered)', async () => {
     const { report } = await analyzeFile(fixture('parallel-calls-finished.json'));
     assert.equal(report.files[0]?.format, FORMAT);
@@ -157,5 +195,12 @@ describe('openhands event streams', () => {
     const path = join(dir.path, 'big.json');
     writeFileSync(path, JSON.stringify(big, null, 2));
     assert.match(detect(path) ?? '', /OpenHands event stream/);
+    // An evaluation output whose first instance is larger than the sample (a long history): its opening is enough.
+    const [first, second] = readFileSync(fixture('eval-output.jsonl'), 'utf8').split('\n');
+    const instance = JSON.parse(first!) as { history: { content?: string }[] };
+    instance.history[3]!.content = 'y'.repeat(1_200_000);
+    const bigEval = join(dir.path, 'output.jsonl');
+    writeFileSync(bigEval, `${JSON.stringify(instance)}\n${second}\n`);
+    assert.match(detect(bigEval) ?? '', /OpenHands evaluation output/);
   });
 });

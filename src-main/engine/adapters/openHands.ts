@@ -2,7 +2,9 @@
  * OpenHands event streams: a JSON array of events (a saved trajectory), streamed element by
  * element (json-values framing with the top-level array streamed: each event is a record anchored
  * to its own bytes, and a document of any size loads in bounded memory); events written back to
- * back, one object each, are read the same way. One file is one run.
+ * back, one object each, are read the same way. One file is one run. An evaluation output
+ * (`output.jsonl`: one `{instance_id, instruction, metadata, history[], metrics, error, …}` per
+ * line) is one run per instance, its `history` streamed the same way.
  *
  * An event is `{id, timestamp, source, message, action | observation, cause?, args | content+extras,
  * tool_call_metadata?, success?}`. An agent action carries `tool_call_metadata{tool_call_id,
@@ -51,7 +53,15 @@ function isEvent(value: unknown): value is JsonObject {
   );
 }
 
+/** An evaluation instance's head: the members before `history`, with `history` streamed (so empty here). */
+function isEvalInstance(value: unknown): value is JsonObject & { instance_id: string; history: unknown[] } {
+  return isRecord(value) && typeof value['instance_id'] === 'string' && Array.isArray(value['history']);
+}
+
 function describe(value: unknown): string | null {
+  if (isEvalInstance(value) && (value.history.length === 0 || isEvent(value.history[0]))) {
+    return 'OpenHands evaluation output: one instance {instance_id, history[] of events, metrics, error} per line';
+  }
   if (Array.isArray(value) && value.length > 0 && value.slice(0, 5).every(isEvent)) {
     return `OpenHands event stream: a JSON array of ${value.length} events {id, timestamp, source, action | observation}`;
   }
@@ -59,12 +69,16 @@ function describe(value: unknown): string | null {
   return null;
 }
 
-function headLooksLikeOpenHands(head: string): boolean {
-  return (
+/** Past the detection sample: what the first 64 KiB show, or null. */
+function headDescription(head: string): string | null {
+  if (/^\s*\{\s*"instance_id"\s*:\s*"/.test(head) && /"history"\s*:\s*\[\s*\{\s*"id"\s*:\s*\d+\s*,\s*"timestamp"\s*:\s*"/.test(head)) {
+    return 'OpenHands evaluation output: a line opens with instance_id and its history[] with an event {id, timestamp, …}';
+  }
+  const trajectory =
     /^\s*\[\s*\{\s*"id"\s*:\s*\d+\s*,\s*"timestamp"\s*:\s*"/.test(head) &&
     /"source"\s*:\s*"(agent|user|environment)"/.test(head) &&
-    /"(action|observation)"\s*:\s*"/.test(head)
-  );
+    /"(action|observation)"\s*:\s*"/.test(head);
+  return trajectory ? 'OpenHands event stream: a JSON array of events {id, timestamp, source, action | observation}' : null;
 }
 
 function callsOf(modelResponse: JsonObject | undefined): ToolCall[] | undefined {
@@ -102,11 +116,45 @@ class RunMapper {
   private readonly actionCalls = new Map<number, { callId: string; name: string; step: number }>();
   private lastState: { state: string; ts: string | undefined; line: LineRef; afterStep: number } | null = null;
   private finished: { line: LineRef; step: number } | null = null;
+  /** An evaluation instance's `error` (`state.last_error`): the run ended in error, or at a limit. */
+  private evalError: { message: string; line: LineRef } | null = null;
 
   constructor(
-    private readonly runId: string,
+    readonly runId: string,
     private readonly emit: Emit,
   ) {}
+
+  /** An evaluation instance's head: its task, model and iteration limit. */
+  start(instance: JsonObject, line: LineRef): void {
+    const metadata = field(instance, 'metadata');
+    const model = text(field(metadata, 'llm_config')?.['model']);
+    // OpenHands counts an iteration per agent step, one model call each.
+    const maxIterations = finite(metadata?.['max_iterations']);
+    const budgets = maxIterations !== undefined && Number.isInteger(maxIterations) && maxIterations > 0 ? { max_turns: maxIterations } : undefined;
+    this.out(
+      {
+        type: 'run_start',
+        run_id: this.runId,
+        ...(text(metadata?.['start_time']) !== undefined ? { ts: timestamp(text(metadata?.['start_time'])?.replace(' ', 'T')) } : {}),
+        config: { ...(model !== undefined ? { model } : {}), ...(budgets !== undefined ? { budgets } : {}), agent_class: metadata?.['agent_class'] },
+        task: instance['instruction'],
+      },
+      'instance',
+      line,
+    );
+    this.noteError(instance, line);
+  }
+
+  /** The members written after `history` (metrics, error, instance): kept as an event, the error read. */
+  tail(members: JsonObject, line: LineRef): void {
+    this.out({ type: 'unknown', type_raw: 'instance (members after history)', run_id: this.runId }, 'instance', line);
+    this.noteError(members, line);
+  }
+
+  private noteError(members: JsonObject, line: LineRef): void {
+    const message = text(members['error']);
+    if (message !== undefined && message !== '') this.evalError = { message, line };
+  }
 
   private out(event: AdaptedEvent, typeRaw: string, line: LineRef): void {
     this.emit({ event, typeRaw, line });
@@ -260,11 +308,24 @@ class RunMapper {
     );
   }
 
-  /** The run's end: the last agent state written, if it ends or pauses the run and no model call came after it; else the finish action. */
+  /**
+   * The run's end: the last agent state written, if it ends or pauses the run and no model call
+   * came after it; else an evaluation instance's error; else the finish action.
+   */
   close(): void {
     const state = this.lastState;
     if (state !== null && END_STATES.has(state.state) && state.afterStep === this.step) {
       this.out({ type: 'run_end', run_id: this.runId, step: this.step, ...(state.ts !== undefined ? { ts: state.ts } : {}), status: state.state }, 'observation:agent_state_changed', state.line);
+      return;
+    }
+    if (this.evalError !== null) {
+      const { message, line } = this.evalError;
+      const reason = `derived: the evaluation output's error: ${message}`;
+      const end = { type: 'run_end' as const, run_id: this.runId, step: this.step, reason };
+      // OpenHands' controller words for its iteration and budget limits (AgentController._check_…).
+      if (/maximum iteration/i.test(message)) this.out({ ...end, status: 'budget_exceeded', limit: 'max_turns' }, 'instance', line);
+      else if (/maximum budget/i.test(message)) this.out({ ...end, status: 'budget_exceeded', limit: 'max_cost_usd' }, 'instance', line);
+      else this.out({ ...end, status: 'error' }, 'instance', line);
       return;
     }
     if (this.finished !== null && this.finished.step === this.step) {
@@ -286,20 +347,32 @@ class RunMapper {
 export const openHandsFormat: FormatAdapter = {
   name: 'openhands',
   framing: 'json-values',
-  streamedArrays: [''],
+  streamedArrays: ['', 'history'],
   detect(sample: DetectionSample) {
     const first = sample.framedValues[0];
     if (first !== undefined) return describe(first);
-    if (headLooksLikeOpenHands(sample.head)) return 'OpenHands event stream: a JSON array of events {id, timestamp, source, action | observation}';
-    return null;
+    return headDescription(sample.head);
   },
   createMapper({ path }) {
     const fileRunId = runIdFromPath(path);
     let run: RunMapper | null = null;
+    /** Whether `run` is an evaluation instance, whose members after `history` come as an object of their own. */
+    let instanceOpen = false;
     return {
       map(value, line, emit) {
         // An object that is not an event (a newer record type) is kept as an unknown event.
         if (!isRecord(value)) return { reason: 'not an OpenHands event: expected an object {id, timestamp, source, action | observation}' };
+        if (isEvalInstance(value)) {
+          run?.close();
+          run = new RunMapper(value.instance_id, emit);
+          run.start(value, line);
+          instanceOpen = true;
+          return undefined;
+        }
+        if (instanceOpen && run !== null && !isEvent(value) && ('metrics' in value || 'error' in value || 'instance' in value)) {
+          run.tail(value, line);
+          return undefined;
+        }
         run ??= new RunMapper(fileRunId, emit);
         run.feed(value, line);
         return undefined;
