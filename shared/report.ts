@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { runStatusSchema } from './trace/runStatus';
 
+/** Every kind, what it means exactly and its severity: docs/semantics.md §12 (a new kind adds its row there). */
 export const findingKindSchema = z.enum([
   'dangling_call',
   'unexecuted_call',
