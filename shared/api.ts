@@ -295,7 +295,7 @@ export type RequestRow = z.infer<typeof requestRowSchema>;
 
 export const runRequestsSchema = z.object({
   requests: z.array(requestRowSchema),
-  /** Over the requests with an input-token count, in order (domain.md §6). */
+  /** Over the requests with an input-token count, in order (docs/semantics.md §9). */
   growth: z.object({
     /** Request indices the series below are over. */
     requestIndices: z.array(z.number().int()),

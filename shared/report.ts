@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { runStatusSchema } from './trace/runStatus';
 
+/** Every kind, what it means exactly and its severity: docs/semantics.md §12 (a new kind adds its row there). */
 export const findingKindSchema = z.enum([
   'dangling_call',
   'unexecuted_call',
@@ -83,7 +84,7 @@ export type TokenSource = z.infer<typeof tokenSourceSchema>;
 export const rewriteKindSchema = z.enum(['edited', 'dropped', 'reordered', 'compacted', 'inserted']);
 
 /**
- * One model request of a run, against the one before it (domain.md §6): logged as sent, or
+ * One model request of a run, against the one before it (docs/semantics.md §9): logged as sent, or
  * reconstructed from the messages the model had seen (formats that do not log requests).
  */
 export const requestReportSchema = z.object({
@@ -145,7 +146,7 @@ export type AnalyzeReport = z.infer<typeof analyzeReportSchema>;
 
 export const analysisOptionsSchema = z
   .object({
-    /** Repeated-action window: how many recent tool calls are looked at (domain.md §4). */
+    /** Repeated-action window: how many recent tool calls are looked at (docs/semantics.md §6). */
     window: z.number().int().min(1).default(6),
     /** Repeated-action threshold: how many identical calls without progress fire the finding. */
     threshold: z.number().int().min(1).default(3),

@@ -221,6 +221,21 @@ describe('text output', () => {
     assert.match(appendOnly.stdout, /3 requests \(logged\) · append-only · input 559 → 809 tokens/);
   });
 
+  it("shows a run's duration as the app does (119.6 s is 2 min), and none when it was not recorded", () => {
+    const trace = join(work.path, 'durations.jsonl');
+    const run = (runId: string, start: string | null, end: string | null) =>
+      [
+        { type: 'run_start', run_id: runId, ...(start !== null ? { ts: start } : {}) },
+        { type: 'model_response', run_id: runId, step: 1, outcome: 'final', finish_reason: 'stop', text: 'done' },
+        { type: 'run_end', run_id: runId, status: 'MODEL_FINISHED', ...(end !== null ? { ts: end } : {}) },
+      ].map((event) => JSON.stringify(event));
+    writeFileSync(trace, [...run('timed', '2025-06-03T10:00:00.000Z', '2025-06-03T10:01:59.600Z'), ...run('untimed', null, null)].join('\n') + '\n');
+    const result = cli(['analyze', trace]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /run timed .*\n {2}1 step · 0 tool calls · 0 results · 2 min · lines 1–3\n/);
+    assert.match(result.stdout, /run untimed .*\n {2}1 step · 0 tool calls · 0 results · lines 4–6\n/);
+  });
+
   it('lists parse errors with their line numbers', () => {
     const result = cli(['analyze', example('broken-lines')]);
     assert.equal(result.status, 0, result.stderr);

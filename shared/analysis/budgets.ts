@@ -1,5 +1,5 @@
 /**
- * Budget terminations (domain.md §3). Names which limit tripped, its value, the counter and the
+ * Budget terminations (docs/semantics.md §5). Names which limit tripped, its value, the counter and the
  * step — taken from the loop's own terminal event when it says so, otherwise inferred from the
  * budgets the run declared. Budget checks belong *before* actions, so a model call or tool call
  * made after a budget was already used up is reported on its own, as an error.
@@ -162,7 +162,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     return findings;
   }
 
-  // Inferred: a declared cap reached with no final answer (seed 001: max_steps=8, hitCap). A
+  // Inferred: a declared cap reached with no final answer (docs/semantics.md §5: max_steps=8, hitCap). A
   // refusal is a terminal state of its own, and a paused or still-running run has not ended yet.
   const notCutOff =
     lastResponse?.outcome === 'final' ||

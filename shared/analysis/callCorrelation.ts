@@ -1,5 +1,5 @@
 /**
- * Exactly one result per call (domain.md §2.1): pairs every issued call with its result by
+ * Exactly one result per call (docs/semantics.md §4): pairs every issued call with its result by
  * `call_id` within the run, in log order, and reports every way that pairing can fail.
  *
  * Calls of a response whose outcome is not `tool_calls` (a broken stream, a truncated response)

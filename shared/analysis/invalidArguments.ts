@@ -1,5 +1,5 @@
 /**
- * Arguments must parse before execution (domain.md §2.3). A call whose arguments never became
+ * Arguments must parse before execution (docs/semantics.md §4). A call whose arguments never became
  * valid JSON — a malformed string, or streamed fragments that never completed — is reported, and
  * doubly so when the loop executed it anyway.
  */

@@ -1,5 +1,5 @@
 /**
- * Repeated actions without progress (domain.md §4, seed 002 §7). At every tool call, the last
+ * Repeated actions without progress (docs/semantics.md §6). At every tool call, the last
  * `window` tool calls are walked in order: a call whose result made progress clears all counts,
  * any other call counts toward its (tool name, canonical arguments) key, and a key reaching
  * `threshold` fires. Consecutive firings of one key are one episode, reported once with every

@@ -1,5 +1,5 @@
 /**
- * What each model response says about the loop (domain.md §1): a dropped tool call, a truncated
+ * What each model response says about the loop (docs/semantics.md §1): a dropped tool call, a truncated
  * response, a refusal, a finish reason nobody knows. Each of these means "not done", whatever the
  * loop did next.
  */

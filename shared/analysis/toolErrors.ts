@@ -1,4 +1,4 @@
-/** Tool errors keep their category visible (domain.md §5): one finding per error result. */
+/** Tool errors keep their category visible (docs/semantics.md §7): one finding per error result. */
 import type { Finding } from '../report';
 import { finding } from './finding';
 import type { ResultEntry, RunTimeline, TimelineCall } from './timeline';

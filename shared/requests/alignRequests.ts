@@ -1,5 +1,5 @@
 /**
- * Aligns the messages of two requests and classifies each one (domain.md §6).
+ * Aligns the messages of two requests and classifies each one (docs/semantics.md §9).
  *
  * Rules, in order:
  * 1. Unchanged: the longest common subsequence of content hashes, found patience-style — common

@@ -1,5 +1,5 @@
 /**
- * Context growth over a run's requests (domain.md §6). With a fixed prefix of S tokens and T new
+ * Context growth over a run's requests (docs/semantics.md §9). With a fixed prefix of S tokens and T new
  * tokens per turn, request n holds S + n×T input tokens and the first N requests cost
  * N×S + T×N(N+1)/2 together: linear growth per request, quadratic in total.
  *
@@ -186,7 +186,7 @@ function messageTools(request: NormalizedRequest): string[][] {
 }
 
 /**
- * Splits a request's tokens among its parts (seed 003: 685 + 202 + 57 + 3 + 23 + 20 = 990 = the
+ * Splits a request's tokens among its parts (docs/semantics.md §9: 685 + 202 + 57 + 3 + 23 + 20 = 990 = the
  * server's prompt_tokens). With the recorded input the estimates are scaled to it exactly.
  */
 export function attributeRequestTokens(

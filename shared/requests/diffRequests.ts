@@ -1,7 +1,7 @@
 /**
  * Request n against request n+1 (or any two requests): the message alignment, a verdict on the
  * history, tool-call pairing inside the next request, and separate diffs of the system prompt,
- * the tool definitions and the parameters (domain.md §6).
+ * the tool definitions and the parameters (docs/semantics.md §9).
  *
  * Verdict: `extends` when every previous message is still there, unchanged and in place, and the
  * next request only adds messages after them (no messages added is also `extends`: an identical
@@ -83,7 +83,7 @@ export interface ToolPairing {
 }
 
 /**
- * Within one request: a call must come with its result and a result with its call (domain.md §2.2).
+ * Within one request: a call must come with its result and a result with its call (docs/semantics.md §9).
  * A call in the last message owes nothing yet — the request is the one that will be answered.
  */
 export function checkToolPairing(messages: readonly RequestMessage[]): ToolPairing {

@@ -1,5 +1,5 @@
 /**
- * One model request in a shape shared by every API (domain.md §6): the system prompt, the tool
+ * One model request in a shape shared by every API (docs/semantics.md §9): the system prompt, the tool
  * definitions, the history as a flat list of messages, and the parameters. Requests logged by
  * OpenAI Chat Completions, Anthropic Messages, OpenAI Responses or the canonical `model_request`
  * event all normalize to it (normalizeRequest.ts), so two requests can be diffed whatever wrote them.

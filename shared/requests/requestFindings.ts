@@ -43,7 +43,7 @@ function plural(count: number, word: string): string {
 
 /**
  * `missing_tool_result_in_history` (error): the request carries a call without its result or a
- * result without its call, which breaks call/result correlation on the provider side (domain.md §2.2).
+ * result without its call, which breaks call/result correlation on the provider side (docs/semantics.md §9).
  */
 export function missingToolResultFinding(requestNumber: number, pairing: ToolPairing): RequestFinding | null {
   const { missingToolResults, orphanToolResults } = pairing;

@@ -1,6 +1,6 @@
 /**
  * Finds credentials in text: provider API keys, tokens, `Authorization` header values, private
- * keys, JWTs (domain.md §7: credentials must never be in a trace, and a debugger that finds one
+ * keys, JWTs (docs/semantics.md §14: credentials must never be in a trace, and a debugger that finds one
  * should say so). The same function reads a raw trace line — JSON text, where a private key's
  * newlines are the two characters `\n` — and a decoded string, where they are newlines: ingest
  * scans each line's bytes (as latin1, so a character index is a byte offset) to locate, mask and

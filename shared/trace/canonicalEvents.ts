@@ -105,7 +105,7 @@ export const modelRequestSchema = z.looseObject({
 export const modelResponseSchema = z.looseObject({
   ...eventBase,
   type: z.literal('model_response'),
-  /** When absent it is derived from finish_reason and tool_calls (domain.md §1). */
+  /** When absent it is derived from finish_reason and tool_calls (docs/semantics.md §1). */
   outcome: modelOutcomeSchema.optional(),
   text: z.string().nullable().optional(),
   tool_calls: z.array(toolCallSchema).optional(),
@@ -154,7 +154,7 @@ export const toolResultSchema = z.looseObject({
   output: z.unknown().optional(),
   error: z.union([toolErrorSchema, z.string()]).optional(),
   latency_ms: z.number().nonnegative().optional(),
-  /** Did this action change observable state? Used by the repeated-action analysis (domain.md §4). */
+  /** Did this action change observable state? Used by the repeated-action analysis (docs/semantics.md §6). */
   progress: z.boolean().optional(),
   /** The run this call started (a sub-agent's): that run is shown as the call's child. */
   child_run_id: idSchema.optional(),

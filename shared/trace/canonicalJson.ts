@@ -1,6 +1,6 @@
 /**
  * Canonical JSON: object keys sorted, no whitespace. Two argument objects that differ only in key
- * order canonicalize to the same text (domain.md §4); other semantic equivalences are not caught,
+ * order canonicalize to the same text (docs/semantics.md §6); other semantic equivalences are not caught,
  * by design.
  */
 export function canonicalJson(value: unknown): string {

@@ -1,5 +1,5 @@
 /**
- * Classifies a model response into one of the four outcomes of domain.md §1 when the loop did not
+ * Classifies a model response into one of the four outcomes of docs/semantics.md §1 when the loop did not
  * log the outcome itself, from the provider's finish reason and the calls it carried.
  */
 import type { ModelOutcome } from './canonicalEvents';

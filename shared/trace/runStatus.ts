@@ -1,5 +1,5 @@
 /**
- * Terminal states (domain.md §3). Loops spell them many ways; Loopscope normalizes the spelling
+ * Terminal states (docs/semantics.md §2). Loops spell them many ways; Loopscope normalizes the spelling
  * and always keeps the original string next to it, so nothing the loop said is lost.
  */
 import { z } from 'zod';
@@ -110,7 +110,7 @@ export interface NormalizedStatus {
   raw: string;
 }
 
-/** Normalizes a run_end event's status; `hitCap` (step-capped loops, seed 001) counts when no status string is given. */
+/** Normalizes a run_end event's status; `hitCap` (step-capped loops, docs/semantics.md §2) counts when no status string is given. */
 /** `submitted (exit_cost)`: an automatic ending after a limit or error (SWE-agent) is that limit or error. */
 const QUALIFIED_STATUS = /^\s*[^()]+\(([^()]+)\)\s*$/;
 
@@ -128,12 +128,12 @@ export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedS
   return { status: 'unknown', raw: '' };
 }
 
-/** Paused states (domain.md §3): not finished, so unanswered calls are pending, not dangling. */
+/** Paused states (docs/semantics.md §2): not finished, so unanswered calls are pending, not dangling. */
 export function isPausedStatus(status: RunStatus): boolean {
   return status === 'waiting_for_input' || status === 'waiting_for_approval';
 }
 
-/** A run that has not ended yet — still being written, or paused: its unanswered calls are pending (domain.md §2.1). */
+/** A run that has not ended yet — still being written, or paused: its unanswered calls are pending (docs/semantics.md §4). */
 export function isOngoingStatus(status: RunStatus): boolean {
   return status === 'running' || isPausedStatus(status);
 }

@@ -1,18 +1,12 @@
 /** The terminal rendering of an analyze report: one block per run, then parse errors, then a summary. */
 import type { AnalyzeReport, ReportFinding, RequestReport, RunReport, Severity } from '../../shared/report';
 import { formatCount } from '../../shared/formatCount';
+import { formatDuration } from '../../shared/formatDuration';
 
 const ansi = { red: '31', yellow: '33', cyan: '36', dim: '2', bold: '1' } as const;
 
 function formatTokens(value: number | null): string {
   return value === null ? '?' : formatCount(value);
-}
-
-function formatDuration(ms: number | null): string | null {
-  if (ms === null) return null;
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${(ms / 60_000).toFixed(1)} min`;
 }
 
 function plural(count: number, word: string): string {
@@ -88,7 +82,7 @@ function formatRun(
     plural(run.tool_calls, 'tool call'),
     plural(run.tool_results, 'result'),
     tokens,
-    formatDuration(run.duration_ms),
+    formatDuration(run.duration_ms, null),
     `lines ${run.first_line}–${run.last_line}`,
   ].filter((fact): fact is string => fact !== null);
   const lines = [`${paint(ansi.bold, `run ${run.run_id}`)}  ${run.status}${raw}`];

@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { formatCount } from '../../shared/formatCount';
+import { formatProgress } from '../../shared/formatProgress';
 import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport, type SkippedFile } from '../../shared/report';
 import { resolve } from 'node:path';
 import { openTrace, possibleCompanionFiles, readReport, TraceFileError } from '../engine/engine';
@@ -187,7 +188,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
       ...(showProgress
         ? {
             onProgress: (p) =>
-              process.stderr.write(`\r${file}: ${Math.round((100 * p.bytesRead) / Math.max(1, p.totalBytes))}% · ${formatCount(p.events)} events`),
+              process.stderr.write(`\r${file}: ${formatProgress(p.bytesRead, p.totalBytes)} · ${formatCount(p.events)} events`),
           }
         : {}),
     });

@@ -1,19 +1,8 @@
 import { formatCount } from '../../shared/formatCount';
+import { formatDuration } from '../../shared/formatDuration';
+import { formatProgress } from '../../shared/formatProgress';
 
-export { formatCount };
-
-export function formatDuration(ms: number | null): string {
-  if (ms === null) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
-  // Rounded to whole seconds first, so 119.6 s is "2 min", never "1 min 60 s".
-  const wholeSeconds = Math.round(seconds);
-  const minutes = Math.floor(wholeSeconds / 60);
-  const rest = wholeSeconds % 60;
-  if (minutes < 60) return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
+export { formatCount, formatDuration, formatProgress };
 
 export function formatTokens(input: number | null, output: number | null): string {
   if (input === null && output === null) return '—';

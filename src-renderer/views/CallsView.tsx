@@ -91,7 +91,7 @@ function CallItem({ traceId, call }: { traceId: string; call: CallRow }) {
       <span>
         <CallStateBadge state={call.state} errorCode={call.errorCode} />
       </span>
-      <span className="numeric">{formatDuration(call.latencyMs)}</span>
+      <span className="numeric">{formatDuration(call.latencyMs, '—')}</span>
     </a>
   );
 }

@@ -173,7 +173,7 @@ function NormalizedFields({ event }: { event: EventRow }) {
     ['finish reason', event.finishReason],
     ['input tokens', event.inputTokens === null ? null : String(event.inputTokens)],
     ['output tokens', event.outputTokens === null ? null : String(event.outputTokens)],
-    ['latency', event.latencyMs === null ? null : formatDuration(event.latencyMs)],
+    ['latency', formatDuration(event.latencyMs, null)],
     ['result', event.resultOk === null ? null : event.resultOk ? 'ok' : 'error'],
     ['error code', event.errorCode],
     ['summary', event.summary],

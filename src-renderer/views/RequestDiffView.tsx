@@ -2,7 +2,7 @@
  * A model request against the one before it in its run (or any other request of the run the user
  * picks): the verdict (extends / history rewritten at message k), the messages with unchanged runs
  * collapsed, a word diff of every modified message (computed in the diff worker), and the system
- * prompt, tools, parameters and tool pairing diffed separately (domain.md §6).
+ * prompt, tools, parameters and tool pairing diffed separately (docs/semantics.md §9).
  *
  * Performance marks for the benchmark (scripts/bench-request-diff.ts): `loopscope:diff-requested`
  * when the pair is asked for, `loopscope:diff-loaded` once the API's answer is rendered (word diffs pending), and

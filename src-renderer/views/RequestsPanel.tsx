@@ -1,5 +1,5 @@
 /**
- * A run's requests and its context growth (domain.md §6): input tokens per request (recorded
+ * A run's requests and its context growth (docs/semantics.md §9): input tokens per request (recorded
  * usage, or an o200k tokenizer estimate drawn hatched), cached input and output where the trace
  * records them, the cumulative input with its fit to N×S + T×N(N+1)/2, the requests that grew far
  * above the run's typical step named, and a table of what each request added. Every request opens

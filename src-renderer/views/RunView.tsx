@@ -360,7 +360,7 @@ function RunHeader({
           {formatCount(run.toolCalls)} tool calls, {formatCount(run.toolResults)} results
         </span>
         <span>tokens {formatTokens(run.inputTokens, run.outputTokens)}</span>
-        <span>{formatDuration(run.durationMs)}</span>
+        <span>{formatDuration(run.durationMs, '—')}</span>
         <span title={run.file}>
           <VisibleText text={baseName(run.file)} /> lines {run.firstLine}–{run.lastLine} · {run.format}
         </span>

@@ -79,7 +79,7 @@ const columns = column.columns([
     id: 'duration',
     header: 'Duration',
     meta: { sort: 'duration', className: 'col-number' },
-    cell: (info) => formatDuration(info.row.original.run.durationMs),
+    cell: (info) => formatDuration(info.row.original.run.durationMs, '—'),
   }),
   column.accessor((row) => row.run.findings.error, {
     id: 'findings',

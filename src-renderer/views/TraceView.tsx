@@ -2,7 +2,7 @@ import { useContext, useEffect, useRef, useState, type FormEvent, type ReactNode
 import type { TraceSummary } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
-import { baseName, formatBytes, formatCount, formatDuration } from '../components/format';
+import { baseName, formatBytes, formatCount, formatDuration, formatProgress } from '../components/format';
 import { Empty, Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
@@ -261,7 +261,7 @@ function IngestStatus({ summary }: { summary: TraceSummary }) {
     <div className="ingest" data-testid="ingest-progress">
       <progress max={1} value={fraction} aria-label={`Reading ${baseName(summary.path)}`} />
       <span>
-        Reading {baseName(summary.path)}: {formatBytes(progress.bytesRead)} of {formatBytes(progress.totalBytes)} ({Math.floor(fraction * 100)} %) ·{' '}
+        Reading {baseName(summary.path)}: {formatBytes(progress.bytesRead)} of {formatBytes(progress.totalBytes)} ({formatProgress(progress.bytesRead, progress.totalBytes)}) ·{' '}
         {formatCount(progress.events)} events
         {progress.parseErrors > 0 && ` · ${formatCount(progress.parseErrors)} parse errors`} — runs appear as they are read.
       </span>

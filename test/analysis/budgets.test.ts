@@ -1,4 +1,4 @@
-/** Budget terminations and actions taken after a budget was used up (domain.md §3). */
+/** Budget terminations and actions taken after a budget was used up (docs/semantics.md §5). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeBudgets } from '../../shared/analysis/budgets';

@@ -1,4 +1,4 @@
-/** Exactly one result per call (domain.md §2.1): every way the call/result pairing can fail. */
+/** Exactly one result per call (docs/semantics.md §4): every way the call/result pairing can fail. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { correlateCalls } from '../../shared/analysis/callCorrelation';

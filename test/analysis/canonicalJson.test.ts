@@ -1,4 +1,4 @@
-/** Canonical JSON: sorted keys, no whitespace (domain.md §4 step 2). */
+/** Canonical JSON: sorted keys, no whitespace (docs/semantics.md §6). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalJson } from '../../shared/trace/canonicalJson';

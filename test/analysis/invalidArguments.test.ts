@@ -1,4 +1,4 @@
-/** Arguments must parse before execution (domain.md §2.3). */
+/** Arguments must parse before execution (docs/semantics.md §4). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeInvalidArguments } from '../../shared/analysis/invalidArguments';

@@ -1,4 +1,4 @@
-/** A model response is one of four outcomes (domain.md §1). */
+/** A model response is one of four outcomes (docs/semantics.md §1). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyResponse, isKnownFinishReason, isToolCallFinishReason, isTruncationFinishReason } from '../../shared/trace/modelOutcome';

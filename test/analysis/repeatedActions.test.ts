@@ -1,4 +1,4 @@
-/** Repeated actions without progress: the windowed algorithm of domain.md §4. */
+/** Repeated actions without progress: the windowed algorithm of docs/semantics.md §6. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { correlateCalls } from '../../shared/analysis/callCorrelation';

@@ -1,4 +1,4 @@
-/** What each model response says about the loop (domain.md §1). */
+/** What each model response says about the loop (docs/semantics.md §1). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeResponseOutcomes } from '../../shared/analysis/responseOutcomes';

@@ -1,4 +1,4 @@
-/** Terminal states are normalized and the loop's own spelling is kept (domain.md §3). */
+/** Terminal states are normalized and the loop's own spelling is kept (docs/semantics.md §2). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isPausedStatus, normalizeTerminalStatus, type RunStatus } from '../../shared/trace/runStatus';

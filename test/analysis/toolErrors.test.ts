@@ -1,4 +1,4 @@
-/** Tool errors keep their category visible (domain.md §5). */
+/** Tool errors keep their category visible (docs/semantics.md §7). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { correlateCalls } from '../../shared/analysis/callCorrelation';

@@ -1,5 +1,5 @@
 /**
- * Request analysis (domain.md §6): every model request of a run against the one before it. Per
+ * Request analysis (docs/semantics.md §9): every model request of a run against the one before it. Per
  * request it stores what the report's `runs[].requests[]` and the app's growth chart show — size,
  * what the turn added (by role and tool), where the history was rewritten, the input tokens
  * (recorded, or estimated offline) — and the findings `history_rewrite` and

@@ -1,6 +1,6 @@
 /**
  * A run's model requests as normalized requests (shared/requests), the input of the request diff
- * and of request analysis (domain.md §6):
+ * and of request analysis (docs/semantics.md §9):
  * - logged: read back from the trace file — a canonical `model_request` record, or the request
  *   body of an HTTP exchange line (by its URL) — since ingest keeps no request content;
  * - reconstructed, for formats that log no requests (Claude Code, Codex, trajectories): request n

@@ -1,6 +1,6 @@
 /**
- * `secret_in_trace` findings: one per credential ingest found in a line (the `secrets` table,
- * ingest/lineSecrets.ts). They do not depend on the analysis options, yet findings are stored per
+ * `secret_in_trace` findings (docs/semantics.md §14): one per credential ingest found in a line
+ * (the `secrets` table, ingest/lineSecrets.ts). They do not depend on the analysis options, yet findings are stored per
  * options: each analysis of a source copies them in, the way request findings are copied.
  */
 import type Database from 'better-sqlite3';

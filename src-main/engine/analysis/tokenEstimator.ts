@@ -1,5 +1,5 @@
 /**
- * Offline token estimates (domain.md §6): o200k_base counts from gpt-tokenizer, used only where the
+ * Offline token estimates (docs/semantics.md §9): o200k_base counts from gpt-tokenizer, used only where the
  * trace records no usage, and always labelled "estimated" where shown — the provider's own
  * tokenizer and its per-message framing differ. Requests resend the whole history, so counts are
  * cached by message hash: each distinct message is tokenized once per run.

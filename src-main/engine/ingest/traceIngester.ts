@@ -281,7 +281,7 @@ export class TraceIngester {
    * Stores every run changed since it was last stored, as a file still being written has it now:
    * its open streams stay open and the adapter keeps its state, since the file's next lines go on
    * where these stopped. A run without a terminal event is stored as `running` (its unanswered
-   * calls pending, not dangling: domain.md §2.1) until `finish` stores it as `unterminated`.
+   * calls pending, not dangling: docs/semantics.md §4) until `finish` stores it as `unterminated`.
    */
   checkpoint(): void {
     this.storeOpenRunsAs('running');
@@ -639,7 +639,7 @@ export class TraceIngester {
 
   /**
    * A stream with no model_response line of its own becomes the step's response: its calls are
-   * joined per index and parsed only now that the stream is over (domain.md §2.3). When the
+   * joined per index and parsed only now that the stream is over (docs/semantics.md §4). When the
    * stream never closed, the response is incomplete and none of its calls counts as issued; a
    * call whose joined arguments are not even valid JSON was cut mid-arguments. The stream's text
    * and calls are searched as one response, on its last fragment.

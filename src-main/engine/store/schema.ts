@@ -206,7 +206,7 @@ const migrations: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN content_chars INTEGER;
       -- Whether the requests of the source's runs were compared (analysis/requestAnalysis.ts).
       ALTER TABLE sources ADD COLUMN requests_analyzed INTEGER NOT NULL DEFAULT 0;
-      -- One row per model request of a run, against the one before it (domain.md §6).
+      -- One row per model request of a run, against the one before it (docs/semantics.md §9).
       CREATE TABLE requests (
         run_pk INTEGER NOT NULL,
         request_index INTEGER NOT NULL,
