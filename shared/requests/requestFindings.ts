@@ -43,7 +43,7 @@ export function historyRewriteFinding(requestNumber: number, verdict: HistoryVer
 /**
  * `missing_tool_result_in_history` (error), one per call or result: the request carries a call
  * without its result, or a result without its call, which breaks call/result correlation on the
- * provider side (domain.md §2.2). One finding per call so that each names its `call_id`
+ * provider side (docs/semantics.md §9). One finding per call so that each names its `call_id`
  * (docs/semantics.md §4).
  */
 export function missingToolResultFindings(requestNumber: number, pairing: ToolPairing): RequestFinding[] {
