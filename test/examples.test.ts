@@ -19,6 +19,20 @@ const names = readdirSync(join(examplesDir, 'expected'))
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.replace(/\.json$/, ''));
 
+/** Kinds that are always about one call. */
+const callFindingKinds = new Set([
+  'dangling_call',
+  'unexecuted_call',
+  'orphan_result',
+  'duplicate_result',
+  'duplicate_call_id',
+  'out_of_order_result',
+  'invalid_arguments',
+  'repeated_action',
+  'tool_error',
+  'missing_tool_result_in_history',
+]);
+
 function findingKey(f: Expected['findings'][number]): string {
   return `${f.run_id} ${f.kind} ${f.severity} step=${f.step} call=${f.call_id}`;
 }
@@ -40,6 +54,8 @@ describe('bundled examples', () => {
       assert.deepEqual(report.findings.map(findingKey).sort(), expected.findings.map(findingKey).sort());
       assert.deepEqual(report.files[0]?.parse_errors.map((error) => error.line), expected.parse_error_lines);
       for (const f of report.findings) assert.ok(f.message.length > 20 && f.line !== null, `finding ${f.kind} has a message and a line`);
+      // docs/semantics.md §4: a finding about one call names it, so filtering by call id finds it.
+      for (const f of report.findings) if (callFindingKinds.has(f.kind)) assert.ok(f.call_id !== null, `finding ${f.kind} at line ${f.line} names its call`);
     });
   }
 });

@@ -6,7 +6,10 @@
  * call involved and what the repetition cost.
  *
  * Progress comes from observable state only: the loop's explicit `progress` flag when it logs
- * one, otherwise a result that differs from the previous result of the same action. A first
+ * one, otherwise a result the action has never returned before in the run. Result identities
+ * are computed at ingest without volatile fields (timestamps, request ids: §6), so a retry storm
+ * whose errors differ only by those is no progress; and a result equal to any earlier one of
+ * the same action (A, B, A, B: flapping) brings nothing new, so it is no progress either. A first
  * occurrence has nothing to differ from, so it is not progress; a call without a result is not
  * progress either.
  */
@@ -28,7 +31,8 @@ interface Episode {
 }
 
 function actionsOf(timeline: RunTimeline, resultOf: ReadonlyMap<TimelineCall, ResultEntry>): Action[] {
-  const lastResultHash = new Map<string, string | null>();
+  // Every result identity each action has returned so far in the run (§6: new result = progress).
+  const seenResults = new Map<string, Set<string>>();
   const actions: Action[] = [];
   for (const response of responses(timeline)) {
     if (response.outcome !== 'tool_calls') continue;
@@ -36,13 +40,12 @@ function actionsOf(timeline: RunTimeline, resultOf: ReadonlyMap<TimelineCall, Re
       if (call.argsHash === null) continue;
       const key = `${call.name}\u0000${call.argsHash}`;
       const result = resultOf.get(call);
+      const seen = seenResults.get(key);
+      const hash = result?.resultHash ?? null;
       let progress: boolean;
       if (result?.progress !== null && result?.progress !== undefined) progress = result.progress;
-      else {
-        const hash = result?.resultHash ?? null;
-        progress = hash !== null && lastResultHash.has(key) && lastResultHash.get(key) !== hash;
-      }
-      if (result !== undefined) lastResultHash.set(key, result.resultHash);
+      else progress = hash !== null && seen !== undefined && !seen.has(hash);
+      if (hash !== null) seenResults.set(key, (seen ?? new Set<string>()).add(hash));
       actions.push({ call, key, progress });
     }
   }

@@ -11,6 +11,8 @@ export type RequestFindingKind = 'history_rewrite' | 'missing_tool_result_in_his
 export interface RequestFinding {
   kind: RequestFindingKind;
   severity: Severity;
+  /** The call the finding is about (docs/semantics.md §4: every finding about one call names it). */
+  callId: string | null;
   message: string;
   details: Record<string, unknown>;
 }
@@ -30,6 +32,7 @@ export function historyRewriteFinding(requestNumber: number, verdict: HistoryVer
   return {
     kind: 'history_rewrite',
     severity: 'warning',
+    callId: null,
     message:
       `Request ${requestNumber} rewrites the history of request ${requestNumber - 1} at message ${position}: ${happened[verdict.kind]}. ` +
       `Provider prompt caching is invalidated from message ${position} on.`,
@@ -37,34 +40,30 @@ export function historyRewriteFinding(requestNumber: number, verdict: HistoryVer
   };
 }
 
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
 /**
- * `missing_tool_result_in_history` (error): the request carries a call without its result or a
- * result without its call, which breaks call/result correlation on the provider side (docs/semantics.md §9).
+ * `missing_tool_result_in_history` (error), one per call or result: the request carries a call
+ * without its result, or a result without its call, which breaks call/result correlation on the
+ * provider side (docs/semantics.md §9). One finding per call so that each names its `call_id`
+ * (docs/semantics.md §4).
  */
-export function missingToolResultFinding(requestNumber: number, pairing: ToolPairing): RequestFinding | null {
-  const { missingToolResults, orphanToolResults } = pairing;
-  if (missingToolResults.length === 0 && orphanToolResults.length === 0) return null;
-  const problems: string[] = [];
-  if (missingToolResults.length > 0) {
-    const calls = missingToolResults.map((call) => `${call.callId} ${call.name} at message ${call.messageIndex + 1}`).join(', ');
-    problems.push(`${plural(missingToolResults.length, 'tool call')} without a result (${calls})`);
-  }
-  if (orphanToolResults.length > 0) {
-    const results = orphanToolResults.map((result) => `${result.callId ?? 'no call id'} at message ${result.messageIndex + 1}`).join(', ');
-    problems.push(`${plural(orphanToolResults.length, 'tool result')} without the call that issued it (${results})`);
-  }
-  return {
-    kind: 'missing_tool_result_in_history',
-    severity: 'error',
-    message: `Request ${requestNumber} carries ${problems.join(' and ')}.`,
-    details: {
-      request: requestNumber,
-      missing_results: missingToolResults.map((call) => ({ call_id: call.callId, name: call.name, message_index: call.messageIndex })),
-      orphan_results: orphanToolResults.map((result) => ({ call_id: result.callId, message_index: result.messageIndex })),
-    },
-  };
+export function missingToolResultFindings(requestNumber: number, pairing: ToolPairing): RequestFinding[] {
+  const withoutResult = pairing.missingToolResults.map(
+    (call): RequestFinding => ({
+      kind: 'missing_tool_result_in_history',
+      severity: 'error',
+      callId: call.callId,
+      message: `Request ${requestNumber} carries tool call ${call.callId} (${call.name}, message ${call.messageIndex + 1}) without its result.`,
+      details: { request: requestNumber, problem: 'missing_result', name: call.name, message_index: call.messageIndex },
+    }),
+  );
+  const withoutCall = pairing.orphanToolResults.map(
+    (result): RequestFinding => ({
+      kind: 'missing_tool_result_in_history',
+      severity: 'error',
+      callId: result.callId,
+      message: `Request ${requestNumber} carries a tool result for ${result.callId ?? 'no call id'} (message ${result.messageIndex + 1}) without the call that issued it.`,
+      details: { request: requestNumber, problem: 'orphan_result', message_index: result.messageIndex },
+    }),
+  );
+  return [...withoutResult, ...withoutCall];
 }

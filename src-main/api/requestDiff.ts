@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, RequestDiffResponse } from '../../shared/api';
 import { diffRequests } from '../../shared/requests/diffRequests';
 import { messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
-import { historyRewriteFinding, missingToolResultFinding } from '../../shared/requests/requestFindings';
+import { historyRewriteFinding, missingToolResultFindings } from '../../shared/requests/requestFindings';
 import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest } from '../engine/analysis/requestHistory';
 import { TokenEstimator } from '../engine/analysis/tokenEstimator';
 import { canonicalJson } from '../../shared/trace/canonicalJson';
@@ -111,7 +111,7 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
     ? "SELECT count(*) AS n FROM events WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL)) AND id <= ?"
     : "SELECT count(*) AS n FROM events WHERE run_pk = ? AND type = 'model_request' AND id <= ?";
   const number = db.prepare<[number, number], { n: number }>(numberSql).get(event.run_pk, event.id)?.n ?? 1;
-  const findings = previous === null ? [] : [historyRewriteFinding(number, diff.history), missingToolResultFinding(number, diff.toolPairing)];
+  const findings = previous === null ? [] : [historyRewriteFinding(number, diff.history), ...missingToolResultFindings(number, diff.toolPairing)];
   const entries = diff.alignment.entries;
   return {
     previousEventId: previous?.eventId ?? null,

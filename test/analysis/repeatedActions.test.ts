@@ -102,6 +102,21 @@ describe('repeated actions: progress', () => {
     assert.deepEqual(analyze(loop([{ ...A, hash: 'page1' }, { ...A, hash: 'page2' }, { ...A, hash: 'page3' }, { ...A, hash: 'page4' }])), []);
   });
 
+  it('a result that alternates between two values (flapping) is no progress once both were seen', () => {
+    // x is new (first), y is new (progress), then x, y, x were all returned before.
+    const findings = analyze(loop([{ ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'x' }]));
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]?.call_id, 'c5');
+    assert.deepEqual(callIds(findings[0]), ['c3', 'c4', 'c5']);
+  });
+
+  it('a result equal to an earlier one that is not the last is no progress; a never-seen one is', () => {
+    // c4 returns x again (seen at c1): no progress; c5 returns z, never seen: progress, which clears the count.
+    const acts: Act[] = [{ ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'z' }, { ...A, hash: 'x' }, { ...A, hash: 'y' }];
+    assert.deepEqual(analyze(loop(acts)), []);
+    assert.deepEqual(analyze(loop([...acts, { ...A, hash: 'z' }])).map(callIds), [['c6', 'c7', 'c8']]);
+  });
+
   it('an explicit progress flag of true clears all counts', () => {
     assert.deepEqual(analyze(loop([A, A, { ...A, progress: true }, A, A])), []);
   });
@@ -143,6 +158,29 @@ describe('repeated actions: window and threshold', () => {
     assert.equal(findings[0]?.call_id, 'c8');
     assert.deepEqual(callIds(findings[0]), ['c1', 'c4', 'c8']);
     assert.match(findings[0]?.message ?? '', /window of 8 tool calls/);
+  });
+
+  // Window boundary: the third A is the 6th tool call counted from the first A, or the 7th.
+  const B = (q: number): Act => ({ args: { q } });
+  const withinSix = (): RunTimeline => loop([A, B(1), B(2), B(3), A, A]);
+  const acrossSeven = (): RunTimeline => loop([A, B(1), B(2), B(3), B(4), A, A]);
+
+  it('fires when the three identical calls span exactly the window (6 tool calls)', () => {
+    const findings = analyze(withinSix(), { window: 6, threshold: 3 });
+    assert.equal(findings[0]?.call_id, 'c6');
+    assert.deepEqual(callIds(findings[0]), ['c1', 'c5', 'c6']);
+  });
+
+  it('does not fire when they span one tool call more than the window (7), and fires with a window of 7', () => {
+    assert.deepEqual(analyze(acrossSeven(), { window: 6, threshold: 3 }), []);
+    assert.deepEqual(callIds(analyze(acrossSeven(), { window: 7, threshold: 3 })[0]), ['c1', 'c6', 'c7']);
+  });
+
+  it('fires at exactly the threshold: 2 identical calls do not, the 3rd does', () => {
+    assert.deepEqual(analyze(loop([A, A, B(1), B(2)]), { window: 6, threshold: 3 }), []);
+    const findings = analyze(loop([A, A, B(1), A]), { window: 6, threshold: 3 });
+    assert.equal(findings[0]?.call_id, 'c4');
+    assert.match(findings[0]?.message ?? '', /repeated 3 times/);
   });
 
   it('windows over tool calls only: responses without calls and results do not push calls out', () => {

@@ -66,6 +66,56 @@ describe('claude-code: how a run ends', () => {
     ]);
     // The rejected deploy was answered with an error result: a tool error, not a dangling call.
     assert.deepEqual(findingsOf(report), [['tool_error', 'toolu_01d1rXF2xbfbyFxLLJBKo8f2']]);
+    assert.match(report.findings[0]?.message ?? '', /returned an error rejected_by_user/);
+  });
+
+  it('an interrupt marks the calls of its turn left without a result not executed; a call cut while running keeps its error result', async () => {
+    // docs/semantics.md §4: the same verdict as Codex's turn_aborted (test/formats/codex.test.ts).
+    const { report } = await analyzeFile(fixture('interrupted-open-call.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: '5b7d9f1a-2c4e-4a6b-8d0f-3e5a7c9b1d2f', status: 'cancelled', status_raw: 'cancelled', steps: 1, tool_calls: 2, tool_results: 1 },
+    ]);
+    assert.deepEqual(findingsOf(report), [
+      ['tool_error', 'toolu_01Gm4KpXw8RtZ2NvLc6YbQ3J'],
+      ['unexecuted_call', 'toolu_01Hx8NcVr2TqLm5WzKp9YbD4'],
+    ]);
+    assert.match(report.findings[0]?.message ?? '', /returned an error interrupted/);
+    assert.equal(report.findings[1]?.line, 6);
+    assert.match(report.findings[1]?.message ?? '', /the user interrupted the turn \(\[Request interrupted by user for tool use\]\)/);
+  });
+
+  it('without the interrupt, the same unanswered call is dangling in an unterminated run', async () => {
+    const work = temporaryDir('claude-no-interrupt');
+    try {
+      const lines = readFileSync(fixture('interrupted-open-call.jsonl'), 'utf8').split('\n').slice(0, 5).join('\n');
+      const path = join(work.path, 'cut.jsonl');
+      writeFileSync(path, `${lines}\n`);
+      const { report } = await analyzeFile(path);
+      assert.deepEqual(findingsOf(report), [
+        ['dangling_call', 'toolu_01Hx8NcVr2TqLm5WzKp9YbD4'],
+        ['tool_error', 'toolu_01Gm4KpXw8RtZ2NvLc6YbQ3J'],
+        ['unterminated_run', null],
+      ]);
+    } finally {
+      work.remove();
+    }
+  });
+
+  it('an interrupt does not mark a call an earlier turn left unanswered: that one stays dangling', async () => {
+    const work = temporaryDir('claude-earlier-turn');
+    try {
+      const lines = readFileSync(fixture('interrupted-open-call.jsonl'), 'utf8').trimEnd().split('\n');
+      const prompt = JSON.stringify({ ...JSON.parse(lines[0]!), uuid: 'u9', message: { role: 'user', content: 'Never mind, stop.' } });
+      const path = join(work.path, 'later-turn.jsonl');
+      writeFileSync(path, `${[...lines.slice(0, 5), prompt, lines[5]].join('\n')}\n`);
+      const { report } = await analyzeFile(path);
+      assert.deepEqual(findingsOf(report), [
+        ['dangling_call', 'toolu_01Hx8NcVr2TqLm5WzKp9YbD4'],
+        ['tool_error', 'toolu_01Gm4KpXw8RtZ2NvLc6YbQ3J'],
+      ]);
+    } finally {
+      work.remove();
+    }
   });
 
   it('leaves a cut-off session unterminated with its unanswered call dangling, and reports its broken lines', async () => {
@@ -201,7 +251,7 @@ describe('claude-code: sub-agents', () => {
 describe('claude-code: detection', () => {
   it('accepts every Claude Code fixture', () => {
     const files = jsonlFiles(fixtureDir);
-    assert.equal(files.length, 9);
+    assert.equal(files.length, 10);
     for (const file of files) assert.match(detect(file) ?? '', /^Claude Code session transcript/, file);
   });
 

@@ -114,11 +114,11 @@ describe('http-exchange: API errors', () => {
     assert.deepEqual(findingsOf(report), [
       ['dangling_call', 'thread-1', 1, 'toolu_E2Lint'],
       ['unknown_finish_reason', 'thread-1', 2, null],
-      ['missing_tool_result_in_history', 'thread-1', 2, null],
+      ['missing_tool_result_in_history', 'thread-1', 2, 'toolu_E2Lint'],
       ['unknown_finish_reason', 'thread-2', 1, null],
       ['orphan_result', 'thread-2', 2, 'toolu_E9Ghost'],
       ['unknown_finish_reason', 'thread-2', 3, null],
-      ['missing_tool_result_in_history', 'thread-2', 3, null],
+      ['missing_tool_result_in_history', 'thread-2', 3, 'toolu_E9Ghost'],
       ['history_rewrite', 'thread-2', 4, null],
       ['invalid_arguments', 'thread-3', 1, 'toolu_E5Edit'],
       ['unterminated_run', 'thread-3', null, null],

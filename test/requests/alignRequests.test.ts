@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { alignRequests } from '../../shared/requests/alignRequests';
 import { diffRequests } from '../../shared/requests/diffRequests';
-import { historyRewriteFinding, missingToolResultFinding } from '../../shared/requests/requestFindings';
+import { historyRewriteFinding, missingToolResultFindings } from '../../shared/requests/requestFindings';
 import { assistant, call, chatRequest, result, turn, user, type ChatMessage } from './requestBodies';
 
 function diff(previous: ChatMessage[], next: ChatMessage[]) {
@@ -120,13 +120,19 @@ describe('tool pairing in a request', () => {
       missingToolResults: [{ callId: 'c1', name: 'read_file', messageIndex: 1 }],
       orphanToolResults: [{ callId: 'c9', messageIndex: 3 }],
     });
-    const finding = missingToolResultFinding(2, d.toolPairing);
-    assert.equal(finding?.kind, 'missing_tool_result_in_history');
-    assert.equal(finding?.message, 'Request 2 carries 1 tool call without a result (c1 read_file at message 2) and 1 tool result without the call that issued it (c9 at message 4).');
+    // One finding per call, each naming its call id, so filtering findings by call id finds them.
+    const findings = missingToolResultFindings(2, d.toolPairing);
+    assert.deepEqual(
+      findings.map((f) => [f.kind, f.severity, f.callId, f.message]),
+      [
+        ['missing_tool_result_in_history', 'error', 'c1', 'Request 2 carries tool call c1 (read_file, message 2) without its result.'],
+        ['missing_tool_result_in_history', 'error', 'c9', 'Request 2 carries a tool result for c9 (message 4) without the call that issued it.'],
+      ],
+    );
   });
 
   it('a complete history, or a call in the last message, owes nothing', () => {
-    assert.equal(missingToolResultFinding(2, diff([], history).toolPairing), null);
-    assert.equal(missingToolResultFinding(2, diff([], [...history, call('c4')]).toolPairing), null);
+    assert.deepEqual(missingToolResultFindings(2, diff([], history).toolPairing), []);
+    assert.deepEqual(missingToolResultFindings(2, diff([], [...history, call('c4')]).toolPairing), []);
   });
 });

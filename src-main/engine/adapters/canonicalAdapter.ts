@@ -6,7 +6,8 @@
 import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
 import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { validateEvent } from './eventValidators';
-import { contentHash, SUMMARY_CHARS } from '../ingest/contentHash';
+import { SUMMARY_CHARS } from '../ingest/contentHash';
+import { resultIdentity } from '../ingest/resultIdentity';
 import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../ingest/topLevelScan';
 import { isRecord, type FormatAdapter, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
 
@@ -117,15 +118,16 @@ export function adaptScannedLine(bytes: Buffer, scan: TopLevelScan): AdaptedLine
 
 /**
  * A tool result's identity taken from the line as written (two identical results of one tool are
- * written identically): a hash of its status, output and error bytes, and the start of its output,
- * with no output re-serialized — a long one is never even parsed.
+ * written identically): a hash of its status, output and error bytes without their volatile fields
+ * (resultIdentity), and the start of its output, with no output re-serialized — a long one is never
+ * even parsed.
  */
 function digestWrittenResult(bytes: Buffer, scan: TopLevelScan, isError: boolean): ResultDigest {
   const output = scan.get('output');
   const error = scan.get('error');
   const written = (member: typeof output): Buffer => (member === undefined ? Buffer.alloc(0) : bytes.subarray(member.start, member.end));
   return {
-    hash: contentHash(Buffer.concat([Buffer.from(isError ? 'error\u0000' : 'ok\u0000'), written(output), Buffer.from('\u0000'), written(error)])),
+    hash: resultIdentity(isError, written(output), written(error)),
     preview: output === undefined ? '' : memberPreview(bytes, output, SUMMARY_CHARS + 1),
     chars: output === undefined ? 0 : output.end - output.start,
   };

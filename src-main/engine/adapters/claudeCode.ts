@@ -17,6 +17,7 @@ import {
   companionTypeRaw,
   contentText,
   conversationTypes,
+  isInterruptText,
   runIdOf,
   stringField,
   timestampOf,
@@ -32,6 +33,8 @@ type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 
 /** How many closed message ids a run remembers, to recognise a message continued after it was emitted. */
 const RECENT_MESSAGES = 16;
+/** How Claude Code's result for a tool use the user declined begins. */
+const REJECTED_PREFIX = "The user doesn't want to proceed with this tool use";
 /** Longest error text copied into a failed tool result's `error.message` (the full output is kept). */
 const ERROR_MESSAGE_CHARS = 1000;
 
@@ -70,8 +73,10 @@ interface RunState {
   steps: number;
   open: OpenMessage | null;
   recent: Map<string, number>;
-  /** Calls issued and not yet answered: their name and step, for the results that answer them. */
-  openCalls: Map<string, { name: string; step: number }>;
+  /** Calls issued and not yet answered: their name, step and turn, for the results that answer them. */
+  openCalls: Map<string, { name: string; step: number; turn: number }>;
+  /** Count of the user's prompts so far: a turn is what the loop did for one prompt. */
+  turn: number;
   last: LastWord;
   /** What `last` was before a slash command, restored when the command turns out to be local. */
   beforeCommand: LastWord | undefined;
@@ -115,6 +120,18 @@ function outcomeOf(message: OpenMessage): Outcome {
   if (message.calls.length > 0) return 'tool_calls';
   if (message.stopReason === 'refusal') return 'refusal';
   return 'final';
+}
+
+/**
+ * The error code of a result the user's stop produced: a call the user declined
+ * (`rejected_by_user`, Codex's code for the same) or cut short while it ran (`interrupted`, Cline's).
+ * Both are results the loop wrote, so the call is answered; only a call left without any result
+ * at the interrupt is not executed (markInterrupted).
+ */
+function userStopCode(record: Record<string, unknown>, errorText: string): string | undefined {
+  if (stringField(record, 'toolUseResult') === 'User rejected tool use' || errorText.startsWith(REJECTED_PREFIX)) return 'rejected_by_user';
+  if (isInterruptText(errorText)) return 'interrupted';
+  return undefined;
 }
 
 function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef): MappedEvent {
@@ -173,7 +190,7 @@ class ClaudeCodeMapper implements FormatMapper {
     let run = this.runs.get(id);
     if (run === undefined) {
       const sessionId = stringField(record, 'sessionId');
-      run = { id, sessionId, steps: 0, open: null, recent: new Map(), openCalls: new Map(), last: { kind: 'open' }, beforeCommand: undefined };
+      run = { id, sessionId, steps: 0, open: null, recent: new Map(), openCalls: new Map(), turn: 0, last: { kind: 'open' }, beforeCommand: undefined };
       this.runs.set(id, run);
       for (const waiting of this.waiting) emit(unknownEvent(run, waiting.typeRaw, waiting.ts, waiting.line));
       this.waiting = [];
@@ -258,7 +275,7 @@ class ClaudeCodeMapper implements FormatMapper {
         const name = stringField(block, 'name') ?? '(unnamed)';
         open.calls.push({ call_id: callId, name, arguments: block['input'] });
         open.callIds.add(callId);
-        run.openCalls.set(callId, { name, step: open.step });
+        run.openCalls.set(callId, { name, step: open.step, turn: run.turn });
       }
     }
     run.last = { kind: 'message', message: open };
@@ -273,6 +290,7 @@ class ClaudeCodeMapper implements FormatMapper {
       // Context Claude Code injects (isMeta) can land between the lines of a message; anything
       // else the user side writes means the message is over.
       if (kind !== 'meta') this.close(run, emit);
+      if (kind === 'prompt') run.turn += 1;
       if (kind === 'interrupt') run.last = { kind: 'interrupt', line, ts, text: text.trim() };
       else if (kind === 'command') {
         run.beforeCommand = run.last;
@@ -283,6 +301,7 @@ class ClaudeCodeMapper implements FormatMapper {
       } else if (kind !== 'meta') run.last = { kind: 'open' };
       if (kind !== 'command' && kind !== 'meta') run.beforeCommand = undefined;
       emit(unknownEvent(run, userTypeRaw[kind], ts, line));
+      if (kind === 'interrupt') this.markInterrupted(run, text.trim(), line, ts, emit);
       return;
     }
     const childAgent = isRecord(record['toolUseResult']) ? stringField(record['toolUseResult'], 'agentId') : undefined;
@@ -293,6 +312,7 @@ class ClaudeCodeMapper implements FormatMapper {
       const isError = block['is_error'] === true;
       const output = block['content'];
       const errorText = isError ? contentText(output) || stringField(record, 'toolUseResult') : undefined;
+      const errorCode = isError ? userStopCode(record, errorText ?? '') : undefined;
       const event: EventOf<'tool_result'> = {
         type: 'tool_result',
         run_id: run.id,
@@ -302,16 +322,44 @@ class ClaudeCodeMapper implements FormatMapper {
         ...(call !== undefined ? { name: call.name } : {}),
         status: isError ? 'error' : 'ok',
         output,
-        ...(isError ? { error: errorText ? { message: errorText.slice(0, ERROR_MESSAGE_CHARS) } : {} } : {}),
+        ...(isError ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorText ? { message: errorText.slice(0, ERROR_MESSAGE_CHARS) } : {}) } } : {}),
         ...(childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? { child_run_id: `${run.sessionId}/agent-${childAgent}` } : {}),
       };
       const mapped: MappedEvent = { event, typeRaw: 'user/tool_result', line };
       if (run.open?.callIds.has(callId)) run.open.held.push(mapped);
       else emit(mapped);
     }
-    // An interrupt written in the same record as the results it cut short.
-    run.last = userRecordKind(record, text) === 'interrupt' ? { kind: 'interrupt', line, ts, text: text.trim() } : { kind: 'open' };
     run.beforeCommand = undefined;
+    // An interrupt written in the same record as the results it cut short.
+    if (userRecordKind(record, text) !== 'interrupt') {
+      run.last = { kind: 'open' };
+      return;
+    }
+    run.last = { kind: 'interrupt', line, ts, text: text.trim() };
+    this.close(run, emit);
+    this.markInterrupted(run, text.trim(), line, ts, emit);
+  }
+
+  /**
+   * The user stopped the turn: its calls still without a result were not run, and the loop says so
+   * (docs/semantics.md §4) — each becomes a not-executed mark on the interrupt's line, as Codex's
+   * `turn_aborted` does. A call an earlier turn left unanswered stays unanswered (dangling).
+   */
+  private markInterrupted(run: RunState, marker: string, line: LineRef, ts: string | undefined, emit: Emit): void {
+    for (const [callId, call] of run.openCalls) {
+      if (call.turn !== run.turn) continue;
+      run.openCalls.delete(callId);
+      const event: EventOf<'tool_call_not_executed'> = {
+        type: 'tool_call_not_executed',
+        run_id: run.id,
+        step: call.step,
+        ...(ts !== undefined ? { ts } : {}),
+        call_id: callId,
+        name: call.name,
+        reason: `the user interrupted the turn (${marker}) before the call's result was recorded`,
+      };
+      emit({ event, typeRaw: userTypeRaw.interrupt, line });
+    }
   }
 
   /** Emits the run's open message, then the results held for it. */

@@ -70,6 +70,11 @@ export function contentText(content: unknown): string {
 
 const INTERRUPT_PREFIX = '[Request interrupted by user';
 
+/** Claude Code's interrupt marker: `[Request interrupted by user]`, `… for tool use]`. */
+export function isInterruptText(text: string): boolean {
+  return text.trimStart().startsWith(INTERRUPT_PREFIX);
+}
+
 /**
  * What a user record without tool results is. Claude Code writes the user's prompts, its own
  * injected context (`isMeta`), local slash commands and their output, the summary that replaces
@@ -79,8 +84,8 @@ export type UserRecordKind = 'prompt' | 'command' | 'local_command_output' | 'me
 
 export function userRecordKind(record: Record<string, unknown>, text: string): UserRecordKind {
   if (record['isCompactSummary'] === true) return 'compact_summary';
+  if (isInterruptText(text)) return 'interrupt';
   const trimmed = text.trimStart();
-  if (trimmed.startsWith(INTERRUPT_PREFIX)) return 'interrupt';
   if (record['isMeta'] === true || trimmed.startsWith('<local-command-caveat>')) return 'meta';
   if (trimmed.startsWith('<local-command-stdout>') || trimmed.startsWith('<local-command-stderr>')) return 'local_command_output';
   if (trimmed.startsWith('<command-name>') || trimmed.startsWith('<command-message>')) return 'command';

@@ -21,7 +21,7 @@ import { TokenEstimator } from './tokenEstimator';
 import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
 import { checkToolPairing, diffRequests, type ToolPairing } from '../../../shared/requests/diffRequests';
 import type { NormalizedRequest } from '../../../shared/requests/normalizedRequest';
-import { historyRewriteFinding, missingToolResultFinding, type RequestFinding } from '../../../shared/requests/requestFindings';
+import { historyRewriteFinding, missingToolResultFindings, type RequestFinding } from '../../../shared/requests/requestFindings';
 import type { RewriteKind } from '../../../shared/requests/diffRequests';
 import type { TokenSource } from '../../../shared/report';
 import { RawLineReader, SourceChangedError } from '../store/rawLines';
@@ -86,12 +86,12 @@ function analyzeLoggedRequests(events: readonly RequestEventRow[], usages: Reado
     const findings: (RequestFinding | null)[] = [];
     if (previous === null) {
       appended = request.messages.map((_, i) => i);
-      findings.push(missingToolResultFinding(number, newPairingProblems(checkToolPairing(request.messages), reported)));
+      findings.push(...missingToolResultFindings(number, newPairingProblems(checkToolPairing(request.messages), reported)));
     } else {
       const diff = diffRequests(previous, request);
       appended = diff.alignment.entries.flatMap((entry) => (entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : []));
       if (diff.history.verdict === 'rewritten') rewrite = { messageIndex: diff.history.firstDifference, kind: diff.history.kind };
-      findings.push(historyRewriteFinding(number, diff.history), missingToolResultFinding(number, newPairingProblems(diff.toolPairing, reported)));
+      findings.push(historyRewriteFinding(number, diff.history), ...missingToolResultFindings(number, newPairingProblems(diff.toolPairing, reported)));
     }
     const attribution = attributeRequestTokens(request, appended, counts, usage.inputTokens);
     const growth = rewrite === null && usage.inputTokens !== null && previousInput !== null ? usage.inputTokens - previousInput : null;
@@ -174,12 +174,12 @@ interface RequestFindingRow {
 export function replaceRequestFindings(db: Database.Database, sourceId: number, runPk: number, optionsKey: string): void {
   prepared(db, `DELETE FROM findings WHERE run_pk = ? AND options_key = ? AND kind IN (${requestFindingKinds.map((kind) => `'${kind}'`).join(', ')})`).run(runPk, optionsKey);
   const insert = prepared(db, 
-    `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+    `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const rows = prepared<[number], RequestFindingRow>(db, "SELECT line, step, findings_json FROM requests WHERE run_pk = ? AND findings_json <> '[]' ORDER BY request_index").all(runPk);
   for (const row of rows) {
     for (const finding of JSON.parse(row.findings_json) as RequestFinding[]) {
-      insert.run(sourceId, optionsKey, runPk, finding.kind, finding.severity, row.step, row.line, finding.message, JSON.stringify(finding.details));
+      insert.run(sourceId, optionsKey, runPk, finding.kind, finding.severity, row.step, finding.callId ?? null, row.line, finding.message, JSON.stringify(finding.details));
     }
   }
 }

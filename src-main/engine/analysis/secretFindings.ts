@@ -1,7 +1,8 @@
 /**
- * `secret_in_trace` findings (docs/semantics.md §14): one per credential ingest found in a line
- * (the `secrets` table, ingest/lineSecrets.ts). They do not depend on the analysis options, yet findings are stored per
- * options: each analysis of a source copies them in, the way request findings are copied.
+ * `secret_in_trace` findings (docs/semantics.md §14): one per credential ingest found in a line (the `secrets` table,
+ * ingest/lineSecrets.ts), naming the call when the line is one call's event (docs/semantics.md §4).
+ * They do not depend on the analysis options, yet findings are stored per options: each analysis
+ * of a source copies them in, the way request findings are copied.
  */
 import type Database from 'better-sqlite3';
 import { secretLabels, type SecretKind } from '../../../shared/secrets/secretScanner';
@@ -17,6 +18,8 @@ interface SecretRow {
   kind: SecretKind;
   preview: string;
   event_id: number | null;
+  /** The call whose event (its result, its start, its not-executed mark) the line is. */
+  call_id: string | null;
 }
 
 export function replaceSecretFindings(db: Database.Database, sourceId: number, optionsKey: string): void {
@@ -24,11 +27,12 @@ export function replaceSecretFindings(db: Database.Database, sourceId: number, o
   const insert = prepared(
     db,
     `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json)
-     VALUES (?, ?, ?, 'secret_in_trace', 'error', ?, NULL, ?, ?, ?)`,
+     VALUES (?, ?, ?, 'secret_in_trace', 'error', ?, ?, ?, ?, ?)`,
   );
   const secrets = prepared<[number], SecretRow>(
     db,
-    'SELECT run_pk, step, line, byte_offset, line_offset, byte_length, kind, preview, event_id FROM secrets WHERE source_id = ? ORDER BY id',
+    `SELECT s.run_pk, s.step, s.line, s.byte_offset, s.line_offset, s.byte_length, s.kind, s.preview, s.event_id, e.call_id
+     FROM secrets s LEFT JOIN events e ON e.id = s.event_id WHERE s.source_id = ? ORDER BY s.id`,
   ).all(sourceId);
   for (const secret of secrets) {
     const where = secret.event_id === null ? ' (a line that is no event)' : '';
@@ -43,6 +47,6 @@ export function replaceSecretFindings(db: Database.Database, sourceId: number, o
       event_id: secret.event_id,
       preview: secret.preview,
     };
-    insert.run(sourceId, optionsKey, secret.run_pk, secret.step, secret.line, message, JSON.stringify(details));
+    insert.run(sourceId, optionsKey, secret.run_pk, secret.step, secret.call_id, secret.line, message, JSON.stringify(details));
   }
 }

@@ -7,6 +7,7 @@
  * payloads are not kept; the raw line stays retrievable by offset and length.
  */
 import { contentHash, SUMMARY_CHARS } from './contentHash';
+import { resultIdentity } from './resultIdentity';
 import { isUtf8 } from 'node:buffer';
 import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
@@ -699,13 +700,14 @@ function textLength(value: unknown): number {
 }
 
 /**
- * A result's identity for the repeated-action analysis: a hash of its status, output and error.
- * Results of one tool serialize their keys in one order, so plain JSON text tells them apart.
+ * A result's identity for the repeated-action analysis: a hash of its status, output and error
+ * without their volatile fields (resultIdentity). Results of one tool serialize their keys in one
+ * order, so plain JSON text tells them apart.
  */
 export function digestFromEvent(event: EventOf<'tool_result'>): ResultDigest {
   const output = JSON.stringify(event.output ?? null);
   return {
-    hash: contentHash(`${isErrorResult(event) ? 'error' : 'ok'}\u0000${output}\u0000${JSON.stringify(event.error ?? null)}`),
+    hash: resultIdentity(isErrorResult(event), output, JSON.stringify(event.error ?? null)),
     preview: typeof event.output === 'string' ? event.output.slice(0, SUMMARY_CHARS + 1) : event.output === undefined ? '' : output.slice(0, SUMMARY_CHARS + 1),
     chars: typeof event.output === 'string' ? event.output.length : event.output === undefined ? 0 : output.length,
   };

@@ -1,0 +1,59 @@
+/** Volatile fields of a tool result (docs/semantics.md §6): what two results may differ in and still be the same result. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { withoutVolatileFields } from '../../shared/analysis/volatileFields';
+
+const same = (a: string, b: string): void => assert.equal(withoutVolatileFields(a), withoutVolatileFields(b), `${a}\n${b}`);
+const different = (a: string, b: string): void => assert.notEqual(withoutVolatileFields(a), withoutVolatileFields(b), `${a}\n${b}`);
+
+describe('volatile fields: ignored', () => {
+  it('ISO 8601 timestamps, with or without fraction and zone', () => {
+    same('rate limited at 2025-06-04T07:58:42.677Z, retry later', 'rate limited at 2025-06-04T07:59:13.102Z, retry later');
+    same('{"error":"busy","at":"2025-06-04 07:58:42+02:00"}', '{"error":"busy","at":"2025-06-05 01:00:00+02:00"}');
+  });
+
+  it('times of day in log prefixes and HTTP dates', () => {
+    same('[07:58:42] ERROR upstream timeout', '[07:59:01] ERROR upstream timeout');
+    same('Date: Wed, 04 Jun 2025 07:58:42 GMT', 'Date: Wed, 04 Jun 2025 07:58:51 GMT');
+  });
+
+  it('request ids: UUIDs, provider-style ids and the value of a request/trace id key', () => {
+    same('502 Bad Gateway (request 3f2b8c1e-9d4a-4e5f-8a7b-6c5d4e3f2a1b)', '502 Bad Gateway (request 9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d)');
+    same('overloaded_error: Overloaded (req_011CY15QS2LGwAeBxdfa6e1V)', 'overloaded_error: Overloaded (req_011CY16AB7KqPdYz3RtUv9Wx)');
+    same('{\\"error\\":\\"throttled\\",\\"request_id\\":\\"7f3a22b1\\"}', '{\\"error\\":\\"throttled\\",\\"request_id\\":\\"a91c0e55\\"}');
+    same('Service unavailable. Request ID: 4KQ9-ZX12-77', 'Service unavailable. Request ID: 8TT1-AA03-19');
+    same('"traceId": "4bf92f3577b34da6a3ce929d0e0e4736"', '"traceId": "00f067aa0ba902b7a3ce929d0e0e4736"');
+  });
+
+  it('epoch timestamps under a time-named key', () => {
+    same('{"status":"pending","timestamp":1749023922}', '{"status":"pending","timestamp":1749023987}');
+    same('checked_at=1749023922677 status=pending', 'checked_at=1749023999001 status=pending');
+  });
+});
+
+describe('volatile fields: kept (real progress stays visible)', () => {
+  it('counters and other numbers', () => {
+    different('{"status":"running","processed":41}', '{"status":"running","processed":42}');
+    different('3 failed, 12 passed', '2 failed, 13 passed');
+    different('page 2 of 9', 'page 3 of 9');
+  });
+
+  it('durations, content hashes and content', () => {
+    different('estimated 5 min remaining', 'estimated 3 min remaining');
+    different('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  out.bin', 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3  out.bin');
+    different('status: in_transit at Leipzig hub', 'status: out_for_delivery at Hamburg depot');
+  });
+
+  it('a plain number after an id key without a digit-bearing value, and words after "trace"', () => {
+    different('trace the call in module alpha', 'trace the call in module beta');
+    different('{"timestamp": "unknown", "count": 1}', '{"timestamp": "unknown", "count": 2}');
+  });
+
+  it('a date without a time of day', () => {
+    different('eta 2025-06-04', 'eta 2025-06-05');
+  });
+
+  it('leaves a text without any digit as it is', () => {
+    assert.equal(withoutVolatileFields('no digits here: request id abc'), 'no digits here: request id abc');
+  });
+});
