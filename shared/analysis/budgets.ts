@@ -44,6 +44,8 @@ const budgetKeys: Readonly<Record<string, BudgetKey>> = {
   max_steps: { limit: 'max_turns' },
   max_iterations: { limit: 'max_turns' },
   step_limit: { limit: 'max_turns' },
+  turn_limit: { limit: 'max_turns' },
+  iteration_limit: { limit: 'max_turns' },
   max_model_calls: { limit: 'max_turns' },
   max_tool_calls: { limit: 'max_tool_calls' },
   tool_call_limit: { limit: 'max_tool_calls' },
@@ -65,9 +67,11 @@ const budgetKeys: Readonly<Record<string, BudgetKey>> = {
   max_cost: { limit: 'max_cost_usd' },
   cost_limit: { limit: 'max_cost_usd' },
   max_budget_usd: { limit: 'max_cost_usd' },
+  max_budget_per_task: { limit: 'max_cost_usd' },
   max_context_tokens: { limit: 'max_context_tokens' },
   context_limit: { limit: 'max_context_tokens' },
   max_context_window: { limit: 'max_context_tokens' },
+  max_context_length: { limit: 'max_context_tokens' },
 };
 
 /** Words a terminal event may name its limit with that are not declaration names. */
@@ -82,6 +86,8 @@ const endLimitWords: Readonly<Record<string, LimitName>> = {
   cost: 'max_cost_usd',
   context: 'max_context_tokens',
   context_tokens: 'max_context_tokens',
+  context_window: 'max_context_tokens',
+  context_length: 'max_context_tokens',
 };
 
 function normalizeLimit(raw: string): LimitName | null {

@@ -415,3 +415,22 @@ describe('budgets: the verdict on the end counts up to the terminal event', () =
     assert.equal(stop?.step, 1);
   });
 });
+
+describe('budgets: the limit a budget stop names', () => {
+  for (const [endLimit, budgets, expected] of [
+    ['time_limit', { time_limit: 60 }, /deadline budget: 65,000 of 60,000 ms used \(time_limit\)/],
+    ['context_window_exceeded', { max_context_length: 8_000 }, /max_context_tokens budget: 8,200 of 8,000 input tokens in one model call used \(max_context_length\)/],
+    ['iteration_limit', { max_iterations: 2 }, /max_turns budget: 2 of 2 model calls used \(max_iterations\)/],
+  ] as const) {
+    it(`reads ${endLimit} against the budget declared as ${Object.keys(budgets)[0]}`, () => {
+      const t = run({ status: 'budget_exceeded', endLimit, budgets, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:01:05.000Z' })
+        .response({ calls: [{ id: 'c1' }], inputTokens: 7_000 })
+        .result('c1')
+        .response({ calls: [{ id: 'c2' }], inputTokens: 8_200 })
+        .notExecuted('c2')
+        .build();
+      const stop = analyzeBudgets(t).find((f) => f.details?.['inferred'] === false);
+      assert.match(stop?.message ?? '', expected);
+    });
+  }
+});
