@@ -17,6 +17,8 @@ export const findingKindSchema = z.enum([
   'repeated_action',
   'budget_exceeded',
   'unterminated_run',
+  'duplicate_run_end',
+  'event_after_end',
   'dropped_tool_call',
   'truncated_response',
   'refusal',

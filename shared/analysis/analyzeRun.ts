@@ -1,5 +1,6 @@
 /** Runs every analysis over one run's timeline; the single entry point the engine calls. */
 import type { AnalysisOptions, Finding } from '../report';
+import { analyzeAfterEnd } from './afterEnd';
 import { analyzeBudgets } from './budgets';
 import { correlateCalls, type CallResolution } from './callCorrelation';
 import { analyzeInvalidArguments } from './invalidArguments';
@@ -24,6 +25,7 @@ export function analyzeRun(timeline: RunTimeline, options: AnalysisOptions): Run
     ...analyzeRepeatedActions(timeline, correlation.resultOf, options),
     ...analyzeBudgets(timeline),
     ...analyzeUnterminatedRun(timeline),
+    ...analyzeAfterEnd(timeline),
   ];
   findings.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
   return { findings, calls: correlation.resolutions };

@@ -1,162 +1,320 @@
 /**
- * Budget terminations (docs/semantics.md §5). Names which limit tripped, its value, the counter and the
- * step — taken from the loop's own terminal event when it says so, otherwise inferred from the
- * budgets the run declared. Budget checks belong *before* actions, so a model call or tool call
- * made after a budget was already used up is reported on its own, as an error.
+ * Budgets (docs/semantics.md §5). A budget termination names which limit tripped, its value, the
+ * counter and the step — taken from the loop's own terminal event when it says so, otherwise
+ * inferred from the budgets the run declared. Budget checks belong *before* actions, so a model
+ * call or tool call made after a budget was already used up is reported on its own, as an error,
+ * for every limit the run declared.
  *
  * Steps (model calls) and tool calls are counted apart: one turn may issue several calls.
  */
 import type { Finding } from '../report';
 import { formatCount } from '../formatCount';
 import type { Budgets } from '../trace/canonicalEvents';
-import { isOngoingStatus } from '../trace/runStatus';
+import { foldSpelling, isOngoingStatus } from '../trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../trace/timestamps';
 import { finding, runEnding } from './finding';
-import { responses, type RunTimeline } from './timeline';
+import { endIndex, issuedCalls, responses, type RunTimeline, type TimelineEntry } from './timeline';
 
-type LimitName = 'max_turns' | 'max_tool_calls' | 'deadline' | 'max_output_tokens' | 'max_cost_usd' | 'max_context_tokens';
+type LimitName = 'max_turns' | 'max_tool_calls' | 'deadline' | 'max_output_tokens' | 'max_input_tokens' | 'max_cost_usd' | 'max_context_tokens';
 
+/** What each limit counts, and what a message calls it. */
+const limitWords: Readonly<Record<LimitName, { unit: string; budget: string }>> = {
+  max_turns: { unit: 'model calls', budget: 'the turn budget was used up' },
+  max_tool_calls: { unit: 'tool calls', budget: 'the tool-call budget was used up' },
+  deadline: { unit: 'ms', budget: 'the deadline had passed' },
+  max_output_tokens: { unit: 'output tokens', budget: 'the output-token budget was used up' },
+  max_input_tokens: { unit: 'input tokens', budget: 'the input-token budget was used up' },
+  max_cost_usd: { unit: 'USD', budget: 'the cost budget was used up' },
+  max_context_tokens: { unit: 'input tokens in one model call', budget: 'the context budget was used up' },
+};
+
+interface BudgetKey {
+  limit: LimitName;
+  /** How a time limit is written: milliseconds or seconds from the run's start, or an absolute time. */
+  time?: 'ms' | 's' | 'absolute';
+}
+
+/**
+ * The names loops declare budgets under (folded to snake_case), canonical name first: when a run
+ * declares one limit under two names, the first in this order counts. `max_tokens` is not read:
+ * in every model API it caps one response, not a run.
+ */
+const budgetKeys: Readonly<Record<string, BudgetKey>> = {
+  max_turns: { limit: 'max_turns' },
+  max_steps: { limit: 'max_turns' },
+  max_iterations: { limit: 'max_turns' },
+  step_limit: { limit: 'max_turns' },
+  turn_limit: { limit: 'max_turns' },
+  iteration_limit: { limit: 'max_turns' },
+  max_model_calls: { limit: 'max_turns' },
+  max_tool_calls: { limit: 'max_tool_calls' },
+  tool_call_limit: { limit: 'max_tool_calls' },
+  deadline_ms: { limit: 'deadline', time: 'ms' },
+  deadline: { limit: 'deadline', time: 'absolute' },
+  timeout_ms: { limit: 'deadline', time: 'ms' },
+  // A bare `timeout` or `time_limit` is in seconds, as in the Python loops and eval harnesses that use the name.
+  timeout: { limit: 'deadline', time: 's' },
+  timeout_s: { limit: 'deadline', time: 's' },
+  timeout_seconds: { limit: 'deadline', time: 's' },
+  time_limit: { limit: 'deadline', time: 's' },
+  max_output_tokens: { limit: 'max_output_tokens' },
+  max_completion_tokens: { limit: 'max_output_tokens' },
+  output_token_limit: { limit: 'max_output_tokens' },
+  max_input_tokens: { limit: 'max_input_tokens' },
+  max_prompt_tokens: { limit: 'max_input_tokens' },
+  input_token_limit: { limit: 'max_input_tokens' },
+  max_cost_usd: { limit: 'max_cost_usd' },
+  max_cost: { limit: 'max_cost_usd' },
+  cost_limit: { limit: 'max_cost_usd' },
+  max_budget_usd: { limit: 'max_cost_usd' },
+  max_budget_per_task: { limit: 'max_cost_usd' },
+  max_context_tokens: { limit: 'max_context_tokens' },
+  context_limit: { limit: 'max_context_tokens' },
+  max_context_window: { limit: 'max_context_tokens' },
+  max_context_length: { limit: 'max_context_tokens' },
+};
+
+/** Words a terminal event may name its limit with that are not declaration names. */
+const endLimitWords: Readonly<Record<string, LimitName>> = {
+  turns: 'max_turns',
+  steps: 'max_turns',
+  iterations: 'max_turns',
+  tool_calls: 'max_tool_calls',
+  time: 'deadline',
+  output_tokens: 'max_output_tokens',
+  input_tokens: 'max_input_tokens',
+  cost: 'max_cost_usd',
+  context: 'max_context_tokens',
+  context_tokens: 'max_context_tokens',
+  context_window: 'max_context_tokens',
+  context_length: 'max_context_tokens',
+};
+
+function normalizeLimit(raw: string): LimitName | null {
+  const folded = foldSpelling(raw);
+  const bare = folded.replace(/_(exceeded|exhausted|reached)$/, '');
+  return budgetKeys[folded]?.limit ?? budgetKeys[bare]?.limit ?? endLimitWords[bare] ?? null;
+}
+
+interface DeclaredLimit {
+  limit: LimitName;
+  /** The name the run declared it under (`max_steps` for step-capped loops). */
+  declaredAs: string;
+  /** For the deadline: milliseconds from the run's start. */
+  max: number;
+}
+
+function declaredLimits(budgets: Budgets, startedAt: string | null): DeclaredLimit[] {
+  const byFoldedKey = new Map(Object.entries(budgets).map(([key, value]) => [foldSpelling(key), { key, value }]));
+  const limits = new Map<LimitName, DeclaredLimit>();
+  for (const [folded, { limit, time }] of Object.entries(budgetKeys)) {
+    const declared = byFoldedKey.get(folded);
+    if (declared === undefined || limits.has(limit)) continue;
+    const { key, value } = declared;
+    let max: number | null = null;
+    if (time === 'absolute') max = typeof value === 'string' || typeof value === 'number' ? millisBetween(startedAt, toIsoTimestamp(value)) : null;
+    else if (typeof value === 'number' && Number.isFinite(value) && value > 0) max = time === 's' ? value * 1000 : value;
+    if (max !== null) limits.set(limit, { limit, declaredAs: key, max });
+  }
+  return [...limits.values()];
+}
+
+/** What the loop had seen when it took an action (or at its end). */
 interface Counters {
   steps: number;
   executedToolCalls: number;
   outputTokens: number;
+  inputTokens: number;
   costUsd: number;
-  elapsedMs: number | null;
+  /** The largest input of one model call. */
+  largestInput: number;
+  /** The latest timestamp logged so far. */
+  latestTs: string | null;
 }
 
-interface LimitCheck {
-  limit: LimitName;
-  /** How the run declared it (`max_steps` for step-capped loops). */
-  declaredAs: string;
-  max: number;
+function used(limit: LimitName, counters: Counters, startedAt: string | null): number | null {
+  switch (limit) {
+    case 'max_turns':
+      return counters.steps;
+    case 'max_tool_calls':
+      return counters.executedToolCalls;
+    case 'deadline':
+      return millisBetween(startedAt, counters.latestTs);
+    case 'max_output_tokens':
+      return counters.outputTokens;
+    case 'max_input_tokens':
+      return counters.inputTokens;
+    case 'max_cost_usd':
+      return counters.costUsd;
+    case 'max_context_tokens':
+      return counters.largestInput;
+  }
+}
+
+function laterTs(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  return b !== null && b > a ? b : a;
+}
+
+/** An action: a model call, or the first sign that a tool call ran. */
+interface Action {
+  entry: TimelineEntry;
+  callId: string | null;
+  /** The counters when the loop decided to take it. */
+  known: Counters;
+  /** A tool call's name. */
+  name: string | null;
+  /** A model call's own input tokens. */
+  inputTokens: number | null;
+}
+
+/** Which limits an action breaks: model calls are held to the turn budget, tool calls to the tool-call budget; both to the rest. */
+function breaks(declared: DeclaredLimit, action: Action, startedAt: string | null): number | null {
+  const isModelCall = action.callId === null;
+  if (declared.limit === 'max_turns' && !isModelCall) return null;
+  if (declared.limit === 'max_tool_calls' && isModelCall) return null;
+  // The context budget bounds each call's input: a call sent over it broke it.
+  if (declared.limit === 'max_context_tokens') return isModelCall && action.inputTokens !== null && action.inputTokens > declared.max ? action.inputTokens : null;
+  const counter = used(declared.limit, action.known, startedAt);
+  return counter !== null && counter >= declared.max ? counter : null;
+}
+
+function afterExhaustionMessage(declared: DeclaredLimit, action: Action, counter: number, later: number): string {
+  const { entry, callId } = action;
+  const step = entry.step ?? '?';
+  const tail = `${later > 0 ? `; ${formatCount(later)} more action${later === 1 ? '' : 's'} followed` : ''}: budget checks must happen before each ${callId === null ? 'call' : 'action'}`;
+  if (declared.limit === 'max_context_tokens') {
+    return `a model call at step ${step} was sent with ${formatCount(counter)} input tokens, over the context budget (${declared.declaredAs} ${formatCount(declared.max)})${tail}`;
+  }
+  const actor = callId === null ? `a model call was made at step ${step}` : `tool call ${callId}${action.name !== null ? ` (${action.name})` : ''} was executed`;
+  let amount: string;
+  switch (declared.limit) {
+    case 'max_turns':
+      amount = '';
+      break;
+    case 'max_tool_calls':
+      amount = `; this was tool call ${formatCount(counter + 1)}`;
+      break;
+    case 'deadline':
+      amount = ` ms; ${formatCount(counter)} ms had passed since the run started`;
+      break;
+    default:
+      amount = `; ${formatCount(counter)} ${limitWords[declared.limit].unit} used`;
+  }
+  return `${actor} after ${limitWords[declared.limit].budget} (${declared.declaredAs} ${formatCount(declared.max)}${amount})${tail}`;
+}
+
+interface LimitCheck extends DeclaredLimit {
   used: number;
-  unit: string;
-}
-
-const limitAliases: Readonly<Record<string, LimitName>> = {
-  max_turns: 'max_turns',
-  max_steps: 'max_turns',
-  turns: 'max_turns',
-  steps: 'max_turns',
-  max_tool_calls: 'max_tool_calls',
-  tool_calls: 'max_tool_calls',
-  deadline: 'deadline',
-  deadline_ms: 'deadline',
-  timeout: 'deadline',
-  max_output_tokens: 'max_output_tokens',
-  output_tokens: 'max_output_tokens',
-  max_cost_usd: 'max_cost_usd',
-  cost: 'max_cost_usd',
-  max_context_tokens: 'max_context_tokens',
-};
-
-function normalizeLimit(raw: string): LimitName | null {
-  const folded = raw.trim().toLowerCase().replace(/[\s.-]+/g, '_');
-  return limitAliases[folded] ?? limitAliases[folded.replace(/_exceeded$|_exhausted$/, '')] ?? null;
-}
-
-function deadlineMs(budgets: Budgets, startedAt: string | null): number | null {
-  if (budgets.deadline_ms !== undefined) return budgets.deadline_ms;
-  if (budgets.deadline === undefined) return null;
-  return millisBetween(startedAt, toIsoTimestamp(budgets.deadline));
-}
-
-function limitChecks(budgets: Budgets, counters: Counters, startedAt: string | null): LimitCheck[] {
-  const checks: LimitCheck[] = [];
-  const turns = budgets.max_turns ?? budgets.max_steps;
-  if (turns !== undefined) {
-    checks.push({ limit: 'max_turns', declaredAs: budgets.max_turns !== undefined ? 'max_turns' : 'max_steps', max: turns, used: counters.steps, unit: 'model calls' });
-  }
-  if (budgets.max_tool_calls !== undefined) {
-    checks.push({ limit: 'max_tool_calls', declaredAs: 'max_tool_calls', max: budgets.max_tool_calls, used: counters.executedToolCalls, unit: 'tool calls' });
-  }
-  if (budgets.max_cost_usd !== undefined) {
-    checks.push({ limit: 'max_cost_usd', declaredAs: 'max_cost_usd', max: budgets.max_cost_usd, used: counters.costUsd, unit: 'USD' });
-  }
-  if (budgets.max_output_tokens !== undefined) {
-    checks.push({ limit: 'max_output_tokens', declaredAs: 'max_output_tokens', max: budgets.max_output_tokens, used: counters.outputTokens, unit: 'output tokens' });
-  }
-  const deadline = deadlineMs(budgets, startedAt);
-  if (deadline !== null && counters.elapsedMs !== null) {
-    checks.push({ limit: 'deadline', declaredAs: budgets.deadline_ms !== undefined ? 'deadline_ms' : 'deadline', max: deadline, used: counters.elapsedMs, unit: 'ms' });
-  }
-  return checks;
 }
 
 function describeCheck(check: LimitCheck): string {
-  return `${formatCount(check.used)} of ${formatCount(check.max)} ${check.unit} used (${check.declaredAs})`;
+  return `${formatCount(check.used)} of ${formatCount(check.max)} ${limitWords[check.limit].unit} used (${check.declaredAs})`;
 }
 
 export function analyzeBudgets(timeline: RunTimeline): Finding[] {
   const findings: Finding[] = [];
-  const budgets = timeline.budgets ?? {};
-  const maxTurns = budgets.max_turns ?? budgets.max_steps;
-  const maxToolCalls = budgets.max_tool_calls;
-  const executed = new Set<string>();
+  const declared = declaredLimits(timeline.budgets ?? {}, timeline.startedAt);
   // Only calls a model response issued count against the budget; an orphan result is not a call.
-  const issued = new Set(responses(timeline).flatMap((response) => response.calls.map((call) => call.callId)));
-  const counters: Counters = { steps: 0, executedToolCalls: 0, outputTokens: 0, costUsd: 0, elapsedMs: millisBetween(timeline.startedAt, timeline.endedAt) };
+  const issued = new Map(issuedCalls(timeline).map((call) => [call.callId, call.name]));
+  const executed = new Set<string>();
+  /** The counters right after the response that issued each call: a call with no logged start ran no earlier. */
+  const atIssue = new Map<string, Counters>();
+  const counters: Counters = { steps: 0, executedToolCalls: 0, outputTokens: 0, inputTokens: 0, costUsd: 0, largestInput: 0, latestTs: null };
+  const breaches = new Map<LimitName, { declared: DeclaredLimit; action: Action; counter: number; later: number }>();
+  const end = endIndex(timeline);
+  let atEnd: Counters | null = null;
   let lastStep: number | null = null;
+  let lastStepAtEnd: number | null = null;
 
-  for (const entry of timeline.entries) {
+  const check = (action: Action): void => {
+    for (const limit of declared) {
+      const counter = breaks(limit, action, timeline.startedAt);
+      if (counter === null) continue;
+      const breach = breaches.get(limit.limit);
+      if (breach === undefined) breaches.set(limit.limit, { declared: limit, action, counter, later: 0 });
+      else breach.later += 1;
+    }
+  };
+
+  timeline.entries.forEach((entry, index) => {
     if (entry.step !== null) lastStep = Math.max(lastStep ?? 0, entry.step);
     if (entry.kind === 'response') {
+      // The call was sent after everything logged before it; its own timestamp is when it returned.
+      check({ entry, callId: null, name: null, known: { ...counters }, inputTokens: entry.inputTokens });
       counters.steps += 1;
       counters.outputTokens += entry.outputTokens ?? 0;
+      counters.inputTokens += entry.inputTokens ?? 0;
+      counters.largestInput = Math.max(counters.largestInput, entry.inputTokens ?? 0);
       counters.costUsd += entry.costUsd ?? 0;
-      if (maxTurns !== undefined && counters.steps === maxTurns + 1) {
-        findings.push(
-          finding(timeline, 'budget_exceeded', {
-            severity: 'error',
-            step: entry.step,
-            line: entry.line,
-            message: `a model call was made at step ${entry.step ?? '?'} after the turn budget was used up (${budgets.max_turns !== undefined ? 'max_turns' : 'max_steps'} ${maxTurns}): budget checks must happen before each call`,
-            details: { limit: 'max_turns', max: maxTurns, used: counters.steps, after_exhaustion: true },
-          }),
-        );
+      counters.latestTs = laterTs(counters.latestTs, entry.ts);
+      const issuedAt = { ...counters };
+      for (const call of entry.calls) atIssue.set(call.callId, issuedAt);
+    } else {
+      counters.latestTs = laterTs(counters.latestTs, entry.ts);
+      if ((entry.kind === 'execution' || entry.kind === 'result') && issued.has(entry.callId) && !executed.has(entry.callId)) {
+        executed.add(entry.callId);
+        // A logged start is when the call ran; a result alone shows only that it ran after it was issued.
+        const seen = entry.kind === 'execution' ? counters : (atIssue.get(entry.callId) ?? counters);
+        check({ entry, callId: entry.callId, name: issued.get(entry.callId) ?? null, known: { ...seen, executedToolCalls: counters.executedToolCalls }, inputTokens: null });
+        counters.executedToolCalls += 1;
       }
     }
-    if ((entry.kind === 'execution' || entry.kind === 'result') && issued.has(entry.callId) && !executed.has(entry.callId)) {
-      executed.add(entry.callId);
-      counters.executedToolCalls += 1;
-      if (maxToolCalls !== undefined && counters.executedToolCalls === maxToolCalls + 1) {
-        findings.push(
-          finding(timeline, 'budget_exceeded', {
-            severity: 'error',
-            step: entry.step,
-            callId: entry.callId,
-            line: entry.line,
-            message: `tool call ${entry.callId} was executed after the tool-call budget was used up (max_tool_calls ${maxToolCalls}; this was tool call ${counters.executedToolCalls}): budget checks must happen before each action`,
-            details: { limit: 'max_tool_calls', max: maxToolCalls, used: counters.executedToolCalls, after_exhaustion: true },
-          }),
-        );
-      }
+    if (index === end) {
+      atEnd = { ...counters };
+      lastStepAtEnd = lastStep;
     }
+  });
+
+  for (const { declared: limit, action, counter, later } of breaches.values()) {
+    findings.push(
+      finding(timeline, 'budget_exceeded', {
+        severity: 'error',
+        step: action.entry.step,
+        callId: action.callId,
+        line: action.entry.line,
+        message: afterExhaustionMessage(limit, action, counter, later),
+        details: { limit: limit.limit, max: limit.max, used: limit.limit === 'max_turns' || limit.limit === 'max_tool_calls' ? counter + 1 : counter, after_exhaustion: true },
+      }),
+    );
   }
 
-  const checks = limitChecks(budgets, counters, timeline.startedAt);
-  const reached = checks.filter((check) => check.used >= check.max);
-  const responseList = responses(timeline);
-  const lastResponse = responseList.at(-1);
-  const endLine = timeline.entries.findLast((entry) => entry.kind === 'run_end')?.line ?? timeline.lastLine;
+  // The verdict on the end counts what was logged up to the terminal event (docs/semantics.md §3).
+  // With no timestamp on any of these events, the run's own end time (its requests' included) stands for the clock.
+  const final: Counters = { ...(atEnd ?? counters) };
+  final.latestTs ??= timeline.endedAt;
+  const stepAtEnd = end >= 0 ? lastStepAtEnd : lastStep;
+  const checks: LimitCheck[] = declared.flatMap((limit) => {
+    const counter = used(limit.limit, final, timeline.startedAt);
+    return counter === null ? [] : [{ ...limit, used: counter }];
+  });
+  const reached = checks.filter((c) => c.used >= c.max);
+  const responsesAtEnd = responses({ ...timeline, entries: end >= 0 ? timeline.entries.slice(0, end + 1) : timeline.entries });
+  const lastResponse = responsesAtEnd.at(-1);
+  const endLine = timeline.entries[end]?.line ?? timeline.lastLine;
 
   if (timeline.status === 'budget_exceeded') {
     const named = timeline.endLimit !== null ? normalizeLimit(timeline.endLimit) : null;
     // A limit the loop named but the run never declared has no counter to show; never borrow another's.
-    const check = timeline.endLimit !== null ? checks.find((c) => c.limit === named) : reached[0];
+    // Unnamed, it is the limit reached, or the only one declared (whose counter may fall short of it).
+    const stopped = timeline.endLimit !== null ? checks.find((c) => c.limit === named) : (reached[0] ?? (checks.length === 1 ? checks[0] : undefined));
     const raw = timeline.statusRaw !== '' ? ` (${timeline.statusRaw})` : '';
-    const limitName = named ?? check?.limit ?? null;
+    const limitName = named ?? stopped?.limit ?? null;
+    const below = stopped !== undefined && stopped.used < stopped.max;
     const what =
-      check !== undefined
-        ? `the run was stopped by its ${check.limit} budget: ${describeCheck(check)}`
+      stopped !== undefined
+        ? `the run was stopped by its ${stopped.limit} budget: ${describeCheck(stopped)}`
         : `the run ended with status budget_exceeded${timeline.endLimit !== null ? ` on ${timeline.endLimit}` : ''}; no declared budget shows the counter`;
+    const belowNote = below
+      ? `; the recorded counter is below the limit, so the trace does not show the limit being reached (the loop may have counted something it did not log, or stopped before an action that would have crossed it)`
+      : '';
     findings.push(
       finding(timeline, 'budget_exceeded', {
         severity: 'warning',
-        step: lastStep,
+        step: stepAtEnd,
         line: endLine,
-        message: `${what}, at step ${lastStep ?? '?'}${raw}`,
-        details: { limit: limitName, limit_raw: timeline.endLimit, max: check?.max ?? null, used: check?.used ?? null, inferred: false },
+        message: `${what}, at step ${stepAtEnd ?? '?'}${raw}${belowNote}`,
+        details: { limit: limitName, limit_raw: timeline.endLimit, max: stopped?.max ?? null, used: stopped?.used ?? null, below_limit: stopped === undefined ? null : below, inferred: false },
       }),
     );
     return findings;
@@ -176,9 +334,9 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     findings.push(
       finding(timeline, 'budget_exceeded', {
         severity: 'warning',
-        step: lastStep,
+        step: stepAtEnd,
         line: endLine,
-        message: `the run hit its ${trippedCap.limit} budget without a final answer: ${describeCheck(trippedCap)}, the last step (${lastStep ?? '?'}) being ${lastResponse?.outcome === 'tool_calls' ? 'a tool call' : `a ${lastResponse?.outcome ?? 'missing'} response`}; ${runEnding(timeline, lastStep)}`,
+        message: `the run hit its ${trippedCap.limit} budget without a final answer: ${describeCheck(trippedCap)}, the last step (${stepAtEnd ?? '?'}) being ${lastResponse?.outcome === 'tool_calls' ? 'a tool call' : `a ${lastResponse?.outcome ?? 'missing'} response`}; ${runEnding(timeline, stepAtEnd)}`,
         details: { limit: trippedCap.limit, max: trippedCap.max, used: trippedCap.used, inferred: true },
       }),
     );

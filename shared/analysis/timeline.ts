@@ -62,6 +62,8 @@ export interface NotExecutedEntry extends EntryBase {
 
 export interface RunEndEntry extends EntryBase {
   kind: 'run_end';
+  /** The status as the loop wrote it; null when it wrote none. */
+  statusRaw: string | null;
 }
 
 export type TimelineEntry = ResponseEntry | ExecutionEntry | ResultEntry | NotExecutedEntry | RunEndEntry;
@@ -79,7 +81,17 @@ export interface RunTimeline {
   lastLine: number;
   /** The run has a run_start event. */
   started: boolean;
+  /**
+   * The run_end the status was taken from: the terminal event, or the pause the run is still in;
+   * null while no run_end counts (docs/semantics.md §2).
+   */
+  endEventId: number | null;
   entries: TimelineEntry[];
+}
+
+/** Position of the run's terminal event (or unlifted pause) among the entries; -1 when there is none. */
+export function endIndex(timeline: RunTimeline): number {
+  return timeline.endEventId === null ? -1 : timeline.entries.findIndex((entry) => entry.eventId === timeline.endEventId);
 }
 
 export function responses(timeline: RunTimeline): ResponseEntry[] {

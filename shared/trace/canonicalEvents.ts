@@ -42,8 +42,12 @@ export const budgetsSchema = z.looseObject({
   deadline_ms: z.number().positive().optional(),
   /** Absolute deadline, ISO-8601 or epoch. */
   deadline: timestampSchema.optional(),
+  /** Output tokens of all the run's model calls together. */
   max_output_tokens: z.number().int().positive().optional(),
+  /** Input tokens of all the run's model calls together (each call's whole prompt counts). */
+  max_input_tokens: z.number().int().positive().optional(),
   max_cost_usd: z.number().positive().optional(),
+  /** Input tokens of any single model call: the context the loop allows itself. */
   max_context_tokens: z.number().int().positive().optional(),
 });
 export type Budgets = z.infer<typeof budgetsSchema>;

@@ -89,8 +89,8 @@ const statusSpellings: Readonly<Record<string, RunStatus>> = {
   waiting_for_approval: 'waiting_for_approval',
 };
 
-/** `MODEL_FINISHED`, `model-finished`, `Model Finished` and `Max turns exceeded` all fold to snake_case. */
-function foldStatusSpelling(raw: string): string {
+/** `MODEL_FINISHED`, `model-finished`, `Model Finished`, `maxTurns` and `Max turns exceeded` all fold to snake_case. */
+export function foldSpelling(raw: string): string {
   return raw
     .trim()
     .replace(/([a-z])([A-Z])/g, '$1_$2')
@@ -117,8 +117,8 @@ const QUALIFIED_STATUS = /^\s*[^()]+\(([^()]+)\)\s*$/;
 export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedStatus {
   if (input.status !== undefined && input.status.trim() !== '') {
     const qualifier = QUALIFIED_STATUS.exec(input.status)?.[1];
-    const spelling = qualifier !== undefined && statusSpellings[foldStatusSpelling(qualifier)] !== undefined ? qualifier : input.status;
-    return { status: statusSpellings[foldStatusSpelling(spelling)] ?? 'unknown', raw: input.status };
+    const spelling = qualifier !== undefined && statusSpellings[foldSpelling(qualifier)] !== undefined ? qualifier : input.status;
+    return { status: statusSpellings[foldSpelling(spelling)] ?? 'unknown', raw: input.status };
   }
   if (input.hitCap === true) return { status: 'budget_exceeded', raw: 'hitCap:true' };
   if (input.hitCap === false) {
@@ -128,7 +128,10 @@ export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedS
   return { status: 'unknown', raw: '' };
 }
 
-/** Paused states (docs/semantics.md §2): not finished, so unanswered calls are pending, not dangling. */
+/**
+ * Paused states (docs/semantics.md §2): not finished, so unanswered calls are pending, not
+ * dangling; an event of the loop logged after a pause is its resumption, not an event after the end.
+ */
 export function isPausedStatus(status: RunStatus): boolean {
   return status === 'waiting_for_input' || status === 'waiting_for_approval';
 }

@@ -32,7 +32,7 @@ describe('budgets: terminations the loop reported', () => {
     assert.equal(f?.line, lineOf(t, 'run_end'));
     assert.match(f?.message ?? '', /stopped by its max_tool_calls budget: 3 of 3 tool calls used \(max_tool_calls\)/);
     assert.match(f?.message ?? '', /at step 3 \(BUDGET_EXCEEDED\)/);
-    assert.deepEqual(f?.details, { limit: 'max_tool_calls', limit_raw: 'max_tool_calls', max: 3, used: 3, inferred: false });
+    assert.deepEqual(f?.details, { limit: 'max_tool_calls', limit_raw: 'max_tool_calls', max: 3, used: 3, below_limit: false, inferred: false });
   });
 
   it('understands the limit spelled "Max turns exceeded" and a budget declared as max_steps', () => {
@@ -40,7 +40,7 @@ describe('budgets: terminations the loop reported', () => {
     const [f, ...rest] = analyzeBudgets(t);
     assert.equal(rest.length, 0);
     assert.match(f?.message ?? '', /max_turns budget: 2 of 2 model calls used \(max_steps\)/);
-    assert.deepEqual(f?.details, { limit: 'max_turns', limit_raw: 'Max turns exceeded', max: 2, used: 2, inferred: false });
+    assert.deepEqual(f?.details, { limit: 'max_turns', limit_raw: 'Max turns exceeded', max: 2, used: 2, below_limit: false, inferred: false });
   });
 
   it('finds the tripped limit among the declared budgets when the loop did not name it (hitCap:true)', () => {
@@ -48,14 +48,14 @@ describe('budgets: terminations the loop reported', () => {
     const [f] = analyzeBudgets(t);
     assert.match(f?.message ?? '', /max_turns budget: 3 of 3 model calls used/);
     assert.match(f?.message ?? '', /hitCap:true/);
-    assert.deepEqual(f?.details, { limit: 'max_turns', limit_raw: null, max: 3, used: 3, inferred: false });
+    assert.deepEqual(f?.details, { limit: 'max_turns', limit_raw: null, max: 3, used: 3, below_limit: false, inferred: false });
   });
 
   it('still reports the termination when no declared budget shows the counter', () => {
     const t = toolTurns({ status: 'budget_exceeded', endLimit: 'max_cost_usd' }, 1).build();
     const [f] = analyzeBudgets(t);
     assert.match(f?.message ?? '', /status budget_exceeded on max_cost_usd; no declared budget shows the counter/);
-    assert.deepEqual(f?.details, { limit: 'max_cost_usd', limit_raw: 'max_cost_usd', max: null, used: null, inferred: false });
+    assert.deepEqual(f?.details, { limit: 'max_cost_usd', limit_raw: 'max_cost_usd', max: null, used: null, below_limit: null, inferred: false });
   });
 
   it(
@@ -77,7 +77,7 @@ describe('budgets: terminations the loop reported', () => {
     ).build();
     const [f] = analyzeBudgets(t);
     assert.match(f?.message ?? '', /deadline budget: 65,000 of 60,000 ms used \(deadline_ms\)/);
-    assert.deepEqual(f?.details, { limit: 'deadline', limit_raw: 'deadline', max: 60_000, used: 65_000, inferred: false });
+    assert.deepEqual(f?.details, { limit: 'deadline', limit_raw: 'deadline', max: 60_000, used: 65_000, below_limit: false, inferred: false });
   });
 });
 
@@ -87,15 +87,17 @@ describe('budgets: cost', () => {
       .response({ calls: [{ id: 'c1' }], costUsd: 0.03 })
       .result('c1')
       .response({ calls: [{ id: 'c2' }], costUsd: 0.025 })
-      .result('c2')
+      .notExecuted('c2', 'cost budget used up')
       .build();
-    const [f] = analyzeBudgets(t);
+    const findings = analyzeBudgets(t);
+    assert.equal(findings.length, 1);
+    const [f] = findings;
     assert.match(f?.message ?? '', /stopped by its max_cost_usd budget: 0\.055 of 0\.05 USD used \(max_cost_usd\)/);
-    assert.deepEqual(f?.details, { limit: 'max_cost_usd', limit_raw: 'cost', max: 0.05, used: 0.055, inferred: false });
+    assert.deepEqual(f?.details, { limit: 'max_cost_usd', limit_raw: 'cost', max: 0.05, used: 0.055, below_limit: false, inferred: false });
   });
 
   it('infers a cost cap reached without a final answer', () => {
-    const t = run({ status: 'failed', budgets: { max_cost_usd: 0.02 } }).response({ calls: [{ id: 'c1' }], costUsd: 0.02 }).result('c1').build();
+    const t = run({ status: 'failed', budgets: { max_cost_usd: 0.02 } }).response({ calls: [{ id: 'c1' }], costUsd: 0.02 }).notExecuted('c1').build();
     const [f] = analyzeBudgets(t);
     assert.equal(f?.details?.['limit'], 'max_cost_usd');
     assert.equal(f?.details?.['inferred'], true);
@@ -183,7 +185,7 @@ describe('budgets: actions after a budget was used up', () => {
     assert.equal(f?.step, 2);
     assert.equal(f?.call_id, 'c3');
     assert.equal(f?.line, lineOf(t, 'execution', 'c3'));
-    assert.match(f?.message ?? '', /tool call c3 was executed after the tool-call budget was used up \(max_tool_calls 2; this was tool call 3\)/);
+    assert.match(f?.message ?? '', /tool call c3 \(delete_file\) was executed after the tool-call budget was used up \(max_tool_calls 2; this was tool call 3\)/);
     assert.deepEqual(f?.details, { limit: 'max_tool_calls', max: 2, used: 3, after_exhaustion: true });
   });
 
@@ -240,4 +242,195 @@ describe('budgets: actions after a budget was used up', () => {
       .build();
     assert.deepEqual(analyzeBudgets(t), []);
   });
+});
+
+describe('budgets: every declared limit is checked before each action', () => {
+  const start = '2025-01-01T00:00:00.000Z';
+  const at = (seconds: number): string => new Date(Date.parse(start) + seconds * 1000).toISOString();
+
+  it('reports a tool started after the deadline had passed, at its start, naming the time elapsed', () => {
+    const t = run({ status: 'succeeded', budgets: { deadline_ms: 60_000 }, startedAt: start })
+      .response({ calls: [{ id: 'c1', name: 'refund_order' }], ts: at(50) })
+      .execution('c1')
+      .build();
+    // The builder gives the start no timestamp: set it after the fact, as the loop logged it.
+    const execution = t.entries.find((entry) => entry.kind === 'execution');
+    assert.ok(execution);
+    execution.ts = at(61);
+    const findings = analyzeBudgets(t);
+    assert.equal(findings.length, 1);
+    const [f] = findings;
+    assert.equal(f?.severity, 'error');
+    assert.equal(f?.call_id, 'c1');
+    assert.equal(f?.line, lineOf(t, 'execution', 'c1'));
+    assert.match(f?.message ?? '', /tool call c1 \(refund_order\) was executed after the deadline had passed \(deadline_ms 60,000 ms; 61,000 ms had passed since the run started\)/);
+    assert.deepEqual(f?.details, { limit: 'deadline', max: 60_000, used: 61_000, after_exhaustion: true });
+  });
+
+  it('reports a model call made once an event past the deadline had been logged, and counts the actions after it', () => {
+    const t = run({ status: 'succeeded', budgets: { timeout: 30 }, startedAt: start })
+      .response({ calls: [{ id: 'c1' }], ts: at(10) })
+      .result('c1')
+      .response({ calls: [{ id: 'c2' }], ts: at(31) })
+      .result('c2')
+      .final({ ts: at(40) })
+      .build();
+    const findings = analyzeBudgets(t);
+    assert.equal(findings.length, 1);
+    const [f] = findings;
+    // Step 2 returned after the deadline but may have been sent before it; c2 ran after step 2 returned.
+    assert.equal(f?.call_id, 'c2');
+    assert.equal(f?.line, lineOf(t, 'result', 'c2'));
+    assert.match(f?.message ?? '', /deadline had passed \(timeout 30,000 ms; 31,000 ms had passed/);
+    assert.match(f?.message ?? '', /1 more action followed/);
+  });
+
+  it('does not report a call whose result arrived after the deadline when it was issued before it and no start was logged', () => {
+    const t = run({ status: 'failed', budgets: { deadline_ms: 30_000 }, startedAt: start })
+      .response({ calls: [{ id: 'c1' }], ts: at(20) })
+      .result('c1')
+      .build();
+    t.entries[1]!.ts = at(45);
+    assert.deepEqual(
+      analyzeBudgets(t).filter((f) => f.details?.['after_exhaustion'] === true),
+      [],
+    );
+  });
+
+  it('reads an absolute deadline', () => {
+    const t = run({ status: 'succeeded', budgets: { deadline: at(30) }, startedAt: start })
+      .response({ calls: [{ id: 'c1' }], ts: at(31) })
+      .result('c1')
+      .final()
+      .build();
+    const [f] = analyzeBudgets(t);
+    assert.equal(f?.call_id, 'c1');
+    assert.deepEqual(f?.details, { limit: 'deadline', max: 30_000, used: 31_000, after_exhaustion: true });
+  });
+
+  it('reports a tool executed after the output-token budget was used up by the response that issued it', () => {
+    const t = run({ status: 'succeeded', budgets: { max_output_tokens: 1_000 } })
+      .response({ calls: [{ id: 'c1' }], outputTokens: 600 })
+      .result('c1')
+      .response({ calls: [{ id: 'c2', name: 'delete_branch' }], outputTokens: 500 })
+      .result('c2')
+      .final({ outputTokens: 50 })
+      .build();
+    const [f, ...rest] = analyzeBudgets(t);
+    assert.equal(rest.length, 0);
+    assert.equal(f?.severity, 'error');
+    assert.equal(f?.call_id, 'c2');
+    assert.match(f?.message ?? '', /tool call c2 \(delete_branch\) was executed after the output-token budget was used up \(max_output_tokens 1,000; 1,100 output tokens used\); 1 more action followed/);
+  });
+
+  it('reports a model call made after the input-token budget (all calls together) was used up', () => {
+    const t = run({ status: 'succeeded', budgets: { max_input_tokens: 2_000 } })
+      .response({ calls: [{ id: 'c1' }], inputTokens: 900 })
+      .execution('c1')
+      .result('c1')
+      .response({ calls: [], outcome: 'final', inputTokens: 1_100 })
+      .build();
+    assert.deepEqual(analyzeBudgets(t), []);
+    const over = run({ status: 'succeeded', budgets: { max_input_tokens: 2_000 } })
+      .response({ calls: [{ id: 'c1' }], inputTokens: 900 })
+      .result('c1')
+      .response({ calls: [{ id: 'c2' }], inputTokens: 1_100 })
+      .notExecuted('c2')
+      .final({ inputTokens: 1_300 })
+      .build();
+    const [f] = analyzeBudgets(over);
+    assert.equal(f?.call_id, null);
+    assert.equal(f?.step, 3);
+    assert.match(f?.message ?? '', /a model call was made at step 3 after the input-token budget was used up \(max_input_tokens 2,000; 2,000 input tokens used\)/);
+  });
+
+  it('reports a model call sent with more input than the context budget, and not one that fits it exactly', () => {
+    const fits = run({ status: 'succeeded', budgets: { max_context_tokens: 8_000 } }).final({ inputTokens: 8_000 }).build();
+    assert.deepEqual(analyzeBudgets(fits), []);
+    const over = run({ status: 'succeeded', budgets: { context_limit: 8_000 } }).final({ inputTokens: 8_001 }).build();
+    const [f] = analyzeBudgets(over);
+    assert.equal(f?.severity, 'error');
+    assert.match(f?.message ?? '', /a model call at step 1 was sent with 8,001 input tokens, over the context budget \(context_limit 8,000\)/);
+  });
+
+  it('reads the budget names loops use: max_cost, cost_limit, maxTurns, max_iterations', () => {
+    for (const budgets of [{ max_cost: 0.01 }, { cost_limit: 0.01 }]) {
+      const t = run({ status: 'succeeded', budgets }).response({ calls: [{ id: 'c1' }], costUsd: 0.012 }).result('c1').final().build();
+      const [f] = analyzeBudgets(t);
+      assert.equal(f?.details?.['limit'], 'max_cost_usd', JSON.stringify(budgets));
+      assert.equal(f?.call_id, 'c1');
+    }
+    for (const budgets of [{ maxTurns: 1 }, { max_iterations: 1 }]) {
+      const t = toolTurns({ status: 'succeeded', budgets }, 1).final().build();
+      const [f] = analyzeBudgets(t);
+      assert.equal(f?.details?.['limit'], 'max_turns', JSON.stringify(budgets));
+      assert.equal(f?.step, 2);
+    }
+  });
+
+  it('does not read max_tokens as a run budget: it caps one response', () => {
+    const t = run({ status: 'succeeded', budgets: { max_tokens: 100 } }).response({ calls: [{ id: 'c1' }], outputTokens: 90 }).result('c1').final({ outputTokens: 90 }).build();
+    assert.deepEqual(analyzeBudgets(t), []);
+  });
+});
+
+describe('budgets: a budget stop the recorded counters do not reach', () => {
+  it('still reports the stop, and says plainly that the counter is below the limit', () => {
+    const t = toolTurns({ status: 'budget_exceeded', endLimit: 'max_turns', budgets: { max_turns: 10 } }, 4).build();
+    const findings = analyzeBudgets(t);
+    assert.equal(findings.length, 1);
+    const [f] = findings;
+    assert.equal(f?.severity, 'warning');
+    assert.match(f?.message ?? '', /stopped by its max_turns budget: 4 of 10 model calls used \(max_turns\)/);
+    assert.match(f?.message ?? '', /the recorded counter is below the limit, so the trace does not show the limit being reached/);
+    assert.equal(f?.details?.['below_limit'], true);
+  });
+
+  it('takes the only declared limit as the one an unnamed stop is about, and says when its counter falls short', () => {
+    const t = toolTurns({ status: 'budget_exceeded', statusRaw: 'hitCap:true', budgets: { max_steps: 8 } }, 7).build();
+    const [f] = analyzeBudgets(t);
+    assert.match(f?.message ?? '', /7 of 8 model calls used \(max_steps\).*counter is below the limit/);
+  });
+
+  it('does not pick one of several declared limits for an unnamed stop that reached none', () => {
+    const t = toolTurns({ status: 'budget_exceeded', budgets: { max_turns: 8, max_tool_calls: 8 } }, 3).build();
+    const [f] = analyzeBudgets(t);
+    assert.match(f?.message ?? '', /no declared budget shows the counter/);
+    assert.equal(f?.details?.['below_limit'], null);
+  });
+});
+
+describe('budgets: the verdict on the end counts up to the terminal event', () => {
+  it('does not count a tool call logged after the run ended toward the stop it reported', () => {
+    const t = run({ status: 'budget_exceeded', endLimit: 'max_tool_calls', budgets: { max_tool_calls: 2 } })
+      .toolCalls({ id: 'c1' }, { id: 'c2' }, { id: 'c3' })
+      .result('c1')
+      .result('c2')
+      .end()
+      .result('c3')
+      .build();
+    const stop = analyzeBudgets(t).find((f) => f.details?.['after_exhaustion'] !== true);
+    assert.match(stop?.message ?? '', /2 of 2 tool calls used/);
+    assert.equal(stop?.line, lineOf(t, 'run_end'));
+    assert.equal(stop?.step, 1);
+  });
+});
+
+describe('budgets: the limit a budget stop names', () => {
+  for (const [endLimit, budgets, expected] of [
+    ['time_limit', { time_limit: 60 }, /deadline budget: 65,000 of 60,000 ms used \(time_limit\)/],
+    ['context_window_exceeded', { max_context_length: 8_000 }, /max_context_tokens budget: 8,200 of 8,000 input tokens in one model call used \(max_context_length\)/],
+    ['iteration_limit', { max_iterations: 2 }, /max_turns budget: 2 of 2 model calls used \(max_iterations\)/],
+  ] as const) {
+    it(`reads ${endLimit} against the budget declared as ${Object.keys(budgets)[0]}`, () => {
+      const t = run({ status: 'budget_exceeded', endLimit, budgets, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:01:05.000Z' })
+        .response({ calls: [{ id: 'c1' }], inputTokens: 7_000 })
+        .result('c1')
+        .response({ calls: [{ id: 'c2' }], inputTokens: 8_200 })
+        .notExecuted('c2')
+        .build();
+      const stop = analyzeBudgets(t).find((f) => f.details?.['inferred'] === false);
+      assert.match(stop?.message ?? '', expected);
+    });
+  }
 });

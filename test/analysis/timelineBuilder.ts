@@ -4,7 +4,9 @@
  * Line 1 is the run's start; every entry takes the next line, in the order it is added, and the
  * calls of a response share its line. Steps of responses count up from 1 unless given; results,
  * executions and not-executed marks take the step of the call they answer. A run whose status is
- * not `unterminated` gets a `run_end` entry at the end unless one was added explicitly.
+ * not `unterminated` gets a `run_end` entry at the end unless one was added explicitly. The run's
+ * status is taken from its first `end()` (as ingest does, docs/semantics.md §2); a `pause()` is a
+ * run_end the run went on after.
  *
  *   const t = run({ status: 'succeeded' })
  *     .toolCalls({ id: 'c1', name: 'read_file', args: { path: 'a.txt' } })
@@ -77,6 +79,7 @@ export class TimelineBuilder {
   private line = 1;
   private eventId = 0;
   private lastStep = 0;
+  private endEventId: number | null = null;
 
   constructor(private readonly spec: RunSpec) {}
 
@@ -156,14 +159,23 @@ export class TimelineBuilder {
     return this;
   }
 
-  end(): this {
-    this.entries.push({ ...this.next(null), kind: 'run_end' });
+  /** A run_end; the first one is where the run's status comes from. */
+  end(spec: { statusRaw?: string | null; ts?: string | null } = {}): this {
+    const entry: TimelineEntry = { ...this.next(null, spec.ts ?? null), kind: 'run_end', statusRaw: spec.statusRaw === undefined ? (this.spec.statusRaw ?? this.spec.status ?? 'succeeded') : spec.statusRaw };
+    this.entries.push(entry);
+    this.endEventId ??= entry.eventId;
+    return this;
+  }
+
+  /** A run_end with a paused status that later events lifted: not where the run's status comes from. */
+  pause(statusRaw = 'waiting_for_input'): this {
+    this.entries.push({ ...this.next(null), kind: 'run_end', statusRaw });
     return this;
   }
 
   build(): RunTimeline {
     const status = this.spec.status ?? 'succeeded';
-    if (status !== 'unterminated' && !this.entries.some((entry) => entry.kind === 'run_end')) this.end();
+    if (status !== 'unterminated' && this.endEventId === null) this.end();
     return {
       runId: this.spec.runId ?? 'run-1',
       status,
@@ -175,6 +187,7 @@ export class TimelineBuilder {
       firstLine: 1,
       lastLine: this.line,
       started: this.spec.started ?? true,
+      endEventId: this.endEventId,
       entries: [...this.entries],
     };
   }

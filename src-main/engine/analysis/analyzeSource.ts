@@ -30,7 +30,7 @@ export type TimelineEventRow = Pick<
 /** The run fields analysis reads. */
 export type TimelineRunRow = Pick<
   RunRow,
-  'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line' | 'start_event_id'
+  'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line' | 'start_event_id' | 'end_event_id'
 >;
 
 /** Event types that become timeline entries: all but the run's start and the requests (and unknown events). */
@@ -75,7 +75,7 @@ function toEntry(event: TimelineEventRow, shared: <T extends string | null>(valu
     case 'tool_call_not_executed':
       return { ...base, kind: 'not_executed', callId: event.call_id ?? '', reason: event.summary };
     case 'run_end':
-      return { ...base, kind: 'run_end' };
+      return { ...base, kind: 'run_end', statusRaw: event.summary };
     default:
       return null;
   }
@@ -182,6 +182,7 @@ export class RunTimelineAssembler {
       firstLine: run.first_line,
       lastLine: run.last_line,
       started: run.start_event_id !== null,
+      endEventId: run.end_event_id,
       entries,
     };
   }
@@ -207,7 +208,7 @@ export class SourceAnalyzer {
     private readonly options: AnalysisOptions,
   ) {
     this.key = optionsKey(options);
-    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id FROM runs WHERE id = ?');
+    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id FROM runs WHERE id = ?');
     this.selectEvents = db.prepare(
       `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens, cost_usd,
               result_ok, error_code, result_hash, progress, summary

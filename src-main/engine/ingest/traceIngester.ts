@@ -12,9 +12,9 @@ import { isUtf8 } from 'node:buffer';
 import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
-import { idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
+import { canonicalEventTypes, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
-import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
+import { isPausedStatus, normalizeTerminalStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
@@ -75,7 +75,10 @@ interface RunState {
   budgets: Budgets | null;
   config: unknown;
   startEventId: number | null;
-  end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
+  /** The run's terminal event: its first run_end that is not a pause (docs/semantics.md §2). */
+  end: RunEnding | null;
+  /** A pause (waiting_for_input/approval) no later event of the loop has lifted yet. */
+  pause: RunEnding | null;
   openStreams: Map<number, OpenStream>;
   steps: Map<number, StepRow>;
   /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
@@ -87,6 +90,16 @@ interface RunState {
   storedVersion: number;
 }
 
+
+interface RunEnding {
+  status: RunStatus;
+  statusRaw: string;
+  limit: string | null;
+  eventId: number;
+}
+
+/** Events that show the loop at work: logged after a pause, they resume the run (docs/semantics.md §2). */
+const loopActivityTypes: ReadonlySet<string> = new Set(canonicalEventTypes.filter((type) => type !== 'run_end'));
 
 /** An event read from a line, with its run and step. */
 interface LineEvent {
@@ -308,14 +321,16 @@ export class TraceIngester {
     }
     if (run.storedVersion === run.version) return;
     run.storedVersion = run.version;
-    const status = run.end ? { status: run.end.status, raw: run.end.statusRaw } : { status: this.openRunStatus, raw: '' };
+    // A run that has not ended but is paused shows the pause; one whose pause was lifted is open again.
+    const ending = run.end ?? run.pause;
+    const status = ending ? { status: ending.status, raw: ending.statusRaw } : { status: this.openRunStatus, raw: '' };
     this.writer.addRun({
       id: run.pk,
       source_id: this.sourceId,
       run_id: run.runId,
       status: status.status,
       status_raw: status.raw,
-      end_limit: run.end?.limit ?? null,
+      end_limit: ending?.limit ?? null,
       budgets_json: run.budgets ? JSON.stringify(run.budgets) : null,
       config_json: run.config === undefined ? null : JSON.stringify(run.config),
       first_line: run.firstLine,
@@ -328,7 +343,7 @@ export class TraceIngester {
       input_tokens: run.inputTokens,
       output_tokens: run.outputTokens,
       start_event_id: run.startEventId,
-      end_event_id: run.end?.eventId ?? null,
+      end_event_id: ending?.eventId ?? null,
     });
     for (const step of run.changedSteps) this.writer.addStep(run.steps.get(step)!);
     run.changedSteps.clear();
@@ -371,6 +386,7 @@ export class TraceIngester {
         config: undefined,
         startEventId: null,
         end: null,
+        pause: null,
         openStreams: new Map(),
         steps: new Map(),
         changedSteps: new Set(),
@@ -451,6 +467,7 @@ export class TraceIngester {
       content_chars: null,
       run_index: run.events++,
     };
+    if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
     const search = new SearchText(this.searchTextChars);
     switch (event.type) {
       case 'run_start':
@@ -495,7 +512,7 @@ export class TraceIngester {
         break;
       case 'run_end': {
         const normalized = normalizeTerminalStatus(event);
-        run.end = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id };
+        this.acceptRunEnd(run, { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id });
         row.summary = normalized.raw === '' ? null : normalized.raw;
         search.add(event.reason);
         search.add(event.output);
@@ -538,6 +555,17 @@ export class TraceIngester {
     }
     existing.events += 1;
     if (row.type === 'model_response') existing.response_event_id = row.id;
+  }
+
+  /**
+   * The first run_end that is not a pause ends the run; later ones change nothing (they are
+   * reported as duplicates). A pause holds until the loop logs more work or ends the run; a pause
+   * logged right after another replaces it (docs/semantics.md §2).
+   */
+  private acceptRunEnd(run: RunState, ending: RunEnding): void {
+    if (run.end !== null) return;
+    if (isPausedStatus(ending.status)) run.pause = ending;
+    else run.end = ending;
   }
 
   private acceptRunStart(run: RunState, event: EventOf<'run_start'>, row: EventRow): void {
