@@ -12,6 +12,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
+import { millisBetween, toIsoTimestamp } from '../../../shared/trace/timestamps';
 import type { AdaptedEvent } from './canonicalAdapter';
 import {
   companionTypeRaw,
@@ -70,8 +71,8 @@ interface RunState {
   steps: number;
   open: OpenMessage | null;
   recent: Map<string, number>;
-  /** Calls issued and not yet answered: their name and step, for the results that answer them. */
-  openCalls: Map<string, { name: string; step: number }>;
+  /** Calls issued and not yet answered: their name, step and the time of the line that issued them, for the results that answer them. */
+  openCalls: Map<string, { name: string; step: number; issuedAt: string | undefined }>;
   last: LastWord;
   /** What `last` was before a slash command, restored when the command turns out to be local. */
   beforeCommand: LastWord | undefined;
@@ -120,6 +121,32 @@ function outcomeOf(message: OpenMessage): Outcome {
 function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef): MappedEvent {
   const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
   return { event, typeRaw, line };
+}
+
+/**
+ * The run time some tools write in the record's `toolUseResult` (docs/semantics.md §11): Grep,
+ * Glob and WebFetch `durationMs`, a sub-agent (Task) `totalDurationMs`, WebSearch `durationSeconds`.
+ */
+function recordedDurationMs(toolUseResult: unknown): number | undefined {
+  if (!isRecord(toolUseResult)) return undefined;
+  const millis = finiteNonNegative(toolUseResult['durationMs']) ?? finiteNonNegative(toolUseResult['totalDurationMs']);
+  if (millis !== undefined) return millis;
+  const seconds = finiteNonNegative(toolUseResult['durationSeconds']);
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+function finiteNonNegative(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * Claude Code writes each content block's line as it is produced and starts a tool as soon as its
+ * tool_use block is complete, so the time from that line to the result's line is the call's
+ * latency (with any permission prompt in it); a result timed before its call measures nothing.
+ */
+function millisSince(issuedAt: string | undefined, resultTs: string | undefined): number | undefined {
+  const latency = millisBetween(toIsoTimestamp(issuedAt), toIsoTimestamp(resultTs));
+  return latency !== null && latency >= 0 ? latency : undefined;
 }
 
 class ClaudeCodeMapper implements FormatMapper {
@@ -258,7 +285,7 @@ class ClaudeCodeMapper implements FormatMapper {
         const name = stringField(block, 'name') ?? '(unnamed)';
         open.calls.push({ call_id: callId, name, arguments: block['input'] });
         open.callIds.add(callId);
-        run.openCalls.set(callId, { name, step: open.step });
+        run.openCalls.set(callId, { name, step: open.step, issuedAt: ts });
       }
     }
     run.last = { kind: 'message', message: open };
@@ -293,6 +320,7 @@ class ClaudeCodeMapper implements FormatMapper {
       const isError = block['is_error'] === true;
       const output = block['content'];
       const errorText = isError ? contentText(output) || stringField(record, 'toolUseResult') : undefined;
+      const latencyMs = results.length === 1 ? (recordedDurationMs(record['toolUseResult']) ?? millisSince(call?.issuedAt, ts)) : millisSince(call?.issuedAt, ts);
       const event: EventOf<'tool_result'> = {
         type: 'tool_result',
         run_id: run.id,
@@ -303,6 +331,7 @@ class ClaudeCodeMapper implements FormatMapper {
         status: isError ? 'error' : 'ok',
         output,
         ...(isError ? { error: errorText ? { message: errorText.slice(0, ERROR_MESSAGE_CHARS) } : {} } : {}),
+        ...(latencyMs !== undefined ? { latency_ms: latencyMs } : {}),
         ...(childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? { child_run_id: `${run.sessionId}/agent-${childAgent}` } : {}),
       };
       const mapped: MappedEvent = { event, typeRaw: 'user/tool_result', line };
