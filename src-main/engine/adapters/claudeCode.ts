@@ -12,7 +12,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
-import { millisBetween, toIsoTimestamp } from '../../../shared/trace/timestamps';
+import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import {
   companionTypeRaw,
@@ -137,16 +137,6 @@ function recordedDurationMs(toolUseResult: unknown): number | undefined {
 
 function finiteNonNegative(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-/**
- * Claude Code writes each content block's line as it is produced and starts a tool as soon as its
- * tool_use block is complete, so the time from that line to the result's line is the call's
- * latency (with any permission prompt in it); a result timed before its call measures nothing.
- */
-function millisSince(issuedAt: string | undefined, resultTs: string | undefined): number | undefined {
-  const latency = millisBetween(toIsoTimestamp(issuedAt), toIsoTimestamp(resultTs));
-  return latency !== null && latency >= 0 ? latency : undefined;
 }
 
 class ClaudeCodeMapper implements FormatMapper {
@@ -320,7 +310,11 @@ class ClaudeCodeMapper implements FormatMapper {
       const isError = block['is_error'] === true;
       const output = block['content'];
       const errorText = isError ? contentText(output) || stringField(record, 'toolUseResult') : undefined;
-      const latencyMs = results.length === 1 ? (recordedDurationMs(record['toolUseResult']) ?? millisSince(call?.issuedAt, ts)) : millisSince(call?.issuedAt, ts);
+      // Claude Code writes each content block's line as it is produced and starts a tool as soon as
+      // its tool_use block is complete: from that line to the result's line is the call's latency
+      // (with any permission prompt in it).
+      const sinceIssued = millisFromStartToResult(call?.issuedAt, ts);
+      const latencyMs = (results.length === 1 ? recordedDurationMs(record['toolUseResult']) : undefined) ?? sinceIssued;
       const event: EventOf<'tool_result'> = {
         type: 'tool_result',
         run_id: run.id,

@@ -14,7 +14,7 @@ import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import { idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
-import { millisBetween, toIsoTimestamp } from '../../../shared/trace/timestamps';
+import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
@@ -76,8 +76,6 @@ interface RunState {
   startEventId: number | null;
   end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
   openStreams: Map<number, OpenStream>;
-  /** When each call still waiting for its result started executing (its tool_call_start's time), by call id. */
-  callStartedAt: Map<string, string>;
   steps: Map<number, StepRow>;
   /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
   changedSteps: Set<number>;
@@ -373,7 +371,6 @@ export class TraceIngester {
         startEventId: null,
         end: null,
         openStreams: new Map(),
-        callStartedAt: new Map(),
         steps: new Map(),
         changedSteps: new Set(),
         events: 0,
@@ -475,7 +472,6 @@ export class TraceIngester {
         break;
       case 'tool_call_start':
         row.call_id = idText(event.call_id);
-        if (ts !== null) run.callStartedAt.set(row.call_id, ts);
         row.name = event.name ?? null;
         row.summary = event.permission ? `permission: ${event.permission}` : null;
         search.add(event.name);
@@ -678,28 +674,13 @@ export class TraceIngester {
     }
   }
 
-  /**
-   * A result that records no latency of its own: the time since its call's tool_call_start, when
-   * both were timed (docs/semantics.md §11). Never the time since the response that issued the
-   * call: a format that writes the call and its result together after the fact would show a
-   * made-up 0 ms, and a sequential call would carry the time of the calls before it.
-   */
-  private latencySinceStart(run: RunState, callId: string, resultTs: string | null): number | null {
-    const startedAt = run.callStartedAt.get(callId);
-    run.callStartedAt.delete(callId);
-    const latency = millisBetween(startedAt ?? null, resultTs);
-    // A result timed before its start is out of order, not a measurement.
-    return latency !== null && latency >= 0 ? latency : null;
-  }
-
   private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow, digest: ResultDigest): void {
     run.toolResults += 1;
     const isError = isErrorResult(event);
     row.call_id = idText(event.call_id);
     row.name = event.name ?? null;
     row.result_ok = isError ? 0 : 1;
-    const sinceStart = this.latencySinceStart(run, row.call_id, row.ts);
-    row.latency_ms = event.latency_ms ?? sinceStart;
+    row.latency_ms = event.latency_ms ?? null;
     row.progress = event.progress === undefined ? null : event.progress ? 1 : 0;
     row.child_run_id = event.child_run_id === undefined ? null : idText(event.child_run_id);
     const error = event.error;
