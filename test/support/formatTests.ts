@@ -137,3 +137,9 @@ export async function callLatencies(path: string, format?: string): Promise<[str
     cache.remove();
   }
 }
+
+/** The latency of each model response as stored (what the timeline and inspector show; null: "not recorded"), in order. */
+export async function modelLatencies(path: string, format: string): Promise<(number | null)[]> {
+  const { events } = await ingestEvents<{ latency_ms: number | null }>(path, format, "SELECT latency_ms FROM events WHERE type = 'model_response' ORDER BY id");
+  return events.map((event) => event.latency_ms);
+}
