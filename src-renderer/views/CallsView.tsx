@@ -91,7 +91,7 @@ function CallItem({ traceId, call }: { traceId: string; call: CallRow }) {
       <span>
         <CallStateBadge state={call.state} errorCode={call.errorCode} />
       </span>
-      <span className="numeric">
+      <span className="numeric ellipsis">
         {call.latencyMs !== null ? (
           formatDuration(call.latencyMs)
         ) : call.state === 'ok' || call.state === 'error' ? (
