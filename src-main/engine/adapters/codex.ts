@@ -451,13 +451,14 @@ function readRolloutOutput(output: unknown): RolloutOutputFacts {
   if (typeof output !== 'string') {
     return { error: isRecord(output) && output['success'] === false ? { code: 'failed' } : undefined, latencyMs: undefined };
   }
+  let metadataLatencyMs: number | undefined;
   if (output.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(output);
       if (isRecord(parsed) && isRecord(parsed['metadata'])) {
         const code = num(parsed['metadata']['exit_code']);
-        const latencyMs = secondsToMillis(num(parsed['metadata']['duration_seconds']));
-        if (code !== undefined) return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs };
+        metadataLatencyMs = secondsToMillis(num(parsed['metadata']['duration_seconds']));
+        if (code !== undefined) return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs: metadataLatencyMs };
       }
     } catch {
       // Not JSON after all: read it as text.
@@ -465,7 +466,7 @@ function readRolloutOutput(output: unknown): RolloutOutputFacts {
   }
   const header = output.slice(0, 2000).split('\nOutput:\n', 1)[0] ?? '';
   const wallTime = /^Wall time: (\d+(?:\.\d+)?) seconds?\s*$/m.exec(header);
-  const latencyMs = secondsToMillis(wallTime?.[1] === undefined ? undefined : Number(wallTime[1]));
+  const latencyMs = metadataLatencyMs ?? secondsToMillis(wallTime?.[1] === undefined ? undefined : Number(wallTime[1]));
   const exited = /^Process exited with code (-?\d+)\s*$/m.exec(header);
   if (exited?.[1] !== undefined) {
     const code = Number(exited[1]);
