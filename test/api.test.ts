@@ -54,7 +54,7 @@ describe('API host over example traces', () => {
   before(async () => {
     t = startTestHost();
     writeFileSync(combined, combinedExamples.map((name) => readFileSync(examplePath(name), 'utf8').trimEnd()).join('\n') + '\n');
-    for (const name of ['dangling-call', 'budget-exhausted', 'broken-lines', 'tool-after-budget']) {
+    for (const name of ['dangling-call', 'budget-exhausted', 'broken-lines', 'tool-after-budget', 'latency-sources']) {
       const summary = await t.openSettled(examplePath(name));
       assert.equal(summary.state, 'ready', summary.error ?? '');
       ids.set(name, summary.traceId);
@@ -252,6 +252,37 @@ describe('API host over example traces', () => {
     );
   });
 
+
+  it("a call's latency: what its result recorded, else the time from its tool_call_start, else not recorded (never the time since the response)", async () => {
+    const id = traceId('latency-sources');
+    const calls = (await t.host.call('calls', { traceId: id })) as ApiResponse<'calls'>;
+    assert.deepEqual(
+      calls.rows.map((call) => [call.callId, call.latencyMs]),
+      [
+        // latency_ms 287 on the result, though its start and result lines are 311 ms apart.
+        ['call_lat_search', 287],
+        // No latency_ms: tool_call_start at 02.130, result at 03.364.
+        ['call_lat_order', 1234],
+        // Neither: the 2.3 s since the response that issued it is not the call's latency.
+        ['call_lat_shipment', null],
+      ],
+    );
+    const [run] = (await runs({ traceId: id })).rows;
+    const events = (await t.host.call('runEvents', { traceId: id, runPk: run!.runPk })) as ApiResponse<'runEvents'>;
+    assert.deepEqual(
+      events.rows.filter((row) => row.type === 'tool_result' || row.type === 'model_response').map((row) => [row.type, row.latencyMs]),
+      [
+        ['model_response', 842],
+        ['tool_result', 287],
+        ['model_response', 771],
+        ['tool_result', 1234],
+        ['model_response', null],
+        ['tool_result', null],
+        ['model_response', 851],
+      ],
+      'the timeline and inspector show the same latencies on the events',
+    );
+  });
   it('groups findings by kind and severity, in file order', async () => {
     const id = traceId('combined');
     const all = (await t.host.call('findings', { traceId: id })) as ApiResponse<'findings'>;

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { openTrace, TraceFileError } from '../src-main/engine/engine';
 import { formatNames } from '../src-main/engine/adapters/registry';
 import { analyzeFile, defaultAnalysis, temporaryDir } from './support/engineHarness';
+import { callLatencies } from './support/formatTests';
 
 describe('format detection', () => {
   const dir = temporaryDir('formats');
@@ -91,6 +92,20 @@ describe('format detection', () => {
       assert.deepEqual(summary(report), summary(lines), name);
     }
     assert.ok(summary(lines).findings.some(([kind]) => kind === 'dangling_call'), 'the example keeps its finding');
+  });
+
+  it('times calls the same in a JSON document of Loopscope events as in the JSONL: recorded, from tool_call_start, or not recorded', async () => {
+    const example = join(import.meta.dirname, '..', 'examples', 'latency-sources.jsonl');
+    const events = readFileSync(example, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const path = join(dir.path, 'latency-sources.json');
+    writeFileSync(path, JSON.stringify(events, null, 2));
+    const expected: [string, number | null][] = [
+      ['call_lat_search', 287],
+      ['call_lat_order', 1234],
+      ['call_lat_shipment', null],
+    ];
+    assert.deepEqual(await callLatencies(example, 'loopscope'), expected);
+    assert.deepEqual(await callLatencies(path, 'loopscope-json'), expected);
   });
 
   it('reads a file as the format the user names, whatever detection would say', async () => {

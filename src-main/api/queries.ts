@@ -540,18 +540,16 @@ interface CallSqlRow {
   error_code: string | null;
   answer_type: string | null;
   answer_latency_ms: number | null;
-  answer_ts: string | null;
-  issued_ts: string | null;
 }
 
 /**
- * Each call with its run, how it was answered, and the result's error code and latency (as the
- * result logged it, else the time between the call and its result).
+ * Each call with its run, how it was answered, and the result's error code and latency: the one
+ * ingest stored on the result, from what the format records (docs/semantics.md §11).
  */
 const callSelect = `
   SELECT c.run_pk, r.run_id, c.event_id, c.call_index, c.call_id, c.name, c.step, c.line, c.args_summary, c.args_error, c.state, c.answer_event_id,
-         a.error_code, a.type AS answer_type, a.latency_ms AS answer_latency_ms, a.ts AS answer_ts, i.ts AS issued_ts
-  FROM calls c JOIN runs r ON r.id = c.run_pk JOIN events i ON i.id = c.event_id LEFT JOIN events a ON a.id = c.answer_event_id`;
+         a.error_code, a.type AS answer_type, a.latency_ms AS answer_latency_ms
+  FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id`;
 
 function toCallRow(row: CallSqlRow): CallRow {
   return {
@@ -569,7 +567,7 @@ function toCallRow(row: CallSqlRow): CallRow {
     answerEventId: row.answer_event_id,
     errorCode: row.error_code,
     // A call marked not executed has no latency: nothing ran.
-    latencyMs: row.answer_type === 'tool_result' ? (row.answer_latency_ms ?? millisBetween(row.issued_ts, row.answer_ts)) : null,
+    latencyMs: row.answer_type === 'tool_result' ? row.answer_latency_ms : null,
   };
 }
 

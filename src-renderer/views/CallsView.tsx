@@ -91,7 +91,18 @@ function CallItem({ traceId, call }: { traceId: string; call: CallRow }) {
       <span>
         <CallStateBadge state={call.state} errorCode={call.errorCode} />
       </span>
-      <span className="numeric">{formatDuration(call.latencyMs, '—')}</span>
+      <span className="numeric ellipsis">
+        {call.latencyMs !== null ? (
+          formatDuration(call.latencyMs, '—')
+        ) : call.state === 'ok' || call.state === 'error' ? (
+          // Answered, but the trace records no duration for it: never shown as a made-up 0 ms (docs/semantics.md §11).
+          <span className="muted" title="The trace records no duration for this call" data-testid="latency-not-recorded">
+            not recorded
+          </span>
+        ) : (
+          '—'
+        )}
+      </span>
     </a>
   );
 }

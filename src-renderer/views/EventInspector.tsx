@@ -173,7 +173,8 @@ function NormalizedFields({ event }: { event: EventRow }) {
     ['finish reason', event.finishReason],
     ['input tokens', event.inputTokens === null ? null : String(event.inputTokens)],
     ['output tokens', event.outputTokens === null ? null : String(event.outputTokens)],
-    ['latency', formatDuration(event.latencyMs, null)],
+    // A response or result whose trace records no duration says so, rather than hide it or show 0 ms (docs/semantics.md §11).
+    ['latency', formatDuration(event.latencyMs, event.type === 'tool_result' || event.type === 'model_response' ? 'not recorded' : null)],
     ['result', event.resultOk === null ? null : event.resultOk ? 'ok' : 'error'],
     ['error code', event.errorCode],
     ['summary', event.summary],

@@ -29,7 +29,7 @@ function fileLine(path: string, line: number): string {
   return text.replace(/\r$/, '');
 }
 
-const served = ['dangling-call', 'broken-lines', 'budget-exhausted', 'repeated-action', 'interleaved-runs', 'normal-query', 'tool-after-budget'];
+const served = ['dangling-call', 'broken-lines', 'budget-exhausted', 'repeated-action', 'interleaved-runs', 'normal-query', 'tool-after-budget', 'latency-sources'];
 
 async function openTrace(app: AppPage, url: string, name: string): Promise<void> {
   await app.page.goto(url);
@@ -269,6 +269,22 @@ describe('the browser UI served by loopscope serve', () => {
     const states = await page.locator('[data-testid=call-row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-state')));
     assert.deepEqual(states, ['dangling']);
     await saveScreenshot(page, 'calls');
+    assertClean(app);
+  });
+
+  test('calls: a latency the trace does not record reads "not recorded", never 0 ms', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'latency-sources');
+    await page.locator('[data-testid=tab-calls]').click();
+    await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
+    const latencies = await page.locator('[data-testid=call-row] .numeric').allInnerTexts();
+    assert.deepEqual(latencies, ['287 ms', '1.23 s', 'not recorded']);
+    // The row opens the response that issued the call: it records no latency either, and says so.
+    await page.locator('[data-testid=call-row]').last().click();
+    await page.locator('[data-testid=event-inspector][data-state=ready]').waitFor();
+    const latencyField = page.locator('[data-testid=normalized-fields] .field', { has: page.locator('dt', { hasText: /^latency$/ }) });
+    assert.equal(await latencyField.locator('dd').innerText(), 'not recorded');
     assertClean(app);
   });
 

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { agentsSpanEventsFormat } from '../../src-main/engine/adapters/agentsSpanEvents';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
-import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
+import { callLatencies, modelLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'agents-span-events', name);
 
@@ -88,5 +88,16 @@ describe('agents-span-events: detection', () => {
     const others = examplesAndOtherFixtures('agents-span-events');
     assert.ok(others.length > 20);
     for (const file of others) assert.equal(detect(file), null, file);
+  });
+});
+
+describe('agents-span-events: latency', () => {
+  it("a call's and a response's latency are their spans' recorded durations", async () => {
+    const path = join(fixtures, 'agents-span-events', 'agent-run.jsonl');
+    assert.deepEqual(await callLatencies(path, 'agents-span-events'), [
+      ['span_c23f5e7a9b1d', 310.2],
+      ['span_d34a6f8b0c2e', 95.7],
+    ]);
+    assert.deepEqual(await modelLatencies(path, 'agents-span-events'), [912.4, 1720.9]);
   });
 });

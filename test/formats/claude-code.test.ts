@@ -12,7 +12,7 @@ import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode';
 import type { AnalyzeReport } from '../../shared/report';
 import { openTrace, type IngestProgress } from '../../src-main/engine/engine';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
-import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
+import { callLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixtureDir = join(fixtures, 'claude-code');
 const fixture = (name: string): string => join(fixtureDir, name);
@@ -45,6 +45,18 @@ describe('claude-code: merged messages and paired calls', () => {
     assert.equal(report.runs[0]?.output_tokens, 142 + 96 + 210);
     // The failed Bash run is a tool error; the Grep answered before its message's second call was written is no orphan.
     assert.deepEqual(findingsOf(report), [['tool_error', 'toolu_01QCm5JUcKkHnVm3uMGonrNZ']]);
+  });
+
+  it("a call's latency: the durationMs its toolUseResult records, else the time from its tool_use line to its result's line", async () => {
+    assert.deepEqual(await callLatencies(fixture('unanswered-calls.jsonl')), [
+      // Glob's toolUseResult says durationMs 31, though its lines are 1.9 s apart.
+      ['toolu_019yY8fto38jc397iJkKjiB6', 31],
+      // tool_use at 07:02:51.610, result at 07:02:53.210.
+      ['toolu_01e0MpA02KMKgqxHmDWujjmg', 1600],
+      ['toolu_01eJcHbeWEtRdEPtV1H80Kws', 1900],
+      // Never answered: no latency at all.
+      ['toolu_01tZKS7JfQyGb7hLt4QLwdib', null],
+    ]);
   });
 
   it('keeps injected context between the lines of a message in that message, and a message resumed after a prompt in its step', async () => {

@@ -15,7 +15,7 @@ import { readRawLine } from '../../src-main/engine/store/rawLines';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
 import { defaultAnalysis, temporaryDir } from '../support/engineHarness';
-import { fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES } from '../support/formatTests';
+import { callLatencies, fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES } from '../support/formatTests';
 
 const FORMAT = 'cline';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -212,5 +212,26 @@ describe('cline: mapping and detection', () => {
     const events = join(dir.path, 'events.json');
     writeFileSync(events, JSON.stringify([{ id: 1, timestamp: '2025-07-07T10:00:00', source: 'agent', action: 'run' }]));
     assert.equal(detect(events), null);
+  });
+});
+
+describe('cline: latency', () => {
+  it("a call runs from its message to its error, the next call's message or the next request; across an interruption it is not recorded", async () => {
+    assert.deepEqual(await callLatencies(join(fixtures, 'cline', 'task-completed.json'), 'cline'), [
+      // readFile at +3.5 s, the next readFile at +4.9 s.
+      ['msg-5', 1400],
+      // readFile at +4.9 s failed with the error message at +5.6 s.
+      ['msg-7', 700],
+      ['msg-12', 700],
+      // The command at +9.1 s, the next request at +11.9 s.
+      ['msg-13', 2800],
+    ]);
+    assert.deepEqual(await callLatencies(join(fixtures, 'cline', 'task-resumed.json'), 'cline'), [
+      ['msg-3', 2100],
+      // The edit's result reached the model after a resume_task ten minutes later.
+      ['msg-8', null],
+      // Interrupted: its result is the interruption, which is no end of the call.
+      ['msg-20', null],
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { openTrace, readReport } from '../../src-main/engine/engine';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
-import { fixtures, findingsOf, detectFile, examplesAndOtherFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../support/formatTests';
+import { callLatencies, fixtures, findingsOf, detectFile, examplesAndOtherFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'codex', name);
 
@@ -197,6 +197,27 @@ describe('codex rollouts', () => {
       ],
     );
   });
+
+  it('a call takes the run time Codex wrote in its output, never the gap between the call and output records', async () => {
+    // 0.40: metadata.duration_seconds (rounded by Codex to 0.1 s, so 0 ms is "under 50 ms"); a
+    // sandbox failure's text has none, though its records are 2.5 s apart: not recorded.
+    assert.deepEqual(await callLatencies(fixture('rollout-0.40-two-turns.jsonl')), [
+      ['call_q8TnR2vLx0aJ', 100],
+      ['call_Wd3kP9sYm1Hc', 0],
+      ['call_Zr5uE7bQc4Nf', null],
+      ['call_Hn6cV1tGd8Ks', 0],
+    ]);
+    // 0.104: exec_command's "Wall time" header (npm test: 8973.1 ms, its records 9 s apart);
+    // apply_patch's metadata.duration_seconds.
+    assert.deepEqual(await callLatencies(fixture('rollout-0.104-parallel.jsonl')), [
+      ['call_7YgS2mKp4dQz', 412],
+      ['call_Rb1xN8wVf3Lh', 412],
+      ['call_Ue4jT6cHs9Ya', 412],
+      ['call_Kc2pZ7eWn5Bv', 0],
+      ['call_Mf9dA3rJq6Tx', 8973.1],
+      ['call_Vn8sG2hBw0Pe', 412],
+    ]);
+  });
 });
 
 describe('codex exec --json', () => {
@@ -261,6 +282,21 @@ describe('codex exec --json', () => {
     assert.deepEqual(findingsOf(report), [['tool_error', 'call_Ym3cK7tGp0Uw']]);
     const start = events.find((event) => event.type === 'run_start');
     assert.deepEqual([start?.line, start?.summary], [1, 'openai codex-mini-latest']);
+  });
+
+  it('latency: exec_command_end.duration as recorded; an apply_patch end and the 0.44+ items record none', async () => {
+    assert.deepEqual(await callLatencies(fixture('exec-legacy.jsonl')), [
+      ['call_Tz8mQ1xWd4Ke', 4.12],
+      ['call_Ra5vB9nHs2Lf', null],
+      ['call_Ym3cK7tGp0Uw', 2310],
+    ]);
+    // No timestamps and no durations in the item events: every call is "not recorded", not 0 ms.
+    assert.deepEqual(await callLatencies(fixture('exec-items.jsonl')), [
+      ['item_1', null],
+      ['item_2', null],
+      ['item_5', null],
+      ['item_9', null],
+    ]);
   });
 });
 

@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import { geminiCliFormat } from '../../src-main/engine/adapters/geminiCli';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, temporaryDir } from '../support/engineHarness';
-import { fixtures, findingsOf, runsOf, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
+import { callLatencies, fixtures, findingsOf, runsOf, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'gemini-cli';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -130,5 +130,16 @@ describe('gemini-cli chat recordings', () => {
     const path = join(dir.path, 'session-big.json');
     writeFileSync(path, JSON.stringify(big, null, 2));
     assert.match(detect(path) ?? '', /Gemini CLI chat recording: the document opens with/);
+  });
+});
+
+describe('gemini-cli: latency', () => {
+  it('records no latency: a call is stamped when its record was last written, not when it started', async () => {
+    // The calls carry their own timestamps, seconds after their message's; that gap is not measured.
+    assert.deepEqual(await callLatencies(join(fixtures, 'gemini-cli', 'session-parallel-cancel.json'), 'gemini-cli'), [
+      ['read_file-1761800000100-aa11', null],
+      ['glob-1761800000101-bb22', null],
+      ['run_shell_command-1761800006000-cc33', null],
+    ]);
   });
 });

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { httpExchangeFormat } from '../../src-main/engine/adapters/httpExchange';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
-import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
+import { callLatencies, modelLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'http-exchange', name);
 
@@ -151,5 +151,20 @@ describe('http-exchange: detection', () => {
     const exchange = { request: { url: 'https://api.openai.com/v1/chat/completions', body: { messages: [] } }, response: null };
     const values = [exchange, { type: 'run_start' }, { type: 'run_end' }, { type: 'model_request' }];
     assert.equal(httpExchangeFormat.detect({ path: 'mixed.jsonl', values, framedValues: [], head: '' }), null);
+  });
+});
+
+describe('http-exchange: latency', () => {
+  it("a response's latency is from its request's time to its own; the client's calls are not timed", async () => {
+    const path = join(fixtures, 'http-exchange', 'openai-chat.jsonl');
+    assert.deepEqual(await modelLatencies(path, 'http-exchange'), [900, 800, 1500, 700]);
+    // The log holds the model's exchanges only: a call ran somewhere between two of them.
+    assert.deepEqual(await callLatencies(path, 'http-exchange'), [
+      ['call_Oslo01', null],
+      ['call_Brgn02', null],
+      ['call_Find01', null],
+      ['call_Cal02', null],
+      ['call_Book03', null],
+    ]);
   });
 });

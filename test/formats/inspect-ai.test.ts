@@ -15,7 +15,7 @@ import { readRawLine } from '../../src-main/engine/store/rawLines';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
-import { root, fixtures, detectFile, type StoredEvent } from '../support/formatTests';
+import { callLatencies, modelLatencies, root, fixtures, detectFile, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'inspect-ai';
 const jsonLog = join(fixtures, FORMAT, 'eval-log.json');
@@ -404,5 +404,15 @@ describe('inspect-ai: detection', () => {
         if (statSync(path).isFile()) assert.equal(detect(path), null, `${format}/${name}`);
       }
     }
+  });
+});
+
+describe('inspect-ai: latency', () => {
+  it("a tool event's working_time and a model event's output.time; a call answered only in the messages is not timed", async () => {
+    assert.deepEqual(await callLatencies(jsonLog, FORMAT), [
+      ['call_ls1', 400],
+      ['call_find2', null],
+    ]);
+    assert.deepEqual(await modelLatencies(jsonLog, FORMAT), [1250, null, null]);
   });
 });

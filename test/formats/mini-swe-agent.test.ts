@@ -13,7 +13,7 @@ import { miniSweAgentFormat } from '../../src-main/engine/adapters/miniSweAgent'
 import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, temporaryDir } from '../support/engineHarness';
-import { fixtures, findingsOf, runsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
+import { callLatencies, fixtures, findingsOf, runsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'mini-swe-agent';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -147,5 +147,31 @@ describe('mini-swe-agent trajectories', () => {
     const path = join(dir.path, 'big.traj.json');
     writeFileSync(path, JSON.stringify(big, null, 2));
     assert.match(detect(path) ?? '', /mini-swe-agent trajectory: the document names/);
+  });
+});
+
+describe('mini-swe-agent: latency', () => {
+  const dir = temporaryDir('mini-swe-agent-latency');
+  after(() => dir.remove());
+
+  it("a step's only action: from the response's timestamp to its observation's; several actions in a step: not recorded", async () => {
+    // mini-swe-agent stamps a step's observations once all of its actions have run.
+    const trajectory = JSON.parse(readFileSync(fixture('toolcall-submitted.traj.json'), 'utf8')) as { messages: { tool_calls?: { id: string }[]; tool_call_id?: string }[] };
+    const first = trajectory.messages.find((message) => message.tool_calls?.some((call) => call.id === 'call_pyt2'))!;
+    first.tool_calls = first.tool_calls!.filter((call) => call.id !== 'call_pyt2');
+    trajectory.messages = trajectory.messages.filter((message) => message.tool_call_id !== 'call_pyt2');
+    const path = join(dir.path, 'one-action-then-two.traj.json');
+    writeFileSync(path, JSON.stringify(trajectory, null, 2));
+    assert.deepEqual(await callLatencies(path, FORMAT), [
+      // Response at 1760001001.5, observation at 1760001002.0.
+      ['call_cat1', 500],
+      ['call_fix3', null],
+      ['call_ls4', null],
+    ]);
+    // The fixture's first step issues two actions: their observations' times are not theirs alone.
+    assert.deepEqual((await callLatencies(fixture('toolcall-submitted.traj.json'), FORMAT)).slice(0, 2), [
+      ['call_cat1', null],
+      ['call_pyt2', null],
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
 import { openaiExportFormat } from '../../src-main/engine/adapters/openaiExports';
 import type { AnalyzeReport } from '../../shared/report';
 import { temporaryDir } from '../support/engineHarness';
-import { fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES, ingestEvents } from '../support/formatTests';
+import { callLatencies, fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES, ingestEvents } from '../support/formatTests';
 
 const FORMAT = 'openai-export';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -238,5 +238,14 @@ describe('openai-export: mapping and detection', () => {
     writeFileSync(chat, '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}\n');
     assert.equal(detect(stream), null);
     assert.equal(detect(chat), null);
+  });
+});
+
+describe('openai-export: latency', () => {
+  it('records no latency: the client ran the calls, and created_at has one-second resolution', async () => {
+    assert.deepEqual(await callLatencies(join(fixtures, 'openai-export', 'chain-parallel-calls.json'), 'openai-export'), [
+      ['call_LsB9qW2m', null],
+      ['call_Pt4xZr8n', null],
+    ]);
   });
 });

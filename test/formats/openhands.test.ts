@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import { openHandsFormat } from '../../src-main/engine/adapters/openHands';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, temporaryDir } from '../support/engineHarness';
-import { fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
+import { callLatencies, fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'openhands';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -202,5 +202,17 @@ describe('openhands event streams', () => {
     const bigEval = join(dir.path, 'output.jsonl');
     writeFileSync(bigEval, `${JSON.stringify(instance)}\n${second}\n`);
     assert.match(detect(bigEval) ?? '', /OpenHands evaluation output/);
+  });
+});
+
+describe('openhands: latency', () => {
+  it("a call's latency is the time from its action to its observation; finish, which runs nothing, has none", async () => {
+    assert.deepEqual(await callLatencies(join(fixtures, 'openhands', 'parallel-calls-finished.json'), 'openhands'), [
+      ['toolu_ls', 590],
+      ['toolu_view', 630],
+      ['toolu_test', 4500],
+      ['toolu_bad', 50],
+      ['toolu_fin', null],
+    ]);
   });
 });

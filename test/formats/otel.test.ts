@@ -16,7 +16,7 @@ import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../shared/report';
 import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
 import { analyzeFile } from '../support/engineHarness';
-import { root, fixtures, runCountsOf as runsOf } from '../support/formatTests';
+import { callLatencies, modelLatencies, root, fixtures, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'otel', name);
 
@@ -444,5 +444,16 @@ describe('otel: through the engine', () => {
     assert.equal(report.runs[0]?.started_at, '2025-11-04T09:53:20.500Z');
     assert.deepEqual(findingsOf(report), []);
     assert.equal(report.files[0]?.events, 15);
+  });
+});
+
+describe('otel: latency', () => {
+  it("a call's and a response's latency are their spans' end minus start", async () => {
+    const path = join(fixtures, 'otel', 'otlp-collector.jsonl');
+    assert.deepEqual(await callLatencies(path, 'otel-otlp'), [
+      ['toolu_Wx01', 300],
+      ['toolu_Fl02', 800],
+    ]);
+    assert.deepEqual(await modelLatencies(path, 'otel-otlp'), [1500, 1500, 600]);
   });
 });

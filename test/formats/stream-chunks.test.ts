@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { streamChunksFormat } from '../../src-main/engine/adapters/streamChunks';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
-import { fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
+import { callLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'stream-chunks', name);
 
@@ -127,5 +127,14 @@ describe('stream-chunks: detection', () => {
     assert.equal(detectValues([{ type: 'ping' }, { type: 'ping' }]), null);
     assert.equal(detectValues([{ type: 'message_stop' }, { kind: 'metric' }, { kind: 'metric' }, { kind: 'metric' }]), null);
     assert.match(detectValues([{ type: 'message_start', message: { id: 'msg_1' } }, { type: 'ping' }]) ?? '', /1 Anthropic message stream events/);
+  });
+});
+
+describe('stream-chunks: latency', () => {
+  it('records no latency: chunks carry at most the response creation second, and no call runs in the log', async () => {
+    assert.deepEqual(await callLatencies(join(fixtures, 'stream-chunks', 'chat-parallel-calls.jsonl'), 'stream-chunks'), [
+      ['call_Hn4sWq1ZtB', null],
+      ['call_Pk8dRx3MvC', null],
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { sweAgentFormat } from '../../src-main/engine/adapters/sweAgent';
 import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile, temporaryDir } from '../support/engineHarness';
-import { fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../support/formatTests';
+import { callLatencies, fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../support/formatTests';
 
 const FORMAT = 'swe-agent';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -157,5 +157,16 @@ describe('swe-agent trajectories', () => {
     const { report } = await analyzeFile(path, { format: FORMAT });
     assert.deepEqual(report.files[0]?.parse_errors.map((error) => error.message), ['not a SWE-agent trajectory: expected an object with trajectory[], history[] or attempts[]']);
     assert.deepEqual(report.runs.map((run) => run.run_id), ['two', 'two#2']);
+  });
+});
+
+describe('swe-agent: latency', () => {
+  it("a step's execution_time; a step without one is not timed", async () => {
+    assert.deepEqual(await callLatencies(join(fixtures, 'swe-agent', 'function-calling-exit-cost.traj'), 'swe-agent'), [
+      ['call_f1nd', 310],
+      ['textkit__textkit-42:step3', null],
+      ['call_0pen', 120],
+      ['call_3dit', 200],
+    ]);
   });
 });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { queries } from '../../src-main/api/queries';
 import type { FormatAdapter } from '../../src-main/engine/adapters/formatAdapter';
 import { openTrace, readReport } from '../../src-main/engine/engine';
 import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
@@ -114,4 +115,31 @@ export async function ingestEvents<Row>(path: string, format: string, query: str
   } finally {
     cache.remove();
   }
+}
+
+/**
+ * Each call of a trace with the latency the calls view shows (null: "not recorded"), as
+ * `[call_id, latency_ms]` in call order, read through the API's own calls query.
+ */
+export async function callLatencies(path: string, format?: string): Promise<[string, number | null][]> {
+  const cache = temporaryDir('latency');
+  try {
+    const trace = await openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis, ...(format !== undefined ? { format } : {}) });
+    const db = openDatabase(trace.dbPath, { readonly: true });
+    try {
+      const sourceIds = (db.prepare('SELECT id FROM sources ORDER BY id').all() as { id: number }[]).map((row) => row.id);
+      const calls = queries.calls(db, { sourceIds, optionsKey: '' }, { traceId: 'test', offset: 0, limit: 2000 });
+      return calls.rows.map((call): [string, number | null] => [call.callId, call.latencyMs]);
+    } finally {
+      db.close();
+    }
+  } finally {
+    cache.remove();
+  }
+}
+
+/** The latency of each model response as stored (what the timeline and inspector show; null: "not recorded"), in order. */
+export async function modelLatencies(path: string, format: string): Promise<(number | null)[]> {
+  const { events } = await ingestEvents<{ latency_ms: number | null }>(path, format, "SELECT latency_ms FROM events WHERE type = 'model_response' ORDER BY id");
+  return events.map((event) => event.latency_ms);
 }

@@ -5,6 +5,7 @@
  */
 import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
 import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
+import { CallStartTimes } from './callLatency';
 import { validateEvent } from './eventValidators';
 import { SUMMARY_CHARS } from '../ingest/contentHash';
 import { resultIdentity } from '../ingest/resultIdentity';
@@ -144,6 +145,19 @@ function mapped(adapted: AdaptedLine, line: LineRef, bytes: Buffer, scan: TopLev
   };
 }
 
+/**
+ * A tool_result that logs no latency_ms takes the time since its call's tool_call_start: the
+ * format writes each when it happens (docs/semantics.md §11). Without a tool_call_start the
+ * latency is not recorded; the response that issued the call is no start.
+ */
+function timeCalls(starts: CallStartTimes, event: AdaptedEvent): void {
+  if (event.type === 'tool_call_start') starts.started(event.run_id, event.call_id, event.ts);
+  else if (event.type === 'tool_result') {
+    const sinceStart = starts.latencyOf(event.run_id, event.call_id, event.ts);
+    if (event.latency_ms === undefined && sinceStart !== undefined) event.latency_ms = sinceStart;
+  }
+}
+
 function typeOf(value: unknown): string | undefined {
   if (!isRecord(value)) return undefined;
   const raw = value['type'] ?? value['event'];
@@ -170,16 +184,19 @@ export const canonicalFormat: FormatAdapter = {
     return found === null ? null : `${found.count} of the first ${sample.values.length} records are Loopscope events (${found.names})`;
   },
   createMapper() {
+    const starts = new CallStartTimes();
     return {
       map(value, line, emit, bytes) {
         const adapted = adaptCanonicalLine(value);
         if (!adapted.ok) return { reason: adapted.reason };
+        timeCalls(starts, adapted.event);
         emit(mapped(adapted, line, bytes, null));
         return undefined;
       },
       mapScanned(bytes, scan, line, emit) {
         const adapted = adaptScannedLine(bytes, scan);
         if (adapted === null) return false;
+        timeCalls(starts, adapted.event);
         emit(mapped(adapted, line, bytes, scan));
         return true;
       },

@@ -12,6 +12,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
+import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import {
   companionTypeRaw,
@@ -73,8 +74,8 @@ interface RunState {
   steps: number;
   open: OpenMessage | null;
   recent: Map<string, number>;
-  /** Calls issued and not yet answered: their name, step and turn, for the results that answer them. */
-  openCalls: Map<string, { name: string; step: number; turn: number }>;
+  /** Calls issued and not yet answered: their name, step, turn and the time of the line that issued them, for the results that answer them. */
+  openCalls: Map<string, { name: string; step: number; turn: number; issuedAt: string | undefined }>;
   /** Count of the user's prompts so far: a turn is what the loop did for one prompt. */
   turn: number;
   last: LastWord;
@@ -137,6 +138,22 @@ function userStopCode(record: Record<string, unknown>, errorText: string): strin
 function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef): MappedEvent {
   const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
   return { event, typeRaw, line };
+}
+
+/**
+ * The run time some tools write in the record's `toolUseResult` (docs/semantics.md §11): Grep,
+ * Glob and WebFetch `durationMs`, a sub-agent (Task) `totalDurationMs`, WebSearch `durationSeconds`.
+ */
+function recordedDurationMs(toolUseResult: unknown): number | undefined {
+  if (!isRecord(toolUseResult)) return undefined;
+  const millis = finiteNonNegative(toolUseResult['durationMs']) ?? finiteNonNegative(toolUseResult['totalDurationMs']);
+  if (millis !== undefined) return millis;
+  const seconds = finiteNonNegative(toolUseResult['durationSeconds']);
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+function finiteNonNegative(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 class ClaudeCodeMapper implements FormatMapper {
@@ -275,7 +292,7 @@ class ClaudeCodeMapper implements FormatMapper {
         const name = stringField(block, 'name') ?? '(unnamed)';
         open.calls.push({ call_id: callId, name, arguments: block['input'] });
         open.callIds.add(callId);
-        run.openCalls.set(callId, { name, step: open.step, turn: run.turn });
+        run.openCalls.set(callId, { name, step: open.step, turn: run.turn, issuedAt: ts });
       }
     }
     run.last = { kind: 'message', message: open };
@@ -313,6 +330,11 @@ class ClaudeCodeMapper implements FormatMapper {
       const output = block['content'];
       const errorText = isError ? contentText(output) || stringField(record, 'toolUseResult') : undefined;
       const errorCode = isError ? userStopCode(record, errorText ?? '') : undefined;
+      // Claude Code writes each content block's line as it is produced and starts a tool as soon as
+      // its tool_use block is complete: from that line to the result's line is the call's latency
+      // (with any permission prompt in it).
+      const sinceIssued = millisFromStartToResult(call?.issuedAt, ts);
+      const latencyMs = (results.length === 1 ? recordedDurationMs(record['toolUseResult']) : undefined) ?? sinceIssued;
       const event: EventOf<'tool_result'> = {
         type: 'tool_result',
         run_id: run.id,
@@ -323,6 +345,7 @@ class ClaudeCodeMapper implements FormatMapper {
         status: isError ? 'error' : 'ok',
         output,
         ...(isError ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorText ? { message: errorText.slice(0, ERROR_MESSAGE_CHARS) } : {}) } } : {}),
+        ...(latencyMs !== undefined ? { latency_ms: latencyMs } : {}),
         ...(childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? { child_run_id: `${run.sessionId}/agent-${childAgent}` } : {}),
       };
       const mapped: MappedEvent = { event, typeRaw: 'user/tool_result', line };

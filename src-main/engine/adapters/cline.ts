@@ -13,6 +13,7 @@
  */
 import { basename, dirname, extname } from 'node:path';
 import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
@@ -186,6 +187,17 @@ function isoOf(ts: unknown): string | undefined {
 function stringField(record: Json, key: string): string | undefined {
   const value = record[key];
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Cline runs a step's calls one after another and writes each call's message as it starts (or
+ * asks for approval), so a call answered by the next request's result block ends where its error
+ * message, else the next call's message, else that request is written (docs/semantics.md §11). A
+ * task interrupted in between was idle for an unknown time: the call's latency is not recorded.
+ */
+function sequentialCallLatency(startTs: string, endTs: string, interruptedTs: string | undefined): number | undefined {
+  const interruptedInBetween = interruptedTs !== undefined && millisFromStartToResult(startTs, interruptedTs) !== undefined && millisFromStartToResult(interruptedTs, endTs) !== undefined;
+  return interruptedInBetween ? undefined : millisFromStartToResult(startTs, endTs);
 }
 
 class ClineMapper implements FormatMapper {
@@ -571,6 +583,7 @@ class ClineMapper implements FormatMapper {
       next = at + 1;
       const call = calls[at]!;
       const outcome = blockOutcome(block.body);
+      const latency = sequentialCallLatency(call.ts, call.error?.ts ?? calls[at + 1]?.ts ?? ts, interrupted?.ts);
       const event: EventOf<'tool_result'> = {
         type: 'tool_result',
         run_id: this.runId,
@@ -581,6 +594,7 @@ class ClineMapper implements FormatMapper {
         status: outcome.ok ? 'ok' : 'error',
         output: block.body,
         ...(outcome.ok ? {} : { error: { ...(outcome.code !== undefined ? { code: outcome.code } : {}), message: outcome.message } }),
+        ...(latency !== undefined ? { latency_ms: latency } : {}),
         result_of: `request/${block.name}`,
       };
       emit(this.event(event, `say/api_req_started/${block.name} result`, line));
@@ -595,7 +609,17 @@ class ClineMapper implements FormatMapper {
   private resolveFromUi(call: ClineCall, interrupted: { line: LineRef; ts: string } | undefined, emit: Emit): void {
     const base = { type: 'tool_result' as const, run_id: this.runId, step: call.step, call_id: call.callId, name: call.name, result_of: 'ui' };
     if (call.error !== undefined) {
-      const event: EventOf<'tool_result'> = { ...base, ts: call.error.ts, status: 'error', output: call.error.text, error: { message: call.error.text.slice(0, 1000) } };
+      // The error message is written when the call fails. An interruption's time is when the
+      // task was resumed and a command's output's is its first chunk: neither ends the call.
+      const latency = millisFromStartToResult(call.ts, call.error.ts);
+      const event: EventOf<'tool_result'> = {
+        ...base,
+        ts: call.error.ts,
+        status: 'error',
+        output: call.error.text,
+        error: { message: call.error.text.slice(0, 1000) },
+        ...(latency !== undefined ? { latency_ms: latency } : {}),
+      };
       emit(this.event(event, 'say/error', call.error.line));
     } else if (interrupted !== undefined) {
       const event: EventOf<'tool_result'> = {

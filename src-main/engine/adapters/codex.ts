@@ -246,8 +246,8 @@ class LoopAssembler {
     if (step.usage !== undefined) this.emitStep(step, 'next_step');
   }
 
-  /** A tool output: answers the call with that id. */
-  result(source: Source, callId: string, fields: { output?: unknown; error?: { code?: string; message?: string } }): void {
+  /** A tool output: answers the call with that id, with the run time Codex recorded for it, if any. */
+  result(source: Source, callId: string, fields: { output?: unknown; error?: { code?: string; message?: string }; latencyMs?: number | undefined }): void {
     this.supersedeEnd();
     const call = this.openCalls.get(callId);
     this.openCalls.delete(callId);
@@ -262,6 +262,7 @@ class LoopAssembler {
       status: fields.error ? 'error' : 'ok',
       ...(fields.output !== undefined ? { output: fields.output } : {}),
       ...(fields.error ? { error: fields.error } : {}),
+      ...(fields.latencyMs !== undefined ? { latency_ms: fields.latencyMs } : {}),
     };
     this.markInput();
     this.queue(event, source);
@@ -426,37 +427,55 @@ const failurePrefixes: readonly [RegExp, string][] = [
   [/^aborted( by user)?\.?$/i, 'aborted'],
 ];
 
+/** What a rollout tool output says of its call: whether it failed, and how long it ran. */
+interface RolloutOutputFacts {
+  error: ToolError | undefined;
+  latencyMs: number | undefined;
+}
+
+/** Seconds as written by Codex, in milliseconds (to the microsecond, so 1.1 s is 1100 ms, not 1100.0000000000002); nothing for a value that is no duration. */
+function secondsToMillis(seconds: number | undefined): number | undefined {
+  return seconds !== undefined && seconds >= 0 ? Math.round(seconds * 1e6) / 1e3 : undefined;
+}
+
 /**
  * A rollout tool output has no error flag: 0.40 `shell` writes a JSON string with
  * `metadata.exit_code`; `exec_command` writes a `Process exited with code N` header; Codex's own
  * failures are plain text with a known prefix. Anything else is ok.
+ *
+ * The call's run time is in the same places (docs/semantics.md §11): `metadata.duration_seconds`,
+ * or the header's `Wall time: N seconds`. The rollout's timestamps cannot give it: Codex writes
+ * a call and its output one after the other once the call is over.
  */
-function rolloutOutputError(output: unknown): ToolError | undefined {
+function readRolloutOutput(output: unknown): RolloutOutputFacts {
   if (typeof output !== 'string') {
-    if (isRecord(output) && output['success'] === false) return { code: 'failed' };
-    return undefined;
+    return { error: isRecord(output) && output['success'] === false ? { code: 'failed' } : undefined, latencyMs: undefined };
   }
+  let metadataLatencyMs: number | undefined;
   if (output.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(output);
       if (isRecord(parsed) && isRecord(parsed['metadata'])) {
         const code = num(parsed['metadata']['exit_code']);
-        if (code !== undefined) return code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` };
+        metadataLatencyMs = secondsToMillis(num(parsed['metadata']['duration_seconds']));
+        if (code !== undefined) return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs: metadataLatencyMs };
       }
     } catch {
       // Not JSON after all: read it as text.
     }
   }
   const header = output.slice(0, 2000).split('\nOutput:\n', 1)[0] ?? '';
+  const wallTime = /^Wall time: (\d+(?:\.\d+)?) seconds?\s*$/m.exec(header);
+  const latencyMs = metadataLatencyMs ?? secondsToMillis(wallTime?.[1] === undefined ? undefined : Number(wallTime[1]));
   const exited = /^Process exited with code (-?\d+)\s*$/m.exec(header);
   if (exited?.[1] !== undefined) {
     const code = Number(exited[1]);
-    return code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` };
+    return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs };
   }
   for (const [pattern, code] of failurePrefixes) {
-    if (pattern.test(output)) return { code, message: firstLine(output) };
+    if (pattern.test(output)) return { error: { code, message: firstLine(output) }, latencyMs };
   }
-  return undefined;
+  return { error: undefined, latencyMs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -598,8 +617,8 @@ class RolloutReader implements Reader {
         const callId = str(payload['call_id']);
         if (callId === undefined || callId === '') return { reason: `Codex ${payloadType} without a "call_id"` };
         const output = payload['output'];
-        const error = rolloutOutputError(output);
-        loop.result(source, callId, { output, ...(error ? { error } : {}) });
+        const { error, latencyMs } = readRolloutOutput(output);
+        loop.result(source, callId, { output, ...(error ? { error } : {}), latencyMs });
         return undefined;
       }
       case 'web_search_call':
@@ -895,7 +914,7 @@ class LegacyExecReader implements Reader {
       case 'mcp_tool_call_end': {
         if (callId === undefined || callId === '') return { reason: `codex exec ${type} without a "call_id"` };
         const { output, error } = legacyResult(type, msg);
-        loop.result(source, callId, { output, ...(error ? { error } : {}) });
+        loop.result(source, callId, { output, ...(error ? { error } : {}), latencyMs: legacyDurationMillis(msg['duration']) });
         return undefined;
       }
       case 'web_search_begin':
@@ -952,6 +971,14 @@ function legacyCall(type: string, callId: string, msg: Record<string, unknown>):
   }
   if (type === 'patch_apply_begin') return { call_id: callId, name: 'apply_patch', arguments: { changes: msg['changes'] ?? {} } };
   return { call_id: callId, name: 'exec_command', arguments: { command: msg['command'] ?? null, ...(msg['cwd'] !== undefined ? { cwd: msg['cwd'] } : {}) } };
+}
+
+/** An `*_end` event's `duration` (a Rust `Duration`: `{secs, nanos}`), in milliseconds. */
+function legacyDurationMillis(duration: unknown): number | undefined {
+  if (!isRecord(duration)) return undefined;
+  const secs = num(duration['secs']);
+  const nanos = num(duration['nanos']) ?? 0;
+  return secs !== undefined && secs >= 0 && nanos >= 0 ? secs * 1000 + Math.round(nanos / 1e3) / 1e3 : undefined;
 }
 
 function legacyResult(type: string, msg: Record<string, unknown>): { output: unknown; error: ToolError | undefined } {

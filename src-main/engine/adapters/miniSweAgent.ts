@@ -10,6 +10,7 @@
  * `user` observation. Tool-call results are `tool` messages with `tool_call_id`. The end is the
  * `exit` message or `info.exit_status`. See docs/formats/mini-swe-agent.md.
  */
+import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
 import { text, finite, positive, field, contentText, fileStem } from './jsonValues';
@@ -99,6 +100,12 @@ class RunMapper {
   private derivedIds = false;
   private readonly callSteps = new Map<string, number>();
   private readonly callNames = new Map<string, string>();
+  /**
+   * When the response that issued a step's only action arrived (`extra.timestamp`, epoch seconds).
+   * mini-swe-agent stamps an observation once all of its step's actions have run, so the gap from
+   * the response is an action's run time only when it is the step's one action (docs/semantics.md §11).
+   */
+  private readonly soleActionIssuedAt = new Map<string, number>();
   private ended = false;
   /** The last call answered by a message without a return code: the submission of an early-format run. */
   private lastAnswer: { call: ToolCall; returnCode: number | undefined; last: boolean } | null = null;
@@ -151,6 +158,7 @@ class RunMapper {
     const finishReason = text(choice?.['finish_reason']);
     const usage = usageOf(extra);
     const ts = finite(extra?.['timestamp']);
+    if (calls.length === 1 && ts !== undefined) this.soleActionIssuedAt.set(calls[0]!.call_id, ts);
     this.out(
       {
         type: 'model_response',
@@ -178,6 +186,8 @@ class RunMapper {
     const exception = text(extra?.['exception_info']);
     const failed = exception !== undefined || (code !== undefined && code !== 0);
     const ts = finite(extra?.['timestamp']);
+    const latency = millisFromStartToResult(this.soleActionIssuedAt.get(callId), ts);
+    this.soleActionIssuedAt.delete(callId);
     this.out(
       {
         type: 'tool_result',
@@ -187,6 +197,7 @@ class RunMapper {
         call_id: callId,
         ...(this.callNames.has(callId) ? { name: this.callNames.get(callId) } : {}),
         output: extra !== undefined && 'raw_output' in extra ? extra['raw_output'] : message['content'],
+        ...(latency !== undefined ? { latency_ms: latency } : {}),
         ...(failed
           ? { status: 'error', error: { ...(code !== undefined && code !== 0 ? { code: `exit_${code}` } : {}), ...(exception !== undefined ? { message: exception } : {}) } }
           : {}),

@@ -15,6 +15,7 @@
  * answer. The end is the last `agent_state_changed` to a finished, failed or waiting state, or,
  * failing that, the agent's `finish` action. See docs/formats/openhands.md.
  */
+import { CallStartTimes } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
 import { text, finite, field, fileStem } from './jsonValues';
@@ -114,6 +115,11 @@ class RunMapper {
   private readonly responseSteps = new Map<string, number>();
   /** Action event id → the call it issued, for observations that name their action by `cause`. */
   private readonly actionCalls = new Map<number, { callId: string; name: string; step: number }>();
+  /**
+   * OpenHands stamps an action when the agent issues it and its observation when the runtime
+   * returns, so the time between them is the call's latency (docs/semantics.md §11).
+   */
+  private readonly callStarts = new CallStartTimes();
   private lastState: { state: string; ts: string | undefined; line: LineRef; afterStep: number } | null = null;
   private finished: { line: LineRef; step: number } | null = null;
   /** An evaluation instance's `error` (`state.last_error`): the run ended in error, or at a limit. */
@@ -231,6 +237,7 @@ class RunMapper {
         return;
       }
       if (id !== undefined) this.actionCalls.set(id, { callId, name, step });
+      this.callStarts.started(this.runId, callId, ts);
       this.out({ type: 'tool_call_start', run_id: this.runId, step, ...(ts !== undefined ? { ts } : {}), call_id: callId, name, arguments: event['args'] }, typeRaw, line);
       return;
     }
@@ -246,6 +253,7 @@ class RunMapper {
       const derived = `${this.runId}:event${id}`;
       this.response({ ts, calls: [{ call_id: derived, name: action, arguments: event['args'] }], text: text(field(event, 'args')?.['thought']) ?? text(event['message']) }, typeRaw, line);
       this.actionCalls.set(id, { callId: derived, name: action, step: this.step });
+      this.callStarts.started(this.runId, derived, ts);
       this.out({ type: 'tool_call_start', run_id: this.runId, step: this.step, ...(ts !== undefined ? { ts } : {}), call_id: derived, name: action, arguments: event['args'] }, typeRaw, line);
       return;
     }
@@ -284,6 +292,7 @@ class RunMapper {
             ? `exit_${exitCode}`
             : undefined;
     const content = event['content'];
+    const latency = this.callStarts.latencyOf(this.runId, callId, ts);
     this.out(
       {
         type: 'tool_result',
@@ -293,6 +302,7 @@ class RunMapper {
         call_id: callId,
         name: text(metadata?.['function_name']) ?? issued?.name ?? observation,
         output: content,
+        ...(latency !== undefined ? { latency_ms: latency } : {}),
         ...(failed
           ? {
               status: 'error',
