@@ -95,6 +95,27 @@ describe('http-exchange: OpenAI Responses', () => {
   });
 });
 
+describe('http-exchange: concurrent conversations', () => {
+  it('gives each agent its own thread when two send the same first request: the call ids of the later requests say whose response they continue', async () => {
+    const { report } = await analyzeFile(fixture('concurrent-threads.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      // Agent A: the same first request as B, then requests carrying its own calls.
+      { run_id: 'thread-1', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 2 },
+      { run_id: 'thread-2', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+      // A 429, then the same first request from another agent sent before the 429 came back (not
+      // a retry), then the first agent's retry sent after it.
+      { run_id: 'thread-3', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 1, tool_results: 1 },
+      { run_id: 'thread-4', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+    ]);
+    const lines = (runId: string): number[] => report.runs.filter((run) => run.run_id === runId).flatMap((run) => run.requests.map((request) => request.line));
+    assert.deepEqual(lines('thread-1'), [1, 3, 5]);
+    assert.deepEqual(lines('thread-2'), [2, 4]);
+    assert.deepEqual(lines('thread-3'), [6, 8, 10]);
+    assert.deepEqual(lines('thread-4'), [7, 9]);
+    assert.equal(report.findings.filter((finding) => finding.kind === 'history_rewrite' || finding.kind === 'unterminated_run').length, 0);
+  });
+});
+
 describe('http-exchange: API errors', () => {
   it('keeps a call the API says has no result dangling, a result it calls unexpected orphaned, and a retry in its thread', async () => {
     const { report } = await analyzeFile(fixture('api-errors.jsonl'));

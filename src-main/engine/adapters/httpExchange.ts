@@ -28,6 +28,8 @@ const STATES_PER_THREAD = 8;
 const OPEN_THREADS = 256;
 /** How many Responses ids are remembered for `previous_response_id` chaining. */
 const RESPONSE_IDS = 1024;
+/** How many issued call ids are remembered to identify the thread a later history continues. */
+const CALL_IDS = 8192;
 const ERROR_TEXT_CHARS = 1000;
 
 interface ThreadState {
@@ -36,6 +38,8 @@ interface ThreadState {
   hash: string;
   /** The exchange got no usable response: resending the same history is a retry, not a new call. */
   failed: boolean;
+  /** When its response arrived (epoch ms), if the log says: a retry is sent after it. */
+  settledAt: number | undefined;
 }
 
 type LastExchange =
@@ -139,12 +143,24 @@ function outcomeOf(view: ResponseView): ModelOutcome {
   return classifyResponse({ finishReason, toolCallCount: view.toolCalls.length, refusal: view.refusal });
 }
 
+/** Records which thread an id belongs to, forgetting the oldest beyond `limit`. */
+function remember(threads: Map<string, Thread>, id: string, thread: Thread, limit: number): void {
+  threads.delete(id);
+  threads.set(id, thread);
+  if (threads.size > limit) {
+    const oldest = threads.keys().next();
+    if (!oldest.done) threads.delete(oldest.value);
+  }
+}
+
 class HttpExchangeMapper implements FormatMapper {
   private readonly threads: Thread[] = [];
   /** Threads that may still be continued, least recently continued first. */
   private readonly open = new Set<Thread>();
   private readonly pending = new Map<string, PendingCall>();
   private readonly responseThreads = new Map<string, Thread>();
+  /** The thread whose response issued each call id (the most recent ones). */
+  private readonly callThreads = new Map<string, Thread>();
 
   map(value: unknown, line: LineRef, emit: (mapped: MappedEvent) => void): { reason: string } | undefined {
     if (!isRecord(value)) return { reason: `not an HTTP exchange: the line is ${describeKind(value)}, not an object` };
@@ -176,7 +192,9 @@ class HttpExchangeMapper implements FormatMapper {
     const { api, view, requestTs, response } = exchange;
     const hashes = view.previousResponseId === undefined ? prefixHashes(api, view.items) : null;
     const hasTools = (view.tools?.length ?? 0) > 0;
-    const match = hashes === null ? this.continuedResponse(view.previousResponseId!) : this.matchThread(hashes, view.model, hasTools);
+    const sentAt = requestTs === undefined ? undefined : Date.parse(requestTs);
+    const historyCallIds = view.items.flatMap((item) => callIdsIn(api, item));
+    const match = hashes === null ? this.continuedResponse(view.previousResponseId!) : this.matchThread({ hashes, callIds: historyCallIds, model: view.model, hasTools, sentAt });
     const thread = match?.thread ?? this.newThread();
     this.touch(thread);
     thread.step += 1;
@@ -190,7 +208,7 @@ class HttpExchangeMapper implements FormatMapper {
     // A chain off a response this log does not hold: its history is out of sight, so a result for
     // a call not seen here cannot be told from one answered there.
     const historyUnseen = view.previousResponseId !== undefined && match === null;
-    this.emitToolResults(thread, step, view, match?.length ?? 0, historyUnseen, read, requestTs, line, emit);
+    this.emitToolResults(thread, step, view, { matchedLength: match?.length ?? 0, callIds: new Set(historyCallIds), unseen: historyUnseen }, read, requestTs, line, emit);
 
     const request: AdaptedEvent = {
       type: 'model_request',
@@ -210,7 +228,7 @@ class HttpExchangeMapper implements FormatMapper {
     const responseTs = response === null ? undefined : isoOf(response['timestamp']);
     const failed = this.emitResponse(thread, step, read, requestTs, responseTs, line, emit);
     if (hashes !== null && hashes.length > 0) {
-      thread.states.push({ length: hashes.length, hash: hashes[hashes.length - 1]!, failed });
+      thread.states.push({ length: hashes.length, hash: hashes[hashes.length - 1]!, failed, settledAt: responseTs === undefined ? undefined : Date.parse(responseTs) });
       if (thread.states.length > STATES_PER_THREAD) thread.states.shift();
     }
   }
@@ -271,7 +289,7 @@ class HttpExchangeMapper implements FormatMapper {
     };
     emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });
     for (const call of view.toolCalls) this.issue(thread, step, call, outcome === 'tool_calls');
-    if (view.responseId !== undefined) this.rememberResponse(view.responseId, thread);
+    if (view.responseId !== undefined) remember(this.responseThreads, view.responseId, thread, RESPONSE_IDS);
     thread.last = { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
     return !view.complete;
   }
@@ -282,6 +300,7 @@ class HttpExchangeMapper implements FormatMapper {
     // sent anyway is still theirs, not an orphan.
     this.pending.set(callId, { thread, name: call.name, step });
     if (issued) thread.issued.add(callId);
+    remember(this.callThreads, callId, thread, CALL_IDS);
   }
 
   /**
@@ -293,17 +312,15 @@ class HttpExchangeMapper implements FormatMapper {
     thread: Thread,
     step: number,
     view: RequestView,
-    matchedLength: number,
-    historyUnseen: boolean,
+    history: { matchedLength: number; callIds: ReadonlySet<string>; unseen: boolean },
     read: ReadResponse | null,
     ts: string | undefined,
     line: LineRef,
     emit: (mapped: MappedEvent) => void,
   ): void {
-    const added = view.items.slice(matchedLength);
+    const added = view.items.slice(history.matchedLength);
     const results = added.flatMap((item) => resultsIn(view.api, item));
     if (results.length === 0) return;
-    const historyCalls = new Set(view.items.flatMap((item) => callIdsIn(view.api, item)));
     const rejection = read?.kind === 'http_error' && read.status >= 400 && read.status < 500 ? read.text : null;
     for (const result of results) {
       const pending = this.pending.get(result.callId);
@@ -318,7 +335,7 @@ class HttpExchangeMapper implements FormatMapper {
         resultStep = pending.step;
         name = pending.name;
       } else {
-        if (!named && (historyUnseen || thread.issued.has(result.callId) || historyCalls.has(result.callId))) continue;
+        if (!named && (history.unseen || thread.issued.has(result.callId) || history.callIds.has(result.callId))) continue;
         target = thread;
         resultStep = Math.max(1, step - 1);
       }
@@ -339,13 +356,18 @@ class HttpExchangeMapper implements FormatMapper {
   }
 
   /**
-   * The thread a history continues: the one with an earlier history that is a prefix of this one
-   * (the longest such prefix; then the same model, the same tools presence, the most recent).
-   * The same history again continues a thread only when its earlier send got no usable response
-   * (a retry). A one-message prefix, or another model with another tools presence, is a side call.
+   * The thread a history continues (docs/semantics.md §8). Candidates are the threads one of whose
+   * earlier histories is a prefix of this one; a one-item prefix counts only with the same model
+   * and tools presence, another model *and* another tools presence never. The same history again
+   * is a candidate only when its earlier send got no usable response and the request was sent
+   * after that failure came back (a retry; two agents sending the same first request at once are
+   * two threads). Among candidates, what identifies a thread decides first: the thread whose
+   * response issued the latest call id the history carries. Only when no call id identifies one:
+   * the longest prefix, then the same model, the same tools presence, the most recently continued.
    */
-  private matchThread(hashes: readonly string[], model: string | undefined, hasTools: boolean): { thread: Thread; length: number } | null {
-    let best: { thread: Thread; length: number; score: number; order: number } | null = null;
+  private matchThread(request: { hashes: readonly string[]; callIds: readonly string[]; model: string | undefined; hasTools: boolean; sentAt: number | undefined }): { thread: Thread; length: number } | null {
+    const { hashes, model, hasTools, sentAt } = request;
+    const candidates = new Map<Thread, { length: number; score: number; order: number }>();
     let order = 0;
     for (const thread of this.open) {
       order += 1;
@@ -353,12 +375,24 @@ class HttpExchangeMapper implements FormatMapper {
       const sameTools = thread.hasTools === hasTools;
       if (!sameModel && !sameTools) continue;
       for (const state of thread.states) {
-        if (state.length > hashes.length || (state.length === hashes.length && !state.failed)) continue;
+        if (state.length > hashes.length) continue;
+        if (state.length === hashes.length && !(state.failed && !(sentAt !== undefined && state.settledAt !== undefined && sentAt < state.settledAt))) continue;
         if (state.length <= 1 && !(sameModel && sameTools)) continue;
         if (hashes[state.length - 1] !== state.hash) continue;
         const score = state.length * 4 + (sameModel ? 2 : 0) + (sameTools ? 1 : 0);
-        if (best === null || score > best.score || (score === best.score && order > best.order)) best = { thread, length: state.length, score, order };
+        const known = candidates.get(thread);
+        if (known === undefined || score > known.score) candidates.set(thread, { length: state.length, score, order });
       }
+    }
+    if (candidates.size === 0) return null;
+    for (let index = request.callIds.length - 1; index >= 0; index -= 1) {
+      const issuer = this.callThreads.get(request.callIds[index]!);
+      const candidate = issuer === undefined ? undefined : candidates.get(issuer);
+      if (issuer !== undefined && candidate !== undefined) return { thread: issuer, length: candidate.length };
+    }
+    let best: { thread: Thread; length: number; score: number; order: number } | null = null;
+    for (const [thread, candidate] of candidates) {
+      if (best === null || candidate.score > best.score || (candidate.score === best.score && candidate.order > best.order)) best = { thread, ...candidate };
     }
     return best === null ? null : { thread: best.thread, length: best.length };
   }
@@ -366,14 +400,6 @@ class HttpExchangeMapper implements FormatMapper {
   private continuedResponse(previousResponseId: string): { thread: Thread; length: number } | null {
     const thread = this.responseThreads.get(previousResponseId);
     return thread === undefined ? null : { thread, length: 0 };
-  }
-
-  private rememberResponse(responseId: string, thread: Thread): void {
-    this.responseThreads.set(responseId, thread);
-    if (this.responseThreads.size > RESPONSE_IDS) {
-      const oldest = this.responseThreads.keys().next();
-      if (!oldest.done) this.responseThreads.delete(oldest.value);
-    }
   }
 
   private newThread(): Thread {
