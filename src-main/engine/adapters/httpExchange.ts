@@ -12,10 +12,10 @@
  * thread. See docs/formats/http-exchange.md.
  */
 import type { AdaptedEvent } from './canonicalAdapter';
-import type { ModelOutcome, ToolCall } from '../../../shared/trace/canonicalEvents';
+import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse, isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { apiLabels, apiOf, callIdsIn, contentText, errorText, errorType, prefixHashes, readRequest, readResponseBody, resultsIn, urlPath, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
+import { apiLabels, apiOf, callIdsIn, contentText, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
 import { looksLikeSse, parseSse } from './httpExchangeSse';
 import { assembleStream } from './httpExchangeStreams';
 import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
@@ -44,7 +44,7 @@ interface ThreadState {
 
 type LastExchange =
   | { kind: 'response'; line: LineRef; ts: string | undefined; outcome: ModelOutcome; finishReason: string | null | undefined }
-  | { kind: 'http_error'; line: LineRef; ts: string | undefined; status: number; text: string }
+  | { kind: 'api_error'; line: LineRef; ts: string | undefined; error: ApiErrorObject }
   | { kind: 'no_response' | 'unreadable'; line: LineRef; ts: string | undefined };
 
 interface Thread {
@@ -66,7 +66,7 @@ interface PendingCall {
 
 type ReadResponse =
   | { kind: 'response'; view: ResponseView; streamed: boolean }
-  | { kind: 'http_error'; status: number; text: string; type: string | undefined }
+  | { kind: 'http_error'; error: ApiErrorObject }
   | { kind: 'unreadable'; reason: string };
 
 function describeKind(value: unknown): string {
@@ -120,15 +120,11 @@ function readResponse(api: ApiKind, response: Record<string, unknown>, fallbackI
   const status = statusOf(response);
   const body = parsedBody(response['body']);
   const raw = response['body_raw'];
-  if (status !== undefined && (status < 200 || status > 299)) {
-    return { kind: 'http_error', status, text: errorText(body, raw).slice(0, ERROR_TEXT_CHARS), type: errorType(body) };
-  }
+  if (status !== undefined && (status < 200 || status > 299)) return { kind: 'http_error', error: readApiError(status, body, raw) };
   const sseText = typeof raw === 'string' && looksLikeSse(raw) ? raw : typeof body === 'string' && looksLikeSse(body) ? body : undefined;
   if (sseText !== undefined) return { kind: 'response', view: assembleStream(api, parseSse(sseText), fallbackId), streamed: true };
   const json = isRecord(body) ? body : parsedBody(typeof raw === 'string' ? raw : undefined);
-  if (isRecord(json) && isRecord(json['error'])) {
-    return { kind: 'http_error', status: status ?? 200, text: errorText(json, raw).slice(0, ERROR_TEXT_CHARS), type: errorType(json) };
-  }
+  if (isRecord(json) && isRecord(json['error'])) return { kind: 'http_error', error: readApiError(status, json, raw) };
   const view = readResponseBody(api, json);
   if (view !== null) return { kind: 'response', view, streamed: false };
   const what = json === undefined || json === null ? 'the response has no body' : `the response body is not ${apiLabels[api]} response`;
@@ -252,17 +248,18 @@ class HttpExchangeMapper implements FormatMapper {
       return true;
     }
     if (read.kind === 'http_error') {
+      // The provider answered with an error, not a model output: no finish reason, no text (docs/semantics.md §7).
+      const { error } = read;
       const event: AdaptedEvent = {
         type: 'model_response',
         ...base,
         outcome: 'incomplete',
-        finish_reason: `http_${read.status}`,
-        text: read.text,
-        incomplete_reason: `HTTP ${read.status}${read.type !== undefined ? ` ${read.type}` : ''}`,
+        incomplete_reason: [error.status !== undefined ? `HTTP ${error.status}` : 'API error', error.type ?? error.code].filter(Boolean).join(' '),
+        api_error: error,
         ...latencyField,
       };
-      emit({ event, typeRaw: `response ${read.status}`, line });
-      thread.last = { kind: 'http_error', line, ts, status: read.status, text: read.text };
+      emit({ event, typeRaw: `response ${error.status ?? 'error'}`, line });
+      thread.last = { kind: 'api_error', line, ts, error };
       return true;
     }
     if (read.kind === 'unreadable') {
@@ -286,11 +283,12 @@ class HttpExchangeMapper implements FormatMapper {
       ...latencyField,
       ...(view.responseId !== undefined ? { response_id: view.responseId } : {}),
       ...(view.model !== undefined ? { model: view.model } : {}),
+      ...(view.apiError !== undefined ? { api_error: view.apiError } : {}),
     };
     emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });
     for (const call of view.toolCalls) this.issue(thread, step, call, outcome === 'tool_calls');
     if (view.responseId !== undefined) remember(this.responseThreads, view.responseId, thread, RESPONSE_IDS);
-    thread.last = { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
+    thread.last = view.apiError !== undefined ? { kind: 'api_error', line, ts, error: view.apiError } : { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
     return !view.complete;
   }
 
@@ -321,7 +319,8 @@ class HttpExchangeMapper implements FormatMapper {
     const added = view.items.slice(history.matchedLength);
     const results = added.flatMap((item) => resultsIn(view.api, item));
     if (results.length === 0) return;
-    const rejection = read?.kind === 'http_error' && read.status >= 400 && read.status < 500 ? read.text : null;
+    const status = read?.kind === 'http_error' ? read.error.status : undefined;
+    const rejection = read?.kind === 'http_error' && status !== undefined && status >= 400 && status < 500 ? (read.error.message ?? '') : null;
     for (const result of results) {
       const pending = this.pending.get(result.callId);
       const named = rejection !== null && rejection.includes(result.callId);
@@ -437,9 +436,9 @@ class HttpExchangeMapper implements FormatMapper {
         status = last.outcome === 'final' ? 'model_finished' : 'refused';
         const finishReason = last.finishReason === undefined || last.finishReason === null ? 'no finish reason' : `finish reason "${last.finishReason}"`;
         reason = `derived: the thread's last response (line ${last.line.lineNumber}) is a ${last.outcome} answer (${finishReason}) and no later request continues the thread`;
-      } else if (last.kind === 'http_error') {
+      } else if (last.kind === 'api_error') {
         status = 'failed';
-        reason = `derived: the thread's last exchange (line ${last.line.lineNumber}) got HTTP ${last.status}${last.text !== '' ? ` (${last.text.slice(0, 200)})` : ''} and no later request continues the thread`;
+        reason = `derived: the thread's last exchange (line ${last.line.lineNumber}) failed at the provider with ${describeApiError(apiErrorFacts(last.error)).slice(0, 200)} and no later request continues the thread`;
       } else {
         continue;
       }

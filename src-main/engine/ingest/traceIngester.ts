@@ -11,7 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
-import { idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
+import { apiErrorFacts, describeApiError, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
@@ -449,6 +449,7 @@ export class TraceIngester {
       cached_input_tokens: null,
       content_chars: null,
       run_index: run.events++,
+      api_error: null,
     };
     const search = new SearchText(this.searchTextChars);
     switch (event.type) {
@@ -552,7 +553,11 @@ export class TraceIngester {
     run.modelSteps.add(step);
     const calls = event.tool_calls ?? [];
     const finishReason = event.finish_reason ?? null;
-    row.outcome = classifyResponse({ outcome: event.outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal });
+    const apiError = event.api_error === undefined ? null : apiErrorFacts(event.api_error);
+    // A call the provider refused gave no model output: not a final answer (docs/semantics.md §7).
+    const outcome = event.outcome ?? (apiError !== null ? 'incomplete' : undefined);
+    row.outcome = classifyResponse({ outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal });
+    row.api_error = apiError === null ? null : JSON.stringify(apiError);
     row.finish_reason = finishReason;
     row.tool_call_count = calls.length;
     if (row.outcome === 'tool_calls') run.toolCalls += calls.length;
@@ -569,7 +574,9 @@ export class TraceIngester {
     row.summary =
       calls.length > 0
         ? truncate(calls.map((call) => `${call.name}(${truncate(argumentsText(call.arguments), 60)})`).join(', '))
-        : truncate(event.refusal ?? event.text ?? '');
+        : apiError !== null
+          ? truncate(`API error: ${describeApiError(apiError)}`)
+          : truncate(event.refusal ?? event.text ?? '');
     search.add(event.text);
     search.add(event.refusal);
     calls.forEach((call, index) => {
