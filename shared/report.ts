@@ -23,6 +23,7 @@ export const findingKindSchema = z.enum([
   'truncated_response',
   'refusal',
   'unknown_finish_reason',
+  'api_error',
   'tool_error',
   'history_rewrite',
   'missing_tool_result_in_history',

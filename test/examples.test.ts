@@ -9,6 +9,8 @@ import { describe, it } from 'node:test';
 import { analyzeFile } from './support/engineHarness';
 
 interface Expected {
+  /** The format of an example that is not a canonical trace (an HTTP exchange log); absent for the canonical ones. */
+  format?: string;
   runs: { run_id: string; status: string; status_raw: string; steps: number; tool_calls: number; tool_results: number }[];
   findings: { kind: string; severity: string; run_id: string | null; step: number | null; call_id: string | null }[];
   parse_error_lines: number[];
@@ -47,6 +49,7 @@ describe('bundled examples', () => {
     it(`${name}: statuses, counts, findings and parse errors match`, async () => {
       const expected = JSON.parse(readFileSync(join(examplesDir, 'expected', `${name}.json`), 'utf8')) as Expected;
       const { report } = await analyzeFile(join(examplesDir, `${name}.jsonl`));
+      assert.equal(report.files[0]?.format, expected.format ?? 'loopscope');
       assert.deepEqual(
         report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),
         expected.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),

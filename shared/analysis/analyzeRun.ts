@@ -1,6 +1,7 @@
 /** Runs every analysis over one run's timeline; the single entry point the engine calls. */
 import type { AnalysisOptions, Finding } from '../report';
 import { analyzeAfterEnd } from './afterEnd';
+import { analyzeApiErrors } from './apiErrors';
 import { analyzeBudgets } from './budgets';
 import { correlateCalls, type CallResolution } from './callCorrelation';
 import { analyzeInvalidArguments } from './invalidArguments';
@@ -21,6 +22,7 @@ export function analyzeRun(timeline: RunTimeline, options: AnalysisOptions): Run
     ...correlation.findings,
     ...analyzeInvalidArguments(timeline),
     ...analyzeResponseOutcomes(timeline),
+    ...analyzeApiErrors(timeline),
     ...analyzeToolErrors(timeline, correlation.resultOf),
     ...analyzeRepeatedActions(timeline, correlation.resultOf, options),
     ...analyzeBudgets(timeline),

@@ -2,7 +2,7 @@
  * The compact, ordered view of one run that every analysis reads: what the store keeps of each
  * event, without payloads. Entries are in file order, which is the order the loop logged them.
  */
-import type { Budgets, ModelOutcome } from '../trace/canonicalEvents';
+import type { ApiErrorFacts, Budgets, ModelOutcome } from '../trace/canonicalEvents';
 import type { RunStatus } from '../trace/runStatus';
 
 export interface TimelineCall {
@@ -36,6 +36,8 @@ export interface ResponseEntry extends EntryBase {
   outputTokens: number | null;
   /** Cost of the call when the trace records it. */
   costUsd: number | null;
+  /** The provider refused the call (docs/semantics.md §7); null for a response it gave. */
+  apiError: ApiErrorFacts | null;
 }
 
 export interface ExecutionEntry extends EntryBase {

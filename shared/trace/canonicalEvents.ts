@@ -71,6 +71,42 @@ export const toolErrorSchema = z.looseObject({
   message: z.string().optional(),
 });
 
+/**
+ * A provider's refusal to answer a model call (docs/semantics.md §7): an HTTP error status, or an
+ * error event in a stream. `type`/`code` are the provider's own words (`overloaded_error`,
+ * `rate_limit_exceeded`); a bare string is its message.
+ */
+export const apiErrorSchema = z.union([
+  z.looseObject({
+    /** The HTTP status, when the call got one (a stream's error event arrives under a 200). */
+    status: z.number().int().optional(),
+    type: z.string().optional(),
+    code: z.string().optional(),
+    message: z.string().optional(),
+  }),
+  z.string(),
+]);
+export type ApiError = z.infer<typeof apiErrorSchema>;
+
+/** What an API error says, in one shape: the status, the provider's error type (else code), the message. */
+export interface ApiErrorFacts {
+  status: number | null;
+  type: string | null;
+  message: string | null;
+}
+
+export function apiErrorFacts(error: ApiError): ApiErrorFacts {
+  if (typeof error === 'string') return { status: null, type: null, message: error === '' ? null : error };
+  return { status: error.status ?? null, type: error.type ?? error.code ?? null, message: error.message ?? null };
+}
+
+/** "HTTP 529 overloaded_error: Overloaded": an API error as one line of text. */
+export function describeApiError(facts: ApiErrorFacts): string {
+  const head = [facts.status !== null ? `HTTP ${facts.status}` : null, facts.type].filter((part) => part !== null).join(' ');
+  if (head === '') return facts.message ?? 'an API error';
+  return facts.message !== null ? `${head}: ${facts.message}` : head;
+}
+
 /** Fields every event may carry. `step` counts model calls (1-based); `step_id` is the loop's own label. */
 const eventBase = {
   run_id: idSchema.optional(),
@@ -121,6 +157,8 @@ export const modelResponseSchema = z.looseObject({
   latency_ms: z.number().nonnegative().optional(),
   response_id: z.string().optional(),
   model: z.string().optional(),
+  /** The call failed at the provider: no model output. Such a response is `incomplete` unless it says otherwise. */
+  api_error: apiErrorSchema.optional(),
 });
 
 export const streamFragmentSchema = z.looseObject({

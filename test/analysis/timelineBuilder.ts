@@ -15,7 +15,7 @@
  *     .build();
  */
 import type { RunTimeline, TimelineCall, TimelineEntry } from '../../shared/analysis/timeline';
-import type { Budgets, ModelOutcome } from '../../shared/trace/canonicalEvents';
+import type { ApiErrorFacts, Budgets, ModelOutcome } from '../../shared/trace/canonicalEvents';
 import { canonicalJson } from '../../shared/trace/canonicalJson';
 import type { RunStatus } from '../../shared/trace/runStatus';
 
@@ -41,6 +41,8 @@ export interface ResponseSpec {
   outputTokens?: number | null;
   costUsd?: number | null;
   ts?: string | null;
+  /** The provider refused the call. */
+  apiError?: ApiErrorFacts | null;
 }
 
 export interface ResultSpec {
@@ -114,8 +116,14 @@ export class TimelineBuilder {
       inputTokens: spec.inputTokens ?? null,
       outputTokens: spec.outputTokens ?? null,
       costUsd: spec.costUsd ?? null,
+      apiError: spec.apiError ?? null,
     });
     return this;
+  }
+
+  /** A model call the provider refused: an incomplete response without finish reason, carrying the error. */
+  apiError(status: number | null, type: string | null, message: string | null = null, spec: Omit<ResponseSpec, 'apiError' | 'outcome' | 'calls'> = {}): this {
+    return this.response({ finishReason: null, ...spec, outcome: 'incomplete', apiError: { status, type, message } });
   }
 
   /** A response with outcome tool_calls carrying these calls. */

@@ -155,7 +155,17 @@ describe('claude-code: how a run ends', () => {
     ]);
     // The synthetic messages carry zero usage; only the real model call counts.
     assert.equal(report.runs[0]?.input_tokens, 3 + 1500 + 14000);
-    assert.deepEqual(findingsOf(report), []);
+    // The 529 was retried and went through (info); the timeout ended the run (error). The provider's
+    // error object quoted in Claude Code's text gives the type and message.
+    assert.deepEqual(
+      report.findings.map((finding) => [finding.kind, finding.severity, finding.step]),
+      [
+        ['api_error', 'info', 1],
+        ['api_error', 'error', 3],
+      ],
+    );
+    assert.match(report.findings[0]?.message ?? '', /failed at the provider with HTTP 529 overloaded_error: Overloaded; the loop retried, and the call at step 2 \(line 4\) went through$/);
+    assert.match(report.findings[1]?.message ?? '', /failed at the provider with unknown: API Error: Request timed out\.; no model call went through after it: the error ended the run$/);
   });
 
   it('reads a compacted session that opens with summary lines as one run from its first line', async () => {

@@ -97,10 +97,15 @@ describe('cline: ui_messages.json', () => {
     assert.deepEqual(runsOf(report), [
       { run_id: 'task-resumed', status: 'waiting_for_input', status_raw: 'waiting_for_input', steps: 6, tool_calls: 3, tool_results: 3 },
     ]);
+    // The failed stream is a provider error the loop recovered from: the next call went through.
     assert.deepEqual(findingsOf(report), [
+      ['api_error', null],
       ['tool_error', 'msg-20'],
       ['tool_error', 'msg-3'],
     ]);
+    const apiError = report.findings.find((finding) => finding.kind === 'api_error');
+    assert.equal(apiError?.severity, 'info');
+    assert.match(apiError?.message ?? '', /step 4 .* failed at the provider with ECONNRESET: terminated; the loop retried/);
     assert.deepEqual(canonical(events), [
       'run_start@0',
       'model_response@1 tool_calls',

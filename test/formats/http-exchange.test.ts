@@ -2,7 +2,7 @@
  * HTTP exchange logs (the claude-trace shape), read by the real engine: one model call per
  * exchange for the three APIs, streamed responses reassembled from their server-sent events,
  * threads rebuilt from histories that extend each other, tool results taken from the next request,
- * API errors kept as incomplete responses. Fixtures: test/fixtures/formats/http-exchange/
+ * API errors kept as incomplete responses carrying the provider's error. Fixtures: test/fixtures/formats/http-exchange/
  * (invented exchanges; see docs/formats/http-exchange.md).
  */
 import assert from 'node:assert/strict';
@@ -95,6 +95,29 @@ describe('http-exchange: OpenAI Responses', () => {
   });
 });
 
+describe('http-exchange: concurrent conversations', () => {
+  it('gives each agent its own thread when two send the same first request: the call ids of the later requests say whose response they continue', async () => {
+    const { report } = await analyzeFile(fixture('concurrent-threads.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      // Agent A: the same first request as B, then requests carrying its own calls.
+      { run_id: 'thread-1', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 2 },
+      { run_id: 'thread-2', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+      // A 429, then the same first request from another agent sent before the 429 came back (not
+      // a retry), then the first agent's retry sent after it.
+      { run_id: 'thread-3', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 1, tool_results: 1 },
+      { run_id: 'thread-4', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+    ]);
+    const lines = (runId: string): number[] => report.runs.filter((run) => run.run_id === runId).flatMap((run) => run.requests.map((request) => request.line));
+    assert.deepEqual(lines('thread-1'), [1, 3, 5]);
+    assert.deepEqual(lines('thread-2'), [2, 4]);
+    assert.deepEqual(lines('thread-3'), [6, 8, 10]);
+    assert.deepEqual(lines('thread-4'), [7, 9]);
+    // No rewrite, no unterminated thread: only the 429, retried by its own agent.
+    assert.deepEqual(findingsOf(report), [['api_error', 'thread-3', 1, null]]);
+    assert.equal(report.findings[0]?.severity, 'info');
+  });
+});
+
 describe('http-exchange: API errors', () => {
   it('keeps a call the API says has no result dangling, a result it calls unexpected orphaned, and a retry in its thread', async () => {
     const { report } = await analyzeFile(fixture('api-errors.jsonl'));
@@ -113,18 +136,34 @@ describe('http-exchange: API errors', () => {
     // fixed request 4 drops again (a rewrite). A run's request findings follow its others.
     assert.deepEqual(findingsOf(report), [
       ['dangling_call', 'thread-1', 1, 'toolu_E2Lint'],
-      ['unknown_finish_reason', 'thread-1', 2, null],
+      ['api_error', 'thread-1', 2, null],
       ['missing_tool_result_in_history', 'thread-1', 2, 'toolu_E2Lint'],
-      ['unknown_finish_reason', 'thread-2', 1, null],
+      ['api_error', 'thread-2', 1, null],
       ['orphan_result', 'thread-2', 2, 'toolu_E9Ghost'],
-      ['unknown_finish_reason', 'thread-2', 3, null],
+      ['api_error', 'thread-2', 3, null],
       ['missing_tool_result_in_history', 'thread-2', 3, 'toolu_E9Ghost'],
       ['history_rewrite', 'thread-2', 4, null],
       ['invalid_arguments', 'thread-3', 1, 'toolu_E5Edit'],
+      ['api_error', 'thread-3', 1, null],
       ['unterminated_run', 'thread-3', null, null],
     ]);
-    const http = report.findings.filter((finding) => finding.kind === 'unknown_finish_reason').map((finding) => /"(http_\d+)"/.exec(finding.message)?.[1]);
-    assert.deepEqual(http, ['http_400', 'http_529', 'http_400']);
+    // A provider error is not a finish reason: each says its status, the provider's type and message,
+    // and what followed. The 400 that ended thread-1 is an error; the 529 retried and the 400 whose
+    // next request went through are info; the stream broken by an error event (under a 200) whose
+    // retry never got a response ended its thread.
+    const apiErrors = report.findings.filter((finding) => finding.kind === 'api_error');
+    assert.deepEqual(
+      apiErrors.map((finding) => [finding.severity, finding.line, finding.details?.['status'], finding.details?.['type'], finding.details?.['retried']]),
+      [
+        ['error', 2, 400, 'invalid_request_error', false],
+        ['info', 3, 529, 'overloaded_error', true],
+        ['info', 5, 400, 'invalid_request_error', true],
+        ['error', 7, null, 'overloaded_error', false],
+      ],
+    );
+    assert.match(apiErrors[0]?.message ?? '', /step 2 \(line 2\) failed at the provider with HTTP 400 invalid_request_error: messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_E2Lint\..*the error ended the run$/);
+    assert.match(apiErrors[1]?.message ?? '', /HTTP 529 overloaded_error: Overloaded; the loop retried, and the call at step 2 \(line 4\) went through$/);
+    assert.equal(report.findings.filter((finding) => finding.kind === 'unknown_finish_reason').length, 0);
   });
 });
 

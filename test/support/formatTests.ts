@@ -1,6 +1,6 @@
 /** Helpers shared by the format tests (test/formats/): fixture paths, detection, report summaries, the engine's stored events. */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { queries } from '../../src-main/api/queries';
 import type { FormatAdapter } from '../../src-main/engine/adapters/formatAdapter';
@@ -38,10 +38,30 @@ export function traceFiles(dir: string): string[] {
   return filesUnder(dir, /\.(jsonl|json|traj)$/);
 }
 
+/**
+ * The examples that are logs in another format than the canonical one (an HTTP exchange log, say):
+ * their `expected/<name>.json` names that `format`.
+ */
+function examplesInOtherFormats(): Set<string> {
+  const examples = join(root, 'examples');
+  const others = readdirSync(examples).filter((file) => {
+    if (!file.endsWith('.jsonl')) return false;
+    const expected = JSON.parse(readFileSync(join(examples, 'expected', file.replace(/\.jsonl$/, '.json')), 'utf8')) as { format?: string };
+    return expected.format !== undefined;
+  });
+  return new Set(others.map((file) => join(examples, file)));
+}
+
+/** Files under examples/ whose name matches `pattern`, but the examples in another format. */
+function canonicalExampleFiles(pattern: RegExp): string[] {
+  const others = examplesInOtherFormats();
+  return filesUnder(join(root, 'examples'), pattern).filter((path) => !others.has(path));
+}
+
 /** The canonical examples and every other format's fixtures whose name matches `pattern`. */
 export function examplesAndOtherFixtures(format: string, pattern: RegExp = /\.jsonl$/): string[] {
   return [
-    ...filesUnder(join(root, 'examples'), pattern),
+    ...canonicalExampleFiles(pattern),
     ...readdirSync(fixtures)
       .filter((name) => name !== format)
       .flatMap((name) => filesUnder(join(fixtures, name), pattern)),
@@ -50,9 +70,7 @@ export function examplesAndOtherFixtures(format: string, pattern: RegExp = /\.js
 
 /** Asserts `detect` claims neither the canonical JSONL examples nor the trace files of the `others` formats' fixtures. */
 export function assertRejectsExamplesAndFixtures(detect: (path: string) => string | null, others: string[]): void {
-  for (const name of readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.jsonl'))) {
-    assert.equal(detect(join(root, 'examples', name)), null, name);
-  }
+  for (const path of canonicalExampleFiles(/\.jsonl$/)) assert.equal(detect(path), null, path);
   for (const other of others) {
     const otherDir = join(fixtures, other);
     if (!statSync(otherDir, { throwIfNoEntry: false })?.isDirectory()) continue;

@@ -10,7 +10,7 @@
  * terminal record: a run_end is derived at the end of the file only from what its last record says.
  */
 import { basename, dirname, join } from 'node:path';
-import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
 import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
@@ -56,7 +56,7 @@ interface OpenMessage {
   countsUsage: boolean;
   stopReason: string | undefined;
   /** Claude Code's synthetic message standing in for a model call that failed (`isApiErrorMessage`). */
-  apiError: { code: string | undefined; status: unknown } | undefined;
+  apiError: { code: string | undefined; status: number | undefined } | undefined;
   /** Results of this message's calls, logged before the message was complete. */
   held: MappedEvent[];
   outcome: Outcome | undefined;
@@ -88,6 +88,37 @@ interface WaitingRecord {
   line: LineRef;
   typeRaw: string;
   ts: string | undefined;
+}
+
+/**
+ * The canonical API error of Claude Code's error message: its status, its own category (`error`:
+ * `server_error`, `unknown`, …) as the code, and the provider's error object when the text quotes
+ * one (`API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`).
+ */
+function apiErrorOf(apiError: { code: string | undefined; status: number | undefined }, text: string): ApiError {
+  const quoted = /^API Error: \d{3} (\{.*\})\s*$/s.exec(text)?.[1];
+  let provider: Record<string, unknown> = {};
+  if (quoted !== undefined) {
+    try {
+      const body = JSON.parse(quoted) as unknown;
+      if (isRecord(body) && isRecord(body['error'])) provider = body['error'];
+    } catch {
+      provider = {};
+    }
+  }
+  const type = typeof provider['type'] === 'string' ? provider['type'] : undefined;
+  const message = typeof provider['message'] === 'string' ? provider['message'] : text;
+  return {
+    ...(apiError.status !== undefined ? { status: apiError.status } : {}),
+    ...(type !== undefined ? { type } : {}),
+    ...(apiError.code !== undefined ? { code: apiError.code } : {}),
+    ...(message !== '' ? { message } : {}),
+  };
+}
+
+/** Claude Code's `apiErrorStatus`: an HTTP status when it is one. */
+function httpStatus(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
 
 function usageOf(raw: Record<string, unknown>): Record<string, unknown> {
@@ -267,7 +298,7 @@ class ClaudeCodeMapper implements FormatMapper {
         usage: undefined,
         countsUsage: earlierStep === undefined,
         stopReason: undefined,
-        apiError: record['isApiErrorMessage'] === true ? { code: stringField(record, 'error'), status: record['apiErrorStatus'] } : undefined,
+        apiError: record['isApiErrorMessage'] === true ? { code: stringField(record, 'error'), status: httpStatus(record['apiErrorStatus']) } : undefined,
         held: [],
         outcome: undefined,
       };
@@ -402,9 +433,7 @@ class ClaudeCodeMapper implements FormatMapper {
       // Claude Code's own stop_reason on its synthetic error message is not the provider's.
       ...(message.stopReason !== undefined && message.apiError === undefined ? { finish_reason: message.stopReason } : {}),
       ...(message.outcome === 'incomplete' ? { incomplete_reason: message.apiError !== undefined ? 'api_error' : message.stopReason } : {}),
-      ...(message.apiError !== undefined
-        ? { api_error: { ...(message.apiError.code !== undefined ? { code: message.apiError.code } : {}), ...(message.apiError.status !== undefined ? { status: message.apiError.status } : {}) } }
-        : {}),
+      ...(message.apiError !== undefined ? { api_error: apiErrorOf(message.apiError, message.texts.join('\n')) } : {}),
       ...(message.usage !== undefined ? { usage: usageOf(message.usage) } : {}),
       response_id: message.id,
       ...(message.requestId !== undefined ? { request_id: message.requestId } : {}),

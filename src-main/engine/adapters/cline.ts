@@ -12,7 +12,7 @@
  * message). The array is streamed element by element; each event is anchored to its own element.
  */
 import { basename, dirname, extname } from 'node:path';
-import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
@@ -118,6 +118,18 @@ type LastWord =
 interface ResultBlock {
   name: string;
   body: string;
+}
+
+/** Cline's failure text as a canonical API error: the `{message, code}` object it writes as JSON text is read as one. */
+function apiErrorOf(text: string): ApiError {
+  let parsed: unknown;
+  try {
+    parsed = text.trimStart().startsWith('{') ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!isRecord(parsed) || typeof parsed['message'] !== 'string') return text;
+  return { ...(typeof parsed['code'] === 'string' ? { code: parsed['code'] } : {}), message: parsed['message'] };
 }
 
 function parseJsonText(text: unknown): Json | undefined {
@@ -556,7 +568,7 @@ class ClineMapper implements FormatMapper {
       ...(step.provider !== undefined ? { provider: step.provider } : {}),
       ...(step.reasoning.length > 0 ? { reasoning: step.reasoning.join('\n') } : {}),
       ...(step.completion !== undefined ? { completion_result: true } : {}),
-      ...(step.streamingFailed !== undefined ? { api_error: step.streamingFailed } : step.apiFailed !== undefined ? { api_error: step.apiFailed } : {}),
+      ...(step.streamingFailed !== undefined ? { api_error: apiErrorOf(step.streamingFailed) } : step.apiFailed !== undefined ? { api_error: apiErrorOf(step.apiFailed) } : {}),
       ...(truncated && step.deletedRange !== undefined ? { conversation_history_deleted_range: step.deletedRange } : {}),
       ...(step.implicit ? { api_req_started: 'missing' } : {}),
     };

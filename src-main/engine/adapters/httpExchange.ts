@@ -12,10 +12,10 @@
  * thread. See docs/formats/http-exchange.md.
  */
 import type { AdaptedEvent } from './canonicalAdapter';
-import type { ModelOutcome, ToolCall } from '../../../shared/trace/canonicalEvents';
+import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse, isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { apiLabels, apiOf, callIdsIn, contentText, errorText, errorType, prefixHashes, readRequest, readResponseBody, resultsIn, urlPath, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
+import { apiLabels, apiOf, callIdsIn, contentText, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
 import { looksLikeSse, parseSse } from './httpExchangeSse';
 import { assembleStream } from './httpExchangeStreams';
 import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
@@ -28,6 +28,8 @@ const STATES_PER_THREAD = 8;
 const OPEN_THREADS = 256;
 /** How many Responses ids are remembered for `previous_response_id` chaining. */
 const RESPONSE_IDS = 1024;
+/** How many issued call ids are remembered to identify the thread a later history continues. */
+const CALL_IDS = 8192;
 const ERROR_TEXT_CHARS = 1000;
 
 interface ThreadState {
@@ -36,11 +38,13 @@ interface ThreadState {
   hash: string;
   /** The exchange got no usable response: resending the same history is a retry, not a new call. */
   failed: boolean;
+  /** When its response arrived (epoch ms), if the log says: a retry is sent after it. */
+  settledAt: number | undefined;
 }
 
 type LastExchange =
   | { kind: 'response'; line: LineRef; ts: string | undefined; outcome: ModelOutcome; finishReason: string | null | undefined }
-  | { kind: 'http_error'; line: LineRef; ts: string | undefined; status: number; text: string }
+  | { kind: 'api_error'; line: LineRef; ts: string | undefined; error: ApiErrorObject }
   | { kind: 'no_response' | 'unreadable'; line: LineRef; ts: string | undefined };
 
 interface Thread {
@@ -62,7 +66,7 @@ interface PendingCall {
 
 type ReadResponse =
   | { kind: 'response'; view: ResponseView; streamed: boolean }
-  | { kind: 'http_error'; status: number; text: string; type: string | undefined }
+  | { kind: 'http_error'; error: ApiErrorObject }
   | { kind: 'unreadable'; reason: string };
 
 function describeKind(value: unknown): string {
@@ -116,15 +120,11 @@ function readResponse(api: ApiKind, response: Record<string, unknown>, fallbackI
   const status = statusOf(response);
   const body = parsedBody(response['body']);
   const raw = response['body_raw'];
-  if (status !== undefined && (status < 200 || status > 299)) {
-    return { kind: 'http_error', status, text: errorText(body, raw).slice(0, ERROR_TEXT_CHARS), type: errorType(body) };
-  }
+  if (status !== undefined && (status < 200 || status > 299)) return { kind: 'http_error', error: readApiError(status, body, raw) };
   const sseText = typeof raw === 'string' && looksLikeSse(raw) ? raw : typeof body === 'string' && looksLikeSse(body) ? body : undefined;
   if (sseText !== undefined) return { kind: 'response', view: assembleStream(api, parseSse(sseText), fallbackId), streamed: true };
   const json = isRecord(body) ? body : parsedBody(typeof raw === 'string' ? raw : undefined);
-  if (isRecord(json) && isRecord(json['error'])) {
-    return { kind: 'http_error', status: status ?? 200, text: errorText(json, raw).slice(0, ERROR_TEXT_CHARS), type: errorType(json) };
-  }
+  if (isRecord(json) && isRecord(json['error'])) return { kind: 'http_error', error: readApiError(status, json, raw) };
   const view = readResponseBody(api, json);
   if (view !== null) return { kind: 'response', view, streamed: false };
   const what = json === undefined || json === null ? 'the response has no body' : `the response body is not ${apiLabels[api]} response`;
@@ -139,12 +139,24 @@ function outcomeOf(view: ResponseView): ModelOutcome {
   return classifyResponse({ finishReason, toolCallCount: view.toolCalls.length, refusal: view.refusal });
 }
 
+/** Records which thread an id belongs to, forgetting the oldest beyond `limit`. */
+function remember(threads: Map<string, Thread>, id: string, thread: Thread, limit: number): void {
+  threads.delete(id);
+  threads.set(id, thread);
+  if (threads.size > limit) {
+    const oldest = threads.keys().next();
+    if (!oldest.done) threads.delete(oldest.value);
+  }
+}
+
 class HttpExchangeMapper implements FormatMapper {
   private readonly threads: Thread[] = [];
   /** Threads that may still be continued, least recently continued first. */
   private readonly open = new Set<Thread>();
   private readonly pending = new Map<string, PendingCall>();
   private readonly responseThreads = new Map<string, Thread>();
+  /** The thread whose response issued each call id (the most recent ones). */
+  private readonly callThreads = new Map<string, Thread>();
 
   map(value: unknown, line: LineRef, emit: (mapped: MappedEvent) => void): { reason: string } | undefined {
     if (!isRecord(value)) return { reason: `not an HTTP exchange: the line is ${describeKind(value)}, not an object` };
@@ -176,7 +188,9 @@ class HttpExchangeMapper implements FormatMapper {
     const { api, view, requestTs, response } = exchange;
     const hashes = view.previousResponseId === undefined ? prefixHashes(api, view.items) : null;
     const hasTools = (view.tools?.length ?? 0) > 0;
-    const match = hashes === null ? this.continuedResponse(view.previousResponseId!) : this.matchThread(hashes, view.model, hasTools);
+    const sentAt = requestTs === undefined ? undefined : Date.parse(requestTs);
+    const historyCallIds = view.items.flatMap((item) => callIdsIn(api, item));
+    const match = hashes === null ? this.continuedResponse(view.previousResponseId!) : this.matchThread({ hashes, callIds: historyCallIds, model: view.model, hasTools, sentAt });
     const thread = match?.thread ?? this.newThread();
     this.touch(thread);
     thread.step += 1;
@@ -190,7 +204,7 @@ class HttpExchangeMapper implements FormatMapper {
     // A chain off a response this log does not hold: its history is out of sight, so a result for
     // a call not seen here cannot be told from one answered there.
     const historyUnseen = view.previousResponseId !== undefined && match === null;
-    this.emitToolResults(thread, step, view, match?.length ?? 0, historyUnseen, read, requestTs, line, emit);
+    this.emitToolResults(thread, step, view, { matchedLength: match?.length ?? 0, callIds: new Set(historyCallIds), unseen: historyUnseen }, read, requestTs, line, emit);
 
     const request: AdaptedEvent = {
       type: 'model_request',
@@ -210,7 +224,7 @@ class HttpExchangeMapper implements FormatMapper {
     const responseTs = response === null ? undefined : isoOf(response['timestamp']);
     const failed = this.emitResponse(thread, step, read, requestTs, responseTs, line, emit);
     if (hashes !== null && hashes.length > 0) {
-      thread.states.push({ length: hashes.length, hash: hashes[hashes.length - 1]!, failed });
+      thread.states.push({ length: hashes.length, hash: hashes[hashes.length - 1]!, failed, settledAt: responseTs === undefined ? undefined : Date.parse(responseTs) });
       if (thread.states.length > STATES_PER_THREAD) thread.states.shift();
     }
   }
@@ -234,17 +248,18 @@ class HttpExchangeMapper implements FormatMapper {
       return true;
     }
     if (read.kind === 'http_error') {
+      // The provider answered with an error, not a model output: no finish reason, no text (docs/semantics.md §7).
+      const { error } = read;
       const event: AdaptedEvent = {
         type: 'model_response',
         ...base,
         outcome: 'incomplete',
-        finish_reason: `http_${read.status}`,
-        text: read.text,
-        incomplete_reason: `HTTP ${read.status}${read.type !== undefined ? ` ${read.type}` : ''}`,
+        incomplete_reason: [error.status !== undefined ? `HTTP ${error.status}` : 'API error', error.type ?? error.code].filter(Boolean).join(' '),
+        api_error: error,
         ...latencyField,
       };
-      emit({ event, typeRaw: `response ${read.status}`, line });
-      thread.last = { kind: 'http_error', line, ts, status: read.status, text: read.text };
+      emit({ event, typeRaw: `response ${error.status ?? 'error'}`, line });
+      thread.last = { kind: 'api_error', line, ts, error };
       return true;
     }
     if (read.kind === 'unreadable') {
@@ -268,11 +283,12 @@ class HttpExchangeMapper implements FormatMapper {
       ...latencyField,
       ...(view.responseId !== undefined ? { response_id: view.responseId } : {}),
       ...(view.model !== undefined ? { model: view.model } : {}),
+      ...(view.apiError !== undefined ? { api_error: view.apiError } : {}),
     };
     emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });
     for (const call of view.toolCalls) this.issue(thread, step, call, outcome === 'tool_calls');
-    if (view.responseId !== undefined) this.rememberResponse(view.responseId, thread);
-    thread.last = { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
+    if (view.responseId !== undefined) remember(this.responseThreads, view.responseId, thread, RESPONSE_IDS);
+    thread.last = view.apiError !== undefined ? { kind: 'api_error', line, ts, error: view.apiError } : { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
     return !view.complete;
   }
 
@@ -282,6 +298,7 @@ class HttpExchangeMapper implements FormatMapper {
     // sent anyway is still theirs, not an orphan.
     this.pending.set(callId, { thread, name: call.name, step });
     if (issued) thread.issued.add(callId);
+    remember(this.callThreads, callId, thread, CALL_IDS);
   }
 
   /**
@@ -293,18 +310,17 @@ class HttpExchangeMapper implements FormatMapper {
     thread: Thread,
     step: number,
     view: RequestView,
-    matchedLength: number,
-    historyUnseen: boolean,
+    history: { matchedLength: number; callIds: ReadonlySet<string>; unseen: boolean },
     read: ReadResponse | null,
     ts: string | undefined,
     line: LineRef,
     emit: (mapped: MappedEvent) => void,
   ): void {
-    const added = view.items.slice(matchedLength);
+    const added = view.items.slice(history.matchedLength);
     const results = added.flatMap((item) => resultsIn(view.api, item));
     if (results.length === 0) return;
-    const historyCalls = new Set(view.items.flatMap((item) => callIdsIn(view.api, item)));
-    const rejection = read?.kind === 'http_error' && read.status >= 400 && read.status < 500 ? read.text : null;
+    const status = read?.kind === 'http_error' ? read.error.status : undefined;
+    const rejection = read?.kind === 'http_error' && status !== undefined && status >= 400 && status < 500 ? (read.error.message ?? '') : null;
     for (const result of results) {
       const pending = this.pending.get(result.callId);
       const named = rejection !== null && rejection.includes(result.callId);
@@ -318,7 +334,7 @@ class HttpExchangeMapper implements FormatMapper {
         resultStep = pending.step;
         name = pending.name;
       } else {
-        if (!named && (historyUnseen || thread.issued.has(result.callId) || historyCalls.has(result.callId))) continue;
+        if (!named && (history.unseen || thread.issued.has(result.callId) || history.callIds.has(result.callId))) continue;
         target = thread;
         resultStep = Math.max(1, step - 1);
       }
@@ -339,13 +355,18 @@ class HttpExchangeMapper implements FormatMapper {
   }
 
   /**
-   * The thread a history continues: the one with an earlier history that is a prefix of this one
-   * (the longest such prefix; then the same model, the same tools presence, the most recent).
-   * The same history again continues a thread only when its earlier send got no usable response
-   * (a retry). A one-message prefix, or another model with another tools presence, is a side call.
+   * The thread a history continues (docs/semantics.md §8). Candidates are the threads one of whose
+   * earlier histories is a prefix of this one; a one-item prefix counts only with the same model
+   * and tools presence, another model *and* another tools presence never. The same history again
+   * is a candidate only when its earlier send got no usable response and the request was sent
+   * after that failure came back (a retry; two agents sending the same first request at once are
+   * two threads). Among candidates, what identifies a thread decides first: the thread whose
+   * response issued the latest call id the history carries. Only when no call id identifies one:
+   * the longest prefix, then the same model, the same tools presence, the most recently continued.
    */
-  private matchThread(hashes: readonly string[], model: string | undefined, hasTools: boolean): { thread: Thread; length: number } | null {
-    let best: { thread: Thread; length: number; score: number; order: number } | null = null;
+  private matchThread(request: { hashes: readonly string[]; callIds: readonly string[]; model: string | undefined; hasTools: boolean; sentAt: number | undefined }): { thread: Thread; length: number } | null {
+    const { hashes, model, hasTools, sentAt } = request;
+    const candidates = new Map<Thread, { length: number; score: number; order: number }>();
     let order = 0;
     for (const thread of this.open) {
       order += 1;
@@ -353,12 +374,24 @@ class HttpExchangeMapper implements FormatMapper {
       const sameTools = thread.hasTools === hasTools;
       if (!sameModel && !sameTools) continue;
       for (const state of thread.states) {
-        if (state.length > hashes.length || (state.length === hashes.length && !state.failed)) continue;
+        if (state.length > hashes.length) continue;
+        if (state.length === hashes.length && !(state.failed && !(sentAt !== undefined && state.settledAt !== undefined && sentAt < state.settledAt))) continue;
         if (state.length <= 1 && !(sameModel && sameTools)) continue;
         if (hashes[state.length - 1] !== state.hash) continue;
         const score = state.length * 4 + (sameModel ? 2 : 0) + (sameTools ? 1 : 0);
-        if (best === null || score > best.score || (score === best.score && order > best.order)) best = { thread, length: state.length, score, order };
+        const known = candidates.get(thread);
+        if (known === undefined || score > known.score) candidates.set(thread, { length: state.length, score, order });
       }
+    }
+    if (candidates.size === 0) return null;
+    for (let index = request.callIds.length - 1; index >= 0; index -= 1) {
+      const issuer = this.callThreads.get(request.callIds[index]!);
+      const candidate = issuer === undefined ? undefined : candidates.get(issuer);
+      if (issuer !== undefined && candidate !== undefined) return { thread: issuer, length: candidate.length };
+    }
+    let best: { thread: Thread; length: number; score: number; order: number } | null = null;
+    for (const [thread, candidate] of candidates) {
+      if (best === null || candidate.score > best.score || (candidate.score === best.score && candidate.order > best.order)) best = { thread, ...candidate };
     }
     return best === null ? null : { thread: best.thread, length: best.length };
   }
@@ -366,14 +399,6 @@ class HttpExchangeMapper implements FormatMapper {
   private continuedResponse(previousResponseId: string): { thread: Thread; length: number } | null {
     const thread = this.responseThreads.get(previousResponseId);
     return thread === undefined ? null : { thread, length: 0 };
-  }
-
-  private rememberResponse(responseId: string, thread: Thread): void {
-    this.responseThreads.set(responseId, thread);
-    if (this.responseThreads.size > RESPONSE_IDS) {
-      const oldest = this.responseThreads.keys().next();
-      if (!oldest.done) this.responseThreads.delete(oldest.value);
-    }
   }
 
   private newThread(): Thread {
@@ -411,9 +436,9 @@ class HttpExchangeMapper implements FormatMapper {
         status = last.outcome === 'final' ? 'model_finished' : 'refused';
         const finishReason = last.finishReason === undefined || last.finishReason === null ? 'no finish reason' : `finish reason "${last.finishReason}"`;
         reason = `derived: the thread's last response (line ${last.line.lineNumber}) is a ${last.outcome} answer (${finishReason}) and no later request continues the thread`;
-      } else if (last.kind === 'http_error') {
+      } else if (last.kind === 'api_error') {
         status = 'failed';
-        reason = `derived: the thread's last exchange (line ${last.line.lineNumber}) got HTTP ${last.status}${last.text !== '' ? ` (${last.text.slice(0, 200)})` : ''} and no later request continues the thread`;
+        reason = `derived: the thread's last exchange (line ${last.line.lineNumber}) failed at the provider with ${describeApiError(apiErrorFacts(last.error)).slice(0, 200)} and no later request continues the thread`;
       } else {
         continue;
       }

@@ -4,11 +4,16 @@
  * tool calls and tool results inside the history) and what its non-streamed response says.
  * Streamed responses are assembled in httpExchangeStreams.ts into the same ResponseView.
  */
-import type { ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
+import type { ApiError, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { contentHash } from '../ingest/contentHash';
 import { isRecord } from './formatAdapter';
 
 export type ApiKind = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
+
+/** The object form of a canonical API error: what an HTTP log can always say in fields. */
+export type ApiErrorObject = Exclude<ApiError, string>;
+
+const ERROR_MESSAGE_CHARS = 1000;
 
 export const apiLabels: Readonly<Record<ApiKind, string>> = {
   'anthropic-messages': 'Anthropic Messages',
@@ -206,6 +211,8 @@ export interface ResponseView {
   responseId?: string;
   model?: string;
   incompleteReason?: string;
+  /** The provider's error inside a response (a stream's error event, a failed Responses object). */
+  apiError?: ApiErrorObject;
 }
 
 export function anthropicUsage(usage: unknown): Usage | undefined {
@@ -343,25 +350,29 @@ export function readResponseBody(api: ApiKind, body: unknown): ResponseView | nu
   return Array.isArray(body['output']) || typeof body['status'] === 'string' ? readResponsesObject(body, true) : null;
 }
 
-/** What an error response says: `type: message` from the API's error object, or the start of the body. */
-export function errorText(body: unknown, bodyRaw: unknown): string {
+/** The provider's error object (`{type, code, message}`) as a canonical API error, without status. */
+export function apiErrorFields(error: Record<string, unknown>): { type?: string; code?: string; message?: string } {
+  const type = stringOr(error['type']);
+  const code = stringOr(error['code']);
+  const message = stringOr(error['message']);
+  return { ...(type !== undefined ? { type } : {}), ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message: message.slice(0, ERROR_MESSAGE_CHARS) } : {}) };
+}
+
+/**
+ * What an error response says (docs/semantics.md §7): its status, and the API's error object, or
+ * the start of a body that is not one as the message.
+ */
+export function readApiError(status: number | undefined, body: unknown, bodyRaw: unknown): ApiErrorObject {
+  const withStatus = status !== undefined ? { status } : {};
+  let message: string | undefined;
   if (isRecord(body)) {
     const error = body['error'];
     if (isRecord(error)) {
-      const text = [stringOr(error['type']) ?? stringOr(error['code']), stringOr(error['message'])].filter(Boolean).join(': ');
-      if (text !== '') return text;
+      const fields = apiErrorFields(error);
+      if (Object.keys(fields).length > 0) return { ...withStatus, ...fields };
     }
-    if (typeof error === 'string') return error;
-    if (typeof body['message'] === 'string') return body['message'];
-    return JSON.stringify(body).slice(0, 1000);
-  }
-  if (typeof body === 'string' && body !== '') return body.slice(0, 1000);
-  if (typeof bodyRaw === 'string' && bodyRaw !== '') return bodyRaw.slice(0, 1000);
-  return '';
-}
-
-/** The error type of an error body (`overloaded_error`, `rate_limit_exceeded`, …), when it names one. */
-export function errorType(body: unknown): string | undefined {
-  if (!isRecord(body) || !isRecord(body['error'])) return undefined;
-  return stringOr(body['error']['type']) ?? stringOr(body['error']['code']);
+    message = typeof error === 'string' ? error : typeof body['message'] === 'string' ? body['message'] : JSON.stringify(body);
+  } else if (typeof body === 'string' && body !== '') message = body;
+  else if (typeof bodyRaw === 'string' && bodyRaw !== '') message = bodyRaw;
+  return { ...withStatus, ...(message !== undefined ? { message: message.slice(0, ERROR_MESSAGE_CHARS) } : {}) };
 }

@@ -5,7 +5,8 @@
  * keeps the arguments joined so far (possibly not valid JSON: the engine reports that).
  */
 import type { ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
-import { anthropicUsage, openAiUsage, readResponsesObject, readResponsesOutput, responsesErrorText, responsesFinishReason, type ApiKind, type ResponseView } from './httpExchangeApis';
+import { anthropicUsage, apiErrorFields, openAiUsage, readResponsesObject, readResponsesOutput, responsesFinishReason, type ApiErrorObject, type ApiKind, type ResponseView } from './httpExchangeApis';
+import { apiErrorFacts, describeApiError } from '../../../shared/trace/canonicalEvents';
 import type { SseEvent } from './httpExchangeSse';
 import { isRecord } from './formatAdapter';
 
@@ -50,9 +51,16 @@ function payload(event: SseEvent): Record<string, unknown> | null {
   return isRecord(event.data) ? event.data : null;
 }
 
-function streamError(data: Record<string, unknown>): string {
-  const error = isRecord(data['error']) ? data['error'] : data;
-  return [stringOr(error['type']) ?? stringOr(error['code']), stringOr(error['message'])].filter(Boolean).join(': ') || 'error event';
+/** The provider's error an `error` event carries (`{error: {type, message}}`, or its fields at the top). */
+function streamError(data: Record<string, unknown>): ApiErrorObject {
+  // A bare Responses error event's own `type: "error"` names the event, not the error.
+  return apiErrorFields(isRecord(data['error']) ? data['error'] : { code: data['code'], message: data['message'] });
+}
+
+/** A stream broken by the provider: incomplete, with the error it sent. */
+function brokenBy(view: ResponseView, error: ApiErrorObject): void {
+  view.apiError = error;
+  view.incompleteReason = `stream error: ${describeApiError(apiErrorFacts(error))}`;
 }
 
 /** Anthropic Messages: message_start, content_block_start/delta/stop per index, message_delta, message_stop. */
@@ -64,7 +72,7 @@ function assembleAnthropic(events: readonly SseEvent[], fallbackId: (position: n
   let usage: Record<string, unknown> = {};
   let stopReason: string | null | undefined;
   let closed = false;
-  let error: string | undefined;
+  let error: ApiErrorObject | undefined;
   for (const event of events) {
     const data = payload(event);
     if (data === null) continue;
@@ -123,7 +131,7 @@ function assembleAnthropic(events: readonly SseEvent[], fallbackId: (position: n
     toolCalls: toolCallsOf(ordered, fallbackId),
     finishReason: stopReason,
   };
-  if (error !== undefined) view.incompleteReason = `stream error: ${error}`;
+  if (error !== undefined) brokenBy(view, error);
   else if (!closed) view.incompleteReason = 'the stream ended before message_stop';
   return finish(view, { usage: anthropicUsage(usage), responseId, model });
 }
@@ -137,7 +145,7 @@ function assembleChat(events: readonly SseEvent[], fallbackId: (position: number
   let model: string | undefined;
   let usage: Usage | undefined;
   let finishReason: string | undefined;
-  let error: string | undefined;
+  let error: ApiErrorObject | undefined;
   for (const event of events) {
     const data = payload(event);
     if (data === null) continue;
@@ -179,7 +187,7 @@ function assembleChat(events: readonly SseEvent[], fallbackId: (position: number
     toolCalls: toolCallsOf(ordered, fallbackId),
     finishReason,
   };
-  if (error !== undefined) view.incompleteReason = `stream error: ${error}`;
+  if (error !== undefined) brokenBy(view, error);
   else if (finishReason === undefined) view.incompleteReason = 'the stream ended before a finish_reason';
   return finish(view, { usage, responseId, model, refusal: refusals.join('') });
 }
@@ -192,7 +200,7 @@ function assembleResponses(events: readonly SseEvent[], fallbackId: (position: n
   let model: string | undefined;
   let last: Record<string, unknown> | undefined;
   let closed = false;
-  let error: string | undefined;
+  let error: ApiErrorObject | undefined;
   for (const event of events) {
     const data = payload(event);
     if (data === null) continue;
@@ -240,7 +248,7 @@ function assembleResponses(events: readonly SseEvent[], fallbackId: (position: n
         closed = true;
         break;
       case 'response.failed':
-        error = (response && responsesErrorText(response)) ?? 'response.failed';
+        error = response !== undefined && isRecord(response['error']) ? apiErrorFields(response['error']) : { type: 'response.failed' };
         break;
       case 'error':
         error = streamError(data);
@@ -264,7 +272,7 @@ function assembleResponses(events: readonly SseEvent[], fallbackId: (position: n
     toolCalls: toolCallsOf(ordered, fallbackId),
     finishReason: last !== undefined && (closed || error !== undefined) ? responsesFinishReason(last) : undefined,
   };
-  if (error !== undefined) view.incompleteReason = `stream error: ${error}`;
+  if (error !== undefined) brokenBy(view, error);
   else if (!closed) view.incompleteReason = 'the stream ended before response.completed';
   const refusals = last !== undefined && Array.isArray(last['output']) ? readResponsesOutput(last['output']).refusals.join('') : '';
   return finish(view, { usage: last !== undefined ? openAiUsage(last['usage']) : undefined, responseId, model, refusal: refusals });

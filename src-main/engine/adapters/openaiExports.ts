@@ -11,7 +11,7 @@
  * `approval_request_id`. Correlation is by `call_id` (by `id` for hosted calls and approvals).
  */
 import { basename, extname } from 'node:path';
-import type { EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
+import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
@@ -124,6 +124,14 @@ function errorText(error: unknown): string | undefined {
   if (typeof error === 'string') return error;
   if (isRecord(error) && typeof error['message'] === 'string') return error['message'];
   return JSON.stringify(error);
+}
+
+/** The Responses `error` object (`{code, message}`) as a canonical API error. */
+function apiErrorOf(error: unknown, message: string): ApiError {
+  if (!isRecord(error)) return message;
+  const code = typeof error['code'] === 'string' ? error['code'] : undefined;
+  const type = typeof error['type'] === 'string' ? error['type'] : undefined;
+  return { ...(type !== undefined ? { type } : {}), ...(code !== undefined ? { code } : {}), message };
 }
 
 /** A client-side call: the client runs it and answers with `<type>_output` carrying the same call_id. */
@@ -537,7 +545,7 @@ class OpenAiExportMapper implements FormatMapper {
     if (status === 'failed') {
       outcome = 'incomplete';
       extra.incomplete_reason = (isRecord(response['error']) ? stringField(response['error'], 'code') : undefined) ?? 'failed';
-      if (error !== undefined) extra['api_error'] = response['error'];
+      if (error !== undefined) extra.api_error = apiErrorOf(response['error'], error);
     } else if (status === 'incomplete') {
       outcome = 'incomplete';
       extra.incomplete_reason = incompleteReason ?? 'incomplete';

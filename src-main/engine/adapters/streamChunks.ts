@@ -7,6 +7,7 @@
  */
 import { basename } from 'node:path';
 import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper } from './formatAdapter';
+import { apiErrorFields } from './httpExchangeApis';
 import { isAnthropicCompanion, isAnthropicEvent, mapAnthropicEvent } from './streamChunksAnthropic';
 import { CHAT_CHUNK, isChatChunk, mapChatChunk } from './streamChunksChat';
 import { StreamLog } from './streamChunksCommon';
@@ -74,6 +75,7 @@ function createMapper(context: { path: string }): FormatMapper {
         const error = value['error'];
         const response = open[0]!;
         response.failure = `stream error${typeof error['message'] === 'string' ? `: ${error['message']}` : ''}`;
+        response.apiError = apiErrorFields(error);
         response.ended = true;
         log.fragment(emit, response, line, 'error');
         log.close(emit, response);

@@ -8,6 +8,7 @@
  */
 import type { Usage } from '../../../shared/trace/canonicalEvents';
 import { isRecord, type LineRef, type MappedEvent } from './formatAdapter';
+import { apiErrorFields } from './httpExchangeApis';
 import { appendText, callFor, count, newCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
 
 type Emit = (mapped: MappedEvent) => void;
@@ -173,6 +174,7 @@ export function mapAnthropicEvent(log: StreamLog, value: Record<string, unknown>
     case 'error': {
       const error = value['error'] as Record<string, unknown>;
       response.failure = `stream error${typeof error['type'] === 'string' ? ` ${error['type']}` : ''}${typeof error['message'] === 'string' ? `: ${error['message']}` : ''}`;
+      response.apiError = apiErrorFields(error);
       response.ended = true;
       log.fragment(emit, response, line, type);
       log.close(emit, response);

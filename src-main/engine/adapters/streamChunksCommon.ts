@@ -7,6 +7,7 @@
 import type { EventOf, ModelOutcome, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse, isToolCallFinishReason } from '../../../shared/trace/modelOutcome';
 import type { LineRef, MappedEvent } from './formatAdapter';
+import type { ApiErrorObject } from './httpExchangeApis';
 
 type Emit = (mapped: MappedEvent) => void;
 
@@ -47,6 +48,8 @@ export interface OpenResponse {
   ended: boolean;
   /** Set when the provider reported a failure in the stream: the response is incomplete. */
   failure: string | null;
+  /** The provider's error that failure carried (docs/semantics.md §7). */
+  apiError: ApiErrorObject | null;
   usage: Usage | undefined;
   /** Tool results the stream carried, emitted right after the response. */
   results: MappedEvent[];
@@ -151,6 +154,7 @@ export class StreamLog {
       finishReason: null,
       ended: false,
       failure: null,
+      apiError: null,
       usage: undefined,
       results: [],
     };
@@ -216,6 +220,7 @@ export class StreamLog {
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       ...(outcome === 'incomplete' && !response.ended ? { incomplete_reason: 'the stream ended before the response finished' } : {}),
       ...(response.failure !== null ? { incomplete_reason: response.failure } : {}),
+      ...(response.apiError !== null ? { api_error: response.apiError } : {}),
       ...(response.usage !== undefined ? { usage: response.usage } : {}),
       response_id: response.responseId,
       ...(response.model !== undefined ? { model: response.model } : {}),

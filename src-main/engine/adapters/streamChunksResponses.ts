@@ -8,6 +8,7 @@
  */
 import type { Usage } from '../../../shared/trace/canonicalEvents';
 import { isRecord, type LineRef, type MappedEvent } from './formatAdapter';
+import { apiErrorFields } from './httpExchangeApis';
 import { appendText, callFor, count, isoFromEpochSeconds, newCall, type AssembledCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
 
 type Emit = (mapped: MappedEvent) => void;
@@ -115,6 +116,7 @@ function endResponse(response: OpenResponse, body: Record<string, unknown>): voi
   if (status === 'failed') {
     const error = body['error'];
     response.failure = `response failed${isRecord(error) && typeof error['message'] === 'string' ? `: ${error['message']}` : ''}`;
+    response.apiError = isRecord(error) ? apiErrorFields(error) : { type: 'response.failed' };
   }
   if (isRecord(body['usage'])) response.usage = responsesUsage(body['usage']);
   // The final output is authoritative: add any call whose item events the log lacks.
@@ -213,6 +215,7 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
       return undefined;
     case 'error':
       response.failure = `stream error${typeof value['code'] === 'string' ? ` ${value['code']}` : ''}${typeof value['message'] === 'string' ? `: ${value['message']}` : ''}`;
+      response.apiError = apiErrorFields({ code: value['code'], message: value['message'] });
       response.ended = true;
       log.fragment(emit, response, line, type);
       log.close(emit, response);

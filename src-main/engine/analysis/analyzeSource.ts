@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import { analyzeRun } from '../../../shared/analysis/analyzeRun';
 import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
-import { canonicalEventTypes, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
+import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import type { EventRow, RunRow, ToolCallRow } from '../store/traceWriter';
 import { replaceRequestFindings } from './requestAnalysis';
 import { replaceSecretFindings } from './secretFindings';
@@ -24,7 +24,7 @@ export function optionsKey(options: AnalysisOptions): string {
 /** The event fields analysis reads. */
 export type TimelineEventRow = Pick<
   EventRow,
-  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary'
+  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary' | 'api_error'
 >;
 
 /** The run fields analysis reads. */
@@ -58,6 +58,7 @@ function toEntry(event: TimelineEventRow, shared: <T extends string | null>(valu
         inputTokens: event.input_tokens,
         outputTokens: event.output_tokens,
         costUsd: event.cost_usd,
+        apiError: event.api_error === null ? null : (JSON.parse(event.api_error) as ApiErrorFacts),
       };
     case 'tool_call_start':
       return event.call_id === null ? null : { ...base, kind: 'execution', callId: event.call_id };
@@ -132,6 +133,7 @@ export class RunTimelineAssembler {
       result_hash: null,
       progress: null,
       summary: null,
+      api_error: null,
     };
     this.fragments.set(event.id, fragment);
     this.slots.push({ fragment });
@@ -211,7 +213,7 @@ export class SourceAnalyzer {
     this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id FROM runs WHERE id = ?');
     this.selectEvents = db.prepare(
       `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens, cost_usd,
-              result_ok, error_code, result_hash, progress, summary
+              result_ok, error_code, result_hash, progress, summary, api_error
        FROM events WHERE run_pk = ? AND type IN (${[...timelineEventTypes].map((type) => `'${type}'`).join(', ')})
        ORDER BY id`,
     );

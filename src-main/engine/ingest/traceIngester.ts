@@ -12,7 +12,7 @@ import { isUtf8 } from 'node:buffer';
 import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
-import { canonicalEventTypes, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
+import { apiErrorFacts, canonicalEventTypes, describeApiError, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { isPausedStatus, normalizeTerminalStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
@@ -466,6 +466,7 @@ export class TraceIngester {
       cached_input_tokens: null,
       content_chars: null,
       run_index: run.events++,
+      api_error: null,
     };
     if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
     const search = new SearchText(this.searchTextChars);
@@ -581,7 +582,11 @@ export class TraceIngester {
     run.modelSteps.add(step);
     const calls = event.tool_calls ?? [];
     const finishReason = event.finish_reason ?? null;
-    row.outcome = classifyResponse({ outcome: event.outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal });
+    const apiError = event.api_error === undefined ? null : apiErrorFacts(event.api_error);
+    // A call the provider refused gave no model output: not a final answer (docs/semantics.md §7).
+    const outcome = event.outcome ?? (apiError !== null ? 'incomplete' : undefined);
+    row.outcome = classifyResponse({ outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal });
+    row.api_error = apiError === null ? null : JSON.stringify(apiError);
     row.finish_reason = finishReason;
     row.tool_call_count = calls.length;
     if (row.outcome === 'tool_calls') run.toolCalls += calls.length;
@@ -598,7 +603,9 @@ export class TraceIngester {
     row.summary =
       calls.length > 0
         ? truncate(calls.map((call) => `${call.name}(${truncate(argumentsText(call.arguments), 60)})`).join(', '))
-        : truncate(event.refusal ?? event.text ?? '');
+        : apiError !== null
+          ? truncate(`API error: ${describeApiError(apiError)}`)
+          : truncate(event.refusal ?? event.text ?? '');
     search.add(event.text);
     search.add(event.refusal);
     calls.forEach((call, index) => {

@@ -276,6 +276,14 @@ const migrations: readonly Migration[] = [
       CREATE INDEX findings_by_run ON findings (run_pk, options_key);
     `,
   },
+  {
+    version: 7,
+    sql: `
+      -- The provider error a model_response carries (docs/semantics.md §7), as JSON
+      -- {status, type, message}; null for a response the provider gave.
+      ALTER TABLE events ADD COLUMN api_error TEXT;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;
