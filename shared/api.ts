@@ -216,6 +216,11 @@ export const requestDiffSchema = z.object({
   reconstructed: z.boolean(),
   previousMessages: z.number().int(),
   messages: z.number().int(),
+  /**
+   * Each message's number as a user counts it (1-based, every message as logged, system included),
+   * by its index on each side: the indices below are into the history without system messages.
+   */
+  messageNumbers: z.object({ previous: z.array(z.number().int()), next: z.array(z.number().int()) }),
   history: z.discriminatedUnion('verdict', [
     z.object({ verdict: z.literal('extends'), appended: z.array(z.number().int()) }),
     z.object({

@@ -55,8 +55,8 @@ describe('compaction in reconstructed requests', () => {
     assert.equal(compaction.tokens_before, 151_208);
     assert.equal(compaction.tokens_removed, compaction.tokens_before! - compaction.tokens_after!);
     assert.ok(compaction.tokens_removed! > 120_000);
-    // Before the boundary: the run's task and the prompt record, the Read call, its result; after it the summary starts the history.
-    assert.equal(compaction.messages_removed, 4);
+    // Request 1 held the run's task and the prompt record; after the boundary the summary starts the history.
+    assert.equal(compaction.messages_removed, 2);
     assert.deepEqual(
       requests.map((r) => r.messages),
       [2, 1, 3],
@@ -64,7 +64,7 @@ describe('compaction in reconstructed requests', () => {
     );
     const findings = report.findings.filter((f) => f.kind === 'history_compacted');
     assert.deepEqual(findings.map((f) => [f.severity, f.step, f.line]), [['info', 2, 10]]);
-    assert.match(findings[0]!.message, /^Request 2 follows a compaction of the history \(system\/compact_boundary on line 8\): 4 earlier messages replaced; input 151,208 → /);
+    assert.match(findings[0]!.message, /^Request 2 follows a compaction of the history \(system\/compact_boundary on line 8\): 2 earlier messages replaced; input 151,208 → /);
     assert.equal(report.findings.filter((f) => f.kind === 'reconstruction_mismatch').length, 0);
   });
 

@@ -22,7 +22,7 @@ export interface Compaction {
   tokensAfter: number | null;
   /** tokensBefore − tokensAfter when the input fell; null when unknown or it did not fall. */
   tokensRemoved: number | null;
-  /** Messages of the previous history no longer there; null when only the token drop shows it. */
+  /** Messages of the previous request no longer there (removed or replaced); null when only the token drop shows it. */
   messagesRemoved: number | null;
 }
 

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, RequestDiffResponse } from '../../shared/api';
 import { diffRequests } from '../../shared/requests/diffRequests';
-import { messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
+import { messageNumber, messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
 import { compaction } from '../../shared/requests/compaction';
 import { historyCompactedFinding, historyRewriteFinding, missingToolResultFinding, prefixChangeFinding } from '../../shared/requests/requestFindings';
 import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest, type CompactionMarker } from '../engine/analysis/requestHistory';
@@ -132,6 +132,7 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
     reconstructed,
     previousMessages: before.messages.length,
     messages: next.request.messages.length,
+    messageNumbers: { previous: before.messages.map(messageNumber), next: next.request.messages.map(messageNumber) },
     history: diff.history,
     runs: diff.alignment.runs.map((run) => ({
       status: run.status,

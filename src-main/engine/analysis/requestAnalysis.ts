@@ -159,9 +159,8 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
   let estimate = 0;
   let previousInput: number | null = null;
   let pending: Pick<TokenShare, 'appended' | 'role' | 'tools' | 'tokens'>[] = [];
-  // The compaction marked since the last response, and how many messages it replaced.
+  // The compaction marked since the last response.
   let marker: CompactionMarker | null = null;
-  let messagesRemoved = 0;
   // A history cut without a marker, or a mismatch already reported: the rebuilt sizes are off from there on.
   let unreliable = false;
   const append = (role: string, tools: string[], tokens: number): void => {
@@ -172,7 +171,6 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
   for (const item of reconstructedHistory(db, runPk)) {
     if (item.kind === 'compaction') {
       marker ??= item.marker;
-      messagesRemoved += messages;
       messages = 0;
       estimate = 0;
       pending = [];
@@ -193,7 +191,8 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
     if (records.length > 0 && marker !== null) {
       // The rebuilt history starts over at the marker: it differs from message 1 on.
       rewrite = { messageIndex: 0, messageNumber: 1, kind: 'compacted' };
-      compacted = compaction('marker', marker, before, tokens.inputTokens, messagesRemoved);
+      // Every message of the previous request is gone: the history starts over at the marker.
+      compacted = compaction('marker', marker, before, tokens.inputTokens, records.at(-1)!.messages);
       findings.push(historyCompactedFinding(number, compacted, 1));
       unreliable = false;
     } else if (records.length > 0 && item.usage.inputTokens !== null && inputDropped(previousInput, item.usage.inputTokens)) {
@@ -227,7 +226,6 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
     });
     pending = [];
     marker = null;
-    messagesRemoved = 0;
     previousInput = item.usage.inputTokens;
     if (item.message !== null) {
       for (const call of item.message.toolCalls) callNames.set(call.callId, call.name);
