@@ -107,6 +107,17 @@ describe('compaction in reconstructed requests', () => {
     assert.deepEqual(report.findings.filter((f) => f.kind === 'history_compacted' || f.kind === 'reconstruction_mismatch'), []);
   });
 
+  it("a whole-document format's input record is not sized by the document it shares its line with", async () => {
+    // early-list.traj.json is one JSON document (1,851 bytes): every event is on its line 1.
+    const { report } = await analyzeFile(join(fixtures, 'mini-swe-agent', 'early-list.traj.json'));
+    const first = report.runs[0]!.requests[0]!;
+    assert.deepEqual([first.messages, first.input_tokens], [1, null], 'the task record is a message of unknown size, not ≈460 tokens of the whole document');
+    // toolcall-submitted.traj.json (7,264 bytes) records 1,200 input tokens for its first request: sized by
+    // the document, the rebuilt request would be ≈1,800 and read as a mismatch.
+    const submitted = await analyzeFile(join(fixtures, 'mini-swe-agent', 'toolcall-submitted.traj.json'));
+    assert.deepEqual(submitted.report.findings.filter((f) => f.kind === 'reconstruction_mismatch'), []);
+  });
+
   it('a rebuilt request far larger than its recorded input is reported once, on the first', async () => {
     // Tool results of 40,000 characters (≈10,000 tokens each) against a recorded input that stays near 2,000.
     const { report } = await analyzeFile(write('mismatch.jsonl', reconstructedRun([2000, 2100, 2200, 2300], 40_000).map((e) => JSON.stringify(e))));
