@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { runStatusSchema } from './trace/runStatus';
-import { findingKindSchema, parseErrorSchema, rewriteKindSchema, severitySchema, tokenSourceSchema } from './report';
+import { compactionEvidenceSchema, findingKindSchema, parseErrorSchema, rewriteKindSchema, severitySchema, tokenSourceSchema } from './report';
 
 /** IPC channel names, shared so that main and preload cannot drift apart. */
 export const ipcChannels = {
@@ -216,12 +216,19 @@ export const requestDiffSchema = z.object({
   reconstructed: z.boolean(),
   previousMessages: z.number().int(),
   messages: z.number().int(),
+  /**
+   * Each message's number as a user counts it (1-based, every message as logged, system included),
+   * by its index on each side: the indices below are into the history without system messages.
+   */
+  messageNumbers: z.object({ previous: z.array(z.number().int()), next: z.array(z.number().int()) }),
   history: z.discriminatedUnion('verdict', [
     z.object({ verdict: z.literal('extends'), appended: z.array(z.number().int()) }),
     z.object({
       verdict: z.literal('rewritten'),
       /** 0-based index of the first message where the histories differ: provider prompt caching stops there. */
       firstDifference: z.number().int(),
+      /** The same message as a user counts it: 1-based, every message as logged (system included). */
+      messageNumber: z.number().int(),
       kind: rewriteKindSchema,
       counts: z.object({ modified: z.number().int(), removed: z.number().int(), moved: z.number().int(), appended: z.number().int() }),
     }),
@@ -261,11 +268,18 @@ export const requestDiffSchema = z.object({
      * JSON with sorted keys (for a JSON diff).
      */
     changed: z.array(z.object({ name: z.string(), description: z.boolean(), parameters: z.boolean(), previousJson: z.string(), nextJson: z.string() })),
+    /** The tools both define are sent in another order. */
+    reordered: z.boolean(),
   }),
+  /**
+   * The history was compacted between the two requests (docs/semantics.md §9): the trace's marker
+   * for a reconstructed request, or many messages replaced by fewer in a logged one; null otherwise.
+   */
+  compaction: z.object({ evidence: compactionEvidenceSchema, marker: z.object({ typeRaw: z.string(), line: z.number().int() }).nullable() }).nullable(),
   params: z.array(z.object({ key: z.string(), previous: z.unknown(), next: z.unknown() })),
-  missingToolResults: z.array(z.object({ callId: z.string(), name: z.string(), messageIndex: z.number().int() })),
-  orphanToolResults: z.array(z.object({ callId: z.string().nullable(), messageIndex: z.number().int() })),
-  /** `history_rewrite` and `missing_tool_result_in_history`, as the analysis will report them. */
+  missingToolResults: z.array(z.object({ callId: z.string(), name: z.string(), messageIndex: z.number().int(), messageNumber: z.number().int() })),
+  orphanToolResults: z.array(z.object({ callId: z.string().nullable(), messageIndex: z.number().int(), messageNumber: z.number().int() })),
+  /** The request findings between these two requests, as the analysis reports them. */
   findings: z.array(z.object({ kind: z.string(), severity: severitySchema, message: z.string() })),
 });
 export type RequestDiffResponse = z.infer<typeof requestDiffSchema>;
@@ -280,7 +294,22 @@ export const requestRowSchema = z.object({
   reconstructed: z.boolean(),
   messages: z.number().int(),
   appendedMessages: z.number().int(),
-  rewrite: z.object({ messageIndex: z.number().int(), kind: rewriteKindSchema }).nullable(),
+  rewrite: z.object({ messageIndex: z.number().int(), messageNumber: z.number().int(), kind: rewriteKindSchema }).nullable(),
+  /** The system prompt or tool definitions changed since the previous request. */
+  prefixChange: z
+    .object({ system: z.boolean(), toolsAdded: z.array(z.string()), toolsRemoved: z.array(z.string()), toolsChanged: z.array(z.string()), toolsReordered: z.boolean() })
+    .nullable(),
+  /** The history was compacted before this request (the growth chart marks it). */
+  compaction: z
+    .object({
+      evidence: compactionEvidenceSchema,
+      marker: z.object({ typeRaw: z.string(), line: z.number().int() }).nullable(),
+      tokensBefore: z.number().nullable(),
+      tokensAfter: z.number().nullable(),
+      tokensRemoved: z.number().nullable(),
+      messagesRemoved: z.number().int().nullable(),
+    })
+    .nullable(),
   inputTokens: z.number().nullable(),
   inputTokensSource: tokenSourceSchema.nullable(),
   cachedInputTokens: z.number().nullable(),
@@ -300,9 +329,18 @@ export const runRequestsSchema = z.object({
     /** Request indices the series below are over. */
     requestIndices: z.array(z.number().int()),
     cumulative: z.array(z.number()),
-    /** N×S + T×N(N+1)/2 fitted to the cumulative input; null with fewer than two points. */
+    /**
+     * N×S + T×N(N+1)/2 fitted to the cumulative input; null with fewer than two points. `shape`:
+     * what the fit says, by the sign of T and the fit's quality (shared/requests/contextGrowth.ts).
+     */
     fit: z
-      .object({ prefixTokens: z.number(), tokensPerTurn: z.number(), predictedCumulative: z.array(z.number()), rSquared: z.number().nullable() })
+      .object({
+        prefixTokens: z.number(),
+        tokensPerTurn: z.number(),
+        predictedCumulative: z.array(z.number()),
+        rSquared: z.number().nullable(),
+        shape: z.enum(['irregular', 'flat', 'shrinking', 'quadratic']),
+      })
       .nullable(),
     typicalGrowth: z.number().nullable(),
     outlierFactor: z.number(),

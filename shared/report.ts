@@ -26,7 +26,10 @@ export const findingKindSchema = z.enum([
   'api_error',
   'tool_error',
   'history_rewrite',
+  'history_compacted',
+  'system_or_tools_changed',
   'missing_tool_result_in_history',
+  'reconstruction_mismatch',
   'secret_in_trace',
 ]);
 export type FindingKind = z.infer<typeof findingKindSchema>;
@@ -86,6 +89,8 @@ export type TokenSource = z.infer<typeof tokenSourceSchema>;
 
 export const rewriteKindSchema = z.enum(['edited', 'dropped', 'reordered', 'compacted', 'inserted']);
 
+export const compactionEvidenceSchema = z.enum(['marker', 'diff', 'token_drop']);
+
 /**
  * One model request of a run, against the one before it (docs/semantics.md §9): logged as sent, or
  * reconstructed from the messages the model had seen (formats that do not log requests).
@@ -100,8 +105,36 @@ export const requestReportSchema = z.object({
   messages: z.number().int(),
   /** Messages this request added to the previous one's history. */
   appended_messages: z.number().int(),
-  /** Where the history stopped being the previous one's (0-based message index), and what happened; null when it extends it. */
-  rewrite: z.object({ message_index: z.number().int(), kind: rewriteKindSchema }).nullable(),
+  /**
+   * Where the history stopped being the previous one's, and what happened; null when it extends it.
+   * `message_index`: 0-based, in the history without system messages; `message_number`: the message
+   * as a user counts it, 1-based, every message of the request as logged (system included).
+   */
+  rewrite: z.object({ message_index: z.number().int(), message_number: z.number().int(), kind: rewriteKindSchema }).nullable(),
+  /** The system prompt or tool definitions changed since the previous request (prompt cache lost from the first token); null when neither did. */
+  prefix_change: z
+    .object({
+      system: z.boolean(),
+      tools_added: z.array(z.string()),
+      tools_removed: z.array(z.string()),
+      tools_changed: z.array(z.string()),
+      tools_reordered: z.boolean(),
+    })
+    .nullable(),
+  /**
+   * The history was compacted before this request (docs/semantics.md §9): seen by the trace's
+   * marker, the diff of logged requests, or a drop in recorded input tokens; null otherwise.
+   */
+  compaction: z
+    .object({
+      evidence: compactionEvidenceSchema,
+      marker: z.object({ type: z.string(), line: z.number().int() }).nullable(),
+      tokens_before: z.number().nullable(),
+      tokens_after: z.number().nullable(),
+      tokens_removed: z.number().nullable(),
+      messages_removed: z.number().int().nullable(),
+    })
+    .nullable(),
   input_tokens: z.number().nullable(),
   input_tokens_source: tokenSourceSchema.nullable(),
   cached_input_tokens: z.number().nullable(),

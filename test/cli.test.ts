@@ -216,7 +216,8 @@ describe('text output', () => {
     const result = cli(['analyze', example('history-rewrite')]);
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /3 requests \(logged\) · history rewritten in request 3 · input 559 → 771 tokens/);
-    assert.match(result.stdout, /warning\s+history_rewrite\s+step 3, line 10\s+Request 3 rewrites the history of request 2 at message 3/);
+    // Message 4 as logged: the system message is message 1.
+    assert.match(result.stdout, /warning\s+history_rewrite\s+step 3, line 10\s+Request 3 rewrites the history of request 2 at message 4/);
     const appendOnly = cli(['analyze', example('normal-query')]);
     assert.match(appendOnly.stdout, /3 requests \(logged\) · append-only · input 559 → 809 tokens/);
   });
@@ -234,6 +235,14 @@ describe('text output', () => {
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /run timed .*\n {2}1 step · 0 tool calls · 0 results · 2 min · lines 1–3\n/);
     assert.match(result.stdout, /run untimed .*\n {2}1 step · 0 tool calls · 0 results · lines 4–6\n/);
+  });
+
+  it('does not call a run append-only when a compaction or a new system prompt broke the prompt cache', () => {
+    const compacted = cli(['analyze', example('history-compacted')]);
+    assert.match(compacted.stdout, /4 requests \(logged\) · history compacted before request 4 \(−3,248 tokens\) · input 1,210 → 402 tokens/);
+    assert.match(compacted.stdout, /info\s+history_compacted\s+step 4, line 14\s+Request 4 follows a compaction of the history: 5 earlier messages replaced/);
+    const prefix = cli(['analyze', example('system-prompt-changed')]);
+    assert.match(prefix.stdout, /2 requests \(logged\) · system prompt or tools changed in request 2 · input 180 → 262 tokens/);
   });
 
   it('lists parse errors with their line numbers', () => {

@@ -83,8 +83,9 @@ describe('request analysis', () => {
         // The system prompt is not a message of the history (it is diffed on its own).
         { index: 0, messages: 1, appended_messages: 1, rewrite: null, reconstructed: false },
         { index: 1, messages: 3, appended_messages: 2, rewrite: null, reconstructed: false },
-        // Message 3 (index 2) was edited; the two new messages count as appended, the edit too.
-        { index: 2, messages: 5, appended_messages: 3, rewrite: { message_index: 2, kind: 'edited' }, reconstructed: false },
+        // Index 2 of the history was edited: message 4 as logged (the system message is message 1).
+        // The two new messages count as appended, the edit too.
+        { index: 2, messages: 5, appended_messages: 3, rewrite: { message_index: 2, message_number: 4, kind: 'edited' }, reconstructed: false },
         { index: 3, messages: 7, appended_messages: 2, rewrite: null, reconstructed: false },
       ],
     );
@@ -109,8 +110,9 @@ describe('request analysis', () => {
     assert.equal(rewrite[0]!.severity, 'warning');
     assert.equal(rewrite[0]!.line, 8);
     assert.equal(rewrite[0]!.step, 3);
-    assert.match(rewrite[0]!.message, /Request 3 rewrites the history of request 2 at message 3: an earlier message was edited/);
-    assert.match(rewrite[0]!.message, /prompt caching is invalidated from message 3 on/);
+    // Numbered as logged: the system message is message 1, the edited result message 4.
+    assert.match(rewrite[0]!.message, /Request 3 rewrites the history of request 2 at message 4: an earlier message was edited/);
+    assert.match(rewrite[0]!.message, /prompt caching is invalidated from message 4 on/);
     const missing = report.findings.filter((f) => f.kind === 'missing_tool_result_in_history');
     assert.equal(missing.length, 1);
     assert.equal(missing[0]!.severity, 'error');

@@ -103,7 +103,14 @@ describe('request diff', () => {
         ['appended', 'tool'],
       ],
     );
-    assert.deepEqual(second.findings, []);
+    // The history only grew, but request 2 sends a tool definition request 1 did not: the cached
+    // prefix ends before the first token, which the diff says even though the history extends.
+    assert.deepEqual(second.tools.added, ['lookup']);
+    assert.deepEqual(
+      second.findings.map((finding) => [finding.kind, finding.severity]),
+      [['system_or_tools_changed', 'warning']],
+    );
+    assert.match(second.findings[0]!.message, /^Request 2 changes the tool definitions \(added: lookup\) of request 1\. .*invalidated from the first token/);
   });
 
   it('a request that edits an earlier tool result rewrites history there: the verdict, both texts, the finding, the model change', async () => {
@@ -132,9 +139,15 @@ describe('request diff', () => {
     assert.match(third.tools.changed[0]!.nextJson, /\n {6}"exact": \{\n {8}"type": "boolean"/);
     assert.deepEqual(
       third.findings.map((finding) => [finding.kind, finding.severity]),
-      [['history_rewrite', 'warning']],
+      [
+        ['history_rewrite', 'warning'],
+        ['system_or_tools_changed', 'warning'],
+      ],
     );
-    assert.match(third.findings[0]!.message, /at message 3: .*caching is invalidated from message 3/);
+    // Message 4 as logged: the system message is message 1 (index 2 of the history).
+    assert.equal(third.history.messageNumber, 4);
+    assert.match(third.findings[0]!.message, /at message 4: .*caching is invalidated from message 4/);
+    assert.match(third.findings[1]!.message, /changes the tool definitions \(changed: lookup\)/);
   });
 
   it('diffs any two requests the user picks, and refuses an event that is not a request', async () => {

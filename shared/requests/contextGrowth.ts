@@ -74,6 +74,27 @@ export function fitContextGrowth(inputTokens: readonly number[]): GrowthFit | nu
   return { prefixTokens, tokensPerTurn, predictedCumulative, rSquared: total === 0 ? null : 1 - residual / total };
 }
 
+/**
+ * What the fit says about the run (docs/semantics.md §9), so no sentence claims more than the fit:
+ * - `irregular`: the history was compacted (it started over: no one S and T describe both sides),
+ *   R² below `goodFitR2`, or a negative prefix (no run sends fewer than zero tokens): the run does
+ *   not grow by a steady step, and S and T describe nothing;
+ * - `flat`: T is negligible (over the whole run it adds under 5% of S): each request is about S,
+ *   and the total grows linearly with the turns;
+ * - `shrinking`: T < 0: each request is smaller than the one before (the history is trimmed);
+ * - `quadratic`: T > 0: each request is about S + n×T, and the total grows with the square of the turns.
+ */
+export type GrowthShape = 'irregular' | 'flat' | 'shrinking' | 'quadratic';
+
+export const goodFitR2 = 0.95;
+const flatShare = 0.05;
+
+export function growthShape(fit: Pick<GrowthFit, 'prefixTokens' | 'tokensPerTurn' | 'rSquared' | 'predictedCumulative'>, compacted = false): GrowthShape {
+  if (compacted || fit.prefixTokens < 0 || (fit.rSquared !== null && fit.rSquared < goodFitR2)) return 'irregular';
+  if (Math.abs(fit.tokensPerTurn) * fit.predictedCumulative.length <= flatShare * fit.prefixTokens) return 'flat';
+  return fit.tokensPerTurn < 0 ? 'shrinking' : 'quadratic';
+}
+
 function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);

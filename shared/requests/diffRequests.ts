@@ -3,6 +3,10 @@
  * history, tool-call pairing inside the next request, and separate diffs of the system prompt,
  * the tool definitions and the parameters (docs/semantics.md §9).
  *
+ * Message numbers shown to a user are 1-based and count every message of the request as it was
+ * logged, system and developer messages included (`messageNumber`); indices are 0-based positions
+ * in the normalized history, which holds no system message.
+ *
  * Verdict: `extends` when every previous message is still there, unchanged and in place, and the
  * next request only adds messages after them (no messages added is also `extends`: an identical
  * request). Otherwise `rewritten` at k, the length of the common prefix — the first message where
@@ -19,7 +23,7 @@
  */
 import { canonicalJson } from '../trace/canonicalJson';
 import { alignRequests, type AlignmentEntry, type RequestAlignment } from './alignRequests';
-import type { NormalizedRequest, RequestMessage, ToolDefinition } from './normalizedRequest';
+import { messageNumber, type NormalizedRequest, type RequestMessage, type ToolDefinition } from './normalizedRequest';
 
 export type RewriteKind = 'edited' | 'dropped' | 'reordered' | 'compacted' | 'inserted';
 
@@ -29,6 +33,8 @@ export type HistoryVerdict =
       verdict: 'rewritten';
       /** 0-based index of the first message where the histories differ (same in both requests). */
       firstDifference: number;
+      /** The same message as a user counts it: 1-based, as logged (system messages included). */
+      messageNumber: number;
       kind: RewriteKind;
       /** Every change from that point on, counted. */
       counts: { modified: number; removed: number; moved: number; appended: number };
@@ -53,14 +59,23 @@ function rewriteKind(entries: readonly AlignmentEntry[]): RewriteKind {
   return first === 'modified' ? 'edited' : first === 'removed' ? 'dropped' : 'inserted';
 }
 
-export function historyVerdict(alignment: RequestAlignment): HistoryVerdict {
+/**
+ * The number a user sees for the first differing message: in the next request, or — when the next
+ * request ends before it (its last messages were dropped) — in the previous one.
+ */
+export function differenceNumber(previous: readonly RequestMessage[], next: readonly RequestMessage[], firstDifference: number): number {
+  const message = next[firstDifference] ?? previous[firstDifference];
+  return message === undefined ? firstDifference + 1 : messageNumber(message);
+}
+
+export function historyVerdict(alignment: RequestAlignment, numberOf: (firstDifference: number) => number = (index) => index + 1): HistoryVerdict {
   const { previousHashes, nextHashes, entries } = alignment;
   let prefix = 0;
   while (prefix < previousHashes.length && prefix < nextHashes.length && previousHashes[prefix] === nextHashes[prefix]) prefix++;
   if (prefix === previousHashes.length) {
     return { verdict: 'extends', appended: nextHashes.map((_, j) => j).slice(prefix) };
   }
-  return { verdict: 'rewritten', firstDifference: prefix, kind: rewriteKind(entries), counts: countChanges(entries) };
+  return { verdict: 'rewritten', firstDifference: prefix, messageNumber: numberOf(prefix), kind: rewriteKind(entries), counts: countChanges(entries) };
 }
 
 export interface UnansweredCall {
@@ -68,11 +83,14 @@ export interface UnansweredCall {
   name: string;
   /** Index of the assistant message that issued it. */
   messageIndex: number;
+  /** Its number as logged (1-based, system messages included). */
+  messageNumber: number;
 }
 
 export interface OrphanResult {
   callId: string | null;
   messageIndex: number;
+  messageNumber: number;
 }
 
 export interface ToolPairing {
@@ -97,10 +115,12 @@ export function checkToolPairing(messages: readonly RequestMessage[]): ToolPairi
   const orphanToolResults: OrphanResult[] = [];
   messages.forEach((message, messageIndex) => {
     if (messageIndex < messages.length - 1) {
-      for (const call of message.toolCalls) if (!answered.has(call.callId)) missingToolResults.push({ callId: call.callId, name: call.name, messageIndex });
+      for (const call of message.toolCalls) {
+        if (!answered.has(call.callId)) missingToolResults.push({ callId: call.callId, name: call.name, messageIndex, messageNumber: messageNumber(message) });
+      }
     }
     if (message.role === 'tool' && (message.toolCallId === null || !issued.has(message.toolCallId))) {
-      orphanToolResults.push({ callId: message.toolCallId, messageIndex });
+      orphanToolResults.push({ callId: message.toolCallId, messageIndex, messageNumber: messageNumber(message) });
     }
   });
   return { missingToolResults, orphanToolResults };
@@ -117,6 +137,8 @@ export interface ToolsDiff {
   removed: string[];
   /** Tools in both whose description or parameter schema differs. */
   changed: { name: string; description: boolean; parameters: boolean; previous: ToolDefinition; next: ToolDefinition }[];
+  /** The tools both requests define are sent in another order: the bytes of the prefix differ all the same. */
+  reordered: boolean;
 }
 
 export interface ParamChange {
@@ -133,7 +155,7 @@ export function diffSystem(previous: string | null, next: string | null): System
 /** By tool name; a name defined twice keeps its last definition, as providers read it. */
 export function diffTools(previous: readonly ToolDefinition[], next: readonly ToolDefinition[]): ToolsDiff {
   // The same definitions (the engine reuses them while a run sends the same bytes): nothing to compare.
-  if (previous === next) return { added: [], removed: [], changed: [] };
+  if (previous === next) return { added: [], removed: [], changed: [], reordered: false };
   const before = new Map(previous.map((tool) => [tool.name, tool]));
   const after = new Map(next.map((tool) => [tool.name, tool]));
   const changed: ToolsDiff['changed'] = [];
@@ -144,11 +166,32 @@ export function diffTools(previous: readonly ToolDefinition[], next: readonly To
     const parameters = canonicalJson(previousTool.parameters) !== canonicalJson(nextTool.parameters);
     if (description || parameters) changed.push({ name, description, parameters, previous: previousTool, next: nextTool });
   }
+  const kept = (names: Iterable<string>, other: ReadonlyMap<string, ToolDefinition>) => [...names].filter((name) => other.has(name));
   return {
     added: [...after.keys()].filter((name) => !before.has(name)),
     removed: [...before.keys()].filter((name) => !after.has(name)),
     changed,
+    reordered: kept(before.keys(), after).join('\u0000') !== kept(after.keys(), before).join('\u0000'),
   };
+}
+
+/**
+ * What changed before the first message: the system prompt or the tool definitions. Providers
+ * render them ahead of the history, so any change there means the prompt cache matches nothing
+ * (docs/semantics.md §9). Null when both are the same.
+ */
+export interface PrefixChange {
+  system: boolean;
+  toolsAdded: string[];
+  toolsRemoved: string[];
+  toolsChanged: string[];
+  toolsReordered: boolean;
+}
+
+export function prefixChange(system: SystemDiff, tools: ToolsDiff): PrefixChange | null {
+  const change = { system: system.changed, toolsAdded: tools.added, toolsRemoved: tools.removed, toolsChanged: tools.changed.map((tool) => tool.name), toolsReordered: tools.reordered };
+  const changed = change.system || change.toolsAdded.length + change.toolsRemoved.length + change.toolsChanged.length > 0 || change.toolsReordered;
+  return changed ? change : null;
 }
 
 /** Every key whose value differs (as canonical JSON), in the order the keys first appear. */
@@ -166,17 +209,27 @@ export interface RequestDiff {
   toolPairing: ToolPairing;
   system: SystemDiff;
   tools: ToolsDiff;
+  /** The system prompt or tool definitions changed; null when neither did. */
+  prefix: PrefixChange | null;
   params: ParamChange[];
 }
 
-export function diffRequests(previous: NormalizedRequest, next: NormalizedRequest): RequestDiff {
+/**
+ * `compactionMarked`: the trace marks a compaction between the two (a reconstructed request's
+ * history starts over there), so a rewrite is a compaction whatever the counts say.
+ */
+export function diffRequests(previous: NormalizedRequest, next: NormalizedRequest, compactionMarked = false): RequestDiff {
   const alignment = alignRequests(previous.messages, next.messages);
+  const system = diffSystem(previous.system, next.system);
+  const tools = diffTools(previous.tools, next.tools);
+  const history = historyVerdict(alignment, (firstDifference) => differenceNumber(previous.messages, next.messages, firstDifference));
   return {
     alignment,
-    history: historyVerdict(alignment),
+    history: compactionMarked && history.verdict === 'rewritten' ? { ...history, kind: 'compacted' } : history,
     toolPairing: checkToolPairing(next.messages),
-    system: diffSystem(previous.system, next.system),
-    tools: diffTools(previous.tools, next.tools),
+    system,
+    tools,
+    prefix: prefixChange(system, tools),
     params: diffParams(previous.params, next.params),
   };
 }

@@ -132,6 +132,9 @@ function userMessages(item: JsonRecord, sourceIndex: number): RequestMessage[] {
  */
 export function normalizeMessages(items: readonly unknown[]): RequestMessage[] {
   const messages: RequestMessage[] = [];
+  // The last item the latest assistant message covers: a function_call right after it joins it,
+  // while the message keeps the index of its first item (its number as logged).
+  let assistantEnd = -1;
   items.forEach((item, sourceIndex) => {
     if (!isRecord(item)) {
       messages.push(message('unknown', sourceIndex, { content: contentParts([item]) }));
@@ -141,12 +144,9 @@ export function normalizeMessages(items: readonly unknown[]): RequestMessage[] {
     if (type === 'function_call') {
       const call = { callId: idOrNull(item['call_id']) ?? idOrNull(item['id']) ?? '', name: stringOrNull(item['name']) ?? '', arguments: parsedArguments(item['arguments']) };
       const last = messages.at(-1);
-      if (last && last.role === 'assistant' && last.sourceIndex === sourceIndex - 1) {
-        last.toolCalls.push(call);
-        last.sourceIndex = sourceIndex;
-      } else {
-        messages.push(message('assistant', sourceIndex, { toolCalls: [call] }));
-      }
+      if (last && last.role === 'assistant' && assistantEnd === sourceIndex - 1) last.toolCalls.push(call);
+      else messages.push(message('assistant', sourceIndex, { toolCalls: [call] }));
+      assistantEnd = sourceIndex;
       return;
     }
     if (type === 'function_call_output') {
@@ -158,7 +158,10 @@ export function normalizeMessages(items: readonly unknown[]): RequestMessage[] {
       messages.push(message(typeof type === 'string' ? type : 'unknown', sourceIndex, { content: contentParts([item]) }));
       return;
     }
-    if (role === 'assistant') messages.push(assistantMessage(item, sourceIndex));
+    if (role === 'assistant') {
+      messages.push(assistantMessage(item, sourceIndex));
+      assistantEnd = sourceIndex;
+    }
     else if (role === 'user') messages.push(...userMessages(item, sourceIndex));
     else if (role === 'tool') {
       messages.push(message('tool', sourceIndex, { content: contentParts(item['content']), toolCallId: idOrNull(item['tool_call_id']), name: stringOrNull(item['name']) }));

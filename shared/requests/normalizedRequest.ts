@@ -36,7 +36,10 @@ export const requestMessageSchema = z.object({
   toolCallId: z.string().nullable(),
   name: z.string().nullable(),
   isError: z.boolean(),
-  /** Index of the message (or Responses input item) as sent that this message came from. */
+  /**
+   * Index of the message (or Responses input item) as sent that this message came from, system and
+   * developer messages counted; in a reconstructed request, its position in the rebuilt history.
+   */
   sourceIndex: z.number().int(),
 });
 export type RequestMessage = z.infer<typeof requestMessageSchema>;
@@ -76,6 +79,15 @@ export function messageChars(message: RequestMessage): number {
   for (const part of message.content) chars += part.type === 'text' ? part.text.length : (JSON.stringify(part.value)?.length ?? 0);
   for (const call of message.toolCalls) chars += call.name.length + (typeof call.arguments === 'string' ? call.arguments.length : (JSON.stringify(call.arguments)?.length ?? 0));
   return chars;
+}
+
+/**
+ * The number a user sees for a message: 1-based, counting every message of the request as it was
+ * logged — system and developer messages included (docs/semantics.md §9). Anthropic's `system`
+ * field is not a message, so there message 1 is the first of `messages`.
+ */
+export function messageNumber(message: RequestMessage): number {
+  return message.sourceIndex + 1;
 }
 
 /**

@@ -7,9 +7,10 @@
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, RequestDiffResponse } from '../../shared/api';
 import { diffRequests } from '../../shared/requests/diffRequests';
-import { messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
-import { historyRewriteFinding, missingToolResultFindings } from '../../shared/requests/requestFindings';
-import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest } from '../engine/analysis/requestHistory';
+import { messageNumber, messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
+import { compaction } from '../../shared/requests/compaction';
+import { historyCompactedFinding, historyRewriteFinding, missingToolResultFindings, prefixChangeFinding } from '../../shared/requests/requestFindings';
+import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest, type CompactionMarker } from '../engine/analysis/requestHistory';
 import { TokenEstimator } from '../engine/analysis/tokenEstimator';
 import { canonicalJson } from '../../shared/trace/canonicalJson';
 import { ApiError } from './apiError';
@@ -34,11 +35,12 @@ function eventInTrace(db: Database.Database, sourceIds: readonly number[], event
   return row;
 }
 
-/** A request of the diff: its messages, and the estimated tokens of each. */
+/** A request of the diff: its messages, the estimated tokens of each, and (reconstructed) the compaction marked before it. */
 interface ComparedRequest {
   eventId: number;
   request: NormalizedRequest;
   messageTokens: number[];
+  compaction: CompactionMarker | null;
 }
 
 /**
@@ -51,13 +53,13 @@ function comparedRequest(db: Database.Database, reader: LoggedRequestReader, est
     const logged = reader.readEvent(event.run_pk, event.id);
     if (logged === null) throw new ApiError('not_found', `no request ${event.id} in its run`);
     if ('problem' in logged.request) throw new ApiError('unavailable', logged.request.problem);
-    return { eventId: event.id, request: logged.request, messageTokens: estimator.request(logged.request).messages.slice() };
+    return { eventId: event.id, request: logged.request, messageTokens: estimator.request(logged.request).messages.slice(), compaction: null };
   }
   const isResponse = event.type === 'model_response' || (event.type === 'stream_fragment' && event.outcome !== null);
   if (!isResponse) throw new ApiError('invalid_request', `event ${event.id} is a ${event.type}: this run logs no requests, so a request is named by the response it was sent for`);
   const rebuilt = reconstructedRequest(db, event.run_pk, event.id);
   if (rebuilt === null) throw new ApiError('not_found', `no response ${event.id} in its run`);
-  return { eventId: event.id, request: rebuilt.request, messageTokens: rebuilt.messageTokens };
+  return { eventId: event.id, request: rebuilt.request, messageTokens: rebuilt.messageTokens, compaction: rebuilt.compaction };
 }
 
 /** The request before `event` in its run: the previous `model_request`, or (reconstructed) the previous response. */
@@ -105,13 +107,24 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
     reader.close();
   }
   const before = previous?.request ?? { ...emptyRequest, reconstructed };
-  const diff = diffRequests(before, next.request);
+  // A marker counts only between adjacent requests: against an earlier one, other turns lie between.
+  const marker = previousId === previousRequestEvent(db, event, reconstructed) ? next.compaction : null;
+  const diff = diffRequests(before, next.request, marker !== null);
+  const compacted = diff.history.verdict === 'rewritten' && diff.history.kind === 'compacted' ? compaction(marker === null ? 'diff' : 'marker', marker, null, null, diff.history.counts.removed + diff.history.counts.modified) : null;
   // Request numbers in the finding texts count from the run's first request.
   const numberSql = reconstructed
     ? "SELECT count(*) AS n FROM events WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL)) AND id <= ?"
     : "SELECT count(*) AS n FROM events WHERE run_pk = ? AND type = 'model_request' AND id <= ?";
   const number = db.prepare<[number, number], { n: number }>(numberSql).get(event.run_pk, event.id)?.n ?? 1;
-  const findings = previous === null ? [] : [historyRewriteFinding(number, diff.history), ...missingToolResultFindings(number, diff.toolPairing)];
+  const findings =
+    previous === null
+      ? []
+      : [
+          compacted === null || diff.history.verdict !== 'rewritten' ? null : historyCompactedFinding(number, compacted, diff.history.messageNumber),
+          historyRewriteFinding(number, diff.history),
+          prefixChangeFinding(number, diff.prefix),
+          ...missingToolResultFindings(number, diff.toolPairing),
+        ];
   const entries = diff.alignment.entries;
   return {
     previousEventId: previous?.eventId ?? null,
@@ -119,6 +132,7 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
     reconstructed,
     previousMessages: before.messages.length,
     messages: next.request.messages.length,
+    messageNumbers: { previous: before.messages.map(messageNumber), next: next.request.messages.map(messageNumber) },
     history: diff.history,
     runs: diff.alignment.runs.map((run) => ({
       status: run.status,
@@ -142,7 +156,13 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
       ];
     }),
     system: diff.system,
-    tools: { added: diff.tools.added, removed: diff.tools.removed, changed: diff.tools.changed.map(({ name, description, parameters, previous: before, next: after }) => ({ name, description, parameters, previousJson: indentedJson(before), nextJson: indentedJson(after) })) },
+    tools: {
+      added: diff.tools.added,
+      removed: diff.tools.removed,
+      changed: diff.tools.changed.map(({ name, description, parameters, previous: before, next: after }) => ({ name, description, parameters, previousJson: indentedJson(before), nextJson: indentedJson(after) })),
+      reordered: diff.tools.reordered,
+    },
+    compaction: compacted === null ? null : { evidence: compacted.evidence, marker: compacted.marker },
     params: diff.params,
     missingToolResults: diff.toolPairing.missingToolResults,
     orphanToolResults: diff.toolPairing.orphanToolResults,

@@ -1,7 +1,7 @@
 /** The `requests` method: a run's stored requests (engine/analysis/requestAnalysis.ts) and its context growth. */
 import type Database from 'better-sqlite3';
 import type { ApiResponse } from '../../shared/api';
-import { contextGrowth } from '../../shared/requests/contextGrowth';
+import { contextGrowth, growthShape } from '../../shared/requests/contextGrowth';
 import { storedRunRequests } from '../engine/analysis/requestAnalysis';
 import { ApiError } from './apiError';
 
@@ -20,6 +20,8 @@ export function runRequests(db: Database.Database, runPk: number): ApiResponse<'
       messages: record.messages,
       appendedMessages: record.appendedMessages,
       rewrite: record.rewrite,
+      prefixChange: record.prefixChange,
+      compaction: record.compaction,
       inputTokens: record.inputTokens,
       inputTokensSource: record.inputTokensSource,
       cachedInputTokens: record.cachedInputTokens,
@@ -29,7 +31,7 @@ export function runRequests(db: Database.Database, runPk: number): ApiResponse<'
     growth: {
       requestIndices: counted.map((record) => record.index),
       cumulative: growth.cumulative,
-      fit: growth.fit,
+      fit: growth.fit === null ? null : { ...growth.fit, shape: growthShape(growth.fit, records.some((record) => record.compaction !== null)) },
       typicalGrowth: growth.typicalGrowth,
       outlierFactor: growth.outlierFactor,
       // Outliers name requests by their index in the run, not in the counted series.

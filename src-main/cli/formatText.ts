@@ -57,12 +57,29 @@ export function formatTextReport(report: AnalyzeReport, options: { color: boolea
   return `${out.join('\n')}\n`;
 }
 
-/** The run's requests in a line: how many, whether any rewrote the history, and how the input grew. */
+/** "request 3" / "requests 3, 7". */
+function requestNumbers(requests: readonly RequestReport[]): string {
+  return `request${requests.length === 1 ? '' : 's'} ${requests.map((request) => request.index + 1).join(', ')}`;
+}
+
+/**
+ * The run's requests in a line: how many, what broke the prompt cache (a compaction, another
+ * rewrite, a changed system prompt or tool set) or append-only when nothing did, and how the
+ * input grew (docs/semantics.md §9).
+ */
 function requestsFact(requests: readonly RequestReport[]): string | null {
   if (requests.length === 0) return null;
   const kind = requests.every((request) => request.reconstructed) ? 'reconstructed' : 'logged';
-  const rewritten = requests.filter((request) => request.rewrite !== null);
-  const history = rewritten.length === 0 ? 'append-only' : `history rewritten in request${rewritten.length === 1 ? '' : 's'} ${rewritten.map((request) => request.index + 1).join(', ')}`;
+  const compacted = requests.filter((request) => request.compaction !== null);
+  const rewritten = requests.filter((request) => request.rewrite !== null && request.compaction === null);
+  const prefixChanged = requests.filter((request) => request.prefix_change !== null);
+  const removed = compacted.reduce((sum, request) => sum + (request.compaction?.tokens_removed ?? 0), 0);
+  const changes = [
+    compacted.length > 0 && `history compacted before ${requestNumbers(compacted)}${removed > 0 ? ` (−${formatTokens(removed)} tokens)` : ''}`,
+    rewritten.length > 0 && `history rewritten in ${requestNumbers(rewritten)}`,
+    prefixChanged.length > 0 && `system prompt or tools changed in ${requestNumbers(prefixChanged)}`,
+  ].filter((change): change is string => change !== false);
+  const history = changes.length === 0 ? 'append-only' : changes.join(' · ');
   const tokens = (request: RequestReport): string =>
     request.input_tokens === null ? '?' : `${formatTokens(request.input_tokens)}${request.input_tokens_source === 'estimated' ? ' (est.)' : ''}`;
   const growth = requests.length === 1 ? `input ${tokens(requests[0]!)} tokens` : `input ${tokens(requests[0]!)} → ${tokens(requests.at(-1)!)} tokens`;

@@ -51,7 +51,7 @@ export function formatTokenCount(tokens: number): string {
   return `${(value / 1_000_000).toFixed(1)}M`;
 }
 
-/** `first`–`last` as 1-based message numbers: "message 3", "messages 1–14". */
+/** "message 3" / "messages 3–7", from message numbers as a user counts them (1-based, as logged). */
 export function messageSpan(first: number, last: number): string {
-  return first === last ? `message ${first + 1}` : `messages ${first + 1}–${last + 1}`;
+  return first === last ? `message ${first}` : `messages ${first}–${last}`;
 }

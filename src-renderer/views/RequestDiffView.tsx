@@ -133,7 +133,12 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
         {diff.status === 'error' && <Failure what="this request diff" error={diff.error} />}
         {diff.status !== 'error' && data === undefined && <Loading what="the request diff" />}
         {data !== undefined && (
-          <DiffBody diff={data} results={results} against={previousEventId === null ? 'the previous request' : (numberOf(data.previousEventId) ?? 'the request you picked')} />
+          <DiffBody
+            diff={data}
+            results={results}
+            against={previousEventId === null ? 'the previous request' : (numberOf(data.previousEventId) ?? 'the request you picked')}
+            row={previousEventId === null ? current : undefined}
+          />
         )}
       </div>
     </section>
@@ -180,7 +185,8 @@ function FromNote({ traceId, fromEventId, request }: { traceId: string; fromEven
   );
 }
 
-function DiffBody({ diff, results, against }: { diff: Diff; results: ReadonlyMap<string, TextDiffState>; against: string }) {
+/** `row`: this request's row in the run's list, when compared with the request before it (what the analysis recorded for the pair). */
+function DiffBody({ diff, results, against, row }: { diff: Diff; results: ReadonlyMap<string, TextDiffState>; against: string; row: RequestRow | undefined }) {
   return (
     <>
       {diff.reconstructed && (
@@ -189,7 +195,7 @@ function DiffBody({ diff, results, against }: { diff: Diff; results: ReadonlyMap
           response, each tool result) as the messages the model had seen. The system prompt, tools and parameters appear only where the trace records them.
         </p>
       )}
-      <Verdict diff={diff} against={against} />
+      <Verdict diff={diff} against={against} row={row} />
       {diff.findings.length > 0 && (
         <ul className="plain-list diff-findings">
           {diff.findings.map((finding, index) => (
@@ -216,13 +222,13 @@ function DiffBody({ diff, results, against }: { diff: Diff; results: ReadonlyMap
           <ul className="plain-list">
             {diff.missingToolResults.map((missing) => (
               <li key={`missing:${missing.callId}`} data-testid="missing-tool-result">
-                <SeverityBadge severity="warning" /> The call <code><VisibleText text={missing.callId} /></code> (<VisibleText text={missing.name} />) in message {missing.messageIndex + 1} has
+                <SeverityBadge severity="warning" /> The call <code><VisibleText text={missing.callId} /></code> (<VisibleText text={missing.name} />) in message {missing.messageNumber} has
                 no result in this request.
               </li>
             ))}
             {diff.orphanToolResults.map((orphan, index) => (
               <li key={`orphan:${index}`} data-testid="orphan-tool-result">
-                <SeverityBadge severity="warning" /> The tool result in message {orphan.messageIndex + 1}{' '}
+                <SeverityBadge severity="warning" /> The tool result in message {orphan.messageNumber}{' '}
                 {orphan.callId === null ? (
                   'names no call'
                 ) : (
@@ -253,10 +259,19 @@ function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
 
-/** The verdict, first thing on the page: extends (the expected case) or history rewritten at message k. */
-function Verdict({ diff, against }: { diff: Diff; against: string }) {
+/** "message 3" / "messages 3–7" for a span of indices on one side, by the numbers the user counts. */
+function numberedSpan(numbers: readonly number[], first: number, last: number): string {
+  return messageSpan(numbers[first] ?? first + 1, numbers[last] ?? last + 1);
+}
+
+/**
+ * The verdict, first thing on the page: extends (the expected case), history compacted, or history
+ * rewritten at message k — numbered as logged (docs/semantics.md §9).
+ */
+function Verdict({ diff, against, row }: { diff: Diff; against: string; row: RequestRow | undefined }) {
   const { history } = diff;
-  const prefixBroken = diff.system.changed || diff.tools.added.length + diff.tools.removed.length + diff.tools.changed.length > 0;
+  const prefixBroken = diff.system.changed || diff.tools.added.length + diff.tools.removed.length + diff.tools.changed.length > 0 || diff.tools.reordered;
+  const numbers = diff.messageNumbers.next;
   if (diff.previousEventId === null) {
     return (
       <div className="verdict verdict-first" data-testid="diff-verdict" data-verdict={history.verdict} data-first="true">
@@ -266,12 +281,28 @@ function Verdict({ diff, against }: { diff: Diff; against: string }) {
   }
   if (history.verdict === 'extends') {
     const appended = history.appended;
+    // Only the recorded usage shows this cut: the rebuilt history cannot say what was removed, so
+    // the verdict is the compaction, not the extension the rebuilt messages suggest.
+    const unlogged = row?.compaction?.evidence === 'token_drop' ? row.compaction : null;
+    if (unlogged) {
+      return (
+        <div className="verdict verdict-compacted" data-testid="diff-verdict" data-verdict="extends" data-compaction="token_drop">
+          <strong>History compacted before this request, without the trace logging it</strong>
+          <div className="verdict-cache" data-testid="diff-token-drop">
+            The provider recorded {compactionTokensLabel(unlogged)}, but the rebuilt history only grew (+{plural(appended.length, 'message')}): the harness compacted,
+            truncated or started over the history without a record of it, so this diff cannot show what was removed, and the rebuilt requests from here on hold more
+            than the model saw.
+          </div>
+          {prefixBroken && <CachePrefixNote />}
+        </div>
+      );
+    }
     return (
       <div className="verdict verdict-extends" data-testid="diff-verdict" data-verdict="extends">
         <strong>
           Extends {against}: +{plural(appended.length, 'message')}
         </strong>
-        {appended.length > 0 ? ` (${messageSpan(appended[0]!, appended.at(-1)!)})` : ' — the same history, nothing added'}. Every earlier message is unchanged, so a
+        {appended.length > 0 ? ` (${numberedSpan(numbers, appended[0]!, appended.at(-1)!)})` : ' — the same history, nothing added'}. Every earlier message is unchanged, so a
         provider's prompt cache can serve the whole previous history.
         {prefixBroken && <CachePrefixNote />}
       </div>
@@ -284,19 +315,45 @@ function Verdict({ diff, against }: { diff: Diff; against: string }) {
     counts.moved > 0 && `${formatCount(counts.moved)} moved`,
     counts.appended > 0 && `${formatCount(counts.appended)} appended`,
   ].filter((part): part is string => part !== false);
+  const compacted = kind === 'compacted';
+  const marker = diff.compaction?.marker ?? null;
+  const recorded = row?.compaction ?? null;
   return (
-    <div className="verdict verdict-rewritten" data-testid="diff-verdict" data-verdict="rewritten" data-kind={kind} data-first-difference={firstDifference}>
-      <strong>
-        History rewritten at message {firstDifference + 1}: {kind}
-      </strong>{' '}
+    <div
+      className={`verdict ${compacted ? 'verdict-compacted' : 'verdict-rewritten'}`}
+      data-testid="diff-verdict"
+      data-verdict="rewritten"
+      data-kind={kind}
+      data-first-difference={firstDifference}
+      data-message-number={history.messageNumber}
+    >
+      <strong>{compacted ? `History compacted at message ${history.messageNumber}` : `History rewritten at message ${history.messageNumber}: ${kind}`}</strong>{' '}
       <span className="muted">(against {against}; {parts.join(', ')})</span>
+      {compacted && (
+        <div className="verdict-cache" data-testid="diff-compaction">
+          {marker !== null ? (
+            <>
+              The trace marks it: <code><VisibleText text={marker.typeRaw} /></code> on line {marker.line}.{' '}
+            </>
+          ) : (
+            'Many earlier messages were replaced by fewer, typically a summary. '
+          )}
+          {recorded !== null && recorded.tokensBefore !== null && recorded.tokensAfter !== null && `The input went from ${compactionTokensLabel(recorded)}.`}
+        </div>
+      )}
       <div className="verdict-cache" data-testid="diff-cache-note">
-        Provider prompt caching keys on an unchanged prefix: from message {firstDifference + 1} on, this request cannot reuse what {against} cached
-        {firstDifference > 0 ? ` (${messageSpan(0, firstDifference - 1)} still can)` : ''}.
+        Provider prompt caching keys on an unchanged prefix: from message {history.messageNumber} on, this request cannot reuse what {against} cached
+        {firstDifference > 0 ? ` (${numberedSpan(numbers, 0, firstDifference - 1)} still can)` : ''}.
       </div>
       {prefixBroken && <CachePrefixNote />}
     </div>
   );
+}
+
+/** "151,208 → 21,403 input tokens (−129,805)". */
+function compactionTokensLabel(found: NonNullable<RequestRow['compaction']>): string {
+  if (found.tokensBefore === null || found.tokensAfter === null) return 'fewer input tokens';
+  return `${formatCount(found.tokensBefore)} → ${formatCount(found.tokensAfter)} input tokens${found.tokensRemoved === null ? '' : ` (−${formatCount(found.tokensRemoved)})`}`;
 }
 
 function CachePrefixNote() {
@@ -335,13 +392,14 @@ function Messages({ diff, results }: { diff: Diff; results: ReadonlyMap<string, 
       {diff.runs.map((run, index) => {
         const span = run.status === 'removed' ? run.previous : run.next;
         if (span === null) return null;
-        const label = `${messageSpan(span.first, span.last)} ${statusWords[run.status]}`;
+        const sideNumbers = run.status === 'removed' ? diff.messageNumbers.previous : diff.messageNumbers.next;
+        const label = `${numberedSpan(sideNumbers, span.first, span.last)} ${statusWords[run.status]}`;
         const moved = run.previous !== null && run.next !== null && run.previous.first !== run.next.first;
         if (run.status === 'unchanged') {
           return (
             <div key={index} className="diff-run diff-run-unchanged" data-testid="diff-run" data-status="unchanged" title="Token counts are estimates (o200k tokenizer)">
               {label}
-              {moved && ` (were ${messageSpan(run.previous!.first, run.previous!.last)})`}, {tokensLabel(run.tokens)} <span className="est-mark">est.</span>
+              {moved && ` (were ${numberedSpan(diff.messageNumbers.previous, run.previous!.first, run.previous!.last)})`}, {tokensLabel(run.tokens)} <span className="est-mark">est.</span>
             </div>
           );
         }
@@ -358,7 +416,12 @@ function Messages({ diff, results }: { diff: Diff; results: ReadonlyMap<string, 
               {label}, {tokensLabel(run.tokens)} <span className="est-mark">est.</span>
             </div>
             {shown.map((change) => (
-              <MessageChange key={`${change.status}:${change.previousIndex}:${change.nextIndex}`} change={change} state={change.nextIndex === null ? undefined : results.get(messageKey(change.nextIndex))} />
+              <MessageChange
+                key={`${change.status}:${change.previousIndex}:${change.nextIndex}`}
+                change={change}
+                numbers={diff.messageNumbers}
+                state={change.nextIndex === null ? undefined : results.get(messageKey(change.nextIndex))}
+              />
             ))}
           </div>
         );
@@ -372,12 +435,13 @@ function Messages({ diff, results }: { diff: Diff; results: ReadonlyMap<string, 
   );
 }
 
-function MessageChange({ change, state }: { change: Change; state: TextDiffState | undefined }) {
+function MessageChange({ change, numbers, state }: { change: Change; numbers: Diff['messageNumbers']; state: TextDiffState | undefined }) {
   const index = change.nextIndex ?? change.previousIndex ?? 0;
   const text = change.nextText ?? change.previousText ?? '';
-  let where = `message ${index + 1}`;
-  if (change.status === 'moved' && change.previousIndex !== null) where += ` (was message ${change.previousIndex + 1})`;
-  if (change.status === 'modified' && change.previousIndex !== null && change.previousIndex !== change.nextIndex) where += ` (was message ${change.previousIndex + 1})`;
+  const number = change.nextIndex !== null ? numbers.next[change.nextIndex] : change.previousIndex !== null ? numbers.previous[change.previousIndex] : undefined;
+  const was = change.previousIndex === null ? undefined : numbers.previous[change.previousIndex];
+  let where = `message ${number ?? index + 1}`;
+  if ((change.status === 'moved' || change.status === 'modified') && was !== undefined && was !== number) where += ` (was message ${was})`;
   const cut = change.excerpt === null && ((change.previousText?.length ?? 0) > apiTextLimit || (change.nextText?.length ?? 0) > apiTextLimit);
   return (
     <article className={`diff-message diff-message-${change.status}`} data-testid="diff-message" data-status={change.status} data-index={index} data-role={change.role}>

@@ -1,9 +1,10 @@
 /**
- * A run's requests and its context growth (docs/semantics.md §9): input tokens per request (recorded
- * usage, or an o200k tokenizer estimate drawn hatched), cached input and output where the trace
- * records them, the cumulative input with its fit to N×S + T×N(N+1)/2, the requests that grew far
- * above the run's typical step named, and a table of what each request added. Every request opens
- * its diff.
+ * A run's requests and its context growth (docs/semantics.md §9): input tokens per request
+ * (recorded usage, or an o200k tokenizer estimate drawn hatched), cached input and output where
+ * the trace records them, the cumulative input with its fit to N×S + T×N(N+1)/2 (in words only
+ * as far as the fit's sign and quality allow), compactions marked where the history was cut, the
+ * requests that grew far above the run's typical step named, and a table of what each request
+ * added. Every request opens its diff.
  */
 import { useId } from 'react';
 import type { ApiResponse, RequestRow } from '../../shared/api';
@@ -99,6 +100,7 @@ function GrowthChart({ requests, growth, onOpen }: { requests: readonly RequestR
   const bottom = chart.top + plotHeight;
   const band = plotWidth / requests.length;
   const hasOutput = requests.some((request) => request.outputTokens !== null);
+  const hasCompaction = requests.some((request) => request.compaction !== null);
   const hasCached = requests.some((request) => request.cachedInputTokens !== null && request.cachedInputTokens > 0);
   const hasRecorded = requests.some((request) => request.inputTokensSource === 'recorded');
   const hasEstimated = requests.some((request) => request.inputTokensSource === 'estimated');
@@ -161,6 +163,7 @@ function GrowthChart({ requests, growth, onOpen }: { requests: readonly RequestR
             cached !== null && `${formatCount(cached)} cached`,
             request.outputTokens !== null && `${formatCount(request.outputTokens)} output tokens`,
             outlier && `added ${formatCount(Math.round(outlier.growth))} tokens, ${formatRatio(outlier.ratio)}× the typical step`,
+            request.compaction && `history compacted before it${request.compaction.tokensRemoved === null ? '' : ` (−${formatCount(request.compaction.tokensRemoved)} tokens)`}`,
             'click for its diff',
           ]
             .filter(Boolean)
@@ -174,6 +177,7 @@ function GrowthChart({ requests, growth, onOpen }: { requests: readonly RequestR
               data-request-index={request.index}
               data-estimated={estimatedBar}
               data-outlier={outlier !== undefined}
+              data-compacted={request.compaction !== null}
               role="link"
               tabIndex={0}
               aria-label={label}
@@ -187,6 +191,14 @@ function GrowthChart({ requests, growth, onOpen }: { requests: readonly RequestR
             >
               <title>{label}</title>
               <rect x={x - band / 2} y={chart.top} width={band} height={plotHeight} className="bar-hit" />
+              {request.compaction && (
+                <g data-testid="growth-compaction-mark">
+                  <line x1={x - band / 2} x2={x - band / 2} y1={chart.top - 12} y2={bottom} className="compaction-line" />
+                  <text x={x - band / 2 + 3} y={chart.top - 3} textAnchor="start" className="compaction-label">
+                    {request.compaction.tokensRemoved === null ? 'compacted' : `compacted −${formatTokenCount(request.compaction.tokensRemoved)}`}
+                  </text>
+                </g>
+              )}
               {input !== null && (
                 <rect
                   x={barX}
@@ -231,6 +243,7 @@ function GrowthChart({ requests, growth, onOpen }: { requests: readonly RequestR
         {growth.cumulative.length > 0 && <LegendItem swatch="swatch-cumulative" label="cumulative input (right axis)" />}
         {growth.fit && <LegendItem swatch="swatch-fit" label="fit N×S + T×N(N+1)/2 (right axis)" />}
         {growth.outliers.length > 0 && <LegendItem swatch="swatch-outlier" label={`grew over ${growth.outlierFactor}× the typical step`} />}
+        {hasCompaction && <LegendItem swatch="swatch-compaction" label="history compacted before this request" testId="legend-compaction" />}
       </figcaption>
     </figure>
   );
@@ -255,34 +268,84 @@ function addedLabel(added: RequestRow['added']): string {
     .join(' · ');
 }
 
-/** A fit that does not describe the run: a negative prefix or a poor R². */
-function roughFit(fit: NonNullable<Growth['fit']>): boolean {
-  return fit.prefixTokens < 0 || fit.tokensPerTurn < 0 || (fit.rSquared !== null && fit.rSquared < 0.95);
+/** "request 3" / "requests 3, 7". */
+function requestList(requests: readonly RequestRow[]): string {
+  return `request${requests.length === 1 ? '' : 's'} ${requests.map((request) => request.index + 1).join(', ')}`;
 }
 
-/** The fit and the outliers in words. */
+/** The fit in words, no further than its shape allows: a negative T never "grows with the square of the turns". */
+function FitSentence({ fit, compacted }: { fit: NonNullable<Growth['fit']>; compacted: readonly RequestRow[] }) {
+  const r2 = fit.rSquared === null ? '' : ` (R² ${fit.rSquared.toFixed(3)})`;
+  const figures = (
+    <>
+      <strong>S ≈ {formatTokenCount(fit.prefixTokens)} tokens</strong> resent by every request and <strong>T ≈ {formatTokenCount(fit.tokensPerTurn)} tokens</strong> per turn
+      {r2}
+    </>
+  );
+  if (fit.shape === 'irregular') {
+    const why =
+      compacted.length > 0
+        ? `its history was compacted before ${requestList(compacted)}, so no one N×S + T×N(N+1)/2 describes the requests on both sides`
+        : fit.prefixTokens < 0
+          ? 'the best fit of N×S + T×N(N+1)/2 needs a negative prefix, which no run can have'
+          : 'the best fit of N×S + T×N(N+1)/2 is poor';
+    return (
+      <p data-testid="growth-fit" data-shape={fit.shape}>
+        This run does not grow by a steady step: {why}. <span className="muted">(Best fit: S ≈ {formatTokenCount(fit.prefixTokens)}, T ≈ {formatTokenCount(fit.tokensPerTurn)}{r2}.)</span>
+      </p>
+    );
+  }
+  const meaning =
+    fit.shape === 'quadratic'
+      ? "each request is about S + n×T tokens, and the run's total grows with the square of its turns."
+      : fit.shape === 'shrinking'
+        ? "each request is smaller than the one before (the history is trimmed as it goes), so the run's total grows less than linearly with its turns."
+        : "the requests hardly grow: each is about S tokens, and the run's total grows linearly with its turns.";
+  return (
+    <p data-testid="growth-fit" data-shape={fit.shape}>
+      The cumulative input fits <strong>N×S + T×N(N+1)/2</strong> with {figures}: {meaning}
+    </p>
+  );
+}
+
+/** Where the history was compacted and what it removed, by the evidence for it. */
+function compactionLabel(compaction: NonNullable<RequestRow['compaction']>): string {
+  const tokens =
+    compaction.tokensBefore === null || compaction.tokensAfter === null
+      ? ''
+      : `: input ${formatTokenCount(compaction.tokensBefore)} → ${formatTokenCount(compaction.tokensAfter)} tokens${compaction.tokensRemoved === null ? '' : ` (−${formatTokenCount(compaction.tokensRemoved)})`}`;
+  const evidence =
+    compaction.marker !== null
+      ? `marked by ${compaction.marker.typeRaw} on line ${compaction.marker.line}`
+      : compaction.evidence === 'diff'
+        ? 'earlier messages replaced by fewer'
+        : 'seen only in the recorded input (the trace does not log it)';
+  return `${evidence}${tokens}`;
+}
+
+/** The fit, the compactions and the outliers in words. */
 function GrowthFacts({ requests, growth, traceId, runPk }: { requests: readonly RequestRow[]; growth: Growth; traceId: string; runPk: number }) {
   const byIndex = new Map(requests.map((request) => [request.index, request]));
+  const compacted = requests.filter((request) => request.compaction !== null);
   return (
     <div className="growth-facts">
       {growth.fit ? (
-        <p data-testid="growth-fit">
-          The cumulative input fits <strong>N×S + T×N(N+1)/2</strong> with <strong>S ≈ {formatTokenCount(growth.fit.prefixTokens)} tokens</strong>, the part every request
-          resends (instructions, tool definitions, the task), and <strong>T ≈ {formatTokenCount(growth.fit.tokensPerTurn)} tokens</strong> added per turn
-          {growth.fit.rSquared !== null && ` (R² ${growth.fit.rSquared.toFixed(3)})`}: each request is about S + n×T tokens, and the run's total grows with the square of its
-          turns.
-          {roughFit(growth.fit) && (
-            <span className="muted">
-              {' '}
-              The fit is rough{growth.fit.prefixTokens < 0 ? ' (a negative prefix cannot be real)' : ''}: this run does not grow by a steady step
-              {growth.outliers.length > 0 ? ', see the requests named below' : ''}.
-            </span>
-          )}
-        </p>
+        <FitSentence fit={growth.fit} compacted={compacted} />
       ) : (
         <p className="muted" data-testid="growth-fit">
           Too few requests with a token count to fit N×S + T×N(N+1)/2.
         </p>
+      )}
+      {compacted.length > 0 && (
+        <ul className="plain-list growth-compactions">
+          {compacted.map((request) => (
+            <li key={request.index} data-testid="growth-compaction" data-request-index={request.index}>
+              <span className="badge severity-info">compacted</span>{' '}
+              <a href={formatRoute(routes.requestDiff(traceId, runPk, request.eventId))}>Request {request.index + 1}</a>: history compacted before it,{' '}
+              <VisibleText text={compactionLabel(request.compaction!)} />
+            </li>
+          ))}
+        </ul>
       )}
       {growth.typicalGrowth !== null && (
         <p>
@@ -353,7 +416,7 @@ function RequestsTable({
         {requests.map((request) => (
           <tr
             key={request.eventId}
-            className={`request-row ${request.rewrite ? 'request-rewritten' : ''} ${outliers.has(request.index) ? 'request-outlier' : ''}`}
+            className={`request-row ${request.compaction ? 'request-compacted' : request.rewrite ? 'request-rewritten' : ''} ${outliers.has(request.index) ? 'request-outlier' : ''}`}
             data-testid="request-row"
             data-request-index={request.index}
             data-event-id={request.eventId}
@@ -382,22 +445,41 @@ function RequestsTable({
             <td className="numeric">{request.cachedInputTokens === null ? '—' : formatCount(request.cachedInputTokens)}</td>
             <td className="numeric">{request.outputTokens === null ? '—' : formatCount(request.outputTokens)}</td>
             <td data-testid="request-rewrite">
-              {request.rewrite === null ? (
-                request.index === 0 ? (
-                  <span className="muted">first</span>
-                ) : (
-                  'extends'
-                )
-              ) : (
-                <span className="rewrite-mark">
-                  rewritten at message {request.rewrite.messageIndex + 1}: {humanize(request.rewrite.kind)}
-                </span>
-              )}
+              <HistoryCell request={request} />
             </td>
             <td className="added-cell">{request.added.length === 0 ? <span className="muted">—</span> : <VisibleText text={addedLabel(request.added)} />}</td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The history column: first, extends, compacted, or rewritten at message k (as logged); and a changed system prompt or tool set. */
+function HistoryCell({ request }: { request: RequestRow }) {
+  const { compaction, rewrite, prefixChange } = request;
+  return (
+    <>
+      {compaction !== null ? (
+        <span className="compaction-mark" title={compactionLabel(compaction)}>
+          compacted{rewrite !== null ? ` at message ${rewrite.messageNumber}` : ''}
+          {compaction.tokensRemoved !== null && ` (−${formatTokenCount(compaction.tokensRemoved)})`}
+        </span>
+      ) : rewrite !== null ? (
+        <span className="rewrite-mark">
+          rewritten at message {rewrite.messageNumber}: {humanize(rewrite.kind)}
+        </span>
+      ) : request.index === 0 ? (
+        <span className="muted">first</span>
+      ) : (
+        'extends'
+      )}
+      {prefixChange !== null && (
+        <span className="prefix-mark" data-testid="request-prefix-change">
+          {' '}
+          · {[prefixChange.system && 'system prompt', (prefixChange.toolsAdded.length + prefixChange.toolsRemoved.length + prefixChange.toolsChanged.length > 0 || prefixChange.toolsReordered) && 'tools'].filter(Boolean).join(' and ')} changed
+        </span>
+      )}
+    </>
   );
 }

@@ -177,7 +177,7 @@ describe('request diff and context growth in the browser', () => {
     assert.deepEqual(app.dialogs, [], 'the page opened dialogs');
   }
 
-  test('d on the third request: history rewritten at message 3 (edited), the changed words highlighted; k goes to the append-only pair', async () => {
+  test('d on the third request: history rewritten at message 4 (edited), the changed words highlighted; k goes to the append-only pair', async () => {
     const app = await newApp();
     const { page } = app;
     await openRun(page, 'rewrite');
@@ -190,10 +190,11 @@ describe('request diff and context growth in the browser', () => {
     const verdict = page.locator('[data-testid=diff-verdict]');
     assert.equal(await verdict.getAttribute('data-verdict'), 'rewritten');
     assert.equal(await verdict.getAttribute('data-kind'), 'edited');
-    // The system prompt is not a message: the edited tool result is message 3 (index 2).
+    // The system message is message 1 as logged, so the edited tool result (index 2 of the history) is message 4.
     assert.equal(await verdict.getAttribute('data-first-difference'), '2');
-    assert.match(await verdict.innerText(), /History rewritten at message 3: edited/);
-    assert.match(await page.locator('[data-testid=diff-cache-note]').innerText(), /caching.*message 3/);
+    assert.equal(await verdict.getAttribute('data-message-number'), '4');
+    assert.match(await verdict.innerText(), /History rewritten at message 4: edited/);
+    assert.match(await page.locator('[data-testid=diff-cache-note]').innerText(), /caching.*message 4/);
 
     // The edited message, diffed word by word (in the worker): the new word inserted, the old one deleted.
     const modified = page.locator('[data-testid=diff-message][data-status=modified]');
@@ -213,8 +214,9 @@ describe('request diff and context growth in the browser', () => {
     // Unchanged messages collapse to one line; the two new ones are listed as appended.
     const runs = await page.locator('[data-testid=diff-run]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-status')));
     assert.deepEqual(runs, ['unchanged', 'modified', 'appended']);
-    assert.match(await page.locator('[data-testid=diff-run][data-status=unchanged]').innerText(), /messages 1–2 unchanged, ≈\d+ tokens/);
-    assert.deepEqual(await page.locator('[data-testid=diff-finding]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-kind'))), ['history_rewrite']);
+    assert.match(await page.locator('[data-testid=diff-run][data-status=unchanged]').innerText(), /messages 2–3 unchanged, ≈\d+ tokens/);
+    // The tool's schema changed too: the cached prefix is lost from the first token.
+    assert.deepEqual(await page.locator('[data-testid=diff-finding]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-kind'))), ['history_rewrite', 'system_or_tools_changed']);
 
     // The tool's new parameter, in a JSON diff of its two definitions; the temperature in the parameters table.
     const toolChange = page.locator('[data-testid=tool-change][data-change=changed]');
@@ -234,7 +236,7 @@ describe('request diff and context growth in the browser', () => {
     const secondId = hashOf(page).split('/').at(-1)!;
     await readyDiff(page, secondId).waitFor();
     assert.equal(await verdict.getAttribute('data-verdict'), 'extends');
-    assert.match(await verdict.innerText(), /Extends the previous request: \+2 messages \(messages 2–3\)/);
+    assert.match(await verdict.innerText(), /Extends the previous request: \+2 messages \(messages 3–4\)/);
     assert.equal(await page.locator('[data-testid=diff-message][data-status=modified]').count(), 0);
     assert.equal(await page.locator('ins, del').count(), 0, 'nothing is highlighted as changed in an append-only pair');
 
@@ -336,10 +338,13 @@ describe('request diff and context growth in the browser', () => {
     assert.equal(await outlier.count(), 1);
     assert.match(await outlier.innerText(), /Request 5 added [\d.]+k tokens, [\d.,]+× the typical step/);
     assert.match(await outlier.innerText(), /read_file/);
-    // One huge step in six requests: the fit is named, and called rough.
-    const fit = await page.locator('[data-testid=growth-fit]').innerText();
-    assert.match(fit, /N×S \+ T×N\(N\+1\)\/2 with S ≈ -?[\d.,k]+ tokens.*T ≈ -?[\d.,k]+ tokens/s);
-    assert.match(fit, /rough/);
+    // One huge step in six requests: no steady step, so S and T are only the best fit, and nothing
+    // claims the total grows with the square of the turns.
+    const fitLine = page.locator('[data-testid=growth-fit]');
+    assert.equal(await fitLine.getAttribute('data-shape'), 'irregular');
+    const fit = await fitLine.innerText();
+    assert.match(fit, /This run does not grow by a steady step: .*\(Best fit: S ≈ -?[\d.,k]+, T ≈ -?[\d.,k]+/s);
+    assert.doesNotMatch(fit, /square/);
     await saveScreenshot(page, 'request-growth');
 
     // A bar opens that request's diff: an append-only pair adding the big result.

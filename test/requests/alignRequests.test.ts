@@ -48,8 +48,10 @@ describe('request alignment and verdict', () => {
     const finding = historyRewriteFinding(3, d.history);
     assert.equal(finding?.kind, 'history_rewrite');
     assert.equal(finding?.severity, 'warning');
-    assert.match(finding?.message ?? '', /at message 5: an earlier message was edited/);
-    assert.match(finding?.message ?? '', /caching is invalidated from message 5 on/);
+    // Index 4 of the history is message 6 as logged: the system message is message 1.
+    assert.equal(d.history.messageNumber, 6);
+    assert.match(finding?.message ?? '', /at message 6: an earlier message was edited/);
+    assert.match(finding?.message ?? '', /caching is invalidated from message 6 on/);
   });
 
   it('removal: a dropped turn is removed, not an edit of the next call (another call id)', () => {
@@ -77,7 +79,8 @@ describe('request alignment and verdict', () => {
     assert.ok(d.history.verdict === 'rewritten');
     assert.equal(d.history.firstDifference, 0);
     assert.equal(d.history.kind, 'compacted');
-    assert.match(historyRewriteFinding(5, d.history)?.message ?? '', /compacted into fewer/);
+    // A compaction is reported as one (history_compacted), not as a suspect rewrite.
+    assert.equal(historyRewriteFinding(5, d.history), null);
   });
 
   it('an insertion before earlier messages is a rewrite too', () => {
@@ -117,16 +120,16 @@ describe('tool pairing in a request', () => {
     const next = [user('go'), call('c1'), user('and?'), result('c9')];
     const d = diff([user('go')], next);
     assert.deepEqual(d.toolPairing, {
-      missingToolResults: [{ callId: 'c1', name: 'read_file', messageIndex: 1 }],
-      orphanToolResults: [{ callId: 'c9', messageIndex: 3 }],
+      missingToolResults: [{ callId: 'c1', name: 'read_file', messageIndex: 1, messageNumber: 3 }],
+      orphanToolResults: [{ callId: 'c9', messageIndex: 3, messageNumber: 5 }],
     });
-    // One finding per call, each naming its call id, so filtering findings by call id finds them.
+    // One finding per call, each naming its call id; numbered as logged: the system message is message 1.
     const findings = missingToolResultFindings(2, d.toolPairing);
     assert.deepEqual(
       findings.map((f) => [f.kind, f.severity, f.callId, f.message]),
       [
-        ['missing_tool_result_in_history', 'error', 'c1', 'Request 2 carries tool call c1 (read_file, message 2) without its result.'],
-        ['missing_tool_result_in_history', 'error', 'c9', 'Request 2 carries a tool result for c9 (message 4) without the call that issued it.'],
+        ['missing_tool_result_in_history', 'error', 'c1', 'Request 2 carries tool call c1 (read_file, message 3) without its result.'],
+        ['missing_tool_result_in_history', 'error', 'c9', 'Request 2 carries a tool result for c9 (message 5) without the call that issued it.'],
       ],
     );
   });

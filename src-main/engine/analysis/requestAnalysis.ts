@@ -1,33 +1,43 @@
 /**
- * Request analysis (docs/semantics.md §9): every model request of a run against the one before it. Per
- * request it stores what the report's `runs[].requests[]` and the app's growth chart show — size,
- * what the turn added (by role and tool), where the history was rewritten, the input tokens
- * (recorded, or estimated offline) — and the findings `history_rewrite` and
- * `missing_tool_result_in_history`.
+ * Request analysis (docs/semantics.md §9): every model request of a run against the one before it.
+ * Per request it stores what the report's `runs[].requests[]` and the app's growth chart show —
+ * size, what the turn added (by role and tool), where the history was rewritten, whether the
+ * system prompt or tools changed, whether the history was compacted, the input tokens (recorded,
+ * or estimated offline) — and the request findings (`requestFindingKinds`).
  *
  * Runs once per source, after its ingest (TraceLoader.finish): logged requests are read back from
  * the trace file, which ingest does not parse (their messages are most of a trace's bytes).
  * Findings are stored under each analysis-options key like every other finding, though they do
  * not depend on the options.
  *
- * Reconstructed requests (formats that log none) extend the previous one by construction, so they
- * get sizes and growth but no findings: their call/result pairing is the call analysis's.
+ * Reconstructed requests (formats that log none) extend the previous one by construction, except
+ * across a compaction the trace marks; they get sizes and growth, `history_compacted` (marker or
+ * a drop in recorded input) and `reconstruction_mismatch`, but no pairing findings: their
+ * call/result pairing is the call analysis's.
  */
 import type Database from 'better-sqlite3';
 import { prepared } from '../store/preparedStatements';
 import type { ResponseUsage } from './requestHistory';
-import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory, type RequestEventRow } from './requestHistory';
+import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory, type CompactionMarker, type RequestEventRow } from './requestHistory';
 import { TokenEstimator } from './tokenEstimator';
 import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
-import { checkToolPairing, diffRequests, type ToolPairing } from '../../../shared/requests/diffRequests';
+import { compaction, inputDropped, type Compaction } from '../../../shared/requests/compaction';
+import { checkToolPairing, diffRequests, type PrefixChange, type ToolPairing } from '../../../shared/requests/diffRequests';
 import type { NormalizedRequest } from '../../../shared/requests/normalizedRequest';
-import { historyRewriteFinding, missingToolResultFindings, type RequestFinding } from '../../../shared/requests/requestFindings';
+import {
+  historyCompactedFinding,
+  historyRewriteFinding,
+  missingToolResultFindings,
+  prefixChangeFinding,
+  reconstructionDisagrees,
+  reconstructionMismatchFinding,
+  requestFindingKinds,
+  type RequestFinding,
+} from '../../../shared/requests/requestFindings';
 import type { RewriteKind } from '../../../shared/requests/diffRequests';
 import type { TokenSource } from '../../../shared/report';
 import { RawLineReader, SourceChangedError } from '../store/rawLines';
 import { TraceFileError } from '../store/traceDatabase';
-
-const requestFindingKinds: readonly RequestFinding['kind'][] = ['history_rewrite', 'missing_tool_result_in_history'];
 
 export interface RequestRecord {
   /** 0-based position among the run's requests (logged: among its `model_request` events). */
@@ -38,7 +48,10 @@ export interface RequestRecord {
   reconstructed: boolean;
   messages: number;
   appendedMessages: number;
-  rewrite: { messageIndex: number; kind: RewriteKind } | null;
+  /** `messageIndex`: 0-based in the history without system messages; `messageNumber`: 1-based, as logged. */
+  rewrite: { messageIndex: number; messageNumber: number; kind: RewriteKind } | null;
+  prefixChange: PrefixChange | null;
+  compaction: Compaction | null;
   inputTokens: number | null;
   inputTokensSource: TokenSource | null;
   cachedInputTokens: number | null;
@@ -80,9 +93,12 @@ function analyzeLoggedRequests(events: readonly RequestEventRow[], usages: Reado
     // Tokenized only where the estimate is what is shown; otherwise sizes scaled to the usage.
     const counts = usage.inputTokens === null ? estimator.request(request) : estimator.sizes(request);
     const estimate = counts.system + counts.tools + counts.messages.reduce((sum, tokens) => sum + tokens, 0);
+    const tokens = tokensOf(usage, estimate);
     const number = index + 1;
     let appended: number[];
     let rewrite: RequestRecord['rewrite'] = null;
+    let prefixChange: PrefixChange | null = null;
+    let compacted: Compaction | null = null;
     const findings: (RequestFinding | null)[] = [];
     if (previous === null) {
       appended = request.messages.map((_, i) => i);
@@ -90,8 +106,19 @@ function analyzeLoggedRequests(events: readonly RequestEventRow[], usages: Reado
     } else {
       const diff = diffRequests(previous, request);
       appended = diff.alignment.entries.flatMap((entry) => (entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : []));
-      if (diff.history.verdict === 'rewritten') rewrite = { messageIndex: diff.history.firstDifference, kind: diff.history.kind };
-      findings.push(historyRewriteFinding(number, diff.history), ...missingToolResultFindings(number, newPairingProblems(diff.toolPairing, reported)));
+      if (diff.history.verdict === 'rewritten') {
+        rewrite = { messageIndex: diff.history.firstDifference, messageNumber: diff.history.messageNumber, kind: diff.history.kind };
+        if (diff.history.kind === 'compacted') {
+          compacted = compaction('diff', null, records.at(-1)?.inputTokens ?? null, tokens.inputTokens, diff.history.counts.removed + diff.history.counts.modified);
+          findings.push(historyCompactedFinding(number, compacted, diff.history.messageNumber));
+        }
+      }
+      prefixChange = diff.prefix;
+      findings.push(
+        historyRewriteFinding(number, diff.history),
+        prefixChangeFinding(number, diff.prefix),
+        ...missingToolResultFindings(number, newPairingProblems(diff.toolPairing, reported)),
+      );
     }
     const attribution = attributeRequestTokens(request, appended, counts, usage.inputTokens);
     const growth = rewrite === null && usage.inputTokens !== null && previousInput !== null ? usage.inputTokens - previousInput : null;
@@ -104,7 +131,9 @@ function analyzeLoggedRequests(events: readonly RequestEventRow[], usages: Reado
       messages: request.messages.length,
       appendedMessages: appended.length,
       rewrite,
-      ...tokensOf(usage, estimate),
+      prefixChange,
+      compaction: compacted,
+      ...tokens,
       cachedInputTokens: usage.cachedInputTokens,
       outputTokens: usage.outputTokens,
       added: previous === null ? [] : growth === null ? attribution.added : scaleAdded(attribution.added, growth),
@@ -116,7 +145,13 @@ function analyzeLoggedRequests(events: readonly RequestEventRow[], usages: Reado
   return records;
 }
 
-/** Requests rebuilt from the run's events: each extends the previous one by what happened since. */
+/**
+ * Requests rebuilt from the run's events: each extends the previous one by what happened since,
+ * except after a compaction the trace marks, where the history starts over (docs/semantics.md §9).
+ * Each is checked against the input the provider recorded for its response: a drop of a quarter
+ * or more is a compaction the trace did not mark; a rebuilt request far larger than what was
+ * recorded is reported once (`reconstruction_mismatch`).
+ */
 function analyzeReconstructedRequests(db: Database.Database, runPk: number): RequestRecord[] {
   const records: RequestRecord[] = [];
   const callNames = new Map<string, string>();
@@ -124,17 +159,50 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
   let estimate = 0;
   let previousInput: number | null = null;
   let pending: Pick<TokenShare, 'appended' | 'role' | 'tools' | 'tokens'>[] = [];
+  // The compaction marked since the last response.
+  let marker: CompactionMarker | null = null;
+  // A history cut without a marker, or a mismatch already reported: the rebuilt sizes are off from there on.
+  let unreliable = false;
   const append = (role: string, tools: string[], tokens: number): void => {
     messages += 1;
     estimate += tokens;
     pending.push({ appended: true, role, tools, tokens });
   };
   for (const item of reconstructedHistory(db, runPk)) {
+    if (item.kind === 'compaction') {
+      marker ??= item.marker;
+      messages = 0;
+      estimate = 0;
+      pending = [];
+      continue;
+    }
     if (item.kind === 'message') {
       const { message } = item;
       const answered = message.toolCallId === null ? null : (callNames.get(message.toolCallId) ?? message.name);
       append(message.role, answered === null ? [] : [answered], item.tokens);
       continue;
+    }
+    const number = records.length + 1;
+    const tokens = tokensOf(item.usage, estimate);
+    const before = records.at(-1)?.inputTokens ?? null;
+    const findings: RequestFinding[] = [];
+    let rewrite: RequestRecord['rewrite'] = null;
+    let compacted: Compaction | null = null;
+    if (records.length > 0 && marker !== null) {
+      // The rebuilt history starts over at the marker: it differs from message 1 on.
+      rewrite = { messageIndex: 0, messageNumber: 1, kind: 'compacted' };
+      // Every message of the previous request is gone: the history starts over at the marker.
+      compacted = compaction('marker', marker, before, tokens.inputTokens, records.at(-1)!.messages);
+      findings.push(historyCompactedFinding(number, compacted, 1));
+      unreliable = false;
+    } else if (records.length > 0 && item.usage.inputTokens !== null && inputDropped(previousInput, item.usage.inputTokens)) {
+      compacted = compaction('token_drop', null, previousInput, item.usage.inputTokens, null);
+      findings.push(historyCompactedFinding(number, compacted, null));
+      unreliable = true;
+    }
+    if (!unreliable && reconstructionDisagrees(estimate, item.usage.inputTokens)) {
+      findings.push(reconstructionMismatchFinding(number, estimate, item.usage.inputTokens));
+      unreliable = true;
     }
     const scale = item.usage.inputTokens !== null && estimate > 0 ? item.usage.inputTokens / estimate : 1;
     const growth = item.usage.inputTokens !== null && previousInput !== null ? item.usage.inputTokens - previousInput : null;
@@ -147,14 +215,17 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
       reconstructed: true,
       messages,
       appendedMessages: pending.length,
-      rewrite: null,
-      ...tokensOf(item.usage, estimate),
+      rewrite,
+      prefixChange: null,
+      compaction: compacted,
+      ...tokens,
       cachedInputTokens: item.usage.cachedInputTokens,
       outputTokens: item.usage.outputTokens,
-      added: records.length === 0 ? [] : growth === null ? added : scaleAdded(added, growth),
-      findings: [],
+      added: records.length === 0 ? [] : growth === null || compacted !== null ? added : scaleAdded(added, growth),
+      findings,
     });
     pending = [];
+    marker = null;
     previousInput = item.usage.inputTokens;
     if (item.message !== null) {
       for (const call of item.message.toolCalls) callNames.set(call.callId, call.name);
@@ -249,14 +320,16 @@ export class SourceRequestAnalyzer {
     prepared(this.db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
     const insert = prepared(
       this.db,
-      `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_kind,
-         input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_number, rewrite_kind,
+         prefix_change_json, compaction_json, input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
     for (const r of records) {
       insert.run(
-        runPk, r.index, r.eventId, r.line, r.step, r.reconstructed ? 1 : 0, r.messages, r.appendedMessages, r.rewrite?.messageIndex ?? null, r.rewrite?.kind ?? null,
-        r.inputTokens, r.inputTokensSource, r.cachedInputTokens, r.outputTokens, JSON.stringify(r.added), JSON.stringify(r.findings),
+        runPk, r.index, r.eventId, r.line, r.step, r.reconstructed ? 1 : 0, r.messages, r.appendedMessages, r.rewrite?.messageIndex ?? null, r.rewrite?.messageNumber ?? null,
+        r.rewrite?.kind ?? null, json(r.prefixChange), json(r.compaction), r.inputTokens, r.inputTokensSource, r.cachedInputTokens, r.outputTokens,
+        JSON.stringify(r.added), JSON.stringify(r.findings),
       );
     }
     this.stored.add(runPk);
@@ -287,7 +360,10 @@ interface RequestSqlRow {
   messages: number;
   appended_messages: number;
   rewrite_at: number | null;
+  rewrite_number: number | null;
   rewrite_kind: string | null;
+  prefix_change_json: string | null;
+  compaction_json: string | null;
   input_tokens: number | null;
   input_tokens_source: string | null;
   cached_input_tokens: number | null;
@@ -308,7 +384,9 @@ function summaryOf(row: Omit<RequestSqlRow, 'added_json' | 'findings_json'>): Re
     reconstructed: row.reconstructed === 1,
     messages: row.messages,
     appendedMessages: row.appended_messages,
-    rewrite: row.rewrite_at === null ? null : { messageIndex: row.rewrite_at, kind: row.rewrite_kind as RewriteKind },
+    rewrite: row.rewrite_at === null ? null : { messageIndex: row.rewrite_at, messageNumber: row.rewrite_number!, kind: row.rewrite_kind as RewriteKind },
+    prefixChange: row.prefix_change_json === null ? null : (JSON.parse(row.prefix_change_json) as PrefixChange),
+    compaction: row.compaction_json === null ? null : (JSON.parse(row.compaction_json) as Compaction),
     inputTokens: row.input_tokens,
     inputTokensSource: row.input_tokens_source as TokenSource | null,
     cachedInputTokens: row.cached_input_tokens,
@@ -330,8 +408,8 @@ export function storedSourceRequests(db: Database.Database, sourceId: number): M
   const byRun = new Map<number, RequestSummary[]>();
   const rows = prepared<[number], Omit<RequestSqlRow, 'added_json' | 'findings_json'> & { run_pk: number }>(
     db,
-    `SELECT q.run_pk, q.request_index, q.event_id, q.line, q.step, q.reconstructed, q.messages, q.appended_messages, q.rewrite_at, q.rewrite_kind,
-            q.input_tokens, q.input_tokens_source, q.cached_input_tokens, q.output_tokens
+    `SELECT q.run_pk, q.request_index, q.event_id, q.line, q.step, q.reconstructed, q.messages, q.appended_messages, q.rewrite_at, q.rewrite_number, q.rewrite_kind,
+            q.prefix_change_json, q.compaction_json, q.input_tokens, q.input_tokens_source, q.cached_input_tokens, q.output_tokens
      FROM requests q JOIN runs r ON r.id = q.run_pk JOIN sources s ON s.id = r.source_id
      WHERE r.source_id = ? AND s.requests_analyzed = 1 ORDER BY q.run_pk, q.request_index`,
   );

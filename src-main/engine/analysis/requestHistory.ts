@@ -260,25 +260,67 @@ interface IssuedCallRow {
   args_summary: string | null;
 }
 
-/** One step of a reconstructed history: a message the model saw, or a response (a request was sent before it). */
+/**
+ * One step of a reconstructed history: a message the model saw, a response (a request was sent
+ * before it), or a compaction the trace marks (the history so far is replaced).
+ */
 export type HistoryItem =
   | { kind: 'message'; eventId: number; message: RequestMessage; tokens: number }
-  | { kind: 'response'; eventId: number; line: number; step: number | null; usage: ResponseUsage; message: RequestMessage | null; tokens: number };
+  | { kind: 'response'; eventId: number; line: number; step: number | null; usage: ResponseUsage; message: RequestMessage | null; tokens: number }
+  | { kind: 'compaction'; eventId: number; marker: CompactionMarker };
+
+export interface CompactionMarker {
+  typeRaw: string;
+  line: number;
+}
+
+/**
+ * Records with which a format says its harness replaced the whole history (docs/semantics.md §9),
+ * by raw type; `summary`: the record itself carries what replaces it. Claude Code's
+ * `compact_boundary` carries none: its summary is the next record (`user/compact_summary`), itself
+ * a marker (a second one with nothing between them removes nothing more). Codex's `compacted` holds the summary (and, in newer
+ * versions, the messages it keeps); its `event_msg/context_compacted` is a mirror of it, not a
+ * second compaction. OpenHands' `condensation` forgets only some events, so it is no marker here:
+ * its drop in recorded input tokens shows it.
+ */
+const compactionMarkers: ReadonlyMap<string, { summary: boolean }> = new Map([
+  ['system/compact_boundary', { summary: false }],
+  // The summary itself (`isCompactSummary`): a marker too, for versions that write no boundary.
+  ['user/compact_summary', { summary: true }],
+  ['compacted', { summary: true }],
+]);
 
 function tokensOf(chars: number | null): number {
   return chars === null ? 0 : tokensForChars(chars);
 }
 
-function textMessage(role: string, text: string, sourceIndex: number): RequestMessage {
-  return { role, content: text === '' ? [] : [{ type: 'text', text }], toolCalls: [], toolCallId: null, name: null, isError: false, sourceIndex };
+/** Each row with the one after it (undefined for the last); closing it early closes the rows too. */
+function* withFollowing<T>(rows: Iterable<T>): Generator<[T, T | undefined]> {
+  let held: { row: T } | null = null;
+  for (const row of rows) {
+    if (held !== null) yield [held.row, row];
+    held = { row };
+  }
+  if (held !== null) yield [held.row, undefined];
 }
 
 /**
  * The run's events as the conversation they imply, in order: messages (task, user input, tool
- * results) and responses (each preceded by a request, and appending the assistant's message).
- * `sourceIndex` of a reconstructed message is the line of the event it came from.
+ * results), responses (each preceded by a request, and appending the assistant's message) and
+ * compactions. `sourceIndex` of a reconstructed message is its position in the rebuilt history
+ * (from 0 again after a compaction): its number is the one a user counts.
  */
 export function* reconstructedHistory(db: Database.Database, runPk: number): Generator<HistoryItem> {
+  let position = 0;
+  const textMessage = (role: string, text: string): RequestMessage => ({
+    role,
+    content: text === '' ? [] : [{ type: 'text', text }],
+    toolCalls: [],
+    toolCallId: null,
+    name: null,
+    isError: false,
+    sourceIndex: position++,
+  });
   const calls = new Map<number, IssuedCallRow[]>();
   for (const call of prepared<[number], IssuedCallRow>(db, 'SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index').iterate(runPk)) {
     const list = calls.get(call.event_id) ?? [];
@@ -289,24 +331,38 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
     `SELECT id, line, step, type, type_raw, call_id, name, outcome, result_ok, summary, content_chars, byte_length, input_tokens, cached_input_tokens, output_tokens
      FROM events WHERE run_pk = ? ORDER BY id`,
   );
-  for (const event of events.iterate(runPk)) {
+  // One event ahead: a record sized by its line must be the line's only event. In a whole-document
+  // format (one JSON document, every event on its one line) the line's bytes are the document's.
+  let previousLine = -1;
+  for (const [event, following] of withFollowing(events.iterate(runPk))) {
+    const ownLine = event.line !== previousLine && following?.line !== event.line;
+    previousLine = event.line;
     switch (event.type) {
       case 'run_start':
         if (event.content_chars !== null) {
-          yield { kind: 'message', eventId: event.id, message: textMessage('user', `The run's task (line ${event.line}, ${event.content_chars} characters)`, event.line), tokens: tokensOf(event.content_chars) };
+          yield { kind: 'message', eventId: event.id, message: textMessage('user', `The run's task (line ${event.line}, ${event.content_chars} characters)`), tokens: tokensOf(event.content_chars) };
         }
         break;
-      case 'unknown':
-        if (namesModelInput(event.type_raw)) {
-          yield { kind: 'message', eventId: event.id, message: textMessage('user', `${event.type_raw} record (line ${event.line})`, event.line), tokens: tokensOf(event.byte_length) };
+      case 'unknown': {
+        const marker = compactionMarkers.get(event.type_raw);
+        if (marker !== undefined) {
+          position = 0;
+          yield { kind: 'compaction', eventId: event.id, marker: { typeRaw: event.type_raw, line: event.line } };
+          if (marker.summary) {
+            const tokens = ownLine ? tokensOf(event.byte_length) : 0;
+            yield { kind: 'message', eventId: event.id, message: textMessage('user', `The compaction summary (${event.type_raw} record, line ${event.line})`), tokens };
+          }
+        } else if (namesModelInput(event.type_raw)) {
+          yield { kind: 'message', eventId: event.id, message: textMessage('user', `${event.type_raw} record (line ${event.line})`), tokens: ownLine ? tokensOf(event.byte_length) : 0 };
         }
         break;
+      }
       case 'model_response':
       case 'stream_fragment': {
         if (event.outcome === null) break;
         const issued = calls.get(event.id) ?? [];
         const message: RequestMessage = {
-          ...textMessage('assistant', issued.length > 0 ? '' : (event.summary ?? ''), event.line),
+          ...textMessage('assistant', issued.length > 0 ? '' : (event.summary ?? '')),
           toolCalls: issued.map((call) => ({ callId: call.call_id, name: call.name, arguments: call.args_summary ?? '' })),
         };
         const usage = { inputTokens: event.input_tokens, cachedInputTokens: event.cached_input_tokens, outputTokens: event.output_tokens };
@@ -317,7 +373,7 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
         yield {
           kind: 'message',
           eventId: event.id,
-          message: { ...textMessage('tool', event.summary ?? '', event.line), toolCallId: event.call_id, name: event.name, isError: event.result_ok === 0 },
+          message: { ...textMessage('tool', event.summary ?? ''), toolCallId: event.call_id, name: event.name, isError: event.result_ok === 0 },
           tokens: tokensOf(event.content_chars),
         };
         break;
@@ -327,14 +383,29 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
   }
 }
 
-/** The request reconstructed for one response: the messages before it, each with its estimated tokens. */
-export function reconstructedRequest(db: Database.Database, runPk: number, responseEventId: number): { request: NormalizedRequest; messageTokens: number[]; line: number; step: number | null } | null {
-  const messages: RequestMessage[] = [];
-  const messageTokens: number[] = [];
+/**
+ * The request reconstructed for one response: the messages before it, each with its estimated
+ * tokens, and the compaction marked since the response before it (null when none).
+ */
+export function reconstructedRequest(
+  db: Database.Database,
+  runPk: number,
+  responseEventId: number,
+): { request: NormalizedRequest; messageTokens: number[]; compaction: CompactionMarker | null; line: number; step: number | null } | null {
+  let messages: RequestMessage[] = [];
+  let messageTokens: number[] = [];
+  let compaction: CompactionMarker | null = null;
   for (const item of reconstructedHistory(db, runPk)) {
-    if (item.kind === 'response' && item.eventId === responseEventId) {
-      return { request: { system: null, tools: [], messages, params: {}, reconstructed: true }, messageTokens, line: item.line, step: item.step };
+    if (item.kind === 'compaction') {
+      messages = [];
+      messageTokens = [];
+      compaction ??= item.marker;
+      continue;
     }
+    if (item.kind === 'response' && item.eventId === responseEventId) {
+      return { request: { system: null, tools: [], messages, params: {}, reconstructed: true }, messageTokens, compaction, line: item.line, step: item.step };
+    }
+    if (item.kind === 'response') compaction = null;
     if (item.message !== null) {
       messages.push(item.message);
       messageTokens.push(item.tokens);

@@ -61,7 +61,28 @@ function requestReports(requests: readonly RequestSummary[]): RequestReport[] {
     reconstructed: request.reconstructed,
     messages: request.messages,
     appended_messages: request.appendedMessages,
-    rewrite: request.rewrite === null ? null : { message_index: request.rewrite.messageIndex, kind: request.rewrite.kind },
+    rewrite: request.rewrite === null ? null : { message_index: request.rewrite.messageIndex, message_number: request.rewrite.messageNumber, kind: request.rewrite.kind },
+    prefix_change:
+      request.prefixChange === null
+        ? null
+        : {
+            system: request.prefixChange.system,
+            tools_added: request.prefixChange.toolsAdded,
+            tools_removed: request.prefixChange.toolsRemoved,
+            tools_changed: request.prefixChange.toolsChanged,
+            tools_reordered: request.prefixChange.toolsReordered,
+          },
+    compaction:
+      request.compaction === null
+        ? null
+        : {
+            evidence: request.compaction.evidence,
+            marker: request.compaction.marker === null ? null : { type: request.compaction.marker.typeRaw, line: request.compaction.marker.line },
+            tokens_before: request.compaction.tokensBefore,
+            tokens_after: request.compaction.tokensAfter,
+            tokens_removed: request.compaction.tokensRemoved,
+            messages_removed: request.compaction.messagesRemoved,
+          },
     input_tokens: request.inputTokens,
     input_tokens_source: request.inputTokensSource,
     cached_input_tokens: request.cachedInputTokens,

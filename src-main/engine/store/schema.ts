@@ -284,6 +284,16 @@ const migrations: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN api_error TEXT;
     `,
   },
+  {
+    version: 8,
+    sql: `
+      -- Requests between turns (docs/semantics.md §9): the rewrite's message as a user counts it
+      -- (1-based, every message as logged), a change of the system prompt or tools, a compaction.
+      ALTER TABLE requests ADD COLUMN rewrite_number INTEGER;
+      ALTER TABLE requests ADD COLUMN prefix_change_json TEXT;
+      ALTER TABLE requests ADD COLUMN compaction_json TEXT;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;
