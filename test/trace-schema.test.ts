@@ -13,8 +13,11 @@ import { canonicalEventSchema, canonicalEventType } from '../shared/trace/canoni
 
 const examplesDir = fileURLToPath(new URL('../examples/', import.meta.url));
 
-/** Examples that contain malformed lines on purpose; `examples/expected/<name>.json` lists them. */
-const intentionallyBroken = new Set(['broken-lines.jsonl']);
+/**
+ * Examples that contain malformed lines on purpose; `examples/expected/<name>.json` lists them.
+ * `bad-fields.jsonl` holds events with bad fields, which load repaired (docs/semantics.md §10).
+ */
+const intentionallyBroken = new Set(['broken-lines.jsonl', 'bad-fields.jsonl']);
 
 const exampleFiles = readdirSync(examplesDir)
   .filter((name) => name.endsWith('.jsonl'))
