@@ -52,12 +52,20 @@ describe('reading a canonical event with bad fields', () => {
     ]);
   });
 
-  it('reads "true" and "false" as booleans, and nothing looser', () => {
+  it('reads the words true and false as booleans, and nothing looser', () => {
     const { event, diagnostics } = repaired({ type: 'tool_result', call_id: 'c1', progress: 'false', error: { code: 'TIMEOUT', retryable: 'yes' } });
     assert.equal(event['progress'], false);
     assert.deepEqual(event['error'], { code: 'TIMEOUT' });
     // In the order of the schema's fields.
     assert.deepEqual(diagnostics, ['"error.retryable" is the string "yes", not a boolean: ignored', '"progress" is the string "false": read as the boolean false']);
+    assert.equal(repaired({ type: 'run_end', hitCap: 'True' }).event['hitCap'], true);
+    assert.equal(repaired({ type: 'tool_result', call_id: 'c1', progress: '1' }).event['progress'], undefined);
+  });
+
+  it('reads an empty run_id as none, and says so', () => {
+    const { event, diagnostics } = repaired({ type: 'model_response', run_id: '', text: 'hi' });
+    assert.deepEqual(event, { type: 'model_response', text: 'hi' });
+    assert.deepEqual(diagnostics, ['"run_id" is the empty string, not a non-empty string or a number: ignored']);
   });
 
   it('treats null as a field left out, silently', () => {
@@ -112,7 +120,11 @@ describe('reading a canonical event with bad fields', () => {
     assert.deepEqual(read({ type: 'tool_result', call_id: null, step: '1' }), { ok: false, reason: 'invalid tool_result event: its "call_id" is null, so it cannot be paired with a call' });
     assert.deepEqual(read({ type: 'tool_call_not_executed', call_id: '' }), {
       ok: false,
-      reason: 'invalid tool_call_not_executed event: "call_id" is the empty string, not a non-empty string or a number, so it cannot be paired with a call',
+      reason: 'invalid tool_call_not_executed event: its "call_id" is the empty string, so it cannot be paired with a call',
+    });
+    assert.deepEqual(read({ type: 'stream_fragment', call_id: ['c1'], index: 0 }), {
+      ok: false,
+      reason: 'invalid stream_fragment event: "call_id" is an array, not a string or a number, so it cannot be paired with a call',
     });
     assert.deepEqual(read({ type: 'model_response', run_id: { id: 'r1' }, text: 'hi' }), {
       ok: false,

@@ -3,7 +3,7 @@
  * field must not cost the whole event. Runs only after validation failed — a valid line pays
  * nothing for it — and works from the validator's own complaint, one field at a time, so the
  * published schema stays the only definition of what is valid. Each bad field is coerced when its
- * meaning is unambiguous (a number written as a string, `"true"`/`"false"`), else ignored (the
+ * meaning is unambiguous (a number written as a string, the word true or false), else ignored (the
  * raw line keeps it), and either way said; a tool call without a usable `call_id` is kept and
  * named by the ingester. Only a field that makes the event meaningless — the `call_id` of a tool
  * result, the `run_id` of any event — still makes the line a parse error.
@@ -28,9 +28,9 @@ export interface EventRepairs {
 export type EventReading = { ok: true; event: CanonicalEvent; repairs?: EventRepairs } | { ok: false; reason: string };
 
 /**
- * Top-level fields that place the event: a bad one (other than null, which is how JSON writers
- * spell "none") leaves its run, or the call a result answers, unknown — guessing either would
- * invent a pairing the data does not show.
+ * Top-level fields that place the event: a bad one leaves its run, or the call a result answers,
+ * unknown — guessing either would invent a pairing the data does not show. Null (how JSON writers
+ * spell "none") and the empty string name nothing, as if the field were left out.
  */
 const PLACING_FIELDS = new Set(['run_id', 'call_id']);
 
@@ -88,6 +88,12 @@ function expectation(errors: readonly ErrorObject[]): string {
 /** The number a string field holds, when it is written as a number and nothing else. */
 function numberFrom(text: string): number | undefined {
   return NUMBER_TEXT.test(text) ? Number(text) : undefined;
+}
+
+/** The boolean a string field holds, when it is the word true or false (`"True"` is Python's `str(True)`); `"yes"` or `"1"` is a guess. */
+function booleanFrom(text: string): boolean | undefined {
+  const word = text.trim().toLowerCase();
+  return word === 'true' ? true : word === 'false' ? false : undefined;
 }
 
 function wantsType(errors: readonly ErrorObject[], kind: 'number' | 'integer' | 'boolean'): boolean {
@@ -159,12 +165,12 @@ function repairEvent(type: CanonicalEvent['type'], value: Record<string, unknown
     const parent = container as Record<string, unknown>;
     const field = fieldName(segments);
     const current = parent[key];
-    if (segments.length === 1 && PLACING_FIELDS.has(key) && current !== null) {
+    if (segments.length === 1 && PLACING_FIELDS.has(key) && current !== null && current !== '') {
       return { ok: false, reason: missingReason(type, key, `"${key}" is ${describeValue(current)}, ${expectation(fieldErrors)}`) };
     }
     const earlier = coerced.get(field);
     const number = typeof current === 'string' && (wantsType(fieldErrors, 'number') || wantsType(fieldErrors, 'integer')) ? numberFrom(current) : undefined;
-    const flag = typeof current === 'string' && wantsType(fieldErrors, 'boolean') && (current === 'true' || current === 'false') ? current === 'true' : undefined;
+    const flag = typeof current === 'string' && wantsType(fieldErrors, 'boolean') ? booleanFrom(current) : undefined;
     if (earlier === undefined && (number !== undefined || flag !== undefined)) {
       parent[key] = number ?? flag;
       coerced.set(field, { written: current, diagnostic: repairs.diagnostics.length });
