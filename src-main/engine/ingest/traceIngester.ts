@@ -564,7 +564,7 @@ export class TraceIngester {
     step: number,
     search: SearchText,
     line: LineRef,
-    callsWithoutId: ReadonlyMap<number, string> = new Map(),
+    callsWithoutId: ReadonlyMap<number, string> | undefined,
   ): void {
     run.openStreams.delete(step);
     run.modelSteps.add(step);
@@ -592,7 +592,7 @@ export class TraceIngester {
     search.add(event.refusal);
     calls.forEach((call, index) => {
       search.add(call.name);
-      const written = callsWithoutId.get(index);
+      const written = callsWithoutId?.get(index);
       // Named like a streamed call without an id, and paired with no result: none can name it (docs/semantics.md §10).
       const callId = written === undefined ? call.call_id : derivedCallId(run, step, index);
       if (written !== undefined) this.reportRepair(line, `${written}: the call (${call.name}) is kept as call ${callId}, an id derived from its run, step and position, which no result is paired with`);
