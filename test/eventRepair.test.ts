@@ -28,12 +28,12 @@ describe('reading a canonical event with bad fields', () => {
   });
 
   it('reads numbers written as strings as numbers, and says so for each', () => {
-    const { event, diagnostics } = repaired({ type: 'model_response', step: '1', usage: { input_tokens: '100', output_tokens: ' 12 ' }, latency_ms: '1.5e3' });
+    const { event, diagnostics } = repaired({ type: 'model_response', step: '01', usage: { input_tokens: '100', output_tokens: ' 12 ' }, latency_ms: '1.5e3' });
     assert.equal(event['step'], 1);
     assert.deepEqual(event['usage'], { input_tokens: 100, output_tokens: 12 });
     assert.equal(event['latency_ms'], 1500);
     assert.deepEqual(diagnostics, [
-      '"step" is the string "1": read as the number 1',
+      '"step" is the string "01": read as the number 1',
       '"usage.input_tokens" is the string "100": read as the number 100',
       '"usage.output_tokens" is the string " 12 ": read as the number 12',
       '"latency_ms" is the string "1.5e3": read as the number 1500',
@@ -41,14 +41,20 @@ describe('reading a canonical event with bad fields', () => {
   });
 
   it('ignores a number that is not written as one, or that breaks the field\'s rule once read', () => {
-    const { event, diagnostics } = repaired({ type: 'model_response', step: '1.5', usage: { input_tokens: '1,000', output_tokens: '-3', cached_input_tokens: -1 }, latency_ms: 'fast' });
+    const { event, diagnostics } = repaired({
+      type: 'model_response',
+      step: '1.5',
+      usage: { input_tokens: '1,000', output_tokens: '-3', cached_input_tokens: -1, total_tokens: '0x10' },
+      latency_ms: '142ms',
+    });
     assert.deepEqual(event, { type: 'model_response', usage: {} });
     assert.deepEqual(diagnostics, [
       '"step" is the string "1.5", not an integer: ignored',
       '"usage.input_tokens" is the string "1,000", not a number: ignored',
       '"usage.output_tokens" is the string "-3", which must be >= 0: ignored',
       '"usage.cached_input_tokens" is -1, which must be >= 0: ignored',
-      '"latency_ms" is the string "fast", not a number: ignored',
+      '"usage.total_tokens" is the string "0x10", not a number: ignored',
+      '"latency_ms" is the string "142ms", not a number: ignored',
     ]);
   });
 
@@ -94,6 +100,40 @@ describe('reading a canonical event with bad fields', () => {
       [3, '"tool_calls[4].call_id" is null'],
     ]);
     assert.deepEqual(diagnostics, ['"tool_calls[1]" is the string "get_shipment", not a tool call: ignored', '"tool_calls[4].name" is 7: the call is kept as "(unnamed)"']);
+  });
+
+  it('reads a call written in a provider\'s shape from its own members: id, function.name, function.arguments or input', () => {
+    const { event, diagnostics, callsWithoutId } = repaired({
+      type: 'model_response',
+      tool_calls: [
+        { id: 'call_1', type: 'function', function: { name: 'get_order', arguments: '{"order_id":"A-1"}' } },
+        { type: 'tool_use', id: 'toolu_2', name: 'get_shipment', input: { order_id: 'A-1' } },
+      ],
+    });
+    const calls = event['tool_calls'] as { call_id: unknown; name: string; arguments: unknown }[];
+    assert.deepEqual(
+      calls.map(({ call_id, name, arguments: args }) => ({ call_id, name, args })),
+      [
+        { call_id: 'call_1', name: 'get_order', args: '{"order_id":"A-1"}' },
+        { call_id: 'toolu_2', name: 'get_shipment', args: { order_id: 'A-1' } },
+      ],
+    );
+    assert.deepEqual(callsWithoutId, []);
+    assert.deepEqual(diagnostics, [
+      '"tool_calls[0].call_id" is missing: its "id" (call_1) is read as the call_id',
+      '"tool_calls[0].name" is missing: its "function.name" (get_order) is read as the name',
+      '"tool_calls[0].arguments" is missing: its "function.arguments" is read as the arguments',
+      '"tool_calls[1].call_id" is missing: its "id" (toolu_2) is read as the call_id',
+      '"tool_calls[1].arguments" is missing: its "input" is read as the arguments',
+    ]);
+  });
+
+  it('reads a result\'s call_id from tool_call_id or tool_use_id, never from a bare id', () => {
+    const { event, diagnostics } = repaired({ type: 'tool_result', tool_call_id: 'call_1', status: 'ok' });
+    assert.equal(event['call_id'], 'call_1');
+    assert.deepEqual(diagnostics, ['"call_id" is missing: its "tool_call_id" (call_1) is read as the call_id']);
+    assert.equal(repaired({ type: 'tool_result', call_id: null, tool_use_id: 'toolu_2' }).event['call_id'], 'toolu_2');
+    assert.deepEqual(read({ type: 'tool_result', id: 'evt_9', status: 'ok' }), { ok: false, reason: 'invalid tool_result event: it has no "call_id", so it cannot be paired with a call' });
   });
 
   it('ignores a list of tool calls that is not a list', () => {

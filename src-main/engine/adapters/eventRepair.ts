@@ -34,8 +34,8 @@ export type EventReading = { ok: true; event: CanonicalEvent; repairs?: EventRep
  */
 const PLACING_FIELDS = new Set(['run_id', 'call_id']);
 
-/** A number written as JSON text; anything looser (`"1,000"`, `"100 tokens"`, `"0x10"`) is a guess. */
-const NUMBER_TEXT = /^\s*-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/;
+/** A number written in decimal digits (a sign, a fraction, an exponent); anything looser (`"1,000"`, `"100 tokens"`, `"0x10"`) is a guess. */
+const NUMBER_TEXT = /^\s*[-+]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/;
 
 /** Checks `value` against the schema of `type`, repairing it in place when it fails; `value.type` must hold the canonical name. */
 export function readEvent(type: CanonicalEvent['type'], value: Record<string, unknown>): EventReading {
@@ -100,10 +100,22 @@ function wantsType(errors: readonly ErrorObject[], kind: 'number' | 'integer' | 
   return errors.some((error) => error.keyword === 'type' && [(error.params as { type: string | string[] }).type].flat().includes(kind));
 }
 
+function isUsableId(value: unknown): value is string | number {
+  return typeof value === 'number' || (typeof value === 'string' && value !== '');
+}
+
 /**
- * Keeps every tool call of a response that is an object: one without a usable `call_id` is kept
- * for the ingester to name, one without a name is kept as `(unnamed)`. Done for the whole list at
- * once, so a response of many id-less calls is repaired in one pass.
+ * Names a result's own `call_id` is also written under (OpenAI's tool message, Anthropic's
+ * tool_result block). A bare `id` is not one: on a result it may be the event's own id.
+ */
+const RESULT_CALL_ID_ALIASES = ['tool_call_id', 'tool_use_id'] as const;
+
+/**
+ * Keeps every tool call of a response that is an object. A call written in a provider's shape
+ * (`{id, function: {name, arguments}}`, `{id, name, input}`) is read from it: those members name
+ * the call's own id, name and arguments, no guess. A call still without a usable `call_id` is kept
+ * for the ingester to name, one without a name as `(unnamed)`. Done for the whole list at once, so
+ * a response of many id-less calls is repaired in one pass.
  */
 function repairToolCalls(calls: unknown[], repairs: EventRepairs): unknown[] {
   const kept: Record<string, unknown>[] = [];
@@ -114,13 +126,26 @@ function repairToolCalls(calls: unknown[], repairs: EventRepairs): unknown[] {
       return;
     }
     const callId = call['call_id'];
-    if (!(typeof callId === 'number' || (typeof callId === 'string' && callId !== ''))) {
-      repairs.callsWithoutId.set(kept.length, `"${at}.call_id" is ${callId === undefined ? 'missing' : describeValue(callId)}`);
+    const said = (member: string): string => `"${at}.${member}" is ${call[member] === undefined ? 'missing' : describeValue(call[member])}`;
+    const fn = isRecord(call['function']) ? call['function'] : undefined;
+    if (!isUsableId(callId) && isUsableId(call['id'])) {
+      repairs.diagnostics.push(`${said('call_id')}: its "id" (${excerptOf(String(call['id']))}) is read as the call_id`);
+      call['call_id'] = call['id'];
+    } else if (!isUsableId(callId)) {
+      repairs.callsWithoutId.set(kept.length, said('call_id'));
       call['call_id'] = kept.length;
     }
-    if (typeof call['name'] !== 'string') {
-      repairs.diagnostics.push(`"${at}.name" is ${call['name'] === undefined ? 'missing' : describeValue(call['name'])}: the call is kept as "(unnamed)"`);
+    if (typeof call['name'] !== 'string' && typeof fn?.['name'] === 'string') {
+      repairs.diagnostics.push(`${said('name')}: its "function.name" (${excerptOf(fn['name'])}) is read as the name`);
+      call['name'] = fn['name'];
+    } else if (typeof call['name'] !== 'string') {
+      repairs.diagnostics.push(`${said('name')}: the call is kept as "(unnamed)"`);
       call['name'] = '(unnamed)';
+    }
+    const args = fn?.['arguments'] ?? call['input'];
+    if (call['arguments'] === undefined && args !== undefined) {
+      repairs.diagnostics.push(`"${at}.arguments" is missing: its "${fn?.['arguments'] === undefined ? 'input' : 'function.arguments'}" is read as the arguments`);
+      call['arguments'] = args;
     }
     kept.push(call);
   });
@@ -158,6 +183,16 @@ function repairEvent(type: CanonicalEvent['type'], value: Record<string, unknown
     const key = segments.at(-1);
     if (first.keyword === 'required' || key === undefined) {
       const missing = (first.params as { missingProperty?: string }).missingProperty ?? '';
+      const alias = missing === 'call_id' && first.instancePath === '' ? RESULT_CALL_ID_ALIASES.find((name) => isUsableId(value[name])) : undefined;
+      if (alias !== undefined) {
+        const was = removed.has(missing) ? describeValue(removed.get(missing)) : 'missing';
+        repairs.diagnostics.push(`"call_id" is ${was}: its "${alias}" (${excerptOf(String(value[alias]))}) is read as the call_id`);
+        value['call_id'] = value[alias];
+        const validated = validateEvent(type, value);
+        if (validated.ok) return { ok: true, event: validated.event, repairs };
+        errors = validated.errors;
+        continue;
+      }
       return { ok: false, reason: missingReason(type, missing, removed.has(missing) ? `its "${missing}" is ${describeValue(removed.get(missing))}` : `it has no "${missing}"`) };
     }
     let container: unknown = value;
