@@ -108,6 +108,19 @@ describe('ingest', () => {
       });
     }
 
+    it('reads bad fields the same way in events written as one JSON document', async () => {
+      const lines = await analyzeFile(writeTrace(badFieldsRun(false).join('\n')));
+      const document = await analyzeFile(writeTrace(JSON.stringify(badFieldsRun(false).map((line) => JSON.parse(line) as unknown), null, 2)));
+      assert.equal(document.report.files[0]?.format, 'loopscope-json');
+      assert.equal(document.report.files[0]?.events, 5);
+      assert.deepEqual(document.report.findings, []);
+      // Only the line numbers differ: each event is anchored to the line its value starts on.
+      assert.deepEqual(
+        document.report.files[0]?.parse_errors.map(({ message, loaded }) => ({ message, loaded })),
+        lines.report.files[0]?.parse_errors.map(({ message, loaded }) => ({ message, loaded })),
+      );
+    });
+
     it('keeps a call without a call_id under a derived id, and pairs no result with it by guess', async () => {
       const lines = [
         healthyRun[0]!,

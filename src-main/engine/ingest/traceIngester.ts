@@ -595,7 +595,9 @@ export class TraceIngester {
       const written = callsWithoutId?.get(index);
       // Named like a streamed call without an id, and paired with no result: none can name it (docs/semantics.md §10).
       const callId = written === undefined ? call.call_id : derivedCallId(run, step, index);
-      if (written !== undefined) this.reportRepair(line, `${written}: the call (${call.name}) is kept as call ${callId}, an id derived from its run, step and position, which no result is paired with`);
+      if (written !== undefined) {
+        this.reportRepair(line, `${written}: the call (${excerptOf(call.name)}) is kept as call ${excerptOf(String(callId))}, an id derived from its run, step and position, which no result is paired with`);
+      }
       search.add(this.addCall(run, { eventId: row.id, line: row.line }, step, index, written === undefined ? call : { ...call, call_id: callId }, 'response'));
     });
   }
