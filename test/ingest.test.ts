@@ -72,8 +72,90 @@ describe('ingest', () => {
     assert.match(errors[0]?.message ?? '', /not valid JSON/);
     assert.match(errors[1]?.message ?? '', /array/);
     assert.match(errors[2]?.message ?? '', /no "type"/);
-    assert.match(errors[3]?.message ?? '', /invalid tool_result event: call_id/);
+    assert.match(errors[3]?.message ?? '', /invalid tool_result event: it has no "call_id", so it cannot be paired with a call/);
     assert.equal(report.files[0]?.events, 5);
+  });
+
+  describe('a bad field is a diagnostic on its line, not a lost event (docs/semantics.md §10)', () => {
+    // Padding makes a line long enough to be read from its top level (traceIngester.ts SCAN_FIRST_BYTES).
+    const padding = 'x'.repeat(9000);
+    const badFieldsRun = (long: boolean): string[] => [
+      healthyRun[0]!,
+      event({ type: 'model_response', step: '1', outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'get_order', arguments: '{"id":"A-1"}' }], usage: { input_tokens: '100', output_tokens: 'n/a' } }),
+      event({ type: 'tool_result', step: '1', call_id: 'c1', status: 'ok', output: long ? padding : { ok: true }, latency_ms: '250' }),
+      event({ type: 'model_response', step: 2, outcome: 'final', finish_reason: 'stop', text: 'done' }),
+      event({ type: 'run_end', status: 'MODEL_FINISHED' }),
+    ];
+
+    for (const long of [false, true]) {
+      it(`keeps the event, coerces a number written as a string and ignores what is not one${long ? ', on a line read from its top level too' : ''}`, async () => {
+        const { report } = await analyzeFile(writeTrace(badFieldsRun(long).join('\n')));
+        assert.equal(report.files[0]?.events, 5);
+        // The response is kept, so its result pairs with its call: no orphan, no dangling call.
+        assert.deepEqual(report.findings, []);
+        assert.equal(report.runs[0]?.input_tokens, 100);
+        assert.equal(report.runs[0]?.output_tokens, null);
+        assert.deepEqual(
+          report.files[0]?.parse_errors.map(({ line, message, loaded }) => ({ line, message, loaded })),
+          [
+            { line: 2, message: '"step" is the string "1": read as the number 1; the line was loaded', loaded: true },
+            { line: 2, message: '"usage.input_tokens" is the string "100": read as the number 100; the line was loaded', loaded: true },
+            { line: 2, message: '"usage.output_tokens" is the string "n/a", not a number: ignored; the line was loaded', loaded: true },
+            { line: 3, message: '"step" is the string "1": read as the number 1; the line was loaded', loaded: true },
+            { line: 3, message: '"latency_ms" is the string "250": read as the number 250; the line was loaded', loaded: true },
+          ],
+        );
+      });
+    }
+
+    it('reads bad fields the same way in events written as one JSON document', async () => {
+      const lines = await analyzeFile(writeTrace(badFieldsRun(false).join('\n')));
+      const document = await analyzeFile(writeTrace(JSON.stringify(badFieldsRun(false).map((line) => JSON.parse(line) as unknown), null, 2)));
+      assert.equal(document.report.files[0]?.format, 'loopscope-json');
+      assert.equal(document.report.files[0]?.events, 5);
+      assert.deepEqual(document.report.findings, []);
+      // Only the line numbers differ: each event is anchored to the line its value starts on.
+      assert.deepEqual(
+        document.report.files[0]?.parse_errors.map(({ message, loaded }) => ({ message, loaded })),
+        lines.report.files[0]?.parse_errors.map(({ message, loaded }) => ({ message, loaded })),
+      );
+    });
+
+    it('keeps a call without a call_id under a derived id, and pairs no result with it by guess', async () => {
+      const lines = [
+        healthyRun[0]!,
+        event({ type: 'model_response', step: 1, finish_reason: 'tool_calls', tool_calls: [{ name: 'get_order', arguments: '{"id":"A-1"}' }, { call_id: 'c2', name: 'get_shipment', arguments: '{}' }] }),
+        event({ type: 'tool_result', step: 1, call_id: 'c1', status: 'ok', output: 'shipped' }),
+        event({ type: 'tool_result', step: 1, call_id: 'c2', status: 'ok', output: 'DPD' }),
+        event({ type: 'model_response', step: 2, finish_reason: 'stop', text: 'done' }),
+        event({ type: 'run_end', status: 'MODEL_FINISHED' }),
+      ];
+      const { report } = await analyzeFile(writeTrace(lines.join('\n')));
+      assert.equal(report.runs[0]?.tool_calls, 2);
+      assert.deepEqual(
+        report.findings.map(({ kind, call_id, line }) => ({ kind, call_id, line })),
+        [
+          { kind: 'dangling_call', call_id: 'r1:step1:call0', line: 2 },
+          { kind: 'orphan_result', call_id: 'c1', line: 3 },
+        ],
+      );
+      assert.deepEqual(report.files[0]?.parse_errors.map(({ line, message, loaded }) => ({ line, message, loaded })), [
+        {
+          line: 2,
+          message: '"tool_calls[0].call_id" is missing: the call (get_order) is kept as call r1:step1:call0, an id derived from its run, step and position, which no result is paired with; the line was loaded',
+          loaded: true,
+        },
+      ]);
+    });
+
+    it('still refuses a result without a usable call_id, saying why', async () => {
+      const lines = [...healthyRun.slice(0, 3), event({ type: 'tool_result', step: '1', call_id: null, status: 'ok' }), ...healthyRun.slice(3)];
+      const { report } = await analyzeFile(writeTrace(lines.join('\n')));
+      assert.equal(report.files[0]?.events, 5);
+      assert.deepEqual(report.files[0]?.parse_errors.map(({ line, message, loaded }) => ({ line, message, loaded })), [
+        { line: 4, message: 'invalid tool_result event: its "call_id" is null, so it cannot be paired with a call', loaded: false },
+      ]);
+    });
   });
 
   it('keeps unknown event types and unknown fields as events', async () => {

@@ -1,4 +1,7 @@
-/** Lines that did not become events: where (file, line, byte), why, an excerpt, and the raw line on request. */
+/**
+ * Problems reading the file's lines — a line that did not become an event, or a bad field of one
+ * that did (docs/semantics.md §10): where (file, line, byte), why, an excerpt, and the raw line on request.
+ */
 import { useCallback } from 'react';
 import type { ParseErrorRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
@@ -19,7 +22,7 @@ export function ParseErrorsView({ traceId, revision }: { traceId: string; revisi
       {errors.total === 0 && <Empty title="Every line of this trace was read.">No line was cut, malformed or something other than an event.</Empty>}
       {errors.total !== null && errors.total > 0 && (
         <p className="muted">
-          {formatCount(errors.total)} line{errors.total === 1 ? '' : 's'} could not be read as events; the rest of the file loaded.
+          {formatCount(errors.total)} problem{errors.total === 1 ? '' : 's'} reading lines; each says whether its line still loaded as an event.
         </p>
       )}
       <PagedList rows={errors} estimateSize={64} renderRow={renderRow} testId="parse-errors-list" label="Parse errors" />

@@ -6,7 +6,7 @@
 import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
 import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { CallStartTimes } from './callLatency';
-import { validateEvent } from './eventValidators';
+import { readEvent, type EventRepairs } from './eventRepair';
 import { SUMMARY_CHARS } from '../ingest/contentHash';
 import { resultIdentity } from '../ingest/resultIdentity';
 import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../ingest/topLevelScan';
@@ -35,6 +35,8 @@ export interface AdaptedLine {
   event: AdaptedEvent;
   typeRaw: string;
   requestShape?: RequestShape;
+  /** What was wrong in the line's fields and what was made of each (docs/semantics.md §10). */
+  repairs?: EventRepairs;
 }
 
 export type AdaptResult = AdaptedLine | { ok: false; reason: string };
@@ -72,8 +74,9 @@ export function adaptCanonicalLine(value: unknown): AdaptResult {
   }
   // The parsed line is ours alone: fold the alias in place rather than copying a large object.
   value['type'] = type;
-  const validated = validateEvent(type, value);
-  return validated.ok ? { ok: true, event: validated.event, typeRaw } : validated;
+  const read = readEvent(type, value);
+  if (!read.ok) return read;
+  return read.repairs === undefined ? { ok: true, event: read.event, typeRaw } : { ok: true, event: read.event, typeRaw, repairs: read.repairs };
 }
 
 /**
@@ -87,9 +90,10 @@ const unparsedMembers: Partial<Record<CanonicalEvent['type'], readonly string[]>
 };
 
 /**
- * A long line read from its top level (see topLevelScan.ts). Returns null when the line is of a
- * type whose members are all needed, or its skipped members are not of the documented kinds, so
- * that the caller parses it in full and reports exactly what is wrong.
+ * A long line read from its top level (see topLevelScan.ts), its bad fields repaired like any
+ * line's. Returns null when the line is of a type whose members are all needed, its skipped
+ * members are not of the documented kinds, or it cannot be read even repaired, so that the caller
+ * parses it in full and reports exactly what is wrong.
  */
 export function adaptScannedLine(bytes: Buffer, scan: TopLevelScan): AdaptedLine | null {
   const typeMember = scan.get('type') ?? scan.get('event');
@@ -107,12 +111,13 @@ export function adaptScannedLine(bytes: Buffer, scan: TopLevelScan): AdaptedLine
   // fromEntries defines keys as they are written, so a "__proto__" member stays a member instead of replacing the prototype.
   const value: Record<string, unknown> = Object.fromEntries(members.map(([key, member]) => [key, memberValue(bytes, member)]));
   value['type'] = type;
-  const validated = validateEvent(type, value);
-  if (!validated.ok) return null;
+  const read = readEvent(type, value);
+  if (!read.ok) return null;
   return {
     ok: true,
-    event: validated.event,
+    event: read.event,
     typeRaw,
+    ...(read.repairs ? { repairs: read.repairs } : {}),
     ...(type === 'model_request' ? { requestShape: { messages: messages?.size ?? null, tools: tools?.size ?? null } } : {}),
   };
 }
@@ -141,6 +146,7 @@ function mapped(adapted: AdaptedLine, line: LineRef, bytes: Buffer, scan: TopLev
     typeRaw: adapted.typeRaw,
     line,
     ...(adapted.requestShape ? { requestShape: adapted.requestShape } : {}),
+    ...(adapted.repairs ? { repairs: adapted.repairs } : {}),
     ...(event.type === 'tool_result' ? { resultDigest: digestWrittenResult(bytes, scan ?? scanTopLevel(bytes), isErrorResult(event)) } : {}),
   };
 }

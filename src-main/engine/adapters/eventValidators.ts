@@ -23,11 +23,16 @@ function describe(error: ErrorObject | undefined): string {
   return `${path === '' ? '' : `${path}: `}${error.message ?? 'is invalid'}`;
 }
 
-export type EventValidation = { ok: true; event: CanonicalEvent } | { ok: false; reason: string };
+/**
+ * On failure, `errors` are the schema's complaints about the first field it rejected (several when
+ * the field matches none of a union's branches): what the repair pass (eventRepair.ts) works from.
+ */
+export type EventValidation = { ok: true; event: CanonicalEvent } | { ok: false; reason: string; errors: readonly ErrorObject[] };
 
 /** Checks `value` against the schema of `type`; `value.type` must already hold the canonical name. */
 export function validateEvent(type: EventType, value: Record<string, unknown>): EventValidation {
   const validate = validators[type];
   if (validate(value)) return { ok: true, event: value as CanonicalEvent };
-  return { ok: false, reason: `invalid ${type} event: ${describe(validate.errors?.[0])}` };
+  const errors = validate.errors ?? [];
+  return { ok: false, reason: `invalid ${type} event: ${describe(errors[0])}`, errors };
 }

@@ -6,6 +6,7 @@
  */
 import type { TopLevelScan } from '../ingest/topLevelScan';
 import type { AdaptedEvent, RequestShape } from './canonicalAdapter';
+import type { EventRepairs } from './eventRepair';
 
 /** Where an event's source line lies in the file. */
 export interface LineRef {
@@ -31,6 +32,8 @@ export interface MappedEvent {
   requestShape?: RequestShape;
   /** For a tool result whose output the adapter digested from the line's bytes; else derived from the event. */
   resultDigest?: ResultDigest;
+  /** The bad fields of the event's line and what was made of them: each is reported on that line, which still loaded. */
+  repairs?: EventRepairs;
 }
 
 /** Why a line could not be mapped: it becomes a parse error, the rest of the file still loads. */

@@ -177,6 +177,8 @@ export class TraceIngester {
   private currentLine = 0;
   /** The first event anchored to the line being read: where its credentials are reported. */
   private currentLineEvent: LineEvent | null = null;
+  /** The line being read as written, for the excerpt of a diagnostic about one of its fields. */
+  private currentLineText: string | Buffer = '';
   private readonly emit = (mapped: MappedEvent): void => {
     this.counters.events += 1;
     if (mapped.line.lineNumber === this.currentLine) this.currentLineAnchored = true;
@@ -256,6 +258,7 @@ export class TraceIngester {
       return;
     }
     if (decoded.invalidUtf8) this.reportError(line, 'invalid UTF-8 bytes were replaced with U+FFFD; the line was loaded', decoded.text, true);
+    this.currentLineText = decoded.text;
     const failure = this.mapper.map(decoded.value, ref, this.emit, bytes);
     if (failure !== undefined) {
       this.reportError(line, failure.reason, decoded.text, false);
@@ -277,6 +280,7 @@ export class TraceIngester {
       this.reportError(ref, `not valid JSON: ${error.message}`, bytes.subarray(0, 512), false);
       return true;
     }
+    this.currentLineText = bytes.subarray(0, 512);
     if (!this.mapper.mapScanned!(bytes, scan, ref, this.emit)) return false;
     if (!isUtf8(bytes)) this.reportError(ref, 'invalid UTF-8 bytes were replaced with U+FFFD; the line was loaded', bytes.subarray(0, 512), true);
     for (const warning of repeatedKeyWarnings(bytes, scan)) this.reportError(ref, `${warning}; the line was loaded`, bytes.subarray(0, 512), true);
@@ -348,6 +352,11 @@ export class TraceIngester {
     for (const step of run.changedSteps) this.writer.addStep(run.steps.get(step)!);
     run.changedSteps.clear();
     this.writer.analyzeRun(run.pk);
+  }
+
+  /** Something wrong in a field of the line being read, which still became an event (docs/semantics.md §10). */
+  private reportRepair(line: LineRef, diagnostic: string): void {
+    this.reportError(line, `${diagnostic}; the line was loaded`, this.currentLineText, true);
   }
 
   private reportError(line: Pick<LineRef, 'lineNumber' | 'offset' | 'length'>, message: string, excerptSource: string | Buffer, loaded: boolean): void {
@@ -427,9 +436,10 @@ export class TraceIngester {
     return step;
   }
 
-  private acceptEvent({ event, typeRaw, line, requestShape, resultDigest }: MappedEvent): void {
+  private acceptEvent({ event, typeRaw, line, requestShape, resultDigest, repairs }: MappedEvent): void {
     const run = this.runFor(event.run_id === undefined ? DEFAULT_RUN_ID : idText(event.run_id), line.lineNumber);
     const step = this.stepOf(run, event);
+    for (const diagnostic of repairs?.diagnostics ?? []) this.reportRepair(line, diagnostic);
     if (line.lineNumber === this.currentLine && this.currentLineEvent === null) this.currentLineEvent = { id: this.nextEventId, runPk: run.pk, step };
     const ts = toIsoTimestamp(event.ts);
     if (ts !== null) {
@@ -484,7 +494,7 @@ export class TraceIngester {
         break;
       }
       case 'model_response':
-        this.acceptModelResponse(run, event, row, step, search);
+        this.acceptModelResponse(run, event, row, step, search, line, repairs?.callsWithoutId);
         break;
       case 'stream_fragment':
         this.acceptStreamFragment(run, event, row, step);
@@ -577,7 +587,15 @@ export class TraceIngester {
     row.summary = [event.config?.provider, event.config?.model].filter(Boolean).join(' ') || null;
   }
 
-  private acceptModelResponse(run: RunState, event: EventOf<'model_response'>, row: EventRow, step: number, search: SearchText): void {
+  private acceptModelResponse(
+    run: RunState,
+    event: EventOf<'model_response'>,
+    row: EventRow,
+    step: number,
+    search: SearchText,
+    line: LineRef,
+    callsWithoutId: ReadonlyMap<number, string> | undefined,
+  ): void {
     run.openStreams.delete(step);
     run.modelSteps.add(step);
     const calls = event.tool_calls ?? [];
@@ -610,7 +628,13 @@ export class TraceIngester {
     search.add(event.refusal);
     calls.forEach((call, index) => {
       search.add(call.name);
-      search.add(this.addCall(run, { eventId: row.id, line: row.line }, step, index, call, 'response'));
+      const written = callsWithoutId?.get(index);
+      // Named like a streamed call without an id, and paired with no result: none can name it (docs/semantics.md §10).
+      const callId = written === undefined ? call.call_id : derivedCallId(run, step, index);
+      if (written !== undefined) {
+        this.reportRepair(line, `${written}: the call (${excerptOf(call.name)}) is kept as call ${excerptOf(String(callId))}, an id derived from its run, step and position, which no result is paired with`);
+      }
+      search.add(this.addCall(run, { eventId: row.id, line: row.line }, step, index, written === undefined ? call : { ...call, call_id: callId }, 'response'));
     });
   }
 
@@ -692,7 +716,7 @@ export class TraceIngester {
     search.add(stream.textDeltas.join(''));
     let index = 0;
     for (const call of stream.calls.values()) {
-      const callId = call.callId ?? `${run.runId}:step${stream.step}:call${index}`;
+      const callId = call.callId ?? derivedCallId(run, stream.step, index);
       const joined = call.argumentParts.join('');
       const cut = !stream.closed && 'error' in parseArguments(joined);
       const incomplete = cut ? `the stream ended before this call's arguments were complete: ${truncate(joined, 80)}` : undefined;
@@ -726,6 +750,11 @@ export class TraceIngester {
     const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
     row.summary = truncate(isError ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}` : digest.preview);
   }
+}
+
+/** The id of a call written without one: its run, step and position. */
+function derivedCallId(run: RunState, step: number, index: number): string {
+  return `${run.runId}:step${step}:call${index}`;
 }
 
 /** Characters of a value as text: a string as it is, anything else as JSON. */
