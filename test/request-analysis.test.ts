@@ -118,7 +118,7 @@ describe('request analysis', () => {
     assert.equal(missing[0]!.severity, 'error');
     assert.equal(missing[0]!.line, 11);
     assert.equal(missing[0]!.call_id, 'call_3');
-    assert.match(missing[0]!.message, /tool call call_3 \(lookup, message 6\) without its result/);
+    assert.match(missing[0]!.message, /tool call call_3 \(lookup, message 7\) without its result/);
     assert.equal(report.runs[0]!.findings.warning >= 1, true);
   });
 

@@ -72,6 +72,8 @@ describe('http-exchange: OpenAI Chat Completions', () => {
     assert.deepEqual(findingsOf(report), [
       ['invalid_arguments', 'thread-2', 2, 'call_Book03'],
       ['unterminated_run', 'thread-2', null, null],
+      // Its system prompt carries the time of day, so request 2's differs from request 1's: no cached prefix.
+      ['system_or_tools_changed', 'thread-2', 2, null],
     ]);
   });
 });

@@ -126,6 +126,9 @@ describe('openai-export: Responses API bodies', () => {
     assert.deepEqual(runsOf(report), [{ run_id: 'orphan-and-truncated', status: 'unterminated', status_raw: '', steps: 2, tool_calls: 1, tool_results: 2 }]);
     assert.deepEqual(findingsOf(report), [
       ['orphan_result', 'call_Zz0nE9xx'],
+      // The second request, sent with previous_response_id, restates no tools: the Responses API
+      // does not carry tools over, so the model was offered none (docs/semantics.md §9).
+      ['system_or_tools_changed', null],
       ['truncated_response', null],
       ['unterminated_run', null],
     ]);
