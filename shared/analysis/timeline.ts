@@ -31,6 +31,10 @@ export interface ResponseEntry extends EntryBase {
   kind: 'response';
   outcome: ModelOutcome;
   finishReason: string | null;
+  /** Why the loop or its adapter says the response is incomplete, as logged. */
+  incompleteReason: string | null;
+  /** Assembled from stream fragments (no model_response line): a stream with no finish reason broke. */
+  streamed: boolean;
   calls: TimelineCall[];
   inputTokens: number | null;
   outputTokens: number | null;
@@ -79,15 +83,13 @@ export interface RunTimeline {
   lastLine: number;
   /** The run has a run_start event. */
   started: boolean;
+  /** The response whose text the run's terminal output repeats (docs/semantics.md §1), if any. */
+  outputEventId: number | null;
   entries: TimelineEntry[];
 }
 
 export function responses(timeline: RunTimeline): ResponseEntry[] {
   return timeline.entries.filter((entry): entry is ResponseEntry => entry.kind === 'response');
-}
-
-export function issuedCalls(timeline: RunTimeline): TimelineCall[] {
-  return responses(timeline).flatMap((response) => response.calls);
 }
 
 export function describeCall(call: Pick<TimelineCall, 'name' | 'callId' | 'step'>): string {

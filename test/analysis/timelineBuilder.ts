@@ -39,6 +39,11 @@ export interface ResponseSpec {
   outputTokens?: number | null;
   costUsd?: number | null;
   ts?: string | null;
+  incompleteReason?: string | null;
+  /** Assembled from stream fragments rather than logged as a model_response. */
+  streamed?: boolean;
+  /** The run's terminal output repeats this response's text. */
+  repeatedByOutput?: boolean;
 }
 
 export interface ResultSpec {
@@ -77,6 +82,7 @@ export class TimelineBuilder {
   private line = 1;
   private eventId = 0;
   private lastStep = 0;
+  private outputEventId: number | null = null;
 
   constructor(private readonly spec: RunSpec) {}
 
@@ -102,11 +108,14 @@ export class TimelineBuilder {
       };
     });
     this.calls.push(...timelineCalls);
+    if (spec.repeatedByOutput === true) this.outputEventId = base.eventId;
     this.entries.push({
       ...base,
       kind: 'response',
       outcome,
       finishReason: spec.finishReason === undefined ? defaultFinishReason[outcome] : spec.finishReason,
+      incompleteReason: spec.incompleteReason ?? null,
+      streamed: spec.streamed ?? false,
       calls: timelineCalls,
       inputTokens: spec.inputTokens ?? null,
       outputTokens: spec.outputTokens ?? null,
@@ -175,6 +184,7 @@ export class TimelineBuilder {
       firstLine: 1,
       lastLine: this.line,
       started: this.spec.started ?? true,
+      outputEventId: this.outputEventId,
       entries: [...this.entries],
     };
   }

@@ -93,7 +93,12 @@ describe('claude-code: how a run ends', () => {
     ]);
     // The synthetic messages carry zero usage; only the real model call counts.
     assert.equal(report.runs[0]?.input_tokens, 3 + 1500 + 14000);
-    assert.deepEqual(findingsOf(report), []);
+    // Each API error message is an incomplete response (docs/semantics.md §1): a warning, not an
+    // error, as the run ended failed rather than claiming success on it.
+    assert.deepEqual(findingsOf(report), [
+      ['incomplete_response', null],
+      ['incomplete_response', null],
+    ]);
   });
 
   it('reads a compacted session that opens with summary lines as one run from its first line', async () => {

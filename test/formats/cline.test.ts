@@ -97,7 +97,10 @@ describe('cline: ui_messages.json', () => {
     assert.deepEqual(runsOf(report), [
       { run_id: 'task-resumed', status: 'waiting_for_input', status_raw: 'waiting_for_input', steps: 6, tool_calls: 3, tool_results: 3 },
     ]);
+    // The model call whose api_req_started was removed and the failed stream are incomplete responses (docs/semantics.md §1).
     assert.deepEqual(findingsOf(report), [
+      ['incomplete_response', null],
+      ['incomplete_response', null],
       ['tool_error', 'msg-20'],
       ['tool_error', 'msg-3'],
     ]);

@@ -70,7 +70,8 @@ describe('http-exchange: OpenAI Chat Completions', () => {
     assert.equal(weather?.input_tokens, 82 + 171);
     assert.equal(weather?.output_tokens, 46 + 17);
     assert.deepEqual(findingsOf(report), [
-      ['invalid_arguments', 'thread-2', 2, 'call_Book03'],
+      // The cut stream, once: its call's cut arguments are part of it (docs/semantics.md §1).
+      ['incomplete_response', 'thread-2', 2, null],
       ['unterminated_run', 'thread-2', null, null],
     ]);
   });
@@ -89,7 +90,7 @@ describe('http-exchange: OpenAI Responses', () => {
     ]);
     assert.equal(report.runs[0]?.input_tokens, 120 + 180);
     assert.deepEqual(findingsOf(report), [
-      ['invalid_arguments', 'thread-3', 1, 'call_Label03'],
+      ['incomplete_response', 'thread-3', 1, null],
       ['unterminated_run', 'thread-3', null, null],
     ]);
   });
@@ -120,7 +121,7 @@ describe('http-exchange: API errors', () => {
       ['unknown_finish_reason', 'thread-2', 3, null],
       ['missing_tool_result_in_history', 'thread-2', 3, null],
       ['history_rewrite', 'thread-2', 4, null],
-      ['invalid_arguments', 'thread-3', 1, 'toolu_E5Edit'],
+      ['incomplete_response', 'thread-3', 1, null],
       ['unterminated_run', 'thread-3', null, null],
     ]);
     const http = report.findings.filter((finding) => finding.kind === 'unknown_finish_reason').map((finding) => /"(http_\d+)"/.exec(finding.message)?.[1]);

@@ -12,7 +12,7 @@ import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import { idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
-import { classifyResponse } from '../../../shared/trace/modelOutcome';
+import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
@@ -27,6 +27,13 @@ import type { EventRow, RowBatcher, StepRow } from '../store/traceWriter';
 export const DEFAULT_RUN_ID = 'default';
 /** Lines at least this long are first read from their top level only (see topLevelScan.ts). */
 const SCAN_FIRST_BYTES = 8 * 1024;
+/**
+ * The latest responses with text a run keeps, and how much of each, to tell which one its terminal
+ * output repeats (docs/semantics.md §1): an output repeats one of the last few answers, and a
+ * long text is recognised by its start.
+ */
+const RECENT_ANSWERS = 4;
+const ANSWER_TEXT_CHARS = 64 * 1024;
 
 export interface IngestCounters {
   lines: number;
@@ -74,7 +81,9 @@ interface RunState {
   budgets: Budgets | null;
   config: unknown;
   startEventId: number | null;
-  end: { status: string; statusRaw: string; limit: string | null; eventId: number } | null;
+  end: { status: string; statusRaw: string; limit: string | null; eventId: number; outputEventId: number | null } | null;
+  /** The latest responses with text, oldest first (see RECENT_ANSWERS). */
+  recentAnswers: { eventId: number; text: string }[];
   openStreams: Map<number, OpenStream>;
   steps: Map<number, StepRow>;
   /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
@@ -301,10 +310,7 @@ export class TraceIngester {
    * analyzes it while parsing goes on, and again at the end only if the run changed since.
    */
   private storeRun(run: RunState, { closeStreams }: { closeStreams: boolean }): void {
-    if (closeStreams) {
-      for (const stream of run.openStreams.values()) this.emitStream(run, stream);
-      run.openStreams.clear();
-    }
+    if (closeStreams) this.closeStreams(run);
     if (run.storedVersion === run.version) return;
     run.storedVersion = run.version;
     const status = run.end ? { status: run.end.status, raw: run.end.statusRaw } : { status: this.openRunStatus, raw: '' };
@@ -328,10 +334,33 @@ export class TraceIngester {
       output_tokens: run.outputTokens,
       start_event_id: run.startEventId,
       end_event_id: run.end?.eventId ?? null,
+      output_event_id: run.end?.outputEventId ?? null,
     });
     for (const step of run.changedSteps) this.writer.addStep(run.steps.get(step)!);
     run.changedSteps.clear();
     this.writer.analyzeRun(run.pk);
+  }
+
+  private closeStreams(run: RunState): void {
+    for (const stream of run.openStreams.values()) this.emitStream(run, stream);
+    run.openStreams.clear();
+  }
+
+  private rememberAnswer(run: RunState, eventId: number, text: string | null | undefined): void {
+    if (text === null || text === undefined || text.trim() === '') return;
+    run.recentAnswers.push({ eventId, text: text.slice(0, ANSWER_TEXT_CHARS) });
+    if (run.recentAnswers.length > RECENT_ANSWERS) run.recentAnswers.shift();
+  }
+
+  /** The latest response whose text the run's terminal output repeats; streams still open end first, as their text counts too. */
+  private outputSource(run: RunState, output: unknown): number | null {
+    if (output === undefined || output === null) return null;
+    this.closeStreams(run);
+    for (let index = run.recentAnswers.length - 1; index >= 0; index -= 1) {
+      const answer = run.recentAnswers[index]!;
+      if (outputRepeatsText(output, answer.text)) return answer.eventId;
+    }
+    return null;
   }
 
   private reportError(line: Pick<LineRef, 'lineNumber' | 'offset' | 'length'>, message: string, excerptSource: string | Buffer, loaded: boolean): void {
@@ -370,6 +399,7 @@ export class TraceIngester {
         config: undefined,
         startEventId: null,
         end: null,
+        recentAnswers: [],
         openStreams: new Map(),
         steps: new Map(),
         changedSteps: new Set(),
@@ -449,6 +479,7 @@ export class TraceIngester {
       cached_input_tokens: null,
       content_chars: null,
       run_index: run.events++,
+      incomplete_reason: null,
     };
     const search = new SearchText(this.searchTextChars);
     switch (event.type) {
@@ -494,7 +525,7 @@ export class TraceIngester {
         break;
       case 'run_end': {
         const normalized = normalizeTerminalStatus(event);
-        run.end = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id };
+        run.end = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id, outputEventId: this.outputSource(run, event.output) };
         row.summary = normalized.raw === '' ? null : normalized.raw;
         search.add(event.reason);
         search.add(event.output);
@@ -552,8 +583,10 @@ export class TraceIngester {
     run.modelSteps.add(step);
     const calls = event.tool_calls ?? [];
     const finishReason = event.finish_reason ?? null;
-    row.outcome = classifyResponse({ outcome: event.outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal });
+    row.outcome = classifyResponse({ outcome: event.outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal, incompleteReason: event.incomplete_reason });
+    this.rememberAnswer(run, row.id, event.text);
     row.finish_reason = finishReason;
+    row.incomplete_reason = event.incomplete_reason ?? null;
     row.tool_call_count = calls.length;
     if (row.outcome === 'tool_calls') run.toolCalls += calls.length;
     const inputTokens = event.usage?.input_tokens ?? event.usage?.prompt_tokens;
@@ -648,12 +681,12 @@ export class TraceIngester {
     run.version += 1;
     run.modelSteps.add(stream.step);
     const issuedBy = { eventId: stream.lastEventId, line: stream.lastLine };
-    const outcome = stream.closed
-      ? classifyResponse({ finishReason: stream.finishReason, toolCallCount: stream.calls.size })
-      : 'incomplete';
+    // A stream that never closed broke: incomplete, whatever it carried (docs/semantics.md §1).
+    const outcome = classifyResponse({ outcome: stream.closed ? undefined : 'incomplete', finishReason: stream.finishReason, toolCallCount: stream.calls.size });
     if (outcome === 'tool_calls') run.toolCalls += stream.calls.size;
     const search = new SearchText(this.searchTextChars);
-    search.add(stream.textDeltas.join(''));
+    const streamedText = stream.textDeltas.join('');
+    search.add(streamedText);
     let index = 0;
     for (const call of stream.calls.values()) {
       const callId = call.callId ?? `${run.runId}:step${stream.step}:call${index}`;
@@ -666,6 +699,7 @@ export class TraceIngester {
     }
     const text = search.text();
     if (text !== null) this.writer.addSearchText(stream.lastEventId, text);
+    this.rememberAnswer(run, stream.lastEventId, streamedText);
     this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
     const step = run.steps.get(stream.step);
     if (step !== undefined) {
