@@ -50,7 +50,8 @@ export function incompletenessOf(response: ResponseEntry): Incompleteness | null
         : reason !== null
           ? `is incomplete (finish reason "${reason}")`
           : 'is logged as incomplete';
-  return { kind: 'incomplete_response', severity: 'warning', cause: `${what}; its text and any tool call in it are not a finished answer` };
+  const calls = response.calls.length > 0 ? ', and its calls are not calls to run' : '';
+  return { kind: 'incomplete_response', severity: 'warning', cause: `${what}: it is not a finished answer${calls}` };
 }
 
 export function analyzeResponseOutcomes(timeline: RunTimeline): Finding[] {

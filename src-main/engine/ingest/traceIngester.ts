@@ -29,11 +29,11 @@ export const DEFAULT_RUN_ID = 'default';
 const SCAN_FIRST_BYTES = 8 * 1024;
 /**
  * The latest responses with text a run keeps, and how much of each, to tell which one its terminal
- * output repeats (docs/semantics.md §1): an output repeats one of the last few answers, and a
- * long text is recognised by its start.
+ * output repeats (docs/semantics.md §1): an output repeats one of the last few answers, and a long
+ * text is recognised by its start. At most 16 KiB per run still open; dropped when it ends.
  */
 const RECENT_ANSWERS = 4;
-const ANSWER_TEXT_CHARS = 64 * 1024;
+const ANSWER_TEXT_CHARS = 4 * 1024;
 
 export interface IngestCounters {
   lines: number;
@@ -526,6 +526,7 @@ export class TraceIngester {
       case 'run_end': {
         const normalized = normalizeTerminalStatus(event);
         run.end = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id, outputEventId: this.outputSource(run, event.output) };
+        run.recentAnswers = [];
         row.summary = normalized.raw === '' ? null : normalized.raw;
         search.add(event.reason);
         search.add(event.output);
