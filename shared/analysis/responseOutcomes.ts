@@ -35,7 +35,7 @@ export function incompletenessOf(response: ResponseEntry): Incompleteness | null
     return { kind: 'dropped_tool_call', severity: 'error', cause: `finished with ${said} but carries no tool call: the provider likely dropped a malformed call` };
   }
   if (reason !== null && (isTruncationFinishReason(reason) || isContentFilterFinishReason(reason))) {
-    const by = isContentFilterFinishReason(reason) ? "by the provider's content filter" : `(finish reason "${reason}")`;
+    const by = `${isContentFilterFinishReason(reason) ? "by the provider's content filter " : ''}(finish reason "${reason}")`;
     return { kind: 'truncated_response', severity: 'warning', cause: `was cut off ${by}: its text and any tool call in it are incomplete` };
   }
   if (reason !== null && !isKnownFinishReason(reason)) {

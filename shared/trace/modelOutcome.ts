@@ -6,19 +6,27 @@
  */
 import type { ModelOutcome } from './canonicalEvents';
 
+/**
+ * Finish reasons as providers and SDKs spell them, folded (lower case, `-` as `_`): OpenAI,
+ * Anthropic, Gemini (`SAFETY`, `MALFORMED_FUNCTION_CALL`, …), Bedrock (`guardrail_intervened`),
+ * Cohere (`COMPLETE`), Hugging Face TGI (`eos_token`), the Vercel AI SDK (`tool-calls`), Inspect
+ * (`model_length`). A reason outside these lists is unknown, and an unknown reason cannot vouch
+ * for a response (docs/semantics.md §1).
+ */
 const finishReasons = {
-  final: ['stop', 'end_turn', 'stop_sequence', 'completed'],
-  toolCalls: ['tool_calls', 'tool_use', 'function_call', 'tool_call'],
+  final: ['stop', 'end_turn', 'stop_sequence', 'completed', 'complete', 'eos', 'eos_token'],
+  // A Gemini call it could not parse comes without the call: a dropped call.
+  toolCalls: ['tool_calls', 'tool_use', 'function_call', 'tool_call', 'malformed_function_call'],
   truncated: ['length', 'max_tokens', 'max_output_tokens', 'model_context_window_exceeded', 'model_length'],
   refusal: ['refusal'],
-  contentFilter: ['content_filter'],
+  contentFilter: ['content_filter', 'content_filtered', 'safety', 'recitation', 'blocklist', 'prohibited_content', 'spii', 'image_safety', 'guardrail_intervened'],
   other: ['pause_turn'],
 } as const;
 
 const knownFinishReasons = new Set<string>(Object.values(finishReasons).flat());
 
 function fold(reason: string): string {
-  return reason.trim().toLowerCase();
+  return reason.trim().toLowerCase().replaceAll('-', '_');
 }
 
 function isOneOf(reasons: readonly string[], reason: string): boolean {

@@ -73,6 +73,18 @@ describe('finish reason predicates', () => {
     for (const reason of ['stop', 'end_turn', 'length']) assert.equal(isToolCallFinishReason(reason), false, reason);
   });
 
+  it("reads other providers' and SDKs' spellings by what they mean", () => {
+    assert.equal(classifyResponse({ finishReason: 'tool-calls', toolCallCount: 1 }), 'tool_calls');
+    assert.equal(classifyResponse({ finishReason: 'COMPLETE', toolCallCount: 0 }), 'final');
+    assert.equal(classifyResponse({ finishReason: 'eos_token', toolCallCount: 0 }), 'final');
+    for (const reason of ['SAFETY', 'content-filter', 'guardrail_intervened', 'model_length']) {
+      assert.equal(classifyResponse({ finishReason: reason, toolCallCount: 1 }), 'incomplete', reason);
+      assert.equal(isKnownFinishReason(reason), true, reason);
+    }
+    assert.equal(isToolCallFinishReason('MALFORMED_FUNCTION_CALL'), true);
+    assert.equal(classifyResponse({ finishReason: 'MALFORMED_FUNCTION_CALL', toolCallCount: 0 }), 'incomplete');
+  });
+
   it('knows the common reasons and not made-up ones', () => {
     for (const reason of ['stop', 'end_turn', 'tool_calls', 'tool_use', 'length', 'max_tokens', 'refusal', 'content_filter']) assert.equal(isKnownFinishReason(reason), true, reason);
     for (const reason of ['weird_stop', '', 'done!']) assert.equal(isKnownFinishReason(reason), false, reason);
