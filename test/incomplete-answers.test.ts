@@ -19,10 +19,10 @@ describe('incomplete answers accepted as success, through the engine', () => {
   const dir = temporaryDir('incomplete-answers');
   after(() => dir.remove());
 
-  async function findings(name: string, events: object[]): Promise<string[]> {
+  async function findings(name: string, events: object[], options: { searchIndex?: boolean } = {}): Promise<string[]> {
     const file = join(dir.path, `${name}.jsonl`);
     writeFileSync(file, `${events.map((event) => JSON.stringify(event)).join('\n')}\n`);
-    const { report } = await analyzeFile(file);
+    const { report } = await analyzeFile(file, options);
     return report.findings.map((f) => `${f.kind} ${f.severity} step=${f.step} line=${f.line}`);
   }
 
@@ -53,13 +53,21 @@ describe('incomplete answers accepted as success, through the engine', () => {
     assert.deepEqual(retried, ['truncated_response warning step=1 line=2']);
   });
 
-  it('reports a run that ends succeeded with the text of a stream that broke', async () => {
-    const result = await findings('broken-stream', [
-      { type: 'run_start', run_id: 'r' },
-      { type: 'stream_fragment', run_id: 'r', step: 1, text_delta: 'Your order contains the Ridge tent. ' },
-      { type: 'stream_fragment', run_id: 'r', step: 1, text_delta: 'Care: dry it fully before' },
-      { type: 'run_end', run_id: 'r', status: 'succeeded', output: 'Your order contains the Ridge tent. Care: dry it fully before' },
-    ]);
-    assert.deepEqual(result, ['incomplete_response warning step=1 line=3', 'incomplete_answer_accepted error step=1 line=4']);
-  });
+  // Without the search index too, as the CLI reads: the stream's text is kept for the output all the same.
+  for (const searchIndex of [true, false]) {
+    it(`reports a run that ends succeeded with the text of a stream that broke (search index ${searchIndex ? 'built' : 'off'})`, async () => {
+      const result = await findings(
+        `broken-stream-${searchIndex}`,
+        [
+          { type: 'run_start', run_id: 'r' },
+          { type: 'stream_fragment', run_id: 'r', step: 1, text_delta: 'Your order contains the Ridge tent. ' },
+          { type: 'stream_fragment', run_id: 'r', step: 1, text_delta: 'Care: dry it fully before' },
+          response(2, 'stop', 'Anything else I can help with?'),
+          { type: 'run_end', run_id: 'r', status: 'succeeded', output: 'Your order contains the Ridge tent. Care: dry it fully before' },
+        ],
+        { searchIndex },
+      );
+      assert.deepEqual(result, ['incomplete_response warning step=1 line=3', 'incomplete_answer_accepted error step=1 line=5']);
+    });
+  }
 });

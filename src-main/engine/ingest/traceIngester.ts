@@ -54,7 +54,7 @@ interface OpenStream {
   step: number;
   calls: Map<string, StreamedCall>;
   finishReason: string | null;
-  /** The response text streamed so far, for search; kept up to SEARCH_TEXT_CHARS characters. */
+  /** The response text streamed so far, for search and to match the run's output; kept up to `streamTextChars` characters. */
   textDeltas: string[];
   textChars: number;
   closed: boolean;
@@ -165,6 +165,8 @@ export class TraceIngester {
   private readonly firstRunPk: number;
   /** Search text kept per event: SEARCH_TEXT_CHARS, or 0 when no search index is built. */
   private readonly searchTextChars: number;
+  /** Of a stream's text, what is kept: enough for search and for the run's output (ANSWER_TEXT_CHARS), even without search. */
+  private readonly streamTextChars: number;
   /** What a run without a terminal event is stored as (see `checkpoint`). */
   private openRunStatus: 'running' | 'unterminated' = 'unterminated';
   /** Whether the line being mapped has produced an event anchored to it. */
@@ -189,6 +191,7 @@ export class TraceIngester {
     this.nextToolCallId = firstIds.toolCall;
     this.firstRunPk = firstIds.run;
     this.searchTextChars = options.searchIndex === false ? 0 : SEARCH_TEXT_CHARS;
+    this.streamTextChars = Math.max(this.searchTextChars, ANSWER_TEXT_CHARS);
   }
 
   /**
@@ -661,7 +664,7 @@ export class TraceIngester {
       call.name ??= event.name ?? null;
       if (event.arguments_delta !== undefined) call.argumentParts.push(event.arguments_delta);
     }
-    if (event.text_delta !== undefined && stream.textChars < this.searchTextChars) {
+    if (event.text_delta !== undefined && stream.textChars < this.streamTextChars) {
       stream.textDeltas.push(event.text_delta);
       stream.textChars += event.text_delta.length;
     }
