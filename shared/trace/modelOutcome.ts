@@ -57,7 +57,7 @@ function isFinalFinishReason(reason: string): boolean {
  * A finish reason that says the response is not whole, whatever it carries: a truncation, a
  * content filter, a paused turn, or a reason no provider documents (which cannot vouch for it).
  */
-export function isIncompleteFinishReason(reason: string): boolean {
+function isIncompleteFinishReason(reason: string): boolean {
   return !isFinalFinishReason(reason) && !isToolCallFinishReason(reason) && !isOneOf(finishReasons.refusal, reason);
 }
 
