@@ -1,18 +1,22 @@
 /**
  * Arguments must parse before execution (docs/semantics.md §4). A call whose arguments never became
- * valid JSON — a malformed string, or streamed fragments that never completed — is reported, and
- * doubly so when the loop executed it anyway.
+ * valid JSON — a malformed string, or streamed fragments joined into something that is not JSON —
+ * is reported, and doubly so when the loop executed it anyway.
  */
 import type { Finding } from '../report';
 import { finding } from './finding';
-import { describeCall, issuedCalls, type RunTimeline } from './timeline';
+import { describeCall, responses, type RunTimeline } from './timeline';
 
 export function analyzeInvalidArguments(timeline: RunTimeline): Finding[] {
   const executed = new Set<string>();
   for (const entry of timeline.entries) {
     if (entry.kind === 'execution' || (entry.kind === 'result' && entry.ok)) executed.add(entry.callId);
   }
-  return issuedCalls(timeline)
+  // Only calls of a response that issued them: a call of an incomplete response has unfinished
+  // arguments by nature, and its response's verdict speaks for it (docs/semantics.md §1).
+  return responses(timeline)
+    .filter((response) => response.outcome === 'tool_calls')
+    .flatMap((response) => response.calls)
     .filter((call) => call.argsError !== null)
     .map((call) => {
       const wasExecuted = executed.has(call.callId);

@@ -31,6 +31,10 @@ export interface ResponseEntry extends EntryBase {
   kind: 'response';
   outcome: ModelOutcome;
   finishReason: string | null;
+  /** Why the loop or its adapter says the response is incomplete, as logged. */
+  incompleteReason: string | null;
+  /** Assembled from stream fragments (no model_response line): a stream with no finish reason broke. */
+  streamed: boolean;
   calls: TimelineCall[];
   inputTokens: number | null;
   outputTokens: number | null;
@@ -88,6 +92,8 @@ export interface RunTimeline {
    * null while no run_end counts (docs/semantics.md §2).
    */
   endEventId: number | null;
+  /** The response whose text the run's terminal output repeats (docs/semantics.md §1), if any. */
+  outputEventId: number | null;
   entries: TimelineEntry[];
 }
 

@@ -140,3 +140,8 @@ export function isPausedStatus(status: RunStatus): boolean {
 export function isOngoingStatus(status: RunStatus): boolean {
   return status === 'running' || isPausedStatus(status);
 }
+
+/** The run says it finished its task: the claim an incomplete answer must not carry (docs/semantics.md §1). */
+export function claimsSuccess(status: RunStatus): boolean {
+  return status === 'succeeded' || status === 'model_finished';
+}

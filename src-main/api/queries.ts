@@ -48,7 +48,7 @@ function containsPattern(text: string): string {
 // Runs
 
 /** A stored run (less its end event) with its file and finding counts. */
-interface RunSqlRow extends Omit<StoredRunRow, 'end_event_id'> {
+interface RunSqlRow extends Omit<StoredRunRow, 'end_event_id' | 'output_event_id'> {
   file: string;
   format: string;
   errors: number;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeResponseOutcomes } from '../../shared/analysis/responseOutcomes';
 import type { ResponseSpec } from './timelineBuilder';
-import { responseLine, run } from './timelineBuilder';
+import { lineOf, responseLine, run } from './timelineBuilder';
 
 /** One tool-call turn, then the response under test at step 2. */
 function analyzeSecond(spec: ResponseSpec) {
@@ -84,6 +84,111 @@ describe('response outcomes: healthy responses', () => {
     it(`reports nothing for finish reason "${reason}" that carries its calls`, () => {
       const t = run().response({ finishReason: reason, calls: [{ id: 'c1' }, { id: 'c2' }] }).result('c1').result('c2').final().build();
       assert.deepEqual(analyzeResponseOutcomes(t), []);
+    });
+  }
+});
+
+describe('response outcomes: one verdict on an incomplete response', () => {
+  it('reports a stream that broke (no finish reason) as an incomplete response', () => {
+    const { t, findings } = analyzeSecond({ outcome: 'incomplete', finishReason: null, streamed: true, calls: [{ id: 'c2', origin: 'stream' }] });
+    assert.deepEqual(findings.map((f) => [f.kind, f.severity, f.step, f.call_id, f.line]), [['incomplete_response', 'warning', 2, null, responseLine(t, 1)]]);
+    assert.match(findings[0]?.message ?? '', /stream broke.*its calls are not calls to run/);
+  });
+
+  it('reports a response the loop logged as incomplete, without a telling finish reason', () => {
+    const { findings } = analyzeSecond({ outcome: 'incomplete', finishReason: null });
+    assert.deepEqual(findings.map((f) => f.kind), ['incomplete_response']);
+    assert.match(findings[0]?.message ?? '', /is logged as incomplete: it is not a finished answer$/);
+  });
+
+  it('quotes the incomplete_reason the loop logged', () => {
+    const { findings } = analyzeSecond({ outcome: 'incomplete', finishReason: null, incompleteReason: 'turn_aborted' });
+    assert.deepEqual(findings.map((f) => f.kind), ['incomplete_response']);
+    assert.match(findings[0]?.message ?? '', /"turn_aborted"/);
+  });
+
+  it('reports a paused turn as an incomplete response that names its finish reason', () => {
+    const { findings } = analyzeSecond({ outcome: 'incomplete', finishReason: 'pause_turn' });
+    assert.deepEqual(findings.map((f) => f.kind), ['incomplete_response']);
+    assert.match(findings[0]?.message ?? '', /"pause_turn"/);
+  });
+
+  it('gives a content-filtered response only truncated_response, and a refusal cut short only refusal', () => {
+    assert.deepEqual(analyzeSecond({ outcome: 'incomplete', finishReason: 'content_filter' }).findings.map((f) => f.kind), ['truncated_response']);
+    assert.deepEqual(analyzeSecond({ outcome: 'refusal', finishReason: 'length' }).findings.map((f) => f.kind), ['refusal']);
+  });
+
+  it('reports nothing about completeness for a complete response', () => {
+    assert.deepEqual(analyzeSecond({ outcome: 'final', finishReason: null }).findings, []);
+  });
+});
+
+describe('response outcomes: a call from an incomplete response that was acted on', () => {
+  const cutCall = { id: 'c9', name: 'refund_order', argsError: 'arguments are not valid JSON' };
+
+  it('reports executing a call of a truncated response as an error at the execution, naming the call', () => {
+    const t = run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: 'length', calls: [cutCall] }).execution('c9').error('c9', 'INVALID_ARGUMENT').build();
+    const executed = analyzeResponseOutcomes(t).filter((f) => f.kind === 'incomplete_call_executed');
+    assert.deepEqual(executed.map((f) => [f.severity, f.step, f.call_id, f.line]), [['error', 1, 'c9', lineOf(t, 'execution', 'c9')]]);
+    assert.match(executed[0]?.message ?? '', /refund_order \(c9, step 1\).*truncated_response.*was executed/);
+  });
+
+  it('reports a result logged for a call of a broken stream, even without a tool_call_start', () => {
+    const t = run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: null, streamed: true, calls: [{ id: 'c9' }] }).result('c9').build();
+    assert.deepEqual(analyzeResponseOutcomes(t).map((f) => [f.kind, f.call_id]), [['incomplete_response', null], ['incomplete_call_executed', 'c9']]);
+  });
+
+  it('reports nothing more when the loop did not run the call, or marked it not executed', () => {
+    const skipped = run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: 'length', calls: [cutCall] }).build();
+    assert.deepEqual(analyzeResponseOutcomes(skipped).map((f) => f.kind), ['truncated_response']);
+    const marked = run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: 'length', calls: [cutCall] }).notExecuted('c9', 'response truncated').build();
+    assert.deepEqual(analyzeResponseOutcomes(marked).map((f) => f.kind), ['truncated_response']);
+  });
+
+  it('does not blame the incomplete response when a later complete response issued the same call_id', () => {
+    const t = run()
+      .response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c9' }] })
+      .toolCalls({ id: 'c9' })
+      .result('c9')
+      .final()
+      .build();
+    assert.deepEqual(analyzeResponseOutcomes(t).map((f) => f.kind), ['truncated_response']);
+  });
+});
+
+describe('response outcomes: a run that claims success on an incomplete answer', () => {
+  it('reports a run that ends succeeded right after a truncated answer, at the run_end line', () => {
+    const t = run({ status: 'succeeded' }).toolCalls({ id: 'c1' }).result('c1').response({ outcome: 'incomplete', finishReason: 'length' }).build();
+    const accepted = analyzeResponseOutcomes(t).filter((f) => f.kind === 'incomplete_answer_accepted');
+    assert.deepEqual(accepted.map((f) => [f.severity, f.step, f.call_id, f.line]), [['error', 2, null, lineOf(t, 'run_end')]]);
+    assert.match(accepted[0]?.message ?? '', /status succeeded.*ended right after the model response at step 2 .*truncated_response/);
+  });
+
+  it('reports it for model_finished and for any incomplete verdict, a dropped call included', () => {
+    const dropped = run({ status: 'model_finished' }).response({ outcome: 'incomplete', finishReason: 'tool_calls', calls: [] }).build();
+    assert.deepEqual(analyzeResponseOutcomes(dropped).map((f) => f.kind), ['dropped_tool_call', 'incomplete_answer_accepted']);
+    const broken = run({ status: 'model_finished' }).response({ outcome: 'incomplete', finishReason: null, streamed: true }).build();
+    assert.deepEqual(analyzeResponseOutcomes(broken).map((f) => f.kind), ['incomplete_response', 'incomplete_answer_accepted']);
+  });
+
+  it('reports a run whose output repeats an earlier incomplete answer, though a complete response came after it', () => {
+    const t = run({ status: 'succeeded' }).response({ outcome: 'incomplete', finishReason: 'length', repeatedByOutput: true }).final().build();
+    const accepted = analyzeResponseOutcomes(t).filter((f) => f.kind === 'incomplete_answer_accepted');
+    assert.deepEqual(accepted.map((f) => f.step), [1]);
+    assert.match(accepted[0]?.message ?? '', /output repeats the text of the model response at step 1/);
+  });
+
+  it('keeps only the warning when the loop recovered: retried to a complete answer, or its output repeats a complete one', () => {
+    const retried = run({ status: 'succeeded' }).response({ outcome: 'incomplete', finishReason: 'length' }).final().build();
+    assert.deepEqual(analyzeResponseOutcomes(retried).map((f) => f.kind), ['truncated_response']);
+    const fromComplete = run({ status: 'succeeded' }).final({ repeatedByOutput: true }).response({ outcome: 'incomplete', finishReason: 'length' }).build();
+    assert.deepEqual(analyzeResponseOutcomes(fromComplete).map((f) => f.kind), ['truncated_response']);
+  });
+
+  for (const status of ['failed', 'budget_exceeded', 'cancelled', 'unterminated'] as const) {
+    it(`keeps only the warning when the run ends ${status} on the incomplete answer`, () => {
+      const t = run({ status }).response({ outcome: 'incomplete', finishReason: 'length' }).build();
+      assert.deepEqual(analyzeResponseOutcomes(t).map((f) => f.kind), ['truncated_response']);
     });
   }
 });

@@ -43,6 +43,11 @@ export interface ResponseSpec {
   ts?: string | null;
   /** The provider refused the call. */
   apiError?: ApiErrorFacts | null;
+  incompleteReason?: string | null;
+  /** Assembled from stream fragments rather than logged as a model_response. */
+  streamed?: boolean;
+  /** The run's terminal output repeats this response's text. */
+  repeatedByOutput?: boolean;
 }
 
 export interface ResultSpec {
@@ -82,6 +87,7 @@ export class TimelineBuilder {
   private eventId = 0;
   private lastStep = 0;
   private endEventId: number | null = null;
+  private outputEventId: number | null = null;
 
   constructor(private readonly spec: RunSpec) {}
 
@@ -107,11 +113,14 @@ export class TimelineBuilder {
       };
     });
     this.calls.push(...timelineCalls);
+    if (spec.repeatedByOutput === true) this.outputEventId = base.eventId;
     this.entries.push({
       ...base,
       kind: 'response',
       outcome,
       finishReason: spec.finishReason === undefined ? defaultFinishReason[outcome] : spec.finishReason,
+      incompleteReason: spec.incompleteReason ?? null,
+      streamed: spec.streamed ?? false,
       calls: timelineCalls,
       inputTokens: spec.inputTokens ?? null,
       outputTokens: spec.outputTokens ?? null,
@@ -196,6 +205,7 @@ export class TimelineBuilder {
       lastLine: this.line,
       started: this.spec.started ?? true,
       endEventId: this.endEventId,
+      outputEventId: this.outputEventId,
       entries: [...this.entries],
     };
   }

@@ -167,7 +167,8 @@ describe('codex rollouts', () => {
   it('a session that ends with turn_aborted is cancelled, with the reason as written', async () => {
     const { report, events } = await ingest('rollout-cancelled.jsonl');
     assert.deepEqual(runsOf(report), [{ run_id: '01999c4e-77a0-7e12-b6f4-30d8a2c9e5b1', status: 'cancelled', status_raw: 'interrupted', steps: 2, tool_calls: 1, tool_results: 1 }]);
-    assert.deepEqual(findingsOf(report), []);
+    // The step the interruption cut is an incomplete response (docs/semantics.md §1); cancelled, so no more than a warning.
+    assert.deepEqual(findingsOf(report), [['incomplete_response', null]]);
     // The step cut by the interruption had reasoning only.
     assert.deepEqual(
       canonical(events)
@@ -268,7 +269,8 @@ describe('codex exec --json', () => {
   it('turn.failed ends the run as failed', async () => {
     const { report } = await analyzeFile(fixture('exec-failed.jsonl'));
     assert.deepEqual(runsOf(report), [{ run_id: '019c0e52-7a90-7d13-b8e2-04c6f9a1d35e', status: 'failed', status_raw: 'failed', steps: 1, tool_calls: 0, tool_results: 0 }]);
-    assert.deepEqual(findingsOf(report), []);
+    // The failed turn's response is incomplete (docs/semantics.md §1).
+    assert.deepEqual(findingsOf(report), [['incomplete_response', null]]);
   });
 
   it('the older {id, msg} events: begin/end pairs, per-call token counts, the config and prompt lines', async () => {

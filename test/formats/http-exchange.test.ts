@@ -70,7 +70,8 @@ describe('http-exchange: OpenAI Chat Completions', () => {
     assert.equal(weather?.input_tokens, 82 + 171);
     assert.equal(weather?.output_tokens, 46 + 17);
     assert.deepEqual(findingsOf(report), [
-      ['invalid_arguments', 'thread-2', 2, 'call_Book03'],
+      // The cut stream, once: its call's cut arguments are part of it (docs/semantics.md §1).
+      ['incomplete_response', 'thread-2', 2, null],
       ['unterminated_run', 'thread-2', null, null],
       // Its system prompt carries the time of day, so request 2's differs from request 1's: no cached prefix.
       ['system_or_tools_changed', 'thread-2', 2, null],
@@ -91,7 +92,7 @@ describe('http-exchange: OpenAI Responses', () => {
     ]);
     assert.equal(report.runs[0]?.input_tokens, 120 + 180);
     assert.deepEqual(findingsOf(report), [
-      ['invalid_arguments', 'thread-3', 1, 'call_Label03'],
+      ['incomplete_response', 'thread-3', 1, null],
       ['unterminated_run', 'thread-3', null, null],
     ]);
   });

@@ -74,7 +74,11 @@ describe('mini-swe-agent trajectories', () => {
       ],
     );
     assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['system', 'user', 'user']);
-    assert.deepEqual(findingsOf(report), [['tool_error', 'early-list:step4']]);
+    // The response without a single action is an incomplete response (docs/semantics.md §1).
+    assert.deepEqual(findingsOf(report), [
+      ['incomplete_response', null],
+      ['tool_error', 'early-list:step4'],
+    ]);
     const end = mapDirect(fixture('early-list.traj.json')).at(-1)?.event as Record<string, unknown>;
     assert.match(String(end['reason']), /^derived: the last command prints the submission marker/);
   });
@@ -121,7 +125,9 @@ describe('mini-swe-agent trajectories', () => {
       [0.004, 0.003, 0.005],
     );
     assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['system', 'user', 'user/FormatError']);
+    // The response mini-swe-agent answered with a format error is an incomplete response (docs/semantics.md §1).
     assert.deepEqual(findingsOf(report), [
+      ['incomplete_response', null],
       ['tool_error', 'call_pyt2'],
       ['unexecuted_call', 'call_ls4'],
     ]);

@@ -442,7 +442,8 @@ describe('otel: through the engine', () => {
     ]);
     assert.equal(report.runs[0]?.input_tokens, 1200 + 1500);
     assert.equal(report.runs[0]?.started_at, '2025-11-04T09:53:20.500Z');
-    assert.deepEqual(findingsOf(report), []);
+    // The rate-limited model call is an incomplete response (docs/semantics.md §1).
+    assert.deepEqual(findingsOf(report), [['incomplete_response', '0af7651916cd43dd8448eb211c80319c', 1, null]]);
     assert.equal(report.files[0]?.events, 15);
   });
 });

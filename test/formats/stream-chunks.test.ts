@@ -41,7 +41,7 @@ describe('stream-chunks: OpenAI chat.completion.chunk', () => {
     assert.deepEqual(findingsOf(report), []);
   });
 
-  it('reports the call cut mid-arguments as invalid_arguments, never as dangling, and the half-written last line as a parse error', async () => {
+  it('reports the cut stream as one incomplete response, its call cut mid-arguments never as dangling, and the half-written last line as a parse error', async () => {
     const { report } = await analyzeFile(fixture('chat-cut-stream.jsonl'));
     assert.equal(report.files[0]?.format, 'stream-chunks');
     assert.deepEqual(
@@ -52,7 +52,8 @@ describe('stream-chunks: OpenAI chat.completion.chunk', () => {
     assert.deepEqual(runsOf(report), [
       { run_id: 'chat-cut-stream', status: 'waiting_for_input', status_raw: 'waiting_for_input', steps: 2, tool_calls: 1, tool_results: 0 },
     ]);
-    assert.deepEqual(findingsOf(report), [['invalid_arguments', 2, 'call_U2hk9']]);
+    // The call's cut arguments are the response's incompleteness, reported once (docs/semantics.md §1).
+    assert.deepEqual(findingsOf(report), [['incomplete_response', 2, null]]);
   });
 });
 
@@ -74,7 +75,7 @@ describe('stream-chunks: Anthropic message stream events', () => {
     assert.match(report.findings[0]?.message ?? '', /web_fetch \(srvtoolu_01Gr4Xe7, step 2\) returned an error url_not_accessible/);
   });
 
-  it('ends a message at a stream error: incomplete, its cut call invalid, its complete call not issued', async () => {
+  it('ends a message at a stream error: one incomplete response, neither its cut call nor its complete call issued', async () => {
     const { report } = await analyzeFile(fixture('anthropic-stream-error.jsonl'));
     assert.equal(report.files[0]?.format, 'stream-chunks');
     assert.deepEqual(report.files[0]?.parse_errors, []);

@@ -77,7 +77,8 @@ describe('swe-agent trajectories', () => {
     assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['trajectory/exit']);
     assert.equal(events.find((event) => event.call_id === 'call_f1nd')?.latency_ms, 310);
     const budget: [string, string | null][] = normalized(raw) === 'budget_exceeded' ? [['budget_exceeded', null]] : [];
-    assert.deepEqual(findingsOf(report), [...budget, ['unexecuted_call', 'textkit__textkit-42:step3']].sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`)));
+    // The format error (step 2) is an incomplete response (docs/semantics.md §1).
+    assert.deepEqual(findingsOf(report), [...budget, ['incomplete_response', null], ['unexecuted_call', 'textkit__textkit-42:step3']].sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`)));
   });
 
   it('1.x: the cost limit is kept in the config, not declared as a budget (no cost per call), and the exit names its limit', () => {

@@ -11,7 +11,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
-import { isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
+import { classifyResponse, isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
 import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import {
@@ -146,12 +146,13 @@ function outputTokens(usage: Record<string, unknown> | undefined): number {
   return typeof value === 'number' ? value : -1;
 }
 
+/** Derived as for every format (docs/semantics.md §1); Claude Code's synthetic API-error message is incomplete. */
 function outcomeOf(message: OpenMessage): Outcome {
-  if (message.apiError !== undefined) return 'incomplete';
-  if (message.stopReason !== undefined && isTruncationFinishReason(message.stopReason)) return 'incomplete';
-  if (message.calls.length > 0) return 'tool_calls';
-  if (message.stopReason === 'refusal') return 'refusal';
-  return 'final';
+  return classifyResponse({
+    outcome: message.apiError !== undefined ? 'incomplete' : undefined,
+    finishReason: message.stopReason ?? null,
+    toolCallCount: message.calls.length,
+  });
 }
 
 /**

@@ -131,12 +131,15 @@ function readResponse(api: ApiKind, response: Record<string, unknown>, fallbackI
   return { kind: 'unreadable', reason: what };
 }
 
+/** Derived as for every format (docs/semantics.md §1); a response that is not whole (a broken stream) is incomplete. */
 function outcomeOf(view: ResponseView): ModelOutcome {
-  if (!view.complete) return 'incomplete';
-  const finishReason = view.finishReason ?? null;
-  // A call cut off by the token limit is not a call to execute.
-  if (finishReason !== null && isTruncationFinishReason(finishReason)) return 'incomplete';
-  return classifyResponse({ finishReason, toolCallCount: view.toolCalls.length, refusal: view.refusal });
+  return classifyResponse({
+    outcome: view.complete ? undefined : 'incomplete',
+    finishReason: view.finishReason ?? null,
+    toolCallCount: view.toolCalls.length,
+    refusal: view.refusal,
+    incompleteReason: view.incompleteReason,
+  });
 }
 
 /** Records which thread an id belongs to, forgetting the oldest beyond `limit`. */

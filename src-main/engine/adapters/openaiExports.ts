@@ -554,8 +554,11 @@ class OpenAiExportMapper implements FormatMapper {
     } else if (status !== undefined && status !== 'completed') {
       outcome = 'incomplete';
       extra.incomplete_reason = status;
-    } else if (sub.calls.length > 0) outcome = 'tool_calls';
-    else if (sub.refusals.length > 0) outcome = 'refusal';
+    } else if (sub.refusals.length > 0) {
+      // A refusal that came with a call stays a refusal (docs/semantics.md §1).
+      outcome = 'refusal';
+    }
+    else if (sub.calls.length > 0) outcome = 'tool_calls';
     else outcome = 'final';
     const usage = usageOf(response['usage']);
     if (usage !== undefined) extra.usage = usage;

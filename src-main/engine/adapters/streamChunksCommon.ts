@@ -99,11 +99,14 @@ function callArguments(call: AssembledCall): unknown {
  * way (`end_turn` after a web search) stays final — only calls the loop must run make it `tool_calls`.
  */
 function outcomeOf(response: OpenResponse, calls: AssembledCall[]): ModelOutcome {
-  if (!response.ended || response.failure !== null) return 'incomplete';
   const reason = response.finishReason;
-  if (reason !== null && isToolCallFinishReason(reason) && calls.length > 0) return 'tool_calls';
-  const loopCalls = calls.filter((call) => !call.server).length;
-  return classifyResponse({ finishReason: reason, toolCallCount: loopCalls, refusal: response.refusal });
+  const counted = reason !== null && isToolCallFinishReason(reason) ? calls : calls.filter((call) => !call.server);
+  return classifyResponse({
+    outcome: !response.ended || response.failure !== null ? 'incomplete' : undefined,
+    finishReason: reason,
+    toolCallCount: counted.length,
+    refusal: response.refusal,
+  });
 }
 
 /**

@@ -24,13 +24,13 @@ export function optionsKey(options: AnalysisOptions): string {
 /** The event fields analysis reads. */
 export type TimelineEventRow = Pick<
   EventRow,
-  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary' | 'api_error'
+  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'incomplete_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary' | 'api_error'
 >;
 
 /** The run fields analysis reads. */
 export type TimelineRunRow = Pick<
   RunRow,
-  'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line' | 'start_event_id' | 'end_event_id'
+  'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line' | 'start_event_id' | 'end_event_id' | 'output_event_id'
 >;
 
 /** Event types that become timeline entries: all but the run's start and the requests (and unknown events). */
@@ -54,6 +54,8 @@ function toEntry(event: TimelineEventRow, shared: <T extends string | null>(valu
         kind: 'response',
         outcome: shared(event.outcome) as ModelOutcome,
         finishReason: shared(event.finish_reason),
+        incompleteReason: event.incomplete_reason,
+        streamed: event.type === 'stream_fragment',
         calls: [],
         inputTokens: event.input_tokens,
         outputTokens: event.output_tokens,
@@ -125,6 +127,7 @@ export class RunTimelineAssembler {
       name: null,
       outcome: this.intern(event.outcome),
       finish_reason: this.intern(event.finish_reason),
+      incomplete_reason: null,
       input_tokens: event.input_tokens,
       output_tokens: event.output_tokens,
       cost_usd: event.cost_usd,
@@ -185,6 +188,7 @@ export class RunTimelineAssembler {
       lastLine: run.last_line,
       started: run.start_event_id !== null,
       endEventId: run.end_event_id,
+      outputEventId: run.output_event_id,
       entries,
     };
   }
@@ -210,9 +214,9 @@ export class SourceAnalyzer {
     private readonly options: AnalysisOptions,
   ) {
     this.key = optionsKey(options);
-    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id FROM runs WHERE id = ?');
+    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id, output_event_id FROM runs WHERE id = ?');
     this.selectEvents = db.prepare(
-      `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, input_tokens, output_tokens, cost_usd,
+      `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, incomplete_reason, input_tokens, output_tokens, cost_usd,
               result_ok, error_code, result_hash, progress, summary, api_error
        FROM events WHERE run_pk = ? AND type IN (${[...timelineEventTypes].map((type) => `'${type}'`).join(', ')})
        ORDER BY id`,

@@ -13,7 +13,7 @@ import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import { apiErrorFacts, canonicalEventTypes, describeApiError, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
-import { classifyResponse } from '../../../shared/trace/modelOutcome';
+import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
 import { isPausedStatus, normalizeTerminalStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
@@ -28,6 +28,13 @@ import type { EventRow, RowBatcher, StepRow } from '../store/traceWriter';
 export const DEFAULT_RUN_ID = 'default';
 /** Lines at least this long are first read from their top level only (see topLevelScan.ts). */
 const SCAN_FIRST_BYTES = 8 * 1024;
+/**
+ * The latest responses with text a run keeps, and how much of each, to tell which one its terminal
+ * output repeats (docs/semantics.md §1): an output repeats one of the last few answers, and a long
+ * text is recognised by its start. At most 16 KiB per run still open; dropped when it ends.
+ */
+const RECENT_ANSWERS = 4;
+const ANSWER_TEXT_CHARS = 4 * 1024;
 
 export interface IngestCounters {
   lines: number;
@@ -48,7 +55,7 @@ interface OpenStream {
   step: number;
   calls: Map<string, StreamedCall>;
   finishReason: string | null;
-  /** The response text streamed so far, for search; kept up to SEARCH_TEXT_CHARS characters. */
+  /** The response text streamed so far, for search and to match the run's output; kept up to `streamTextChars` characters. */
   textDeltas: string[];
   textChars: number;
   closed: boolean;
@@ -79,6 +86,8 @@ interface RunState {
   end: RunEnding | null;
   /** A pause (waiting_for_input/approval) no later event of the loop has lifted yet. */
   pause: RunEnding | null;
+  /** The latest responses with text, oldest first (see RECENT_ANSWERS). */
+  recentAnswers: { eventId: number; text: string }[];
   openStreams: Map<number, OpenStream>;
   steps: Map<number, StepRow>;
   /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
@@ -90,12 +99,13 @@ interface RunState {
   storedVersion: number;
 }
 
-
 interface RunEnding {
   status: RunStatus;
   statusRaw: string;
   limit: string | null;
   eventId: number;
+  /** The response whose text the run_end's output repeats (docs/semantics.md §1), if any. */
+  outputEventId: number | null;
 }
 
 /** Events that show the loop at work: logged after a pause, they resume the run (docs/semantics.md §2). */
@@ -170,6 +180,8 @@ export class TraceIngester {
   private readonly firstRunPk: number;
   /** Search text kept per event: SEARCH_TEXT_CHARS, or 0 when no search index is built. */
   private readonly searchTextChars: number;
+  /** Of a stream's text, what is kept: enough for search and for the run's output (ANSWER_TEXT_CHARS), even without search. */
+  private readonly streamTextChars: number;
   /** What a run without a terminal event is stored as (see `checkpoint`). */
   private openRunStatus: 'running' | 'unterminated' = 'unterminated';
   /** Whether the line being mapped has produced an event anchored to it. */
@@ -196,6 +208,7 @@ export class TraceIngester {
     this.nextToolCallId = firstIds.toolCall;
     this.firstRunPk = firstIds.run;
     this.searchTextChars = options.searchIndex === false ? 0 : SEARCH_TEXT_CHARS;
+    this.streamTextChars = Math.max(this.searchTextChars, ANSWER_TEXT_CHARS);
   }
 
   /**
@@ -319,10 +332,7 @@ export class TraceIngester {
    * analyzes it while parsing goes on, and again at the end only if the run changed since.
    */
   private storeRun(run: RunState, { closeStreams }: { closeStreams: boolean }): void {
-    if (closeStreams) {
-      for (const stream of run.openStreams.values()) this.emitStream(run, stream);
-      run.openStreams.clear();
-    }
+    if (closeStreams) this.closeStreams(run);
     if (run.storedVersion === run.version) return;
     run.storedVersion = run.version;
     // A run that has not ended but is paused shows the pause; one whose pause was lifted is open again.
@@ -348,6 +358,7 @@ export class TraceIngester {
       output_tokens: run.outputTokens,
       start_event_id: run.startEventId,
       end_event_id: ending?.eventId ?? null,
+      output_event_id: ending?.outputEventId ?? null,
     });
     for (const step of run.changedSteps) this.writer.addStep(run.steps.get(step)!);
     run.changedSteps.clear();
@@ -357,6 +368,28 @@ export class TraceIngester {
   /** Something wrong in a field of the line being read, which still became an event (docs/semantics.md §10). */
   private reportRepair(line: LineRef, diagnostic: string): void {
     this.reportError(line, `${diagnostic}; the line was loaded`, this.currentLineText, true);
+  }
+
+  private closeStreams(run: RunState): void {
+    for (const stream of run.openStreams.values()) this.emitStream(run, stream);
+    run.openStreams.clear();
+  }
+
+  private rememberAnswer(run: RunState, eventId: number, text: string | null | undefined): void {
+    if (text === null || text === undefined || text.trim() === '') return;
+    run.recentAnswers.push({ eventId, text: text.slice(0, ANSWER_TEXT_CHARS) });
+    if (run.recentAnswers.length > RECENT_ANSWERS) run.recentAnswers.shift();
+  }
+
+  /** The latest response whose text the run's terminal output repeats; streams still open end first, as their text counts too. */
+  private outputSource(run: RunState, output: unknown): number | null {
+    if (output === undefined || output === null) return null;
+    this.closeStreams(run);
+    for (let index = run.recentAnswers.length - 1; index >= 0; index -= 1) {
+      const answer = run.recentAnswers[index]!;
+      if (outputRepeatsText(output, answer.text)) return answer.eventId;
+    }
+    return null;
   }
 
   private reportError(line: Pick<LineRef, 'lineNumber' | 'offset' | 'length'>, message: string, excerptSource: string | Buffer, loaded: boolean): void {
@@ -396,6 +429,7 @@ export class TraceIngester {
         startEventId: null,
         end: null,
         pause: null,
+        recentAnswers: [],
         openStreams: new Map(),
         steps: new Map(),
         changedSteps: new Set(),
@@ -477,6 +511,7 @@ export class TraceIngester {
       content_chars: null,
       run_index: run.events++,
       api_error: null,
+      incomplete_reason: null,
     };
     if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
     const search = new SearchText(this.searchTextChars);
@@ -523,7 +558,10 @@ export class TraceIngester {
         break;
       case 'run_end': {
         const normalized = normalizeTerminalStatus(event);
-        this.acceptRunEnd(run, { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id });
+        if (run.end === null) {
+          this.acceptRunEnd(run, { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id, outputEventId: this.outputSource(run, event.output) });
+          run.recentAnswers = [];
+        }
         row.summary = normalized.raw === '' ? null : normalized.raw;
         search.add(event.reason);
         search.add(event.output);
@@ -603,9 +641,11 @@ export class TraceIngester {
     const apiError = event.api_error === undefined ? null : apiErrorFacts(event.api_error);
     // A call the provider refused gave no model output: not a final answer (docs/semantics.md §7).
     const outcome = event.outcome ?? (apiError !== null ? 'incomplete' : undefined);
-    row.outcome = classifyResponse({ outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal });
+    row.outcome = classifyResponse({ outcome, finishReason, toolCallCount: calls.length, refusal: event.refusal, incompleteReason: event.incomplete_reason });
     row.api_error = apiError === null ? null : JSON.stringify(apiError);
+    this.rememberAnswer(run, row.id, event.text);
     row.finish_reason = finishReason;
+    row.incomplete_reason = event.incomplete_reason ?? null;
     row.tool_call_count = calls.length;
     if (row.outcome === 'tool_calls') run.toolCalls += calls.length;
     const inputTokens = event.usage?.input_tokens ?? event.usage?.prompt_tokens;
@@ -687,7 +727,7 @@ export class TraceIngester {
       call.name ??= event.name ?? null;
       if (event.arguments_delta !== undefined) call.argumentParts.push(event.arguments_delta);
     }
-    if (event.text_delta !== undefined && stream.textChars < this.searchTextChars) {
+    if (event.text_delta !== undefined && stream.textChars < this.streamTextChars) {
       stream.textDeltas.push(event.text_delta);
       stream.textChars += event.text_delta.length;
     }
@@ -708,12 +748,12 @@ export class TraceIngester {
     run.version += 1;
     run.modelSteps.add(stream.step);
     const issuedBy = { eventId: stream.lastEventId, line: stream.lastLine };
-    const outcome = stream.closed
-      ? classifyResponse({ finishReason: stream.finishReason, toolCallCount: stream.calls.size })
-      : 'incomplete';
+    // A stream that never closed broke: incomplete, whatever it carried (docs/semantics.md §1).
+    const outcome = classifyResponse({ outcome: stream.closed ? undefined : 'incomplete', finishReason: stream.finishReason, toolCallCount: stream.calls.size });
     if (outcome === 'tool_calls') run.toolCalls += stream.calls.size;
     const search = new SearchText(this.searchTextChars);
-    search.add(stream.textDeltas.join(''));
+    const streamedText = stream.textDeltas.join('');
+    search.add(streamedText);
     let index = 0;
     for (const call of stream.calls.values()) {
       const callId = call.callId ?? derivedCallId(run, stream.step, index);
@@ -726,6 +766,7 @@ export class TraceIngester {
     }
     const text = search.text();
     if (text !== null) this.writer.addSearchText(stream.lastEventId, text);
+    this.rememberAnswer(run, stream.lastEventId, streamedText);
     this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
     const step = run.steps.get(stream.step);
     if (step !== undefined) {

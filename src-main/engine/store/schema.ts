@@ -294,6 +294,17 @@ const migrations: readonly Migration[] = [
       ALTER TABLE requests ADD COLUMN compaction_json TEXT;
     `,
   },
+  {
+    version: 9,
+    sql: `
+      -- The model response whose text the run's terminal output repeats (docs/semantics.md §1): what
+      -- the run says it ended on, so an incomplete answer accepted as success can be told apart
+      -- from one the loop recovered from.
+      ALTER TABLE runs ADD COLUMN output_event_id INTEGER;
+      -- Why a model response is incomplete, as the loop or its adapter logged it (incomplete_reason).
+      ALTER TABLE events ADD COLUMN incomplete_reason TEXT;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;
