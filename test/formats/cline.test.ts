@@ -97,9 +97,11 @@ describe('cline: ui_messages.json', () => {
     assert.deepEqual(runsOf(report), [
       { run_id: 'task-resumed', status: 'waiting_for_input', status_raw: 'waiting_for_input', steps: 6, tool_calls: 3, tool_results: 3 },
     ]);
-    // The failed stream is a provider error the loop recovered from: the next call went through.
+    // The failed stream is a provider error the loop recovered from: the next call went through. The
+    // model call whose api_req_started was removed is an incomplete response (docs/semantics.md §1).
     assert.deepEqual(findingsOf(report), [
       ['api_error', null],
+      ['incomplete_response', null],
       ['tool_error', 'msg-20'],
       ['tool_error', 'msg-3'],
     ]);

@@ -11,7 +11,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
-import { classifyResponse, isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
+import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { millisFromStartToResult } from './callLatency';
 import type { AdaptedEvent } from './canonicalAdapter';
 import {

@@ -13,7 +13,7 @@
  */
 import type { AdaptedEvent } from './canonicalAdapter';
 import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../shared/trace/canonicalEvents';
-import { classifyResponse, isTruncationFinishReason } from '../../../shared/trace/modelOutcome';
+import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { apiLabels, apiOf, callIdsIn, contentText, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
 import { looksLikeSse, parseSse } from './httpExchangeSse';
