@@ -442,8 +442,10 @@ describe('otel: through the engine', () => {
     ]);
     assert.equal(report.runs[0]?.input_tokens, 1200 + 1500);
     assert.equal(report.runs[0]?.started_at, '2025-11-04T09:53:20.500Z');
-    // The rate-limited model call is an incomplete response (docs/semantics.md §1).
-    assert.deepEqual(findingsOf(report), [['incomplete_response', '0af7651916cd43dd8448eb211c80319c', 1, null]]);
+    // The rate-limited model call failed at the provider: an api_error, once (docs/semantics.md §7).
+    assert.deepEqual(findingsOf(report), [['api_error', '0af7651916cd43dd8448eb211c80319c', 1, null]]);
+    assert.equal(report.findings[0]?.severity, 'error');
+    assert.match(report.findings[0]?.message ?? '', /failed at the provider with RateLimitError: 429 Too Many Requests; no model call went through after it/);
     assert.equal(report.files[0]?.events, 15);
   });
 });

@@ -165,6 +165,12 @@ function exceptionOf(span: Span): { type?: string; message?: string } | null {
   return null;
 }
 
+/** The HTTP status a failed call's span records (`http.response.status_code`, or the older `http.status_code`). */
+function httpStatusOf(attributes: Attributes): { status?: number } {
+  const status = Number(first(attributes, ['http.response.status_code', 'http.status_code']));
+  return Number.isInteger(status) && status > 0 ? { status } : {};
+}
+
 function failureText(span: Span): string | undefined {
   return text(span.attributes['status.description']) ?? exceptionOf(span)?.message ?? span.errorMessage;
 }
@@ -543,7 +549,14 @@ class SpanLog {
       run_id: trace.runId,
       ...(open.step !== undefined ? { step: open.step } : {}),
       ...((span.endTime ?? line.timestamp) !== undefined ? { ts: (span.endTime ?? line.timestamp)! } : {}),
-      ...(failed ? { outcome: 'incomplete' as const, incomplete_reason: `error${failure !== undefined ? `: ${failure}` : ''}` } : {}),
+      // A failed model span is the provider call failing: its error is the call's api_error (docs/semantics.md §7).
+      ...(failed
+        ? {
+            outcome: 'incomplete' as const,
+            incomplete_reason: `error${failure !== undefined ? `: ${failure}` : ''}`,
+            api_error: { ...httpStatusOf(a), ...(exceptionOf(span)?.type !== undefined ? { type: exceptionOf(span)!.type! } : {}), ...(failure !== undefined ? { message: failure } : {}) },
+          }
+        : {}),
       ...(finish !== undefined ? { finish_reason: finish } : {}),
       text: typeof content === 'string' && content !== '' ? content : null,
       ...(usage !== undefined ? { usage } : {}),

@@ -159,6 +159,12 @@ function errorOf(span: OtelSpan): { code?: string; message?: string } {
   return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) };
 }
 
+/** The HTTP status a failed call's span records (`http.response.status_code`, or the older `http.status_code`). */
+function httpStatusOf(attributes: Record<string, unknown>): { status?: number } {
+  const status = numberAttr(attributes, 'http.response.status_code', 'http.status_code');
+  return status !== undefined && Number.isInteger(status) ? { status } : {};
+}
+
 function finishReasonsOf(span: OtelSpan): string[] {
   const raw = parseJsonish(span.attributes['gen_ai.response.finish_reasons']);
   if (typeof raw === 'string') return [raw];
@@ -671,7 +677,14 @@ function modelResponseOf(span: OtelSpan, runId: string, step: number | undefined
     ...(step !== undefined ? { step } : {}),
     ts: span.end!.iso,
     // A failed model call has no response to classify: it is incomplete, for the reason the span gives.
-    ...(failed ? { outcome: 'incomplete' as const, incomplete_reason: `error${error?.code ? `: ${error.code}` : ''}${error?.message ? ` (${error.message})` : ''}` } : {}),
+    // A failed model span is the provider call failing: its error is the call's api_error (docs/semantics.md §7).
+    ...(failed
+      ? {
+          outcome: 'incomplete' as const,
+          incomplete_reason: `error${error?.code ? `: ${error.code}` : ''}${error?.message ? ` (${error.message})` : ''}`,
+          api_error: { ...httpStatusOf(attributes), ...(error?.code !== undefined ? { type: error.code } : {}), ...(error?.message !== undefined ? { message: error.message } : {}) },
+        }
+      : {}),
     ...(finishReason !== undefined ? { finish_reason: finishReason } : {}),
     ...(reasons.length > 1 ? { finish_reasons: reasons } : {}),
     ...(content !== undefined ? { text: content.text } : {}),
