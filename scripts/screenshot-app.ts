@@ -19,7 +19,11 @@ const imagesDir = join(root, 'docs', 'images');
 // One trace with a run per example (their run ids differ), so the table shows every status.
 const dir = mkdtempSync(join(tmpdir(), 'loopscope-shot-'));
 const trace = join(dir, 'support-agent.jsonl');
-const examples = readdirSync(examplesDir).filter((name) => name.endsWith('.jsonl')).sort();
+// Only the canonical examples: one in another format (its expected report names it) would not read as part of this trace.
+const isCanonical = (name: string): boolean => (JSON.parse(readFileSync(join(examplesDir, 'expected', name.replace(/\.jsonl$/, '.json')), 'utf8')) as { format?: string }).format === undefined;
+const examples = readdirSync(examplesDir)
+  .filter((name) => name.endsWith('.jsonl') && isCanonical(name))
+  .sort();
 writeFileSync(trace, examples.map((name) => readFileSync(join(examplesDir, name), 'utf8').replace(/\r?\n?$/, '\n')).join(''));
 
 const server = await serveTraces([trace]);
