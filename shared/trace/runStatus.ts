@@ -98,6 +98,14 @@ export function foldSpelling(raw: string): string {
     .replace(/[\s.-]+/g, '_');
 }
 
+/**
+ * A status that is an exception's class name (`InternalServerError`, `KeyError`, `TimeoutException`):
+ * loops that stop on an exception write its name as their exit status, so the run failed.
+ */
+function exceptionStatus(raw: string): RunStatus {
+  return /^[A-Z][A-Za-z0-9]*(Error|Exception)$/.test(raw.trim()) ? 'failed' : 'unknown';
+}
+
 export interface TerminalStatusInput {
   status?: string | undefined;
   hitCap?: boolean | undefined;
@@ -118,7 +126,7 @@ export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedS
   if (input.status !== undefined && input.status.trim() !== '') {
     const qualifier = QUALIFIED_STATUS.exec(input.status)?.[1];
     const spelling = qualifier !== undefined && statusSpellings[foldSpelling(qualifier)] !== undefined ? qualifier : input.status;
-    return { status: statusSpellings[foldSpelling(spelling)] ?? 'unknown', raw: input.status };
+    return { status: statusSpellings[foldSpelling(spelling)] ?? exceptionStatus(spelling), raw: input.status };
   }
   if (input.hitCap === true) return { status: 'budget_exceeded', raw: 'hitCap:true' };
   if (input.hitCap === false) {

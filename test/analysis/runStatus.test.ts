@@ -21,6 +21,9 @@ describe('run status normalization', () => {
     ['waiting_for_input', 'waiting_for_input'],
     ['waiting_for_approval', 'waiting_for_approval'],
     ['  succeeded  ', 'succeeded'],
+    // An exception's class name as the exit status (mini-swe-agent): the run stopped on it.
+    ['InternalServerError', 'failed'],
+    ['TimeoutException', 'failed'],
   ];
   for (const [raw, status] of spellings) {
     it(`normalizes ${JSON.stringify(raw)} to ${status} and keeps the raw string`, () => {
@@ -45,7 +48,7 @@ describe('run status normalization', () => {
     assert.deepEqual(normalizeTerminalStatus({ status: 'PROTOCOL_ERROR', hitCap: true }), { status: 'protocol_error', raw: 'PROTOCOL_ERROR' });
   });
 
-  for (const raw of ['EXPLODED', 'partially_done', '???']) {
+  for (const raw of ['EXPLODED', 'partially_done', '???', 'error budget', 'Errors']) {
     it(`maps the unknown spelling ${JSON.stringify(raw)} to unknown and keeps it`, () => {
       assert.deepEqual(normalizeTerminalStatus({ status: raw }), { status: 'unknown', raw });
     });

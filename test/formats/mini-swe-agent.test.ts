@@ -135,6 +135,29 @@ describe('mini-swe-agent trajectories', () => {
     assert.deepEqual((start['config'] as Record<string, unknown>)['budgets'], { max_cost_usd: 1 }, 'a cost limit is a budget when each call records its cost');
   });
 
+  it('2.x: an empty exception_info is no exception; a provider exception as the exit status is a failed run and the failed model call an api_error', async () => {
+    const { report, events } = await ingest(fixture('provider-error.traj.json'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'provider-error', status: 'failed', status_raw: 'InternalServerError', steps: 3, tool_calls: 2, tool_results: 2, input_tokens: 2600, output_tokens: 70 },
+    ]);
+    // Both observations carry exception_info "": only the return code 1 makes an error.
+    assert.deepEqual(
+      events.filter((event) => event.type === 'tool_result').map((event) => [event.call_id, event.result_ok]),
+      [
+        ['call_t1', 0],
+        ['call_c2', 1],
+      ],
+    );
+    assert.deepEqual(findingsOf(report), [
+      ['api_error', null],
+      ['tool_error', 'call_t1'],
+    ]);
+    const apiError = report.findings.find((finding) => finding.kind === 'api_error');
+    assert.equal(apiError?.severity, 'error');
+    assert.equal(apiError?.step, 3);
+    assert.match(apiError?.message ?? '', /InternalServerError: litellm\.InternalServerError: AnthropicException .*overloaded_error.*the error ended the run/);
+  });
+
   it('is detected by the registry (passes once mini-swe-agent is registered)', async () => {
     const { report } = await analyzeFile(fixture('early-list.traj.json'));
     assert.equal(report.files[0]?.format, FORMAT);

@@ -15,6 +15,14 @@ import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
 import { text, finite, positive, field, contentText, fileStem } from './jsonValues';
 
+/**
+ * Exception classes a model call raises when the provider refuses it — litellm's and the OpenAI
+ * SDK's (`InternalServerError`, `RateLimitError`, `APIConnectionError`, …) — as mini-swe-agent
+ * writes them for its exit status.
+ */
+const PROVIDER_EXCEPTIONS =
+  /^(?:InternalServerError|RateLimitError|APIError|APIConnectionError|APITimeoutError|Timeout|ServiceUnavailableError|BadRequestError|AuthenticationError|PermissionDeniedError|NotFoundError|UnprocessableEntityError|ContextWindowExceededError|ContentPolicyViolationError|OverloadedError)$/;
+
 type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
 /** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
@@ -183,7 +191,8 @@ class RunMapper {
     const callId = typeof call === 'string' ? call : call.call_id;
     const extra = field(message, 'extra');
     const code = returnCode(message);
-    const exception = text(extra?.['exception_info']);
+    // mini-swe-agent 2.x writes `exception_info: ""` on every observation: only a non-empty one is an exception.
+    const exception = text(extra?.['exception_info'])?.trim() || undefined;
     const failed = exception !== undefined || (code !== undefined && code !== 0);
     const ts = finite(extra?.['timestamp']);
     const latency = millisFromStartToResult(this.soleActionIssuedAt.get(callId), ts);
@@ -228,7 +237,7 @@ class RunMapper {
       if (role === 'exit') {
         const status = text(extra?.['exit_status']);
         if (status === 'Submitted') this.submitted(message, last);
-        this.end(status, 'exit', finite(extra?.['timestamp']));
+        this.end(status, 'exit', finite(extra?.['timestamp']), text(extra?.['submission']) ?? contentText(message['content']));
         return;
       }
       const interrupt = text(extra?.['interrupt_type']);
@@ -283,9 +292,31 @@ class RunMapper {
     this.pending = [];
   }
 
-  end(status: string | undefined, typeRaw: string, ts?: number): void {
+  /**
+   * The run's end. An exit status that is the class name of a provider's API exception (the
+   * model call raised it, and mini-swe-agent stopped on it, writing `str(e)` as the submission) is
+   * also the failed model call itself: a response carrying the provider's error (docs/semantics.md §7).
+   */
+  end(status: string | undefined, typeRaw: string, ts?: number, detail?: string): void {
     if (this.ended || status === undefined || status.trim() === '') return;
     this.ended = true;
+    if (PROVIDER_EXCEPTIONS.test(status)) {
+      this.step += 1;
+      const message = detail?.trim() || undefined;
+      this.out(
+        {
+          type: 'model_response',
+          run_id: this.runId,
+          step: this.step,
+          ...(ts !== undefined ? { ts } : {}),
+          outcome: 'incomplete',
+          incomplete_reason: status,
+          text: null,
+          api_error: { type: status, ...(message !== undefined ? { message } : {}) },
+        },
+        typeRaw,
+      );
+    }
     this.out({ type: 'run_end', run_id: this.runId, step: this.step, ...(ts !== undefined ? { ts } : {}), status }, typeRaw);
   }
 
@@ -370,7 +401,7 @@ export const miniSweAgentFormat: FormatAdapter = {
           );
         }
         mapper.mapMessages(messages, configuredActionPattern(info));
-        mapper.end(text(info?.['exit_status']), 'info/exit_status');
+        mapper.end(text(info?.['exit_status']), 'info/exit_status', undefined, text(info?.['submission']));
         mapper.deriveEnd();
         return undefined;
       },
