@@ -200,6 +200,28 @@ describe('codex rollouts', () => {
     );
   });
 
+  it('0.116: shell_command writes "Exit code: N"; an exec_command_end before an output that shows no code gives it', async () => {
+    const path = fixture('rollout-0.116-shell-command.jsonl');
+    const { report } = await analyzeFile(path);
+    assert.deepEqual(runsOf(report).map(({ status, steps, tool_calls, tool_results }) => ({ status, steps, tool_calls, tool_results })), [
+      { status: 'model_finished', steps: 4, tool_calls: 3, tool_results: 3 },
+    ]);
+    // Exit 1 from the header, exit 2 from exec_command_end; exit 0 is no error.
+    assert.deepEqual(
+      report.findings.map((finding) => [finding.kind, finding.call_id, finding.details?.['code']]),
+      [
+        ['tool_error', 'call_sc1', 'exit_code_1'],
+        ['tool_error', 'call_ex2', 'exit_code_2'],
+      ],
+    );
+    // The run time is the header's Wall time.
+    assert.deepEqual(await callLatencies(path), [
+      ['call_sc1', 4200],
+      ['call_ex2', 1500],
+      ['call_sc3', 3900],
+    ]);
+  });
+
   it('a call takes the run time Codex wrote in its output, never the gap between the call and output records', async () => {
     // 0.40: metadata.duration_seconds (rounded by Codex to 0.1 s, so 0 ms is "under 50 ms"); a
     // sandbox failure's text has none, though its records are 2.5 s apart: not recorded.

@@ -440,8 +440,9 @@ function secondsToMillis(seconds: number | undefined): number | undefined {
 
 /**
  * A rollout tool output has no error flag: 0.40 `shell` writes a JSON string with
- * `metadata.exit_code`; `exec_command` writes a `Process exited with code N` header; Codex's own
- * failures are plain text with a known prefix. Anything else is ok.
+ * `metadata.exit_code`; `exec_command` writes a `Process exited with code N` header and
+ * `shell_command` an `Exit code: N` one; Codex's own failures are plain text with a known prefix.
+ * Anything else is ok, unless an `exec_command_end` event before it recorded a non-zero exit code.
  *
  * The call's run time is in the same places (docs/semantics.md §11): `metadata.duration_seconds`,
  * or the header's `Wall time: N seconds`. The rollout's timestamps cannot give it: Codex writes
@@ -467,7 +468,8 @@ function readRolloutOutput(output: unknown): RolloutOutputFacts {
   const header = output.slice(0, 2000).split('\nOutput:\n', 1)[0] ?? '';
   const wallTime = /^Wall time: (\d+(?:\.\d+)?) seconds?\s*$/m.exec(header);
   const latencyMs = metadataLatencyMs ?? secondsToMillis(wallTime?.[1] === undefined ? undefined : Number(wallTime[1]));
-  const exited = /^Process exited with code (-?\d+)\s*$/m.exec(header);
+  // `exec_command` writes "Process exited with code N"; `shell_command` (0.116+) "Exit code: N".
+  const exited = /^(?:Process exited with code|Exit code:) (-?\d+)\s*$/m.exec(header);
   if (exited?.[1] !== undefined) {
     const code = Number(exited[1]);
     return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs };
@@ -511,6 +513,8 @@ class RolloutReader implements Reader {
   private sawTurnLifecycle = false;
   /** A `task_started` opened the turn and its `user_message` is still to come. */
   private awaitingUserMessage = false;
+  /** Non-zero exit codes `exec_command_end` events recorded, by call id, for the output item that follows. */
+  private readonly failedExits = new Map<string, number>();
 
   constructor(emit: Emit, path: string) {
     this.loop = new LoopAssembler(emit, fallbackRunId(path));
@@ -617,8 +621,11 @@ class RolloutReader implements Reader {
         const callId = str(payload['call_id']);
         if (callId === undefined || callId === '') return { reason: `Codex ${payloadType} without a "call_id"` };
         const output = payload['output'];
-        const { error, latencyMs } = readRolloutOutput(output);
-        loop.result(source, callId, { output, ...(error ? { error } : {}), latencyMs });
+        const facts = readRolloutOutput(output);
+        const exitCode = this.failedExits.get(callId);
+        this.failedExits.delete(callId);
+        const error = facts.error ?? (exitCode !== undefined ? { code: `exit_code_${exitCode}`, message: `exit code ${exitCode}` } : undefined);
+        loop.result(source, callId, { output, ...(error ? { error } : {}), latencyMs: facts.latencyMs });
         return undefined;
       }
       case 'web_search_call':
@@ -669,6 +676,14 @@ class RolloutReader implements Reader {
           { status: 'model_finished', reason: `task_complete${turnId ? ` (turn ${turnId})` : ''}`, ...(last !== undefined && last !== null ? { output: last } : {}) },
           'turn_completed',
         );
+        return undefined;
+      }
+      case 'exec_command_end': {
+        // Its output item follows with the same call id; the exit code is kept for it.
+        const callId = str(payload['call_id']);
+        const exitCode = num(payload['exit_code']);
+        if (callId !== undefined && exitCode !== undefined && exitCode !== 0) this.failedExits.set(callId, exitCode);
+        loop.unknown(source);
         return undefined;
       }
       case 'turn_aborted': {
