@@ -31,9 +31,6 @@ type Checked =
   | 'reconstruction_mismatch';
 const expected: Record<string, Partial<Record<Checked, number>>> = {
   'claude-code/agentcmd-v2.0.14-unmatched-tooluse.jsonl': { dangling_call: 3 },
-  // Its inline sidechain run holds the session's Task conversations one after another: each new one
-  // starts over at ~12k recorded input tokens (41k → 12k, 29k → 12k, 26k → 12k), logged by no record.
-  'claude-code/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl': { history_compacted: 3 },
   // Cline cuts its history near the context limit without a record of it: recorded input 174k → 64k, 167k → 69k, 162k → 81k.
   'cline/cline-xray-task_sample-ui_messages.json': { history_compacted: 3 },
   // Its first prompt is a 120 KB IDE context (written twice, as response_item and event_msg), recorded as 3,587 input tokens.

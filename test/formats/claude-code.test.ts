@@ -261,20 +261,66 @@ describe('claude-code: sub-agents', () => {
     }
   });
 
-  it('splits sidechain records written inline by old versions into a run <sessionId>/sidechain', async () => {
-    const { report } = await analyzeFile(fixture('inline-sidechain.jsonl'));
+  it('reads a sidechain written inline by old versions as its own run, started by the Task call whose prompt it was given', async () => {
+    const path = fixture('inline-sidechain.jsonl');
+    const { report } = await analyzeFile(path);
     assert.deepEqual(runsOf(report), [
       { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
-      { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c/sidechain', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+      { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c/sidechain-1', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
     ]);
+    assert.deepEqual(report.runs[1]?.parent, { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c', call_id: 'toolu_018yUSZEba6oEZdzT5DTGD4t', file: path });
     assert.deepEqual(findingsOf(report), []);
+  });
+
+  it('splits interleaved inline sidechains by their parentUuid chains, one run per root, each linked to its Task call by prompt', async () => {
+    const path = fixture('inline-sidechains-parallel.jsonl');
+    const session = '5b2e9d41-7c3a-4f8e-9a16-2d4c8b0e6f13';
+    const { report } = await analyzeFile(path);
+    // Two Task calls issued together (A, then B) whose sidechains interleave line by line, B's root
+    // written first; a third Task later. Numbered in the order their roots appear.
+    assert.deepEqual(runsOf(report), [
+      { run_id: session, status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 3, tool_results: 3 },
+      { run_id: `${session}/sidechain-1`, status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 2 },
+      { run_id: `${session}/sidechain-2`, status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+      { run_id: `${session}/sidechain-3`, status: 'model_finished', status_raw: 'model_finished', steps: 1, tool_calls: 0, tool_results: 0 },
+    ]);
+    assert.deepEqual(
+      report.runs.map((run) => [run.run_id, run.parent?.call_id ?? null, run.first_line]),
+      [
+        [session, null, 1],
+        // B's root (line 5) is matched to B's call by its prompt, not to A's, issued first.
+        [`${session}/sidechain-1`, 'toolu_taskB', 5],
+        [`${session}/sidechain-2`, 'toolu_taskA', 6],
+        [`${session}/sidechain-3`, 'toolu_taskC', 18],
+      ],
+    );
+    assert.ok(report.runs.slice(1).every((run) => run.parent?.run_id === session && run.parent.file === path));
+    // Each sidechain's requests grow from its own prompt: no history "starting over" between them.
+    assert.deepEqual(findingsOf(report), [['tool_error', 'toolu_b2']]);
+  });
+
+  it('leaves an inline sidechain whose prompt no unanswered call gave without a parent', async () => {
+    const work = temporaryDir('claude-unmatched-sidechain');
+    try {
+      const lines = readFileSync(fixture('inline-sidechains-parallel.jsonl'), 'utf8');
+      const path = join(work.path, 'unmatched.jsonl');
+      // The later Task call is given another prompt than its sidechain's root text.
+      writeFileSync(path, lines.replace('"prompt":"Write a short summary of the routes without tests."', '"prompt":"Summarise the gaps."'));
+      const { report } = await analyzeFile(path);
+      assert.deepEqual(
+        report.runs.map((run) => [run.run_id.split('/')[1] ?? 'main', run.parent?.call_id ?? null]),
+        [['main', null], ['sidechain-1', 'toolu_taskB'], ['sidechain-2', 'toolu_taskA'], ['sidechain-3', null]],
+      );
+    } finally {
+      work.remove();
+    }
   });
 });
 
 describe('claude-code: detection', () => {
   it('accepts every Claude Code fixture', () => {
     const files = jsonlFiles(fixtureDir);
-    assert.equal(files.length, 10);
+    assert.equal(files.length, 11);
     for (const file of files) assert.match(detect(file) ?? '', /^Claude Code session transcript/, file);
   });
 

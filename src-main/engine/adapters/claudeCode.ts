@@ -18,6 +18,7 @@ import {
   companionTypeRaw,
   contentText,
   conversationTypes,
+  isInlineSidechain,
   isInterruptText,
   runIdOf,
   stringField,
@@ -75,7 +76,7 @@ interface RunState {
   open: OpenMessage | null;
   recent: Map<string, number>;
   /** Calls issued and not yet answered: their name, step, turn and the time of the line that issued them, for the results that answer them. */
-  openCalls: Map<string, { name: string; step: number; turn: number; issuedAt: string | undefined }>;
+  openCalls: Map<string, { name: string; step: number; turn: number; issuedAt: string | undefined; prompt: string | undefined }>;
   /** Count of the user's prompts so far: a turn is what the loop did for one prompt. */
   turn: number;
   last: LastWord;
@@ -193,6 +194,14 @@ class ClaudeCodeMapper implements FormatMapper {
   private lastRun: RunState | null = null;
   private lastMainRun: RunState | null = null;
   private waiting: WaitingRecord[] = [];
+  /** The run of each inline sidechain record seen (by `uuid`): a record joins the run of its `parentUuid`. */
+  private readonly sidechainRunOfUuid = new Map<string, string>();
+  /** How many inline sidechain runs each session has started: the `<n>` of `<sessionId>/sidechain-<n>`. */
+  private readonly sidechainCount = new Map<string, number>();
+  /** Unanswered calls that hand a sub-agent a `prompt` (Task), in issue order, by that prompt: what an inline sidechain's root is matched to. */
+  private readonly callsByPrompt = new Map<string, string[]>();
+  /** The inline sidechain run each such call started, put on the call's result as its `child_run_id`. */
+  private readonly childRunOfCall = new Map<string, string>();
 
   constructor(private readonly fallbackRunId: string) {}
 
@@ -204,7 +213,7 @@ class ClaudeCodeMapper implements FormatMapper {
     if (conversationTypes.has(type) && !isRecord(value['message'])) {
       return { reason: `Claude Code ${type} record without a "message" object` };
     }
-    const runId = runIdOf(value);
+    const runId = isInlineSidechain(value) ? this.inlineSidechainRunId(value, type) : runIdOf(value);
     if (runId === null && !conversationTypes.has(type)) {
       const typeRaw = companionTypeRaw(value, type);
       const current = this.lastMainRun ?? this.lastRun;
@@ -232,6 +241,32 @@ class ClaudeCodeMapper implements FormatMapper {
       this.close(run, emit);
       this.deriveEnd(run, emit);
     }
+  }
+
+  /**
+   * The run of a sub-agent record written inline (Claude Code 1.0.x): the run of the record its
+   * `parentUuid` names, else a new run `<sessionId>/sidechain-<n>` — a sidechain's root has
+   * `parentUuid: null` (a parent not in the file starts a run too: its chain cannot be followed).
+   * Sub-agents running in parallel interleave their records, so the chain, not the file order, says
+   * which run a record is in. A root that is the user's prompt is linked to the first unanswered
+   * call whose `input.prompt` is that text (the Task call that started the sub-agent).
+   */
+  private inlineSidechainRunId(record: Record<string, unknown>, type: string): string {
+    const parentUuid = stringField(record, 'parentUuid');
+    let runId = parentUuid === undefined ? undefined : this.sidechainRunOfUuid.get(parentUuid);
+    if (runId === undefined) {
+      const sessionId = stringField(record, 'sessionId')!;
+      const count = (this.sidechainCount.get(sessionId) ?? 0) + 1;
+      this.sidechainCount.set(sessionId, count);
+      runId = `${sessionId}/sidechain-${count}`;
+      const message = record['message'];
+      const prompt = type === 'user' && isRecord(message) && toolResultBlocks(message['content']).length === 0 ? contentText(message['content']).trim() : '';
+      const callId = prompt === '' ? undefined : this.callsByPrompt.get(prompt)?.shift();
+      if (callId !== undefined) this.childRunOfCall.set(callId, runId);
+    }
+    const uuid = stringField(record, 'uuid');
+    if (uuid !== undefined) this.sidechainRunOfUuid.set(uuid, runId);
+    return runId;
   }
 
   /** The run's state, created on its first record with a run_start (after any record that waited for a session). */
@@ -322,9 +357,12 @@ class ClaudeCodeMapper implements FormatMapper {
         if (block['type'] !== 'tool_use') continue;
         const callId = stringField(block, 'id') ?? `${id}#${open.calls.length}`;
         const name = stringField(block, 'name') ?? '(unnamed)';
-        open.calls.push({ call_id: callId, name, arguments: block['input'] });
+        const input = block['input'];
+        const prompt = isRecord(input) && typeof input['prompt'] === 'string' && input['prompt'].trim() !== '' ? input['prompt'].trim() : undefined;
+        open.calls.push({ call_id: callId, name, arguments: input });
         open.callIds.add(callId);
-        run.openCalls.set(callId, { name, step: open.step, turn: run.turn, issuedAt: ts });
+        run.openCalls.set(callId, { name, step: open.step, turn: run.turn, issuedAt: ts, prompt });
+        if (prompt !== undefined) this.callsByPrompt.set(prompt, [...(this.callsByPrompt.get(prompt) ?? []), callId]);
       }
     }
     run.last = { kind: 'message', message: open };
@@ -358,6 +396,9 @@ class ClaudeCodeMapper implements FormatMapper {
       const callId = stringField(block, 'tool_use_id') ?? '(no tool_use_id)';
       const call = run.openCalls.get(callId);
       run.openCalls.delete(callId);
+      if (call?.prompt !== undefined) this.forgetPromptedCall(call.prompt, callId);
+      const childRunId = this.childRunOfCall.get(callId) ?? (childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? `${run.sessionId}/agent-${childAgent}` : undefined);
+      this.childRunOfCall.delete(callId);
       const isError = block['is_error'] === true;
       const output = block['content'];
       const errorText = isError ? contentText(output) || stringField(record, 'toolUseResult') : undefined;
@@ -378,7 +419,7 @@ class ClaudeCodeMapper implements FormatMapper {
         output,
         ...(isError ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorText ? { message: errorText.slice(0, ERROR_MESSAGE_CHARS) } : {}) } } : {}),
         ...(latencyMs !== undefined ? { latency_ms: latencyMs } : {}),
-        ...(childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? { child_run_id: `${run.sessionId}/agent-${childAgent}` } : {}),
+        ...(childRunId !== undefined ? { child_run_id: childRunId } : {}),
       };
       const mapped: MappedEvent = { event, typeRaw: 'user/tool_result', line };
       if (run.open?.callIds.has(callId)) run.open.held.push(mapped);
@@ -395,6 +436,13 @@ class ClaudeCodeMapper implements FormatMapper {
     this.markInterrupted(run, text.trim(), line, ts, emit);
   }
 
+  /** An answered call can no longer be the one that started a sidechain. */
+  private forgetPromptedCall(prompt: string, callId: string): void {
+    const waiting = this.callsByPrompt.get(prompt)?.filter((id) => id !== callId) ?? [];
+    if (waiting.length === 0) this.callsByPrompt.delete(prompt);
+    else this.callsByPrompt.set(prompt, waiting);
+  }
+
   /**
    * The user stopped the turn: its calls still without a result were not run, and the loop says so
    * (docs/semantics.md §4) — each becomes a not-executed mark on the interrupt's line, as Codex's
@@ -404,6 +452,7 @@ class ClaudeCodeMapper implements FormatMapper {
     for (const [callId, call] of run.openCalls) {
       if (call.turn !== run.turn) continue;
       run.openCalls.delete(callId);
+      if (call.prompt !== undefined) this.forgetPromptedCall(call.prompt, callId);
       const event: EventOf<'tool_call_not_executed'> = {
         type: 'tool_call_not_executed',
         run_id: run.id,

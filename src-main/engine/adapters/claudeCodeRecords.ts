@@ -19,16 +19,20 @@ export function stringField(record: Record<string, unknown>, key: string): strin
 
 /**
  * The run a record belongs to: its session, or, for a sub-agent's sidechain record, the
- * sub-agent's own run `<sessionId>/agent-<agentId>`. Old transcripts wrote sidechain records
- * without an `agentId` into the main file: they share one run `<sessionId>/sidechain`.
- * Null for records without a session (`summary`, `file-history-snapshot`).
+ * sub-agent's own run `<sessionId>/agent-<agentId>`. Null for records without a session (`summary`,
+ * `file-history-snapshot`). An inline sidechain record (isInlineSidechain) has no run of its own
+ * here: which sub-agent it belongs to follows from its `parentUuid` chain, kept by the mapper.
  */
 export function runIdOf(record: Record<string, unknown>): string | null {
   const sessionId = stringField(record, 'sessionId');
   if (sessionId === undefined) return null;
-  if (record['isSidechain'] !== true) return sessionId;
-  const agentId = stringField(record, 'agentId');
-  return agentId === undefined ? `${sessionId}/sidechain` : `${sessionId}/agent-${agentId}`;
+  const agentId = record['isSidechain'] === true ? stringField(record, 'agentId') : undefined;
+  return agentId === undefined ? sessionId : `${sessionId}/agent-${agentId}`;
+}
+
+/** A sub-agent's record that old versions (1.0.x) wrote into the main file, without an `agentId`. */
+export function isInlineSidechain(record: Record<string, unknown>): boolean {
+  return record['isSidechain'] === true && stringField(record, 'agentId') === undefined && stringField(record, 'sessionId') !== undefined;
 }
 
 /** The raw type shown beside the canonical one: `system/compact_boundary`, `progress/agent_progress`, … */
