@@ -16,7 +16,7 @@ import { sampleFile } from '../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../shared/report';
 import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
 import { analyzeFile } from '../support/engineHarness';
-import { callLatencies, modelLatencies, root, fixtures, runCountsOf as runsOf } from '../support/formatTests';
+import { callLatencies, modelLatencies, root, fixtures, ingestEvents, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'otel', name);
 
@@ -147,12 +147,14 @@ function eventOf<T extends string>(events: MappedEvent[], type: T): Record<strin
 
 describe('otel: detection', () => {
   it('recognises the console exporter fixtures and the OTLP fixture, each by its own adapter only', () => {
-    for (const name of ['console-workflow.jsonl', 'console-nested-content.jsonl']) {
+    for (const name of ['console-workflow.jsonl', 'console-nested-content.jsonl', 'console-openllmetry.jsonl', 'console-promptflow.json']) {
       assert.match(detect(otelConsoleFormat, fixture(name)) ?? '', /^OpenTelemetry console-exporter spans: \d+ of the first \d+ JSON values have context\.trace_id\/span_id and start_time \(\d+ with gen_ai\.\* attributes\)$/);
       assert.equal(detect(otelOtlpFormat, fixture(name)), null, name);
     }
     assert.equal(detect(otelOtlpFormat, fixture('otlp-collector.jsonl')), 'OpenTelemetry OTLP JSON: 4 of the first 5 lines are export requests, 3 with resourceSpans');
     assert.equal(detect(otelConsoleFormat, fixture('otlp-collector.jsonl')), null);
+    assert.equal(detect(otelOtlpFormat, fixture('otlp-openinference.jsonl')), 'OpenTelemetry OTLP JSON: 2 of the first 2 lines are export requests, 2 with resourceSpans');
+    assert.equal(detect(otelConsoleFormat, fixture('otlp-openinference.jsonl')), null);
   });
 
   it('rejects the canonical examples and the other formats’ fixtures', () => {
@@ -458,5 +460,233 @@ describe('otel: latency', () => {
       ['toolu_Fl02', 800],
     ]);
     assert.deepEqual(await modelLatencies(path, 'otel-otlp'), [1500, 1500, 600]);
+  });
+});
+
+describe('otel: attribute families that came before the GenAI conventions', () => {
+  const A = 'a000000000000001';
+
+  it('OpenInference: LLM spans are model calls (flattened messages, tool calls, token counts, model, parameters), TOOL spans tool calls, AGENT spans runs', () => {
+    const { events } = mapRecords(otelConsoleFormat, [
+      consoleSpan({
+        name: 'ChatCompletion',
+        id: 'c000000000000001',
+        parent: A,
+        start: 1,
+        end: 2,
+        attributes: {
+          'openinference.span.kind': 'LLM',
+          'llm.provider': 'openai',
+          'llm.model_name': 'gpt-4o-mini',
+          'llm.invocation_parameters': '{"temperature": 0.3, "model": "gpt-4o-mini"}',
+          'llm.input_messages.0.message.role': 'user',
+          'llm.input_messages.0.message.content': 'Find 7',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.content': 'Looking it up.',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_7',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"id": 7}',
+          'llm.tools.0.tool.json_schema': '{"type": "function", "function": {"name": "lookup"}}',
+          'llm.token_count.prompt': 120,
+          'llm.token_count.completion': 14,
+          'llm.token_count.prompt_details.cache_read': 64,
+        },
+      }),
+      consoleSpan({ name: 'lookup', id: '7000000000000001', parent: A, start: 2.1, end: 2.2, attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup', 'input.value': '{"id": 7}', 'output.value': 'found' } }),
+      consoleSpan({ name: 'postprocess', id: '8000000000000001', parent: A, start: 2.3, end: 2.4, attributes: { 'openinference.span.kind': 'CHAIN' } }),
+      consoleSpan({ name: 'Agent.run', id: A, start: 0.5, end: 3, status: 'OK', attributes: { 'openinference.span.kind': 'AGENT', 'agent.name': 'Finder' } }),
+    ]);
+    assert.deepEqual(outline(events), ['4 run_start', '1 model_request 1', '1 model_response 1', '2 tool_call_start 1 call_7', '2 tool_result 1 call_7', '3 unknown', '4 run_end']);
+    assert.deepEqual(eventOf(events, 'run_start')['config'], { span: 'Agent.run', agent: { name: 'Finder' }, service: 'unit' });
+    const request = eventOf(events, 'model_request');
+    assert.deepEqual(request['messages'], [{ role: 'user', content: 'Find 7' }]);
+    assert.deepEqual(request['params'], { temperature: 0.3 });
+    assert.deepEqual(request['tools'], [{ type: 'function', function: { name: 'lookup' } }]);
+    assert.equal(request['provider'], 'openai');
+    const response = eventOf(events, 'model_response');
+    assert.equal(response['model'], 'gpt-4o-mini');
+    assert.equal(response['text'], 'Looking it up.');
+    assert.deepEqual(response['tool_calls'], [{ call_id: 'call_7', name: 'lookup', arguments: '{"id": 7}' }]);
+    assert.deepEqual(response['usage'], { input_tokens: 120, output_tokens: 14, cached_input_tokens: 64 });
+    assert.equal(eventOf(events, 'tool_call_start')['arguments'], '{"id": 7}');
+    assert.equal(eventOf(events, 'tool_result')['output'], 'found');
+  });
+
+  it('OpenLLMetry: llm.request.type spans are model calls read from gen_ai.prompt.N / gen_ai.completion.N (older llm.prompts / llm.completions), traceloop tool and agent spans', () => {
+    const { events } = mapRecords(otelConsoleFormat, [
+      consoleSpan({
+        name: 'openai.chat',
+        id: 'c000000000000001',
+        parent: A,
+        start: 1,
+        end: 2,
+        attributes: {
+          'llm.request.type': 'chat',
+          'gen_ai.system': 'OpenAI',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.response.model': 'gpt-4o-2024-08-06',
+          'gen_ai.prompt.0.role': 'user',
+          'gen_ai.prompt.0.content': 'Find 7',
+          'gen_ai.completion.0.role': 'assistant',
+          'gen_ai.completion.0.finish_reason': 'tool_calls',
+          'gen_ai.completion.0.tool_calls.0.id': 'call_7',
+          'gen_ai.completion.0.tool_calls.0.name': 'lookup',
+          'gen_ai.completion.0.tool_calls.0.arguments': '{"id": 7}',
+          'gen_ai.usage.prompt_tokens': 90,
+          'gen_ai.usage.completion_tokens': 11,
+        },
+      }),
+      // No call id on a traceloop tool span: it answers the first unclaimed call of its name.
+      consoleSpan({ name: 'lookup.tool', id: '7000000000000001', parent: A, start: 2.1, end: 2.2, attributes: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'lookup', 'traceloop.entity.input': '{"args": [7]}', 'traceloop.entity.output': '"found"' } }),
+      consoleSpan({ name: 'finder.task', id: '8000000000000001', parent: A, start: 2.3, end: 2.4, attributes: { 'traceloop.span.kind': 'task', 'traceloop.entity.name': 'finder' } }),
+      consoleSpan({ name: 'finder.agent', id: A, start: 0.5, end: 3, status: 'OK', attributes: { 'traceloop.span.kind': 'agent', 'traceloop.entity.name': 'finder' } }),
+      consoleSpan({
+        name: 'anthropic.completion',
+        id: 'c000000000000002',
+        trace: 'bb11bb22cc33dd44ee55ff6600778899',
+        start: 5,
+        end: 6,
+        attributes: {
+          'llm.request.type': 'completion',
+          'llm.vendor': 'Anthropic',
+          'llm.request.model': 'claude-2.1',
+          'llm.prompts.0.user': 'Human: hi',
+          'llm.completions.0.content': 'Hello.',
+          'llm.completions.0.finish_reason': 'stop_sequence',
+          'llm.usage.prompt_tokens': 8,
+          'llm.usage.completion_tokens': 3,
+        },
+      }),
+    ]);
+    const responses = events.filter((mapped) => mapped.event.type === 'model_response').map((mapped) => mapped.event as Record<string, unknown>);
+    assert.deepEqual(
+      responses.map((response) => [response['run_id'], response['step'], response['model'], response['finish_reason'], response['text'], response['usage']]),
+      [
+        [TRACE, 1, 'gpt-4o-2024-08-06', 'tool_calls', null, { input_tokens: 90, output_tokens: 11 }],
+        ['bb11bb22cc33dd44ee55ff6600778899', 1, undefined, 'stop_sequence', 'Hello.', { input_tokens: 8, output_tokens: 3 }],
+      ],
+    );
+    assert.deepEqual(responses[0]?.['tool_calls'], [{ call_id: 'call_7', name: 'lookup', arguments: '{"id": 7}' }]);
+    assert.deepEqual(eventOf(events, 'model_request')['messages'], [{ role: 'user', content: 'Find 7' }]);
+    const requests = events.filter((mapped) => mapped.event.type === 'model_request').map((mapped) => mapped.event as Record<string, unknown>);
+    assert.deepEqual(
+      requests.map((request) => [request['model'], request['provider']]),
+      [
+        ['gpt-4o', 'OpenAI'],
+        ['claude-2.1', 'Anthropic'],
+      ],
+    );
+    assert.deepEqual((eventOf(events, 'run_start')['config'] as Record<string, unknown>)['agent'], { name: 'finder' });
+    const result = eventOf(events, 'tool_result');
+    assert.deepEqual([result['call_id'], result['name'], result['output']], ['call_7', 'lookup', '"found"']);
+    assert.equal(eventOf(events, 'tool_call_start')['arguments'], '{"args": [7]}');
+    assert.equal(eventOf(events, 'unknown')['type_raw'], 'finder.task');
+  });
+
+  it('promptflow: an LLM span is a model call whose inputs hold the messages and whose output is the OpenAI response; its generated message when the output was streamed', () => {
+    const response = { id: 'chatcmpl-1', choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'We open at', tool_calls: null } }] };
+    const llm = (id: string, start: number, output: unknown, generated: string): Record<string, unknown> =>
+      consoleSpan({
+        name: 'openai_chat',
+        id,
+        parent: A,
+        start,
+        end: start + 1,
+        status: 'OK',
+        attributes: {
+          framework: 'promptflow',
+          span_type: 'LLM',
+          inputs: JSON.stringify({ messages: [{ role: 'user', content: 'Hours?' }], model: 'gpt-35-turbo' }),
+          output: JSON.stringify(output),
+          'llm.generated_message': JSON.stringify({ role: 'assistant', content: generated, tool_calls: null }),
+          'llm.response.model': 'gpt-35-turbo',
+          'llm.usage.prompt_tokens': 30,
+          'llm.usage.completion_tokens': 4,
+        },
+      });
+    const { events } = mapRecords(otelConsoleFormat, [
+      llm('c000000000000001', 1, response, 'We open at'),
+      llm('c000000000000002', 3, '<generator object at 0x1>', 'Nine.'),
+      consoleSpan({ name: 'embed', id: 'e000000000000001', parent: A, start: 5, end: 5.5, attributes: { framework: 'promptflow', span_type: 'Embedding', 'llm.usage.prompt_tokens': 3 } }),
+      consoleSpan({ name: 'answer', id: A, start: 0.5, end: 6, attributes: { framework: 'promptflow', span_type: 'Function', function: 'answer' } }),
+    ]);
+    assert.deepEqual(outline(events), ['4 run_start', '1 model_request 1', '1 model_response 1', '2 model_request 2', '2 model_response 2', '3 unknown', '4 run_end']);
+    const responses = events.filter((mapped) => mapped.event.type === 'model_response').map((mapped) => mapped.event as Record<string, unknown>);
+    assert.deepEqual(
+      responses.map((event) => [event['model'], event['finish_reason'], event['text'], event['response_id'], event['usage']]),
+      [
+        ['gpt-35-turbo', 'length', 'We open at', 'chatcmpl-1', { input_tokens: 30, output_tokens: 4 }],
+        ['gpt-35-turbo', undefined, 'Nine.', undefined, { input_tokens: 30, output_tokens: 4 }],
+      ],
+    );
+    assert.deepEqual(eventOf(events, 'model_request')['messages'], [{ role: 'user', content: 'Hours?' }]);
+  });
+
+  it('a gen_ai.* attribute the span has wins over its older name; spans of no family, and hostile keys, are left as they were', () => {
+    const { events } = mapRecords(otelConsoleFormat, [
+      chat('c000000000000001', A, 1, 2, 'stop', { 'gen_ai.usage.input_tokens': 5, 'llm.token_count.prompt': 9, 'openinference.span.kind': 'LLM', 'llm.input_messages.0.__proto__.polluted': 'yes' }),
+      consoleSpan({ name: 'retrieve', id: '8000000000000001', parent: A, start: 2.1, end: 2.2, attributes: { 'openinference.span.kind': 'RETRIEVER', 'llm.token_count.prompt': 3 } }),
+      agent(A, 0.5, 3),
+    ]);
+    assert.deepEqual(eventOf(events, 'model_response')['usage'], { input_tokens: 5 });
+    assert.equal(eventOf(events, 'model_request')['messages'], undefined);
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+    assert.deepEqual(outline(events), ['3 run_start', '1 model_request 1', '1 model_response 1', '2 unknown', '3 run_end']);
+  });
+
+  it('through the engine: an OpenInference OTLP export, an OpenLLMetry console trace and a promptflow console trace become steps, calls and results', async () => {
+    const stored = async (name: string, format: string) =>
+      ingestEvents<{ type: string; step: number | null; call_id: string | null; name: string | null; finish_reason: string | null; input_tokens: number | null; output_tokens: number | null }>(
+        fixture(name),
+        format,
+        "SELECT type, step, call_id, name, finish_reason, input_tokens, output_tokens FROM events WHERE type IN ('model_response', 'tool_result') ORDER BY id",
+      );
+    const openInference = await stored('otlp-openinference.jsonl', 'otel-otlp');
+    assert.deepEqual(runsOf(openInference.report), [{ run_id: '5d0c3b2a19f8e7d6c5b4a39281706f5e', status: 'succeeded', status_raw: 'OK', steps: 2, tool_calls: 2, tool_results: 2 }]);
+    assert.deepEqual(
+      openInference.report.findings.map((finding) => [finding.kind, finding.step, finding.call_id]),
+      [['tool_error', 1, 'call_bergen']],
+    );
+    assert.deepEqual(
+      openInference.events.map((event) => [event.type, event.step, event.call_id, event.input_tokens, event.output_tokens]),
+      [
+        ['model_response', 1, null, 320, 24],
+        ['tool_result', 1, 'call_oslo', null, null],
+        ['tool_result', 1, 'call_bergen', null, null],
+        ['model_response', 2, null, 410, 30],
+      ],
+    );
+
+    const openLlmetry = await stored('console-openllmetry.jsonl', 'otel-console');
+    const B = '6e1f2a3b4c5d6e7f8091a2b3c4d5e6f7';
+    assert.deepEqual(runsOf(openLlmetry.report), [
+      { run_id: `${B}/b200000000000002`, status: UNSET_STATUS, status_raw: 'UNSET', steps: 2, tool_calls: 1, tool_results: 1 },
+      { run_id: B, status: UNSET_STATUS, status_raw: 'UNSET', steps: 0, tool_calls: 0, tool_results: 0 },
+      { run_id: '7f2a3b4c5d6e7f8091a2b3c4d5e6f708', status: 'succeeded', status_raw: 'OK', steps: 1, tool_calls: 0, tool_results: 0 },
+    ]);
+    assert.deepEqual(findingsOf(openLlmetry.report), []);
+    assert.deepEqual(
+      openLlmetry.events.map((event) => [event.type, event.step, event.call_id, event.name, event.finish_reason, event.input_tokens]),
+      [
+        ['model_response', 1, null, null, 'tool_calls', 210],
+        ['tool_result', 1, 'call_LIS1', 'search_flights', null, null],
+        ['model_response', 2, null, null, 'stop', 260],
+        ['model_response', 1, null, null, 'stop_sequence', 55],
+      ],
+    );
+
+    const promptflow = await stored('console-promptflow.json', 'otel-console');
+    assert.deepEqual(runsOf(promptflow.report), [
+      { run_id: '8a3b4c5d6e7f8091a2b3c4d5e6f70819', status: UNSET_STATUS, status_raw: 'UNSET', steps: 2, tool_calls: 0, tool_results: 0 },
+      // An embedding call reports tokens but is no model step.
+      { run_id: '9b4c5d6e7f8091a2b3c4d5e6f708192a', status: 'succeeded', status_raw: 'OK', steps: 0, tool_calls: 0, tool_results: 0 },
+    ]);
+    assert.deepEqual(
+      promptflow.events.map((event) => [event.type, event.step, event.finish_reason, event.input_tokens, event.output_tokens]),
+      [
+        ['model_response', 1, 'stop', 42, 9],
+        ['model_response', 2, null, 58, 6],
+      ],
+    );
   });
 });

@@ -19,6 +19,7 @@ import { contentHash } from '../ingest/contentHash';
 import type { CanonicalEvent, ToolCall } from '../../../shared/trace/canonicalEvents';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
+import { withGenAiAttributes } from './otelPreConventions';
 
 export interface SpanTime {
   /** Microseconds since the Unix epoch: spans of one model call are microseconds apart. */
@@ -87,7 +88,7 @@ export function timeFromUnixNanos(value: unknown): SpanTime | null {
 // Attribute reading
 
 /** An attribute that holds JSON as text (the console exporter and most SDKs) or as a structured value (OTLP). */
-function parseJsonish(value: unknown): unknown {
+export function parseJsonish(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const text = value.trim();
   if (!text.startsWith('[') && !text.startsWith('{')) return value;
@@ -289,7 +290,9 @@ export class SpanAssembler {
     }
   }
 
-  add(span: OtelSpan, line: LineRef, emit: (mapped: MappedEvent) => void): void {
+  add(exported: OtelSpan, line: LineRef, emit: (mapped: MappedEvent) => void): void {
+    // Pre-convention attribute families (OpenInference, OpenLLMetry, promptflow) read as gen_ai.*.
+    const span = withGenAiAttributes(exported);
     const trace = this.traceFor(span.traceId);
     const node = trace.nodes.get(span.spanId);
     if (node === undefined) {
