@@ -35,11 +35,20 @@ export const secretKinds = [
 ] as const;
 export type SecretKind = (typeof secretKinds)[number];
 
+/**
+ * How sure the scanner is that a span is a live credential (docs/semantics.md §14): `high` for a
+ * provider's key whose shape (and checksum, where the provider has one) holds, `low` for what only
+ * resembles one — a generic header or bearer value with few distinct characters or a placeholder
+ * word (`Bearer invalidtoken123`), a GitHub token whose checksum fails.
+ */
+export type SecretConfidence = 'high' | 'low';
+
 /** A credential in a text: `text.slice(start, end)` is its value. */
 export interface SecretSpan {
   kind: SecretKind;
   start: number;
   end: number;
+  confidence: SecretConfidence;
 }
 
 /** How each kind is named in a mask and a finding: short, recognisable. */
@@ -147,6 +156,107 @@ function looksRandom(value: string): boolean {
   return (digits && (lower || upper)) || (lower && upper && value.length >= 12);
 }
 
+/** A base64 or base64url character other than padding: what an encoded blob is made of. */
+function isBlobCharacter(code: number): boolean {
+  return isTokenCharacter(code) || code === 43 /* + */ || code === 47 /* / */ || code === 45 /* - */ || code === 95 /* _ */;
+}
+
+/**
+ * How far a run of base64 characters may go on past a match before the match is taken for part of
+ * it: a key's neighbours are a separator or a short prefix (`KEY_sk-…`, `/v1/ghp_…`), a blob's are
+ * more of the blob.
+ */
+const blobMargin = 16;
+
+/**
+ * String values that are opaque by definition: encrypted reasoning, thinking signatures, base64
+ * images and files. Matched on the text before a value's opening quote, raw (`"key":"`) or inside
+ * an escaped JSON string (`\"key\": \"`).
+ */
+const opaqueKey = /(?:encrypted_?[Cc]ontent|[Ss]ignature|b64_json|(?:^|[^A-Za-z_])data)\\?"\s*:\s*\\?"$/;
+/** A data URL's header (`data:image/png;base64,`): what follows it is an encoded file. */
+const dataUrlHeader = /data:[\w.+-]+\/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,$/;
+
+/**
+ * Whether `text.slice(start, end)` is a fragment of an encoded blob rather than a credential: it
+ * lies inside a run of base64 characters that goes on past it — a key is a token of its own, and
+ * random base64 holds `hf_…`, `AIza…`, `sk-…` by chance — or inside the value of an opaque field
+ * (or a data URL) without being that whole value. Looks only outward from a match, and at most
+ * `blobMargin` characters each way, so it costs nothing on lines without one.
+ */
+function insideOpaqueValue(text: string, start: number, end: number): boolean {
+  let before = start;
+  while (before > 0 && start - before < blobMargin && isBlobCharacter(text.charCodeAt(before - 1))) before -= 1;
+  let after = end;
+  while (after < text.length && after - end < blobMargin && isBlobCharacter(text.charCodeAt(after))) after += 1;
+  if (start - before >= blobMargin || after - end >= blobMargin) return true;
+  if (before === start && after === end) return false;
+  const head = text.slice(Math.max(0, before - 64), before);
+  return opaqueKey.test(head) || dataUrlHeader.test(head);
+}
+
+/** Shannon entropy of `value` in bits per character: ~5.9 for random base64, under 3 for words. */
+function entropyBits(value: string): number {
+  const counts = new Map<string, number>();
+  for (const character of value) counts.set(character, (counts.get(character) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const share = count / value.length;
+    bits -= share * Math.log2(share);
+  }
+  return bits;
+}
+
+/** Words that make a value a placeholder or test fixture rather than a live credential. */
+const placeholderWord = /invalid|test|fake|dummy|example|sample|placeholder|changeme|secret|password|token|your|mock|redacted|xxxx|1234|abcd/i;
+
+/**
+ * The bits per character below which a generic value is more likely a word than a random token:
+ * 3.5, less for a short value, which cannot reach it (8 characters hold at most 3 bits each).
+ */
+function minimumGenericEntropy(length: number): number {
+  return Math.min(3.5, Math.log2(length) - 0.7);
+}
+
+function confidence(kind: SecretKind, value: string): SecretConfidence {
+  if (kind === 'authorization_header' || kind === 'bearer_token') {
+    return placeholderWord.test(value) || entropyBits(value) < minimumGenericEntropy(value.length) ? 'low' : 'high';
+  }
+  if (kind === 'github_token' && !value.startsWith('github_pat_')) return githubChecksumHolds(value) ? 'high' : 'low';
+  return 'high';
+}
+
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+const crcTable = Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte;
+  for (let bit = 0; bit < 8; bit += 1) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+  return crc >>> 0;
+});
+
+function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (let index = 0; index < text.length; index += 1) crc = (crc >>> 8) ^ (crcTable[(crc ^ text.charCodeAt(index)) & 0xff] ?? 0);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** The six base62 characters GitHub appends to a token's 30 random ones: their CRC32, zero-padded. */
+export function githubChecksum(random: string): string {
+  let value = crc32(random);
+  let digits = '';
+  do {
+    digits = base62[value % 62] + digits;
+    value = Math.floor(value / 62);
+  } while (value > 0);
+  return digits.padStart(6, '0');
+}
+
+/** Whether a classic token (`ghp_` + 30 random + 6 checksum) carries its own checksum. */
+function githubChecksumHolds(token: string): boolean {
+  const body = token.slice(4);
+  return body.length === 36 && githubChecksum(body.slice(0, 30)) === body.slice(30);
+}
+
 /** The provider kind of a credential found after a name, when the whole of it is a known key. */
 function providerKind(value: string): SecretKind | null {
   for (const found of scan(value)) {
@@ -170,6 +280,7 @@ function* scan(text: string): Generator<SecretSpan> {
     const named = valueGroup !== undefined;
     const accepted =
       startsToken(text, match.index) &&
+      !insideOpaqueValue(text, start, end) &&
       (named || rule.kind === 'private_key' || !isTokenCharacter(text.charCodeAt(end))) &&
       (rule.kind !== 'authorization_header' && rule.kind !== 'bearer_token' ? true : looksRandom(value)) &&
       (rule.kind !== 'openai_api_key' || /\d/.test(value));
@@ -179,7 +290,7 @@ function* scan(text: string): Generator<SecretSpan> {
       continue;
     }
     const kind = rule.kind === 'authorization_header' || rule.kind === 'bearer_token' ? (providerKind(value) ?? rule.kind) : rule.kind;
-    yield { kind, start, end };
+    yield { kind, start, end, confidence: confidence(kind, value) };
   }
 }
 

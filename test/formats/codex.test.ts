@@ -222,6 +222,18 @@ describe('codex rollouts', () => {
     ]);
   });
 
+  it('encrypted reasoning holds no credential; a placeholder bearer token in test code the agent wrote is a warning, not an error', async () => {
+    // The ciphertext holds the shapes of a Hugging Face token and a Google key by chance, as real ones do. The
+    // call is on a model response's line, which names no one call (docs/semantics.md §4).
+    const { report } = await analyzeFile(fixture('rollout-opaque-blobs.jsonl'));
+    const secrets = report.findings.filter((finding) => finding.kind === 'secret_in_trace');
+    assert.deepEqual(
+      secrets.map((finding) => [finding.severity, finding.line, finding.call_id, (finding.details as { secret_kind?: string }).secret_kind]),
+      [['warning', 6, null, 'authorization_header']],
+    );
+    assert.match(secrets[0]?.message ?? '', /may be a placeholder or test value/);
+  });
+
   it('a call takes the run time Codex wrote in its output, never the gap between the call and output records', async () => {
     // 0.40: metadata.duration_seconds (rounded by Codex to 0.1 s, so 0 ms is "under 50 ms"); a
     // sandbox failure's text has none, though its records are 2.5 s apart: not recorded.

@@ -4,7 +4,7 @@
  * the real thing (prefix, length, alphabet).
  */
 import assert from 'node:assert/strict';
-import type { SecretKind } from '../../shared/secrets/secretScanner';
+import { githubChecksum, type SecretKind } from '../../shared/secrets/secretScanner';
 
 /** `count` characters cycling through `alphabet`: deterministic, mixed case and digits. */
 function filler(count: number, alphabet = 'aB3dE5gH7jK9mN1pQ'): string {
@@ -16,7 +16,8 @@ export const fakeSecrets: Readonly<Record<Exclude<SecretKind, 'authorization_hea
   openai_api_key: ['sk', 'proj', filler(156)].join('-'),
   google_api_key: 'AI' + 'za' + filler(35),
   aws_access_key_id: 'AK' + 'IA' + filler(16, 'ABCDEFGHJKLMNP234567'),
-  github_token: 'gh' + 'p_' + filler(36),
+  // 30 random characters and the 6 of their checksum, as GitHub issues them.
+  github_token: 'gh' + 'p_' + filler(30) + githubChecksum(filler(30)),
   slack_token: ['xo' + 'xb', '1234567890', '0987654321', filler(24)].join('-'),
   slack_webhook_url: 'https://hooks.' + 'slack.com/services/' + ['T0' + filler(9, 'ABCDEFGH0123456789'), 'B0' + filler(9, 'ABCDEFGH0123456789'), filler(24)].join('/'),
   sendgrid_api_key: ['S' + 'G', filler(22), filler(43)].join('.'),

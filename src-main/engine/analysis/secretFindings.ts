@@ -5,7 +5,7 @@
  * of a source copies them in, the way request findings are copied.
  */
 import type Database from 'better-sqlite3';
-import { secretLabels, type SecretKind } from '../../../shared/secrets/secretScanner';
+import { secretLabels, type SecretConfidence, type SecretKind } from '../../../shared/secrets/secretScanner';
 import { prepared } from '../store/preparedStatements';
 
 interface SecretRow {
@@ -16,6 +16,7 @@ interface SecretRow {
   line_offset: number;
   byte_length: number;
   kind: SecretKind;
+  confidence: SecretConfidence;
   preview: string;
   event_id: number | null;
   /** The call whose event (its result, its start, its not-executed mark) the line is. */
@@ -27,26 +28,29 @@ export function replaceSecretFindings(db: Database.Database, sourceId: number, o
   const insert = prepared(
     db,
     `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json)
-     VALUES (?, ?, ?, 'secret_in_trace', 'error', ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, 'secret_in_trace', ?, ?, ?, ?, ?, ?)`,
   );
   const secrets = prepared<[number], SecretRow>(
     db,
-    `SELECT s.run_pk, s.step, s.line, s.byte_offset, s.line_offset, s.byte_length, s.kind, s.preview, s.event_id, e.call_id
+    `SELECT s.run_pk, s.step, s.line, s.byte_offset, s.line_offset, s.byte_length, s.kind, s.confidence, s.preview, s.event_id, e.call_id
      FROM secrets s LEFT JOIN events e ON e.id = s.event_id WHERE s.source_id = ? ORDER BY s.id`,
   ).all(sourceId);
   for (const secret of secrets) {
     const where = secret.event_id === null ? ' (a line that is no event)' : '';
+    const doubt =
+      secret.confidence === 'low' ? ' It may be a placeholder or test value (few distinct characters, a word such as "test" or "invalid", or a failed checksum), so this is a warning.' : '';
     const message =
       `${secretLabels[secret.kind]} (${secret.kind}) in line ${secret.line}${where} at byte ${secret.line_offset} of the line, shown as ${secret.preview}: ` +
-      'credentials must never be in a trace; `loopscope redact` writes a copy without them';
+      `credentials must never be in a trace; \`loopscope redact\` writes a copy without them.${doubt}`;
     const details = {
       secret_kind: secret.kind,
+      confidence: secret.confidence,
       offset: secret.byte_offset,
       line_offset: secret.line_offset,
       length: secret.byte_length,
       event_id: secret.event_id,
       preview: secret.preview,
     };
-    insert.run(sourceId, optionsKey, secret.run_pk, secret.step, secret.call_id, secret.line, message, JSON.stringify(details));
+    insert.run(sourceId, optionsKey, secret.run_pk, secret.confidence === 'high' ? 'error' : 'warning', secret.step, secret.call_id, secret.line, message, JSON.stringify(details));
   }
 }

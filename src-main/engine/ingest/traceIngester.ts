@@ -240,6 +240,7 @@ export class TraceIngester {
         line_offset: secret.start,
         byte_length: secret.end - secret.start,
         kind: secret.kind,
+        confidence: secret.confidence,
         preview: previews[index] ?? '',
         event_id: event?.id ?? null,
         run_pk: event?.runPk ?? null,

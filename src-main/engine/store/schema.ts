@@ -305,6 +305,14 @@ const migrations: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN incomplete_reason TEXT;
     `,
   },
+  {
+    version: 10,
+    sql: `
+      -- How sure the scanner is that a found credential is live (docs/semantics.md §14): 'high'
+      -- gives an error, 'low' (a placeholder-like header value, a failed checksum) a warning.
+      ALTER TABLE secrets ADD COLUMN confidence TEXT NOT NULL DEFAULT 'high';
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;

@@ -88,6 +88,8 @@ export interface SecretRow {
   line_offset: number;
   byte_length: number;
   kind: string;
+  /** `high` or `low` (secretScanner's SecretConfidence): an error or a warning. */
+  confidence: string;
   /** What views show instead of it (secretMask). */
   preview: string;
   /** The first event read from the line, and its run and step; null for a line that is not an event. */
@@ -142,7 +144,7 @@ export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'args_summary',
 ];
 const absorbedLineColumns: readonly (keyof AbsorbedLineRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length'];
-const secretColumns: readonly (keyof SecretRow)[] = ['source_id', 'line', 'byte_offset', 'line_offset', 'byte_length', 'kind', 'preview', 'event_id', 'run_pk', 'step'];
+const secretColumns: readonly (keyof SecretRow)[] = ['source_id', 'line', 'byte_offset', 'line_offset', 'byte_length', 'kind', 'confidence', 'preview', 'event_id', 'run_pk', 'step'];
 const stepColumns: readonly (keyof StepRow)[] = ['run_pk', 'step', 'first_line', 'last_line', 'started_at', 'ended_at', 'events', 'response_event_id'];
 const parseErrorColumns: readonly (keyof ParseErrorRow)[] = [
   'source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded',
