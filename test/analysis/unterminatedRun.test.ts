@@ -17,7 +17,17 @@ describe('unterminated run', () => {
     assert.equal(f?.call_id, null);
     assert.equal(f?.line, t.lastLine);
     assert.match(f?.message ?? '', /run r-42 has no terminal event/);
-    assert.match(f?.message ?? '', new RegExp(`last event is at line ${t.lastLine} \\(step 2\\)`));
+    assert.match(f?.message ?? '', new RegExp(`the last event is at line ${t.lastLine}, step 2\\)`));
+  });
+
+  it('says what the run was doing when its log stops: the last event and the calls still without a result', () => {
+    const issuing = analyzeUnterminatedRun(run({ status: 'unterminated' }).toolCalls({ id: 'c1' }).result('c1').toolCalls({ id: 'c2', name: 'deploy' }, { id: 'c3', name: 'notify' }).build());
+    assert.match(issuing[0]?.message ?? '', /its last model or tool event is a model response at step 2 issuing deploy \(c2\), notify \(c3\) \(line \d+\); 2 calls still without a result;/);
+    const answered = analyzeUnterminatedRun(run({ status: 'unterminated' }).toolCalls({ id: 'c1', name: 'search' }).result('c1').build());
+    assert.match(answered[0]?.message ?? '', /its last model or tool event is the result of search \(c1\) at step 1, which no model response follows \(line \d+\); nothing after it says the loop ended/);
+    assert.doesNotMatch(answered[0]?.message ?? '', /still without a result/);
+    const startedOnly = analyzeUnterminatedRun(run({ status: 'unterminated', started: true }).build());
+    assert.match(startedOnly[0]?.message ?? '', /the run started and logged no model or tool event/);
   });
 
   it('does not report a run still being written (live follow)', () => {

@@ -113,7 +113,7 @@ describe('claude-code: how a run ends', () => {
     }
   });
 
-  it('an interrupt does not mark a call an earlier turn left unanswered: that one stays dangling', async () => {
+  it('a new prompt ends the turn of a call still without a result: it is not executed, marked at the prompt, and the interrupt speaks only for its own turn', async () => {
     const work = temporaryDir('claude-earlier-turn');
     try {
       const lines = readFileSync(fixture('interrupted-open-call.jsonl'), 'utf8').trimEnd().split('\n');
@@ -122,12 +122,27 @@ describe('claude-code: how a run ends', () => {
       writeFileSync(path, `${[...lines.slice(0, 5), prompt, lines[5]].join('\n')}\n`);
       const { report } = await analyzeFile(path);
       assert.deepEqual(findingsOf(report), [
-        ['dangling_call', 'toolu_01Hx8NcVr2TqLm5WzKp9YbD4'],
         ['tool_error', 'toolu_01Gm4KpXw8RtZ2NvLc6YbQ3J'],
+        ['unexecuted_call', 'toolu_01Hx8NcVr2TqLm5WzKp9YbD4'],
       ]);
+      assert.equal(report.findings[1]?.line, 6);
+      assert.match(report.findings[1]?.message ?? '', /the user prompted again \("Never mind, stop\."\) before the call's result was recorded/);
+      assert.equal(report.runs[0]?.status, 'cancelled');
     } finally {
       work.remove();
     }
+  });
+
+  it('a session that goes on after a new prompt left a call open and ends on an end_turn answer finished: the abandoned call is not executed, not dangling', async () => {
+    const { report } = await analyzeFile(fixture('resumed-open-call.jsonl'));
+    assert.deepEqual(runsOf(report), [
+      { run_id: '7c2e9a41-5d3b-4f8e-b6a0-2e1d9c4f7a85', status: 'model_finished', status_raw: 'model_finished', steps: 6, tool_calls: 5, tool_results: 4 },
+    ]);
+    assert.deepEqual(findingsOf(report), [['unexecuted_call', 'toolu_01Wq8ErT2yUi3OpA4sDf5GhJ']]);
+    const [abandoned] = report.findings;
+    assert.equal(abandoned?.line, 4);
+    assert.equal(abandoned?.step, 1);
+    assert.match(abandoned?.message ?? '', /the user prompted again \("Forget the server\. Just fix the failing date test in ledger\.…"\) before the call's result was recorded: the session went on without it/);
   });
 
   it('leaves a cut-off session unterminated with its unanswered call dangling, and reports its broken lines', async () => {

@@ -39,6 +39,8 @@ const RECENT_MESSAGES = 16;
 const REJECTED_PREFIX = "The user doesn't want to proceed with this tool use";
 /** Longest error text copied into a failed tool result's `error.message` (the full output is kept). */
 const ERROR_MESSAGE_CHARS = 1000;
+/** How much of a prompt a not-executed mark quotes to name the prompt that ended the call's turn. */
+const PROMPT_QUOTE_CHARS = 60;
 
 /** An assistant message (one `message.id`) still being written, merged from its lines. */
 interface OpenMessage {
@@ -75,10 +77,8 @@ interface RunState {
   steps: number;
   open: OpenMessage | null;
   recent: Map<string, number>;
-  /** Calls issued and not yet answered: their name, step, turn and the time of the line that issued them, for the results that answer them. */
-  openCalls: Map<string, { name: string; step: number; turn: number; issuedAt: string | undefined; prompt: string | undefined }>;
-  /** Count of the user's prompts so far: a turn is what the loop did for one prompt. */
-  turn: number;
+  /** Calls issued and not yet answered: their name, step, the time of the line that issued them and, for a Task call, its prompt, for the results that answer them. */
+  openCalls: Map<string, { name: string; step: number; issuedAt: string | undefined; prompt: string | undefined }>;
   last: LastWord;
   /** What `last` was before a slash command, restored when the command turns out to be local. */
   beforeCommand: LastWord | undefined;
@@ -274,7 +274,7 @@ class ClaudeCodeMapper implements FormatMapper {
     let run = this.runs.get(id);
     if (run === undefined) {
       const sessionId = stringField(record, 'sessionId');
-      run = { id, sessionId, steps: 0, open: null, recent: new Map(), openCalls: new Map(), turn: 0, last: { kind: 'open' }, beforeCommand: undefined };
+      run = { id, sessionId, steps: 0, open: null, recent: new Map(), openCalls: new Map(), last: { kind: 'open' }, beforeCommand: undefined };
       this.runs.set(id, run);
       for (const waiting of this.waiting) emit(unknownEvent(run, waiting.typeRaw, waiting.ts, waiting.line));
       this.waiting = [];
@@ -361,7 +361,7 @@ class ClaudeCodeMapper implements FormatMapper {
         const prompt = isRecord(input) && typeof input['prompt'] === 'string' && input['prompt'].trim() !== '' ? input['prompt'].trim() : undefined;
         open.calls.push({ call_id: callId, name, arguments: input });
         open.callIds.add(callId);
-        run.openCalls.set(callId, { name, step: open.step, turn: run.turn, issuedAt: ts, prompt });
+        run.openCalls.set(callId, { name, step: open.step, issuedAt: ts, prompt });
         if (prompt !== undefined) this.callsByPrompt.set(prompt, [...(this.callsByPrompt.get(prompt) ?? []), callId]);
       }
     }
@@ -377,7 +377,6 @@ class ClaudeCodeMapper implements FormatMapper {
       // Context Claude Code injects (isMeta) can land between the lines of a message; anything
       // else the user side writes means the message is over.
       if (kind !== 'meta') this.close(run, emit);
-      if (kind === 'prompt') run.turn += 1;
       if (kind === 'interrupt') run.last = { kind: 'interrupt', line, ts, text: text.trim() };
       else if (kind === 'command') {
         run.beforeCommand = run.last;
@@ -388,7 +387,8 @@ class ClaudeCodeMapper implements FormatMapper {
       } else if (kind !== 'meta') run.last = { kind: 'open' };
       if (kind !== 'command' && kind !== 'meta') run.beforeCommand = undefined;
       emit(unknownEvent(run, userTypeRaw[kind], ts, line));
-      if (kind === 'interrupt') this.markInterrupted(run, text.trim(), line, ts, emit);
+      // A prompt starts a new turn: the loop moved on, and a call still open never gets its result.
+      if (kind === 'interrupt' || kind === 'prompt') this.markNotExecuted(run, kind, text.trim(), line, ts, emit);
       return;
     }
     const childAgent = isRecord(record['toolUseResult']) ? stringField(record['toolUseResult'], 'agentId') : undefined;
@@ -433,7 +433,7 @@ class ClaudeCodeMapper implements FormatMapper {
     }
     run.last = { kind: 'interrupt', line, ts, text: text.trim() };
     this.close(run, emit);
-    this.markInterrupted(run, text.trim(), line, ts, emit);
+    this.markNotExecuted(run, 'interrupt', text.trim(), line, ts, emit);
   }
 
   /** An answered call can no longer be the one that started a sidechain. */
@@ -444,13 +444,20 @@ class ClaudeCodeMapper implements FormatMapper {
   }
 
   /**
-   * The user stopped the turn: its calls still without a result were not run, and the loop says so
-   * (docs/semantics.md §4) — each becomes a not-executed mark on the interrupt's line, as Codex's
-   * `turn_aborted` does. A call an earlier turn left unanswered stays unanswered (dangling).
+   * The turn is over without the results of its open calls (docs/semantics.md §4): the user stopped
+   * it (`[Request interrupted by user…]`, as Codex's `turn_aborted`) or prompted again, on resuming
+   * the session or not. Each call still without a result becomes a not-executed mark on that line.
+   * Every earlier turn ended at a prompt that marked its own open calls, so the open calls are all
+   * of the turn now ending.
    */
-  private markInterrupted(run: RunState, marker: string, line: LineRef, ts: string | undefined, emit: Emit): void {
+  private markNotExecuted(run: RunState, ending: 'interrupt' | 'prompt', text: string, line: LineRef, ts: string | undefined, emit: Emit): void {
+    const oneLine = text.replace(/\s+/g, ' ');
+    const quoted = oneLine.length > PROMPT_QUOTE_CHARS ? `${oneLine.slice(0, PROMPT_QUOTE_CHARS)}…` : oneLine;
+    const reason =
+      ending === 'interrupt'
+        ? `the user interrupted the turn (${text}) before the call's result was recorded`
+        : `the user prompted again ("${quoted}") before the call's result was recorded: the session went on without it`;
     for (const [callId, call] of run.openCalls) {
-      if (call.turn !== run.turn) continue;
       run.openCalls.delete(callId);
       if (call.prompt !== undefined) this.forgetPromptedCall(call.prompt, callId);
       const event: EventOf<'tool_call_not_executed'> = {
@@ -460,9 +467,9 @@ class ClaudeCodeMapper implements FormatMapper {
         ...(ts !== undefined ? { ts } : {}),
         call_id: callId,
         name: call.name,
-        reason: `the user interrupted the turn (${marker}) before the call's result was recorded`,
+        reason,
       };
-      emit({ event, typeRaw: userTypeRaw.interrupt, line });
+      emit({ event, typeRaw: userTypeRaw[ending], line });
     }
   }
 
