@@ -295,7 +295,8 @@ describe('inspect-ai: .eval container', () => {
       'run_end@2',
     ]);
     const first = parallel.find((event) => event.type === 'model_response')!;
-    assert.deepEqual([first.finish_reason, first.input_tokens], ['tool_calls', 500]);
+    // Anthropic's input_tokens leaves out the 300 cache reads (total 840 = 500 + 300 + 40 output): the whole input is 800.
+    assert.deepEqual([first.finish_reason, first.input_tokens], ['tool_calls', 800]);
     assert.equal(parallel.find((event) => event.call_id === 'toolu_b')?.error_code, 'file_not_found');
     // Attachments are resolved: the result's summary is its text.
     assert.equal(parallel.find((event) => event.call_id === 'toolu_a')?.summary, '3 passed');
@@ -345,6 +346,102 @@ describe('inspect-ai: .eval container', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+/**
+ * The shape of a real Anthropic `.eval` sample: no `started_at`/`completed_at`, its first events
+ * stamped with the eval's start a day before the sample ran, `total_time`; each model event's input
+ * grows by the previous answer and result; Anthropic usage leaves cache reads and writes out of
+ * `input_tokens`. The second call's usage is OpenAI's split (input includes the cached tokens).
+ */
+const sampleRanLater = {
+  id: 'oxdna',
+  epoch: 3,
+  input: 'attachment://task',
+  target: '',
+  total_time: 30.5,
+  working_time: 12.25,
+  messages: [],
+  events: [
+    { timestamp: '2025-04-01T09:00:00.100000+00:00', event: 'span_begin', id: 'sample', type: 'sample', name: 'sample' },
+    { timestamp: '2025-04-01T09:00:00.200000+00:00', event: 'sample_init', sample: { id: 'oxdna' } },
+    { timestamp: '2025-04-02T14:00:00.500000+00:00', event: 'span_begin', id: 'solver', type: 'solver', name: 'react' },
+    {
+      ...modelEvent('2025-04-02T14:00:02+00:00', { content: '', tool_calls: [{ id: 'toolu_f', function: 'bash', arguments: { cmd: 'ls' } }] }, 'tool_use', {
+        input_tokens: 6,
+        input_tokens_cache_read: 1000,
+        input_tokens_cache_write: 400,
+        output_tokens: 50,
+        total_tokens: 1456,
+      }),
+      input: [
+        { role: 'system', content: 'You are an agent.' },
+        { role: 'user', content: 'attachment://task', source: 'input' },
+      ],
+    },
+    { timestamp: '2025-04-02T14:00:05+00:00', event: 'tool', type: 'function', id: 'toolu_f', function: 'bash', arguments: { cmd: 'ls' }, result: 'run.sh' },
+    {
+      ...modelEvent('2025-04-02T14:00:20+00:00', { content: 'Done.' }, 'stop', { input_tokens: 1500, input_tokens_cache_read: 1400, output_tokens: 20, total_tokens: 1520 }),
+      input: [
+        { role: 'system', content: 'You are an agent.' },
+        { role: 'user', content: 'attachment://task', source: 'input' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'toolu_f', function: 'bash', arguments: { cmd: 'ls' } }] },
+        { role: 'tool', tool_call_id: 'toolu_f', function: 'bash', content: 'run.sh' },
+      ],
+    },
+    { timestamp: '2025-04-02T14:00:30+00:00', event: 'span_end', id: 'solver' },
+  ],
+  attachments: { task: 'Simulate the duplex.' },
+};
+
+describe('inspect-ai: a sample run after the eval started, Anthropic usage', () => {
+  const dir = temporaryDir('inspect-ai-later');
+  after(() => dir.remove());
+  const archive = join(dir.path, 'later.eval');
+  writeFileSync(
+    archive,
+    zipArchive([
+      { name: '_journal/start.json', data: { version: 2, eval: evalSpec, plan: { name: 'plan', steps: [] } } },
+      { name: 'samples/oxdna_epoch_3.json', data: sampleRanLater },
+    ]),
+  );
+
+  it("the run lasts the sample's total_time, not from the eval's start", async () => {
+    const { report } = await ingest(archive);
+    const run = report.runs.find((candidate) => candidate.run_id === 'evalZip1/oxdna/epoch3')!;
+    // Its last event at 14:00:30 less its total_time of 30.5 s.
+    assert.deepEqual([run.started_at, run.ended_at, run.duration_ms], ['2025-04-02T13:59:59.500Z', '2025-04-02T14:00:30.000Z', 30_500]);
+  });
+
+  it('input tokens count the cache reads and writes Anthropic leaves out; an input that already holds them is kept', async () => {
+    const { report, eventsOf } = await ingest(archive);
+    const responses = eventsOf('evalZip1/oxdna/epoch3').filter((event) => event.type === 'model_response');
+    assert.deepEqual(
+      responses.map((event) => event.input_tokens),
+      [6 + 1000 + 400, 1500],
+    );
+    const run = report.runs.find((candidate) => candidate.run_id === 'evalZip1/oxdna/epoch3')!;
+    assert.deepEqual(
+      run.requests.map((request) => [request.input_tokens, request.cached_input_tokens]),
+      [
+        [1406, 1000],
+        [1500, 1400],
+      ],
+    );
+  });
+
+  it("each request is its model event's own input, not the sample's final messages", async () => {
+    const { report } = await ingest(archive);
+    const run = report.runs.find((candidate) => candidate.run_id === 'evalZip1/oxdna/epoch3')!;
+    // The system prompt is the request's system, not a message: 1 message (the task), then 3 (+ the call and its result).
+    assert.deepEqual(
+      run.requests.map((request) => [request.reconstructed, request.messages, request.appended_messages]),
+      [
+        [false, 1, 1],
+        [false, 3, 2],
+      ],
+    );
   });
 });
 

@@ -56,17 +56,28 @@ function runIdFromPath(path: string): string {
   return fileStem(path, /\.(eval|json)$/i);
 }
 
+/**
+ * Inspect's `ModelUsage` as canonical usage, whose `input_tokens` is the whole input. Inspect
+ * copies the provider's split: Anthropic's `input_tokens` leaves out the cache reads and writes
+ * (its `total_tokens` = input + cache read + cache write + output), OpenAI's includes the cached
+ * tokens (`total_tokens` = input + output). So the cache reads and writes are added to the input
+ * unless the logged total shows the input already holds them. `cached_input_tokens` = cache reads.
+ */
 function usageOf(usage: JsonObject | undefined): JsonObject | undefined {
   if (usage === undefined) return undefined;
-  const input = finite(usage['input_tokens']);
+  const loggedInput = finite(usage['input_tokens']);
   const output = finite(usage['output_tokens']);
-  const cached = finite(usage['input_tokens_cache_read']);
+  const cacheRead = finite(usage['input_tokens_cache_read']);
+  const cacheWrite = finite(usage['input_tokens_cache_write']);
   const total = finite(usage['total_tokens']);
   const cost = finite(usage['total_cost']);
+  const cacheTokens = (cacheRead ?? 0) + (cacheWrite ?? 0);
+  const inputLeavesOutCache = loggedInput !== undefined && (total === undefined || total >= loggedInput + (output ?? 0) + cacheTokens);
+  const input = loggedInput !== undefined && inputLeavesOutCache ? loggedInput + cacheTokens : loggedInput;
   const result = {
     ...(input !== undefined ? { input_tokens: input } : {}),
     ...(output !== undefined ? { output_tokens: output } : {}),
-    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(cacheRead !== undefined ? { cached_input_tokens: cacheRead } : {}),
     ...(total !== undefined ? { total_tokens: total } : {}),
     ...(cost !== undefined && cost >= 0 ? { cost_usd: cost } : {}),
   };
@@ -182,24 +193,19 @@ class InspectAiMapper implements FormatMapper {
     const sampleId = idOf(sample['id']) ?? '?';
     const epoch = finite(sample['epoch']) ?? 1;
     const runId = `${this.evalRunId()}/${sampleId}/epoch${epoch}`;
-    const attachments = field(sample, 'attachments') ?? {};
-    const resolve = (value: unknown): unknown => {
-      if (typeof value !== 'string' || !value.startsWith(ATTACHMENT_PREFIX)) return value;
-      const resolved = attachments[value.slice(ATTACHMENT_PREFIX.length)];
-      return typeof resolved === 'string' ? resolved : value;
-    };
+    const resolve = attachmentResolver(sample);
     const out = (event: AdaptedEvent, typeRaw: string): void => emit({ event, typeRaw, line });
     const events = list(sample, 'events').filter(isRecord);
-    const firstTs = text(sample['started_at']) ?? text(events[0]?.['timestamp']);
+    const firstTs = sampleStart(sample, events);
     out({ type: 'run_start', run_id: runId, ...(firstTs !== undefined ? { ts: firstTs } : {}), ...this.startFields({ sample_id: sample['id'], epoch }) }, 'sample');
 
-    const state: SampleState = { runId, step: 0, callSteps: new Map(), answered: new Set(), lastTs: firstTs };
+    const state: SampleState = { runId, step: 0, callSteps: new Map(), answered: new Set(), startedMs: Date.parse(firstTs ?? '') };
     const toolMessages = new Map<string, JsonObject>();
     for (const message of list(sample, 'messages')) {
       const callId = isRecord(message) && message['role'] === 'tool' ? idOf(message['tool_call_id']) : undefined;
       if (callId !== undefined) toolMessages.set(callId, message as JsonObject);
     }
-    if (events.some((event) => event['event'] === 'model')) {
+    if (events.some(isModelCall)) {
       for (const event of events) this.mapEvent(event, state, out, resolve);
       // A call whose result the events do not hold, but a tool message does (older logs nest tool events).
       for (const [callId, step] of state.callSteps) {
@@ -208,36 +214,19 @@ class InspectAiMapper implements FormatMapper {
       }
     } else {
       this.mapMessages(sample, state, out, resolve);
-      for (const event of events) out({ type: 'unknown', type_raw: `event/${text(event['event']) ?? '?'}`, run_id: runId, ...stepField(state), ...tsField(event) }, `event/${text(event['event']) ?? '?'}`);
+      for (const event of events) out({ type: 'unknown', type_raw: `event/${text(event['event']) ?? '?'}`, run_id: runId, ...stepField(state), ...tsField(event, state) }, `event/${text(event['event']) ?? '?'}`);
     }
-    out(sampleEnd(sample, state), 'sample/end');
+    out(sampleEnd(sample, events, state), 'sample/end');
   }
 
   private mapEvent(event: JsonObject, state: SampleState, out: (event: AdaptedEvent, typeRaw: string) => void, resolve: (value: unknown) => unknown): void {
     const kind = text(event['event']) ?? '?';
-    const ts = text(event['timestamp']);
-    if (ts !== undefined) state.lastTs = ts;
+    const ts = tsField(event, state).ts;
     const runId = state.runId;
-    if (kind === 'model' && event['pending'] !== true) {
+    if (isModelCall(event)) {
       state.step += 1;
       const step = state.step;
-      const input = Array.isArray(event['input']) ? event['input'] : undefined;
-      const tools = Array.isArray(event['tools']) ? event['tools'] : undefined;
-      const model = text(event['model']);
-      const config = field(event, 'config');
-      out(
-        {
-          type: 'model_request',
-          run_id: runId,
-          step,
-          ...(ts !== undefined ? { ts } : {}),
-          ...(model !== undefined ? { model } : {}),
-          ...(input !== undefined ? { messages: input } : {}),
-          ...(tools !== undefined ? { tools } : {}),
-          ...(config !== undefined ? { params: config } : {}),
-        },
-        'model/input',
-      );
+      out({ type: 'model_request', run_id: runId, step, ...(ts !== undefined ? { ts } : {}), ...modelEventRequest(event, resolve) }, 'model/input');
       const output = field(event, 'output');
       const choice = list(output, 'choices').find(isRecord);
       const error = text(event['error']);
@@ -336,6 +325,65 @@ class InspectAiMapper implements FormatMapper {
   }
 }
 
+/** A model event that called the model: one step. A `pending` event is a call still in flight. */
+function isModelCall(event: JsonObject): boolean {
+  return event['event'] === 'model' && event['pending'] !== true;
+}
+
+type Resolve = (value: unknown) => unknown;
+
+/** The sample's `attachment://` references resolved against its `attachments`. */
+function attachmentResolver(sample: JsonObject): Resolve {
+  const attachments = field(sample, 'attachments') ?? {};
+  return (value) => {
+    if (typeof value !== 'string' || !value.startsWith(ATTACHMENT_PREFIX)) return value;
+    const resolved = attachments[value.slice(ATTACHMENT_PREFIX.length)];
+    return typeof resolved === 'string' ? resolved : value;
+  };
+}
+
+/**
+ * An Inspect `ChatMessage` in the Chat Completions shape requests are compared in: its content with
+ * attachments resolved, its `tool_calls[{id, function (name), arguments}]` as `{id, function: {name,
+ * arguments}}`.
+ */
+function chatMessage(message: unknown, resolve: Resolve): unknown {
+  if (!isRecord(message)) return message;
+  const content = resolve(message['content']);
+  const parts = Array.isArray(content) ? content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? { ...part, text: resolve(part['text']) } : part)) : content;
+  const calls = list(message, 'tool_calls').filter(isRecord);
+  return {
+    ...message,
+    content: parts,
+    ...(calls.length > 0 ? { tool_calls: calls.map((call) => ({ id: call['id'], type: 'function', function: { name: call['function'], arguments: call['arguments'] } })) } : {}),
+  };
+}
+
+/** A model event's request: its own `input` (the messages the model was sent), `tools`, `config` and `model`. */
+function modelEventRequest(event: JsonObject, resolve: Resolve): Pick<Extract<AdaptedEvent, { type: 'model_request' }>, 'messages' | 'tools' | 'params' | 'model'> {
+  const input = Array.isArray(event['input']) ? event['input'] : undefined;
+  const tools = Array.isArray(event['tools']) ? event['tools'] : undefined;
+  const model = text(event['model']);
+  const config = field(event, 'config');
+  return {
+    ...(model !== undefined ? { model } : {}),
+    ...(input !== undefined ? { messages: input.map((message) => chatMessage(message, resolve)) } : {}),
+    ...(tools !== undefined ? { tools } : {}),
+    ...(config !== undefined ? { params: config } : {}),
+  };
+}
+
+/**
+ * The logged request of step `step` of a sample record, read back for the request diff and request
+ * analysis: a sample's entry holds all its model calls, so the request is the step-th model event's
+ * own input, not the sample's final `messages`. Null when the record has no such model event.
+ */
+export function inspectSampleRequest(sample: unknown, step: number | null): JsonObject | null {
+  if (!isSample(sample) || step === null) return null;
+  const event = list(sample, 'events').filter(isRecord).filter(isModelCall)[step - 1];
+  return event === undefined ? null : { type: 'model_request', ...modelEventRequest(event, attachmentResolver(sample)) };
+}
+
 interface SampleState {
   runId: string;
   /** Model calls so far (1-based steps). */
@@ -343,16 +391,22 @@ interface SampleState {
   /** The step of the response that issued each call. */
   callSteps: Map<string, number>;
   answered: Set<string>;
-  lastTs: string | undefined;
+  /** The sample's own start (NaN when unknown). */
+  startedMs: number;
 }
 
 function stepField(state: SampleState): { step?: number } {
   return state.step > 0 ? { step: state.step } : {};
 }
 
-function tsField(event: JsonObject): { ts?: string } {
+/**
+ * An event's timestamp, unless it is before the sample's own start: Inspect stamps a sample's
+ * first events (`span_begin`, `sample_init`) with the eval's start, which would stretch the run
+ * back to it (the raw entry keeps the timestamp).
+ */
+function tsField(event: JsonObject, state: SampleState): { ts?: string } {
   const ts = text(event['timestamp']);
-  return ts !== undefined ? { ts } : {};
+  return ts !== undefined && !(Date.parse(ts) < state.startedMs) ? { ts } : {};
 }
 
 /** `ChatMessageAssistant.tool_calls[{id, function, arguments (object)}]`. */
@@ -383,13 +437,39 @@ function toolResultFromMessage(message: JsonObject, callId: string, runId: strin
   };
 }
 
+/** The sample's last moment: its `completed_at`, else its last event's timestamp. */
+function sampleCompletedAt(sample: JsonObject, events: readonly JsonObject[]): string | undefined {
+  const completed = text(sample['completed_at']);
+  if (completed !== undefined) return completed;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const ts = text(events[i]!['timestamp']);
+    if (ts !== undefined) return ts;
+  }
+  return undefined;
+}
+
+/**
+ * The sample's own start. Samples of a `.eval` often carry no `started_at`, and their first
+ * events (`span_begin`, `sample_init`) are stamped with the eval's start even when the sample ran
+ * much later, so the first event is not the start: the sample's wall-clock `total_time` before its
+ * end is, else its first model event.
+ */
+function sampleStart(sample: JsonObject, events: readonly JsonObject[]): string | undefined {
+  const started = text(sample['started_at']);
+  if (started !== undefined) return started;
+  const totalSeconds = finite(sample['total_time']);
+  const end = Date.parse(sampleCompletedAt(sample, events) ?? '');
+  if (totalSeconds !== undefined && totalSeconds >= 0 && Number.isFinite(end)) return new Date(end - totalSeconds * 1000).toISOString();
+  return text(events.find((event) => event['event'] === 'model')?.['timestamp']) ?? text(events[0]?.['timestamp']);
+}
+
 /**
  * The sample's end: its `error` (status `error`), its `limit` (status `<type>_limit`, Inspect's
  * own names for the limits: `message_limit`, `token_limit`, `time_limit`, `working_limit`,
  * `cost_limit`, …), else `completed`, derived: Inspect writes a sample to the log once it is done.
  */
-function sampleEnd(sample: JsonObject, state: SampleState): AdaptedEvent {
-  const ts = text(sample['completed_at']) ?? state.lastTs;
+function sampleEnd(sample: JsonObject, events: readonly JsonObject[], state: SampleState): AdaptedEvent {
+  const ts = sampleCompletedAt(sample, events);
   const base = { type: 'run_end' as const, run_id: state.runId, ...stepField(state), ...(ts !== undefined ? { ts } : {}) };
   const error = sample['error'];
   if (error !== undefined && error !== null) {

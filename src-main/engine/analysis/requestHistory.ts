@@ -14,6 +14,7 @@ import { prepared } from '../store/preparedStatements';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/normalizeRequest';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
 import { apiOf } from '../adapters/httpExchangeApis';
+import { inspectSampleRequest } from '../adapters/inspectAi';
 import { isRecord } from '../adapters/formatAdapter';
 import { RawLineReader } from '../store/rawLines';
 import { RequestBytesReader } from './requestBytes';
@@ -141,9 +142,11 @@ export class LoggedRequestReader {
     let record: unknown;
     try {
       const bytes = reader.read(event.line, event).bytes;
-      const fromBytes = format === 'http-exchange' ? this.bytes.exchange(bytes) : this.bytes.canonical(bytes);
+      // An Inspect sample's record holds every model call of the sample: it is read whole, for its step's model event.
+      const fromBytes = format === 'inspect-ai' ? null : format === 'http-exchange' ? this.bytes.exchange(bytes) : this.bytes.canonical(bytes);
       if (fromBytes !== null) return { ...base, record: null, request: fromBytes };
       record = JSON.parse(bytes.toString('utf8'));
+      if (format === 'inspect-ai') record = inspectSampleRequest(record, event.step);
     } catch (error) {
       return { ...base, record: null, request: { problem: `the request on line ${event.line} cannot be read back: ${(error as Error).message}` } };
     }
