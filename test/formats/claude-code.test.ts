@@ -335,7 +335,7 @@ describe('claude-code: sub-agents', () => {
 describe('claude-code: detection', () => {
   it('accepts every Claude Code fixture', () => {
     const files = jsonlFiles(fixtureDir);
-    assert.equal(files.length, 11);
+    assert.equal(files.length, 12);
     for (const file of files) assert.match(detect(file) ?? '', /^Claude Code session transcript/, file);
   });
 
