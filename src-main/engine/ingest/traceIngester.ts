@@ -14,7 +14,7 @@ import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapte
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import { apiErrorFacts, canonicalEventTypes, describeApiError, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
-import { isPausedStatus, normalizeTerminalStatus, type RunStatus } from '../../../shared/trace/runStatus';
+import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
@@ -559,10 +559,7 @@ export class TraceIngester {
         break;
       case 'run_end': {
         const normalized = normalizeTerminalStatus(event);
-        if (run.end === null) {
-          this.acceptRunEnd(run, { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId: row.id, outputEventId: this.outputSource(run, event.output) });
-          run.recentAnswers = [];
-        }
+        this.acceptRunEnd(run, event, normalized, row.id);
         row.summary = normalized.raw === '' ? null : normalized.raw;
         search.add(event.reason);
         search.add(event.output);
@@ -612,8 +609,11 @@ export class TraceIngester {
    * reported as duplicates). A pause holds until the loop logs more work or ends the run; a pause
    * logged right after another replaces it (docs/semantics.md §2).
    */
-  private acceptRunEnd(run: RunState, ending: RunEnding): void {
+  private acceptRunEnd(run: RunState, event: EventOf<'run_end'>, normalized: NormalizedStatus, eventId: number): void {
     if (run.end !== null) return;
+    const ending: RunEnding = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId, outputEventId: this.outputSource(run, event.output) };
+    // The answers its output may repeat are behind it now.
+    run.recentAnswers = [];
     if (isPausedStatus(ending.status)) run.pause = ending;
     else run.end = ending;
   }
