@@ -82,6 +82,11 @@ describe('normalizeTerminalStatus: qualified and exception statuses', () => {
     assert.deepEqual(normalizeTerminalStatus({ status: 'Submitted (Exit Context)' }), { status: 'budget_exceeded', raw: 'Submitted (Exit Context)' });
   });
 
+  it("reads an exception's class name in parentheses as the error the run stopped on", () => {
+    assert.deepEqual(normalizeTerminalStatus({ status: 'submitted (RuntimeError)' }), { status: 'failed', raw: 'submitted (RuntimeError)' });
+    assert.deepEqual(normalizeTerminalStatus({ status: 'exited ( TimeoutException )' }), { status: 'failed', raw: 'exited ( TimeoutException )' });
+  });
+
   it('reads the whole status when the parentheses hold nothing known or are not one trailing qualifier', () => {
     for (const raw of ['submitted (retry 2)', '(exit_cost)', 'submitted (exit_cost) then more', 'a (b) submitted (exit_cost)', 'submitted ((exit_cost))']) {
       assert.deepEqual(normalizeTerminalStatus({ status: raw }), { status: 'unknown', raw }, raw);
