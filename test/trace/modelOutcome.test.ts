@@ -61,6 +61,18 @@ describe('classifyResponse: what the loop logged', () => {
     assert.equal(classifyResponse({ outcome: 'incomplete', finishReason: 'stop', toolCallCount: 0, refusal: 'No.' }), 'refusal');
   });
 
+  it('keeps a logged refusal a refusal when it was cut short', () => {
+    assert.equal(classifyResponse({ outcome: 'refusal', finishReason: 'length', toolCallCount: 0 }), 'refusal');
+    assert.equal(classifyResponse({ outcome: 'refusal', finishReason: null, toolCallCount: 0, incompleteReason: 'stream_interrupted' }), 'refusal');
+  });
+
+  it('keeps a logged incomplete whatever the finish reason and the calls say', () => {
+    for (const finishReason of [null, 'stop', 'tool_calls', 'length']) {
+      assert.equal(classifyResponse({ outcome: 'incomplete', finishReason, toolCallCount: 1 }), 'incomplete', String(finishReason));
+      assert.equal(classifyResponse({ outcome: 'incomplete', finishReason, toolCallCount: 0 }), 'incomplete', String(finishReason));
+    }
+  });
+
   it('does not read a null refusal or incomplete_reason as one', () => {
     assert.equal(classifyResponse({ finishReason: null, toolCallCount: 0, refusal: null, incompleteReason: null }), 'final');
     assert.equal(classifyResponse({ finishReason: 'stop', toolCallCount: 1, refusal: null, incompleteReason: null }), 'tool_calls');
@@ -112,6 +124,11 @@ describe('outputRepeatsText: how far it looks', () => {
     assert.equal(outputRepeatsText(`Result: ${twenty} Bye.`, twenty), true);
     assert.equal(outputRepeatsText(`Result: ${nineteen}. Bye.`, nineteen), false);
     assert.equal(outputRepeatsText(` ${nineteen} `, ` ${nineteen}\n`), true);
+  });
+
+  it('does not find an empty text, not even in an empty output', () => {
+    assert.equal(outputRepeatsText('', ''), false);
+    assert.equal(outputRepeatsText({ answer: '  ' }, ' '), false);
   });
 
   it('does not find the text when the output only shares part of it', () => {
