@@ -120,7 +120,7 @@ export interface NormalizedStatus {
 
 /** Normalizes a run_end event's status; `hitCap` (step-capped loops, docs/semantics.md §2) counts when no status string is given. */
 /** `submitted (exit_cost)`, `submitted (RuntimeError)`: an automatic ending after a limit or error (SWE-agent) is that limit or error. */
-const QUALIFIED_STATUS = /^\s*[^()]+\(([^()]+)\)\s*$/;
+const QUALIFIED_STATUS = /^[^()]+\(([^()]+)\)\s*$/;
 
 export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedStatus {
   if (input.status !== undefined && input.status.trim() !== '') {

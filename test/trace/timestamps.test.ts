@@ -27,6 +27,8 @@ describe('toIsoTimestamp', () => {
 
   it('keeps a timestamp already in the normalized form as written', () => {
     assert.equal(toIsoTimestamp('2025-06-03T14:21:07.452Z'), '2025-06-03T14:21:07.452Z');
+    // A leap second, which a JavaScript date cannot hold: the loop's timestamp is kept, not lost.
+    assert.equal(toIsoTimestamp('2016-12-31T23:59:60.000Z'), '2016-12-31T23:59:60.000Z');
   });
 
   it('has no timestamp for text that is not one, even around a normalized timestamp', () => {
