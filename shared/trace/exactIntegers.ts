@@ -40,7 +40,8 @@ export function mayHoldUnsafeIntegers(text: string): boolean {
  */
 export function parseJsonExactly(text: string, exact: (digits: string, key: string, rounded: number) => unknown): unknown {
   const reviver = (key: string, value: unknown, context?: ReviverContext): unknown => {
-    if (typeof value !== 'number' || Number.isSafeInteger(value) || !Number.isInteger(value)) return value;
+    if (typeof value !== 'number' || Number.isSafeInteger(value)) return value;
+    // A fraction or an exponent is not written as an integer: its source fails INTEGER_TEXT.
     const source = context?.source;
     return source !== undefined && INTEGER_TEXT.test(source) ? exact(source, key, value) : value;
   };

@@ -82,7 +82,8 @@ export interface ResponseShape {
 export function classifyResponse(response: ResponseShape): ModelOutcome {
   const reason = response.finishReason;
   if (response.outcome === 'refusal' || (response.refusal ?? '') !== '' || (reason !== null && isOneOf(finishReasons.refusal, reason))) return 'refusal';
-  if (response.outcome === 'incomplete' || (response.incompleteReason ?? '') !== '') return 'incomplete';
+  // A logged `incomplete` is returned below as the logged outcome: nothing in between overrules it.
+  if ((response.incompleteReason ?? '') !== '') return 'incomplete';
   if (reason !== null && isIncompleteFinishReason(reason)) return 'incomplete';
   if (response.outcome !== undefined) return response.outcome;
   if (response.toolCallCount > 0) return 'tool_calls';

@@ -119,13 +119,13 @@ export interface NormalizedStatus {
 }
 
 /** Normalizes a run_end event's status; `hitCap` (step-capped loops, docs/semantics.md §2) counts when no status string is given. */
-/** `submitted (exit_cost)`: an automatic ending after a limit or error (SWE-agent) is that limit or error. */
-const QUALIFIED_STATUS = /^\s*[^()]+\(([^()]+)\)\s*$/;
+/** `submitted (exit_cost)`, `submitted (RuntimeError)`: an automatic ending after a limit or error (SWE-agent) is that limit or error. */
+const QUALIFIED_STATUS = /^[^()]+\(([^()]+)\)\s*$/;
 
 export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedStatus {
   if (input.status !== undefined && input.status.trim() !== '') {
-    const qualifier = QUALIFIED_STATUS.exec(input.status)?.[1];
-    const spelling = qualifier !== undefined && statusSpellings[foldSpelling(qualifier)] !== undefined ? qualifier : input.status;
+    // A status with parentheses is never a spelling as a whole: only its qualifier can be read.
+    const spelling = QUALIFIED_STATUS.exec(input.status)?.[1] ?? input.status;
     return { status: statusSpellings[foldSpelling(spelling)] ?? exceptionStatus(spelling), raw: input.status };
   }
   if (input.hitCap === true) return { status: 'budget_exceeded', raw: 'hitCap:true' };

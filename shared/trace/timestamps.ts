@@ -8,7 +8,7 @@ export function toIsoTimestamp(ts: string | number | undefined | null): string |
   if (ts === undefined || ts === null) return null;
   if (typeof ts === 'string' && NORMALIZED_ISO.test(ts)) return ts;
   const millis = typeof ts === 'number' ? (ts >= MILLISECOND_EPOCH_FLOOR ? ts : ts * 1000) : Date.parse(ts);
-  if (!Number.isFinite(millis)) return null;
+  // NaN, an infinity or an epoch beyond the range of dates all make an invalid date.
   const date = new Date(millis);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
