@@ -13,7 +13,9 @@ export function toIsoTimestamp(ts: string | number | undefined | null): string |
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
+/** Null when either end is unknown, or is kept as written but no date can hold it (a leap second's `:60`). */
 export function millisBetween(startIso: string | null, endIso: string | null): number | null {
   if (startIso === null || endIso === null) return null;
-  return Date.parse(endIso) - Date.parse(startIso);
+  const millis = Date.parse(endIso) - Date.parse(startIso);
+  return Number.isNaN(millis) ? null : millis;
 }

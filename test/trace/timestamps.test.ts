@@ -55,4 +55,11 @@ describe('millisBetween', () => {
     assert.equal(millisBetween('2025-06-03T14:21:09.000Z', null), null);
     assert.equal(millisBetween(null, null), null);
   });
+
+  it('is unknown, not NaN, when an end is kept as written but is no date (a leap second)', () => {
+    const leapSecond = toIsoTimestamp('2016-12-31T23:59:60.000Z');
+    assert.equal(leapSecond, '2016-12-31T23:59:60.000Z');
+    assert.equal(millisBetween('2016-12-31T23:59:59.000Z', leapSecond), null);
+    assert.equal(millisBetween(leapSecond, '2017-01-01T00:00:00.000Z'), null);
+  });
 });
