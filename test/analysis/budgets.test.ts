@@ -730,3 +730,105 @@ describe('budgets: inferred stops, clause by clause', () => {
     assert.equal(analyzeBudgets(t)[0]?.line, t.lastLine);
   });
 });
+
+describe('budgets: every name of docs/semantics.md §5', () => {
+  // The table of §5: each name a run may declare a limit under, and the limit it is.
+  const declaredAs: Record<string, string> = {
+    max_turns: 'max_turns', max_steps: 'max_turns', max_iterations: 'max_turns', step_limit: 'max_turns', turn_limit: 'max_turns', iteration_limit: 'max_turns', max_model_calls: 'max_turns',
+    max_tool_calls: 'max_tool_calls', tool_call_limit: 'max_tool_calls',
+    deadline_ms: 'deadline', timeout_ms: 'deadline', timeout: 'deadline', timeout_s: 'deadline', timeout_seconds: 'deadline', time_limit: 'deadline',
+    max_output_tokens: 'max_output_tokens', max_completion_tokens: 'max_output_tokens', output_token_limit: 'max_output_tokens',
+    max_input_tokens: 'max_input_tokens', max_prompt_tokens: 'max_input_tokens', input_token_limit: 'max_input_tokens',
+    max_cost_usd: 'max_cost_usd', max_cost: 'max_cost_usd', cost_limit: 'max_cost_usd', max_budget_usd: 'max_cost_usd', max_budget_per_task: 'max_cost_usd',
+    max_context_tokens: 'max_context_tokens', context_limit: 'max_context_tokens', max_context_window: 'max_context_tokens', max_context_length: 'max_context_tokens',
+  };
+  const seconds = new Set(['timeout', 'timeout_s', 'timeout_seconds', 'time_limit']);
+
+  for (const [name, limit] of Object.entries(declaredAs)) {
+    it(`reads ${name} as ${limit}${limit === 'deadline' ? (seconds.has(name) ? ', in seconds' : ', in milliseconds') : ''}`, () => {
+      // Every counter ends at 3 (3 model calls, 3 tool calls, 3 tokens each way, 3 USD, 3 s): a limit of 2 is reached.
+      const start = '2025-01-01T00:00:00.000Z';
+      const builder = run({ status: 'budget_exceeded', budgets: { [name]: limit === 'deadline' && !seconds.has(name) ? 2_000 : 2 }, startedAt: start, endedAt: '2025-01-01T00:00:03.000Z' });
+      // The context counter is the input of the largest model call: 3 tokens in one call for that limit.
+      const inputTokens = limit === 'max_context_tokens' ? 3 : 1;
+      for (const id of ['c1', 'c2', 'c3']) builder.response({ calls: [{ id }], inputTokens, outputTokens: 1, costUsd: 1 }).result(id);
+      const t = builder.build();
+      const stop = analyzeBudgets(t).find((f) => f.details?.['inferred'] === false);
+      assert.equal(stop?.details?.['limit'], limit);
+      assert.equal(stop?.details?.['max'], limit === 'deadline' ? 2_000 : 2);
+      assert.equal(stop?.details?.['used'], limit === 'deadline' ? 3_000 : 3);
+      assert.match(stop?.message ?? '', new RegExp(`\\(${name}\\)`));
+    });
+  }
+
+  // The words a stop may name its limit with (§5), each with a declared budget of that limit.
+  for (const [word, limit, budgets] of [
+    ['turns', 'max_turns', { max_turns: 3 }],
+    ['iterations', 'max_turns', { max_turns: 3 }],
+    ['tool_calls', 'max_tool_calls', { max_tool_calls: 3 }],
+    ['output_tokens', 'max_output_tokens', { max_output_tokens: 3 }],
+    ['input_tokens', 'max_input_tokens', { max_input_tokens: 3 }],
+    ['context', 'max_context_tokens', { max_context_tokens: 3 }],
+    ['context_tokens', 'max_context_tokens', { max_context_tokens: 3 }],
+    ['context_window', 'max_context_tokens', { max_context_tokens: 3 }],
+  ] as const) {
+    it(`reads a stop on "${word}" as ${limit}`, () => {
+      const t = toolTurns({ status: 'budget_exceeded', endLimit: word, budgets }, 1).build();
+      const [f] = analyzeBudgets(t);
+      assert.equal(f?.details?.['limit'], limit);
+      assert.match(f?.message ?? '', new RegExp(`stopped by its ${limit} budget`));
+    });
+  }
+
+  it('strips a suffix only at the end of the name', () => {
+    // "cost_exceeded_limit" is not "cost_limit" with a suffix in the middle.
+    const t = toolTurns({ status: 'budget_exceeded', endLimit: 'cost_exceeded_limit', budgets: { max_cost_usd: 1 } }, 1).build();
+    assert.equal(analyzeBudgets(t)[0]?.details?.['limit'], null);
+  });
+});
+
+describe('budgets: limits that cannot be read', () => {
+  it('ignores an infinite limit (a JSON 1e999 parses to Infinity)', () => {
+    const t = toolTurns({ status: 'budget_exceeded', budgets: { max_turns: Number.POSITIVE_INFINITY } }, 2).build();
+    assert.equal(analyzeBudgets(t)[0]?.message, 'the run ended with status budget_exceeded; no declared budget shows the counter, at step 2 (budget_exceeded)');
+  });
+
+  it('ignores an absolute deadline written as a list', () => {
+    const start = '2025-01-01T00:00:00.000Z';
+    const t = toolTurns({ status: 'failed', budgets: { deadline: ['2025-01-01T00:00:01.000Z'] } as never, startedAt: start, endedAt: '2025-01-01T00:00:05.000Z' }, 1).build();
+    assert.deepEqual(analyzeBudgets(t), []);
+  });
+
+  it('shows no counter for a deadline when the run has no start time, even as the only limit declared', () => {
+    const t = toolTurns({ status: 'budget_exceeded', budgets: { deadline_ms: 1_000 }, endedAt: '2025-01-01T00:00:05.000Z' }, 1).build();
+    const [f] = analyzeBudgets(t);
+    assert.equal(f?.message, 'the run ended with status budget_exceeded; no declared budget shows the counter, at step 1 (budget_exceeded)');
+    assert.deepEqual(f?.details, { limit: null, limit_raw: null, max: null, used: null, below_limit: null, inferred: false });
+  });
+});
+
+describe('budgets: the step and the end', () => {
+  it('reports the highest step logged up to the end, even when an event with a lower step comes last', () => {
+    const t = run({ status: 'budget_exceeded', endLimit: 'max_turns', budgets: { max_turns: 2 } })
+      .toolCalls({ id: 'c1' }, { id: 'c0' })
+      .result('c0')
+      .toolCalls({ id: 'c2' })
+      .result('c2')
+      .result('c1')
+      .build();
+    const [f] = analyzeBudgets(t);
+    assert.equal(f?.step, 2);
+    assert.match(f?.message ?? '', /, at step 2 \(budget_exceeded\)$/);
+  });
+
+  it('counts nothing after a terminal event that is the first event of the run', () => {
+    const t = run({ status: 'budget_exceeded', endLimit: 'max_turns', budgets: { max_turns: 1 } }).end().final().build();
+    const stop = analyzeBudgets(t).find((f) => f.severity === 'warning');
+    assert.equal(stop?.step, null);
+    assert.match(stop?.message ?? '', /0 of 1 model calls used \(max_turns\), at step \? \(budget_exceeded\)/);
+    assert.equal(stop?.line, lineOf(t, 'run_end'));
+    // Inferred: the final answer after the end does not count as the run's last response.
+    const inferred = run({ status: 'failed', budgets: { deadline_ms: 1_000 }, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:00:05.000Z' }).end().final().build();
+    assert.match(analyzeBudgets(inferred)[0]?.message ?? '', /the last step \(\?\) being a missing response/);
+  });
+});
