@@ -832,3 +832,20 @@ describe('budgets: the step and the end', () => {
     assert.match(analyzeBudgets(inferred)[0]?.message ?? '', /the last step \(\?\) being a missing response/);
   });
 });
+
+describe('budgets: a deadline with no clock to read', () => {
+  it('reports no action after an absolute deadline that fell before the start when no event carries a time', () => {
+    // The deadline is 10 s before the run's start, so any logged time would be past it; none is logged.
+    const t = run({ status: 'succeeded', budgets: { deadline: '2024-12-31T23:59:50.000Z' }, startedAt: '2025-01-01T00:00:00.000Z' })
+      .toolCalls({ id: 'c1' })
+      .result('c1')
+      .final()
+      .build();
+    assert.deepEqual(analyzeBudgets(t), []);
+    t.entries[0]!.ts = '2025-01-01T00:00:01.000Z';
+    assert.deepEqual(
+      analyzeBudgets(t).map((f) => [f.call_id, f.details?.['max'], f.details?.['used']]),
+      [['c1', -10_000, 1_000]],
+    );
+  });
+});
