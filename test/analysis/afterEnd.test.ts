@@ -161,3 +161,15 @@ describe('events after the end: the details a message gives', () => {
     assert.deepEqual(f?.details, { end_line: lineOf(t, 'run_end'), end_status_raw: 'succeeded', status_raw: null });
   });
 });
+
+describe('events after the end: the warning', () => {
+  it('is an event_after_end that lists exactly the first five events', () => {
+    const builder = run({ status: 'succeeded' }).final().end();
+    for (let i = 0; i < 6; i++) builder.final();
+    const t = builder.build();
+    const [f] = analyzeAfterEnd(t);
+    assert.equal(f?.kind, 'event_after_end');
+    const listed = [1, 2, 3, 4, 5].map((n) => `a model call at step ${n + 1} (line ${responseLine(t, n)})`).join(', ');
+    assert.equal(f?.message, `6 events were logged after the run had ended at line ${lineOf(t, 'run_end')} with status succeeded: ${listed} and 1 more`);
+  });
+});

@@ -338,3 +338,15 @@ describe('call correlation: resolutions', () => {
     );
   });
 });
+
+describe('call correlation: runs whose status was written differently', () => {
+  it('leaves the raw status out of a dangling call when the loop wrote none', () => {
+    const t = run({ status: 'failed', statusRaw: '' }).toolCalls({ id: 'c1', name: 'deploy' }).build();
+    assert.equal(correlateCalls(t).findings[0]?.message, 'call deploy (c1, step 1) never received a result; the run ended at step 1 with status failed');
+  });
+
+  it('names a dangling call without a step by name and id only', () => {
+    const t = run({ status: 'failed', statusRaw: 'ERROR' }).response({ step: null, calls: [{ id: 'c1', name: 'deploy' }] }).build();
+    assert.equal(correlateCalls(t).findings[0]?.message, 'call deploy (c1) never received a result; the run ended with status failed (ERROR)');
+  });
+});

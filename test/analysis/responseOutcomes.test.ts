@@ -272,3 +272,11 @@ describe('response outcomes: a success claimed with nothing to judge', () => {
     assert.match(accepted[0]?.message ?? '', /it ended right after the model response at step 1/);
   });
 });
+
+describe('response outcomes: the last response before a claimed success', () => {
+  it('is the last response, not the last event: a tool result after a truncated answer does not hide it', () => {
+    const t = run({ status: 'succeeded' }).response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c1', name: 'edit' }] }).result('c1').build();
+    const accepted = analyzeResponseOutcomes(t).filter((f) => f.kind === 'incomplete_answer_accepted');
+    assert.deepEqual(accepted.map((f) => [f.step, f.line]), [[1, lineOf(t, 'run_end')]]);
+  });
+});

@@ -99,3 +99,10 @@ describe('unterminated run: what the last event was', () => {
     assert.equal(analyzeUnterminatedRun(t).length, 1);
   });
 });
+
+describe('unterminated run: calls still without a result', () => {
+  it('counts a call that was started but never answered', () => {
+    const t = run({ status: 'unterminated' }).toolCalls({ id: 'c1', name: 'deploy' }).execution('c1').build();
+    assert.match(analyzeUnterminatedRun(t)[0]?.message ?? '', /the start of call c1 at step 1 \(line \d+\); 1 call still without a result;/);
+  });
+});
