@@ -7,7 +7,7 @@
 import type { Finding } from '../report';
 import { formatCount } from '../formatCount';
 import { finding } from './finding';
-import { endIndex, issuedCalls, type RunEndEntry, type RunTimeline, type TimelineEntry } from './timeline';
+import { endIndex, issuedCalls, type ExecutionEntry, type RunEndEntry, type RunTimeline, type TimelineEntry } from './timeline';
 
 /** How many of the other events after the end a warning lists by line before it only counts them. */
 const LISTED_EVENTS = 5;
@@ -17,14 +17,13 @@ function describeEnd(end: RunEndEntry): string {
   return `ended at line ${end.line}${end.statusRaw !== null ? ` with status ${end.statusRaw}` : ''}`;
 }
 
-function describeEvent(entry: Exclude<TimelineEntry, RunEndEntry>): string {
+/** An event after the end that is no side effect: a model call, an error result, a not-executed mark. */
+function describeEvent(entry: Exclude<TimelineEntry, RunEndEntry | ExecutionEntry>): string {
   switch (entry.kind) {
     case 'response':
       return `a model call${entry.step !== null ? ` at step ${entry.step}` : ''} (line ${entry.line})`;
-    case 'execution':
-      return `the start of tool call ${entry.callId} (line ${entry.line})`;
     case 'result':
-      return `${entry.ok ? 'the result' : 'an error result'} of tool call ${entry.callId} (line ${entry.line})`;
+      return `an error result of tool call ${entry.callId} (line ${entry.line})`;
     case 'not_executed':
       return `a not-executed mark for tool call ${entry.callId} (line ${entry.line})`;
   }
@@ -37,7 +36,7 @@ export function analyzeAfterEnd(timeline: RunTimeline): Finding[] {
   const findings: Finding[] = [];
   const nameOf = new Map(issuedCalls(timeline).map((call) => [call.callId, call.name]));
   const sideEffects = new Set<string>();
-  const others: Exclude<TimelineEntry, RunEndEntry>[] = [];
+  const others: Exclude<TimelineEntry, RunEndEntry | ExecutionEntry>[] = [];
 
   for (const entry of timeline.entries.slice(index + 1)) {
     if (entry.kind === 'run_end') {
@@ -53,8 +52,8 @@ export function analyzeAfterEnd(timeline: RunTimeline): Finding[] {
       continue;
     }
     // A started or successfully completed call is a side effect; an error result or a not-executed mark records none.
-    const acted = entry.kind === 'execution' || (entry.kind === 'result' && entry.ok);
-    if (acted && !sideEffects.has(entry.callId)) {
+    if (entry.kind === 'execution' || (entry.kind === 'result' && entry.ok)) {
+      if (sideEffects.has(entry.callId)) continue;
       sideEffects.add(entry.callId);
       const name = nameOf.get(entry.callId) ?? (entry.kind === 'result' ? entry.name : null);
       findings.push(
@@ -69,7 +68,7 @@ export function analyzeAfterEnd(timeline: RunTimeline): Finding[] {
       );
       continue;
     }
-    if (!acted) others.push(entry);
+    others.push(entry);
   }
 
   const [first] = others;

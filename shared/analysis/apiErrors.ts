@@ -30,13 +30,15 @@ function sequels(entries: readonly TimelineEntry[]): Map<ResponseEntry, Sequel> 
     const entry = entries[index]!;
     if (entry.kind === 'result' || entry.kind === 'execution' || entry.kind === 'not_executed') {
       change = entry;
-    } else if (entry.kind === 'response' && entry.apiError === null) {
-      recovered = entry;
-      laterFailures = 0;
-      change = null;
     } else if (entry.kind === 'response') {
-      byError.set(entry, { recovered, laterFailures, change });
-      laterFailures += 1;
+      if (entry.apiError === null) {
+        recovered = entry;
+        laterFailures = 0;
+        change = null;
+      } else {
+        byError.set(entry, { recovered, laterFailures, change });
+        laterFailures += 1;
+      }
     }
   }
   return byError;

@@ -30,8 +30,8 @@ const limitWords: Readonly<Record<LimitName, { unit: string; budget: string }>> 
 
 interface BudgetKey {
   limit: LimitName;
-  /** How a time limit is written: milliseconds or seconds from the run's start, or an absolute time. */
-  time?: 'ms' | 's' | 'absolute';
+  /** How a time limit is written when not in milliseconds from the run's start: seconds from it, or an absolute time. */
+  time?: 's' | 'absolute';
 }
 
 /**
@@ -49,9 +49,9 @@ const budgetKeys: Readonly<Record<string, BudgetKey>> = {
   max_model_calls: { limit: 'max_turns' },
   max_tool_calls: { limit: 'max_tool_calls' },
   tool_call_limit: { limit: 'max_tool_calls' },
-  deadline_ms: { limit: 'deadline', time: 'ms' },
+  deadline_ms: { limit: 'deadline' },
   deadline: { limit: 'deadline', time: 'absolute' },
-  timeout_ms: { limit: 'deadline', time: 'ms' },
+  timeout_ms: { limit: 'deadline' },
   // A bare `timeout` or `time_limit` is in seconds, as in the Python loops and eval harnesses that use the name.
   timeout: { limit: 'deadline', time: 's' },
   timeout_s: { limit: 'deadline', time: 's' },
@@ -159,34 +159,33 @@ function laterTs(a: string | null, b: string | null): string | null {
 /** An action: a model call, or the first sign that a tool call ran. */
 interface Action {
   entry: TimelineEntry;
-  callId: string | null;
+  /** The tool call; null for a model call. */
+  tool: { callId: string; name: string } | null;
   /** The counters when the loop decided to take it. */
   known: Counters;
-  /** A tool call's name. */
-  name: string | null;
-  /** A model call's own input tokens. */
+  /** A model call's own input tokens; null for a tool call. */
   inputTokens: number | null;
 }
 
 /** Which limits an action breaks: model calls are held to the turn budget, tool calls to the tool-call budget; both to the rest. */
 function breaks(declared: DeclaredLimit, action: Action, startedAt: string | null): number | null {
-  const isModelCall = action.callId === null;
+  const isModelCall = action.tool === null;
   if (declared.limit === 'max_turns' && !isModelCall) return null;
   if (declared.limit === 'max_tool_calls' && isModelCall) return null;
-  // The context budget bounds each call's input: a call sent over it broke it.
-  if (declared.limit === 'max_context_tokens') return isModelCall && action.inputTokens !== null && action.inputTokens > declared.max ? action.inputTokens : null;
+  // The context budget bounds each model call's input (a tool call has none): a call sent over it broke it.
+  if (declared.limit === 'max_context_tokens') return (action.inputTokens ?? 0) > declared.max ? action.inputTokens : null;
   const counter = used(declared.limit, action.known, startedAt);
   return counter !== null && counter >= declared.max ? counter : null;
 }
 
 function afterExhaustionMessage(declared: DeclaredLimit, action: Action, counter: number, later: number): string {
-  const { entry, callId } = action;
+  const { entry, tool } = action;
   const step = entry.step ?? '?';
-  const tail = `${later > 0 ? `; ${formatCount(later)} more action${later === 1 ? '' : 's'} followed` : ''}: budget checks must happen before each ${callId === null ? 'call' : 'action'}`;
+  const tail = `${later > 0 ? `; ${formatCount(later)} more action${later === 1 ? '' : 's'} followed` : ''}: budget checks must happen before each ${tool === null ? 'call' : 'action'}`;
   if (declared.limit === 'max_context_tokens') {
     return `a model call at step ${step} was sent with ${formatCount(counter)} input tokens, over the context budget (${declared.declaredAs} ${formatCount(declared.max)})${tail}`;
   }
-  const actor = callId === null ? `a model call was made at step ${step}` : `tool call ${callId}${action.name !== null ? ` (${action.name})` : ''} was executed`;
+  const actor = tool === null ? `a model call was made at step ${step}` : `tool call ${tool.callId} (${tool.name}) was executed`;
   let amount: string;
   switch (declared.limit) {
     case 'max_turns':
@@ -216,7 +215,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
   const findings: Finding[] = [];
   const declared = declaredLimits(timeline.budgets ?? {}, timeline.startedAt);
   // Only calls a model response issued count against the budget; an orphan result is not a call.
-  const issued = new Map(issuedCalls(timeline).map((call) => [call.callId, call.name]));
+  const issued = new Map(issuedCalls(timeline).map((call) => [call.callId, { callId: call.callId, name: call.name }]));
   const executed = new Set<string>();
   /** The counters right after the response that issued each call: a call with no logged start ran no earlier. */
   const atIssue = new Map<string, Counters>();
@@ -241,7 +240,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     if (entry.step !== null) lastStep = Math.max(lastStep ?? 0, entry.step);
     if (entry.kind === 'response') {
       // The call was sent after everything logged before it; its own timestamp is when it returned.
-      check({ entry, callId: null, name: null, known: { ...counters }, inputTokens: entry.inputTokens });
+      check({ entry, tool: null, known: { ...counters }, inputTokens: entry.inputTokens });
       counters.steps += 1;
       counters.outputTokens += entry.outputTokens ?? 0;
       counters.inputTokens += entry.inputTokens ?? 0;
@@ -252,11 +251,12 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
       for (const call of entry.calls) atIssue.set(call.callId, issuedAt);
     } else {
       counters.latestTs = laterTs(counters.latestTs, entry.ts);
-      if ((entry.kind === 'execution' || entry.kind === 'result') && issued.has(entry.callId) && !executed.has(entry.callId)) {
-        executed.add(entry.callId);
+      const tool = entry.kind === 'execution' || entry.kind === 'result' ? issued.get(entry.callId) : undefined;
+      if (tool !== undefined && !executed.has(tool.callId)) {
+        executed.add(tool.callId);
         // A logged start is when the call ran; a result alone shows only that it ran after it was issued.
-        const seen = entry.kind === 'execution' ? counters : (atIssue.get(entry.callId) ?? counters);
-        check({ entry, callId: entry.callId, name: issued.get(entry.callId) ?? null, known: { ...seen, executedToolCalls: counters.executedToolCalls }, inputTokens: null });
+        const seen = entry.kind === 'execution' ? counters : (atIssue.get(tool.callId) ?? counters);
+        check({ entry, tool, known: { ...seen, executedToolCalls: counters.executedToolCalls }, inputTokens: null });
         counters.executedToolCalls += 1;
       }
     }
@@ -271,7 +271,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
       finding(timeline, 'budget_exceeded', {
         severity: 'error',
         step: action.entry.step,
-        callId: action.callId,
+        callId: action.tool?.callId ?? null,
         line: action.entry.line,
         message: afterExhaustionMessage(limit, action, counter, later),
         details: { limit: limit.limit, max: limit.max, used: limit.limit === 'max_turns' || limit.limit === 'max_tool_calls' ? counter + 1 : counter, after_exhaustion: true },

@@ -8,7 +8,7 @@
 import type { Finding } from '../report';
 import { isOngoingStatus } from '../trace/runStatus';
 import { finding, runEnding } from './finding';
-import { describeCall, type ResultEntry, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
+import { describeCall, issuedCalls, type ResultEntry, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
 
 export type CallState = 'ok' | 'error' | 'dangling' | 'unexecuted' | 'pending' | 'not_issued';
 
@@ -163,10 +163,6 @@ export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
     }
   }
 
-  const ordered = timeline.entries.flatMap((entry) => (entry.kind === 'response' ? entry.calls : []));
-  return {
-    findings,
-    resolutions: ordered.map((call) => resolutions.get(call)).filter((r): r is CallResolution => r !== undefined),
-    resultOf,
-  };
+  // Every call got its resolution above: not issued, answered, or still unanswered.
+  return { findings, resolutions: issuedCalls(timeline).map((call) => resolutions.get(call)!), resultOf };
 }

@@ -73,9 +73,9 @@ export function analyzeRepeatedActions(
   options: AnalysisOptions,
 ): Finding[] {
   const actions = actionsOf(timeline, resultOf);
-  const tokensByStep = new Map<number, number>();
+  // Tokens by step; the entry of a null step is never read, as turns count known steps only.
+  const tokensByStep = new Map<number | null, number>();
   for (const response of responses(timeline)) {
-    if (response.step === null) continue;
     const tokens = (response.inputTokens ?? 0) + (response.outputTokens ?? 0);
     if (response.inputTokens !== null || response.outputTokens !== null) tokensByStep.set(response.step, (tokensByStep.get(response.step) ?? 0) + tokens);
   }
@@ -83,7 +83,9 @@ export function analyzeRepeatedActions(
   const open = new Map<string, Episode>();
 
   const close = (episode: Episode): void => {
-    const calls = [...episode.calls].sort((a, b) => a.line - b.line || a.index - b.index);
+    // In log order: an episode starts with the calls of one window, in order, and every later
+    // firing can only add the call just taken.
+    const calls = [...episode.calls];
     const steps = [...new Set(calls.map((call) => call.step).filter((step): step is number => step !== null))];
     const knownTokens = steps.filter((step) => tokensByStep.has(step));
     const tokens = knownTokens.length > 0 ? knownTokens.reduce((sum, step) => sum + (tokensByStep.get(step) ?? 0), 0) : null;

@@ -7,7 +7,7 @@
 import type { Finding, FindingKind, Severity } from '../report';
 import { isContentFilterFinishReason, isKnownFinishReason, isToolCallFinishReason, isTruncationFinishReason } from '../trace/modelOutcome';
 import { claimsSuccess } from '../trace/runStatus';
-import { describeCall, responses, type ResponseEntry, type RunTimeline, type TimelineCall } from './timeline';
+import { describeCall, endIndex, responses, type ResponseEntry, type RunTimeline, type TimelineCall } from './timeline';
 import { finding, runEnding } from './finding';
 
 interface Incompleteness {
@@ -117,11 +117,11 @@ function executedIncompleteCalls(timeline: RunTimeline, verdicts: ReadonlyMap<Re
 function acceptedIncompleteAnswer(timeline: RunTimeline, verdicts: ReadonlyMap<ResponseEntry, Incompleteness>): Finding[] {
   if (!claimsSuccess(timeline.status)) return [];
   // The terminal event: the first run_end that counts (docs/semantics.md §2).
-  const endIndex = timeline.entries.findIndex((entry) => entry.eventId === timeline.endEventId);
-  if (endIndex < 0) return [];
-  const end = timeline.entries[endIndex]!;
-  const before = timeline.entries.slice(0, endIndex).filter((entry): entry is ResponseEntry => entry.kind === 'response');
-  const repeated = timeline.outputEventId === null ? undefined : before.find((response) => response.eventId === timeline.outputEventId);
+  const index = endIndex(timeline);
+  const end = timeline.entries[index];
+  if (end === undefined) return [];
+  const before = timeline.entries.slice(0, index).filter((entry): entry is ResponseEntry => entry.kind === 'response');
+  const repeated = before.find((response) => response.eventId === timeline.outputEventId);
   const source = repeated ?? before.at(-1);
   if (source === undefined) return [];
   const verdict = verdicts.get(source);

@@ -99,7 +99,7 @@ export interface RunTimeline {
 
 /** Position of the run's terminal event (or unlifted pause) among the entries; -1 when there is none. */
 export function endIndex(timeline: RunTimeline): number {
-  return timeline.endEventId === null ? -1 : timeline.entries.findIndex((entry) => entry.eventId === timeline.endEventId);
+  return timeline.entries.findIndex((entry) => entry.eventId === timeline.endEventId);
 }
 
 export function responses(timeline: RunTimeline): ResponseEntry[] {

@@ -44,8 +44,9 @@ function describe(entry: TimelineEntry): string {
 function unansweredCalls(entries: readonly TimelineEntry[]): number {
   const open = new Set<string>();
   for (const entry of entries) {
-    if (entry.kind === 'response' && entry.outcome === 'tool_calls') for (const call of entry.calls) open.add(call.callId);
-    else if (entry.kind === 'result' || entry.kind === 'not_executed') open.delete(entry.callId);
+    if (entry.kind === 'response') {
+      if (entry.outcome === 'tool_calls') for (const call of entry.calls) open.add(call.callId);
+    } else if (entry.kind === 'result' || entry.kind === 'not_executed') open.delete(entry.callId);
   }
   return open.size;
 }

@@ -115,3 +115,61 @@ describe('a second run_end', () => {
     assert.deepEqual(analyzeAfterEnd(t), []);
   });
 });
+
+describe('events after the end: the details a message gives', () => {
+  it('says only where the run ended when its run_end wrote no status', () => {
+    const t = run({ status: 'failed' }).toolCalls({ id: 'c1', name: 'deploy' }).end({ statusRaw: null }).result('c1').build();
+    const [f] = analyzeAfterEnd(t);
+    assert.equal(f?.message, `tool call c1 (deploy) completed at line ${lineOf(t, 'result', 'c1')}, after the run had ended at line ${lineOf(t, 'run_end')}: the loop acted after its terminal event`);
+  });
+
+  it('takes the name from the result of a call no response issued, and names none for a start of an unknown call', () => {
+    const t = run({ status: 'cancelled' }).final().end().result('ghost', { name: 'refund_order' }).execution('phantom').build();
+    const findings = analyzeAfterEnd(t);
+    assert.match(findings[0]?.message ?? '', /^tool call ghost \(refund_order\) completed at line/);
+    assert.match(findings[1]?.message ?? '', /^tool call phantom started at line \d+, after/);
+    assert.deepEqual(findings[1]?.details, { end_line: lineOf(t, 'run_end'), event: 'execution' });
+  });
+
+  it('reports one side effect per call: its start, not also its result', () => {
+    const t = run({ status: 'cancelled' }).toolCalls({ id: 'c1' }).end().execution('c1').result('c1').build();
+    const findings = analyzeAfterEnd(t);
+    assert.deepEqual(findings.map((f) => [f.severity, f.line]), [['error', lineOf(t, 'execution', 'c1')]]);
+  });
+
+  it('writes one event in the singular, and a model call without a step without one', () => {
+    const t = run({ status: 'succeeded' }).final().end().final({ step: null }).build();
+    const [f] = analyzeAfterEnd(t);
+    assert.equal(f?.message, `1 event was logged after the run had ended at line ${lineOf(t, 'run_end')} with status succeeded: a model call (line ${responseLine(t, 1)})`);
+    assert.deepEqual(f?.details, { end_line: lineOf(t, 'run_end'), events: 1, model_calls: 1 });
+    assert.equal(f?.step, null);
+  });
+
+  it('lists up to five events without counting any more, and counts only the model calls among them', () => {
+    const builder = run({ status: 'cancelled' }).toolCalls({ id: 'c1' }, { id: 'c2' }).end().error('c1', 'CANCELLED').notExecuted('c2');
+    for (let i = 0; i < 3; i++) builder.final();
+    const [f] = analyzeAfterEnd(builder.build());
+    assert.match(f?.message ?? '', /^5 events were logged .*, a model call at step 4 \(line \d+\)$/);
+    assert.deepEqual(f?.details?.['model_calls'], 3);
+    assert.equal(f?.step, 1);
+  });
+
+  it('says nothing of disagreement when the second run_end wrote no status, and leaves its status out', () => {
+    const t = run({ status: 'succeeded' }).final().end().end({ statusRaw: null }).build();
+    const [f] = analyzeAfterEnd(t);
+    assert.equal(f?.message, `a second run_end at line ${lineOf(t, 'run_end', undefined, 1)} for a run that had already ended at line ${lineOf(t, 'run_end')} with status succeeded: the first run_end counts, so the run's status is succeeded`);
+    assert.deepEqual(f?.details, { end_line: lineOf(t, 'run_end'), end_status_raw: 'succeeded', status_raw: null });
+  });
+});
+
+describe('events after the end: the warning', () => {
+  it('is an event_after_end that lists exactly the first five events', () => {
+    const builder = run({ status: 'succeeded' }).final().end();
+    for (let i = 0; i < 6; i++) builder.final();
+    const t = builder.build();
+    const [f] = analyzeAfterEnd(t);
+    assert.equal(f?.kind, 'event_after_end');
+    const listed = [1, 2, 3, 4, 5].map((n) => `a model call at step ${n + 1} (line ${responseLine(t, n)})`).join(', ');
+    assert.equal(f?.message, `6 events were logged after the run had ended at line ${lineOf(t, 'run_end')} with status succeeded: ${listed} and 1 more`);
+  });
+});

@@ -87,3 +87,53 @@ describe('api errors', () => {
     assert.deepEqual(analyzeApiErrors(t), []);
   });
 });
+
+describe('api errors: what changed between the error and the call that went through', () => {
+  it('counts a not-executed mark or a tool start as the loop changing its request', () => {
+    for (const change of ['notExecuted', 'execution'] as const) {
+      const builder = run({ status: 'model_finished' }).toolCalls({ id: 'c1' }).apiError(400, 'invalid_request_error');
+      if (change === 'notExecuted') builder.notExecuted('c1');
+      else builder.execution('c1');
+      const t = builder.final().build();
+      const [f] = analyzeApiErrors(t);
+      assert.equal(f?.severity, 'warning', change);
+      assert.match(f?.message ?? '', new RegExp(`tool activity at line ${responseLine(t, 1) + 1}\\)`), change);
+    }
+  });
+
+  it('takes the first tool activity after the error, and only activity before the call that went through', () => {
+    const t = run({ status: 'model_finished' })
+      .toolCalls({ id: 'c1' }, { id: 'c2' })
+      .apiError(400, 'invalid_request_error')
+      .result('c1')
+      .result('c2')
+      .apiError(529, 'overloaded_error')
+      .final()
+      .build();
+    const findings = analyzeApiErrors(t);
+    assert.deepEqual(findings.map((f) => f.severity), ['warning', 'info']);
+    assert.match(findings[0]?.message ?? '', new RegExp(`tool activity at line ${lineOf(t, 'result', 'c1')}\\); 1 more attempt failed, then the call at step 4`));
+  });
+
+  it('counts only the failures after each error, up to the next call that went through', () => {
+    const t = run({ status: 'failed' }).apiError(529, 'overloaded_error').final().apiError(529, 'overloaded_error').apiError(529, 'overloaded_error').build();
+    assert.deepEqual(
+      analyzeApiErrors(t).map((f) => [f.severity, f.details?.['later_failures'], f.details?.['recovered_step'], f.details?.['recovered_line']]),
+      [
+        ['info', 0, 2, responseLine(t, 1)],
+        ['error', 1, null, null],
+        ['error', 0, null, null],
+      ],
+    );
+  });
+
+  it('names a call without a step by its line', () => {
+    const t = run({ status: 'model_finished' }).apiError(529, 'overloaded_error', null, { step: null }).final({ step: null }).build();
+    assert.equal(analyzeApiErrors(t)[0]?.message, `the model call at the call (line ${responseLine(t, 0)}) failed at the provider with HTTP 529 overloaded_error; the loop retried, and the call at the call (line ${responseLine(t, 1)}) went through`);
+  });
+
+  it('is an error in a paused run: only a run still being written may yet recover', () => {
+    const t = run({ status: 'waiting_for_input' }).apiError(529, 'overloaded_error').build();
+    assert.equal(analyzeApiErrors(t)[0]?.severity, 'error');
+  });
+});

@@ -256,3 +256,97 @@ describe('call correlation: out-of-order results', () => {
     assert.ok(outcome.resultOf.has(callOf(t, 'c1')));
   });
 });
+
+describe('call correlation: what the messages say when something is unknown', () => {
+  it('says a call was not executed without a colon when the loop gave no reason', () => {
+    const t = run({ status: 'cancelled' }).toolCalls({ id: 'c1', name: 'deploy' }).notExecuted('c1').build();
+    const [f] = correlateCalls(t).findings;
+    assert.equal(f?.kind, 'unexecuted_call');
+    assert.match(f?.message ?? '', /^call deploy \(c1, step 1\) was not executed; the loop marked it instead of leaving it dangling$/);
+  });
+
+  it('writes "?" for the step of a reused call_id when the responses carry no step', () => {
+    const t = run().response({ step: null, calls: [{ id: 'c1', name: 'a' }] }).result('c1').response({ step: null, calls: [{ id: 'c1', name: 'b' }] }).result('c1').final().build();
+    const [f] = correlateCalls(t).findings;
+    assert.equal(f?.kind, 'duplicate_call_id');
+    assert.match(f?.message ?? '', /issued twice: a at step \? \(line \d+\) and b at step \? \(line \d+\)/);
+  });
+
+  it('does not name the tool of an orphan result that carries no name', () => {
+    const t = run().result('ghost', { name: null }).final().build();
+    const [f] = correlateCalls(t).findings;
+    assert.equal(f?.kind, 'orphan_result');
+    assert.match(f?.message ?? '', /^tool result at line \d+ answers call_id ghost/);
+  });
+});
+
+describe('call correlation: the step a dangling call reports the run ended at', () => {
+  it('is the highest step logged, even when an event with a lower step comes last', () => {
+    // c1's result arrives after step 2 was logged; it carries step 1.
+    const t = run({ status: 'failed' })
+      .toolCalls({ id: 'c1', name: 'slow_build' }, { id: 'c0', name: 'lint' })
+      .result('c0')
+      .toolCalls({ id: 'c2', name: 'deploy' })
+      .result('c1')
+      .build();
+    const findings = correlateCalls(t).findings;
+    assert.deepEqual(findings.map((f) => f.call_id), ['c2']);
+    assert.match(findings[0]?.message ?? '', /the run ended at step 2 with status failed$/);
+  });
+
+  it('is left out when no event of the run has a step', () => {
+    const t = run({ status: 'failed' }).response({ step: null, calls: [{ id: 'c1', name: 'deploy' }] }).build();
+    const [f] = correlateCalls(t).findings;
+    assert.equal(f?.kind, 'dangling_call');
+    assert.match(f?.message ?? '', /never received a result; the run ended with status failed$/);
+  });
+});
+
+describe('call correlation: a result logged before any call with its id', () => {
+  it('goes to the issued call rather than to an earlier incomplete response that carried the id', () => {
+    const t = run({ status: 'failed' })
+      .result('c1', { name: 'read_file', step: 1 })
+      .response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c1', name: 'read_file' }] })
+      .toolCalls({ id: 'c1', name: 'read_file' })
+      .final()
+      .build();
+    const outcome = correlateCalls(t);
+    assert.deepEqual(outcome.findings.map((f) => f.kind), ['out_of_order_result']);
+    assert.deepEqual(outcome.resolutions.map((r) => r.state), ['not_issued', 'ok']);
+    assert.equal(outcome.resultOf.get(callOf(t, 'c1', 1)), t.entries[0]);
+  });
+});
+
+describe('call correlation: resolutions', () => {
+  it('lists one resolution per call of every response, in log order, and nothing else', () => {
+    const t = run({ status: 'failed' })
+      .toolCalls({ id: 'c1' }, { id: 'c2' })
+      .result('c2')
+      .notExecuted('c1')
+      .response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c3' }] })
+      .toolCalls({ id: 'c4' })
+      .final()
+      .build();
+    assert.deepEqual(
+      correlateCalls(t).resolutions.map((r) => [r.call.callId, r.state]),
+      [
+        ['c1', 'unexecuted'],
+        ['c2', 'ok'],
+        ['c3', 'not_issued'],
+        ['c4', 'dangling'],
+      ],
+    );
+  });
+});
+
+describe('call correlation: runs whose status was written differently', () => {
+  it('leaves the raw status out of a dangling call when the loop wrote none', () => {
+    const t = run({ status: 'failed', statusRaw: '' }).toolCalls({ id: 'c1', name: 'deploy' }).build();
+    assert.equal(correlateCalls(t).findings[0]?.message, 'call deploy (c1, step 1) never received a result; the run ended at step 1 with status failed');
+  });
+
+  it('names a dangling call without a step by name and id only', () => {
+    const t = run({ status: 'failed', statusRaw: 'ERROR' }).response({ step: null, calls: [{ id: 'c1', name: 'deploy' }] }).build();
+    assert.equal(correlateCalls(t).findings[0]?.message, 'call deploy (c1) never received a result; the run ended with status failed (ERROR)');
+  });
+});

@@ -53,3 +53,10 @@ describe('invalid arguments', () => {
     assert.deepEqual(analyzeInvalidArguments(t), []);
   });
 });
+
+describe('invalid arguments: the message', () => {
+  it('ends with the parse error when the call was not executed', () => {
+    const t = run({ status: 'failed' }).toolCalls({ id: 'c1', name: 'edit', argsError: 'Unexpected token }' }).build();
+    assert.equal(analyzeInvalidArguments(t)[0]?.message, 'call edit (c1, step 1) has invalid arguments: Unexpected token }');
+  });
+});

@@ -251,3 +251,102 @@ describe('repeated actions: episodes and cost', () => {
     assert.deepEqual(analyze(t), []);
   });
 });
+
+describe('repeated actions: which calls count', () => {
+  it('leaves out the calls of a response that did not issue them (truncated, broken stream)', () => {
+    const t = run({ status: 'failed' })
+      .toolCalls({ id: 'c1', ...A })
+      .result('c1', { hash: 'same' })
+      .response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c2', ...A }] })
+      .toolCalls({ id: 'c3', ...A })
+      .result('c3', { hash: 'same' })
+      .build();
+    assert.deepEqual(analyze(t), []);
+    // The same three calls, all issued, fire.
+    const issued = run({ status: 'failed' })
+      .toolCalls({ id: 'c1', ...A })
+      .result('c1', { hash: 'same' })
+      .toolCalls({ id: 'c2', ...A })
+      .toolCalls({ id: 'c3', ...A })
+      .result('c3', { hash: 'same' })
+      .build();
+    assert.deepEqual(callIds(analyze(issued)[0]), ['c1', 'c2', 'c3']);
+  });
+
+  it('leaves out calls whose arguments did not parse: they are no action', () => {
+    const broken = (id: string) => ({ id, name: 'write_file', argsError: 'Unexpected end of JSON input' });
+    const t = run({ status: 'failed' }).toolCalls(broken('c1')).toolCalls(broken('c2')).toolCalls(broken('c3')).build();
+    assert.deepEqual(analyze(t), []);
+  });
+
+  it('fires on the first call with a threshold of 1 and a window of 1, one episode per run of calls', () => {
+    const findings = analyze(loop([A, A, { name: 'list_dir' }]), { window: 1, threshold: 1 });
+    assert.deepEqual(findings.map(callIds), [['c1', 'c2'], ['c3']]);
+    assert.match(findings[0]?.message ?? '', /repeated 2 times .*threshold 1 in a window of 1 tool calls/);
+  });
+});
+
+describe('repeated actions: results without an identity', () => {
+  it('a result without a hash is no progress, even after the action returned something else', () => {
+    // x is the first result; the two results without identity show nothing new.
+    const findings = analyze(loop([{ ...A, hash: 'x' }, { ...A, hash: null }, { ...A, hash: null }]));
+    assert.deepEqual(findings.map(callIds), [['c1', 'c2', 'c3']]);
+  });
+
+  it('a result without a hash is not a result to differ from: the first hashed result after it is no progress', () => {
+    // c2's x is the first result the action returned; only c3 (also x) could tell, and it is the same.
+    const findings = analyze(loop([{ ...A, hash: null }, { ...A, hash: 'x' }, { ...A, hash: 'x' }]));
+    assert.deepEqual(findings.map(callIds), [['c1', 'c2', 'c3']]);
+  });
+});
+
+describe('repeated actions: cost details', () => {
+  const repeat = (usage: { inputTokens?: number; outputTokens?: number; step?: null }): RunTimeline => {
+    const builder = run({ status: 'failed' });
+    for (const id of ['c1', 'c2', 'c3']) builder.response({ calls: [{ id, ...A }], ...usage }).result(id, { hash: 'same' });
+    return builder.build();
+  };
+
+  it('counts the tokens of turns that record only input tokens', () => {
+    const [f] = analyze(repeat({ inputTokens: 400 }));
+    assert.equal(f?.details?.['tokens'], 3 * 400);
+    assert.match(f?.message ?? '', /3 tool calls over 3 turns and 1,200 tokens$/);
+  });
+
+  it('counts the tokens of turns that record only output tokens', () => {
+    const [f] = analyze(repeat({ outputTokens: 70 }));
+    assert.equal(f?.details?.['tokens'], 3 * 70);
+  });
+
+  it('counts no turn and no tokens for calls whose step is unknown', () => {
+    const [f] = analyze(repeat({ inputTokens: 400, outputTokens: 70, step: null }));
+    assert.equal(f?.details?.['tool_calls'], 3);
+    assert.equal(f?.details?.['turns'], 0);
+    assert.equal(f?.details?.['tokens'], null);
+    assert.match(f?.message ?? '', /cost 3 tool calls over 0 turns$/);
+  });
+
+  it('names the tool with empty parentheses when the arguments have no summary', () => {
+    const t = loop([A, A, A]);
+    for (const entry of t.entries) if (entry.kind === 'response') for (const call of entry.calls) call.argsSummary = null;
+    const [f] = analyze(t);
+    assert.match(f?.message ?? '', /^read_file\(\) was repeated 3 times/);
+    assert.equal(f?.details?.['arguments'], null);
+  });
+});
+
+describe('repeated actions: order of the findings', () => {
+  it('lists episodes by the line where they first fired, even when a later one ends first', () => {
+    // Window 4, threshold 2: A fires at c3, B at c4; B's calls leave the window at c6 (its episode
+    // ends there) while A keeps firing to the end of the run.
+    const B: Act = { name: 'list_dir', args: { path: '.' } };
+    const findings = analyze(loop([A, B, A, B, A, A, A]), { window: 4, threshold: 2 });
+    assert.deepEqual(
+      findings.map((f) => [f.call_id, callIds(f)]),
+      [
+        ['c3', ['c1', 'c3', 'c5', 'c6', 'c7']],
+        ['c4', ['c2', 'c4']],
+      ],
+    );
+  });
+});

@@ -192,3 +192,91 @@ describe('response outcomes: a run that claims success on an incomplete answer',
     });
   }
 });
+
+describe('response outcomes: the wording of each verdict', () => {
+  it('says a content filter cut the response', () => {
+    const { findings } = analyzeSecond({ outcome: 'incomplete', finishReason: 'content_filter' });
+    assert.equal(findings[0]?.message, 'the model response at step 2 was cut off by the provider\'s content filter (finish reason "content_filter"): its text and any tool call in it are incomplete');
+  });
+
+  it('says a truncation cut the response, without naming a filter', () => {
+    const { findings } = analyzeSecond({ outcome: 'incomplete', finishReason: 'length' });
+    assert.equal(findings[0]?.message, 'the model response at step 2 was cut off (finish reason "length"): its text and any tool call in it are incomplete');
+  });
+
+  it('writes "?" for the step of a response without one', () => {
+    const t = run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: 'weird_stop', step: null }).build();
+    assert.equal(analyzeResponseOutcomes(t)[0]?.message, 'the model response at step ? has an unknown finish reason "weird_stop": the response cannot be trusted as complete');
+  });
+
+  it('does not call a response with a tool-call finish reason and its calls dropped', () => {
+    const t = run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: 'tool_calls', calls: [{ id: 'c1' }] }).build();
+    assert.deepEqual(analyzeResponseOutcomes(t).map((f) => f.kind), ['incomplete_response']);
+    assert.match(analyzeResponseOutcomes(t)[0]?.message ?? '', /is incomplete \(finish reason "tool_calls"\): it is not a finished answer, and its calls are not calls to run$/);
+  });
+
+  it('quotes the loop\'s own reason over a finish reason, and a streamed response with a finish reason is not a broken stream', () => {
+    const { findings } = analyzeSecond({ outcome: 'incomplete', finishReason: 'stop', incompleteReason: 'interrupted', streamed: true });
+    assert.equal(findings[0]?.message, 'the model response at step 2 is incomplete ("interrupted"): it is not a finished answer');
+  });
+
+  it('names the finish reason of a response the loop logged as incomplete without a reason of its own', () => {
+    const { findings } = analyzeSecond({ outcome: 'incomplete', finishReason: 'stop' });
+    assert.equal(findings[0]?.message, 'the model response at step 2 is incomplete (finish reason "stop"): it is not a finished answer');
+  });
+});
+
+describe('response outcomes: a call the provider refused', () => {
+  it('gets no incomplete verdict of its own (api_error speaks for it)', () => {
+    const t = run({ status: 'failed' }).toolCalls({ id: 'c1' }).result('c1').apiError(529, 'overloaded_error').build();
+    assert.deepEqual(analyzeResponseOutcomes(t), []);
+  });
+
+  it('is still an incomplete answer when a run claims success right after it', () => {
+    const t = run({ status: 'succeeded' }).apiError(500, 'api_error').build();
+    assert.deepEqual(analyzeResponseOutcomes(t).map((f) => [f.kind, f.details]), [['incomplete_answer_accepted', { response_line: responseLine(t, 0) }]]);
+    assert.match(analyzeResponseOutcomes(t)[0]?.message ?? '', /the run ended with status succeeded, but it ended right after the model response at step 1 \(line \d+\), which is incomplete \(incomplete_response\): an incomplete response is never a finished task$/);
+  });
+});
+
+describe('response outcomes: acting on a call of an incomplete response, in words', () => {
+  it('says a call was executed, that its result is logged, or that it was answered with an error', () => {
+    const cut = (finish: (b: ReturnType<typeof run>) => ReturnType<typeof run>) =>
+      analyzeResponseOutcomes(finish(run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c9', name: 'edit' }] })).build()).find(
+        (f) => f.kind === 'incomplete_call_executed',
+      );
+    assert.match(cut((b) => b.result('c9'))?.message ?? '', / and was executed \(its result is logged\) at line \d+: a call from a response that is not whole must not be run$/);
+    assert.match(cut((b) => b.error('c9', 'bad_args'))?.message ?? '', / and was answered with an error result at line \d+:/);
+    const t = run({ status: 'failed' }).response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c9', name: 'edit' }] }).execution('c9').result('c9').build();
+    const executed = analyzeResponseOutcomes(t).filter((f) => f.kind === 'incomplete_call_executed');
+    // Reported once, at the start: the result that follows is the same act.
+    assert.deepEqual(executed.map((f) => [f.line, f.details]), [[lineOf(t, 'execution', 'c9'), { response_line: responseLine(t, 0) }]]);
+    assert.match(executed[0]?.message ?? '', /^call edit \(c9, step 1\) came from an incomplete response \(truncated_response, line \d+\) and was executed at line/);
+  });
+});
+
+describe('response outcomes: a success claimed with nothing to judge', () => {
+  it('reports nothing when a successful run has no response before its end', () => {
+    const t = run({ status: 'succeeded' }).end().response({ outcome: 'incomplete', finishReason: 'length' }).build();
+    assert.deepEqual(analyzeResponseOutcomes(t).map((f) => f.kind), ['truncated_response']);
+  });
+
+  it('reports nothing when the run has no terminal event to judge', () => {
+    const t = run({ status: 'succeeded' }).response({ outcome: 'incomplete', finishReason: 'length' }).build();
+    assert.deepEqual(analyzeResponseOutcomes({ ...t, endEventId: null }).map((f) => f.kind), ['truncated_response']);
+  });
+
+  it('falls back to the last response when the response the output repeats came after the end', () => {
+    const t = run({ status: 'succeeded' }).response({ outcome: 'incomplete', finishReason: 'length' }).end().final({ repeatedByOutput: true }).build();
+    const accepted = analyzeResponseOutcomes(t).filter((f) => f.kind === 'incomplete_answer_accepted');
+    assert.match(accepted[0]?.message ?? '', /it ended right after the model response at step 1/);
+  });
+});
+
+describe('response outcomes: the last response before a claimed success', () => {
+  it('is the last response, not the last event: a tool result after a truncated answer does not hide it', () => {
+    const t = run({ status: 'succeeded' }).response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c1', name: 'edit' }] }).result('c1').build();
+    const accepted = analyzeResponseOutcomes(t).filter((f) => f.kind === 'incomplete_answer_accepted');
+    assert.deepEqual(accepted.map((f) => [f.step, f.line]), [[1, lineOf(t, 'run_end')]]);
+  });
+});

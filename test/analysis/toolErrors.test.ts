@@ -50,3 +50,19 @@ describe('tool errors', () => {
     assert.deepEqual(analyze(t), []);
   });
 });
+
+describe('tool errors: which call an error result speaks for', () => {
+  it('takes the name and step of the call it answers over those written on the result', () => {
+    const t = run().toolCalls({ id: 'c1', name: 'write_file' }).error('c1', 'EACCES', { name: 'fs.write', step: 2 }).final().build();
+    const [f] = analyze(t);
+    assert.equal(f?.step, 1);
+    assert.match(f?.message ?? '', /^write_file \(c1, step 1\) returned an error EACCES$/);
+  });
+
+  it('calls the tool "tool" when neither a call nor the result names it', () => {
+    const t = run().error('ghost', 'boom', { name: null, step: 3 }).final().build();
+    const [f] = analyze(t);
+    assert.equal(f?.step, 3);
+    assert.equal(f?.message, 'tool (ghost, step 3) returned an error boom');
+  });
+});

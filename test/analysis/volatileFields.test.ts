@@ -57,3 +57,49 @@ describe('volatile fields: kept (real progress stays visible)', () => {
     assert.equal(withoutVolatileFields('no digits here: request id abc'), 'no digits here: request id abc');
   });
 });
+
+describe('volatile fields: the forms each rule reads', () => {
+  it('date-times without seconds, without a zone, with a zone written either way, and years far apart', () => {
+    same('at 2025-06-04T07:58Z', 'at 2025-06-04T08:01Z');
+    same('started 2025-06-04T07:58:42 ok', 'started 2025-06-05T01:00:00 ok');
+    same('at 2025-06-04T07:58:42+02:00 ok', 'at 2025-06-04T07:58:43-05:30 ok');
+    same('at 2025-06-04T07:58:42+0200 ok', 'at 2025-06-04T07:58:43+0530 ok');
+    same('valid from 2019-12-31T23:59:59Z', 'valid from 2020-01-01T00:00:00Z');
+  });
+
+  it('times of day with a one-digit hour, and with a fraction after a comma', () => {
+    same('[7:58:42] retry', '[8:01:13] retry');
+    same('07:58:42,123 WARN busy', '07:59:01,456 WARN busy');
+  });
+
+  it('epoch times with spaces around the separator, in quotes, or with a fraction', () => {
+    same('{"timestamp": 1749023922}', '{"timestamp": 1749023987}');
+    same('ts = 1749023922 pending', 'ts = 1749023999 pending');
+    same('{"ts":"1749023922"}', '{"ts":"1749023987"}');
+    same('time=1749023922.123 pending', 'time=1749023922.456 pending');
+  });
+
+  it('provider-style ids whose first digit comes after letters', () => {
+    same('Overloaded (msg_AbCdEfGh12)', 'Overloaded (msg_XyZwVuTs34)');
+  });
+
+  it('the value after a request id key written without a separator', () => {
+    same('Request ID 4KQ9-ZX12-77 failed', 'Request ID 8TT1-AA03-19 failed');
+  });
+});
+
+describe('volatile fields: one placeholder', () => {
+  it('replaces every kind of volatile value by the same placeholder', () => {
+    same('busy (2025-06-04T07:58:42Z)', 'busy (3f2b8c1e-9d4a-4e5f-8a7b-6c5d4e3f2a1b)');
+    same('busy (07:58:42)', 'busy (req_011CY15QS2LGwAeBxdfa6e1V)');
+  });
+
+  it('keeps the key a volatile value was written under', () => {
+    different('timestamp=1749023922', 'created_at=1749023922');
+    different('request_id=7f3a22b1', 'trace_id=7f3a22b1');
+  });
+
+  it('replaces a volatile value rather than dropping it', () => {
+    different('done at 2025-06-04T07:58:42Z', 'done at ');
+  });
+});
