@@ -19,8 +19,8 @@ const volatileRules: readonly { pattern: RegExp; keep: string }[] = [
   { pattern: /\b\d?\d:\d\d:\d\d(?:[.,]\d+)?/g, keep: '' },
   // Epoch seconds or milliseconds under a time-named key: "timestamp": 1749023922, ts=1749023922677.
   { pattern: /\b((?:timestamp|ts|time|date|created|updated|[a-z]+_at)\\?["']?\s*[:=]\s*\\?["']?)\d{9,13}(?:\.\d+)?/gi, keep: '$1' },
-  // UUIDs (request ids, trace ids, idempotency keys).
-  { pattern: /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g, keep: '' },
+  // UUIDs (request ids, trace ids, idempotency keys): the third group starts with the version digit.
+  { pattern: /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-\d[0-9a-fA-F]{3}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g, keep: '' },
   // Provider-style ids with a digit in them: req_011CY15QS2LGwAeBxdfa6e1V, chatcmpl-9x…, msg_…, call_…
   { pattern: /\b(?:req|request|msg|resp|chatcmpl|call|toolu|trace|span|evt)[_-](?=[A-Za-z]*\d)[A-Za-z0-9]{8,}\b/g, keep: '' },
   // The value after a request/trace/correlation id key: request_id=7f3a22b1, "traceId": "4bf9…", Request ID: 7F3A-22.

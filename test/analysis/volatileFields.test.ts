@@ -49,6 +49,10 @@ describe('volatile fields: kept (real progress stays visible)', () => {
     different('{"timestamp": "unknown", "count": 1}', '{"timestamp": "unknown", "count": 2}');
   });
 
+  it('a UUID-shaped run of letters a–f, which has no version digit: content, not a request id', () => {
+    different('label abcdefab-abcd-abcd-abcd-abcdefabcdef', 'label fedcbafe-dcba-dcba-dcba-fedcbafedcba');
+  });
+
   it('a date without a time of day', () => {
     different('eta 2025-06-04', 'eta 2025-06-05');
   });
