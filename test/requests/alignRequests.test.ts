@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { alignRequests } from '../../shared/requests/alignRequests';
-import { diffRequests } from '../../shared/requests/diffRequests';
+import { checkToolPairing, diffRequests } from '../../shared/requests/diffRequests';
 import { historyRewriteFinding, missingToolResultFindings } from '../../shared/requests/requestFindings';
 import { assistant, call, chatRequest, result, turn, user, type ChatMessage } from './requestBodies';
 
@@ -137,5 +137,82 @@ describe('tool pairing in a request', () => {
   it('a complete history, or a call in the last message, owes nothing', () => {
     assert.deepEqual(missingToolResultFindings(2, diff([], history).toolPairing), []);
     assert.deepEqual(missingToolResultFindings(2, diff([], [...history, call('c4')]).toolPairing), []);
+  });
+});
+
+describe('what a rewrite is called: compacted against edited, dropped and inserted', () => {
+  // Plain messages, so that only a message of the same role can be an edit of another.
+  const previous = [user('task'), assistant('a1'), user('u1'), assistant('a2'), user('u2')];
+  const rewrite = (next: ChatMessage[]) => {
+    const verdict = diff(previous, next).history;
+    assert.ok(verdict.verdict === 'rewritten');
+    return verdict;
+  };
+
+  it('two previous messages replaced by one, with the rest unchanged after it: compacted', () => {
+    const verdict = rewrite([user('task'), user('Summary: a1, u1'), assistant('a2'), user('u2')]);
+    assert.equal(verdict.kind, 'compacted');
+    assert.equal(verdict.firstDifference, 1);
+    assert.deepEqual(verdict.counts, { modified: 1, removed: 1, moved: 0, appended: 0 });
+    assert.equal(historyRewriteFinding(2, verdict), null);
+  });
+
+  it('two previous messages replaced by as many: an edit, not a compaction', () => {
+    const verdict = rewrite([user('task'), assistant('a1, edited'), user('u1, edited'), assistant('a2'), user('u2')]);
+    assert.equal(verdict.kind, 'edited');
+    assert.deepEqual(verdict.counts, { modified: 2, removed: 0, moved: 0, appended: 0 });
+    assert.match(historyRewriteFinding(2, verdict)?.message ?? '', /: an earlier message was edited\./);
+  });
+
+  it('two previous messages removed and nothing in their place: dropped, not a compaction into nothing', () => {
+    const verdict = rewrite([user('task'), assistant('a2'), user('u2')]);
+    assert.equal(verdict.kind, 'dropped');
+    assert.deepEqual(verdict.counts, { modified: 0, removed: 2, moved: 0, appended: 0 });
+    const finding = historyRewriteFinding(4, verdict);
+    assert.equal(
+      finding?.message,
+      'Request 4 rewrites the history of request 3 at message 3: earlier messages were dropped. Provider prompt caching is invalidated from message 3 on.',
+    );
+    assert.deepEqual(finding?.details, { request: 4, message_index: 1, message_number: 3, rewrite: 'dropped', counts: verdict.counts });
+  });
+
+  it('the kind is read from the first stretch of changes only: an edit, then later two messages dropped, is an edit', () => {
+    const verdict = rewrite([user('task'), assistant('a1, edited'), user('u1'), user('u2')]);
+    assert.equal(verdict.kind, 'edited');
+    assert.deepEqual(verdict.counts, { modified: 1, removed: 1, moved: 0, appended: 0 });
+  });
+
+  it('a message inserted, and a reorder, each say so in the finding', () => {
+    const inserted = rewrite([user('task'), user('Reminder'), ...previous.slice(1)]);
+    assert.equal(inserted.kind, 'inserted');
+    assert.deepEqual(inserted.counts, { modified: 0, removed: 0, moved: 0, appended: 1 });
+    assert.match(historyRewriteFinding(2, inserted)?.message ?? '', /at message 3: a message was inserted before earlier ones\./);
+    const reordered = rewrite([user('task'), user('u1'), assistant('a1'), assistant('a2'), user('u2')]);
+    assert.equal(reordered.kind, 'reordered');
+    assert.match(historyRewriteFinding(2, reordered)?.message ?? '', /at message 3: earlier messages were reordered\./);
+  });
+});
+
+describe('tool pairing: results without a call id, calls just before the last message', () => {
+  it('a tool result that names no call is an orphan, reported as having no call id', () => {
+    const next = chatRequest([user('go'), ...turn('c1'), { role: 'tool', content: 'stray output' }, user('and?')]).messages;
+    const pairing = checkToolPairing(next);
+    assert.deepEqual(pairing, { missingToolResults: [], orphanToolResults: [{ callId: null, messageIndex: 3, messageNumber: 5 }] });
+    const [finding] = missingToolResultFindings(6, pairing);
+    assert.equal(finding?.callId, null);
+    assert.equal(finding?.message, 'Request 6 carries a tool result for no call id (message 5) without the call that issued it.');
+    assert.deepEqual(finding?.details, { request: 6, problem: 'orphan_result', message_index: 3, message_number: 5 });
+  });
+
+  it('a call in the next-to-last message owes its result; its finding names the tool and where it is', () => {
+    const pairing = checkToolPairing(chatRequest([user('go'), call('c1', 'grep'), user('well?')]).messages);
+    assert.deepEqual(pairing.missingToolResults, [{ callId: 'c1', name: 'grep', messageIndex: 1, messageNumber: 3 }]);
+    assert.deepEqual(missingToolResultFindings(2, pairing)[0]?.details, { request: 2, problem: 'missing_result', name: 'grep', message_index: 1, message_number: 3 });
+  });
+
+  it('a call with an empty id is not answered by a result without one', () => {
+    const pairing = checkToolPairing(chatRequest([{ role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'ls', arguments: '{}' } }] }, { role: 'tool', content: 'x' }, user('next')]).messages);
+    assert.deepEqual(pairing.missingToolResults.map((missing) => missing.callId), ['']);
+    assert.deepEqual(pairing.orphanToolResults.map((orphan) => orphan.callId), [null]);
   });
 });
