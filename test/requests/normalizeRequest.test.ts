@@ -7,7 +7,7 @@ import {
   normalizeChatCompletionsRequest,
   normalizeResponsesRequest,
 } from '../../shared/requests/normalizeRequest';
-import { messageHash, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
+import { hashText, messageChars, messageHash, messageText, rememberMessageHash, type NormalizedRequest, type RequestMessage } from '../../shared/requests/normalizedRequest';
 
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' } } };
 
@@ -341,5 +341,47 @@ describe('request normalizers: system prompt, tools and parameters', () => {
     assert.equal(normalizeCanonicalRequest({ messages: 'hi' }), null);
     assert.equal(normalizeChatCompletionsRequest({ messages: [], tools: 'x' }), null);
     assert.deepEqual(normalizeResponsesRequest({})?.messages, []);
+  });
+});
+
+describe('a message as a tokenizer sees it', () => {
+  const message = (fields: Partial<RequestMessage>): RequestMessage => ({ role: 'assistant', content: [], toolCalls: [], toolCallId: null, name: null, isError: false, sourceIndex: 0, ...fields });
+  const image = { type: 'image', data: 'abc' };
+  const parts: RequestMessage['content'] = [
+    { type: 'text', text: 'Reading.' },
+    { type: 'other', kind: 'image', value: image },
+  ];
+  const calls = [
+    { callId: 'c1', name: 'read', arguments: { path: 'a' } },
+    { callId: 'c2', name: 'grep', arguments: 'raw args' },
+  ];
+
+  it('its text: text parts as written, other parts and calls as JSON, one per line', () => {
+    assert.equal(messageText(message({ content: parts, toolCalls: calls })), 'Reading.\n{"data":"abc","type":"image"}\nread({"path":"a"})\ngrep("raw args")');
+  });
+
+  it('its characters: the text, other parts and arguments as JSON (a string argument as is), and each call name', () => {
+    const expected = 'Reading.'.length + JSON.stringify(image).length + 'read'.length + JSON.stringify({ path: 'a' }).length + 'grep'.length + 'raw args'.length;
+    assert.equal(messageChars(message({ content: parts, toolCalls: calls })), expected);
+    assert.equal(messageChars(message({ content: [{ type: 'other', kind: 'x', value: undefined }], toolCalls: [{ callId: 'c', name: 'ls', arguments: undefined }] })), 2);
+  });
+
+  it('its identity: everything but where it sat; a hash remembered for a copy is the hash used', () => {
+    const base = message({ content: parts, toolCalls: calls });
+    assert.equal(messageHash({ ...base, sourceIndex: 9 }), messageHash({ ...base }));
+    for (const change of [{ role: 'user' }, { content: [] }, { toolCalls: [] }, { toolCallId: 'c1' }, { name: 'n' }, { isError: true }]) {
+      assert.notEqual(messageHash({ ...base, ...change }), messageHash({ ...base }), JSON.stringify(change));
+    }
+    const copy = { ...base, sourceIndex: 3 };
+    rememberMessageHash(copy, 'remembered');
+    assert.equal(messageHash(copy), 'remembered');
+  });
+
+  it('hashes are 14 hex digits and tell apart texts that differ in one character, at either end', () => {
+    const texts = ['', 'a', 'b', 'ab', 'ba', 'abc', 'abd', 'xbc'];
+    const hashes = texts.map(hashText);
+    for (const hash of hashes) assert.match(hash, /^[0-9a-f]{14}$/);
+    assert.equal(new Set(hashes).size, texts.length);
+    assert.equal(hashText('abc'), hashText('abc'));
   });
 });
