@@ -216,3 +216,63 @@ describe('tool pairing: results without a call id, calls just before the last me
     assert.deepEqual(pairing.orphanToolResults.map((orphan) => orphan.callId), [null]);
   });
 });
+
+describe('alignment: edits pair in order, within their gap, removals first', () => {
+  it('edits never cross: a user and an assistant message swapped and edited give one edit, the other message removed and added', () => {
+    const previous = [user('task'), user('u1'), assistant('a1'), user('end')];
+    const next = [user('task'), assistant('a1, edited'), user('u1, edited'), user('end')];
+    // u1 pairs with its edit; a1 came after u1, so the edited a1 sent before it is no edit of it.
+    assert.deepEqual(statuses(previous, next), ['unchanged 0→0', 'appended -→1', 'modified 1→2', 'removed 2→-', 'unchanged 3→3']);
+  });
+
+  it('an edit never crosses an unchanged message: one added before it and another dropped after it are an insertion and a removal', () => {
+    const previous = [assistant('anchor'), user('old')];
+    const next = [user('new'), assistant('anchor')];
+    assert.deepEqual(statuses(previous, next), ['appended -→0', 'unchanged 0→1', 'removed 1→-']);
+    const verdict = diff(previous, next).history;
+    assert.ok(verdict.verdict === 'rewritten');
+    assert.equal(verdict.kind, 'inserted');
+  });
+
+  it('in a gap, the removed messages sit where they were: after an edit of the message before them', () => {
+    const previous = [user('task'), user('x'), assistant('y'), user('end')];
+    const next = [user('task'), user('x, edited'), user('end')];
+    assert.deepEqual(statuses(previous, next), ['unchanged 0→0', 'modified 1→1', 'removed 2→-', 'unchanged 3→2']);
+    assert.deepEqual(
+      diff(previous, next).alignment.runs.map((r) => [r.status, r.start, r.end, r.previous, r.next]),
+      [
+        ['unchanged', 0, 1, { first: 0, last: 0 }, { first: 0, last: 0 }],
+        ['modified', 1, 2, { first: 1, last: 1 }, { first: 1, last: 1 }],
+        ['removed', 2, 3, { first: 2, last: 2 }, null],
+        ['unchanged', 3, 4, { first: 3, last: 3 }, { first: 2, last: 2 }],
+      ],
+    );
+  });
+
+  it('moved messages are paired in order, and a run of them spans the lowest to the highest index', () => {
+    const previous = [user('task'), user('a'), user('b'), user('c'), user('end')];
+    const next = [user('task'), user('end'), user('c'), user('b'), user('a')];
+    const { alignment } = diff(previous, next);
+    const moved = alignment.entries.filter((entry) => entry.status === 'moved');
+    // The longest common subsequence keeps task and one more; every other message moved, to where it is now.
+    assert.equal(alignment.entries.filter((entry) => entry.status === 'unchanged').length, 2);
+    assert.equal(moved.length, 3);
+    for (const entry of moved) assert.equal(alignment.previousHashes[entry.previousIndex!], alignment.nextHashes[entry.nextIndex!]);
+    const movedRun = alignment.runs.find((run) => run.status === 'moved' && run.end - run.start > 1);
+    assert.ok(movedRun);
+    const covered = alignment.entries.slice(movedRun.start, movedRun.end).map((entry) => entry.previousIndex!);
+    assert.deepEqual(movedRun.previous, { first: Math.min(...covered), last: Math.max(...covered) });
+  });
+
+  it('copies of a message that moved pair first to first', () => {
+    const previous = [user('task'), user('dup'), user('dup'), assistant('x'), user('end')];
+    const next = [user('task'), assistant('x'), user('dup'), user('dup'), user('end')];
+    const entries = diff(previous, next).alignment.entries;
+    const pairs = entries.filter((entry) => entry.status !== 'unchanged').map((entry) => [entry.status, entry.previousIndex, entry.nextIndex]);
+    // x is the one message found once on each side, so it anchors the alignment and the copies are what moved.
+    assert.deepEqual(pairs, [
+      ['moved', 1, 2],
+      ['moved', 2, 3],
+    ]);
+  });
+});
