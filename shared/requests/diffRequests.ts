@@ -54,7 +54,8 @@ function rewriteKind(entries: readonly AlignmentEntry[]): RewriteKind {
   if (stretch.some((entry) => entry.status === 'moved')) return 'reordered';
   const replaced = stretch.filter((entry) => entry.previousIndex !== null).length;
   const replacing = stretch.filter((entry) => entry.nextIndex !== null).length;
-  if (replaced >= 2 && replacing >= 1 && replacing < replaced) return 'compacted';
+  // 1 ≤ replacing < replaced: at least two replaced.
+  if (replacing >= 1 && replacing < replaced) return 'compacted';
   const first = stretch[0]!.status;
   return first === 'modified' ? 'edited' : first === 'removed' ? 'dropped' : 'inserted';
 }
