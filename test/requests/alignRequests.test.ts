@@ -276,3 +276,29 @@ describe('alignment: edits pair in order, within their gap, removals first', () 
     ]);
   });
 });
+
+describe('what a rewrite is called: the counts that decide it', () => {
+  const rewrite = (previous: ChatMessage[], next: ChatMessage[]) => {
+    const verdict = diff(previous, next).history;
+    assert.ok(verdict.verdict === 'rewritten');
+    return verdict;
+  };
+
+  it('two user messages replaced by one assistant summary (nothing edited, only removed and added): compacted', () => {
+    const verdict = rewrite([user('task'), user('u1'), user('u2'), assistant('end')], [user('task'), assistant('Summary: u1, u2'), assistant('end')]);
+    assert.deepEqual(verdict.counts, { modified: 0, removed: 2, moved: 0, appended: 1 });
+    assert.equal(verdict.kind, 'compacted');
+  });
+
+  it('one message replaced by two: dropped, not compacted — the messages added do not count as replaced', () => {
+    const verdict = rewrite([user('task'), assistant('a'), user('end')], [user('task'), user('p'), user('q'), user('end')]);
+    assert.deepEqual(verdict.counts, { modified: 0, removed: 1, moved: 0, appended: 2 });
+    assert.equal(verdict.kind, 'dropped');
+  });
+
+  it('a stretch with a moved message among others is a reorder', () => {
+    const verdict = rewrite([user('task'), user('A'), user('B'), user('end')], [user('task'), assistant('X'), user('B'), user('A'), user('end')]);
+    assert.deepEqual(verdict.counts, { modified: 0, removed: 0, moved: 1, appended: 1 });
+    assert.equal(verdict.kind, 'reordered');
+  });
+});
