@@ -10,7 +10,16 @@ import { fitContextGrowth, growthShape } from '../../shared/requests/contextGrow
 import { diffRequests } from '../../shared/requests/diffRequests';
 import { normalizeAnthropicMessagesRequest, normalizeResponsesRequest } from '../../shared/requests/normalizeRequest';
 import type { NormalizedRequest } from '../../shared/requests/normalizedRequest';
-import { historyCompactedFinding, historyRewriteFinding, prefixChangeFinding, reconstructionDisagrees, reconstructionMismatchFinding } from '../../shared/requests/requestFindings';
+import {
+  historyCompactedFinding,
+  historyRewriteFinding,
+  missingToolResultFindings,
+  prefixChangeFinding,
+  prefixChangeText,
+  reconstructionDisagrees,
+  reconstructionMismatchFinding,
+  requestFindingKinds,
+} from '../../shared/requests/requestFindings';
 import { assistant, chatRequest, turn, user } from './requestBodies';
 
 const history = [user('Summarize the notes'), ...turn('c1'), ...turn('c2')];
@@ -289,5 +298,38 @@ describe('what the growth fit may say: the boundaries', () => {
     assert.equal(growthShape(fit(1000, 10.01, 0.99, 5)), 'quadratic');
     assert.equal(growthShape(fit(1000, -10, 0.99, 5)), 'flat');
     assert.equal(growthShape(fit(1000, -10.01, 0.99, 5)), 'shrinking');
+  });
+});
+
+describe('findings: lists and joins', () => {
+  it('the request finding kinds are exactly the kinds the request findings have (the engine clears them by this list)', () => {
+    const verdict = diffRequests(chatRequest(history), chatRequest([assistant('edited'), ...history.slice(1)])).history;
+    const produced = [
+      historyRewriteFinding(2, verdict),
+      historyCompactedFinding(2, compaction('diff', null, null, null, 2), 1),
+      prefixChangeFinding(2, { system: true, toolsAdded: [], toolsRemoved: [], toolsChanged: [], toolsReordered: false }),
+      ...missingToolResultFindings(2, { missingToolResults: [], orphanToolResults: [{ callId: null, messageIndex: 0, messageNumber: 1 }] }),
+      reconstructionMismatchFinding(2, 5_000, 1_000),
+    ].map((finding) => finding?.kind);
+    assert.deepEqual([...requestFindingKinds].sort(), [...new Set(produced)].sort());
+  });
+
+  it('several tools added, removed or changed are listed with commas', () => {
+    const text = prefixChangeText({ system: false, toolsAdded: ['a', 'b'], toolsRemoved: ['c', 'd'], toolsChanged: ['e', 'f'], toolsReordered: true });
+    assert.equal(text, 'the tool definitions (added: a, b; removed: c, d; changed: e, f; sent in another order)');
+  });
+
+  it('a marked compaction turns a rewrite into a compaction but leaves an extension as it is', () => {
+    const previous = chatRequest([user('go'), assistant('ok')]);
+    assert.deepEqual(diffRequests(previous, chatRequest([user('go'), assistant('ok'), user('more')]), true).history, { verdict: 'extends', appended: [2] });
+  });
+});
+
+describe('message numbers as logged: the next request counts', () => {
+  it('a next request with one more system message numbers the difference by its own messages', () => {
+    const previous = chatRequest(history);
+    const next = chatRequest([{ role: 'system', content: 'Be brief.' }, user('Summarize the notes, briefly'), ...history.slice(1)]);
+    // The next request: system, system, then the edited first message — message 3 as it was logged.
+    assert.equal(rewrittenNumber(previous, next), 3);
   });
 });
