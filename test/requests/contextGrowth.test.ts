@@ -1,7 +1,7 @@
 /** Context growth: the N×S + T×N(N+1)/2 fit, outlier turns, and per-message token attribution. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { attributeRequestTokens, contextGrowth, fitContextGrowth, groupAdded, scaleAdded } from '../../shared/requests/contextGrowth';
+import { attributeRequestTokens, contextGrowth, fitContextGrowth, groupAdded, growthShape, scaleAdded } from '../../shared/requests/contextGrowth';
 import { messageText } from '../../shared/requests/normalizedRequest';
 import { canonicalJson } from '../../shared/trace/canonicalJson';
 import { assistant, chatRequest, turn, user } from './requestBodies';
@@ -194,5 +194,49 @@ describe('token attribution: scaling and grouping', () => {
     assert.deepEqual(scaleAdded(added, -5), added);
     const nothing = [{ role: 'user', tool: null, messages: 1, tokens: 0 }];
     assert.deepEqual(scaleAdded(nothing, 100), nothing);
+  });
+});
+
+describe('context growth: the quality of the fit', () => {
+  /** R² of the cumulative series against the fit's prediction, computed here from its definition. */
+  const rSquaredOf = (inputs: number[], predicted: number[]) => {
+    const series = inputs.map((_, i) => inputs.slice(0, i + 1).reduce((a, b) => a + b, 0));
+    const mean = series.reduce((a, b) => a + b, 0) / series.length;
+    let total = 0;
+    let residual = 0;
+    series.forEach((value, i) => {
+      total += (value - mean) * (value - mean);
+      residual += (value - predicted[i]!) * (value - predicted[i]!);
+    });
+    return { series, rSquared: 1 - residual / total };
+  };
+
+  for (const inputs of [
+    [1000, 1500, 1200, 3000, 2000, 2600],
+    [100, 20000, 100, 100, 100, 100, 100],
+  ]) {
+    it(`is least squares with the R² of its residuals: ${inputs.join(', ')}`, () => {
+      const fit = fitContextGrowth(inputs)!;
+      const { series, rSquared } = rSquaredOf(inputs, fit.predictedCumulative);
+      close(fit.rSquared!, rSquared);
+      // Least squares: the residuals are orthogonal to both regressors, n and n(n+1)/2.
+      const residuals = series.map((value, i) => value - fit.predictedCumulative[i]!);
+      close(residuals.reduce((sum, r, i) => sum + r * (i + 1), 0) / 1e6, 0);
+      close(residuals.reduce((sum, r, i) => sum + (r * (i + 1) * (i + 2)) / 2, 0) / 1e6, 0);
+    });
+  }
+
+  it('one huge turn in a flat run fits poorly, so the run is irregular though its prefix is positive', () => {
+    const fit = fitContextGrowth([100, 20000, 100, 100, 100, 100, 100])!;
+    assert.ok(fit.prefixTokens > 0);
+    assert.ok(fit.rSquared! < 0.95);
+    assert.equal(growthShape(fit), 'irregular');
+  });
+});
+
+describe('token attribution: a named user message is no tool', () => {
+  it('only a tool result is named by a tool; a user message with a name field calls none', () => {
+    const request = chatRequest([{ role: 'user', name: 'ann', content: 'hi' }, { role: 'tool', tool_call_id: 'x', name: 'grep', content: 'out' }]);
+    assert.deepEqual(attributeRequestTokens(request, [], { system: 0, tools: 0, messages: [1, 1] }).shares.filter((share) => share.source === 'message').map((share) => share.tools), [[], ['grep']]);
   });
 });
