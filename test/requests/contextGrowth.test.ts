@@ -240,3 +240,13 @@ describe('token attribution: a named user message is no tool', () => {
     assert.deepEqual(attributeRequestTokens(request, [], { system: 0, tools: 0, messages: [1, 1] }).shares.filter((share) => share.source === 'message').map((share) => share.tools), [[], ['grep']]);
   });
 });
+
+describe('token attribution: a tool without a name', () => {
+  it("results for a call sent without a name and results whose call is unknown are two groups, not one", () => {
+    const share = (tools: string[], tokens: number) => ({ role: 'tool', tools, tokens, appended: true });
+    assert.deepEqual(groupAdded([share([''], 5), share([], 3)]), [
+      { role: 'tool', tool: '', messages: 1, tokens: 5 },
+      { role: 'tool', tool: null, messages: 1, tokens: 3 },
+    ]);
+  });
+});
