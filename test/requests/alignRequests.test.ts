@@ -1,6 +1,7 @@
 /** Aligning two requests' messages, the verdict on the history, and the findings it gives. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { alignRequests } from '../../shared/requests/alignRequests';
 import { checkToolPairing, diffRequests } from '../../shared/requests/diffRequests';
 import { historyRewriteFinding, missingToolResultFindings } from '../../shared/requests/requestFindings';
@@ -300,5 +301,72 @@ describe('what a rewrite is called: the counts that decide it', () => {
     const verdict = rewrite([user('task'), user('A'), user('B'), user('end')], [user('task'), assistant('X'), user('B'), user('A'), user('end')]);
     assert.deepEqual(verdict.counts, { modified: 0, removed: 0, moved: 1, appended: 1 });
     assert.equal(verdict.kind, 'reordered');
+  });
+});
+
+describe('alignment: the longest common subsequence', () => {
+  const lcsLength = (a: string[], b: string[]) => {
+    const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+    for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) table[i]![j] = a[i] === b[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!);
+    return table[0]![0]!;
+  };
+  const texts = (previous: string[], next: string[]) => diff(previous.map(user), next.map(user)).alignment;
+
+  it('unique messages anchor it: the longest run still in order stays, every other message moved', () => {
+    for (const order of [
+      [3, 1, 2, 5, 4, 6],
+      [6, 5, 4, 3, 2, 1],
+      [2, 4, 1, 6, 3, 5],
+      [1, 2, 3, 4, 5, 6],
+      [5, 6, 1, 2, 3, 4],
+    ]) {
+      const previous = ['task', ...[1, 2, 3, 4, 5, 6].map(String), 'end'];
+      const next = ['task', ...order.map(String), 'end'];
+      const { entries } = texts(previous, next);
+      const unchanged = entries.filter((entry) => entry.status === 'unchanged').length;
+      assert.equal(unchanged, lcsLength(previous, next), order.join(','));
+      assert.equal(entries.filter((entry) => entry.status === 'moved').length, next.length - unchanged, order.join(','));
+    }
+  });
+
+  it('messages that all occur twice: an exact search finds the longest common subsequence, the earliest previous message left over moved', () => {
+    const { entries } = texts(['A', 'B', 'A', 'B'], ['B', 'A', 'B', 'A']);
+    assert.equal(lcsLength(['A', 'B', 'A', 'B'], ['B', 'A', 'B', 'A']), 3);
+    assert.deepEqual(
+      entries.map((e) => `${e.status} ${e.previousIndex}→${e.nextIndex}`),
+      ['unchanged 1→0', 'unchanged 2→1', 'unchanged 3→2', 'moved 0→3'],
+    );
+  });
+
+  it('every message is classified once, consistently, and as many kept as a longest common subsequence where the search is exact', () => {
+    const symbol = fc.constantFrom('a', 'b', 'c');
+    fc.assert(
+      fc.property(fc.array(symbol, { maxLength: 12 }), fc.array(symbol, { maxLength: 12 }), (previousTexts, nextTexts) => {
+        const previous = previousTexts.map(user);
+        const next = nextTexts.map(user);
+        const { entries, previousHashes, nextHashes } = diff(previous, next).alignment;
+        assert.deepEqual(entries.filter((e) => e.previousIndex !== null).map((e) => e.previousIndex).sort((x, y) => x! - y!), previous.map((_, i) => i));
+        assert.deepEqual(entries.filter((e) => e.nextIndex !== null).map((e) => e.nextIndex), next.map((_, j) => j));
+        let last = -1;
+        for (const entry of entries) {
+          if (entry.status === 'unchanged' || entry.status === 'moved') assert.equal(previousHashes[entry.previousIndex!], nextHashes[entry.nextIndex!]);
+          if (entry.status === 'modified') assert.notEqual(previousHashes[entry.previousIndex!], nextHashes[entry.nextIndex!]);
+          if (entry.status !== 'unchanged') continue;
+          assert.ok(entry.previousIndex! > last);
+          last = entry.previousIndex!;
+        }
+        // Past the common start and end, a gap where no message occurs once on each side is searched exactly.
+        let start = 0;
+        while (start < previousTexts.length && start < nextTexts.length && previousTexts[start] === nextTexts[start]) start++;
+        let end = 0;
+        while (end < previousTexts.length - start && end < nextTexts.length - start && previousTexts.at(-1 - end) === nextTexts.at(-1 - end)) end++;
+        const counts = (values: string[]) => values.reduce((map, value) => map.set(value, (map.get(value) ?? 0) + 1), new Map<string, number>());
+        const inPrevious = counts(previousTexts.slice(start, previousTexts.length - end));
+        const inNext = counts(nextTexts.slice(start, nextTexts.length - end));
+        const anyUnique = [...inPrevious].some(([value, count]) => count === 1 && inNext.get(value) === 1);
+        if (!anyUnique) assert.equal(entries.filter((e) => e.status === 'unchanged').length, lcsLength(previousTexts, nextTexts));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
