@@ -329,6 +329,16 @@ describe('alignment: the longest common subsequence', () => {
     }
   });
 
+  it('a gap too large for the exact search still keeps every copy in order, the first message of the gap included', () => {
+    const previous = [...Array.from({ length: 1000 }, () => user('same')), assistant('old end')];
+    const next = [assistant('new start'), ...Array.from({ length: 1000 }, () => user('same'))];
+    const { entries } = diff(previous, next).alignment;
+    assert.deepEqual(
+      entries.filter((e) => e.status === 'unchanged').map((e) => [e.previousIndex, e.nextIndex]),
+      Array.from({ length: 1000 }, (_, i) => [i, i + 1]),
+    );
+  });
+
   it('messages that all occur twice: an exact search finds the longest common subsequence, the earliest previous message left over moved', () => {
     const { entries } = texts(['A', 'B', 'A', 'B'], ['B', 'A', 'B', 'A']);
     assert.equal(lcsLength(['A', 'B', 'A', 'B'], ['B', 'A', 'B', 'A']), 3);
