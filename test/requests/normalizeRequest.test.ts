@@ -7,7 +7,7 @@ import {
   normalizeChatCompletionsRequest,
   normalizeResponsesRequest,
 } from '../../shared/requests/normalizeRequest';
-import { hashText, messageChars, messageHash, messageText, rememberMessageHash, type NormalizedRequest, type RequestMessage } from '../../shared/requests/normalizedRequest';
+import { hashText, messageChars, messageHash, messageText, normalizedRequestSchema, rememberMessageHash, type NormalizedRequest, type RequestMessage } from '../../shared/requests/normalizedRequest';
 
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' } } };
 
@@ -383,5 +383,61 @@ describe('a message as a tokenizer sees it', () => {
     for (const hash of hashes) assert.match(hash, /^[0-9a-f]{14}$/);
     assert.equal(new Set(hashes).size, texts.length);
     assert.equal(hashText('abc'), hashText('abc'));
+  });
+});
+
+describe('request normalizers: the remaining edges', () => {
+  it('a part that is not a record, or a record whose type is no text type, is never text', () => {
+    const request = normalizeChatCompletionsRequest({ messages: [{ role: 'user', content: [null, { type: 'summary_text', text: 's' }, { type: 'text', text: 't' }] }] })!;
+    assert.deepEqual(request.messages[0]!.content, [
+      { type: 'other', kind: 'unknown', value: null },
+      { type: 'other', kind: 'summary_text', value: { type: 'summary_text', text: 's' } },
+      { type: 'text', text: 't' },
+    ]);
+  });
+
+  it('an assistant message keeps its name; a Responses string input is a user message; a null item is of unknown role', () => {
+    assert.equal(normalizeChatCompletionsRequest({ messages: [{ role: 'assistant', name: 'bot', content: 'x' }] })!.messages[0]!.name, 'bot');
+    assert.deepEqual(normalizeResponsesRequest({ input: 'hi' })!.messages.map((m) => m.role), ['user']);
+    assert.deepEqual(normalizeResponsesRequest({ input: [null] })!.messages.map((m) => [m.role, m.content]), [['unknown', [{ type: 'other', kind: 'unknown', value: null }]]]);
+  });
+
+  it('a function_call without a name calls "", and joins no assistant message that an empty user message came after', () => {
+    const request = normalizeResponsesRequest({
+      input: [
+        { role: 'assistant', content: 'a' },
+        { role: 'user', content: [] },
+        { type: 'function_call', call_id: 'f1' },
+      ],
+    })!;
+    assert.deepEqual(
+      request.messages.map((m) => [m.role, m.toolCalls, m.sourceIndex]),
+      [
+        ['assistant', [], 0],
+        ['assistant', [{ callId: 'f1', name: '', arguments: null }], 2],
+      ],
+    );
+  });
+
+  it("a built-in tool's name is not among its parameters", () => {
+    assert.deepEqual(normalizeResponsesRequest({ input: [], tools: [{ type: 'web_search', name: 'search', size: 1 }] })!.tools, [{ name: 'search', description: null, parameters: { type: 'web_search', size: 1 } }]);
+  });
+
+  it('an Anthropic body without messages is none; a canonical event without messages has none', () => {
+    assert.equal(normalizeAnthropicMessagesRequest({ system: 'S' }), null);
+    assert.deepEqual(normalizeCanonicalRequest({ model: 'm' })!.messages, []);
+    assert.deepEqual(normalizeCanonicalRequest({ model: 'm' })!.params, { model: 'm' });
+  });
+
+  it('a normalized request is what its schema describes, and the schema rejects a part of no known type', () => {
+    const request = normalizeAnthropicMessagesRequest(anthropicBody)!;
+    request.messages[0]!.content.push({ type: 'other', kind: 'image', value: { type: 'image' } });
+    assert.deepEqual(normalizedRequestSchema.parse(request), request);
+    const broken = structuredClone(request) as unknown as { messages: { content: unknown[]; toolCalls: unknown[] }[] };
+    broken.messages[0]!.content.push({ type: 'image' });
+    assert.equal(normalizedRequestSchema.safeParse(broken).success, false);
+    const noCallId = structuredClone(request) as unknown as { messages: { toolCalls: Record<string, unknown>[] }[] };
+    delete noCallId.messages[1]!.toolCalls[0]!['callId'];
+    assert.equal(normalizedRequestSchema.safeParse(noCallId).success, false);
   });
 });
