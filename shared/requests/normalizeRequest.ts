@@ -143,8 +143,8 @@ export function normalizeMessages(items: readonly unknown[]): RequestMessage[] {
     const type = item['type'];
     if (type === 'function_call') {
       const call = { callId: idOrNull(item['call_id']) ?? idOrNull(item['id']) ?? '', name: stringOrNull(item['name']) ?? '', arguments: parsedArguments(item['arguments']) };
-      // The item before was an assistant message (or a call joined to one), so it is the last message.
-      if (assistantEnd === sourceIndex - 1) messages.at(-1)!.toolCalls.push(call);
+      const last = messages.at(-1);
+      if (last && last.role === 'assistant' && assistantEnd === sourceIndex - 1) last.toolCalls.push(call);
       else messages.push(message('assistant', sourceIndex, { toolCalls: [call] }));
       assistantEnd = sourceIndex;
       return;

@@ -441,3 +441,12 @@ describe('request normalizers: the remaining edges', () => {
     assert.equal(normalizedRequestSchema.safeParse(noCallId).success, false);
   });
 });
+
+describe('request normalizers: a call as the first item', () => {
+  it('a function_call with nothing before it starts an assistant message', () => {
+    assert.deepEqual(
+      normalizeResponsesRequest({ input: [{ type: 'function_call', call_id: 'f1', name: 'ls' }] })!.messages.map((m) => [m.role, m.toolCalls.map((c) => c.callId), m.sourceIndex]),
+      [['assistant', ['f1'], 0]],
+    );
+  });
+});
