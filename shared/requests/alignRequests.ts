@@ -160,7 +160,7 @@ function runsOf(entries: readonly AlignmentEntry[]): AlignmentRun[] {
     index === null ? range : range === null ? { first: index, last: index } : { first: Math.min(range.first, index), last: Math.max(range.last, index) };
   entries.forEach((entry, position) => {
     const last = runs.at(-1);
-    const run = last && last.status === entry.status && last.end === position ? last : null;
+    const run = last && last.status === entry.status ? last : null;
     if (run) {
       run.end = position + 1;
       run.previous = widen(run.previous, entry.previousIndex);

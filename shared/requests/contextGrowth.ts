@@ -176,7 +176,8 @@ export function groupAdded(shares: readonly Pick<TokenShare, 'appended' | 'role'
   for (const share of shares) {
     if (!share.appended || share.role === null) continue;
     const tool = share.role === 'tool' ? (share.tools[0] ?? null) : null;
-    const key = `${share.role}\u0000${tool ?? ''}`;
+    // Not a joined string: a tool named '' (a call sent without a name) is not "no tool".
+    const key = JSON.stringify([share.role, tool]);
     const group = groups.get(key) ?? { role: share.role, tool, messages: 0, tokens: 0 };
     group.messages += 1;
     group.tokens += share.tokens;

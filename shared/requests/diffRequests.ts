@@ -54,7 +54,8 @@ function rewriteKind(entries: readonly AlignmentEntry[]): RewriteKind {
   if (stretch.some((entry) => entry.status === 'moved')) return 'reordered';
   const replaced = stretch.filter((entry) => entry.previousIndex !== null).length;
   const replacing = stretch.filter((entry) => entry.nextIndex !== null).length;
-  if (replaced >= 2 && replacing >= 1 && replacing < replaced) return 'compacted';
+  // 1 ≤ replacing < replaced: at least two replaced.
+  if (replacing >= 1 && replacing < replaced) return 'compacted';
   const first = stretch[0]!.status;
   return first === 'modified' ? 'edited' : first === 'removed' ? 'dropped' : 'inserted';
 }
@@ -64,14 +65,15 @@ function rewriteKind(entries: readonly AlignmentEntry[]): RewriteKind {
  * request ends before it (its last messages were dropped) — in the previous one.
  */
 export function differenceNumber(previous: readonly RequestMessage[], next: readonly RequestMessage[], firstDifference: number): number {
-  const message = next[firstDifference] ?? previous[firstDifference];
-  return message === undefined ? firstDifference + 1 : messageNumber(message);
+  // A rewrite differs before the previous request's end, so the previous request always has it.
+  return messageNumber((next[firstDifference] ?? previous[firstDifference])!);
 }
 
-export function historyVerdict(alignment: RequestAlignment, numberOf: (firstDifference: number) => number = (index) => index + 1): HistoryVerdict {
+export function historyVerdict(alignment: RequestAlignment, numberOf: (firstDifference: number) => number): HistoryVerdict {
   const { previousHashes, nextHashes, entries } = alignment;
   let prefix = 0;
-  while (prefix < previousHashes.length && prefix < nextHashes.length && previousHashes[prefix] === nextHashes[prefix]) prefix++;
+  // Past the end of the next request its hash is undefined, which no previous hash equals.
+  while (prefix < previousHashes.length && previousHashes[prefix] === nextHashes[prefix]) prefix++;
   if (prefix === previousHashes.length) {
     return { verdict: 'extends', appended: nextHashes.map((_, j) => j).slice(prefix) };
   }
@@ -105,11 +107,12 @@ export interface ToolPairing {
  * A call in the last message owes nothing yet — the request is the one that will be answered.
  */
 export function checkToolPairing(messages: readonly RequestMessage[]): ToolPairing {
-  const issued = new Set<string>();
-  const answered = new Set<string>();
+  // A result without a call id (null) answers no call and matches none: call ids are strings.
+  const issued = new Set<string | null>();
+  const answered = new Set<string | null>();
   for (const message of messages) {
     for (const call of message.toolCalls) issued.add(call.callId);
-    if (message.toolCallId !== null) answered.add(message.toolCallId);
+    answered.add(message.toolCallId);
   }
   const missingToolResults: UnansweredCall[] = [];
   const orphanToolResults: OrphanResult[] = [];
@@ -119,7 +122,7 @@ export function checkToolPairing(messages: readonly RequestMessage[]): ToolPairi
         if (!answered.has(call.callId)) missingToolResults.push({ callId: call.callId, name: call.name, messageIndex, messageNumber: messageNumber(message) });
       }
     }
-    if (message.role === 'tool' && (message.toolCallId === null || !issued.has(message.toolCallId))) {
+    if (message.role === 'tool' && !issued.has(message.toolCallId)) {
       orphanToolResults.push({ callId: message.toolCallId, messageIndex, messageNumber: messageNumber(message) });
     }
   });

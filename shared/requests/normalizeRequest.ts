@@ -39,7 +39,7 @@ function withoutCacheControl(record: JsonRecord): JsonRecord {
   return 'cache_control' in record ? withoutKeys(record, ['cache_control']) : record;
 }
 
-const textPartTypes = new Set(['text', 'input_text', 'output_text']);
+const textPartTypes = new Set<unknown>(['text', 'input_text', 'output_text']);
 
 function contentParts(content: unknown): ContentPart[] {
   if (content === null || content === undefined || content === '') return [];
@@ -47,7 +47,7 @@ function contentParts(content: unknown): ContentPart[] {
   if (!Array.isArray(content)) return [{ type: 'other', kind: typeof content, value: content }];
   return content.map((part): ContentPart => {
     if (typeof part === 'string') return { type: 'text', text: part };
-    if (isRecord(part) && typeof part['type'] === 'string' && textPartTypes.has(part['type']) && typeof part['text'] === 'string') {
+    if (isRecord(part) && textPartTypes.has(part['type']) && typeof part['text'] === 'string') {
       return { type: 'text', text: part['text'] };
     }
     const kind = isRecord(part) && typeof part['type'] === 'string' ? part['type'] : 'unknown';
@@ -112,7 +112,7 @@ function userMessages(item: JsonRecord, sourceIndex: number): RequestMessage[] {
       flush();
       messages.push(
         message('tool', sourceIndex, {
-          content: contentParts(Array.isArray(block['content']) ? block['content'] : block['content'] ?? null),
+          content: contentParts(block['content']),
           toolCallId: idOrNull(block['tool_use_id']),
           isError: block['is_error'] === true,
         }),
@@ -284,5 +284,6 @@ export function normalizeCanonicalRequest(event: unknown): NormalizedRequest | n
 
 /** The canonical event's parameters: its `params` and its `model`. */
 export function canonicalParams(params: Record<string, unknown> | undefined, model: string | undefined): Record<string, unknown> {
-  return requestParams({ ...params, ...(model !== undefined ? { model } : {}) }, []);
+  // An absent model (undefined) is skipped like any undefined member.
+  return requestParams({ ...params, model }, []);
 }

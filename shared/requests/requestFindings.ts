@@ -22,11 +22,11 @@ export interface RequestFinding {
   details: Record<string, unknown>;
 }
 
-const happened: Record<Extract<HistoryVerdict, { verdict: 'rewritten' }>['kind'], string> = {
+/** What a rewrite did; a compaction is no rewrite finding (`historyCompactedFinding`). */
+const happened: Record<Exclude<Extract<HistoryVerdict, { verdict: 'rewritten' }>['kind'], 'compacted'>, string> = {
   edited: 'an earlier message was edited',
   dropped: 'earlier messages were dropped',
   reordered: 'earlier messages were reordered',
-  compacted: 'earlier messages were compacted into fewer (typically a summary)',
   inserted: 'a message was inserted before earlier ones',
 };
 

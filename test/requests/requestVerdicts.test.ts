@@ -5,12 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compaction, inputDropped } from '../../shared/requests/compaction';
+import { compaction, compactionTokens, inputDropped } from '../../shared/requests/compaction';
 import { fitContextGrowth, growthShape } from '../../shared/requests/contextGrowth';
 import { diffRequests } from '../../shared/requests/diffRequests';
 import { normalizeAnthropicMessagesRequest, normalizeResponsesRequest } from '../../shared/requests/normalizeRequest';
 import type { NormalizedRequest } from '../../shared/requests/normalizedRequest';
-import { historyCompactedFinding, historyRewriteFinding, prefixChangeFinding, reconstructionDisagrees } from '../../shared/requests/requestFindings';
+import {
+  historyCompactedFinding,
+  historyRewriteFinding,
+  missingToolResultFindings,
+  prefixChangeFinding,
+  prefixChangeText,
+  reconstructionDisagrees,
+  reconstructionMismatchFinding,
+  requestFindingKinds,
+} from '../../shared/requests/requestFindings';
 import { assistant, chatRequest, turn, user } from './requestBodies';
 
 const history = [user('Summarize the notes'), ...turn('c1'), ...turn('c2')];
@@ -200,5 +209,127 @@ describe('what the growth fit may say', () => {
   it('a poor fit or a negative prefix says nothing about S and T', () => {
     assert.equal(growthShape({ prefixTokens: -300, tokensPerTurn: 900, rSquared: 0.99, predictedCumulative: [0, 0, 0] }), 'irregular');
     assert.equal(growthShape({ prefixTokens: 1000, tokensPerTurn: 200, rSquared: 0.8, predictedCumulative: [0, 0, 0] }), 'irregular');
+  });
+});
+
+describe('compaction and mismatch: the boundaries', () => {
+  it('an input of exactly three quarters of the previous one is no drop; just below it is', () => {
+    assert.equal(inputDropped(10_000, 7_500), false);
+    assert.equal(inputDropped(10_000, 7_499), true);
+    assert.equal(inputDropped(10_000, null), false);
+    assert.equal(inputDropped(null, null), false);
+  });
+
+  it('tokens removed only when both counts are known and the input fell', () => {
+    assert.equal(compaction('diff', null, 5_000, 5_000, 2).tokensRemoved, null, 'the same input removed nothing');
+    assert.equal(compaction('diff', null, 5_000, 6_000, 2).tokensRemoved, null);
+    assert.equal(compaction('diff', null, 5_000, null, 2).tokensRemoved, null);
+    assert.equal(compaction('diff', null, 5_000, 4_000, 2).tokensRemoved, 1_000);
+  });
+
+  it('the tokens are told only when both sides are known, and the fall only when the input fell', () => {
+    assert.equal(compactionTokens({ tokensBefore: null, tokensAfter: 900, tokensRemoved: null }), null);
+    assert.equal(compactionTokens({ tokensBefore: 900, tokensAfter: null, tokensRemoved: null }), null);
+    assert.equal(compactionTokens(compaction('diff', null, 1_000, 1_200, 3)), 'input 1,000 → 1,200 tokens');
+  });
+
+  it('a compaction seen in the diff of logged requests: one message replaced, no tokens known, the cache starts over where the histories part', () => {
+    const found = compaction('diff', null, null, null, 1);
+    const finding = historyCompactedFinding(3, found, 4);
+    assert.equal(finding.message, 'Request 3 follows a compaction of the history: 1 earlier message replaced. Provider prompt caching starts over from message 4.');
+    assert.deepEqual(finding.details, {
+      request: 3,
+      evidence: 'diff',
+      marker: null,
+      message_number: 4,
+      tokens_before: null,
+      tokens_after: null,
+      tokens_removed: null,
+      messages_removed: 1,
+    });
+  });
+
+  it('a marker with no message count and no tokens says only where it is', () => {
+    const finding = historyCompactedFinding(2, compaction('marker', { typeRaw: 'compacted', line: 12 }, null, null, null), null);
+    assert.equal(finding.message, 'Request 2 follows a compaction of the history (compacted on line 12). Provider prompt caching starts over from message 1.');
+  });
+
+  it('a token drop without the counts still says the input fell', () => {
+    const finding = historyCompactedFinding(9, compaction('token_drop', null, null, null, null), null);
+    assert.match(finding.message, /^Request 9's recorded input fell although the trace shows no message removed: /);
+    assert.match(finding.message, /so the requests rebuilt after it still hold messages the model no longer saw\.$/);
+  });
+
+  it('a rebuilt request exactly 1.5× the recorded input agrees; 500 tokens above it is enough', () => {
+    assert.equal(reconstructionDisagrees(1_500, 1_000), false, 'exactly 1.5×');
+    assert.equal(reconstructionDisagrees(1_501, 1_000), true);
+    assert.equal(reconstructionDisagrees(900, 400), true, 'exactly 500 above, over 1.5×');
+    assert.equal(reconstructionDisagrees(899, 400), false, '499 above');
+    assert.equal(reconstructionDisagrees(600, 1), true, 'a recorded 1 is a count');
+  });
+
+  it('the mismatch finding says both numbers', () => {
+    const finding = reconstructionMismatchFinding(5, 12_345, 2_000);
+    assert.equal(finding.kind, 'reconstruction_mismatch');
+    assert.equal(finding.severity, 'info');
+    assert.equal(finding.callId, null);
+    assert.match(finding.message, /^Request 5 was rebuilt from the trace as about 12,345 input tokens, but the provider recorded 2,000 for its response: the rebuilt history holds more than the model was sent/);
+    assert.match(finding.message, /so the sizes of the rebuilt requests from here on are not what the model saw\.$/);
+    assert.deepEqual(finding.details, { request: 5, estimated_input_tokens: 12_345, recorded_input_tokens: 2_000 });
+  });
+});
+
+describe('what the growth fit may say: the boundaries', () => {
+  const fit = (prefixTokens: number, tokensPerTurn: number, rSquared: number | null, requests = 5) => ({ prefixTokens, tokensPerTurn, rSquared, predictedCumulative: new Array<number>(requests).fill(0) });
+
+  it('R² of exactly 0.95 is a good fit; a prefix of exactly 0 is no negative prefix', () => {
+    assert.equal(growthShape(fit(1000, 200, 0.95)), 'quadratic');
+    assert.equal(growthShape(fit(1000, 200, 0.9499)), 'irregular');
+    assert.equal(growthShape(fit(0, 200, 0.99)), 'quadratic');
+  });
+
+  it('a constant cumulative series has no R² and says nothing against the fit', () => {
+    assert.equal(fitContextGrowth([0, 0, 0])?.rSquared, null);
+    assert.equal(growthShape(fit(1000, 0, null)), 'flat');
+  });
+
+  it('T × N of exactly 5% of S is flat, just above it is not; a negative T counts by its size', () => {
+    assert.equal(growthShape(fit(1000, 10, 0.99, 5)), 'flat');
+    assert.equal(growthShape(fit(1000, 10.01, 0.99, 5)), 'quadratic');
+    assert.equal(growthShape(fit(1000, -10, 0.99, 5)), 'flat');
+    assert.equal(growthShape(fit(1000, -10.01, 0.99, 5)), 'shrinking');
+  });
+});
+
+describe('findings: lists and joins', () => {
+  it('the request finding kinds are exactly the kinds the request findings have (the engine clears them by this list)', () => {
+    const verdict = diffRequests(chatRequest(history), chatRequest([assistant('edited'), ...history.slice(1)])).history;
+    const produced = [
+      historyRewriteFinding(2, verdict),
+      historyCompactedFinding(2, compaction('diff', null, null, null, 2), 1),
+      prefixChangeFinding(2, { system: true, toolsAdded: [], toolsRemoved: [], toolsChanged: [], toolsReordered: false }),
+      ...missingToolResultFindings(2, { missingToolResults: [], orphanToolResults: [{ callId: null, messageIndex: 0, messageNumber: 1 }] }),
+      reconstructionMismatchFinding(2, 5_000, 1_000),
+    ].map((finding) => finding?.kind);
+    assert.deepEqual([...requestFindingKinds].sort(), [...new Set(produced)].sort());
+  });
+
+  it('several tools added, removed or changed are listed with commas', () => {
+    const text = prefixChangeText({ system: false, toolsAdded: ['a', 'b'], toolsRemoved: ['c', 'd'], toolsChanged: ['e', 'f'], toolsReordered: true });
+    assert.equal(text, 'the tool definitions (added: a, b; removed: c, d; changed: e, f; sent in another order)');
+  });
+
+  it('a marked compaction turns a rewrite into a compaction but leaves an extension as it is', () => {
+    const previous = chatRequest([user('go'), assistant('ok')]);
+    assert.deepEqual(diffRequests(previous, chatRequest([user('go'), assistant('ok'), user('more')]), true).history, { verdict: 'extends', appended: [2] });
+  });
+});
+
+describe('message numbers as logged: the next request counts', () => {
+  it('a next request with one more system message numbers the difference by its own messages', () => {
+    const previous = chatRequest(history);
+    const next = chatRequest([{ role: 'system', content: 'Be brief.' }, user('Summarize the notes, briefly'), ...history.slice(1)]);
+    // The next request: system, system, then the edited first message — message 3 as it was logged.
+    assert.equal(rewrittenNumber(previous, next), 3);
   });
 });
