@@ -73,9 +73,9 @@ export function analyzeRepeatedActions(
   options: AnalysisOptions,
 ): Finding[] {
   const actions = actionsOf(timeline, resultOf);
-  // Tokens by step; the entry of a null step is never read, as turns count known steps only.
-  const tokensByStep = new Map<number | null, number>();
+  const tokensByStep = new Map<number, number>();
   for (const response of responses(timeline)) {
+    if (response.step === null) continue;
     const tokens = (response.inputTokens ?? 0) + (response.outputTokens ?? 0);
     if (response.inputTokens !== null || response.outputTokens !== null) tokensByStep.set(response.step, (tokensByStep.get(response.step) ?? 0) + tokens);
   }

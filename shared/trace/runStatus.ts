@@ -118,10 +118,10 @@ export interface NormalizedStatus {
   raw: string;
 }
 
-/** Normalizes a run_end event's status; `hitCap` (step-capped loops, docs/semantics.md §2) counts when no status string is given. */
 /** `submitted (exit_cost)`, `submitted (RuntimeError)`: an automatic ending after a limit or error (SWE-agent) is that limit or error. */
 const QUALIFIED_STATUS = /^[^()]+\(([^()]+)\)\s*$/;
 
+/** Normalizes a run_end event's status; `hitCap` (step-capped loops, docs/semantics.md §2) counts when no status string is given. */
 export function normalizeTerminalStatus(input: TerminalStatusInput): NormalizedStatus {
   if (input.status !== undefined && input.status.trim() !== '') {
     // A status with parentheses is never a spelling as a whole: only its qualifier can be read.
