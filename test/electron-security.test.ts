@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { contentSecurityPolicy } from '../shared/contentSecurityPolicy';
+import { contentSecurityPolicy, metaContentSecurityPolicy } from '../shared/contentSecurityPolicy';
 import {
   isAllowedExternalUrl,
   isPermissionGranted,
@@ -160,11 +160,14 @@ describe('permissions', () => {
 });
 
 describe('Content-Security-Policy', () => {
-  it('is the policy of the renderer page itself (src-renderer/index.html)', () => {
+  it('is the policy of the renderer page itself (src-renderer/index.html), less what only a header can carry', () => {
     const html = readFileSync(join(repoRoot, 'src-renderer', 'index.html'), 'utf8');
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html);
     assert.ok(meta?.[1], 'index.html has a CSP meta tag');
-    assert.equal(contentSecurityPolicy, meta[1]);
+    assert.equal(metaContentSecurityPolicy, meta[1]);
+    // Browsers log an error on every load for a frame-ancestors they find in a <meta> tag.
+    assert.doesNotMatch(meta[1], /frame-ancestors/);
+    assert.equal(contentSecurityPolicy, `${meta[1]}; frame-ancestors 'none'`);
   });
 
   it('allows no inline code, no eval and nothing from elsewhere', () => {

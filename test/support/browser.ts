@@ -110,7 +110,7 @@ function stopProcess(child: ChildProcess): Promise<void> {
 
 export interface AppPage {
   page: Page;
-  /** Page errors, failed API calls and CSP violations seen so far: a test ends by asserting there are none. */
+  /** Page errors, failed API calls, console errors and CSP violations seen so far: a test ends by asserting there are none. */
   problems: string[];
   /** Dialogs (alert, confirm, …) the page opened: trace content must never open one. */
   dialogs: string[];
@@ -135,8 +135,10 @@ export async function openApp(browser: Browser, url: string, options: { colorSch
   await page.addInitScript({
     content: `document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + event.blockedURI));`,
   });
+  // Every console error counts (CSP violations, a policy the browser ignores, failed loads, React's
+  // warnings logged as errors): a view that logs one is broken even when it looks right.
   page.on('console', (message) => {
-    if (message.text().startsWith('CSP violation:')) problems.push(message.text());
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
   });
   await page.goto(url);
   return { page, problems, dialogs };
