@@ -71,3 +71,19 @@ export function axisLabelPositions(count: number, width: number, options: { char
     .map((index) => order[index]!)
     .sort((a, b) => a - b);
 }
+
+/** Steps whose multiples read as round numbers at any power of ten: 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8. */
+const roundTickSteps = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8];
+
+/**
+ * The top of a value axis with `intervals` grid lines above zero, each at a round step (so the
+ * tick labels read 6k, 12k, 18k, 24k, not 6.3k, 13k, 19k): the smallest intervals × step ≥ value.
+ * Counts are whole: a step is at least 1.
+ */
+export function roundAxisMax(value: number, intervals: number): number {
+  if (!(value > intervals)) return intervals;
+  const needed = value / intervals;
+  const power = 10 ** Math.floor(Math.log10(needed));
+  const step = roundTickSteps.map((factor) => factor * power).find((candidate) => candidate >= needed) ?? 10 * power;
+  return step * intervals;
+}

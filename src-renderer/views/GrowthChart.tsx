@@ -7,19 +7,11 @@
  */
 import { useId } from 'react';
 import type { ApiResponse, RequestRow } from '../../shared/api';
-import { axisLabelPositions, placeLabels } from '../charts/axisLabels';
+import { axisLabelPositions, placeLabels, roundAxisMax } from '../charts/axisLabels';
 import { formatCount, formatTokenCount } from '../components/format';
 import { useMeasuredWidth } from './useMeasuredWidth';
 
 type Growth = ApiResponse<'requests'>['growth'];
-
-/** A round axis maximum at or above `value`: 1, 2, 2.5 or 5 times a power of ten. */
-function niceMax(value: number): number {
-  if (value <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value) return step * power;
-  return 10 * power;
-}
 
 const margin = { left: 58, right: 66, top: 30, bottom: 34 };
 const height = 280;
@@ -56,8 +48,9 @@ export function GrowthChart({
   const hasCached = requests.some((request) => request.cachedInputTokens !== null && request.cachedInputTokens > 0);
   const hasRecorded = requests.some((request) => request.inputTokensSource === 'recorded');
   const hasEstimated = requests.some((request) => request.inputTokensSource === 'estimated');
-  const leftMax = niceMax(Math.max(0, ...requests.flatMap((request) => [request.inputTokens ?? 0, request.outputTokens ?? 0])));
-  const rightMax = niceMax(Math.max(0, ...growth.cumulative, ...(growth.fit?.predictedCumulative ?? [])));
+  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const leftMax = roundAxisMax(Math.max(0, ...requests.flatMap((request) => [request.inputTokens ?? 0, request.outputTokens ?? 0])), ticks.length - 1);
+  const rightMax = roundAxisMax(Math.max(0, ...growth.cumulative, ...(growth.fit?.predictedCumulative ?? [])), ticks.length - 1);
   const yLeft = (value: number) => bottom - (value / leftMax) * plotHeight;
   const yRight = (value: number) => bottom - (value / rightMax) * plotHeight;
   const positionOf = new Map(requests.map((request, position) => [request.index, position]));
@@ -65,7 +58,6 @@ export function GrowthChart({
   const inputWidth = Math.max(1, Math.min(band * (hasOutput ? 0.55 : 0.72), 44));
   const outputWidth = Math.max(1, Math.min(band * 0.2, 14));
   const line = (values: readonly number[]) => growth.requestIndices.map((requestIndex, k) => `${centre(requestIndex).toFixed(1)},${yRight(values[k] ?? 0).toFixed(1)}`).join(' ');
-  const ticks = [0, 0.25, 0.5, 0.75, 1];
 
   const added = new Map(growth.largestGrowth.map((step) => [step.requestIndex, step.growth]));
   const highlightedPositions = highlighted.map((index) => positionOf.get(index)).filter((position): position is number => position !== undefined);

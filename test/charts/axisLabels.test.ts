@@ -1,7 +1,7 @@
 /** The growth chart's x labels: thinned to a round step that fits, the important ones first, never overlapping. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { axisLabelPositions, placeLabels, tickStep } from '../../src-renderer/charts/axisLabels';
+import { axisLabelPositions, placeLabels, roundAxisMax, tickStep } from '../../src-renderer/charts/axisLabels';
 
 const charWidth = 7;
 const gap = 6;
@@ -59,5 +59,14 @@ describe('axis labels', () => {
     assert.deepEqual(placeLabels([{ x: 5, width: 20 }], 4, { min: 0, max: 300 }), []);
     assert.deepEqual(axisLabelPositions(0, 900, { charWidth, gap }), []);
     assert.deepEqual(axisLabelPositions(5, 0, { charWidth, gap }), []);
+  });
+
+  it('a value axis tops out at four round steps at or above the largest value', () => {
+    assert.equal(roundAxisMax(22_000, 4), 24_000, 'ticks 6k, 12k, 18k, 24k');
+    assert.equal(roundAxisMax(25_000, 4), 32_000);
+    assert.equal(roundAxisMax(9_000, 4), 10_000, 'ticks 2.5k, 5k, 7.5k, 10k');
+    assert.equal(roundAxisMax(200_000, 4), 200_000);
+    assert.equal(roundAxisMax(3, 4), 4, 'whole counts: a step of at least 1');
+    assert.equal(roundAxisMax(0, 4), 4, 'nothing to show: a unit per interval');
   });
 });
