@@ -69,7 +69,7 @@ describe('task: where did the context grow most, and what caused it', () => {
       const chart = await page.locator('[data-testid=growth-chart]').boundingBox();
       const pane = await page.locator('[data-testid=requests-panel]').boundingBox();
       assert.ok(chart !== null && pane !== null && chart.width >= pane.width - 60, `chart ${chart?.width} px wide in a ${pane?.width} px pane`);
-      const labels = await page.locator('[data-testid=growth-x-label]').evaluateAll((nodes) => nodes.map((node) => (node as SVGGraphicsElement).getBoundingClientRect()).map((r) => [r.left, r.right]));
+      const labels = await page.locator('[data-testid=growth-x-label]').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect()).map((r) => [r.left, r.right]));
       assert.ok(labels.length >= 8 && labels.length < growthSession.requests, `${labels.length} request numbers`);
       labels.sort((a, b) => a[0]! - b[0]!);
       for (let k = 1; k < labels.length; k += 1) assert.ok(labels[k]![0]! >= labels[k - 1]![1]!, `x labels ${k - 1} and ${k} overlap: ${JSON.stringify(labels.slice(k - 1, k + 1))}`);
