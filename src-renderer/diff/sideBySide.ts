@@ -34,6 +34,11 @@ export type SideBySideResult =
 export const contextLines = 3;
 /** Paired lines longer than this are marked as wholly changed (a word diff of them costs more than it shows). */
 const wordDiffChars = 2000;
+/**
+ * Characters of paired lines word-diffed per text: past it, further pairs are marked wholly
+ * changed, so 10,000 edited lines cost one line diff, not 10,000 word diffs.
+ */
+export const wordDiffBudget = 256 * 1024;
 
 /** `text` pretty-printed when it is a JSON object or array (2-space indent, keys in their order); otherwise as is. */
 export function prettyJson(text: string): string | null {
@@ -52,10 +57,10 @@ function splitLines(block: string): string[] {
   return lines;
 }
 
-/** The changed words of two paired lines, as segments of each side. */
-function pairSegments(before: string, after: string, limits: DiffLimits): [LineSegment[], LineSegment[]] {
+/** The changed words of two paired lines, as segments of each side; `wordDiff` false: wholly changed. */
+function pairSegments(before: string, after: string, limits: DiffLimits, wordDiff: boolean): [LineSegment[], LineSegment[]] {
   const whole = (): [LineSegment[], LineSegment[]] => [[{ text: before, changed: true }], [{ text: after, changed: true }]];
-  if (before.length + after.length > wordDiffChars) return whole();
+  if (!wordDiff || before.length + after.length > wordDiffChars) return whole();
   const parts = diffWordsWithSpace(before, after, { timeout: limits.timeoutMs, maxEditLength: limits.maxEditLength });
   if (parts === undefined) return whole();
   const left: LineSegment[] = [];
@@ -105,6 +110,7 @@ export function sideBySide(previous: string, next: string, limits: DiffLimits, n
     return { kind: 'gave-up', ms: now() - started, reason: `Too many changed lines to pair within ${limits.timeoutMs} ms or ${limits.maxEditLength} edits (jsdiff's limits). Both sides are shown in full instead.` };
   }
   const rows: SideRow[] = [];
+  let budget = wordDiffBudget;
   let leftNumber = 1;
   let rightNumber = 1;
   const line = (side: 'left' | 'right', text: string, segments?: LineSegment[]): SideLine => ({
@@ -125,7 +131,8 @@ export function sideBySide(previous: string, next: string, limits: DiffLimits, n
       for (let k = 0; k < Math.max(lines.length, added.length); k += 1) {
         const [removedText, addedText] = [lines[k], added[k]];
         if (removedText !== undefined && addedText !== undefined) {
-          const [left, right] = pairSegments(removedText, addedText, limits);
+          const [left, right] = pairSegments(removedText, addedText, limits, budget > 0);
+          budget -= removedText.length + addedText.length;
           rows.push({ kind: 'changed', left: line('left', removedText, left), right: line('right', addedText, right) });
         } else if (removedText !== undefined) {
           rows.push({ kind: 'removed', left: line('left', removedText, [{ text: removedText, changed: true }]), right: null });

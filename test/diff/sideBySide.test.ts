@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultDiffLimits } from '../../src-renderer/diff/textDiff';
-import { prettyJson, sideBySide, type SideRow } from '../../src-renderer/diff/sideBySide';
+import { prettyJson, sideBySide, wordDiffBudget, type SideRow } from '../../src-renderer/diff/sideBySide';
 
 const text = (row: SideRow, side: 'left' | 'right') => (row.kind === 'fold' ? null : (row[side]?.segments.map((s) => s.text).join('') ?? null));
 const changedWords = (row: SideRow, side: 'left' | 'right') => (row.kind === 'fold' ? [] : (row[side]?.segments.filter((s) => s.changed).map((s) => s.text.trim()) ?? []));
@@ -72,5 +72,19 @@ describe('side-by-side diff', () => {
     const result = sideBySide('', 'new\ntext', defaultDiffLimits);
     assert.ok(result.kind === 'lines');
     assert.deepEqual(result.rows.map((row) => row.kind), ['added', 'added']);
+  });
+
+  it('past the word-diff budget, paired lines are marked wholly changed instead of word by word', () => {
+    // Long lines, so the budget runs out within jsdiff's edit limit for the line diff.
+    const padding = ' x'.repeat(450);
+    const count = Math.ceil(wordDiffBudget / 1800) + 20;
+    const before = Array.from({ length: count }, (_, k) => `line ${k} says alpha beta gamma${padding}`).join('\n');
+    const after = Array.from({ length: count }, (_, k) => `line ${k} says alpha BETA gamma${padding}`).join('\n');
+    const result = sideBySide(before, after, defaultDiffLimits);
+    assert.ok(result.kind === 'lines');
+    const changed = result.rows.filter((row) => row.kind === 'changed');
+    assert.equal(changed.length, count);
+    assert.deepEqual(changedWords(changed[0]!, 'right'), ['BETA'], 'early pairs: the changed word');
+    assert.deepEqual(changedWords(changed.at(-1)!, 'right'), [`line ${count - 1} says alpha BETA gamma${padding}`.trim()], 'late pairs: the whole line');
   });
 });
