@@ -37,7 +37,9 @@ export function LargestGrowth({ requests, growth, traceId, runPk }: { requests: 
       <h3 id="largest-growth-title">Where the context grew most</h3>
       {ranked.length === 0 ? (
         <p className="muted" data-testid="largest-growth-none">
-          No request has more input tokens than the one before it.
+          {growth.requestIndices.length < 2
+            ? 'Fewer than two requests have a token count: there is no growth to rank.'
+            : 'No request has more input tokens than the one before it.'}
         </p>
       ) : (
         <ol className="growth-turns">

@@ -91,6 +91,7 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
     j: () => go(nextInRun),
     k: () => go(previousInRun),
     Escape: () => navigate(backToRun),
+    s: () => navigate({ ...route, layout: layout === 'words' ? 'side-by-side' : 'words' }),
   });
 
   const runId = run.status === 'ready' ? run.data.run.runId : null;
@@ -186,7 +187,7 @@ function LayoutToggle({ route }: { route: DiffRoute }) {
     <a
       href={formatRoute({ ...route, layout })}
       aria-current={route.layout === layout ? 'true' : undefined}
-      title={title}
+      title={`${title} (s switches)`}
       data-testid={`diff-layout-${layout}`}
     >
       {label}

@@ -70,9 +70,12 @@ describe('request diff: side by side, and a link to an event that is not a reque
     await page.reload();
     await page.locator(`[data-testid=request-diff][data-state=ready][data-event-id="${eventId}"]`).waitFor();
     assert.equal(await page.locator('[data-testid=message-diff] [data-testid=side-by-side]').count(), 1);
-    // k keeps the layout while moving to the request before.
+    // k keeps the layout while moving to the request before; s switches back to the word diff.
     await page.keyboard.press('k');
     await page.waitForURL((url) => /\/diff\/\d+\/layout\/side-by-side$/.test(url.hash) && !url.hash.includes(`/diff/${eventId}/`));
+    await page.keyboard.press('s');
+    await page.waitForURL((url) => /\/diff\/\d+$/.test(url.hash));
+    assert.equal(await page.locator('[data-testid=diff-layout-words]').getAttribute('aria-current'), 'true');
     assert.deepEqual(app.problems, []);
     await page.context().close();
   });
