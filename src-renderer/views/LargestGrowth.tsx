@@ -47,7 +47,14 @@ export function LargestGrowth({ requests, growth, traceId, runPk }: { requests: 
             const request = byIndex.get(step.requestIndex);
             if (request === undefined) return null;
             return (
-              <li key={step.requestIndex} className="growth-turn" data-testid="growth-turn" data-request-index={step.requestIndex} data-rank={rank + 1}>
+              <li
+                key={step.requestIndex}
+                className="growth-turn"
+                data-testid="growth-turn"
+                data-request-index={step.requestIndex}
+                data-rank={rank + 1}
+                title={`Request ${request.index + 1}: +${formatCount(step.growth)} tokens — ${causeText(request)}`}
+              >
                 <a href={diffHref(request)} title="Open the diff with the previous request">
                   Request {request.index + 1}
                 </a>{' '}
