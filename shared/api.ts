@@ -329,6 +329,8 @@ export const runRequestsSchema = z.object({
     /** Request indices the series below are over. */
     requestIndices: z.array(z.number().int()),
     cumulative: z.array(z.number()),
+    /** Per request of `requestIndices`: its input minus the previous one's (the Δ column); null for the first. */
+    steps: z.array(z.number().nullable()),
     /**
      * N×S + T×N(N+1)/2 fitted to the cumulative input; null with fewer than two points. `shape`:
      * what the fit says, by the sign of T and the fit's quality (shared/requests/contextGrowth.ts).
@@ -343,9 +345,8 @@ export const runRequestsSchema = z.object({
       })
       .nullable(),
     typicalGrowth: z.number().nullable(),
-    outlierFactor: z.number(),
-    /** Requests whose growth is far above the run's typical step. */
-    outliers: z.array(z.object({ requestIndex: z.number().int(), growth: z.number(), ratio: z.number() })),
+    /** Every request whose input grew over the previous counted one's, the most tokens added first. */
+    largestGrowth: z.array(z.object({ requestIndex: z.number().int(), growth: z.number() })),
   }),
 });
 export type RunRequestsResponse = z.infer<typeof runRequestsSchema>;

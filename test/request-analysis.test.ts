@@ -184,13 +184,13 @@ describe('requests method (the growth chart)', () => {
     return { traceId: summary.traceId, runPk: runs.rows[0]!.runPk };
   };
 
-  it('names the turn whose growth is far above the typical step, and attributes it to the tool whose result it added', async () => {
+  it('ranks first the turn that added the most tokens, and attributes it to the tool whose result it added', async () => {
     const { traceId, runPk } = await open('growth.jsonl', reconstructedEvents);
     const answer = (await t.host.call('requests', { traceId, runPk })) as ApiResponse<'requests'>;
     assert.deepEqual(answer.growth.requestIndices, [0, 1, 2, 3, 4]);
     assert.deepEqual(answer.growth.cumulative, [1000, 2200, 3600, 15100, 26800]);
     assert.equal(answer.growth.typicalGrowth, 200);
-    assert.deepEqual(answer.growth.outliers.map((o) => [o.requestIndex, o.growth]), [[3, 10100]]);
+    assert.deepEqual(answer.growth.largestGrowth[0], { requestIndex: 3, growth: 10100 });
     assert.ok(answer.growth.fit !== null && answer.growth.fit.tokensPerTurn > 0);
     const spike = answer.requests[3]!;
     assert.equal(spike.added[0]!.role, 'tool');

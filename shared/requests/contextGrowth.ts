@@ -4,9 +4,12 @@
  * N×S + T×N(N+1)/2 together: linear growth per request, quadratic in total.
  *
  * - The fit: S and T by least squares on the cumulative input over all requests.
- * - Outliers: a request's growth is its input minus the previous request's. The run's typical step
- *   is the median of the positive growths (a compaction's negative step is not a step of the loop);
- *   a request whose growth exceeds `outlierFactor` (3) times it is named — a 40 KB tool result.
+ * - The largest growth: a request's growth is its input minus the previous request's. Every request
+ *   that grew is ranked by the tokens it added, largest first: the answer to "where did the context
+ *   grow most". Not a ratio to the typical step: in a run whose median step is 377 tokens a 1.2k
+ *   result is 3× typical yet nothing to act on, while the 40 KB tool result at the top is. A
+ *   compaction's negative step is no growth (the view lists compactions apart). The typical step
+ *   (the median of the positive growths) stays as the scale the ranking is read against.
  * - Attribution: every part of a request (system prompt, tool definitions, each message) is
  *   estimated with the given tokenizer; when the provider recorded the request's input tokens the
  *   estimates are scaled to that total (largest remainder, so the parts add up to it exactly).
@@ -24,12 +27,11 @@ export interface GrowthFit {
   rSquared: number | null;
 }
 
-export interface GrowthOutlier {
+export interface GrowthStep {
   /** 0-based request index. */
   requestIndex: number;
+  /** Tokens added: this request's input minus the previous one's (> 0). */
   growth: number;
-  /** growth ÷ the run's typical growth. */
-  ratio: number;
 }
 
 export interface ContextGrowth {
@@ -38,8 +40,8 @@ export interface ContextGrowth {
   growth: (number | null)[];
   fit: GrowthFit | null;
   typicalGrowth: number | null;
-  outlierFactor: number;
-  outliers: GrowthOutlier[];
+  /** Every request that grew, the most tokens added first (ties: the earlier request first). */
+  largestGrowth: GrowthStep[];
 }
 
 /** Least squares for S and T on the cumulative input; null with fewer than two requests. */
@@ -102,19 +104,17 @@ function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-export function contextGrowth(inputTokens: readonly number[], options: { outlierFactor?: number } = {}): ContextGrowth {
-  const outlierFactor = options.outlierFactor ?? 3;
+export function contextGrowth(inputTokens: readonly number[]): ContextGrowth {
   let running = 0;
   const cumulative = inputTokens.map((tokens) => (running += tokens));
   const growth = inputTokens.map((tokens, i) => (i === 0 ? null : tokens - inputTokens[i - 1]!));
   const typicalGrowth = median(growth.filter((step): step is number => step !== null && step > 0));
-  const outliers: GrowthOutlier[] = [];
-  if (typicalGrowth !== null) {
-    growth.forEach((step, requestIndex) => {
-      if (step !== null && step > outlierFactor * typicalGrowth) outliers.push({ requestIndex, growth: step, ratio: step / typicalGrowth });
-    });
-  }
-  return { cumulative, growth, fit: fitContextGrowth(inputTokens), typicalGrowth, outlierFactor, outliers };
+  const largestGrowth: GrowthStep[] = [];
+  growth.forEach((step, requestIndex) => {
+    if (step !== null && step > 0) largestGrowth.push({ requestIndex, growth: step });
+  });
+  largestGrowth.sort((a, b) => b.growth - a.growth || a.requestIndex - b.requestIndex);
+  return { cumulative, growth, fit: fitContextGrowth(inputTokens), typicalGrowth, largestGrowth };
 }
 
 export interface TokenShare {

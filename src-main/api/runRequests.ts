@@ -31,11 +31,11 @@ export function runRequests(db: Database.Database, runPk: number): ApiResponse<'
     growth: {
       requestIndices: counted.map((record) => record.index),
       cumulative: growth.cumulative,
+      steps: growth.growth,
       fit: growth.fit === null ? null : { ...growth.fit, shape: growthShape(growth.fit, records.some((record) => record.compaction !== null)) },
       typicalGrowth: growth.typicalGrowth,
-      outlierFactor: growth.outlierFactor,
-      // Outliers name requests by their index in the run, not in the counted series.
-      outliers: growth.outliers.map((outlier) => ({ ...outlier, requestIndex: counted[outlier.requestIndex]!.index })),
+      // Steps name requests by their index in the run, not in the counted series.
+      largestGrowth: growth.largestGrowth.map((step) => ({ ...step, requestIndex: counted[step.requestIndex]!.index })),
     },
   };
 }

@@ -1,12 +1,15 @@
 /**
  * A changed text shown as its word diff: inserted words in `<ins>`, deleted ones in `<del>`, long
  * unchanged stretches folded to their edges (a 2 MB message with three edits shows the edits,
- * not 2 MB). When jsdiff gave up, both sides side by side, with the reason.
+ * not 2 MB); or, when the diff was asked for side by side, as two columns of numbered lines
+ * (SideBySideDiff.tsx). When jsdiff gave up, both sides in full, with the reason.
  */
 import { useState } from 'react';
 import type { DiffPart } from '../diff/textDiff';
 import type { TextDiffState } from '../diff/useTextDiffs';
+import type { DiffLayout } from '../navigation/route';
 import { formatCount } from './format';
+import { SideBySideDiff } from './SideBySideDiff';
 import { VisibleText } from './VisibleText';
 
 /** Unchanged text longer than this is folded, keeping `foldContext` characters next to each change. */
@@ -15,26 +18,41 @@ const foldContext = 300;
 /** Inserted, deleted or side-by-side text longer than this shows its start and a "show all". */
 const longText = 20_000;
 
-export function TextDiff({ previous, next, state, testId = 'text-diff' }: { previous: string; next: string; state: TextDiffState | undefined; testId?: string }) {
+export function TextDiff({
+  previous,
+  next,
+  state,
+  layout = 'words',
+  testId = 'text-diff',
+}: {
+  previous: string;
+  next: string;
+  state: TextDiffState | undefined;
+  layout?: DiffLayout;
+  testId?: string;
+}) {
   if (state === undefined) {
     return (
       <div className="text-diff text-diff-pending" data-testid={testId} data-state="pending" role="status">
-        <span className="spinner" aria-hidden="true" /> Diffing {formatCount(previous.length + next.length)} characters word by word…
+        <span className="spinner" aria-hidden="true" /> Diffing {formatCount(previous.length + next.length)} characters {layout === 'words' ? 'word by word' : 'line by line'}…
       </div>
     );
   }
   if (state.kind === 'failed') return <SideBySide testId={testId} previous={previous} next={next} reason={`The word diff failed: ${state.message}`} />;
   if (state.kind === 'gave-up') return <SideBySide testId={testId} previous={previous} next={next} reason={state.reason} />;
+  if (state.kind === 'lines') {
+    return (
+      <div className="text-diff" data-testid={testId} data-state="ready" data-method={state.json ? 'json-lines' : 'lines'} data-thread={state.thread}>
+        <SideBySideDiff rows={state.rows} json={state.json} />
+      </div>
+    );
+  }
   return (
     <div className="text-diff" data-testid={testId} data-state="ready" data-method={state.method} data-thread={state.thread}>
       <div className="text-diff-body wrap-text">
         {state.parts.map((part, index) => (
           <Part key={index} part={part} first={index === 0} last={index === state.parts.length - 1} />
         ))}
-      </div>
-      <div className="text-diff-note muted">
-        {state.method === 'lines+words' ? 'Diffed line by line, then word by word inside the changed lines' : 'Diffed word by word'} in {Math.round(state.ms)} ms
-        {state.thread === 'page' ? ' on the page (the browser refused the diff worker)' : ' in a worker'}.
       </div>
     </div>
   );

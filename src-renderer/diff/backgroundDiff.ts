@@ -3,16 +3,19 @@
  * diff a promise. When the browser refuses the worker (a policy, an old shell), the diff runs on
  * the page instead, and the result says so (`thread: 'page'`).
  */
-import { pieces, type DiffWorkerReply, type DiffWorkerRequest } from './protocol';
-import { defaultDiffLimits, diffTexts, type DiffLimits, type TextDiffResult } from './textDiff';
+import type { DiffLayout } from '../navigation/route';
+import { pieces, type DiffResult, type DiffWorkerReply, type DiffWorkerRequest } from './protocol';
+import { sideBySide } from './sideBySide';
+import { defaultDiffLimits, diffTexts, type DiffLimits } from './textDiff';
 
-export type BackgroundDiffResult = TextDiffResult & { thread: 'worker' | 'page' };
+export type BackgroundDiffResult = DiffResult & { thread: 'worker' | 'page' };
 
 interface Pending {
   previous: string;
   next: string;
   limits: DiffLimits;
   preferLines: boolean;
+  layout: DiffLayout;
   resolve: (result: BackgroundDiffResult) => void;
   reject: (error: Error) => void;
 }
@@ -25,7 +28,8 @@ function onPage(job: Pending): void {
   // A task of its own, so the caller's render finishes first.
   setTimeout(() => {
     try {
-      job.resolve({ ...diffTexts(job.previous, job.next, job.limits, job.preferLines), thread: 'page' });
+      const result = job.layout === 'side-by-side' ? sideBySide(job.previous, job.next, job.limits) : diffTexts(job.previous, job.next, job.limits, job.preferLines);
+      job.resolve({ ...result, thread: 'page' });
     } catch (error) {
       job.reject(error instanceof Error ? error : new Error(String(error)));
     }
@@ -70,15 +74,16 @@ export interface BackgroundDiff {
   cancel(): void;
 }
 
-/** `preferLines`: diff line by line first (JSON), see `diffTexts`. */
-export function diffInBackground(previous: string, next: string, options: { limits?: DiffLimits; preferLines?: boolean } = {}): BackgroundDiff {
+/** `preferLines`: diff line by line first (JSON), see `diffTexts`; `layout`: a word diff or two columns of lines (sideBySide.ts). */
+export function diffInBackground(previous: string, next: string, options: { limits?: DiffLimits; preferLines?: boolean; layout?: DiffLayout } = {}): BackgroundDiff {
   const limits = options.limits ?? defaultDiffLimits;
   const preferLines = options.preferLines ?? false;
+  const layout = options.layout ?? 'words';
   const id = nextId;
   nextId += 1;
   let settle: Pick<Pending, 'resolve' | 'reject'> | undefined;
   const result = new Promise<BackgroundDiffResult>((resolve, reject) => (settle = { resolve, reject }));
-  const job: Pending = { previous, next, limits, preferLines, ...settle! };
+  const job: Pending = { previous, next, limits, preferLines, layout, ...settle! };
   const target = diffWorker();
   if (target === null) {
     onPage(job);
@@ -86,7 +91,7 @@ export function diffInBackground(previous: string, next: string, options: { limi
   }
   pending.set(id, job);
   const chunks = [...pieces(previous), ...pieces(next)];
-  target.postMessage({ type: 'diff', id, previousLength: previous.length, nextLength: next.length, chunks: chunks.length, limits, preferLines } satisfies DiffWorkerRequest);
+  target.postMessage({ type: 'diff', id, previousLength: previous.length, nextLength: next.length, chunks: chunks.length, limits, preferLines, layout } satisfies DiffWorkerRequest);
   // The first piece now, each next one in a task of its own: the page stays free between them.
   let sent = 0;
   const sendPiece = (): void => {

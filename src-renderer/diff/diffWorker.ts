@@ -4,6 +4,8 @@
  * arrives before its job starts drops it (the view left, or asked for another pair), so the
  * worker never works for nobody.
  */
+import type { DiffLayout } from '../navigation/route';
+import { sideBySide } from './sideBySide';
 import { diffTexts, type DiffLimits } from './textDiff';
 import type { DiffWorkerReply, DiffWorkerRequest } from './protocol';
 
@@ -17,6 +19,7 @@ interface Job {
   previousLength: number;
   limits: DiffLimits;
   preferLines: boolean;
+  layout: DiffLayout;
   chunks: number;
   received: string[];
 }
@@ -24,7 +27,7 @@ interface Job {
 const scope = self as unknown as WorkerScope;
 /** Jobs whose texts are still arriving. */
 const arriving = new Map<number, Job>();
-const queue: { id: number; previous: string; next: string; limits: DiffLimits; preferLines: boolean }[] = [];
+const queue: { id: number; previous: string; next: string; limits: DiffLimits; preferLines: boolean; layout: DiffLayout }[] = [];
 let scheduled = false;
 
 function runNext(): void {
@@ -32,7 +35,8 @@ function runNext(): void {
   const job = queue.shift();
   if (job === undefined) return;
   try {
-    scope.postMessage({ id: job.id, result: diffTexts(job.previous, job.next, job.limits, job.preferLines) });
+    const result = job.layout === 'side-by-side' ? sideBySide(job.previous, job.next, job.limits) : diffTexts(job.previous, job.next, job.limits, job.preferLines);
+    scope.postMessage({ id: job.id, result });
   } catch (error) {
     scope.postMessage({ id: job.id, error: error instanceof Error ? error.message : String(error) });
   }
@@ -50,7 +54,7 @@ scope.onmessage = (event) => {
   const message = event.data;
   switch (message.type) {
     case 'diff':
-      arriving.set(message.id, { id: message.id, previousLength: message.previousLength, limits: message.limits, preferLines: message.preferLines, chunks: message.chunks, received: [] });
+      arriving.set(message.id, { id: message.id, previousLength: message.previousLength, limits: message.limits, preferLines: message.preferLines, layout: message.layout, chunks: message.chunks, received: [] });
       return;
     case 'chunk': {
       const job = arriving.get(message.id);
@@ -59,7 +63,7 @@ scope.onmessage = (event) => {
       if (job.received.length < job.chunks) return;
       arriving.delete(job.id);
       const both = job.received.join('');
-      queue.push({ id: job.id, previous: both.slice(0, job.previousLength), next: both.slice(job.previousLength), limits: job.limits, preferLines: job.preferLines });
+      queue.push({ id: job.id, previous: both.slice(0, job.previousLength), next: both.slice(job.previousLength), limits: job.limits, preferLines: job.preferLines, layout: job.layout });
       schedule();
       return;
     }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import type { DiffLayout } from '../navigation/route';
 import { diffInBackground, type BackgroundDiffResult } from './backgroundDiff';
 
 export interface TextDiffJob {
@@ -12,11 +13,11 @@ export interface TextDiffJob {
 export type TextDiffState = BackgroundDiffResult | { kind: 'failed'; message: string };
 
 /**
- * The word diffs a view needs, run in the diff worker. `identity` names the set of jobs (the pair
- * of requests): when it changes, the diffs still waiting are cancelled and the new ones start.
- * `done` says every job has its result.
+ * The diffs a view needs, run in the diff worker, each as a word diff or side by side (`layout`).
+ * `identity` names the set of jobs (the pair of requests and the layout): when it changes, the
+ * diffs still waiting are cancelled and the new ones start. `done` says every job has its result.
  */
-export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob[]): { results: ReadonlyMap<string, TextDiffState>; done: boolean } {
+export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob[], layout: DiffLayout = 'words'): { results: ReadonlyMap<string, TextDiffState>; done: boolean } {
   const [state, setState] = useState<{ identity: string | null; results: Map<string, TextDiffState> }>({ identity: null, results: new Map() });
 
   useEffect(() => {
@@ -24,7 +25,7 @@ export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob
     let active = true;
     setState({ identity, results: new Map() });
     const running = jobs.map((job) => {
-      const diff = diffInBackground(job.previous, job.next, { preferLines: job.preferLines ?? false });
+      const diff = diffInBackground(job.previous, job.next, { preferLines: job.preferLines ?? false, layout });
       diff.result.then(
         (result) => active && setState((previous) => (previous.identity === identity ? { identity, results: new Map(previous.results).set(job.key, result) } : previous)),
         (error: unknown) =>
@@ -39,7 +40,7 @@ export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob
       active = false;
       for (const diff of running) diff.cancel();
     };
-    // `identity` stands for the jobs.
+    // `identity` stands for the jobs and the layout.
   }, [identity]);
 
   const results = state.identity === identity ? state.results : new Map<string, TextDiffState>();

@@ -10,6 +10,7 @@ export const shortcutList: readonly { keys: string[]; action: string }[] = [
   { keys: ['Esc'], action: 'Back: close the event, then leave the run; from a request diff, back to the run' },
   { keys: ['Ctrl+F', '⌘F'], action: 'Search the whole trace (the data, not only the rows on screen)' },
   { keys: ['d'], action: 'Diff the selected request with the previous one (in a run; on another event, the nearest request at or before it)' },
+  { keys: ['s'], action: 'Switch a request diff between the word diff and side by side (in a request diff)' },
   { keys: ['f'], action: 'Follow new events: keep the run\'s last event in view while its file is written (in a run of a followed file)' },
   { keys: ['?'], action: 'Show this list' },
 ];

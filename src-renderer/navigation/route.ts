@@ -3,10 +3,11 @@
  * reload or a pasted link lands in the same place, and the page's own path (which carries the
  * `loopscope serve` token) is never touched.
  *
- * A run's requests and context growth: `#/trace/<id>/run/<runPk>/requests`. A request diff:
+ * A run's requests and context growth: `#/trace/<id>/run/<runPk>/requests`, optionally
+ * `/sort/<column>-<asc|desc>` (the requests table's order). A request diff:
  * `#/trace/<id>/run/<runPk>/diff/<eventId>`, optionally `/against/<eventId>` (the left side, when
- * it is not the previous request) and `/from/<eventId>` (the event `d` was pressed on, when it was
- * not itself a request).
+ * it is not the previous request), `/from/<eventId>` (the event `d` was pressed on, when it was
+ * not itself a request) and `/layout/side-by-side` (changed texts as two columns of lines).
  */
 export const traceTabs = ['runs', 'findings', 'calls', 'parse-errors', 'search'] as const;
 export type TraceTab = (typeof traceTabs)[number];
@@ -19,17 +20,34 @@ export type Route =
   | { view: 'trace'; traceId: string; tab: TraceTab; params: RouteParams }
   /**
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
-   * `section` is the timeline or the run's requests (context growth).
+   * `section` is the timeline or the run's requests (context growth); `requestSort`: the
+   * requests table's order (null: request order).
    */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection }
+  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; requestSort: RequestSort | null }
   /**
    * Request `eventId` (a model request, or the response a reconstructed request was sent for)
    * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
-   * was pressed on, when the view had to pick the nearest request at or before it.
+   * was pressed on, when the view had to pick the nearest request at or before it; `layout`: a
+   * changed text as a word diff, or side by side (pretty-printed JSON or text, line by line).
    */
-  | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null };
+  | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null; layout: DiffLayout };
 
 export type RunSection = 'timeline' | 'requests';
+
+export const requestSortColumns = ['index', 'delta', 'input'] as const;
+export type RequestSortColumn = (typeof requestSortColumns)[number];
+export interface RequestSort {
+  column: RequestSortColumn;
+  descending: boolean;
+}
+
+export type DiffLayout = 'words' | 'side-by-side';
+
+function parseRequestSort(text: string | undefined): RequestSort | null {
+  const match = /^(\w+)-(asc|desc)$/.exec(text ?? '');
+  if (match === null || !(requestSortColumns as readonly string[]).includes(match[1]!)) return null;
+  return { column: match[1] as RequestSortColumn, descending: match[2] === 'desc' };
+}
 
 const startRoute: Route = { view: 'start' };
 
@@ -68,12 +86,20 @@ export function parseRoute(hash: string): Route {
       const eventId = parseInteger(rest[3]);
       if (eventId !== null) {
         const options = pairs(rest, 4);
-        return { view: 'diff', traceId, runPk, eventId, previousEventId: parseInteger(options.get('against')), fromEventId: parseInteger(options.get('from')) };
+        return {
+          view: 'diff',
+          traceId,
+          runPk,
+          eventId,
+          previousEventId: parseInteger(options.get('against')),
+          fromEventId: parseInteger(options.get('from')),
+          layout: options.get('layout') === 'side-by-side' ? 'side-by-side' : 'words',
+        };
       }
     }
-    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' };
+    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort: parseRequestSort(pairs(rest, 3).get('sort')) };
     const options = pairs(rest, 2);
-    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline' };
+    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline', requestSort: null };
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -86,10 +112,14 @@ export function formatRoute(route: Route): string {
     let hash = `${trace}/run/${route.runPk}/diff/${route.eventId}`;
     if (route.previousEventId !== null) hash += `/against/${route.previousEventId}`;
     if (route.fromEventId !== null) hash += `/from/${route.fromEventId}`;
+    if (route.layout !== 'words') hash += `/layout/${route.layout}`;
     return hash;
   }
   if (route.view === 'run') {
-    if (route.section === 'requests') return `${trace}/run/${route.runPk}/requests`;
+    if (route.section === 'requests') {
+      const sort = route.requestSort;
+      return `${trace}/run/${route.runPk}/requests${sort === null ? '' : `/sort/${sort.column}-${sort.descending ? 'desc' : 'asc'}`}`;
+    }
     let hash = `${trace}/run/${route.runPk}`;
     if (route.step !== null) hash += `/step/${route.step}`;
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
@@ -110,16 +140,23 @@ export const routes = {
     step: where.step ?? null,
     eventId: where.eventId ?? null,
     section: 'timeline',
+    requestSort: null,
   }),
-  /** The run's requests and its context growth. */
-  runRequests: (traceId: string, runPk: number): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' }),
+  /** The run's requests and its context growth; `requestSort`: the table's order. */
+  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
-  requestDiff: (traceId: string, runPk: number, eventId: number, options: { previousEventId?: number | null; fromEventId?: number | null } = {}): Route => ({
+  requestDiff: (
+    traceId: string,
+    runPk: number,
+    eventId: number,
+    options: { previousEventId?: number | null; fromEventId?: number | null; layout?: DiffLayout } = {},
+  ): Route => ({
     view: 'diff',
     traceId,
     runPk,
     eventId,
     previousEventId: options.previousEventId ?? null,
     fromEventId: options.fromEventId ?? null,
+    layout: options.layout ?? 'words',
   }),
 };

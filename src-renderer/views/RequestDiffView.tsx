@@ -1,8 +1,10 @@
 /**
  * A model request against the one before it in its run (or any other request of the run the user
  * picks): the verdict (extends / history rewritten at message k), the messages with unchanged runs
- * collapsed, a word diff of every modified message (computed in the diff worker), and the system
- * prompt, tools, parameters and tool pairing diffed separately (docs/semantics.md §9).
+ * collapsed, every modified message as a word diff or side by side (pretty-printed JSON or text,
+ * line by line; the layout is in the URL), computed in the diff worker, and the system prompt,
+ * tools, parameters and tool pairing diffed separately (docs/semantics.md §9). A URL naming an
+ * event that is no request of the run says what that event is and links to it (NotARequest).
  *
  * Performance marks for the benchmark (scripts/bench-request-diff.ts): `loopscope:diff-requested`
  * when the pair is asked for, `loopscope:diff-loaded` once the API's answer is rendered (word diffs pending), and
@@ -18,7 +20,7 @@ import { LongText, TextDiff } from '../components/TextDiff';
 import { VisibleText } from '../components/VisibleText';
 import { useTextDiffs, type TextDiffJob, type TextDiffState } from '../diff/useTextDiffs';
 import { useShortcuts } from '../keyboard/shortcuts';
-import { formatRoute, routes, type Route } from '../navigation/route';
+import { formatRoute, routes, type DiffLayout, type Route } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
 
 type DiffRoute = Extract<Route, { view: 'diff' }>;
@@ -48,21 +50,27 @@ function diffJobs(diff: Diff): TextDiffJob[] {
 }
 
 export function RequestDiffView({ route, revision }: { route: DiffRoute; revision: number }) {
-  const { traceId, runPk, eventId, previousEventId, fromEventId } = route;
+  const { traceId, runPk, eventId, previousEventId, fromEventId, layout } = route;
   const key = `requestDiff:${traceId}:${eventId}:${previousEventId ?? ''}:${revision}`;
   useEffect(() => {
     performance.mark('loopscope:diff-requested', { detail: { eventId, previousEventId } });
   }, [key, eventId, previousEventId]);
-  const diff = useQuery(key, (api) => api.requestDiff({ traceId, eventId, ...(previousEventId === null ? {} : { previousEventId }) }));
   const run = useQuery(`run:${traceId}:${runPk}:${revision}`, (api) => api.run({ traceId, runPk }));
   const requests = useQuery(`requests:${traceId}:${runPk}:${revision}`, (api) => api.requests({ traceId, runPk }));
+  // The diff is asked for once the run's requests say both events are requests of it: a
+  // hand-edited URL naming another event gets a page about that event, not a failed call.
+  // While a follow refreshes the list, the previous one still answers.
+  const listed = requests.data === undefined ? null : new Set(requests.data.requests.map((request) => request.eventId));
+  const notARequest = listed === null ? null : !listed.has(eventId) ? eventId : previousEventId !== null && !listed.has(previousEventId) ? previousEventId : null;
+  const diffKey = notARequest !== null || (listed === null && requests.status === 'loading') ? null : key;
+  const diff = useQuery(diffKey, (api) => api.requestDiff({ traceId, eventId, ...(previousEventId === null ? {} : { previousEventId }) }));
 
   const data = diff.status === 'ready' ? diff.data : undefined;
   useEffect(() => {
     if (data) performance.mark('loopscope:diff-loaded', { detail: { eventId: data.eventId, changes: data.changes.length } });
   }, [data]);
   const jobs = useMemo(() => (data ? diffJobs(data) : []), [data]);
-  const { results, done } = useTextDiffs(data ? key : null, jobs);
+  const { results, done } = useTextDiffs(data ? `${key}:${layout}` : null, jobs, layout);
   const ready = data !== undefined && done;
   useEffect(() => {
     if (!ready) return;
@@ -76,13 +84,14 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
   const previousInRun = position > 0 ? list![position - 1] : undefined;
   const nextInRun = position >= 0 ? list![position + 1] : undefined;
   const go = (request: RequestRow | undefined) => {
-    if (request) navigate(routes.requestDiff(traceId, runPk, request.eventId));
+    if (request) navigate(routes.requestDiff(traceId, runPk, request.eventId, { layout }));
   };
   const backToRun = routes.run(traceId, runPk, { eventId: fromEventId ?? eventId });
   useShortcuts({
     j: () => go(nextInRun),
     k: () => go(previousInRun),
     Escape: () => navigate(backToRun),
+    s: () => navigate({ ...route, layout: layout === 'words' ? 'side-by-side' : 'words' }),
   });
 
   const runId = run.status === 'ready' ? run.data.run.runId : null;
@@ -95,7 +104,7 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
     <section
       className="request-diff-view"
       data-testid="request-diff"
-      data-state={ready ? 'ready' : diff.status === 'error' ? 'error' : 'loading'}
+      data-state={notARequest !== null ? 'not-a-request' : ready ? 'ready' : diff.status === 'error' ? 'error' : 'loading'}
       data-event-id={eventId}
       data-previous-event-id={data?.previousEventId ?? ''}
     >
@@ -105,7 +114,7 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
             ← {runId === null ? 'Run' : <VisibleText text={runId} />}
           </a>
           <h2>
-            {current ? `Request ${current.index + 1} of ${list!.length}` : 'Request'}
+            {notARequest !== null ? 'Not a request' : current ? `Request ${current.index + 1} of ${list!.length}` : 'Request'}
             {current && <span className="muted"> · line {current.line}</span>}
           </h2>
           <a href={formatRoute(routes.runRequests(traceId, runPk))}>All requests &amp; context growth</a>
@@ -117,7 +126,8 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
           <button type="button" disabled={!nextInRun} onClick={() => go(nextInRun)} data-testid="diff-next-request" title="The request after this one (j)">
             next request →
           </button>
-          <CompareWith list={list} eventId={eventId} previousEventId={previousEventId} onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against }))} />
+          <CompareWith list={list} eventId={eventId} previousEventId={previousEventId} onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))} />
+          {notARequest === null && <LayoutToggle route={route} />}
           {requests.status === 'error' && (
             <span className="muted" title={requests.error instanceof Error ? requests.error.message : String(requests.error)}>
               (the run's list of requests is not available: previous/next use this diff's own previous request)
@@ -130,11 +140,13 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
       </header>
       <div className="scroll-pane diff-body">
         {fromEventId !== null && <FromNote traceId={traceId} fromEventId={fromEventId} request={current} />}
-        {diff.status === 'error' && <Failure what="this request diff" error={diff.error} />}
-        {diff.status !== 'error' && data === undefined && <Loading what="the request diff" />}
-        {data !== undefined && (
+        {notARequest !== null && <NotARequest traceId={traceId} runPk={runPk} eventId={notARequest} side={notARequest === eventId ? 'this' : 'against'} />}
+        {notARequest === null && diff.status === 'error' && <Failure what="this request diff" error={diff.error} />}
+        {notARequest === null && diff.status !== 'error' && data === undefined && <Loading what="the request diff" />}
+        {notARequest === null && data !== undefined && (
           <DiffBody
             diff={data}
+            layout={layout}
             results={results}
             against={previousEventId === null ? 'the previous request' : (numberOf(data.previousEventId) ?? 'the request you picked')}
             row={previousEventId === null ? current : undefined}
@@ -169,6 +181,53 @@ function CompareWith({ list, eventId, previousEventId, onPick }: { list: readonl
   );
 }
 
+/** Word diff or side by side: links, so the layout is in the URL and survives a reload. */
+function LayoutToggle({ route }: { route: DiffRoute }) {
+  const option = (layout: DiffLayout, label: string, title: string) => (
+    <a
+      href={formatRoute({ ...route, layout })}
+      aria-current={route.layout === layout ? 'true' : undefined}
+      title={`${title} (s switches)`}
+      data-testid={`diff-layout-${layout}`}
+    >
+      {label}
+    </a>
+  );
+  return (
+    <span className="diff-layout-toggle" role="group" aria-label="How changed texts are shown">
+      {option('words', 'Word diff', 'Inserted and deleted words inline')}
+      {option('side-by-side', 'Side by side', 'Before and after as two columns of lines; JSON pretty-printed first')}
+    </span>
+  );
+}
+
+/**
+ * A diff URL naming an event that is not a request of this run (edited by hand, or out of date):
+ * what the event is, where it is, and links to it and to the run's requests.
+ */
+function NotARequest({ traceId, runPk, eventId, side }: { traceId: string; runPk: number; eventId: number; side: 'this' | 'against' }) {
+  const found = useQuery(`eventBrief:${traceId}:${eventId}`, (api) => api.event({ traceId, eventId, maxBytes: 1 }));
+  if (found.status === 'loading') return <Loading what={`event ${eventId}`} />;
+  if (found.status === 'error') return <Failure what={`event ${eventId}, named in this link`} error={found.error} />;
+  const { event, runId } = found.data;
+  const where = [event.step === null ? null : `step ${event.step}`, `line ${event.line}`].filter(Boolean).join(', ');
+  return (
+    <div className="state state-empty" data-testid="diff-not-a-request" data-event-type={event.type}>
+      <strong>
+        {side === 'this' ? 'This link' : 'The left side of this link'} names event {eventId}: a {humanize(event.type)} ({where}) of run <VisibleText text={runId} />, not a model request
+        {found.data.runPk === runPk ? ' of this run' : ' of the run in the link'}.
+      </strong>
+      <div className="state-hint">
+        A diff compares two model requests (or, where a format logs no requests, the responses they were sent for).{' '}
+        <a href={formatRoute(routes.run(traceId, found.data.runPk, { eventId }))} data-testid="not-a-request-event-link">
+          Open the {humanize(event.type)} in its run
+        </a>{' '}
+        · <a href={formatRoute(routes.runRequests(traceId, runPk))}>the run's requests</a>
+      </div>
+    </div>
+  );
+}
+
 /** Why this request: `d` was pressed on an event that is not a request. */
 function FromNote({ traceId, fromEventId, request }: { traceId: string; fromEventId: number; request: RequestRow | undefined }) {
   const from = useQuery(`eventBrief:${traceId}:${fromEventId}`, (api) => api.event({ traceId, eventId: fromEventId, maxBytes: 1 }));
@@ -186,7 +245,7 @@ function FromNote({ traceId, fromEventId, request }: { traceId: string; fromEven
 }
 
 /** `row`: this request's row in the run's list, when compared with the request before it (what the analysis recorded for the pair). */
-function DiffBody({ diff, results, against, row }: { diff: Diff; results: ReadonlyMap<string, TextDiffState>; against: string; row: RequestRow | undefined }) {
+function DiffBody({ diff, layout, results, against, row }: { diff: Diff; layout: DiffLayout; results: ReadonlyMap<string, TextDiffState>; against: string; row: RequestRow | undefined }) {
   return (
     <>
       {diff.reconstructed && (
@@ -206,13 +265,13 @@ function DiffBody({ diff, results, against, row }: { diff: Diff; results: Readon
         </ul>
       )}
       <DiffSection title={`Messages (${formatCount(diff.previousMessages)} → ${formatCount(diff.messages)})`} testId="diff-messages">
-        <Messages diff={diff} results={results} />
+        <Messages diff={diff} layout={layout} results={results} />
       </DiffSection>
       <DiffSection title="System prompt" testId="diff-system">
-        <SystemPrompt system={diff.system} state={results.get(systemKey)} />
+        <SystemPrompt system={diff.system} layout={layout} state={results.get(systemKey)} />
       </DiffSection>
       <DiffSection title="Tool definitions" testId="diff-tools">
-        <Tools tools={diff.tools} results={results} />
+        <Tools tools={diff.tools} layout={layout} results={results} />
       </DiffSection>
       <DiffSection title="Parameters" testId="diff-params">
         <Params params={diff.params} />
@@ -377,7 +436,7 @@ const statusWords: Readonly<Record<MessageRun['status'], string>> = {
 };
 
 /** The messages, run by run: unchanged runs in one line each, every other message shown (the first `firstCards`, then on demand). */
-function Messages({ diff, results }: { diff: Diff; results: ReadonlyMap<string, TextDiffState> }) {
+function Messages({ diff, layout, results }: { diff: Diff; layout: DiffLayout; results: ReadonlyMap<string, TextDiffState> }) {
   const [cardLimit, setCardLimit] = useState(firstCards);
   let cards = 0;
   const byNext = new Map<number, Change>();
@@ -420,6 +479,7 @@ function Messages({ diff, results }: { diff: Diff; results: ReadonlyMap<string, 
                 key={`${change.status}:${change.previousIndex}:${change.nextIndex}`}
                 change={change}
                 numbers={diff.messageNumbers}
+                layout={layout}
                 state={change.nextIndex === null ? undefined : results.get(messageKey(change.nextIndex))}
               />
             ))}
@@ -435,7 +495,7 @@ function Messages({ diff, results }: { diff: Diff; results: ReadonlyMap<string, 
   );
 }
 
-function MessageChange({ change, numbers, state }: { change: Change; numbers: Diff['messageNumbers']; state: TextDiffState | undefined }) {
+function MessageChange({ change, numbers, layout, state }: { change: Change; numbers: Diff['messageNumbers']; layout: DiffLayout; state: TextDiffState | undefined }) {
   const index = change.nextIndex ?? change.previousIndex ?? 0;
   const text = change.nextText ?? change.previousText ?? '';
   const number = change.nextIndex !== null ? numbers.next[change.nextIndex] : change.previousIndex !== null ? numbers.previous[change.previousIndex] : undefined;
@@ -456,7 +516,7 @@ function MessageChange({ change, numbers, state }: { change: Change; numbers: Di
         )}
       </header>
       {change.status === 'modified' ? (
-        <TextDiff previous={change.previousText ?? ''} next={change.nextText ?? ''} state={state} testId="message-diff" />
+        <TextDiff previous={change.previousText ?? ''} next={change.nextText ?? ''} state={state} layout={layout} testId="message-diff" />
       ) : text === '' ? (
         <p className="muted">(no text)</p>
       ) : (
@@ -468,7 +528,7 @@ function MessageChange({ change, numbers, state }: { change: Change; numbers: Di
   );
 }
 
-function SystemPrompt({ system, state }: { system: Diff['system']; state: TextDiffState | undefined }) {
+function SystemPrompt({ system, layout, state }: { system: Diff['system']; layout: DiffLayout; state: TextDiffState | undefined }) {
   if (!system.changed) {
     if (system.next === null) return <p className="muted">Neither request has a system prompt.</p>;
     return <p className="muted">Unchanged ({plural(system.next.length, 'character')}).</p>;
@@ -477,12 +537,12 @@ function SystemPrompt({ system, state }: { system: Diff['system']; state: TextDi
     <>
       {system.previous === null && <p className="muted">The previous request had no system prompt: all of it is new.</p>}
       {system.next === null && <p className="muted">This request has no system prompt: all of the previous one is gone.</p>}
-      <TextDiff previous={system.previous ?? ''} next={system.next ?? ''} state={state} testId="system-diff" />
+      <TextDiff previous={system.previous ?? ''} next={system.next ?? ''} state={state} layout={layout} testId="system-diff" />
     </>
   );
 }
 
-function Tools({ tools, results }: { tools: Diff['tools']; results: ReadonlyMap<string, TextDiffState> }) {
+function Tools({ tools, layout, results }: { tools: Diff['tools']; layout: DiffLayout; results: ReadonlyMap<string, TextDiffState> }) {
   if (tools.added.length + tools.removed.length + tools.changed.length === 0) return <p className="muted">Unchanged.</p>;
   return (
     <ul className="plain-list">
@@ -501,7 +561,7 @@ function Tools({ tools, results }: { tools: Diff['tools']; results: ReadonlyMap<
           <span className="badge diff-status diff-status-modified">changed</span> <code><VisibleText text={tool.name} /></code>:{' '}
           {[tool.description && 'description changed', tool.parameters && 'parameter schema changed'].filter(Boolean).join(', ') || 'definition changed'}
           <div className="tool-json-diff">
-            <TextDiff previous={tool.previousJson} next={tool.nextJson} state={results.get(toolKey(tool.name))} testId="tool-diff" />
+            <TextDiff previous={tool.previousJson} next={tool.nextJson} state={results.get(toolKey(tool.name))} layout={layout} testId="tool-diff" />
           </div>
         </li>
       ))}

@@ -179,7 +179,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
         </div>
       )}
       {route.section === 'requests' ? (
-        <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} />
+        <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} sort={route.requestSort} />
       ) : (
       <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
         <Timeline

@@ -314,7 +314,7 @@ describe('request diff and context growth in the browser', () => {
     assertClean(app);
   });
 
-  test('the growth section: estimated input marked, the outlier request named, fit in words; a bar opens its diff', async () => {
+  test('the growth section: estimated input marked, the largest growth named with its cause, fit in words; a bar opens its diff', async () => {
     const app = await newApp();
     const { page } = app;
     await openRun(page, 'growth');
@@ -332,12 +332,11 @@ describe('request diff and context growth in the browser', () => {
     assert.equal(inputCells.length, 6);
     assert.ok(inputCells.every((cell) => /^[\d,]+ est\.$/.test(cell.trim())), inputCells.join(' | '));
 
-    // The fifth request (index 4) carries the 40 KB result: far above the typical step.
-    assert.deepEqual(await bars.evaluateAll((nodes) => nodes.filter((node) => node.getAttribute('data-outlier') === 'true').map((node) => node.getAttribute('data-request-index'))), ['4']);
-    const outlier = page.locator('[data-testid=growth-outlier]');
-    assert.equal(await outlier.count(), 1);
-    assert.match(await outlier.innerText(), /Request 5 added [\d.]+k tokens, [\d.,]+× the typical step/);
-    assert.match(await outlier.innerText(), /read_file/);
+    // The fifth request (index 4) carries the 40 KB result: the largest growth, ranked first and marked in the chart.
+    assert.equal(await bars.nth(4).getAttribute('data-rank'), '1');
+    const largest = page.locator('[data-testid=growth-turn]').first();
+    assert.equal(await largest.getAttribute('data-request-index'), '4');
+    assert.match(await largest.innerText(), /^Request 5 \+[\d.]+k tokens est\. — tool result of read_file \+[\d.]+k/);
     // One huge step in six requests: no steady step, so S and T are only the best fit, and nothing
     // claims the total grows with the square of the turns.
     const fitLine = page.locator('[data-testid=growth-fit]');

@@ -1,4 +1,4 @@
-/** Context growth: the N×S + T×N(N+1)/2 fit, outlier turns, and per-message token attribution. */
+/** Context growth: the N×S + T×N(N+1)/2 fit, the turns ranked by growth, and per-message token attribution. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { attributeRequestTokens, contextGrowth, fitContextGrowth, groupAdded, growthShape, scaleAdded } from '../../shared/requests/contextGrowth';
@@ -25,11 +25,11 @@ describe('context growth', () => {
     assert.equal(fitContextGrowth([900]), null);
   });
 
-  it('names a request whose growth is more than 3× the median step', () => {
+  it('ranks the request that added 12,000 tokens first', () => {
     const inputs = [1000, 1300, 1600, 1900, 13900, 14200, 14500];
     const growth = contextGrowth(inputs);
     assert.equal(growth.typicalGrowth, 300);
-    assert.deepEqual(growth.outliers, [{ requestIndex: 4, growth: 12000, ratio: 40 }]);
+    assert.deepEqual(growth.largestGrowth[0], { requestIndex: 4, growth: 12000 });
     assert.deepEqual(growth.cumulative.slice(0, 3), [1000, 2300, 3900]);
   });
 
@@ -50,7 +50,7 @@ describe('context growth', () => {
   });
 });
 
-describe('context growth: the typical step and the outliers', () => {
+describe('context growth: the typical step and the largest growth', () => {
   /** The median of a list, sorted numerically, averaging the middle two of an even count. */
   const medianOf = (values: number[]) => {
     const sorted = [...values].sort((a, b) => a - b);
@@ -65,31 +65,34 @@ describe('context growth: the typical step and the outliers', () => {
     assert.deepEqual(growth.growth, [null, ...steps]);
     assert.equal(growth.typicalGrowth, medianOf(steps.filter((step) => step > 0)));
     assert.equal(growth.typicalGrowth, 300, 'the middle of 100, 200, 400, 500 is 300');
-    assert.deepEqual(growth.outliers, []);
   });
 
   it('an odd count takes the middle step, sorted by size and not as text', () => {
     const growth = contextGrowth([0, 100, 120, 123, 3523, 3623]);
     assert.equal(growth.typicalGrowth, medianOf([100, 20, 3, 3400, 100]));
     assert.equal(growth.typicalGrowth, 100);
-    assert.deepEqual(growth.outliers, [{ requestIndex: 4, growth: 3400, ratio: 34 }]);
   });
 
-  it('a step of exactly three times the typical one is no outlier; above it is', () => {
-    assert.deepEqual(contextGrowth([1000, 1100, 1200, 1500]).outliers, []);
-    assert.deepEqual(contextGrowth([1000, 1100, 1200, 1501]).outliers, [{ requestIndex: 3, growth: 301, ratio: 3.01 }]);
+  it('ranks every step that grew by tokens added, not by its ratio to the typical step; no zero step, no compaction', () => {
+    // Median step 100: the 1,200-token step is 12× typical, yet ranks below the 30,000-token one.
+    const growth = contextGrowth([1000, 1100, 2300, 2400, 32400, 32400, 8000, 8100]);
+    assert.deepEqual(growth.largestGrowth, [
+      { requestIndex: 4, growth: 30000 },
+      { requestIndex: 2, growth: 1200 },
+      { requestIndex: 1, growth: 100 },
+      { requestIndex: 3, growth: 100 },
+      { requestIndex: 7, growth: 100 },
+    ]);
   });
 
-  it('the outlier factor can be set', () => {
-    const growth = contextGrowth([1000, 1100, 1200, 1400], { outlierFactor: 1.5 });
-    assert.equal(growth.outlierFactor, 1.5);
-    assert.deepEqual(growth.outliers.map((outlier) => outlier.requestIndex), [3]);
+  it('equal steps keep the order of the run', () => {
+    assert.deepEqual(contextGrowth([0, 500, 1000, 1500]).largestGrowth.map((step) => step.requestIndex), [1, 2, 3]);
   });
 
-  it('a run that never grows has no typical step and no outliers', () => {
+  it('a run that never grows has no typical step and nothing ranked', () => {
     const growth = contextGrowth([5000, 4000, 4000]);
     assert.equal(growth.typicalGrowth, null);
-    assert.deepEqual(growth.outliers, []);
+    assert.deepEqual(growth.largestGrowth, []);
   });
 
   it('two requests are enough to fit, one is not', () => {
