@@ -324,8 +324,9 @@ function RunHeader({
         <a href={formatRoute(lastListRoute(traceId))} className="back-link" title="Back to the list (Esc)">
           ← Back
         </a>
-        <h2>
-          <VisibleText text={run.runId} />
+        <h2 title={visibleText(run.runId)}>
+          {/* A sub-agent is told apart by its own part of the id; the line below names its parent. */}
+          <VisibleText text={run.parent === null ? run.runId : childRunName(run.runId, run.parent.runId)} />
         </h2>
         <StatusBadge status={run.status} raw={run.statusRaw} />
         <nav className="tabs run-sections" aria-label="Run views">

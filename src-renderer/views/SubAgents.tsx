@@ -74,7 +74,7 @@ export function SubAgentSummary({ callId }: { callId: string }) {
           <span>{formatCount(child.steps)} steps</span>
           <span>{formatCount(child.toolCalls)} tool calls</span>
           {child.durationMs !== null && <span>{formatDuration(child.durationMs)}</span>}
-          <FindingCounts findings={child.findings} />
+          {child.findings.error + child.findings.warning + child.findings.info === 0 ? <span>no findings</span> : <FindingCounts findings={child.findings} />}
         </div>
       )}
       <div className="subagent-actions">

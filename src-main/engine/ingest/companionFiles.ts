@@ -5,9 +5,9 @@
  *
  * Symbolic links: a trace opened through a link has two places its companions can lie — beside
  * the link (where the user put it, e.g. a folder of links to sessions) and beside the file it
- * points to (where the tool wrote them). Both are looked in, the link's side first; a file found
- * in both (the same file by its real path) is listed once. A companion that is itself a link to a
- * file counts as a file.
+ * points to (where the tool wrote them). Both are looked in; a file found in both (the same file
+ * by its real path) is listed once, by its path on the link's side. A companion that is itself a
+ * link to a file counts as a file.
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
