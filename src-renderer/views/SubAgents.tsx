@@ -140,8 +140,10 @@ function SubAgentPreview({ traceId, runPk, answer }: { traceId: string; runPk: n
               )}
             </li>
           ))}
-          {events.total > events.rows.length && <li className="muted">… {formatCount(events.total - events.rows.length)} more events</li>}
         </ol>
+      )}
+      {events !== null && !('error' in events) && events.total > events.rows.length && (
+        <p className="muted subagent-more">… {formatCount(events.total - events.rows.length)} more events in the sub-agent run</p>
       )}
     </div>
   );

@@ -5,11 +5,13 @@
  * missing), through `loopscope serve` and Chromium, counting the user's actions.
  */
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
 import { repoRoot } from '../support/cli';
+import { temporaryDir } from '../support/engineHarness';
 import { UserActions } from '../support/userActions';
 
 const session = '7c1d2e9a-4b3f-4e8a-9d21-5f6a7b8c9d0e';
@@ -125,5 +127,52 @@ describe('task 2: a sub-agent one click from its Task call', { timeout: 120_000 
     const names = await page.locator('[data-testid=child-run-name]').allInnerTexts();
     assert.deepEqual(names, ['↳ agent-a51c0de · Map rounding code (Explore)', '↳ agent-b62e1f0 · Audit rounding tests (general-purpose)']);
     assert.deepEqual(app.problems, []);
+  });
+});
+
+describe('a sub-agent transcript served alone', { timeout: 120_000 }, () => {
+  let browser: Browser;
+  let lone: ReturnType<typeof temporaryDir>;
+
+  before(async () => {
+    browser = await launchBrowser();
+    lone = temporaryDir('lone-subagent');
+  });
+
+  after(async () => {
+    await browser?.close();
+    lone?.remove();
+  });
+
+  test('with its session beside it, the session opens with it: the sub-agent is a child row linked to its Task call', async () => {
+    const served = await serveTraces([join(fixtureDir, session, 'subagents', 'agent-b62e1f0.jsonl')]);
+    try {
+      const app = await openApp(browser, served.url);
+      await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
+      const ids = await app.page.locator('[data-testid=run-row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id')));
+      assert.deepEqual(ids, [session, `${session}/agent-a51c0de`, `${session}/agent-b62e1f0`]);
+      await app.page.locator(`[data-testid=run-row][data-run-id="${session}/agent-b62e1f0"]`).click();
+      const origin = app.page.locator('[data-testid=run-view][data-state=ready] [data-testid=subagent-origin]');
+      assert.match(await origin.innerText(), new RegExp(`started by Task call ${auditCall} at step 1`));
+      assert.deepEqual(app.problems, []);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  test('without its session, it opens as the sub-agent of a session that is not open', async () => {
+    const folder = join(lone.path, session, 'subagents');
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(join(fixtureDir, session, 'subagents', 'agent-a51c0de.jsonl'), join(folder, 'agent-a51c0de.jsonl'));
+    const served = await serveTraces([join(folder, 'agent-a51c0de.jsonl')]);
+    try {
+      const app = await openApp(browser, served.url);
+      await app.page.locator(`[data-testid=run-row][data-run-id="${session}/agent-a51c0de"]`).click();
+      const origin = app.page.locator('[data-testid=run-view][data-state=ready] [data-testid=subagent-origin]');
+      assert.equal(await origin.innerText(), `Sub-agent a51c0de of session ${session} — its session's transcript is not open (it was not found beside this file)`);
+      assert.deepEqual(app.problems, []);
+    } finally {
+      await served.stop();
+    }
   });
 });
