@@ -98,9 +98,48 @@ export const runRowSchema = z.object({
   findings: severityCounts,
   /** The finding kinds present in the run, for filtering. */
   findingKinds: z.array(findingKindSchema),
-  parent: z.object({ runPk: z.number().int(), runId: z.string(), callId: z.string().nullable() }).nullable(),
+  parent: z
+    .object({
+      runPk: z.number().int(),
+      runId: z.string(),
+      callId: z.string().nullable(),
+      /** The call that started this run: its tool, the event that issued it and its step (nulls without a call). */
+      callName: z.string().nullable(),
+      callEventId: z.number().int().nullable(),
+      callStep: z.number().int().nullable(),
+      /** What the call asked of this sub-agent: its description and agent type, when written. */
+      label: z.string().nullable(),
+    })
+    .nullable(),
 });
 export type RunRow = z.infer<typeof runRowSchema>;
+
+/**
+ * A sub-agent a tool call of the run started (a Claude Code Task): the child run summed up, or —
+ * when the result names a run that is not in the trace — the file that would hold it and where it
+ * was looked for.
+ */
+export const subAgentCallSchema = z.object({
+  callId: z.string(),
+  /** The result that names the child run. */
+  resultEventId: z.number().int(),
+  childRunId: z.string(),
+  label: z.string().nullable(),
+  child: z
+    .object({
+      runPk: z.number().int(),
+      status: runStatusSchema,
+      steps: z.number().int(),
+      toolCalls: z.number().int(),
+      durationMs: z.number().nullable(),
+      findings: severityCounts,
+      /** Its last final answer (as the timeline sums it up), null when it gave none. */
+      answer: z.string().nullable(),
+    })
+    .nullable(),
+  missing: z.object({ file: z.string().nullable(), lookedIn: z.array(z.string()) }).nullable(),
+});
+export type SubAgentCall = z.infer<typeof subAgentCallSchema>;
 
 /** One canonical event, as listed in a run (its payload is fetched with `event`). */
 export const eventRowSchema = z.object({
@@ -395,6 +434,7 @@ export const apiMethods = {
       endLimit: z.string().nullable(),
       budgets: z.array(budgetUseSchema),
       children: z.array(z.object({ runPk: z.number().int(), runId: z.string(), callId: z.string().nullable() })),
+      subAgents: z.array(subAgentCallSchema),
     }),
   },
   /**

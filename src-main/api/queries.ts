@@ -22,6 +22,7 @@ import { prepared } from '../engine/store/preparedStatements';
 import { requestDiff } from './requestDiff';
 import { runRequests } from './runRequests';
 import { searchEvents } from './search';
+import { startingCall, subAgentCalls } from './subAgents';
 
 /** Which rows of the database belong to the trace, and which analysis its findings come from. */
 export interface TraceScope {
@@ -92,7 +93,7 @@ function parentOf(db: Database.Database, scope: TraceScope, run: { run_id: strin
       `SELECT r.id, r.run_id, NULL AS call_id FROM runs r JOIN sources s ON s.parent_source_id = r.source_id
        WHERE s.id = ? AND substr(?, 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY r.first_line LIMIT 1`,
     ).get(run.source_id, run.run_id);
-  return parent === undefined ? null : { runPk: parent.id, runId: parent.run_id, callId: parent.call_id };
+  return parent === undefined ? null : { runPk: parent.id, runId: parent.run_id, callId: parent.call_id, ...startingCall(db, parent.id, parent.call_id) };
 }
 
 function toRunRow(db: Database.Database, scope: TraceScope, row: RunSqlRow): RunRow {
@@ -320,6 +321,7 @@ const run: Query<'run'> = (db, scope, request) => {
     endLimit: row.end_limit,
     budgets: budgetUses(db, scope, row),
     children: childrenOf(db, scope, row),
+    subAgents: subAgentCalls(db, sourceList(scope), scope.optionsKey, row),
   };
 };
 

@@ -9,10 +9,9 @@ import { parseArgs } from 'node:util';
 import { formatCount } from '../../shared/formatCount';
 import { formatProgress } from '../../shared/formatProgress';
 import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport, type SkippedFile } from '../../shared/report';
-import { resolve } from 'node:path';
-import { openTrace, possibleCompanionFiles, readReport, TraceFileError } from '../engine/engine';
+import { openTrace, readReport, TraceFileError } from '../engine/engine';
 import { identifyFile } from '../engine/store/traceDatabase';
-import { expandTraceArguments, type TraceArgument } from './traceFiles';
+import { expandTraceArguments, withCompanionsInTheirTrace } from './traceFiles';
 import { adapterNamed, formatNames } from '../engine/adapters/registry';
 import { formatTextReport } from './formatText';
 import { openApp } from './openApp';
@@ -138,7 +137,7 @@ function uiOptions(command: UiCommand): ServeOptions {
 async function serve(command: UiCommand): Promise<number> {
   // Every file is checked before the server starts, so a typo fails fast with its reason.
   for (const file of command.files) identifyFile(file);
-  await serveUntilInterrupted(command.files, uiOptions(command));
+  await serveUntilInterrupted(uiTraceFiles(command.files), uiOptions(command));
   return 0;
 }
 
@@ -159,13 +158,14 @@ function mergeReports(reports: AnalyzeReport[]): AnalyzeReport {
   };
 }
 
-/**
- * A directory walk finds a session's sub-agent transcripts as well as the session that opens them:
- * they are reported once, with their session. A file named on the command line is always read.
- */
-function withoutCompanions(files: TraceArgument[]): TraceArgument[] {
-  const opened = new Set(files.flatMap((file) => possibleCompanionFiles(resolve(file.path))));
-  return files.filter((file) => !file.fromDirectory || !opened.has(resolve(file.path)));
+/** Says on stderr that a sub-agent file is read as its session (see `withCompanionsInTheirTrace`). */
+function tellOwner(file: string, owner: string): void {
+  process.stderr.write(`loopscope: ${file} is a sub-agent transcript of ${owner}: reading the session, with its sub-agents\n`);
+}
+
+/** The files to open for the command line's paths: sub-agent transcripts as their sessions. */
+function uiTraceFiles(paths: readonly string[]): string[] {
+  return withCompanionsInTheirTrace(paths.map((path) => ({ path, fromDirectory: false })), tellOwner).map((file) => file.path);
 }
 
 function reachesFailLevel(report: AnalyzeReport, failOn: FailOn): boolean {
@@ -174,7 +174,7 @@ function reachesFailLevel(report: AnalyzeReport, failOn: FailOn): boolean {
 }
 
 async function analyze(command: AnalyzeCommand): Promise<number> {
-  const files = withoutCompanions(expandTraceArguments(command.files));
+  const files = withCompanionsInTheirTrace(expandTraceArguments(command.files), tellOwner);
   // Every file is checked before any work, so a typo fails fast with its reason.
   for (const { path } of files) identifyFile(path);
   const showProgress = !command.json && process.stderr.isTTY;
@@ -227,7 +227,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'redact') return redact(rest);
     if (command === 'open') {
       const open = parseUiCommand('open', rest);
-      return await openApp(open.files, uiOptions(open));
+      return await openApp(uiTraceFiles(open.files), uiOptions(open));
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {

@@ -4,8 +4,8 @@
  * `loopscope analyze ~/.claude/projects` or `~/.codex/sessions` reads every session in it.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { TraceFileError } from '../engine/engine';
+import { extname, join, resolve } from 'node:path';
+import { companionOwnerFile, possibleCompanionFiles, TraceFileError } from '../engine/engine';
 
 const TRACE_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json', '.traj', '.eval']);
 
@@ -43,4 +43,27 @@ export function expandTraceArguments(paths: readonly string[]): TraceArgument[] 
     files.push(...found);
   }
   return files;
+}
+
+/**
+ * A session's sub-agent transcripts open with their session, linked to the calls that started
+ * them: so a sub-agent file (named on the command line or found in a directory) whose session
+ * lies beside it is read as that session — once, however many of its files are given — and a
+ * file a directory walk found beside its session is not read again alone. A sub-agent file
+ * without its session is read alone. `onOwner` hears of each file read as its session.
+ */
+export function withCompanionsInTheirTrace(files: readonly TraceArgument[], onOwner: (file: string, owner: string) => void = () => {}): TraceArgument[] {
+  const walkedCompanions = new Set(files.filter((file) => file.fromDirectory).flatMap((file) => possibleCompanionFiles(resolve(file.path))));
+  const seen = new Set<string>();
+  const traces: TraceArgument[] = [];
+  for (const file of files) {
+    if (file.fromDirectory && walkedCompanions.has(resolve(file.path))) continue;
+    const owner = companionOwnerFile(file.path);
+    if (owner !== undefined) onOwner(file.path, owner);
+    const trace = owner === undefined ? file : { path: owner, fromDirectory: file.fromDirectory };
+    if (seen.has(resolve(trace.path))) continue;
+    seen.add(resolve(trace.path));
+    traces.push(trace);
+  }
+  return traces;
 }

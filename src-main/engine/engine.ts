@@ -15,7 +15,7 @@ import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, ty
 export { TraceFileError } from './store/traceDatabase';
 export type { IngestProgress } from './ingest/ingestFile';
 export type { StoredRun, StoredRuns } from './workers/workerProtocol';
-export { possibleCompanionFiles } from './ingest/companionFiles';
+export { companionOwnerFile, possibleCompanionFiles } from './ingest/companionFiles';
 
 /** Lines longer than this are reported and skipped instead of being loaded whole. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;

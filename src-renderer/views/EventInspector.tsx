@@ -15,6 +15,7 @@ import { RawLineToggle } from '../components/RawLine';
 import { Failure, Loading } from '../components/States';
 import { VisibleText } from '../components/VisibleText';
 import { formatRoute, routes, type Route } from '../navigation/route';
+import { SubAgentsOf } from './SubAgents';
 
 /** The request diff the inspected event leads to (a model request, or the response of a run whose requests are reconstructed). */
 export interface DiffAction {
@@ -120,6 +121,7 @@ function EventDetail({
           )}
         </section>
       )}
+      <SubAgentsOf callIds={[event.callId, ...detail.calls.map((call) => call.callId)]} />
       <section>
         <h4>Normalized fields</h4>
         <NormalizedFields event={event} />

@@ -24,6 +24,8 @@ import { RequestsPanel } from './RequestsPanel';
 import { findingRoute, indexFindings, withCalls, type RunFindings } from './runModel';
 import { FindingMarker, Timeline } from './Timeline';
 import { lastListRoute } from './lastListRoute';
+import { SubAgentOrigin, SubAgentsProvider } from './SubAgents';
+import { childRunName } from './subAgentNames';
 
 type RunRoute = Extract<Route, { view: 'run' }>;
 type RunDetail = ApiResponse<'run'>;
@@ -181,6 +183,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
       {route.section === 'requests' ? (
         <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} sort={route.requestSort} />
       ) : (
+      <SubAgentsProvider traceId={traceId} subAgents={detail.subAgents}>
       <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
         <Timeline
           traceId={traceId}
@@ -195,6 +198,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
         />
         {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} />}
       </div>
+      </SubAgentsProvider>
       )}
     </section>
   );
@@ -320,8 +324,9 @@ function RunHeader({
         <a href={formatRoute(lastListRoute(traceId))} className="back-link" title="Back to the list (Esc)">
           ← Back
         </a>
-        <h2>
-          <VisibleText text={run.runId} />
+        <h2 title={visibleText(run.runId)}>
+          {/* A sub-agent is told apart by its own part of the id; the line below names its parent. */}
+          <VisibleText text={run.parent === null ? run.runId : childRunName(run.runId, run.parent.runId)} />
         </h2>
         <StatusBadge status={run.status} raw={run.statusRaw} />
         <nav className="tabs run-sections" aria-label="Run views">
@@ -386,26 +391,18 @@ function RunHeader({
           <VisibleText text={detail.task} />
         </p>
       )}
-      {(run.parent !== null || detail.children.length > 0) && (
+      <SubAgentOrigin traceId={traceId} detail={detail} />
+      {detail.children.length > 0 && (
         <div className="run-family">
-          {run.parent !== null && (
-            <span>
-              Started by{' '}
-              <a href={formatRoute(routes.run(traceId, run.parent.runPk))}>
-                <VisibleText text={run.parent.runId} />
+          <span>
+            Sub-agents:{' '}
+            {detail.children.map((child) => (
+              <a key={child.runPk} href={formatRoute(routes.run(traceId, child.runPk))} className="child-link" title={visibleText(child.runId)}>
+                <VisibleText text={childRunName(child.runId, run.runId)} />
+                {child.callId !== null && <span className="muted"> (call <VisibleText text={child.callId} />)</span>}
               </a>
-            </span>
-          )}
-          {detail.children.length > 0 && (
-            <span>
-              Sub-agents:{' '}
-              {detail.children.map((child) => (
-                <a key={child.runPk} href={formatRoute(routes.run(traceId, child.runPk))} className="child-link">
-                  <VisibleText text={child.runId} />
-                </a>
-              ))}
-            </span>
-          )}
+            ))}
+          </span>
         </div>
       )}
       {findings.ordered.length > 0 && (

@@ -17,6 +17,7 @@ import { VisibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
+import { RunName } from './SubAgents';
 
 type RunSort = (typeof runSortSchema.options)[number];
 
@@ -38,15 +39,7 @@ const columns = column.columns([
     id: 'run',
     header: 'Run',
     meta: { sort: 'first_line', className: 'col-run' },
-    cell: (info) => {
-      const { run } = info.row.original;
-      return (
-        <span className="run-id" title={`${run.runId}\nlines ${run.firstLine}–${run.lastLine}`}>
-          {run.parent !== null && <span className="muted">↳ </span>}
-          <VisibleText text={run.runId} />
-        </span>
-      );
-    },
+    cell: (info) => <RunName run={info.row.original.run} />,
   }),
   column.accessor((row) => row.run.status, {
     id: 'status',

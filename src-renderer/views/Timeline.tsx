@@ -13,6 +13,7 @@ import { useWindowedVirtualizer, windowRows } from '../components/useWindowedVir
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import type { RunFindings, TimelineEvent } from './runModel';
+import { SubAgentLink, SubAgentSummary } from './SubAgents';
 
 const lanes = [
   { lane: 'input', label: 'Input' },
@@ -255,6 +256,7 @@ function EventChip({ event, answered, started, eventLink }: { event: EventRow; a
             no call issued this id
           </span>
         ))}
+      {event.type === 'tool_result' && <SubAgentLink callId={event.callId} />}
       {event.type === 'tool_call_start' && started?.answerEventId != null && (
         <a className="call-link" href={eventLink(started.answerEventId)} onClick={stopRowClick} data-testid="link-to-result">
           → result
@@ -305,6 +307,7 @@ function CallChip({ call, eventLink }: { call: CallRow; eventLink: (eventId: num
           {call.latencyMs !== null && ` (${formatDuration(call.latencyMs)})`}
         </a>
       )}
+      <SubAgentSummary callId={call.callId} />
     </div>
   );
 }

@@ -189,6 +189,9 @@ function finiteNonNegative(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
+/** A sub-agent transcript in a session's `subagents/` folder. */
+const subAgentFileName = /^agent-.+\.jsonl$/;
+
 class ClaudeCodeMapper implements FormatMapper {
   private readonly runs = new Map<string, RunState>();
   private lastRun: RunState | null = null;
@@ -566,6 +569,17 @@ export const claudeCodeFormat: FormatAdapter = {
     // `<session>.jsonl` keeps its sub-agents in `<session>/subagents/agent-<agentId>.jsonl`; a
     // sub-agent transcript has none of its own.
     if (!path.endsWith('.jsonl') || basename(dirname(path)) === 'subagents') return undefined;
-    return { directory: join(dirname(path), basename(path, '.jsonl'), 'subagents'), name: /^agent-.+\.jsonl$/ };
+    return { directory: join(dirname(path), basename(path, '.jsonl'), 'subagents'), name: subAgentFileName };
+  },
+  companionOwner(path) {
+    const folder = dirname(path);
+    if (basename(folder) !== 'subagents' || !subAgentFileName.test(basename(path))) return undefined;
+    const sessionFolder = dirname(folder);
+    return join(dirname(sessionFolder), `${basename(sessionFolder)}.jsonl`);
+  },
+  companionFileOfRun(childRunId) {
+    // `<sessionId>/agent-<agentId>` is read from `agent-<agentId>.jsonl`; an inline sidechain has no file.
+    const agent = /\/(agent-[^/]+)$/.exec(childRunId)?.[1];
+    return agent === undefined ? undefined : `${agent}.jsonl`;
   },
 };

@@ -95,6 +95,16 @@ export interface FormatAdapter {
    * trace, into the same database, by this adapter. Undefined when the format has none.
    */
   companions?(path: string): { directory: string; name: RegExp } | undefined;
+  /**
+   * The trace file `path` would be a companion of (the session a sub-agent transcript belongs
+   * to), whether or not that file exists. Undefined when `path` is no companion's name.
+   */
+  companionOwner?(path: string): string | undefined;
+  /**
+   * The companion file that would hold the run a tool result names as its `child_run_id` (a
+   * sub-agent's transcript), so a missing one can be named. Undefined when no file would.
+   */
+  companionFileOfRun?(childRunId: string): string | undefined;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
