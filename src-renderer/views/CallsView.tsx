@@ -208,12 +208,23 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
   // The keyboard's row: none until j/k is pressed.
   const [selected, setSelected] = useState<number | null>(null);
   useEffect(() => setSelected(null), [identity]);
+  // The selected row takes the focus once it is drawn: Enter then opens it, wherever the focus was
+  // before (on the Calls tab just clicked, Enter would otherwise follow that link again).
+  const focusPending = useRef(false);
   const move = (delta: number) => {
     if (count === 0) return;
     const next = selected === null ? 0 : Math.min(count - 1, Math.max(0, selected + delta));
     setSelected(next);
+    focusPending.current = true;
     scrollToIndex(next, 'auto');
   };
+  useEffect(() => {
+    if (!focusPending.current || selected === null) return;
+    const row = scrollElement.current?.querySelector<HTMLElement>(`[data-row-index="${selected}"]`);
+    if (!row) return;
+    focusPending.current = false;
+    row.focus({ preventScroll: true });
+  });
   const open = (index: number | null) => {
     const call = index === null ? undefined : rowAt(index);
     if (call) navigate(callRoute(traceId, call));
@@ -273,6 +284,7 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
               <CallGridRow
                 key={row.id}
                 call={row.original.call}
+                index={index}
                 top={item.start}
                 selected={index === selected}
                 className={gridClass}
@@ -307,6 +319,8 @@ function callRoute(traceId: string, call: CallRow) {
 
 interface CallGridRowProps {
   call: CallRow;
+  /** Its place in the list, for the keyboard's focus. */
+  index: number;
   top: number;
   selected: boolean;
   className: string;
@@ -316,7 +330,7 @@ interface CallGridRowProps {
 
 /** A row is a link to its call (click, middle-click, keyboard). */
 const CallGridRow = memo(
-  function CallGridRow({ call, top, selected, className, href, cells }: CallGridRowProps) {
+  function CallGridRow({ call, index, top, selected, className, href, cells }: CallGridRowProps) {
     return (
       <a
         href={href}
@@ -324,6 +338,7 @@ const CallGridRow = memo(
         style={{ transform: `translateY(${top}px)` }}
         role="row"
         aria-selected={selected}
+        data-row-index={index}
         data-testid="call-row"
         data-call-state={call.state ?? ''}
         data-tool={call.name}
@@ -333,7 +348,7 @@ const CallGridRow = memo(
       </a>
     );
   },
-  (previous, next) => previous.call === next.call && previous.top === next.top && previous.selected === next.selected && previous.className === next.className && previous.href === next.href,
+  (previous, next) => previous.call === next.call && previous.index === next.index && previous.top === next.top && previous.selected === next.selected && previous.className === next.className && previous.href === next.href,
 );
 
 function CallFilters({
