@@ -11,6 +11,7 @@ import { useApi } from '../api/ApiContext';
 import { usePagedRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
 import { CallStateBadge } from '../components/Badges';
+import { commandOfArguments } from '../components/commandOfArguments';
 import { formatCount, formatDuration, humanize } from '../components/format';
 import { middleEllipsis } from '../components/middleEllipsis';
 import { Empty, Failure } from '../components/States';
@@ -74,9 +75,11 @@ const callColumnDefs = [
     cell: (info) => {
       const { call } = info.row.original;
       const text = call.argsError ?? call.argsSummary ?? '';
+      // A shell call reads as the command it ran, not as the JSON around it.
+      const command = call.argsError === null ? commandOfArguments(call.argsSummary) : null;
       return (
-        <span className={`mono ${call.argsError !== null ? 'chip-error' : ''}`} title={visibleText(text)}>
-          <VisibleText text={text} />
+        <span className={`mono ${call.argsError !== null ? 'chip-error' : ''}`} title={visibleText(text)} data-testid="call-arguments">
+          <VisibleText text={command !== null ? `$ ${command}` : text} />
         </span>
       );
     },

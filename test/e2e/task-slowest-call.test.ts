@@ -48,7 +48,12 @@ describe('task: the slowest tool call of a Codex rollout', { timeout: 120_000 },
       const first = page.locator('[data-testid=call-row]').first();
       assert.equal(await first.getAttribute('data-tool'), 'shell');
       assert.equal(await first.locator('.numeric').innerText(), '48.2 s');
-      assert.match(await first.innerText(), /cargo test --workspace --all-features/);
+      // The command as a command, its start visible in the cell, the whole arguments in its tooltip.
+      const command = first.locator('[data-testid=call-arguments]');
+      assert.equal(await command.innerText(), '$ cargo test --workspace --all-features');
+      assert.match((await command.getAttribute('title')) ?? '', /"command": \["bash", "-lc", "cargo test --workspace --all-features"\]/);
+      const clipped = await command.evaluate((element) => element.parentElement !== null && element.parentElement.scrollWidth > element.parentElement.clientWidth);
+      if (size.width >= 1440) assert.equal(clipped, false, 'the whole command fits at 1440 px');
       const box = await first.boundingBox();
       assert.ok(box !== null && box.y + box.height <= size.height, 'the slowest call is on the first screen');
       // The next is slower than none after it.
