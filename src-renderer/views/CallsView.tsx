@@ -266,7 +266,7 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
                     className="sort-button"
                     onClick={header.column.getToggleSortingHandler()}
                     data-testid={`sort-calls-${header.id}`}
-                    title={`Sort by ${String(header.column.columnDef.header).toLowerCase()}${sorted === 'desc' ? ' (a third click: log order)' : ''}`}
+                    title={header.column.getNextSortingOrder() === false ? 'Back to log order' : `Sort by ${String(header.column.columnDef.header).toLowerCase()}`}
                   >
                     <table.FlexRender header={header} />
                     <span className="sort-indicator">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
