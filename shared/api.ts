@@ -183,9 +183,28 @@ export const callRowSchema = z.object({
   /** The result (or not-executed event) that answered it. */
   answerEventId: z.number().int().nullable(),
   errorCode: z.string().nullable(),
+  /** Of a failed result: the line of its error output that says why (shared/trace/errorLine.ts). */
+  errorLine: z.string().nullable(),
   latencyMs: z.number().nullable(),
 });
 export type CallRow = z.infer<typeof callRowSchema>;
+
+/** The orders of the Calls list: log order, or by a column. */
+export const callSortSchema = z.enum(['position', 'step', 'tool', 'state', 'latency']);
+export type CallSort = z.infer<typeof callSortSchema>;
+
+/** One tool's latency distribution (shared/latencyStats.ts). */
+export const toolLatencySchema = z.object({
+  name: z.string(),
+  /** Its calls, with a recorded latency or not. */
+  calls: z.number().int(),
+  /** Its calls with a recorded latency: the percentiles are over these. */
+  timed: z.number().int(),
+  p50: z.number().nullable(),
+  p95: z.number().nullable(),
+  max: z.number().nullable(),
+});
+export type ToolLatency = z.infer<typeof toolLatencySchema>;
 
 export const findingRowSchema = z.object({
   findingId: z.number().int(),
@@ -483,8 +502,25 @@ export const apiMethods = {
     }),
   },
   calls: {
-    request: z.object({ traceId, ...page, runPk: z.number().int().optional(), name: z.string().max(500).optional(), state: callStateSchema.optional() }),
+    request: z.object({
+      traceId,
+      ...page,
+      runPk: z.number().int().optional(),
+      name: z.string().max(500).optional(),
+      state: callStateSchema.optional(),
+      /** Part of the tool name, call id, arguments or error line (case-insensitive). */
+      text: z.string().max(500).optional(),
+      /** Default: log order. */
+      sort: callSortSchema.optional(),
+      descending: z.boolean().optional(),
+    }),
     response: paged(callRowSchema).extend({ names: z.array(z.string()) }),
+  },
+  /** Per tool, how long its calls took: p50, p95 and max over the calls with a recorded latency. */
+  callLatency: {
+    request: z.object({ traceId, runPk: z.number().int().optional() }),
+    /** `runs`: how many runs issued calls (the Calls list names the run only when there are several). */
+    response: z.object({ tools: z.array(toolLatencySchema), runs: z.number().int() }),
   },
   findings: {
     request: z.object({ traceId, ...page, runPk: z.number().int().optional(), kind: findingKindSchema.optional(), severity: severitySchema.optional() }),

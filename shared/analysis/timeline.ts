@@ -55,6 +55,8 @@ export interface ResultEntry extends EntryBase {
   name: string | null;
   ok: boolean;
   errorCode: string | null;
+  /** Of a failed result: the line of its error output that says why (shared/trace/errorLine.ts). */
+  errorLine: string | null;
   resultHash: string | null;
   /** The loop's own progress flag, when it logs one. */
   progress: boolean | null;

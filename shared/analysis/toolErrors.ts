@@ -1,4 +1,7 @@
-/** Tool errors keep their category visible (docs/semantics.md §7): one finding per error result. */
+/**
+ * Tool errors keep their category visible (docs/semantics.md §7): one finding per error result,
+ * with the line of its output that says why it failed when it has one.
+ */
 import type { Finding } from '../report';
 import { finding } from './finding';
 import type { ResultEntry, RunTimeline, TimelineCall } from './timeline';
@@ -17,8 +20,16 @@ export function analyzeToolErrors(timeline: RunTimeline, resultOf: ReadonlyMap<T
         step,
         callId: result.callId,
         line: result.line,
-        message: `${name} (${result.callId}${step !== null ? `, step ${step}` : ''}) returned an error${result.errorCode ? ` ${result.errorCode}` : ' without an error code'}`,
-        details: { code: result.errorCode },
+        message: `${name} (${result.callId}${step !== null ? `, step ${step}` : ''}) returned an error${errorWords(result)}`,
+        // The line is the answer to "why did it fail": kept apart for whoever reads details, not only the message.
+        details: result.errorLine === null ? { code: result.errorCode } : { code: result.errorCode, error_line: result.errorLine },
       });
     });
+}
+
+/** ` CODE: line`, ` CODE`, `: line`, or that there is neither. */
+function errorWords(result: ResultEntry): string {
+  const line = result.errorLine === null ? '' : `: ${result.errorLine}`;
+  if (result.errorCode) return ` ${result.errorCode}${line}`;
+  return line === '' ? ' without an error code' : line;
 }

@@ -8,7 +8,8 @@
  */
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { ApiParsedRequest, ApiResponse, CallRow, EventRow, FindingRow, RawRecord, RunRow } from '../../shared/api';
+import type { ApiParsedRequest, ApiResponse, CallRow, CallSort, EventRow, FindingRow, RawRecord, RunRow } from '../../shared/api';
+import { latencyByTool } from '../../shared/latencyStats';
 import type { FindingKind, Severity } from '../../shared/report';
 import { namesModelInput } from '../../shared/trace/canonicalEvents';
 import type { RunStatus } from '../../shared/trace/runStatus';
@@ -540,6 +541,7 @@ interface CallSqlRow {
   state: CallRow['state'];
   answer_event_id: number | null;
   error_code: string | null;
+  error_line: string | null;
   answer_type: string | null;
   answer_latency_ms: number | null;
 }
@@ -550,8 +552,31 @@ interface CallSqlRow {
  */
 const callSelect = `
   SELECT c.run_pk, r.run_id, c.event_id, c.call_index, c.call_id, c.name, c.step, c.line, c.args_summary, c.args_error, c.state, c.answer_event_id,
-         a.error_code, a.type AS answer_type, a.latency_ms AS answer_latency_ms
+         a.error_code, a.error_line, a.type AS answer_type, a.latency_ms AS answer_latency_ms
   FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id`;
+
+/** A call's latency: its result's; a call marked not executed has none, nothing ran. */
+const callLatencySql = "CASE WHEN a.type = 'tool_result' THEN a.latency_ms END";
+
+/** Calls the user has to look at first: failed, never answered, not run; answered ones last. */
+const callStateRankSql = "CASE c.state WHEN 'error' THEN 0 WHEN 'dangling' THEN 1 WHEN 'unexecuted' THEN 2 WHEN 'not_issued' THEN 3 WHEN 'pending' THEN 4 WHEN 'ok' THEN 5 ELSE 6 END";
+
+/** ORDER BY for the Calls list; ties (and unknown values, always last) in log order. */
+function callOrder(sort: CallSort, descending: boolean): string {
+  const direction = descending ? 'DESC' : 'ASC';
+  switch (sort) {
+    case 'position':
+      return `c.id ${direction}`;
+    case 'step':
+      return `c.step IS NULL, c.step ${direction}, c.id`;
+    case 'tool':
+      return `c.name ${direction}, c.id`;
+    case 'state':
+      return `${callStateRankSql} ${direction}, c.id`;
+    case 'latency':
+      return `${callLatencySql} IS NULL, ${callLatencySql} ${direction}, c.id`;
+  }
+}
 
 function toCallRow(row: CallSqlRow): CallRow {
   return {
@@ -568,6 +593,7 @@ function toCallRow(row: CallSqlRow): CallRow {
     state: row.state,
     answerEventId: row.answer_event_id,
     errorCode: row.error_code,
+    errorLine: row.error_line,
     // A call marked not executed has no latency: nothing ran.
     latencyMs: row.answer_type === 'tool_result' ? row.answer_latency_ms : null,
   };
@@ -589,9 +615,18 @@ const calls: Query<'calls'> = (db, scope, request) => {
     conditions.push('c.state = @state');
     params['state'] = request.state;
   }
+  if (request.text !== undefined && request.text !== '') {
+    conditions.push(
+      "(c.name LIKE @text ESCAPE '\\' OR c.call_id LIKE @text ESCAPE '\\' OR c.args_summary LIKE @text ESCAPE '\\' OR c.args_error LIKE @text ESCAPE '\\' OR a.error_line LIKE @text ESCAPE '\\')",
+    );
+    params['text'] = containsPattern(request.text);
+  }
   const where = conditions.join(' AND ');
-  const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM calls c JOIN runs r ON r.id = c.run_pk WHERE ${where}`).get(params)?.total ?? 0;
-  const rows = prepared<[Record<string, unknown>], CallSqlRow>(db, `${callSelect} WHERE ${where} ORDER BY c.id LIMIT @limit OFFSET @offset`).all({
+  const total =
+    prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id WHERE ${where}`).get(
+      params,
+    )?.total ?? 0;
+  const rows = prepared<[Record<string, unknown>], CallSqlRow>(db, `${callSelect} WHERE ${where} ORDER BY ${callOrder(request.sort ?? 'position', request.descending ?? false)} LIMIT @limit OFFSET @offset`).all({
     ...params,
     limit: request.limit,
     offset: request.offset,
@@ -604,6 +639,17 @@ const calls: Query<'calls'> = (db, scope, request) => {
     .all(request.runPk === undefined ? {} : { runPk: request.runPk })
     .map((row) => row.name);
   return { total, offset: request.offset, rows: rows.map(toCallRow), names };
+};
+
+const callLatency: Query<'callLatency'> = (db, scope, request) => {
+  const conditions = [`r.source_id IN (${sourceList(scope)})`];
+  if (request.runPk !== undefined) conditions.push('r.id = @runPk');
+  const samples = prepared<[Record<string, unknown>], { name: string; latency_ms: number | null; run_pk: number }>(
+    db,
+    `SELECT c.name, c.run_pk, ${callLatencySql} AS latency_ms FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id WHERE ${conditions.join(' AND ')}`,
+  ).all(request.runPk === undefined ? {} : { runPk: request.runPk });
+  const tools = latencyByTool(samples.map((sample) => ({ name: sample.name, latencyMs: sample.latency_ms })));
+  return { tools, runs: new Set(samples.map((sample) => sample.run_pk)).size };
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -774,6 +820,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   requestAt,
   event,
   calls,
+  callLatency,
   findings,
   parseErrors,
   rawLine,

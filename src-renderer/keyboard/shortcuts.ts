@@ -6,7 +6,7 @@ export const shortcutList: readonly { keys: string[]; action: string }[] = [
   { keys: ['k', '↑'], action: 'Previous step (in a run); previous row (in a list); previous request (k, in a request diff)' },
   { keys: ['n'], action: 'Next finding in the run' },
   { keys: ['p'], action: 'Previous finding in the run' },
-  { keys: ['Enter'], action: 'Open the selected event (in a run); open the selected run (in the runs table)' },
+  { keys: ['Enter'], action: 'Open the selected event (in a run); open the selected run (in the runs table); open the selected call (in the calls list)' },
   { keys: ['Esc'], action: 'Back: close the event, then leave the run; from a request diff, back to the run' },
   { keys: ['Ctrl+F', '⌘F'], action: 'Search the whole trace (the data, not only the rows on screen)' },
   { keys: ['d'], action: 'Diff the selected request with the previous one (in a run; on another event, the nearest request at or before it)' },

@@ -1,25 +1,154 @@
-/** Every tool call of the trace: tool, arguments, how it was answered, latency; filtered by tool and state. */
-import { useCallback } from 'react';
-import { callStateSchema, type CallRow } from '../../shared/api';
+/**
+ * Every tool call of the trace, like the Network panel of a browser's developer tools: sortable
+ * columns (step, tool, result, latency), a text filter, j/k/Enter, and each tool's latency
+ * distribution above the rows. Sorting and filtering are the server's (a trace can hold a million
+ * calls); only the rows on screen are fetched and rendered. Everything chosen is in the URL.
+ */
+import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState, type Updater } from '@tanstack/react-table';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { callSortSchema, callStateSchema, type CallRow, type CallSort } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { usePagedRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
 import { CallStateBadge } from '../components/Badges';
+import { commandOfArguments } from '../components/commandOfArguments';
 import { formatCount, formatDuration, humanize } from '../components/format';
-import { PagedList } from '../components/PagedList';
+import { middleEllipsis } from '../components/middleEllipsis';
 import { Empty, Failure } from '../components/States';
-import { VisibleText } from '../components/VisibleText';
+import { useWindowedVirtualizer } from '../components/useWindowedVirtualizer';
+import { VisibleText, visibleText } from '../components/VisibleText';
+import { useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
+import { CallLatencyPanel } from './CallLatencyPanel';
+import '../styles/calls.css';
+
+interface WindowRow {
+  index: number;
+  call: CallRow;
+}
+
+const features = tableFeatures({
+  rowSortingFeature,
+  columnMeta: {} as { sort: CallSort | null; className: string },
+});
+const column = createColumnHelper<typeof features, WindowRow>();
+
+const runColumn = column.accessor((row) => row.call.runId, {
+  id: 'run',
+  header: 'Run',
+  meta: { sort: null, className: 'col-run' },
+  enableSorting: false,
+  // Cut in the middle: the runs of one session (its sub-agents) differ only at the end of their ids.
+  cell: (info) => (
+    <span title={visibleText(info.row.original.call.runId)}>
+      <VisibleText text={middleEllipsis(info.row.original.call.runId, 22)} />
+    </span>
+  ),
+});
+
+const callColumnDefs = [
+  column.accessor((row) => row.call.step, {
+    id: 'step',
+    header: 'Step',
+    meta: { sort: 'step', className: 'col-number' },
+    cell: (info) => {
+      const { call } = info.row.original;
+      return <span title={`step ${call.step ?? '—'} · line ${call.line}`}>{call.step ?? '—'}</span>;
+    },
+  }),
+  column.accessor((row) => row.call.name, {
+    id: 'tool',
+    header: 'Tool',
+    meta: { sort: 'tool', className: 'col-tool' },
+    cell: (info) => (
+      <span title={`${visibleText(info.row.original.call.name)}\ncall id ${visibleText(info.row.original.call.callId)}`}>
+        <VisibleText text={info.row.original.call.name} />
+      </span>
+    ),
+  }),
+  column.accessor((row) => row.call.argsSummary, {
+    id: 'arguments',
+    header: 'Arguments',
+    meta: { sort: null, className: 'col-arguments' },
+    enableSorting: false,
+    cell: (info) => {
+      const { call } = info.row.original;
+      const text = call.argsError ?? call.argsSummary ?? '';
+      // A shell call reads as the command it ran, not as the JSON around it.
+      const command = call.argsError === null ? commandOfArguments(call.argsSummary) : null;
+      return (
+        <span className={`mono ${call.argsError !== null ? 'chip-error' : ''}`} title={visibleText(text)} data-testid="call-arguments">
+          <VisibleText text={command !== null ? `$ ${command}` : text} />
+        </span>
+      );
+    },
+  }),
+  column.accessor((row) => row.call.state, {
+    id: 'result',
+    header: 'Result',
+    meta: { sort: 'state', className: 'col-result' },
+    cell: (info) => {
+      const { call } = info.row.original;
+      return (
+        <>
+          <CallStateBadge state={call.state} errorCode={call.errorCode} />
+          {call.errorLine !== null && (
+            <span className="call-error-line mono" title={visibleText(call.errorLine)} data-testid="call-error-line">
+              {' '}
+              <VisibleText text={call.errorLine} />
+            </span>
+          )}
+        </>
+      );
+    },
+  }),
+  column.accessor((row) => row.call.latencyMs, {
+    id: 'latency',
+    header: 'Latency',
+    meta: { sort: 'latency', className: 'col-number numeric' },
+    // The slowest first: what a latency column is clicked for.
+    sortDescFirst: true,
+    cell: (info) => {
+      const { call } = info.row.original;
+      if (call.latencyMs !== null) return <span title={`${call.latencyMs} ms`}>{formatDuration(call.latencyMs, '—')}</span>;
+      // Answered, but the trace records no duration for it: never shown as a made-up 0 ms (docs/semantics.md §11).
+      if (call.state === 'ok' || call.state === 'error') {
+        return (
+          <span className="muted" title="The trace records no duration for this call" data-testid="latency-not-recorded">
+            not recorded
+          </span>
+        );
+      }
+      return '—';
+    },
+  }),
+];
+
+const callColumns = column.columns(callColumnDefs);
+const withRunColumns = column.columns([runColumn, ...callColumnDefs]);
+const sortByColumn = new Map(withRunColumns.map((definition) => [definition.id, definition.meta?.sort ?? null]));
+const columnBySort = new Map([...sortByColumn].filter(([, sort]) => sort !== null).map(([id, sort]) => [sort, id]));
+
+const rowHeight = 36;
+const pageSize = 200;
+
+function parseCallParams(params: RouteParams) {
+  const state = callStateSchema.safeParse(params.state);
+  const sort = callSortSchema.safeParse(params.sort);
+  return {
+    name: params.tool || undefined,
+    state: state.success ? state.data : undefined,
+    text: params.text ?? '',
+    sort: sort.success ? sort.data : ('position' as const),
+    descending: params.desc === '1',
+  };
+}
 
 export function CallsView({ traceId, params, revision }: { traceId: string; params: RouteParams; revision: number }) {
   const api = useApi();
-  const stateFilter = callStateSchema.safeParse(params.state);
-  const request = { traceId, name: params.tool || undefined, state: stateFilter.success ? stateFilter.data : undefined };
-  const calls = usePagedRows(JSON.stringify(request), revision, (offset, limit) => api.calls({ ...request, offset, limit }), 200);
-  // The tool names of the whole trace, whatever the filters.
-  const names = useQuery(`callNames:${traceId}:${revision}`, (client) => client.calls({ traceId, limit: 1 }).then((page) => page.names));
-  const setFilter = useCallback(
+  const filters = parseCallParams(params);
+  const setParams = useCallback(
     (changes: Record<string, string | undefined>) => {
       const next: Record<string, string> = {};
       for (const [key, value] of Object.entries({ ...params, ...changes })) if (value !== undefined && value !== '') next[key] = value;
@@ -27,82 +156,260 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
     },
     [params, traceId],
   );
-  const renderRow = useCallback((call: CallRow) => <CallItem traceId={traceId} call={call} />, [traceId]);
+  const request = { traceId, name: filters.name, state: filters.state, text: filters.text || undefined, sort: filters.sort, descending: filters.descending };
+  const identity = JSON.stringify(request);
+  const calls = usePagedRows(identity, revision, (offset, limit) => api.calls({ ...request, offset, limit }), pageSize);
+  // The tool names of the whole trace, whatever the filters.
+  const names = useQuery(`callNames:${traceId}:${revision}`, (client) => client.calls({ traceId, limit: 1 }).then((page) => page.names));
+  const latency = useQuery(`callLatency:${traceId}:${revision}`, (client) => client.callLatency({ traceId }));
+  // The run is a column only when there is more than one: inside one run it says the same on every row.
+  const columns = latency.status === 'ready' && latency.data.runs > 1 ? withRunColumns : callColumns;
 
+  const sorting: SortingState = filters.sort === 'position' ? [] : [{ id: columnBySort.get(filters.sort) ?? 'step', desc: filters.descending }];
+  const onSortingChange = (updater: Updater<SortingState>) => {
+    const next = (typeof updater === 'function' ? updater(sorting) : updater)[0];
+    const sort = next ? sortByColumn.get(next.id) : null;
+    setParams({ sort: sort ?? undefined, desc: sort && next?.desc ? '1' : undefined });
+  };
+
+  const scrollElement = useRef<HTMLDivElement>(null);
+  const count = calls.total ?? 0;
+  const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({ count, getScrollElement: () => scrollElement.current, estimateSize: rowHeight, overscan: 10 });
+  const items = virtualizer.getVirtualItems();
+  const first = start + (items[0]?.index ?? 0);
+  const last = start + (items[items.length - 1]?.index ?? 0);
+  const { want, rowAt, revision: rowsRevision } = calls;
+  useEffect(() => {
+    if (count > 0) want(first, last);
+  }, [want, first, last, count]);
+
+  // The rows on screen are the table's data: it never holds the whole list.
+  const data = useMemo(() => {
+    const rows: WindowRow[] = [];
+    for (let index = first; index <= last && index < count; index += 1) {
+      const call = rowAt(index);
+      if (call) rows.push({ index, call });
+    }
+    return rows;
+    // rowsRevision: a page arrived, so rowAt may return more.
+  }, [first, last, count, rowAt, rowsRevision]);
+
+  const table = useTable({
+    features,
+    columns,
+    data,
+    getRowId: (row) => `${row.call.eventId}:${row.call.callIndex}`,
+    state: { sorting },
+    onSortingChange,
+    manualSorting: true,
+    enableMultiSort: false,
+    // A third click goes back to log order.
+    enableSortingRemoval: true,
+  });
+  const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
+
+  // The keyboard's row: none until j/k is pressed.
+  const [selected, setSelected] = useState<number | null>(null);
+  useEffect(() => setSelected(null), [identity]);
+  // The selected row takes the focus once it is drawn: Enter then opens it, wherever the focus was
+  // before (on the Calls tab just clicked, Enter would otherwise follow that link again).
+  const focusPending = useRef(false);
+  const move = (delta: number) => {
+    if (count === 0) return;
+    const next = selected === null ? 0 : Math.min(count - 1, Math.max(0, selected + delta));
+    setSelected(next);
+    focusPending.current = true;
+    scrollToIndex(next, 'auto');
+  };
+  useEffect(() => {
+    if (!focusPending.current || selected === null) return;
+    const row = scrollElement.current?.querySelector<HTMLElement>(`[data-row-index="${selected}"]`);
+    if (!row) return;
+    focusPending.current = false;
+    row.focus({ preventScroll: true });
+  });
+  const open = (index: number | null) => {
+    const call = index === null ? undefined : rowAt(index);
+    if (call) navigate(callRoute(traceId, call));
+  };
+  useShortcuts({ j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1), Enter: () => open(selected) });
+
+  const filtered = filters.name !== undefined || filters.state !== undefined || filters.text !== '';
+  const gridClass = `calls-grid ${columns === withRunColumns ? 'calls-grid-with-run' : ''}`;
   return (
-    <section className="list-view" data-testid="calls-view" data-state={calls.error !== null ? 'error' : calls.total !== null && calls.fresh ? 'ready' : 'loading'}>
-      <div className="filters" role="group" aria-label="Filter calls">
-        <label>
-          Tool{' '}
-          <select value={request.name ?? ''} onChange={(event) => setFilter({ tool: event.target.value })} data-testid="filter-tool">
-            <option value="">any</option>
-            {(names.status === 'ready' ? names.data : []).map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          State{' '}
-          <select value={request.state ?? ''} onChange={(event) => setFilter({ state: event.target.value })} data-testid="filter-call-state">
-            <option value="">any</option>
-            {callStateSchema.options.map((state) => (
-              <option key={state} value={state}>
-                {humanize(state)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <span className="muted filters-total">{calls.total === null ? '' : `${formatCount(calls.total)} call${calls.total === 1 ? '' : 's'}`}</span>
-      </div>
+    <section
+      className="list-view calls-view"
+      data-testid="calls-view"
+      data-state={calls.error !== null ? 'error' : calls.total !== null && calls.fresh ? 'ready' : 'loading'}
+      data-total={calls.total ?? ''}
+    >
+      <CallFilters filters={filters} names={names.status === 'ready' ? names.data : []} total={calls.total} onChange={setParams} />
+      {latency.status === 'ready' && latency.data.tools.length > 0 && (
+        <CallLatencyPanel tools={latency.data.tools} selectedTool={filters.name} onSelectTool={(name) => setParams({ tool: name === filters.name ? undefined : name })} />
+      )}
       {calls.error !== null && <Failure what="the calls" error={new Error(calls.error)} />}
-      {calls.total === 0 && <Empty title={request.name !== undefined || request.state !== undefined ? 'No call matches these filters.' : 'No tool calls in this trace.'} />}
-      <div className="list-header call-grid" aria-hidden="true">
-        <span>Run · step · line</span>
-        <span>Tool</span>
-        <span>Arguments</span>
-        <span>Result</span>
-        <span>Latency</span>
+      <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Tool calls" aria-rowcount={count} data-testid="calls-list">
+        <div className={`grid-row grid-header ${gridClass}`} role="row">
+          {table.getHeaderGroups()[0]?.headers.map((header) => {
+            const sorted = header.column.getIsSorted();
+            const canSort = header.column.columnDef.meta?.sort != null;
+            return (
+              <div
+                key={header.id}
+                role="columnheader"
+                className={`grid-cell ${header.column.columnDef.meta?.className ?? ''}`}
+                aria-sort={canSort ? (sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none') : undefined}
+              >
+                {canSort ? (
+                  <button
+                    type="button"
+                    className="sort-button"
+                    onClick={header.column.getToggleSortingHandler()}
+                    data-testid={`sort-calls-${header.id}`}
+                    title={header.column.getNextSortingOrder() === false ? 'Back to log order' : `Sort by ${String(header.column.columnDef.header).toLowerCase()}`}
+                  >
+                    <table.FlexRender header={header} />
+                    <span className="sort-indicator">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
+                  </button>
+                ) : (
+                  <table.FlexRender header={header} />
+                )}
+              </div>
+            );
+          })}
+        </div>
+        <div className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const index = start + item.index;
+            const row = rowsByIndex.get(index);
+            if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
+            return (
+              <CallGridRow
+                key={row.id}
+                call={row.original.call}
+                index={index}
+                top={item.start}
+                selected={index === selected}
+                className={gridClass}
+                href={formatRoute(callRoute(traceId, row.original.call))}
+                cells={row.getAllCells().map((cell) => (
+                  <div key={cell.id} role="cell" className={`grid-cell ${cell.column.columnDef.meta?.className ?? ''}`}>
+                    <table.FlexRender cell={cell} />
+                  </div>
+                ))}
+              />
+            );
+          })}
+        </div>
+        {calls.total === 0 && (
+          <Empty title={filtered ? 'No call matches these filters.' : 'No tool calls in this trace.'}>
+            {filtered && (
+              <button type="button" className="link-button" onClick={() => setParams({ tool: undefined, state: undefined, text: undefined })}>
+                Clear the filters
+              </button>
+            )}
+          </Empty>
+        )}
       </div>
-      <PagedList rows={calls} estimateSize={36} renderRow={renderRow} testId="calls-list" label="Tool calls" />
     </section>
   );
 }
 
-function CallItem({ traceId, call }: { traceId: string; call: CallRow }) {
+/** A call opens as its own event (the one that issued it), with its step, in its run. */
+function callRoute(traceId: string, call: CallRow) {
+  return routes.run(traceId, call.runPk, { step: call.step, eventId: call.eventId });
+}
+
+interface CallGridRowProps {
+  call: CallRow;
+  /** Its place in the list, for the keyboard's focus. */
+  index: number;
+  top: number;
+  selected: boolean;
+  className: string;
+  href: string;
+  cells: ReactNode;
+}
+
+/** A row is a link to its call (click, middle-click, keyboard). */
+const CallGridRow = memo(
+  function CallGridRow({ call, index, top, selected, className, href, cells }: CallGridRowProps) {
+    return (
+      <a
+        href={href}
+        className={`grid-row call-row ${className} ${call.state === 'error' || call.state === 'dangling' ? 'row-error' : ''} ${selected ? 'row-selected' : ''}`}
+        style={{ transform: `translateY(${top}px)` }}
+        role="row"
+        aria-selected={selected}
+        data-row-index={index}
+        data-testid="call-row"
+        data-call-state={call.state ?? ''}
+        data-tool={call.name}
+        data-call-id={call.callId}
+      >
+        {cells}
+      </a>
+    );
+  },
+  (previous, next) => previous.call === next.call && previous.index === next.index && previous.top === next.top && previous.selected === next.selected && previous.className === next.className && previous.href === next.href,
+);
+
+function CallFilters({
+  filters,
+  names,
+  total,
+  onChange,
+}: {
+  filters: ReturnType<typeof parseCallParams>;
+  names: readonly string[];
+  total: number | null;
+  onChange: (changes: Record<string, string | undefined>) => void;
+}) {
+  const [draft, setDraft] = useState(filters.text);
+  useEffect(() => setDraft(filters.text), [filters.text]);
+  // Typing filters after a pause, not on every key: each change is a request.
+  useEffect(() => {
+    if (draft === filters.text) return;
+    const timer = window.setTimeout(() => onChange({ text: draft || undefined }), 250);
+    return () => window.clearTimeout(timer);
+  }, [draft, filters.text, onChange]);
   return (
-    <a
-      href={formatRoute(routes.run(traceId, call.runPk, { step: call.step, eventId: call.eventId }))}
-      className={`list-row call-grid ${call.state === 'error' || call.state === 'dangling' ? 'row-error' : ''}`}
-      data-testid="call-row"
-      data-call-state={call.state ?? ''}
-      data-tool={call.name}
-    >
-      <span className="ellipsis">
-        <VisibleText text={call.runId} /> · {call.step ?? '—'} · {call.line}
-      </span>
-      <span className="ellipsis">
-        <VisibleText text={call.name} />
-      </span>
-      <span className={`ellipsis mono ${call.argsError !== null ? 'chip-error' : ''}`}>
-        <VisibleText text={call.argsError ?? call.argsSummary ?? ''} />
-      </span>
-      <span>
-        <CallStateBadge state={call.state} errorCode={call.errorCode} />
-      </span>
-      <span className="numeric ellipsis">
-        {call.latencyMs !== null ? (
-          formatDuration(call.latencyMs, '—')
-        ) : call.state === 'ok' || call.state === 'error' ? (
-          // Answered, but the trace records no duration for it: never shown as a made-up 0 ms (docs/semantics.md §11).
-          <span className="muted" title="The trace records no duration for this call" data-testid="latency-not-recorded">
-            not recorded
-          </span>
-        ) : (
-          '—'
-        )}
-      </span>
-    </a>
+    <div className="filters" role="group" aria-label="Filter calls">
+      <label>
+        Filter{' '}
+        <input
+          type="search"
+          value={draft}
+          placeholder="tool, call id, arguments or error"
+          onChange={(event) => setDraft(event.target.value)}
+          data-testid="filter-calls-text"
+          maxLength={500}
+          className="calls-filter-text"
+        />
+      </label>
+      <label>
+        Tool{' '}
+        <select value={filters.name ?? ''} onChange={(event) => onChange({ tool: event.target.value })} data-testid="filter-tool">
+          <option value="">any</option>
+          {names.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        State{' '}
+        <select value={filters.state ?? ''} onChange={(event) => onChange({ state: event.target.value })} data-testid="filter-call-state">
+          <option value="">any</option>
+          {callStateSchema.options.map((state) => (
+            <option key={state} value={state}>
+              {humanize(state)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className="muted filters-total">{total === null ? '' : `${formatCount(total)} call${total === 1 ? '' : 's'}`}</span>
+    </div>
   );
 }

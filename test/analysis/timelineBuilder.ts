@@ -53,6 +53,8 @@ export interface ResponseSpec {
 export interface ResultSpec {
   ok?: boolean;
   errorCode?: string | null;
+  /** Of a failed result: the line that says why. */
+  errorLine?: string | null;
   hash?: string | null;
   progress?: boolean | null;
   /** Default: the name of the call it answers. */
@@ -154,6 +156,7 @@ export class TimelineBuilder {
       name: spec.name === undefined ? (call?.name ?? null) : spec.name,
       ok: spec.ok ?? true,
       errorCode: spec.errorCode ?? null,
+      errorLine: spec.errorLine ?? null,
       resultHash: spec.hash === undefined ? `result-of-${callId}` : spec.hash,
       progress: spec.progress ?? null,
     });

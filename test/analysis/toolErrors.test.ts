@@ -45,6 +45,20 @@ describe('tool errors', () => {
     assert.match(f?.message ?? '', /lookup \(ghost\) returned an error not_found/);
   });
 
+  it('ends the message with the line that says why, after the code or in its place', () => {
+    const t = run()
+      .toolCalls({ id: 'c1', name: 'Bash' }, { id: 'c2', name: 'Edit' })
+      .error('c1', 'exit_code_1', { errorLine: "ls: cannot access 'types/': No such file or directory" })
+      .error('c2', null, { errorLine: 'File has not been read yet. Read it first before writing to it.' })
+      .final()
+      .build();
+    const [bash, edit] = analyze(t);
+    assert.equal(bash?.message, "Bash (c1, step 1) returned an error exit_code_1: ls: cannot access 'types/': No such file or directory");
+    assert.deepEqual(bash?.details, { code: 'exit_code_1', error_line: "ls: cannot access 'types/': No such file or directory" });
+    assert.equal(edit?.message, 'Edit (c2, step 1) returned an error: File has not been read yet. Read it first before writing to it.');
+    assert.deepEqual(edit?.details, { code: null, error_line: 'File has not been read yet. Read it first before writing to it.' });
+  });
+
   it('reports nothing when every tool call succeeded', () => {
     const t = run().toolCalls({ id: 'c1' }, { id: 'c2' }).result('c1').result('c2').final().build();
     assert.deepEqual(analyze(t), []);

@@ -24,7 +24,7 @@ export function optionsKey(options: AnalysisOptions): string {
 /** The event fields analysis reads. */
 export type TimelineEventRow = Pick<
   EventRow,
-  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'incomplete_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'result_hash' | 'progress' | 'summary' | 'api_error'
+  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'incomplete_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'error_line' | 'result_hash' | 'progress' | 'summary' | 'api_error'
 >;
 
 /** The run fields analysis reads. */
@@ -72,6 +72,7 @@ function toEntry(event: TimelineEventRow, shared: <T extends string | null>(valu
         name: shared(event.name),
         ok: event.result_ok === 1,
         errorCode: shared(event.error_code),
+        errorLine: event.error_line,
         resultHash: event.result_hash,
         progress: event.progress === null ? null : event.progress === 1,
       };
@@ -133,6 +134,7 @@ export class RunTimelineAssembler {
       cost_usd: event.cost_usd,
       result_ok: null,
       error_code: null,
+      error_line: null,
       result_hash: null,
       progress: null,
       summary: null,
@@ -217,7 +219,7 @@ export class SourceAnalyzer {
     this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id, output_event_id FROM runs WHERE id = ?');
     this.selectEvents = db.prepare(
       `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, incomplete_reason, input_tokens, output_tokens, cost_usd,
-              result_ok, error_code, result_hash, progress, summary, api_error
+              result_ok, error_code, error_line, result_hash, progress, summary, api_error
        FROM events WHERE run_pk = ? AND type IN (${[...timelineEventTypes].map((type) => `'${type}'`).join(', ')})
        ORDER BY id`,
     );

@@ -13,6 +13,7 @@ import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import { apiErrorFacts, canonicalEventTypes, describeApiError, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
+import { errorLineOf } from '../../../shared/trace/errorLine';
 import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
 import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
@@ -513,6 +514,7 @@ export class TraceIngester {
       run_index: run.events++,
       api_error: null,
       incomplete_reason: null,
+      error_line: null,
     };
     if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
     const search = new SearchText(this.searchTextChars);
@@ -789,7 +791,8 @@ export class TraceIngester {
     row.error_code = isError ? (typeof error === 'object' ? (error.code ?? null) : null) : null;
     row.result_hash = digest.hash;
     row.content_chars = digest.chars + (typeof error === 'string' ? error.length : 0);
-    const errorText = typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? '');
+    row.error_line = isError ? errorLineOf(event) : null;
+    const errorText = row.error_line ?? (typeof error === 'string' ? error : (error?.safe_message ?? error?.message ?? ''));
     row.summary = truncate(isError ? `error${row.error_code ? ` ${row.error_code}` : ''}${errorText ? `: ${errorText}` : ''}` : digest.preview);
   }
 }

@@ -313,6 +313,14 @@ const migrations: readonly Migration[] = [
       ALTER TABLE secrets ADD COLUMN confidence TEXT NOT NULL DEFAULT 'high';
     `,
   },
+  {
+    version: 11,
+    sql: `
+      -- Of a failed tool result: the line of its error output that says why (shared/trace/errorLine.ts),
+      -- for the tool_error finding, the Calls table and the result chip.
+      ALTER TABLE events ADD COLUMN error_line TEXT;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;
