@@ -142,10 +142,10 @@ describe('HTTP server', () => {
     }
   });
 
-  it('sends the page\'s CSP (as written in src-renderer/index.html) and nosniff on every response', async () => {
+  it('sends the page\'s CSP (src-renderer/index.html\'s, with the frame-ancestors only a header can carry) and nosniff on every response', async () => {
     const html = readFileSync(join(repoRoot, 'src-renderer', 'index.html'), 'utf8');
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
-    assert.equal(contentSecurityPolicy, meta);
+    assert.equal(contentSecurityPolicy, `${meta}; frame-ancestors 'none'`);
     assert.doesNotMatch(contentSecurityPolicy, /unsafe-inline|unsafe-eval/);
     for (const reply of [await send(server.port, { path: `/${server.token}/` }), await api('listTraces', {}), await send(server.port, { path: '/' })]) {
       assert.equal(reply.headers['content-security-policy'], contentSecurityPolicy);
