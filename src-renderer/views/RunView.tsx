@@ -14,6 +14,7 @@ import { usePagedRows, type PagedRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
 import { SeverityBadge, StatusBadge } from '../components/Badges';
 import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { inspectorColumns, Splitter, useInspectorWidth } from '../components/Splitter';
 import { Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
@@ -153,6 +154,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
     },
   });
 
+  const [inspectorWidth, setInspectorWidth] = useInspectorWidth();
   const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step })), [traceId, runPk, cursor, route.step]);
 
   if (run.status === 'error') return <Failure what="this run" error={run.error} />;
@@ -181,7 +183,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
       {route.section === 'requests' ? (
         <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} />
       ) : (
-      <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
+      <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`} style={inspectorOpen ? { gridTemplateColumns: inspectorColumns(inspectorWidth) } : undefined}>
         <Timeline
           traceId={traceId}
           runPk={runPk}
@@ -193,6 +195,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
           onSelectEvent={goToEvent}
           onSelectFinding={goToFinding}
         />
+        {route.eventId !== null && <Splitter width={inspectorWidth} onChange={setInspectorWidth} />}
         {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} />}
       </div>
       )}
