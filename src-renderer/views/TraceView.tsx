@@ -72,7 +72,8 @@ function useTraceSummary(traceId: string): { summary: TraceSummary | null; error
           else if (summary.follow !== null && summary.follow.state !== 'stopped') timer = window.setTimeout(poll, followPollMs);
         },
         (error: unknown) => {
-          if (active) setState((previous) => ({ ...previous, traceId, attempt, error }));
+          // Another trace's summary must not stand in for this one (an unknown trace id answers 404).
+          if (active) setState((previous) => ({ ...previous, summary: previous.traceId === traceId ? previous.summary : null, traceId, attempt, error }));
         },
       );
     };
@@ -181,7 +182,7 @@ function TraceBody({ route, summary, revision }: { route: TraceRoute; summary: T
   if (route.view === 'diff') return <RequestDiffView route={route} revision={revision} />;
   switch (route.tab) {
     case 'runs':
-      return <RunsTable traceId={summary.traceId} params={route.params} revision={revision} ingesting={summary.state === 'ingesting'} />;
+      return <RunsTable traceId={summary.traceId} params={route.params} revision={revision} ingesting={summary.state === 'ingesting'} oneFile={summary.companions.length === 0} />;
     case 'findings':
       return <FindingsView traceId={summary.traceId} revision={revision} />;
     case 'calls':
