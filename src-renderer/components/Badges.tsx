@@ -32,7 +32,7 @@ export function FindingCounts({ findings }: { findings: RunRow['findings'] }) {
   const severities = (['error', 'warning', 'info'] as const).filter((severity) => findings[severity] > 0);
   if (severities.length === 0) return <span className="muted">—</span>;
   return (
-    <span className="finding-counts">
+    <span className="finding-counts" title={severities.map((severity) => `${findings[severity]} ${severity}`).join(', ')}>
       {severities.map((severity) => (
         <SeverityBadge key={severity} severity={severity} count={findings[severity]} />
       ))}
