@@ -9,15 +9,16 @@
 const idPattern = /(?<![\p{L}\p{N}_-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{6,}(?![\p{L}\p{N}_-])/gu;
 /** A number standing alone (a count, a step, a line); digits inside a word (an error code such as E404) stay. */
 const numberPattern = /(?<![\p{L}\p{N}_])\d+(?:[.,:]\d+)*(?![\p{L}\p{N}_])/gu;
-/** "at line #", "at step #": where one occurrence happened. */
-const locationPhrase = /\s+at (?:line|step) #/g;
-/** A parenthesis holding nothing but masked ids and locations: "(…, step #)", "(line #)". */
-const locationParenthesis = /\s*\((?:\s*(?:…|#|step|line|call_id|,))+\s*\)/g;
+/** "at line …", "at step …": where one occurrence happened. */
+const locationPhrase = /\s+at (?:line|step) …/g;
+/** A parenthesis holding nothing but masked ids and locations: "(…, step …)", "(line …)". */
+const locationParenthesis = /\s*\((?:\s*(?:…|step|line|call_id|,))+\s*\)/g;
 
 export function findingTemplate(message: string): string {
   return message
     .replace(idPattern, '…')
-    .replace(numberPattern, '#')
+    // The same mark as an id: a hash or id made only of digits must not split a group.
+    .replace(numberPattern, '…')
     .replace(locationPhrase, '')
     .replace(locationParenthesis, '')
     .replace(/\s+/g, ' ')

@@ -17,8 +17,9 @@ describe('findingTemplate: what makes two findings the same', () => {
     );
   });
 
-  it('masks UUIDs and numbers', () => {
-    assert.equal(findingTemplate('run fe5e1c67-53e7-4862-81ae-d0e013e3270b stopped after 1,234 steps'), 'run … stopped after # steps');
+  it('masks UUIDs and numbers; a hash of digits only is masked as a hash with letters is', () => {
+    assert.equal(findingTemplate('[REDACTED len=83 sha=12345678]'), findingTemplate('[REDACTED len=230 sha=b4e1e5f7]'));
+    assert.equal(findingTemplate('run fe5e1c67-53e7-4862-81ae-d0e013e3270b stopped after 1,234 steps'), 'run … stopped after … steps');
   });
 
   it('keeps what tells findings apart: the tool, the words of the message', () => {

@@ -24,6 +24,7 @@ export function FindingsView({ traceId, revision }: { traceId: string; revision:
   if (overview.status === 'loading') return <Loading what="the findings" />;
   if (overview.status === 'error') return <Failure what="the findings" error={overview.error} />;
   const groups = [...overview.data.groups].sort((a, b) => severityRank[b.severity] - severityRank[a.severity] || a.kind.localeCompare(b.kind));
+  const onlyInfo = groups.every((group) => group.severity === 'info');
   if (groups.length === 0) {
     return (
       <section className="findings-view" data-testid="findings-view" data-state="ready">
@@ -37,15 +38,25 @@ export function FindingsView({ traceId, revision }: { traceId: string; revision:
         {formatCount(overview.data.total)} finding{overview.data.total === 1 ? '' : 's'} in {groups.length} group{groups.length === 1 ? '' : 's'}.
       </p>
       {groups.map((group) => (
-        <FindingGroup key={`${group.kind}:${group.severity}`} traceId={traceId} revision={revision} kind={group.kind} severity={group.severity} count={group.count} />
+        <FindingGroup
+          key={`${group.kind}:${group.severity}`}
+          traceId={traceId}
+          revision={revision}
+          kind={group.kind}
+          severity={group.severity}
+          count={group.count}
+          // Info is folded away behind errors and warnings; alone, it is what there is to read.
+          initiallyOpen={group.severity !== 'info' || onlyInfo}
+        />
       ))}
     </section>
   );
 }
 
-function FindingGroup({ traceId, revision, kind, severity, count }: { traceId: string; revision: number; kind: FindingKind; severity: Severity; count: number }) {
+function FindingGroup(props: { traceId: string; revision: number; kind: FindingKind; severity: Severity; count: number; initiallyOpen: boolean }) {
+  const { traceId, revision, kind, severity, count, initiallyOpen } = props;
   const [pages, setPages] = useState(1);
-  const [open, setOpen] = useState(severity !== 'info');
+  const [open, setOpen] = useState(initiallyOpen);
   return (
     <section className={`finding-group severity-${severity}`} data-testid="finding-group" data-kind={kind} data-severity={severity}>
       <h3>
