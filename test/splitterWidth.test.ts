@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clampInspectorWidth, dividerWidth, inspectorWidthLimits, parseStoredWidth } from '../src-renderer/components/splitterWidth';
+import { clampInspectorWidth, defaultInspectorWidth, dividerWidth, inspectorWidthLimits, parseStoredWidth } from '../src-renderer/components/splitterWidth';
 
 const { min, timelineMin } = inspectorWidthLimits;
 
@@ -24,7 +24,18 @@ describe('parseStoredWidth', () => {
     assert.equal(parseStoredWidth('612'), 612);
   });
 
-  it('falls back to the default on nothing, garbage or a non-positive number', () => {
-    for (const stored of [null, '', 'wide', '-5', '0', 'Infinity']) assert.equal(parseStoredWidth(stored), inspectorWidthLimits.default, String(stored));
+  it('is no width (the default) on nothing, garbage or a non-positive number', () => {
+    for (const stored of [null, '', 'wide', '-5', '0', 'Infinity']) assert.equal(parseStoredWidth(stored), null, String(stored));
+  });
+});
+
+describe('defaultInspectorWidth', () => {
+  it('is 40 % of the run body, at most 520 px', () => {
+    assert.equal(defaultInspectorWidth(1024), 410);
+    assert.equal(defaultInspectorWidth(1440), 520);
+  });
+
+  it('still leaves the timeline its minimum and the inspector its own', () => {
+    assert.equal(defaultInspectorWidth(700), min);
   });
 });

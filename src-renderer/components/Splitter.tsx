@@ -5,25 +5,25 @@
  * width remembered on a wide window never squeezes it on a narrow one (CSS clamps the track).
  */
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
-import { clampInspectorWidth, dividerWidth, inspectorWidthLimits, parseStoredWidth } from './splitterWidth';
+import { clampInspectorWidth, defaultInspectorWidth, dividerWidth, inspectorWidthLimits, parseStoredWidth } from './splitterWidth';
 import '../styles/layout.css';
 
 const storageKey = 'loopscope.inspectorWidth';
 const keyStep = 16;
 const bigKeyStep = 96;
 
-function storedWidth(): number {
+function storedWidth(): number | null {
   try {
     return parseStoredWidth(window.localStorage.getItem(storageKey));
   } catch {
     // Storage can be unavailable (a locked-down profile): the default width then.
-    return inspectorWidthLimits.default;
+    return null;
   }
 }
 
-/** The inspector's width in px and a setter that remembers it. */
-export function useInspectorWidth(): [number, (width: number) => void] {
-  const [width, setWidth] = useState(storedWidth);
+/** The inspector's width in px (null until the user chooses one) and a setter that remembers it. */
+export function useInspectorWidth(): [number | null, (width: number) => void] {
+  const [width, setWidth] = useState<number | null>(storedWidth);
   const remember = useCallback((next: number) => {
     setWidth(next);
     try {
@@ -35,14 +35,16 @@ export function useInspectorWidth(): [number, (width: number) => void] {
   return [width, remember];
 }
 
-/** The grid columns of a run body with the inspector open: timeline, divider, inspector (CSS keeps the timeline's minimum). */
-export function inspectorColumns(width: number): string {
-  const { min, timelineMin } = inspectorWidthLimits;
-  return `minmax(0, 1fr) ${dividerWidth}px clamp(${min}px, ${Math.round(width)}px, max(${min}px, calc(100% - ${timelineMin + dividerWidth}px)))`;
+/** The grid columns of a run body with the inspector open: timeline, divider, inspector (CSS keeps the limits as the window resizes). */
+export function inspectorColumns(width: number | null): string {
+  const { min, timelineMin, defaultShare, defaultMax } = inspectorWidthLimits;
+  const wanted = width === null ? `min(${defaultMax}px, ${defaultShare * 100}%)` : `${Math.round(width)}px`;
+  return `minmax(0, 1fr) ${dividerWidth}px clamp(${min}px, ${wanted}, max(${min}px, calc(100% - ${timelineMin + dividerWidth}px)))`;
 }
 
-export function Splitter({ width, onChange }: { width: number; onChange: (width: number) => void }) {
-  const dragging = useRef<{ right: number } | null>(null);
+export function Splitter({ width, onChange }: { width: number | null; onChange: (width: number) => void }) {
+  // Where the drag started: the width follows the pointer's travel, so grabbing the divider does not make it jump.
+  const dragging = useRef<{ startX: number; startWidth: number } | null>(null);
   const element = useRef<HTMLDivElement>(null);
   // The run body's width: what the stored width is clamped to, as CSS does (inspectorColumns).
   const [containerWidth, setContainerWidth] = useState(() => window.innerWidth);
@@ -55,20 +57,19 @@ export function Splitter({ width, onChange }: { width: number; onChange: (width:
     observer.observe(container);
     return () => observer.disconnect();
   }, []);
-  const shown = clampInspectorWidth(width, containerWidth);
+  const shown = width === null ? defaultInspectorWidth(containerWidth) : clampInspectorWidth(width, containerWidth);
   const set = (next: number) => onChange(clampInspectorWidth(next, containerWidth));
 
   const onPointerDown = (event: PointerEvent<HTMLDivElement>) => {
-    const container = event.currentTarget.parentElement?.getBoundingClientRect();
-    if (!container || event.button !== 0) return;
+    if (event.button !== 0) return;
     event.preventDefault();
     event.currentTarget.setPointerCapture(event.pointerId);
     event.currentTarget.focus();
-    dragging.current = { right: container.right };
+    dragging.current = { startX: event.clientX, startWidth: shown };
   };
   const onPointerMove = (event: PointerEvent<HTMLDivElement>) => {
     const drag = dragging.current;
-    if (drag) set(drag.right - event.clientX);
+    if (drag) set(drag.startWidth + drag.startX - event.clientX);
   };
   const stop = () => {
     dragging.current = null;

@@ -1,5 +1,9 @@
-/** The event inspector's width limits, in px: the inspector stays readable and the timeline's lanes stay usable. */
-export const inspectorWidthLimits = { min: 300, default: 520, timelineMin: 480 } as const;
+/**
+ * The event inspector's width limits, in px: the inspector stays readable and the timeline's lanes
+ * stay usable. Until the user drags it, the inspector takes `defaultShare` of the run body, at most
+ * `defaultMax` (so at 1024 px the four lanes keep most of the room).
+ */
+export const inspectorWidthLimits = { min: 300, timelineMin: 480, defaultShare: 0.4, defaultMax: 520 } as const;
 
 /** The divider's own width, in px. */
 export const dividerWidth = 7;
@@ -10,8 +14,13 @@ export function clampInspectorWidth(width: number, containerWidth: number): numb
   return Math.min(max, Math.max(inspectorWidthLimits.min, width));
 }
 
-/** A width read back from storage: the default when missing or not a positive number. */
-export function parseStoredWidth(stored: string | null): number {
+/** The inspector's width before the user chose one. */
+export function defaultInspectorWidth(containerWidth: number): number {
+  return clampInspectorWidth(Math.min(inspectorWidthLimits.defaultMax, Math.round(containerWidth * inspectorWidthLimits.defaultShare)), containerWidth);
+}
+
+/** A width read back from storage: null (none chosen) when missing or not a positive number. */
+export function parseStoredWidth(stored: string | null): number | null {
   const width = stored === null ? Number.NaN : Number(stored);
-  return Number.isFinite(width) && width > 0 ? width : inspectorWidthLimits.default;
+  return Number.isFinite(width) && width > 0 ? width : null;
 }

@@ -221,16 +221,18 @@ describe('layout and severity at 1024 × 700', () => {
     const before = (await box(inspector)).width;
     assert.equal(Number(await splitter.getAttribute('aria-valuenow')), Math.round(before));
 
-    // Drag 120 px to the right: the inspector narrows by as much.
+    // Until dragged, the inspector takes 40 % of the run body at 1024 px: the lanes keep the rest.
+    assert.ok(Math.abs(before - 1024 * 0.4) <= 8, `the default width is 40 %: ${before}`);
+    // Drag 100 px to the left: the inspector widens by as much.
     const handle = await box(splitter);
     const y = 400;
     await page.mouse.move(handle.left + 3, y);
     await page.mouse.down();
-    await page.mouse.move(handle.left + 60, y, { steps: 4 });
-    await page.mouse.move(handle.left + 123, y, { steps: 4 });
+    await page.mouse.move(handle.left - 50, y, { steps: 4 });
+    await page.mouse.move(handle.left - 97, y, { steps: 4 });
     await page.mouse.up();
     const dragged = (await box(inspector)).width;
-    assert.ok(Math.abs(dragged - (before - 120)) <= 4, `dragged to ${dragged}, from ${before}`);
+    assert.ok(Math.abs(dragged - (before + 100)) <= 4, `dragged to ${dragged}, from ${before}`);
     assert.equal(Number(await splitter.getAttribute('aria-valuenow')), Math.round(dragged));
 
     // Keys on the focused separator: ← widens, → narrows.
