@@ -7,8 +7,9 @@ import { useQuery } from '../api/useQuery';
 import { CallStateBadge } from '../components/Badges';
 import { formatCount, formatDuration, humanize } from '../components/format';
 import { PagedList } from '../components/PagedList';
+import { RunStepLine } from '../components/RunStepLine';
 import { Empty, Failure } from '../components/States';
-import { VisibleText } from '../components/VisibleText';
+import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
 
@@ -27,7 +28,10 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
     },
     [params, traceId],
   );
-  const renderRow = useCallback((call: CallRow) => <CallItem traceId={traceId} call={call} />, [traceId]);
+  // With one run in the trace, its id would be the same on every row: the column says step and line only.
+  const runCount = useQuery(`runCount:${traceId}:${revision}`, (client) => client.runs({ traceId, limit: 1 }).then((page) => page.total));
+  const oneRun = runCount.status === 'ready' && runCount.data === 1;
+  const renderRow = useCallback((call: CallRow) => <CallItem traceId={traceId} call={call} oneRun={oneRun} />, [traceId, oneRun]);
 
   return (
     <section className="list-view" data-testid="calls-view" data-state={calls.error !== null ? 'error' : calls.total !== null && calls.fresh ? 'ready' : 'loading'}>
@@ -59,7 +63,7 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
       {calls.error !== null && <Failure what="the calls" error={new Error(calls.error)} />}
       {calls.total === 0 && <Empty title={request.name !== undefined || request.state !== undefined ? 'No call matches these filters.' : 'No tool calls in this trace.'} />}
       <div className="list-header call-grid" aria-hidden="true">
-        <span>Run · step · line</span>
+        <span>{oneRun ? 'Step · line' : 'Run · step · line'}</span>
         <span>Tool</span>
         <span>Arguments</span>
         <span>Result</span>
@@ -70,7 +74,7 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
   );
 }
 
-function CallItem({ traceId, call }: { traceId: string; call: CallRow }) {
+function CallItem({ traceId, call, oneRun }: { traceId: string; call: CallRow; oneRun: boolean }) {
   return (
     <a
       href={formatRoute(routes.run(traceId, call.runPk, { step: call.step, eventId: call.eventId }))}
@@ -79,13 +83,11 @@ function CallItem({ traceId, call }: { traceId: string; call: CallRow }) {
       data-call-state={call.state ?? ''}
       data-tool={call.name}
     >
-      <span className="ellipsis">
-        <VisibleText text={call.runId} /> · {call.step ?? '—'} · {call.line}
-      </span>
-      <span className="ellipsis">
+      <RunStepLine runId={oneRun ? undefined : call.runId} step={call.step} line={call.line} />
+      <span className="ellipsis" title={visibleText(call.name)}>
         <VisibleText text={call.name} />
       </span>
-      <span className={`ellipsis mono ${call.argsError !== null ? 'chip-error' : ''}`}>
+      <span className={`ellipsis mono ${call.argsError !== null ? 'chip-error' : ''}`} title={visibleText(call.argsError ?? call.argsSummary ?? '')}>
         <VisibleText text={call.argsError ?? call.argsSummary ?? ''} />
       </span>
       <span>

@@ -3,7 +3,7 @@
  * run, step and event. Inside a kind, identical findings fold into one line ("134× call Bash has
  * invalid arguments: arguments redacted") that lists its occurrences on expand, a page at a time.
  */
-import { useState } from 'react';
+import { createContext, useContext, useState } from 'react';
 import { z } from 'zod';
 import type { CallRow, FindingRow } from '../../shared/api';
 import { severityRank, type FindingKind, type Severity } from '../../shared/report';
@@ -11,7 +11,7 @@ import { fetchAll } from '../api/fetchAll';
 import { useQuery } from '../api/useQuery';
 import { CallStateBadge, SeverityBadge } from '../components/Badges';
 import { formatCount, formatDuration, humanize } from '../components/format';
-import { MiddleEllipsis } from '../components/MiddleEllipsis';
+import { RunStepLine } from '../components/RunStepLine';
 import { Empty, Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
@@ -19,8 +19,12 @@ import { findingRoute } from './runModel';
 
 const groupPageSize = 100;
 
+/** Whether the trace has one run: its id would be the same on every finding, so only step and line are shown. */
+const OneRunContext = createContext(false);
+
 export function FindingsView({ traceId, revision }: { traceId: string; revision: number }) {
   const overview = useQuery(`findingGroups:${traceId}:${revision}`, (api) => api.findings({ traceId, limit: 1 }));
+  const runCount = useQuery(`runCount:${traceId}:${revision}`, (api) => api.runs({ traceId, limit: 1 }).then((page) => page.total));
   if (overview.status === 'loading') return <Loading what="the findings" />;
   if (overview.status === 'error') return <Failure what="the findings" error={overview.error} />;
   const groups = [...overview.data.groups].sort((a, b) => severityRank[b.severity] - severityRank[a.severity] || a.kind.localeCompare(b.kind));
@@ -33,23 +37,25 @@ export function FindingsView({ traceId, revision }: { traceId: string; revision:
     );
   }
   return (
-    <section className="findings-view scroll-pane" data-testid="findings-view" data-state="ready">
-      <p className="muted">
-        {formatCount(overview.data.total)} finding{overview.data.total === 1 ? '' : 's'} in {groups.length} group{groups.length === 1 ? '' : 's'}.
-      </p>
-      {groups.map((group) => (
-        <FindingGroup
-          key={`${group.kind}:${group.severity}`}
-          traceId={traceId}
-          revision={revision}
-          kind={group.kind}
-          severity={group.severity}
-          count={group.count}
-          // Info is folded away behind errors and warnings; alone, it is what there is to read.
-          initiallyOpen={group.severity !== 'info' || onlyInfo}
-        />
-      ))}
-    </section>
+    <OneRunContext.Provider value={runCount.status === 'ready' && runCount.data === 1}>
+      <section className="findings-view scroll-pane" data-testid="findings-view" data-state="ready">
+        <p className="muted">
+          {formatCount(overview.data.total)} finding{overview.data.total === 1 ? '' : 's'} in {groups.length} group{groups.length === 1 ? '' : 's'}.
+        </p>
+        {groups.map((group) => (
+          <FindingGroup
+            key={`${group.kind}:${group.severity}`}
+            traceId={traceId}
+            revision={revision}
+            kind={group.kind}
+            severity={group.severity}
+            count={group.count}
+            // Info is folded away behind errors and warnings; alone, it is what there is to read.
+            initiallyOpen={group.severity !== 'info' || onlyInfo}
+          />
+        ))}
+      </section>
+    </OneRunContext.Provider>
   );
 }
 
@@ -153,15 +159,11 @@ function FindingPage(props: { traceId: string; revision: number; kind: FindingKi
 }
 
 function FindingItem({ traceId, finding }: { traceId: string; finding: FindingRow }) {
+  const oneRun = useContext(OneRunContext);
   return (
     <li className="finding-item" data-testid="finding-item" data-kind={finding.kind} data-severity={finding.severity} data-run-id={finding.runId}>
-      {/* The run id gives way (middle ellipsis) before the step and the line, which tell occurrences apart. */}
       <a href={formatRoute(findingRoute(traceId, finding))} className="finding-link" data-testid="finding-link">
-        <MiddleEllipsis text={finding.runId ?? 'no run'} kind="id" />
-        <span className="finding-where">
-          {finding.step !== null && ` · step ${finding.step}`}
-          {finding.line !== null && ` · line ${finding.line}`}
-        </span>
+        <RunStepLine runId={oneRun && finding.runId !== null ? undefined : finding.runId} step={finding.step} line={finding.line} />
       </a>
       <div className="finding-message wrap-text">
         <VisibleText text={finding.message} />

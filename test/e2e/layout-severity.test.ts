@@ -17,6 +17,8 @@ import { repoRoot } from '../support/cli';
 const fixture = join(repoRoot, 'test', 'fixtures', 'ui', 'severity-and-repeats.jsonl');
 const sessionName = '3b8e0f4d-6a2c-4e91-b7d5-0c9f1e2a4d68';
 const prefix = 'session-2f6c1e8a-5b7d-4c1e-9a3f-0d4b8e7c6a15-northwind-order-support';
+/** A trace of one run: its id is the same on every call and finding. */
+const oneRun = join(repoRoot, 'examples', 'dangling-call.jsonl');
 
 async function openTrace(app: AppPage, url: string, fileName: string): Promise<void> {
   await app.page.goto(url);
@@ -51,7 +53,7 @@ describe('layout and severity at 1024 × 700', () => {
     cpSync(join(source, `${sessionName}.jsonl`), join(sessionDir, `${sessionName}.jsonl`));
     cpSync(join(source, sessionName), join(sessionDir, sessionName), { recursive: true });
     browser = await launchBrowser();
-    server = await serveTraces([fixture, join(sessionDir, `${sessionName}.jsonl`)]);
+    server = await serveTraces([fixture, join(sessionDir, `${sessionName}.jsonl`), oneRun]);
   });
 
   after(async () => {
@@ -169,6 +171,29 @@ describe('layout and severity at 1024 × 700', () => {
     assert.deepEqual(app.problems, []);
   });
 
+  test('calls and findings of a one-run trace show step and line, not the run id repeated on every row', async () => {
+    const app = await newApp();
+    const { page } = app;
+    await openTrace(app, server.url, 'dangling-call.jsonl');
+    await page.locator('[data-testid=tab-calls]').click();
+    await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
+    await page.locator('.list-header', { hasText: 'Step · line' }).waitFor();
+    for (const text of await page.locator('[data-testid=call-row] .run-step-line').allInnerTexts()) assert.match(text, /^step \d+ · line \d+$/);
+    await page.locator('[data-testid=tab-findings]').click();
+    await page.locator('[data-testid=findings-view][data-state=ready]').waitFor();
+    const links = page.locator('[data-testid=finding-link]');
+    await links.first().waitFor();
+    await page.waitForFunction("document.querySelectorAll('[data-testid=finding-link] [data-testid=middle-ellipsis]').length === 0");
+    for (const text of await links.allInnerTexts()) assert.match(text, /^step \d+ · line \d+$/);
+    // In a trace of several runs, the run is named.
+    await openTrace(app, server.url, 'severity-and-repeats.jsonl');
+    await page.locator('[data-testid=tab-calls]').click();
+    await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
+    assert.equal(await page.locator('.list-header span').first().innerText(), 'Run · step · line');
+    assert.equal(await page.locator('[data-testid=call-row] .middle-ellipsis-tail').first().innerText(), '/retry-loop');
+    assert.deepEqual(app.problems, []);
+  });
+
   test('findings: identical findings are one line with their count; expanding lists every occurrence with its step and line', async () => {
     const app = await newApp();
     const { page } = app;
@@ -189,13 +214,13 @@ describe('layout and severity at 1024 × 700', () => {
     const items = template.locator('[data-testid=finding-item]');
     await items.nth(5).waitFor();
     assert.equal(await items.count(), 6);
-    const wheres = await template.locator('.finding-where').allInnerTexts();
+    const wheres = await template.locator('.run-step-line-where').allInnerTexts();
     assert.deepEqual(
       wheres.map((text) => text.replace(/ · line \d+/, '').trim()),
       [1, 2, 3, 4, 5, 6].map((step) => `· step ${step}`),
     );
     // The run id gives way; the step and the line are shown whole.
-    for (const link of await template.locator('[data-testid=finding-link]').all()) assert.ok(await shownWhole(link.locator('.finding-where'), link));
+    for (const link of await template.locator('[data-testid=finding-link]').all()) assert.ok(await shownWhole(link.locator('.run-step-line-where'), link));
     // Each occurrence keeps its own message (its own call id).
     const messages = await template.locator('.finding-message').allInnerTexts();
     assert.equal(new Set(messages).size, 6);
