@@ -14,6 +14,7 @@ import { usePagedRows, type PagedRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
 import { SeverityBadge, StatusBadge } from '../components/Badges';
 import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { inspectorColumns, Splitter, useInspectorWidth } from '../components/Splitter';
 import { Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
@@ -324,7 +325,7 @@ function RunHeader({
           ← Back
         </a>
         <h2>
-          <VisibleText text={run.runId} />
+          <MiddleEllipsis text={run.runId} kind="id" />
         </h2>
         <StatusBadge status={run.status} raw={run.statusRaw} />
         <nav className="tabs run-sections" aria-label="Run views">
