@@ -3,6 +3,7 @@ import type { TraceSummary } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { baseName, formatBytes, formatCount, formatDuration, formatProgress } from '../components/format';
+import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { Empty, Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
@@ -127,7 +128,7 @@ export function TraceView({ route }: { route: TraceRoute }) {
       <TopBar>
         <div className="trace-title" title={summary.path}>
           <strong>
-            <VisibleText text={summary.name} />
+            <MiddleEllipsis text={summary.name} kind="path" title={summary.path} />
           </strong>
           <span className="muted">
             {summary.format ?? 'detecting format…'}
