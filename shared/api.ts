@@ -523,10 +523,22 @@ export const apiMethods = {
     response: z.object({ tools: z.array(toolLatencySchema), runs: z.number().int() }),
   },
   findings: {
-    request: z.object({ traceId, ...page, runPk: z.number().int().optional(), kind: findingKindSchema.optional(), severity: severitySchema.optional() }),
+    request: z.object({
+      traceId,
+      ...page,
+      runPk: z.number().int().optional(),
+      kind: findingKindSchema.optional(),
+      severity: severitySchema.optional(),
+      /** Only the findings whose message has this template (shared/findingTemplate.ts): one group's occurrences. */
+      templateKey: z.string().max(64).optional(),
+      /** Page over the groups of identical findings (same template) instead: `total` counts groups, `templates` holds them, `rows` is empty. */
+      templates: z.boolean().optional(),
+    }),
     response: paged(findingRowSchema).extend({
       /** Counts per kind and severity over the whole trace (or run), for grouping. */
       groups: z.array(z.object({ kind: findingKindSchema, severity: severitySchema, count: z.number().int() })),
+      /** With `templates`: the groups of identical findings, most occurrences first, each with its first occurrence. */
+      templates: z.array(z.object({ key: z.string(), template: z.string(), count: z.number().int(), first: findingRowSchema })).optional(),
     }),
   },
   parseErrors: { request: z.object({ traceId, ...page }), response: paged(parseErrorRowSchema) },

@@ -9,6 +9,7 @@
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, CallRow, CallSort, EventRow, FindingRow, RawRecord, RunRow } from '../../shared/api';
+import { findingTemplate, findingTemplateKey } from '../../shared/findingTemplate';
 import { latencyByTool } from '../../shared/latencyStats';
 import type { FindingKind, Severity } from '../../shared/report';
 import { namesModelInput } from '../../shared/trace/canonicalEvents';
@@ -710,18 +711,69 @@ const findings: Query<'findings'> = (db, scope, request) => {
     params['severity'] = request.severity;
   }
   const where = conditions.join(' AND ');
-  const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM findings f WHERE ${where}`).get(params)?.total ?? 0;
-  const rows = prepared<[Record<string, unknown>], FindingSqlRow>(
-    db,
-    `${findingSelect} WHERE ${where} ORDER BY f.source_id, coalesce(r.first_line, f.line), f.id LIMIT @limit OFFSET @offset`,
-  ).all({ ...params, limit: request.limit, offset: request.offset });
   const scopeParams = request.runPk === undefined ? { key: scope.optionsKey } : { key: scope.optionsKey, runPk: request.runPk };
   const groups = prepared<[Record<string, unknown>], { kind: FindingKind; severity: Severity; count: number }>(
     db,
     `SELECT kind, severity, count(*) AS count FROM findings f WHERE ${scopeConditions.join(' AND ')} GROUP BY kind, severity ORDER BY ${severityOrder}, kind`,
   ).all(scopeParams);
+  if (request.templates === true || request.templateKey !== undefined) return findingsByTemplate(db, where, params, request, groups);
+  const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM findings f WHERE ${where}`).get(params)?.total ?? 0;
+  const rows = prepared<[Record<string, unknown>], FindingSqlRow>(
+    db,
+    `${findingSelect} WHERE ${where} ORDER BY ${findingOrder} LIMIT @limit OFFSET @offset`,
+  ).all({ ...params, limit: request.limit, offset: request.offset });
   return { total, offset: request.offset, rows: rows.map(toFindingRow), groups };
 };
+
+const findingOrder = 'f.source_id, coalesce(r.first_line, f.line), f.id';
+
+/**
+ * Findings grouped by message template (shared/findingTemplate.ts), or one template's occurrences.
+ * Templates are computed here, not in SQL: masking ids and numbers needs regular expressions, and
+ * reading only ids and messages keeps it cheap for tens of thousands of findings.
+ */
+function findingsByTemplate(
+  db: Database.Database,
+  where: string,
+  params: Record<string, unknown>,
+  request: ApiParsedRequest<'findings'>,
+  groups: ApiResponse<'findings'>['groups'],
+): ApiResponse<'findings'> {
+  const messages = prepared<[Record<string, unknown>], { id: number; message: string }>(
+    db,
+    `SELECT f.id, f.message FROM findings f LEFT JOIN runs r ON r.id = f.run_pk WHERE ${where} ORDER BY ${findingOrder}`,
+  ).all(params);
+  const byKey = new Map<string, { template: string; ids: number[] }>();
+  for (const { id, message } of messages) {
+    const template = findingTemplate(message);
+    const key = findingTemplateKey(template);
+    const group = byKey.get(key);
+    if (group) group.ids.push(id);
+    else byKey.set(key, { template, ids: [id] });
+  }
+  const rowsById = (ids: number[]): Map<number, FindingRow> => {
+    if (ids.length === 0) return new Map();
+    // The ids are integers read from the table a moment ago; their number varies, so the statement is not cached.
+    const rows = db.prepare<[], FindingSqlRow>(`${findingSelect} WHERE f.id IN (${ids.map((id) => Number(id)).join(', ')})`).all();
+    return new Map(rows.map((row) => [row.id, toFindingRow(row)]));
+  };
+  const end = request.offset + request.limit;
+  if (request.templateKey !== undefined) {
+    const ids = byKey.get(request.templateKey)?.ids ?? [];
+    const page = ids.slice(request.offset, end);
+    const found = rowsById(page);
+    return { total: ids.length, offset: request.offset, rows: page.flatMap((id) => found.get(id) ?? []), groups };
+  }
+  // Most occurrences first; among equals, the one met first in the file.
+  const ordered = [...byKey].sort(([, a], [, b]) => b.ids.length - a.ids.length);
+  const page = ordered.slice(request.offset, end);
+  const firsts = rowsById(page.map(([, group]) => group.ids[0]!));
+  const templates = page.flatMap(([key, group]) => {
+    const first = firsts.get(group.ids[0]!);
+    return first === undefined ? [] : [{ key, template: group.template, count: group.ids.length, first }];
+  });
+  return { total: ordered.length, offset: request.offset, rows: [], groups, templates };
+}
 
 // ---------------------------------------------------------------------------------------------
 // One event, in full

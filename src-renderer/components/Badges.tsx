@@ -1,14 +1,14 @@
 import type { CallRow, RunRow } from '../../shared/api';
 import type { Severity } from '../../shared/report';
 import type { RunStatus } from '../../shared/trace/runStatus';
+import { runSeverity } from '../../shared/worstSeverity';
 import { humanize } from './format';
 import { visibleText } from './VisibleText';
 
-/** Terminal states that mean the loop did not do its job: their rows stand out. */
-const failedStatuses: ReadonlySet<RunStatus> = new Set(['budget_exceeded', 'protocol_error', 'refused', 'failed', 'unterminated']);
-
-export function runHasErrors(run: Pick<RunRow, 'status' | 'findings'>): boolean {
-  return run.findings.error > 0 || failedStatuses.has(run.status);
+/** The run's row class: a stripe in the colour of its worst severity (shared/worstSeverity.ts), none when it has nothing to say. */
+export function runSeverityClass(run: Pick<RunRow, 'status' | 'findings'>): string {
+  const severity = runSeverity(run.status, run.findings);
+  return severity === null ? '' : `row-${severity}`;
 }
 
 export function StatusBadge({ status, raw }: { status: RunStatus; raw: string }) {
@@ -32,7 +32,7 @@ export function FindingCounts({ findings }: { findings: RunRow['findings'] }) {
   const severities = (['error', 'warning', 'info'] as const).filter((severity) => findings[severity] > 0);
   if (severities.length === 0) return <span className="muted">—</span>;
   return (
-    <span className="finding-counts">
+    <span className="finding-counts" title={severities.map((severity) => `${findings[severity]} ${severity}`).join(', ')}>
       {severities.map((severity) => (
         <SeverityBadge key={severity} severity={severity} count={findings[severity]} />
       ))}

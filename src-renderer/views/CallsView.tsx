@@ -13,7 +13,7 @@ import { useQuery } from '../api/useQuery';
 import { CallStateBadge } from '../components/Badges';
 import { commandOfArguments } from '../components/commandOfArguments';
 import { formatCount, formatDuration, humanize } from '../components/format';
-import { middleEllipsis } from '../components/middleEllipsis';
+import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { Empty, Failure } from '../components/States';
 import { useWindowedVirtualizer } from '../components/useWindowedVirtualizer';
 import { VisibleText, visibleText } from '../components/VisibleText';
@@ -40,11 +40,7 @@ const runColumn = column.accessor((row) => row.call.runId, {
   meta: { sort: null, className: 'col-run' },
   enableSorting: false,
   // Cut in the middle: the runs of one session (its sub-agents) differ only at the end of their ids.
-  cell: (info) => (
-    <span title={visibleText(info.row.original.call.runId)}>
-      <VisibleText text={middleEllipsis(info.row.original.call.runId, 22)} />
-    </span>
-  ),
+  cell: (info) => <MiddleEllipsis text={info.row.original.call.runId} kind="id" />,
 });
 
 const callColumnDefs = [

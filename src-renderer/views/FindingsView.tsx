@@ -1,8 +1,9 @@
 /**
  * Every finding of the trace, grouped by kind and severity (errors first), each a link to the exact
- * run, step and event. A group lists its findings a page at a time.
+ * run, step and event. Inside a kind, identical findings fold into one line ("134× call Bash has
+ * invalid arguments: arguments redacted") that lists its occurrences on expand, a page at a time.
  */
-import { useState } from 'react';
+import { createContext, useContext, useState } from 'react';
 import { z } from 'zod';
 import type { CallRow, FindingRow } from '../../shared/api';
 import { severityRank, type FindingKind, type Severity } from '../../shared/report';
@@ -10,18 +11,24 @@ import { fetchAll } from '../api/fetchAll';
 import { useQuery } from '../api/useQuery';
 import { CallStateBadge, SeverityBadge } from '../components/Badges';
 import { formatCount, formatDuration, humanize } from '../components/format';
+import { RunStepLine } from '../components/RunStepLine';
 import { Empty, Failure, Loading } from '../components/States';
-import { VisibleText } from '../components/VisibleText';
+import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import { findingRoute } from './runModel';
 
 const groupPageSize = 100;
 
+/** Whether the trace has one run: its id would be the same on every finding, so only step and line are shown. */
+const OneRunContext = createContext(false);
+
 export function FindingsView({ traceId, revision }: { traceId: string; revision: number }) {
   const overview = useQuery(`findingGroups:${traceId}:${revision}`, (api) => api.findings({ traceId, limit: 1 }));
+  const runCount = useQuery(`runCount:${traceId}:${revision}`, (api) => api.runs({ traceId, limit: 1 }).then((page) => page.total));
   if (overview.status === 'loading') return <Loading what="the findings" />;
   if (overview.status === 'error') return <Failure what="the findings" error={overview.error} />;
   const groups = [...overview.data.groups].sort((a, b) => severityRank[b.severity] - severityRank[a.severity] || a.kind.localeCompare(b.kind));
+  const onlyInfo = groups.every((group) => group.severity === 'info');
   if (groups.length === 0) {
     return (
       <section className="findings-view" data-testid="findings-view" data-state="ready">
@@ -30,21 +37,32 @@ export function FindingsView({ traceId, revision }: { traceId: string; revision:
     );
   }
   return (
-    <section className="findings-view scroll-pane" data-testid="findings-view" data-state="ready">
-      <p className="muted">
-        {formatCount(overview.data.total)} finding{overview.data.total === 1 ? '' : 's'} in {groups.length} group{groups.length === 1 ? '' : 's'}.
-      </p>
-      {groups.map((group) => (
-        <FindingGroup key={`${group.kind}:${group.severity}`} traceId={traceId} revision={revision} kind={group.kind} severity={group.severity} count={group.count} />
-      ))}
-    </section>
+    <OneRunContext.Provider value={runCount.status === 'ready' && runCount.data === 1}>
+      <section className="findings-view scroll-pane" data-testid="findings-view" data-state="ready">
+        <p className="muted">
+          {formatCount(overview.data.total)} finding{overview.data.total === 1 ? '' : 's'} in {groups.length} group{groups.length === 1 ? '' : 's'}.
+        </p>
+        {groups.map((group) => (
+          <FindingGroup
+            key={`${group.kind}:${group.severity}`}
+            traceId={traceId}
+            revision={revision}
+            kind={group.kind}
+            severity={group.severity}
+            count={group.count}
+            // Info is folded away behind errors and warnings; alone, it is what there is to read.
+            initiallyOpen={group.severity !== 'info' || onlyInfo}
+          />
+        ))}
+      </section>
+    </OneRunContext.Provider>
   );
 }
 
-function FindingGroup({ traceId, revision, kind, severity, count }: { traceId: string; revision: number; kind: FindingKind; severity: Severity; count: number }) {
+function FindingGroup(props: { traceId: string; revision: number; kind: FindingKind; severity: Severity; count: number; initiallyOpen: boolean }) {
+  const { traceId, revision, kind, severity, count, initiallyOpen } = props;
   const [pages, setPages] = useState(1);
-  const [open, setOpen] = useState(severity !== 'info');
-  const shown = Math.min(count, pages * groupPageSize);
+  const [open, setOpen] = useState(initiallyOpen);
   return (
     <section className={`finding-group severity-${severity}`} data-testid="finding-group" data-kind={kind} data-severity={severity}>
       <h3>
@@ -53,25 +71,82 @@ function FindingGroup({ traceId, revision, kind, severity, count }: { traceId: s
         </button>
       </h3>
       {open && (
-        <>
-          <ul className="finding-list">
-            {Array.from({ length: Math.ceil(shown / groupPageSize) }, (_, page) => (
-              <FindingPage key={page} traceId={traceId} revision={revision} kind={kind} severity={severity} offset={page * groupPageSize} />
-            ))}
-          </ul>
-          {shown < count && (
-            <button type="button" className="link-button" onClick={() => setPages(pages + 1)}>
-              Show {formatCount(Math.min(groupPageSize, count - shown))} more of {formatCount(count - shown)}
-            </button>
-          )}
-        </>
+        <ul className="finding-list">
+          {Array.from({ length: pages }, (_, page) => (
+            <TemplatePage key={page} traceId={traceId} revision={revision} kind={kind} severity={severity} offset={page * groupPageSize} onMore={page === pages - 1 ? () => setPages(pages + 1) : null} />
+          ))}
+        </ul>
       )}
     </section>
   );
 }
 
-function FindingPage({ traceId, revision, kind, severity, offset }: { traceId: string; revision: number; kind: FindingKind; severity: Severity; offset: number }) {
-  const page = useQuery(`findings:${traceId}:${revision}:${kind}:${severity}:${offset}`, (api) => api.findings({ traceId, kind, severity, offset, limit: groupPageSize }));
+/**
+ * One page of a kind's groups of identical findings (same message once ids, numbers and locations
+ * are masked: shared/findingTemplate.ts). A finding without twins is listed as itself; a group of
+ * many shows its count and template, its occurrences on expand.
+ */
+function TemplatePage(props: { traceId: string; revision: number; kind: FindingKind; severity: Severity; offset: number; onMore: (() => void) | null }) {
+  const { traceId, revision, kind, severity, offset, onMore } = props;
+  const page = useQuery(`findingTemplates:${traceId}:${revision}:${kind}:${severity}:${offset}`, (api) =>
+    api.findings({ traceId, kind, severity, templates: true, offset, limit: groupPageSize }),
+  );
+  if (page.status === 'loading') return <Loading what="findings" />;
+  if (page.status === 'error') return <Failure what="findings" error={page.error} />;
+  const remaining = page.data.total - offset - groupPageSize;
+  return (
+    <>
+      {(page.data.templates ?? []).map((group) =>
+        group.count === 1 ? (
+          <FindingItem key={group.key} traceId={traceId} finding={group.first} />
+        ) : (
+          <TemplateGroup key={group.key} traceId={traceId} revision={revision} kind={kind} severity={severity} templateKey={group.key} template={group.template} count={group.count} />
+        ),
+      )}
+      {onMore !== null && remaining > 0 && (
+        <li>
+          <button type="button" className="link-button" onClick={onMore}>
+            Show {formatCount(Math.min(groupPageSize, remaining))} more of {formatCount(remaining)}
+          </button>
+        </li>
+      )}
+    </>
+  );
+}
+
+function TemplateGroup(props: { traceId: string; revision: number; kind: FindingKind; severity: Severity; templateKey: string; template: string; count: number }) {
+  const { traceId, revision, kind, severity, templateKey, template, count } = props;
+  const [open, setOpen] = useState(false);
+  const [pages, setPages] = useState(1);
+  const shown = Math.min(count, pages * groupPageSize);
+  return (
+    <li className="finding-template" data-testid="finding-template" data-count={count}>
+      <button type="button" className="group-toggle template-toggle" aria-expanded={open} onClick={() => setOpen(!open)} title={visibleText(template)}>
+        {open ? '▾' : '▸'} <span className="template-count">{formatCount(count)}×</span> <VisibleText text={template} />
+      </button>
+      {open && (
+        <ul className="finding-list">
+          {Array.from({ length: Math.ceil(shown / groupPageSize) }, (_, page) => (
+            <FindingPage key={page} traceId={traceId} revision={revision} kind={kind} severity={severity} templateKey={templateKey} offset={page * groupPageSize} />
+          ))}
+          {shown < count && (
+            <li>
+              <button type="button" className="link-button" onClick={() => setPages(pages + 1)}>
+                Show {formatCount(Math.min(groupPageSize, count - shown))} more of {formatCount(count - shown)}
+              </button>
+            </li>
+          )}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function FindingPage(props: { traceId: string; revision: number; kind: FindingKind; severity: Severity; templateKey: string; offset: number }) {
+  const { traceId, revision, kind, severity, templateKey, offset } = props;
+  const page = useQuery(`findings:${traceId}:${revision}:${kind}:${severity}:${templateKey}:${offset}`, (api) =>
+    api.findings({ traceId, kind, severity, templateKey, offset, limit: groupPageSize }),
+  );
   if (page.status === 'loading') return <Loading what="findings" />;
   if (page.status === 'error') return <Failure what="findings" error={page.error} />;
   return (
@@ -84,12 +159,11 @@ function FindingPage({ traceId, revision, kind, severity, offset }: { traceId: s
 }
 
 function FindingItem({ traceId, finding }: { traceId: string; finding: FindingRow }) {
+  const oneRun = useContext(OneRunContext);
   return (
     <li className="finding-item" data-testid="finding-item" data-kind={finding.kind} data-severity={finding.severity} data-run-id={finding.runId}>
       <a href={formatRoute(findingRoute(traceId, finding))} className="finding-link" data-testid="finding-link">
-        <VisibleText text={finding.runId ?? 'no run'} />
-        {finding.step !== null && ` · step ${finding.step}`}
-        {finding.line !== null && ` · line ${finding.line}`}
+        <RunStepLine runId={oneRun && finding.runId !== null ? undefined : finding.runId} step={finding.step} line={finding.line} />
       </a>
       <div className="finding-message wrap-text">
         <VisibleText text={finding.message} />

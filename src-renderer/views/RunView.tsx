@@ -14,6 +14,8 @@ import { usePagedRows, type PagedRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
 import { SeverityBadge, StatusBadge } from '../components/Badges';
 import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { MiddleEllipsis } from '../components/MiddleEllipsis';
+import { inspectorColumns, Splitter, useInspectorWidth } from '../components/Splitter';
 import { Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
@@ -155,6 +157,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
     },
   });
 
+  const [inspectorWidth, setInspectorWidth] = useInspectorWidth();
   const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step })), [traceId, runPk, cursor, route.step]);
 
   if (run.status === 'error') return <Failure what="this run" error={run.error} />;
@@ -184,7 +187,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
         <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} sort={route.requestSort} />
       ) : (
       <SubAgentsProvider traceId={traceId} subAgents={detail.subAgents}>
-      <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
+      <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`} style={inspectorOpen ? { gridTemplateColumns: inspectorColumns(inspectorWidth) } : undefined}>
         <Timeline
           traceId={traceId}
           runPk={runPk}
@@ -196,6 +199,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
           onSelectEvent={goToEvent}
           onSelectFinding={goToFinding}
         />
+        {route.eventId !== null && <Splitter width={inspectorWidth} onChange={setInspectorWidth} />}
         {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} />}
       </div>
       </SubAgentsProvider>
@@ -324,9 +328,9 @@ function RunHeader({
         <a href={formatRoute(lastListRoute(traceId))} className="back-link" title="Back to the list (Esc)">
           ← Back
         </a>
-        <h2 title={visibleText(run.runId)}>
+        <h2>
           {/* A sub-agent is told apart by its own part of the id; the line below names its parent. */}
-          <VisibleText text={run.parent === null ? run.runId : childRunName(run.runId, run.parent.runId)} />
+          <MiddleEllipsis text={run.parent === null ? run.runId : childRunName(run.runId, run.parent.runId)} kind="id" title={visibleText(run.runId)} />
         </h2>
         <StatusBadge status={run.status} raw={run.statusRaw} />
         <nav className="tabs run-sections" aria-label="Run views">

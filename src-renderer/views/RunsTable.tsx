@@ -10,10 +10,11 @@ import { findingKindSchema, type FindingKind } from '../../shared/report';
 import { runStatusSchema, type RunStatus } from '../../shared/trace/runStatus';
 import { useApi } from '../api/ApiContext';
 import { usePagedRows } from '../api/usePagedRows';
-import { FindingCounts, runHasErrors, StatusBadge } from '../components/Badges';
-import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { FindingCounts, runSeverityClass, StatusBadge } from '../components/Badges';
+import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { Empty, Failure } from '../components/States';
-import { VisibleText } from '../components/VisibleText';
+import { visibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
@@ -39,6 +40,8 @@ const columns = column.columns([
     id: 'run',
     header: 'Run',
     meta: { sort: 'first_line', className: 'col-run' },
+    // Unsorted rows are already in file order: the first click must change something, so it reverses it.
+    sortDescFirst: true,
     cell: (info) => <RunName run={info.row.original.run} />,
   }),
   column.accessor((row) => row.run.status, {
@@ -51,7 +54,7 @@ const columns = column.columns([
     id: 'steps',
     header: 'Steps',
     meta: { sort: 'steps', className: 'col-number' },
-    cell: (info) => formatCount(info.row.original.run.steps),
+    cell: (info) => <span title={`${formatCount(info.row.original.run.steps)} steps`}>{formatCount(info.row.original.run.steps)}</span>,
   }),
   column.accessor((row) => row.run.toolCalls, {
     id: 'toolCalls',
@@ -59,20 +62,26 @@ const columns = column.columns([
     meta: { sort: 'tool_calls', className: 'col-number' },
     cell: (info) => {
       const { run } = info.row.original;
-      return <span title={`${run.toolResults} results`}>{formatCount(run.toolCalls)}</span>;
+      return <span title={`${formatCount(run.toolCalls)} tool calls, ${formatCount(run.toolResults)} results`}>{formatCount(run.toolCalls)}</span>;
     },
   }),
   column.accessor((row) => (row.run.inputTokens ?? 0) + (row.run.outputTokens ?? 0), {
     id: 'tokens',
     header: 'Tokens in / out',
     meta: { sort: 'tokens', className: 'col-number' },
-    cell: (info) => formatTokens(info.row.original.run.inputTokens, info.row.original.run.outputTokens),
+    cell: (info) => {
+      const tokens = formatTokens(info.row.original.run.inputTokens, info.row.original.run.outputTokens);
+      return <span title={`${tokens} tokens (in / out)`}>{tokens}</span>;
+    },
   }),
   column.accessor((row) => row.run.durationMs, {
     id: 'duration',
     header: 'Duration',
     meta: { sort: 'duration', className: 'col-number' },
-    cell: (info) => formatDuration(info.row.original.run.durationMs, '—'),
+    cell: (info) => {
+      const duration = formatDuration(info.row.original.run.durationMs, '—');
+      return <span title={duration}>{duration}</span>;
+    },
   }),
   column.accessor((row) => row.run.findings.error, {
     id: 'findings',
@@ -89,16 +98,13 @@ const columns = column.columns([
   }),
   column.accessor((row) => row.run.file, {
     id: 'file',
-    header: 'File · format',
+    header: 'File',
     meta: { sort: null, className: 'col-file' },
     enableSorting: false,
     cell: (info) => {
       const { run } = info.row.original;
-      return (
-        <span title={run.file}>
-          <VisibleText text={baseName(run.file)} /> <span className="muted">· {run.format}</span>
-        </span>
-      );
+      // The format is the trace's (in the top bar): here it is only on hover, leaving the room to the file name.
+      return <MiddleEllipsis text={run.file} kind="path" title={`${visibleText(run.file)}\n${run.format}`} />;
     },
   }),
 ]);
@@ -118,11 +124,16 @@ function parseFilters(params: RouteParams) {
     findingKind: kind.success ? kind.data : undefined,
     text: params.text ?? '',
     sort: sort.success ? sort.data : ('first_line' as const),
+    sorted: sort.success,
     descending: params.desc === '1',
   };
 }
 
-export function RunsTable({ traceId, params, revision, ingesting }: { traceId: string; params: RouteParams; revision: number; ingesting: boolean }) {
+/** The File column only when the trace has several files (sub-agent transcripts): with one, it says the same on every row, and the top bar already names it. */
+const oneFileColumns = columns.filter((definition) => definition.id !== 'file');
+
+export function RunsTable(props: { traceId: string; params: RouteParams; revision: number; ingesting: boolean; oneFile: boolean }) {
+  const { traceId, params, revision, ingesting, oneFile } = props;
   const api = useApi();
   const filters = parseFilters(params);
   const setParams = useCallback(
@@ -138,7 +149,8 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
   const identity = JSON.stringify(request);
   const runs = usePagedRows(identity, revision, (offset, limit) => api.runs({ ...request, offset, limit }), pageSize);
 
-  const sorting: SortingState = [{ id: columnBySort.get(filters.sort) ?? 'run', desc: filters.descending }];
+  // No arrow until the user sorts: rows in file order are not "sorted by run".
+  const sorting: SortingState = filters.sorted ? [{ id: columnBySort.get(filters.sort) ?? 'run', desc: filters.descending }] : [];
   const onSortingChange = (updater: Updater<SortingState>) => {
     const next = (typeof updater === 'function' ? updater(sorting) : updater)[0];
     const sort = next ? sortByColumn.get(next.id) : null;
@@ -176,7 +188,7 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
 
   const table = useTable({
     features,
-    columns,
+    columns: oneFile ? oneFileColumns : columns,
     data,
     getRowId: (row) => String(row.run.runPk),
     state: { sorting },
@@ -184,7 +196,7 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
     meta: { findingsPending: ingesting },
     manualSorting: true,
     enableMultiSort: false,
-    // There is always an order (file order by default): a header click flips it, never removes it.
+    // Once sorted, a header click flips the order, never removes it (file order is the unsorted state).
     enableSortingRemoval: false,
   });
   const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
@@ -218,12 +230,13 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
 
   const state = runs.error !== null ? 'error' : shown && runs.fresh && !ingesting ? 'ready' : 'loading';
   const filtered = filters.status !== undefined || filters.findingKind !== undefined || filters.text !== '';
+  const gridClass = oneFile ? 'runs-grid runs-grid-one-file' : 'runs-grid';
   return (
     <section className="runs-view" data-testid="runs-view" data-state={state} data-total={runs.total ?? ''}>
-      <RunFilters status={filters.status} findingKind={filters.findingKind} text={filters.text} total={runs.total} onChange={setParams} />
+      <RunFilters status={filters.status} findingKind={filters.findingKind} text={filters.text} total={runs.total} inFileOrder={!filters.sorted} onChange={setParams} />
       {runs.error !== null && <Failure what="the runs" error={new Error(runs.error)} />}
       <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Runs" aria-rowcount={count}>
-        <div className="grid-row grid-header runs-grid" role="row">
+        <div className={`grid-row grid-header ${gridClass}`} role="row">
           {table.getHeaderGroups()[0]?.headers.map((header) => {
             const sorted = header.column.getIsSorted();
             const canSort = header.column.columnDef.meta?.sort != null;
@@ -249,7 +262,7 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
         <div className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
             const row = rowsByIndex.get(item.index);
-            if (!row) return <div key={item.key} className="grid-row runs-grid row-placeholder" style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
+            if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
             return (
               <RunGridRow
                 key={row.id}
@@ -263,6 +276,7 @@ export function RunsTable({ traceId, params, revision, ingesting }: { traceId: s
                   </div>
                 ))}
                 href={formatRoute(routes.run(traceId, row.original.run.runPk))}
+                gridClass={gridClass}
               />
             );
           })}
@@ -295,14 +309,15 @@ interface RunGridRowProps {
   findingsPending: boolean;
   cells: ReactNode;
   href: string;
+  gridClass: string;
 }
 
 /** A row is a link to its run (click, middle-click, keyboard); its cells are a function of the run and the table's meta only. */
-const RunGridRow = memo(function RunGridRow({ run, top, selected, cells, href }: RunGridRowProps) {
+const RunGridRow = memo(function RunGridRow({ run, top, selected, cells, href, gridClass }: RunGridRowProps) {
   return (
     <a
       href={href}
-      className={`grid-row runs-grid run-row ${runHasErrors(run) ? 'row-error' : ''} ${selected ? 'row-selected' : ''}`}
+      className={`grid-row ${gridClass} run-row ${runSeverityClass(run)} ${selected ? 'row-selected' : ''}`}
       style={{ transform: `translateY(${top}px)` }}
       role="row"
       data-testid="run-row"
@@ -315,7 +330,7 @@ const RunGridRow = memo(function RunGridRow({ run, top, selected, cells, href }:
     </a>
   );
 }, (previous, next) =>
-  previous.run === next.run && previous.top === next.top && previous.selected === next.selected && previous.findingsPending === next.findingsPending && previous.href === next.href,
+  previous.run === next.run && previous.top === next.top && previous.selected === next.selected && previous.findingsPending === next.findingsPending && previous.href === next.href && previous.gridClass === next.gridClass,
 );
 
 function RunFilters({
@@ -323,12 +338,14 @@ function RunFilters({
   findingKind,
   text,
   total,
+  inFileOrder,
   onChange,
 }: {
   status: RunStatus | undefined;
   findingKind: FindingKind | undefined;
   text: string;
   total: number | null;
+  inFileOrder: boolean;
   onChange: (changes: Record<string, string | undefined>) => void;
 }) {
   const [draft, setDraft] = useState(text);
@@ -347,7 +364,9 @@ function RunFilters({
         Text{' '}
         <input type="text" value={draft} placeholder="run id, file or status" onChange={(event) => setDraft(event.target.value)} data-testid="filter-text" maxLength={500} />
       </label>
-      <span className="muted filters-total">{total === null ? '' : `${formatCount(total)} run${total === 1 ? '' : 's'}`}</span>
+      <span className="muted filters-total" data-testid="runs-total">
+        {total === null ? '' : `${formatCount(total)} run${total === 1 ? '' : 's'}${inFileOrder ? ', in file order' : ''}`}
+      </span>
     </div>
   );
 }

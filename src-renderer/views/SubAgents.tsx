@@ -14,6 +14,7 @@ import { formatCount, formatDuration, humanize } from '../components/format';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import { childRunName, missingTranscriptNote } from './subAgentNames';
+import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import '../styles/subagents.css';
 
 interface SubAgents {
@@ -230,8 +231,8 @@ export function RunName({ run }: { run: RunRow }) {
     .join('\n');
   if (run.parent === null) {
     return (
-      <span className="run-id" title={title}>
-        <VisibleText text={run.runId} />
+      <span className="run-id">
+        <MiddleEllipsis text={run.runId} kind="id" title={title} />
       </span>
     );
   }

@@ -3,6 +3,7 @@ import type { TraceSummary } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { baseName, formatBytes, formatCount, formatDuration, formatProgress } from '../components/format';
+import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { Empty, Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
@@ -72,7 +73,8 @@ function useTraceSummary(traceId: string): { summary: TraceSummary | null; error
           else if (summary.follow !== null && summary.follow.state !== 'stopped') timer = window.setTimeout(poll, followPollMs);
         },
         (error: unknown) => {
-          if (active) setState((previous) => ({ ...previous, traceId, attempt, error }));
+          // Another trace's summary must not stand in for this one (an unknown trace id answers 404).
+          if (active) setState((previous) => ({ ...previous, summary: previous.traceId === traceId ? previous.summary : null, traceId, attempt, error }));
         },
       );
     };
@@ -126,7 +128,7 @@ export function TraceView({ route }: { route: TraceRoute }) {
       <TopBar>
         <div className="trace-title" title={summary.path}>
           <strong>
-            <VisibleText text={summary.name} />
+            <MiddleEllipsis text={summary.name} kind="path" title={summary.path} />
           </strong>
           <span className="muted">
             {summary.format ?? 'detecting format…'}
@@ -181,7 +183,7 @@ function TraceBody({ route, summary, revision }: { route: TraceRoute; summary: T
   if (route.view === 'diff') return <RequestDiffView route={route} revision={revision} />;
   switch (route.tab) {
     case 'runs':
-      return <RunsTable traceId={summary.traceId} params={route.params} revision={revision} ingesting={summary.state === 'ingesting'} />;
+      return <RunsTable traceId={summary.traceId} params={route.params} revision={revision} ingesting={summary.state === 'ingesting'} oneFile={summary.companions.length === 0} />;
     case 'findings':
       return <FindingsView traceId={summary.traceId} revision={revision} />;
     case 'calls':

@@ -409,7 +409,10 @@ describe('trace content is text, never markup', () => {
     await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
     const row = page.locator('[data-testid=run-row]');
     assert.equal(await row.getAttribute('data-run-id'), runId);
-    assert.equal(await row.locator('.run-id').innerText(), runId);
+    // textContent: the id is cut in the middle into two flex parts, which innerText separates with a line break.
+    assert.equal(await row.locator('.run-id').textContent(), runId);
+    const idTitle = (await row.locator('.run-id [data-testid=middle-ellipsis]').getAttribute('title')) ?? '';
+    assert.ok(idTitle.startsWith(`${runId}\nlines `), `the full id is on hover, as text: ${idTitle}`);
     await row.click();
     await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
     assert.match(await page.locator('.run-task').innerText(), /<script>alert\(2\)<\/script>/);
