@@ -7,6 +7,8 @@
  * `#/trace/<id>/run/<runPk>/diff/<eventId>`, optionally `/against/<eventId>` (the left side, when
  * it is not the previous request) and `/from/<eventId>` (the event `d` was pressed on, when it was
  * not itself a request).
+ *
+ * A run's timeline folds bookkeeping events away; `?all=1` shows every event.
  */
 export const traceTabs = ['runs', 'findings', 'calls', 'parse-errors', 'search'] as const;
 export type TraceTab = (typeof traceTabs)[number];
@@ -19,9 +21,10 @@ export type Route =
   | { view: 'trace'; traceId: string; tab: TraceTab; params: RouteParams }
   /**
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
-   * `section` is the timeline or the run's requests (context growth).
+   * `section` is the timeline or the run's requests (context growth); `showAll`: the timeline
+   * lists bookkeeping events too (shared/trace/bookkeeping.ts).
    */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection }
+  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; showAll: boolean }
   /**
    * Request `eventId` (a model request, or the response a reconstructed request was sent for)
    * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
@@ -71,9 +74,10 @@ export function parseRoute(hash: string): Route {
         return { view: 'diff', traceId, runPk, eventId, previousEventId: parseInteger(options.get('against')), fromEventId: parseInteger(options.get('from')) };
       }
     }
-    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' };
+    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', showAll: false };
     const options = pairs(rest, 2);
-    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline' };
+    const showAll = new URLSearchParams(query).get('all') === '1';
+    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline', showAll };
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -93,6 +97,7 @@ export function formatRoute(route: Route): string {
     let hash = `${trace}/run/${route.runPk}`;
     if (route.step !== null) hash += `/step/${route.step}`;
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
+    if (route.showAll) hash += '?all=1';
     return hash;
   }
   const entries = Object.entries(route.params).filter(([, value]) => value !== '');
@@ -103,16 +108,17 @@ export function formatRoute(route: Route): string {
 export const routes = {
   start: (): Route => startRoute,
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
-  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null } = {}): Route => ({
+  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean } = {}): Route => ({
     view: 'run',
     traceId,
     runPk,
     step: where.step ?? null,
     eventId: where.eventId ?? null,
     section: 'timeline',
+    showAll: where.showAll ?? false,
   }),
   /** The run's requests and its context growth. */
-  runRequests: (traceId: string, runPk: number): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' }),
+  runRequests: (traceId: string, runPk: number): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', showAll: false }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (traceId: string, runPk: number, eventId: number, options: { previousEventId?: number | null; fromEventId?: number | null } = {}): Route => ({
     view: 'diff',
