@@ -425,6 +425,34 @@ export const apiMethods = {
     response: z.object({ eventId: z.number().int(), line: z.number().int(), reconstructed: z.boolean() }).nullable(),
   },
   /**
+   * A run's waterfall: its model and tool calls on a time axis (shared/analysis/waterfall.ts), each
+   * on a track of its kind so parallel calls sit side by side; `untimed`: calls the trace records
+   * no time for; `omitted`: spans past the first 10,000 of a kind.
+   */
+  runWaterfall: {
+    request: z.object({ traceId, runPk: z.number().int() }),
+    response: z.object({
+      spans: z.array(
+        z.object({
+          kind: z.enum(['model', 'tool']),
+          /** The timeline row it stands for: the model response; a tool call's result (else the response that issued it). */
+          eventId: z.number().int(),
+          /** A tool call's issuing model response. */
+          issuerEventId: z.number().int().nullable(),
+          step: z.number().int().nullable(),
+          /** A tool call's tool. */
+          name: z.string().nullable(),
+          failed: z.boolean(),
+          startMs: z.number(),
+          endMs: z.number(),
+          track: z.number().int(),
+        }),
+      ),
+      untimed: z.number().int(),
+      omitted: z.number().int(),
+    }),
+  },
+  /**
    * A step of a run (`at`), or the nearest one `after` or `before` it, and its first event's index
    * in the run's event list (without bookkeeping when `hideBookkeeping`); null when there is none.
    */

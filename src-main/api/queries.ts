@@ -21,6 +21,7 @@ import type { QueryMethod } from './queryProtocol';
 import { prepared } from '../engine/store/preparedStatements';
 import { requestDiff } from './requestDiff';
 import { runRequests } from './runRequests';
+import { runWaterfall } from './runWaterfall';
 import { searchEvents } from './search';
 
 /** Which rows of the database belong to the trace, and which analysis its findings come from. */
@@ -791,6 +792,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   rawLine,
   requestDiff: (db, scope, request) => requestDiff(db, scope.sourceIds, request),
   requests: (db, scope, request) => runRequests(db, runInScope(db, scope, request.runPk).id),
+  runWaterfall: (db, scope, request) => runWaterfall(db, runInScope(db, scope, request.runPk).id),
   // A trace's database holds only the trace's own files, so the search needs no scope.
   search: (db, _scope, request) => searchEvents(db, request),
 };

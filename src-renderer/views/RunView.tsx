@@ -23,6 +23,7 @@ import { navigate } from '../navigation/useRoute';
 import { EventInspector, type DiffAction } from './EventInspector';
 import { BookkeepingBar } from './BookkeepingBar';
 import { RequestsPanel } from './RequestsPanel';
+import { Waterfall } from './Waterfall';
 import { findingRoute, indexFindings, withCalls, type RunFindings } from './runModel';
 import { FindingMarker, Timeline } from './Timeline';
 import { lastListRoute } from './lastListRoute';
@@ -79,6 +80,13 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
     (event: EventRow) => {
       setActiveFindingId(null);
       navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll }));
+    },
+    [traceId, runPk, showAll],
+  );
+  const selectSpan = useCallback(
+    (span: { eventId: number; step: number | null }) => {
+      setActiveFindingId(null);
+      navigate(routes.run(traceId, runPk, { step: span.step, eventId: span.eventId, showAll }));
     },
     [traceId, runPk, showAll],
   );
@@ -190,6 +198,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
       <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
         <div className="timeline-pane">
         <BookkeepingBar route={route} hidden={bookkeeping?.list === eventList ? bookkeeping.count : null} />
+        <Waterfall traceId={traceId} runPk={runPk} revision={revision} selectedEventId={route.eventId ?? cursor?.event?.eventId ?? null} onSelect={selectSpan} />
         <Timeline
           traceId={traceId}
           runPk={runPk}
