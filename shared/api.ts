@@ -427,7 +427,7 @@ export const apiMethods = {
   /**
    * A run's waterfall: its model and tool calls on a time axis (shared/analysis/waterfall.ts), each
    * on a track of its kind so parallel calls sit side by side; `untimed`: calls the trace records
-   * no time for; `omitted`: spans past the first 10,000 of a kind.
+   * no time for; `omitted`: calls past the run's first 5,000 of a kind, not drawn.
    */
   runWaterfall: {
     request: z.object({ traceId, runPk: z.number().int() }),

@@ -12,8 +12,11 @@ import { prepared } from '../engine/store/preparedStatements';
 type Waterfall = ApiResponse<'runWaterfall'>;
 type Span = Waterfall['spans'][number];
 
-/** Spans drawn per kind (the earliest): beyond this a waterfall is a smear, and the timeline has them all. */
-export const MAX_SPANS_PER_KIND = 10_000;
+/**
+ * Calls drawn per kind, the run's first ones: past this a waterfall is a smear at any width (and
+ * its answer megabytes), while the timeline lists them all.
+ */
+export const MAX_SPANS_PER_KIND = 5000;
 
 interface ResponseSqlRow {
   id: number;
@@ -47,14 +50,18 @@ export function runWaterfall(db: Database.Database, runPk: number): Waterfall {
        CASE WHEN e.ts IS NULL OR e.latency_ms IS NOT NULL THEN NULL ELSE
          (SELECT p.ts FROM events p WHERE p.run_pk = e.run_pk AND p.run_index < e.run_index AND p.visible_index IS NOT NULL AND p.ts IS NOT NULL ORDER BY p.run_index DESC LIMIT 1)
        END AS previous_ts
-     FROM events e WHERE e.run_pk = ? AND e.type = 'model_response' ORDER BY e.run_index`,
+     FROM events e WHERE e.run_pk = ? AND e.type = 'model_response' ORDER BY e.run_index LIMIT ${MAX_SPANS_PER_KIND}`,
   ).all(runPk);
   const calls = prepared<[number], CallSqlRow>(
     db,
     `SELECT c.event_id, c.call_id, c.name, c.step, c.state, c.answer_event_id, a.type AS answer_type, i.ts AS issued_ts, a.ts AS answered_ts, a.latency_ms
      FROM calls c JOIN events i ON i.id = c.event_id LEFT JOIN events a ON a.id = c.answer_event_id
-     WHERE c.run_pk = ? ORDER BY c.id`,
+     WHERE c.run_pk = ? ORDER BY c.event_id, c.call_index LIMIT ${MAX_SPANS_PER_KIND}`,
   ).all(runPk);
+  const totals = prepared<[number, number], { responses: number; calls: number }>(
+    db,
+    "SELECT (SELECT count(*) FROM events WHERE run_pk = ? AND type = 'model_response') AS responses, (SELECT count(*) FROM tool_calls WHERE run_pk = ?) AS calls",
+  ).get(runPk, runPk)!;
   // When each call was started (its first tool_call_start), where the format writes one.
   const startedAt = new Map<string, string>();
   for (const start of prepared<[number], { call_id: string; ts: string | null }>(db, "SELECT call_id, ts FROM events WHERE run_pk = ? AND type = 'tool_call_start' ORDER BY run_index").all(runPk)) {
@@ -77,13 +84,10 @@ export function runWaterfall(db: Database.Database, runPk: number): Waterfall {
     if (times === null) untimed += 1;
     else tool.push({ times, span: { kind: 'tool', eventId: ran ? call.answer_event_id! : call.event_id, issuerEventId: call.event_id, step: call.step, name: call.name, failed: call.state === 'error' } });
   }
-  let omitted = 0;
   const spans: Span[] = [];
   for (const group of [model, tool]) {
-    const kept = group.sort((a, b) => a.times.startMs - b.times.startMs).slice(0, MAX_SPANS_PER_KIND);
-    omitted += group.length - kept.length;
-    const tracks = assignTracks(kept.map((entry) => entry.times));
-    kept.forEach((entry, index) => spans.push({ ...entry.span, startMs: entry.times.startMs, endMs: entry.times.endMs, track: tracks[index]! }));
+    const tracks = assignTracks(group.map((entry) => entry.times));
+    group.forEach((entry, index) => spans.push({ ...entry.span, startMs: entry.times.startMs, endMs: entry.times.endMs, track: tracks[index]! }));
   }
-  return { spans, untimed, omitted };
+  return { spans, untimed, omitted: totals.responses - responses.length + (totals.calls - calls.length) };
 }

@@ -27,17 +27,17 @@ const selectedRow = (page: Page) => page.locator('[data-testid=timeline-row][dat
 async function rowsOnScreen(page: Page): Promise<{ index: number; lane: string; type: string; text: string; line: number; calls: number }[]> {
   return page.locator('[data-testid=timeline]').evaluate((timeline) => {
     const view = timeline.getBoundingClientRect();
-    return [...timeline.querySelectorAll<HTMLElement>('[data-testid=timeline-row]')]
+    return [...timeline.querySelectorAll('[data-testid=timeline-row]')]
       .filter((row) => {
         const box = row.getBoundingClientRect();
         return box.top >= view.top && box.top < view.bottom;
       })
       .map((row) => ({
         index: Number(row.parentElement?.getAttribute('aria-rowindex')),
-        lane: row.dataset['lane'] ?? '',
-        type: row.dataset['type'] ?? '',
+        lane: row.getAttribute('data-lane') ?? '',
+        type: row.getAttribute('data-type') ?? '',
         text: row.textContent ?? '',
-        line: Number(row.dataset['line']),
+        line: Number(row.getAttribute('data-line')),
         calls: row.querySelectorAll('[data-testid=call-chip]').length,
       }));
   });
@@ -104,7 +104,7 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     const step = await timeline.evaluate((element) => element.clientHeight - 60);
     for (let top = 0; ; top += step) {
       await timeline.evaluate((element, y) => element.scrollTo(0, y), top);
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid=timeline] .row-placeholder').length === 0);
+      await page.waitForFunction("document.querySelectorAll('[data-testid=timeline] .row-placeholder').length === 0");
       for (const row of await rowsOnScreen(page)) if (row.type !== 'run_end') lineAt.set(row.index, row.line);
       const done = await timeline.evaluate((element) => element.scrollTop + element.clientHeight >= element.scrollHeight - 1);
       if (done) break;
@@ -165,7 +165,7 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     assert.equal(await page.locator('[data-testid=waterfall-bar][data-kind=model]').count(), 5);
     assert.equal(await page.locator('[data-testid=waterfall-bar][data-kind=tool]').count(), 5);
     // Read and Grep ran in parallel: side by side, on two tracks.
-    const tops = await page.locator('[data-testid=waterfall-bar][data-kind=tool]').evaluateAll((elements) => elements.map((element) => (element as HTMLElement).style.top));
+    const tops = await page.locator('[data-testid=waterfall-bar][data-kind=tool]').evaluateAll((elements) => elements.map((element) => /top: ([^;]+)/.exec(element.getAttribute('style') ?? '')?.[1] ?? ''));
     assert.equal(new Set(tops).size, 2, `tool tracks: ${tops.join(', ')}`);
 
     // The failed test run's bar opens its result.
