@@ -72,9 +72,9 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     const lanes = new Set(onScreen.map((row) => row.lane));
     for (const lane of ['input', 'model', 'result']) assert.ok(lanes.has(lane), `no ${lane} row on the first screen: ${JSON.stringify(onScreen)}`);
     assert.ok(onScreen.some((row) => row.calls > 0), 'no tool call on the first screen');
-    // The run's start is anchored to the first record that names the session (a hook's progress line); it is the only row that says so.
+    // Not even the run's start, anchored to the first record that names the session (a hook's progress line), says "progress".
     assert.deepEqual(
-      onScreen.filter((row) => row.type !== 'run_start' && /progress|file-history-snapshot|stop_hook_summary/.test(row.text)),
+      onScreen.filter((row) => /progress|file-history-snapshot|stop_hook_summary/.test(row.text)),
       [],
     );
     // The user's prompt (line 5) follows the run's start directly: the 40 prompt-hook lines and the snapshots between are folded.
@@ -104,7 +104,7 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     const step = await timeline.evaluate((element) => element.clientHeight - 60);
     for (let top = 0; ; top += step) {
       await timeline.evaluate((element, y) => element.scrollTo(0, y), top);
-      await page.waitForFunction("document.querySelectorAll('[data-testid=timeline] .row-placeholder').length === 0");
+      await page.locator('[data-testid=timeline] .row-placeholder').first().waitFor({ state: 'detached' });
       for (const row of await rowsOnScreen(page)) if (row.type !== 'run_end') lineAt.set(row.index, row.line);
       const done = await timeline.evaluate((element) => element.scrollTop + element.clientHeight >= element.scrollHeight - 1);
       if (done) break;

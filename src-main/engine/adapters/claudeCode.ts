@@ -325,7 +325,8 @@ class ClaudeCodeMapper implements FormatMapper {
       },
       ...(prompt !== '' ? { task: prompt } : {}),
     };
-    return { event, typeRaw: type === '' ? 'run_start' : companionTypeRaw(record, type), line };
+    // A run that starts on a progress line or a snapshot is not that record: it is named as what it is.
+    return { event, typeRaw: conversationTypes.has(type) ? type : 'run_start', line };
   }
 
   private mapAssistant(run: RunState, record: Record<string, unknown>, message: Record<string, unknown>, ts: string | undefined, line: LineRef, emit: Emit): void {
