@@ -10,6 +10,12 @@
  * the raw type the adapter gives them: an exact raw type, or a prefix ending in `/` for a family
  * (every `progress/<kind>`). An unknown event that is not listed here is shown: it may be input (a
  * user prompt, a developer message) or something the adapter does not know yet.
+ *
+ * Applied once, at ingest (traceIngester.ts): each event that is not bookkeeping gets its
+ * position among those (`visible_index`), so the timeline pages over the rows it shows with one
+ * index seek, as it does over all of them — filtering at query time would walk a 100,000-event
+ * run's bookkeeping to find a page. The rules live here, pure and beside each other, so they are
+ * read, tested and documented as one table rather than spread over the adapters.
  */
 
 interface BookkeepingRule {
