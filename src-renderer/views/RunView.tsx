@@ -198,7 +198,8 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
       <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`}>
         <div className="timeline-pane">
         <BookkeepingBar route={route} hidden={bookkeeping?.list === eventList ? bookkeeping.count : null} />
-        <Waterfall traceId={traceId} runPk={runPk} revision={revision} selectedEventId={route.eventId ?? cursor?.event?.eventId ?? null} onSelect={selectSpan} />
+        {/* One per run: another run's bars must not stand in while this one's load. */}
+        <Waterfall key={`${traceId}:${runPk}`} traceId={traceId} runPk={runPk} revision={revision} selectedEventId={route.eventId ?? cursor?.event?.eventId ?? null} onSelect={selectSpan} />
         <Timeline
           traceId={traceId}
           runPk={runPk}
