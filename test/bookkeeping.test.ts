@@ -92,3 +92,44 @@ describe("a run's events without bookkeeping, through the API", () => {
     }
   });
 });
+
+describe('an Inspect sample without its bookkeeping, and its waterfall, through the API', () => {
+  it('folds span markers, sandbox, state, store and info events, keeps the calls and the score, and places the calls in time', async () => {
+    const cache = temporaryDir('bookkeeping-inspect');
+    try {
+      const trace = await openTrace(join(import.meta.dirname, 'fixtures', 'ui', 'inspect-spans', 'spans.json'), { cacheDir: cache.path, analysis: defaultAnalysis });
+      const db = openDatabase(trace.dbPath, { readonly: true });
+      try {
+        const scope = { sourceIds: [1], optionsKey: '' };
+        const sample = { runPk: (db.prepare("SELECT id FROM runs WHERE run_id = 'evalSpans1/count-lines/epoch1'").get() as { id: number }).id };
+        const request = { traceId: 't', runPk: sample.runPk, offset: 0, limit: 2000 };
+        const all = queries.runEvents(db, scope, { ...request, hideBookkeeping: false });
+        const content = queries.runEvents(db, scope, { ...request, hideBookkeeping: true });
+        const kept = new Set(content.rows.map((row) => row.eventId));
+        const folded = all.rows.filter((row) => !kept.has(row.eventId)).map((row) => row.typeRaw);
+        assert.deepEqual(folded.toSorted(), [...Array(4).fill('event/span_begin'), ...Array(4).fill('event/span_end'), 'event/info', 'event/sandbox', 'event/sandbox', 'event/state', 'event/store'].toSorted());
+        assert.equal(content.hiddenBookkeeping, 13);
+        const shown = content.rows.map((row) => row.typeRaw);
+        for (const typeRaw of ['event/sample_init', 'event/score']) assert.ok(shown.includes(typeRaw), `${typeRaw} is shown`);
+        assert.deepEqual(content.rows.filter((row) => row.type === 'model_response' || row.type === 'tool_result').map((row) => row.type), ['model_response', 'tool_result', 'model_response']);
+
+        // The model events record their time (output.time) and the tool its working_time: spans end at their events' times.
+        const waterfall = queries.runWaterfall(db, scope, { traceId: 't', runPk: sample.runPk });
+        const at = (seconds: number) => Date.parse(`2025-06-11T14:00:${seconds.toFixed(3).padStart(6, '0')}Z`);
+        assert.deepEqual(
+          waterfall.spans.map((span) => [span.kind, span.startMs - at(0), span.endMs - at(0), span.track]),
+          [
+            ['model', at(2) - 1200 - at(0), at(2) - at(0), 0],
+            ['model', at(4) - 900 - at(0), at(4) - at(0), 0],
+            ['tool', at(2.5) - 300 - at(0), at(2.5) - at(0), 0],
+          ],
+        );
+        assert.deepEqual([waterfall.untimed, waterfall.omitted], [0, 0]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      cache.remove();
+    }
+  });
+});
