@@ -99,15 +99,19 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     assert.equal(await timeline.getAttribute('aria-rowcount'), String(13 + bookkeeping));
     const first = await rowsOnScreen(page);
     assert.ok(first.some((row) => row.text.includes('progress/hook_progress')), 'bookkeeping rows are listed');
+    // Every row, read as the virtualized list renders it: the rows rendered so far, then the last of them
+    // scrolled into view and the next one waited for, until the end of the run.
     const lineAt = new Map<number, number>();
-    // Page by page, each overlapping the last a little, so no row is skipped.
-    const step = await timeline.evaluate((element) => element.clientHeight - 60);
-    for (let top = 0; ; top += step) {
-      await timeline.evaluate((element, y) => element.scrollTo(0, y), top);
-      await page.locator('[data-testid=timeline] .row-placeholder').first().waitFor({ state: 'detached' });
-      for (const row of await rowsOnScreen(page)) if (row.type !== 'run_end') lineAt.set(row.index, row.line);
-      const done = await timeline.evaluate((element) => element.scrollTop + element.clientHeight >= element.scrollHeight - 1);
-      if (done) break;
+    const lastIndex = 13 + bookkeeping + 1;
+    for (;;) {
+      const rendered = await page.locator('.timeline-slot:has([data-testid=timeline-row])').evaluateAll((slots) =>
+        slots.map((slot) => ({ index: Number(slot.getAttribute('aria-rowindex')), type: slot.firstElementChild?.getAttribute('data-type') ?? '', line: Number(slot.firstElementChild?.getAttribute('data-line')) })),
+      );
+      for (const row of rendered) if (row.type !== 'run_end') lineAt.set(row.index, row.line);
+      const furthest = Math.max(...rendered.map((row) => row.index));
+      if (furthest >= lastIndex) break;
+      await page.locator(`.timeline-slot[aria-rowindex="${furthest}"]`).scrollIntoViewIfNeeded();
+      await page.locator(`.timeline-slot[aria-rowindex="${furthest + 1}"] [data-testid=timeline-row]`).waitFor();
     }
     assert.equal(lineAt.size, 13 + bookkeeping - 1);
     const lines = [...lineAt].sort(([a], [b]) => a - b).map(([, line]) => line);
