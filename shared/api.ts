@@ -459,11 +459,22 @@ export const apiMethods = {
   /**
    * A run's events in order, paged (a run can have a million), with the tool calls the page's
    * events issue, start or answer (`calls`): a view holds the calls of what it has shown, never all
-   * of a run's.
+   * of a run's. `hideBookkeeping` lists only the events that are not bookkeeping
+   * (shared/trace/bookkeeping.ts), paged and counted over those; `hiddenBookkeeping` is how many
+   * the run has either way.
    */
-  runEvents: { request: z.object({ traceId, runPk: z.number().int(), ...page }), response: paged(eventRowSchema).extend({ calls: z.array(callRowSchema) }) },
-  /** Where an event sits in its run's event list: for jumping to it. */
-  eventPosition: { request: z.object({ traceId, eventId: z.number().int() }), response: z.object({ runPk: z.number().int(), index: z.number().int() }) },
+  runEvents: {
+    request: z.object({ traceId, runPk: z.number().int(), ...page, hideBookkeeping: z.boolean().default(false) }),
+    response: paged(eventRowSchema).extend({ calls: z.array(callRowSchema), hiddenBookkeeping: z.number().int() }),
+  },
+  /**
+   * Where an event sits in its run's event list (`index`) and in the list without bookkeeping
+   * (`visibleIndex`, null when it is bookkeeping): for jumping to it.
+   */
+  eventPosition: {
+    request: z.object({ traceId, eventId: z.number().int() }),
+    response: z.object({ runPk: z.number().int(), index: z.number().int(), visibleIndex: z.number().int().nullable() }),
+  },
   /**
    * The model request an event belongs to: the run's request at or before it (a response's is the
    * request it answered), else the run's first; in a run whose requests are reconstructed, a
@@ -473,9 +484,40 @@ export const apiMethods = {
     request: z.object({ traceId, eventId: z.number().int() }),
     response: z.object({ eventId: z.number().int(), line: z.number().int(), reconstructed: z.boolean() }).nullable(),
   },
-  /** A step of a run (`at`), or the nearest one `after` or `before` it, and its first event's index in the run's event list; null when there is none. */
+  /**
+   * A run's waterfall: its model and tool calls on a time axis (shared/analysis/waterfall.ts), each
+   * on a track of its kind so parallel calls sit side by side; `untimed`: calls the trace records
+   * no time for; `omitted`: calls past the run's first 5,000 of a kind, not drawn.
+   */
+  runWaterfall: {
+    request: z.object({ traceId, runPk: z.number().int() }),
+    response: z.object({
+      spans: z.array(
+        z.object({
+          kind: z.enum(['model', 'tool']),
+          /** The timeline row it stands for: the model response; a tool call's result (else the response that issued it). */
+          eventId: z.number().int(),
+          /** A tool call's issuing model response. */
+          issuerEventId: z.number().int().nullable(),
+          step: z.number().int().nullable(),
+          /** A tool call's tool. */
+          name: z.string().nullable(),
+          failed: z.boolean(),
+          startMs: z.number(),
+          endMs: z.number(),
+          track: z.number().int(),
+        }),
+      ),
+      untimed: z.number().int(),
+      omitted: z.number().int(),
+    }),
+  },
+  /**
+   * A step of a run (`at`), or the nearest one `after` or `before` it, and its first event's index
+   * in the run's event list (without bookkeeping when `hideBookkeeping`); null when there is none.
+   */
   stepPosition: {
-    request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']) }),
+    request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']), hideBookkeeping: z.boolean().default(false) }),
     response: z.object({ step: z.number().int(), index: z.number().int() }).nullable(),
   },
   /**

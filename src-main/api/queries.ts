@@ -23,6 +23,7 @@ import type { QueryMethod } from './queryProtocol';
 import { prepared } from '../engine/store/preparedStatements';
 import { requestDiff } from './requestDiff';
 import { runRequests } from './runRequests';
+import { runWaterfall } from './runWaterfall';
 import { searchEvents } from './search';
 import { startingCall, subAgentCalls } from './subAgents';
 
@@ -332,7 +333,7 @@ const run: Query<'run'> = (db, scope, request) => {
 
 const eventSqlColumns = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'ts', 'call_id', 'name', 'outcome',
-  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary', 'run_index',
+  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary', 'run_index', 'visible_index',
 ] as const satisfies readonly (keyof StoredEventRow)[];
 
 /** The stored event columns a view lists. */
@@ -389,17 +390,30 @@ function toEventRow(row: EventSqlRow): EventRow {
   };
 }
 
+/** The run's events counted by their position index: one seek to its last entry. */
+function eventCount(db: Database.Database, runPk: number, position: EventPosition): number {
+  return (prepared<[number], { last: number | null }>(db, `SELECT max(${position}) AS last FROM events WHERE run_pk = ?`).get(runPk)?.last ?? -1) + 1;
+}
+
+/** Which position a run's event list is paged by: every event, or those that are not bookkeeping. */
+type EventPosition = 'run_index' | 'visible_index';
+
+const positionOf = (hideBookkeeping: boolean): EventPosition => (hideBookkeeping ? 'visible_index' : 'run_index');
+
 const runEvents: Query<'runEvents'> = (db, scope, request) => {
   const row = runInScope(db, scope, request.runPk);
-  // Both by the run's position index: the count from its last entry, the page by seeking to its
-  // first row (keyset on run_index), so the millionth event costs what the first does.
-  const total = (prepared<[number], { last: number | null }>(db, 'SELECT max(run_index) AS last FROM events WHERE run_pk = ?').get(row.id)?.last ?? -1) + 1;
-  const rows = prepared<[number, number, number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE run_pk = ? AND run_index >= ? ORDER BY run_index LIMIT ?`).all(
+  // Both by a position index: the count from its last entry, the page by seeking to its first row
+  // (keyset), so the millionth event costs what the first does, with bookkeeping hidden or not.
+  const position = positionOf(request.hideBookkeeping);
+  const all = eventCount(db, row.id, 'run_index');
+  const total = request.hideBookkeeping ? eventCount(db, row.id, 'visible_index') : all;
+  const rows = prepared<[number, number, number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE run_pk = ? AND ${position} >= ? ORDER BY ${position} LIMIT ?`).all(
     row.id,
     request.offset,
     request.limit,
   );
-  return { total, offset: request.offset, rows: rows.map(toEventRow), calls: callsOfEvents(db, row.id, rows) };
+  const hiddenBookkeeping = all - (request.hideBookkeeping ? total : eventCount(db, row.id, 'visible_index'));
+  return { total, offset: request.offset, rows: rows.map(toEventRow), calls: callsOfEvents(db, row.id, rows), hiddenBookkeeping };
 };
 
 /** The calls `events` issue (responses) or name by id (starts, results, not-executed marks). */
@@ -427,7 +441,7 @@ function eventInScope(db: Database.Database, scope: TraceScope, eventId: number)
 
 const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   const event = eventInScope(db, scope, request.eventId);
-  return { runPk: event.run_pk, index: event.run_index };
+  return { runPk: event.run_pk, index: event.run_index, visibleIndex: event.visible_index };
 };
 
 /** From the run's stored requests (analysis/requestAnalysis.ts), by line: one index seek, however long the run. */
@@ -454,12 +468,13 @@ const stepPosition: Query<'stepPosition'> = (db, scope, request) => {
     `SELECT step, first_line FROM steps WHERE run_pk = @runPk AND step ${comparison} LIMIT 1`,
   ).get({ runPk: run.id, step: request.step });
   if (step === undefined) return null;
-  // The step's first event: the run's first one at or after the step's first line.
-  const first = prepared<[number, number, number], { run_index: number }>(
+  // The step's first event: the run's first one (not bookkeeping, when that is hidden) at or after the step's first line.
+  const position = positionOf(request.hideBookkeeping);
+  const first = prepared<[number, number, number], { position: number }>(
     db,
-    'SELECT run_index FROM events WHERE source_id = ? AND line >= ? AND run_pk = ? ORDER BY source_id, line, id LIMIT 1',
+    `SELECT ${position} AS position FROM events WHERE source_id = ? AND line >= ? AND run_pk = ? AND ${position} IS NOT NULL ORDER BY source_id, line, id LIMIT 1`,
   ).get(run.source_id, step.first_line, run.id);
-  return first === undefined ? null : { step: step.step, index: first.run_index };
+  return first === undefined ? null : { step: step.step, index: first.position };
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -878,6 +893,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   rawLine,
   requestDiff: (db, scope, request) => requestDiff(db, scope.sourceIds, request),
   requests: (db, scope, request) => runRequests(db, runInScope(db, scope, request.runPk).id),
+  runWaterfall: (db, scope, request) => runWaterfall(db, runInScope(db, scope, request.runPk).id),
   // A trace's database holds only the trace's own files, so the search needs no scope.
   search: (db, _scope, request) => searchEvents(db, request),
 };

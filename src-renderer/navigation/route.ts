@@ -8,6 +8,8 @@
  * `#/trace/<id>/run/<runPk>/diff/<eventId>`, optionally `/against/<eventId>` (the left side, when
  * it is not the previous request), `/from/<eventId>` (the event `d` was pressed on, when it was
  * not itself a request) and `/layout/side-by-side` (changed texts as two columns of lines).
+ *
+ * A run's timeline folds bookkeeping events away; `?all=1` shows every event.
  */
 export const traceTabs = ['runs', 'findings', 'calls', 'parse-errors', 'search'] as const;
 export type TraceTab = (typeof traceTabs)[number];
@@ -21,9 +23,10 @@ export type Route =
   /**
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
    * `section` is the timeline or the run's requests (context growth); `requestSort`: the
-   * requests table's order (null: request order).
+   * requests table's order (null: request order); `showAll`: the timeline lists bookkeeping events
+   * too (shared/trace/bookkeeping.ts).
    */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; requestSort: RequestSort | null }
+  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; requestSort: RequestSort | null; showAll: boolean }
   /**
    * Request `eventId` (a model request, or the response a reconstructed request was sent for)
    * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
@@ -97,9 +100,10 @@ export function parseRoute(hash: string): Route {
         };
       }
     }
-    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort: parseRequestSort(pairs(rest, 3).get('sort')) };
+    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort: parseRequestSort(pairs(rest, 3).get('sort')), showAll: false };
     const options = pairs(rest, 2);
-    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline', requestSort: null };
+    const showAll = new URLSearchParams(query).get('all') === '1';
+    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline', requestSort: null, showAll };
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -123,6 +127,7 @@ export function formatRoute(route: Route): string {
     let hash = `${trace}/run/${route.runPk}`;
     if (route.step !== null) hash += `/step/${route.step}`;
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
+    if (route.showAll) hash += '?all=1';
     return hash;
   }
   const entries = Object.entries(route.params).filter(([, value]) => value !== '');
@@ -133,7 +138,7 @@ export function formatRoute(route: Route): string {
 export const routes = {
   start: (): Route => startRoute,
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
-  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null } = {}): Route => ({
+  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean } = {}): Route => ({
     view: 'run',
     traceId,
     runPk,
@@ -141,9 +146,10 @@ export const routes = {
     eventId: where.eventId ?? null,
     section: 'timeline',
     requestSort: null,
+    showAll: where.showAll ?? false,
   }),
   /** The run's requests and its context growth; `requestSort`: the table's order. */
-  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort }),
+  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort, showAll: false }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (
     traceId: string,

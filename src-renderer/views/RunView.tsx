@@ -3,7 +3,8 @@
  * event inspector. The cursor is in the URL (`/step/<n>` or `/event/<id>`), so a reload or a link
  * lands on the same event; the keyboard moves it (j/k steps, n/p findings, Enter, Esc), and `d`
  * opens the diff of the request at the cursor (or the nearest request at or before it). The
- * run's requests and context growth are its second section (`/requests`).
+ * run's requests and context growth are its second section (`/requests`). Bookkeeping events are
+ * folded away unless the URL says `?all=1`; the cursor and j/k move over the rows listed.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
@@ -22,7 +23,9 @@ import { useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type Route, type RunSection } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
 import { EventInspector, type DiffAction } from './EventInspector';
+import { BookkeepingBar } from './BookkeepingBar';
 import { RequestsPanel } from './RequestsPanel';
+import { Waterfall } from './Waterfall';
 import { findingRoute, indexFindings, withCalls, type RunFindings } from './runModel';
 import { FindingMarker, Timeline } from './Timeline';
 import { lastListRoute } from './lastListRoute';
@@ -47,18 +50,22 @@ interface Cursor {
  */
 export function RunView({ route, revision, followed }: { route: RunRoute; revision: number; followed: boolean }) {
   const api = useApi();
-  const { traceId, runPk } = route;
+  const { traceId, runPk, showAll } = route;
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
   const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
+  const [bookkeeping, setBookkeeping] = useState<{ list: string; count: number } | null>(null);
+  const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}`;
   const fetchEvents = useCallback(
     async (offset: number, limit: number) => {
-      const page = await api.runEvents({ traceId, runPk, offset, limit });
+      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll });
+      const count = page.hiddenBookkeeping;
+      setBookkeeping((known) => (known?.list === eventList && known.count === count ? known : { list: eventList, count }));
       return { total: page.total, rows: withCalls(page.rows, page.calls) };
     },
-    [api, traceId, runPk],
+    [api, traceId, runPk, showAll, eventList],
   );
-  const events = usePagedRows(`events:${traceId}:${runPk}`, revision, fetchEvents, eventPageSize);
+  const events = usePagedRows(eventList, revision, fetchEvents, eventPageSize);
   const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
 
   const { cursor, failure: cursorFailure } = useCursor(route, events);
@@ -76,9 +83,16 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   const goToEvent = useCallback(
     (event: EventRow) => {
       setActiveFindingId(null);
-      navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId }));
+      navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll }));
     },
-    [traceId, runPk],
+    [traceId, runPk, showAll],
+  );
+  const selectSpan = useCallback(
+    (span: { eventId: number; step: number | null }) => {
+      setActiveFindingId(null);
+      navigate(routes.run(traceId, runPk, { step: span.step, eventId: span.eventId, showAll }));
+    },
+    [traceId, runPk, showAll],
   );
   const goToFinding = useCallback(
     (finding: FindingRow) => {
@@ -97,19 +111,19 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
     const current = pendingStep.current ?? route.step ?? cursor?.event?.step ?? null;
     if (current === null && direction === -1) return;
     // A run can have 250,000 steps: the server finds the next one, not a list held here.
-    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before' });
+    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll });
     pendingStep.current = current;
     void asked.then(async (target) => {
       if (target === null || pendingStep.current !== current) return;
       pendingStep.current = target.step;
       setActiveFindingId(null);
       if (!inspectorOpen) {
-        navigate(routes.run(traceId, runPk, { step: target.step }));
+        navigate(routes.run(traceId, runPk, { step: target.step, showAll }));
         return;
       }
       // The inspector follows the cursor: show the step's first event.
       const event = await events.load(target.index);
-      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId }));
+      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll }));
     }, (error: unknown) => setNotice(errorMessage(error)));
   };
   const moveFinding = (direction: 1 | -1) => {
@@ -137,7 +151,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
       if (cursor?.event) goToEvent(cursor.event);
     },
     Escape: () => {
-      if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step }));
+      if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll }));
       else navigate(lastListRoute(traceId));
     },
     d: () => {
@@ -158,7 +172,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   });
 
   const [inspectorWidth, setInspectorWidth] = useInspectorWidth();
-  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step })), [traceId, runPk, cursor, route.step]);
+  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll })), [traceId, runPk, cursor, route.step, showAll]);
 
   if (run.status === 'error') return <Failure what="this run" error={run.error} />;
   // While another run loads, the previous one's data must not stand in for it.
@@ -188,9 +202,14 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
       ) : (
       <SubAgentsProvider traceId={traceId} subAgents={detail.subAgents}>
       <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`} style={inspectorOpen ? { gridTemplateColumns: inspectorColumns(inspectorWidth) } : undefined}>
+        <div className="timeline-pane">
+        <BookkeepingBar route={route} hidden={bookkeeping?.list === eventList ? bookkeeping.count : null} />
+        {/* One per run: another run's bars must not stand in while this one's load. */}
+        <Waterfall key={`${traceId}:${runPk}`} traceId={traceId} runPk={runPk} revision={revision} selectedEventId={route.eventId ?? cursor?.event?.eventId ?? null} onSelect={selectSpan} />
         <Timeline
           traceId={traceId}
           runPk={runPk}
+          showAll={showAll}
           events={events}
           findings={findingIndex}
           cursorIndex={cursor?.index ?? null}
@@ -199,6 +218,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
           onSelectEvent={goToEvent}
           onSelectFinding={goToFinding}
         />
+        </div>
         {route.eventId !== null && <Splitter width={inspectorWidth} onChange={setInspectorWidth} />}
         {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} />}
       </div>
@@ -259,17 +279,17 @@ function useDiffAction(traceId: string, runPk: number, eventId: number | null, c
  */
 function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Cursor | null; failure: string | null } {
   const api = useApi();
-  const [position, setPosition] = useState<{ runPk: number; index: number } | null>(null);
+  const [position, setPosition] = useState<{ runPk: number; showAll: boolean; index: number } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const { traceId, runPk, eventId, step } = route;
-  const current = position?.runPk === runPk ? position : null;
+  const { traceId, runPk, eventId, step, showAll } = route;
+  const current = position?.runPk === runPk && position.showAll === showAll ? position : null;
   const currentEvent = current === null ? undefined : events.rowAt(current.index);
 
   useEffect(() => {
     let active = true;
     setFailure(null);
     const place = (index: number) => {
-      if (active) setPosition({ runPk, index });
+      if (active) setPosition({ runPk, showAll, index });
     };
     if (eventId !== null) {
       if (currentEvent?.eventId === eventId) return;
@@ -277,14 +297,17 @@ function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Curs
         (found) => {
           if (!active) return;
           // A link to an event of another run (a sub-agent's result): go to that run.
-          if (found.runPk !== runPk) navigate(routes.run(traceId, found.runPk, { eventId }), { replace: true });
-          else place(found.index);
+          if (found.runPk !== runPk) navigate(routes.run(traceId, found.runPk, { eventId, showAll }), { replace: true });
+          else if (showAll) place(found.index);
+          // A link to a bookkeeping event while bookkeeping is folded away: show every event, so it has a row.
+          else if (found.visibleIndex === null) navigate(routes.run(traceId, runPk, { step, eventId, showAll: true }), { replace: true });
+          else place(found.visibleIndex);
         },
         (error: unknown) => active && setFailure(errorMessage(error)),
       );
     } else if (step !== null) {
       if (currentEvent !== undefined && currentEvent.step === step) return;
-      api.stepPosition({ traceId, runPk, step, direction: 'at' }).then(
+      api.stepPosition({ traceId, runPk, step, direction: 'at', hideBookkeeping: !showAll }).then(
         (found) => {
           if (!active) return;
           if (found === null) setFailure(`this run has no step ${step}`);
@@ -297,7 +320,7 @@ function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Curs
       active = false;
     };
     // currentEvent is read only to skip a jump that is already done; it must not trigger one.
-  }, [api, traceId, runPk, eventId, step]);
+  }, [api, traceId, runPk, eventId, step, showAll]);
 
   return { cursor: current === null ? null : { index: current.index, event: currentEvent }, failure };
 }

@@ -28,6 +28,8 @@ const lanesHeaderHeight = 30;
 export interface TimelineProps {
   traceId: string;
   runPk: number;
+  /** Bookkeeping events are listed too: links between rows keep it so. */
+  showAll: boolean;
   events: PagedRows<TimelineEvent>;
   findings: RunFindings;
   cursorIndex: number | null;
@@ -38,7 +40,7 @@ export interface TimelineProps {
   onSelectFinding: (finding: FindingRow) => void;
 }
 
-export function Timeline({ traceId, runPk, events, findings, cursorIndex, activeFindingId, followEnd, onSelectEvent, onSelectFinding }: TimelineProps) {
+export function Timeline({ traceId, runPk, showAll, events, findings, cursorIndex, activeFindingId, followEnd, onSelectEvent, onSelectFinding }: TimelineProps) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = events.total ?? 0;
   const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
@@ -111,6 +113,7 @@ export function Timeline({ traceId, runPk, events, findings, cursorIndex, active
                 <TimelineRow
                   traceId={traceId}
                   runPk={runPk}
+                  showAll={showAll}
                   event={event}
                   startsStep={startsStep}
                   selected={index === cursorIndex}
@@ -152,6 +155,7 @@ export function Timeline({ traceId, runPk, events, findings, cursorIndex, active
 interface TimelineRowProps {
   traceId: string;
   runPk: number;
+  showAll: boolean;
   /** With the calls it issued (a model response), starts (a `tool_call_start`) or answers (a result or a not-executed mark). */
   event: TimelineEvent;
   startsStep: boolean;
@@ -164,10 +168,10 @@ interface TimelineRowProps {
 }
 
 const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
-  const { traceId, runPk, event, startsStep, selected, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding } = props;
+  const { traceId, runPk, showAll, event, startsStep, selected, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding } = props;
   // Unknown events have no lane of their own; they sit in the input lane, marked as "other".
   const lane = event.lane === 'other' ? 'input' : event.lane;
-  const eventLink = (eventId: number) => formatRoute(routes.run(traceId, runPk, { eventId }));
+  const eventLink = (eventId: number) => formatRoute(routes.run(traceId, runPk, { eventId, showAll }));
   return (
     <div
       className={`timeline-row ${selected ? 'row-selected' : ''} ${findings ? `has-findings severity-${findings[0]?.severity ?? 'info'}` : ''}`}

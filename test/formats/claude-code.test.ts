@@ -12,7 +12,7 @@ import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode';
 import type { AnalyzeReport } from '../../shared/report';
 import { openTrace, type IngestProgress } from '../../src-main/engine/engine';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';
-import { callLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
+import { callLatencies, fixtures, detectFile, examplesAndOtherFixtures, ingestEvents, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';
 
 const fixtureDir = join(fixtures, 'claude-code');
 const fixture = (name: string): string => join(fixtureDir, name);
@@ -45,6 +45,20 @@ describe('claude-code: merged messages and paired calls', () => {
     assert.equal(report.runs[0]?.output_tokens, 142 + 96 + 210);
     // The failed Bash run is a tool error; the Grep answered before its message's second call was written is no orphan.
     assert.deepEqual(findingsOf(report), [['tool_error', 'toolu_01QCm5JUcKkHnVm3uMGonrNZ']]);
+  });
+
+  it('keeps each run in line order: a progress line between the lines of a message follows the merged message, never precedes it', async () => {
+    // The run_end is derived at the end of the file (from the last conversation record, line 15, before a trailing line 16), so it is listed last.
+    const { events } = await ingestEvents<{ run_pk: number; line: number; type_raw: string }>(
+      fixture('parallel-split-lines.jsonl'),
+      'claude-code',
+      "SELECT run_pk, line, type_raw FROM events WHERE type != 'run_end' ORDER BY run_pk, run_index",
+    );
+    // The PreToolUse hook's progress (line 7) is written between the message's lines 4–8.
+    const lines = events.map((event) => `${event.line} ${event.type_raw}`);
+    assert.ok(lines.indexOf('4 assistant') < lines.indexOf('7 progress/hook_progress'), lines.join(', '));
+    const outOfOrder = events.filter((event, index) => index > 0 && event.run_pk === events[index - 1]!.run_pk && event.line < events[index - 1]!.line);
+    assert.deepEqual(outOfOrder, []);
   });
 
   it("a call's latency: the durationMs its toolUseResult records, else the time from its tool_use line to its result's line", async () => {

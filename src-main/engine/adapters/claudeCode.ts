@@ -5,8 +5,9 @@
  * Claude Code writes one line per content block of a model response, so the lines sharing a
  * `message.id` are merged into one model_response (one step), emitted once the message is over:
  * when a record that cannot continue it arrives, or at the end of the file. A tool result for a
- * call of the message still open is held until the message is emitted, because Claude Code starts
- * running a tool while the rest of its message is still being written. The format has no
+ * call of the message still open — or any other record of its run logged between its lines
+ * (progress, snapshots) — is held until the message is emitted, so a run's events stay in line
+ * order: Claude Code starts running a tool while the rest of its message is still being written. The format has no
  * terminal record: a run_end is derived at the end of the file only from what its last record says.
  */
 import { basename, dirname, join } from 'node:path';
@@ -60,7 +61,11 @@ interface OpenMessage {
   stopReason: string | undefined;
   /** Claude Code's synthetic message standing in for a model call that failed (`isApiErrorMessage`). */
   apiError: { code: string | undefined; status: number | undefined } | undefined;
-  /** Results of this message's calls, logged before the message was complete. */
+  /**
+   * The run's other events logged between this message's lines (results of its calls, progress,
+   * snapshots, injected context), in line order: emitted right after the merged message, which is
+   * anchored to its first line, so the run's events stay in line order.
+   */
   held: MappedEvent[];
   outcome: Outcome | undefined;
 }
@@ -168,6 +173,15 @@ function userStopCode(record: Record<string, unknown>, errorText: string): strin
   return undefined;
 }
 
+/**
+ * Emits a run's event, or, while one of its messages is still open (not emitted yet, anchored to an
+ * earlier line), holds it to follow that message: a run's events are in line order.
+ */
+function emitInLineOrder(run: RunState, mapped: MappedEvent, emit: Emit): void {
+  if (run.open === null) emit(mapped);
+  else run.open.held.push(mapped);
+}
+
 function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef): MappedEvent {
   const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
   return { event, typeRaw, line };
@@ -221,7 +235,7 @@ class ClaudeCodeMapper implements FormatMapper {
       const typeRaw = companionTypeRaw(value, type);
       const current = this.lastMainRun ?? this.lastRun;
       if (current === null) this.waiting.push({ line, typeRaw, ts });
-      else emit(unknownEvent(current, typeRaw, ts, line));
+      else emitInLineOrder(current, unknownEvent(current, typeRaw, ts, line), emit);
       return undefined;
     }
     const run = this.runFor(runId ?? this.lastMainRun?.id ?? this.fallbackRunId, value, type, ts, line, emit);
@@ -233,7 +247,7 @@ class ClaudeCodeMapper implements FormatMapper {
         this.close(run, emit);
         run.last = { kind: 'open' };
       }
-      emit(unknownEvent(run, companionTypeRaw(value, type), ts, line));
+      emitInLineOrder(run, unknownEvent(run, companionTypeRaw(value, type), ts, line), emit);
     }
     return undefined;
   }
@@ -314,7 +328,8 @@ class ClaudeCodeMapper implements FormatMapper {
       },
       ...(prompt !== '' ? { task: prompt } : {}),
     };
-    return { event, typeRaw: type === '' ? 'run_start' : companionTypeRaw(record, type), line };
+    // A run that starts on a progress line or a snapshot is not that record: it is named as what it is.
+    return { event, typeRaw: conversationTypes.has(type) ? type : 'run_start', line };
   }
 
   private mapAssistant(run: RunState, record: Record<string, unknown>, message: Record<string, unknown>, ts: string | undefined, line: LineRef, emit: Emit): void {
@@ -389,7 +404,7 @@ class ClaudeCodeMapper implements FormatMapper {
         if (run.beforeCommand !== undefined) run.last = run.beforeCommand;
       } else if (kind !== 'meta') run.last = { kind: 'open' };
       if (kind !== 'command' && kind !== 'meta') run.beforeCommand = undefined;
-      emit(unknownEvent(run, userTypeRaw[kind], ts, line));
+      emitInLineOrder(run, unknownEvent(run, userTypeRaw[kind], ts, line), emit);
       // A prompt starts a new turn: the loop moved on, and a call still open never gets its result.
       if (kind === 'interrupt' || kind === 'prompt') this.markNotExecuted(run, kind, text.trim(), line, ts, emit);
       return;
@@ -424,9 +439,7 @@ class ClaudeCodeMapper implements FormatMapper {
         ...(latencyMs !== undefined ? { latency_ms: latencyMs } : {}),
         ...(childRunId !== undefined ? { child_run_id: childRunId } : {}),
       };
-      const mapped: MappedEvent = { event, typeRaw: 'user/tool_result', line };
-      if (run.open?.callIds.has(callId)) run.open.held.push(mapped);
-      else emit(mapped);
+      emitInLineOrder(run, { event, typeRaw: 'user/tool_result', line }, emit);
     }
     run.beforeCommand = undefined;
     // An interrupt written in the same record as the results it cut short.
@@ -476,7 +489,7 @@ class ClaudeCodeMapper implements FormatMapper {
     }
   }
 
-  /** Emits the run's open message, then the results held for it. */
+  /** Emits the run's open message, then the events of its run held behind it. */
   private close(run: RunState, emit: Emit): void {
     const message = run.open;
     if (message === null) return;

@@ -38,15 +38,15 @@ const PROGRESS_INTERVAL_MS = 100;
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
 export async function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): Promise<IngestProgress> {
   if (format.framing === 'zip-json' && isZipFile(identity)) {
-    return ingestZipEntries(identity, new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), ingesterOptions(options)), options);
+    return ingestZipEntries(identity, new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), ingesterOptions(format, options)), options);
   }
   const file = new GrowingFileIngest(identity.path, format, sourceId, rows, options);
   await file.readTo(identity.size);
   return file.finish();
 }
 
-function ingesterOptions(options: IngestOptions): IngesterOptions {
-  return { ...(options.firstIds !== undefined ? { firstIds: options.firstIds } : {}), searchIndex: options.searchIndex };
+function ingesterOptions(format: FormatAdapter, options: IngestOptions): IngesterOptions {
+  return { ...(options.firstIds !== undefined ? { firstIds: options.firstIds } : {}), searchIndex: options.searchIndex, format: format.name };
 }
 
 /**
@@ -67,7 +67,7 @@ export class GrowingFileIngest {
     rows: RowBatcher,
     private readonly options: IngestOptions,
   ) {
-    this.ingester = new TraceIngester(sourceId, rows, format.createMapper({ path }), ingesterOptions(options));
+    this.ingester = new TraceIngester(sourceId, rows, format.createMapper({ path }), ingesterOptions(format, options));
     this.splitter =
       format.framing === 'json-values' || format.framing === 'zip-json'
         ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes, ...(format.streamedArrays !== undefined ? { streamedArrays: format.streamedArrays } : {}) })

@@ -17,6 +17,7 @@ import { errorLineOf } from '../../../shared/trace/errorLine';
 import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
 import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
+import { isBookkeeping } from '../../../shared/trace/bookkeeping';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
@@ -95,6 +96,8 @@ interface RunState {
   changedSteps: Set<number>;
   /** Events of the run so far: the next event's `run_index`. */
   events: number;
+  /** Events of the run so far that are not bookkeeping: the next such event's `visible_index`. */
+  visibleEvents: number;
   /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
   version: number;
   storedVersion: number;
@@ -171,11 +174,14 @@ export interface IngesterOptions {
    * third of the ingest time, and only the app searches: `loopscope analyze` turns it off.
    */
   searchIndex?: boolean;
+  /** The format's name (FormatAdapter.name): which of its unknown events are bookkeeping (shared/trace/bookkeeping.ts). */
+  format?: string;
 }
 
 export class TraceIngester {
   readonly counters: IngestCounters = { lines: 0, blankLines: 0, events: 0, unknownEvents: 0, parseErrors: 0 };
   private readonly runs = new Map<string, RunState>();
+  private readonly format: string;
   private nextEventId: number;
   private nextToolCallId: number;
   private readonly firstRunPk: number;
@@ -210,6 +216,7 @@ export class TraceIngester {
     this.firstRunPk = firstIds.run;
     this.searchTextChars = options.searchIndex === false ? 0 : SEARCH_TEXT_CHARS;
     this.streamTextChars = Math.max(this.searchTextChars, ANSWER_TEXT_CHARS);
+    this.format = options.format ?? '';
   }
 
   /**
@@ -436,6 +443,7 @@ export class TraceIngester {
         steps: new Map(),
         changedSteps: new Set(),
         events: 0,
+        visibleEvents: 0,
         version: 0,
         storedVersion: -1,
       };
@@ -515,6 +523,7 @@ export class TraceIngester {
       api_error: null,
       incomplete_reason: null,
       error_line: null,
+      visible_index: isBookkeeping(this.format, event.type, typeRaw) ? null : run.visibleEvents++,
     };
     if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
     const search = new SearchText(this.searchTextChars);

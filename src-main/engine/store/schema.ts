@@ -321,6 +321,15 @@ const migrations: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN error_line TEXT;
     `,
   },
+  {
+    version: 12,
+    sql: `
+      -- An event's position among its run's events that are not bookkeeping (progress ticks,
+      -- snapshots, span markers: shared/trace/bookkeeping.ts), null for bookkeeping: the key the
+      -- timeline pages by when it folds bookkeeping away, one index seek per page as run_index is.
+      ALTER TABLE events ADD COLUMN visible_index INTEGER;
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;
@@ -369,6 +378,7 @@ export function createQueryIndexes(db: Database.Database): void {
   db.exec(`
     CREATE INDEX IF NOT EXISTS events_by_run ON events (run_pk, id);
     CREATE INDEX IF NOT EXISTS events_by_run_position ON events (run_pk, run_index);
+    CREATE INDEX IF NOT EXISTS events_by_run_visible_position ON events (run_pk, visible_index) WHERE visible_index IS NOT NULL;
     CREATE INDEX IF NOT EXISTS events_by_line ON events (source_id, line);
     CREATE INDEX IF NOT EXISTS tool_calls_by_run ON tool_calls (run_pk, event_id, call_index);
     CREATE INDEX IF NOT EXISTS tool_calls_by_call_id ON tool_calls (run_pk, call_id);

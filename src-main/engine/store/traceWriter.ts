@@ -46,6 +46,12 @@ export interface EventRow {
   incomplete_reason: string | null;
   /** Of a failed tool result: the line of its error output that says why (shared/trace/errorLine.ts). */
   error_line: string | null;
+  /**
+   * Position among its run's events that are not bookkeeping (shared/trace/bookkeeping.ts), in
+   * the same order as `run_index`; null for a bookkeeping event. The key the timeline pages by when
+   * bookkeeping is folded away.
+   */
+  visible_index: number | null;
 }
 
 export interface ToolCallRow {
@@ -139,7 +145,7 @@ export const eventColumns: readonly (keyof EventRow)[] = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
   'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms',
   'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'child_run_id', 'cached_input_tokens', 'content_chars', 'run_index', 'api_error',
-  'incomplete_reason', 'error_line',
+  'incomplete_reason', 'error_line', 'visible_index',
 ];
 export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
@@ -197,7 +203,7 @@ export function encodeEvent(r: EventRow): unknown[] {
     r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
     r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms,
     r.result_ok, r.error_code, r.result_hash, r.progress, r.summary, r.child_run_id, r.cached_input_tokens, r.content_chars, r.run_index, r.api_error,
-    r.incomplete_reason, r.error_line,
+    r.incomplete_reason, r.error_line, r.visible_index,
   ];
 }
 
@@ -210,7 +216,7 @@ export function decodeEvent(v: readonly unknown[]): EventRow {
     id: v[0], source_id: v[1], run_pk: v[2], line: v[3], byte_offset: v[4], byte_length: v[5], type: v[6], type_raw: v[7], step: v[8], step_id: v[9], ts: v[10],
     call_id: v[11], name: v[12], outcome: v[13], finish_reason: v[14], tool_call_count: v[15], input_tokens: v[16], output_tokens: v[17], cost_usd: v[18], latency_ms: v[19],
     result_ok: v[20], error_code: v[21], result_hash: v[22], progress: v[23], summary: v[24], child_run_id: v[25], cached_input_tokens: v[26], content_chars: v[27], run_index: v[28], api_error: v[29],
-    incomplete_reason: v[30], error_line: v[31],
+    incomplete_reason: v[30], error_line: v[31], visible_index: v[32],
   } as EventRow;
 }
 
