@@ -19,9 +19,10 @@ export type Route =
   | { view: 'trace'; traceId: string; tab: TraceTab; params: RouteParams }
   /**
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
-   * `section` is the timeline or the run's requests (context growth).
+   * `section` is the timeline or the run's requests (context growth); `query`: the search the
+   * event was opened from (`?q=`), highlighted in it, with its next match one key away.
    */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection }
+  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; query: string | null }
   /**
    * Request `eventId` (a model request, or the response a reconstructed request was sent for)
    * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
@@ -71,9 +72,18 @@ export function parseRoute(hash: string): Route {
         return { view: 'diff', traceId, runPk, eventId, previousEventId: parseInteger(options.get('against')), fromEventId: parseInteger(options.get('from')) };
       }
     }
-    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' };
+    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', query: null };
     const options = pairs(rest, 2);
-    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline' };
+    const searched = new URLSearchParams(query).get('q');
+    return {
+      view: 'run',
+      traceId,
+      runPk,
+      step: parseInteger(options.get('step')),
+      eventId: parseInteger(options.get('event')),
+      section: 'timeline',
+      query: searched === null || searched.trim() === '' ? null : searched,
+    };
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -93,6 +103,7 @@ export function formatRoute(route: Route): string {
     let hash = `${trace}/run/${route.runPk}`;
     if (route.step !== null) hash += `/step/${route.step}`;
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
+    if (route.query !== null) hash += `?${new URLSearchParams({ q: route.query }).toString()}`;
     return hash;
   }
   const entries = Object.entries(route.params).filter(([, value]) => value !== '');
@@ -103,16 +114,17 @@ export function formatRoute(route: Route): string {
 export const routes = {
   start: (): Route => startRoute,
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
-  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null } = {}): Route => ({
+  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; query?: string | null } = {}): Route => ({
     view: 'run',
     traceId,
     runPk,
     step: where.step ?? null,
     eventId: where.eventId ?? null,
     section: 'timeline',
+    query: where.query ?? null,
   }),
   /** The run's requests and its context growth. */
-  runRequests: (traceId: string, runPk: number): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests' }),
+  runRequests: (traceId: string, runPk: number): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', query: null }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (traceId: string, runPk: number, eventId: number, options: { previousEventId?: number | null; fromEventId?: number | null } = {}): Route => ({
     view: 'diff',

@@ -16,6 +16,7 @@ import { apiErrorFacts, canonicalEventTypes, describeApiError, idText, isErrorRe
 import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
 import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
+import { outputPreview } from '../../../shared/toolOutput';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
@@ -567,6 +568,11 @@ export class TraceIngester {
       }
       case 'unknown':
         this.counters.unknownEvents += 1;
+        // A prompt the adapter read (Claude Code's user messages): its words on the timeline and in search.
+        if (event.text !== undefined && event.text.trim() !== '') {
+          row.summary = truncate(event.text.replace(/\s+/g, ' ').trim());
+          search.add(event.text);
+        }
         break;
     }
     this.writer.addEvent(row);
@@ -814,7 +820,8 @@ export function digestFromEvent(event: EventOf<'tool_result'>): ResultDigest {
   const output = JSON.stringify(event.output ?? null);
   return {
     hash: resultIdentity(isErrorResult(event), output, JSON.stringify(event.error ?? null)),
-    preview: typeof event.output === 'string' ? event.output.slice(0, SUMMARY_CHARS + 1) : event.output === undefined ? '' : output.slice(0, SUMMARY_CHARS + 1),
+    // Decoded (Codex's output JSON, content blocks) and on one line: a summary never shows a literal \n.
+    preview: outputPreview(event.output, SUMMARY_CHARS + 1),
     chars: typeof event.output === 'string' ? event.output.length : event.output === undefined ? 0 : output.length,
   };
 }
