@@ -4,6 +4,10 @@
  * The database keeps events' facts, not their content (the file keeps that), so the inspector's
  * Output and Arguments views ask for it here, one event at a time.
  *
+ * Unless `revealSecrets`, the record's text is masked before it is mapped, as the record view shows
+ * it: a credential recognised by its context (`"aws_secret_access_key": …`) stays masked in the
+ * output even once the output is a value of its own, out of that context.
+ *
  * The record and the lines folded into it are mapped by a fresh mapper, alone: an adapter that
  * needs the lines around them (a stream of chunks, an element of a streamed document) may emit no
  * matching event, and then the answer is null and the inspector shows the record as written.
@@ -15,6 +19,7 @@ import { adapterNamed } from '../engine/adapters/registry';
 import type { MappedEvent } from '../engine/adapters/formatAdapter';
 import { decodeLine } from '../engine/ingest/decodeLine';
 import { RawLineReader } from '../engine/store/rawLines';
+import { maskSecrets } from '../../shared/secrets/secretScanner';
 import { idText } from '../../shared/trace/canonicalEvents';
 import { prepared } from '../engine/store/preparedStatements';
 
@@ -65,7 +70,7 @@ function contentOf(event: AdaptedEvent): EventContent {
  * The content of the stored event `row` (with `absorbedLines`, the lines folded into it), or null
  * when its record cannot be read whole or mapped alone.
  */
-export function eventContent(db: Database.Database, row: ContentEventRow, absorbedLines: readonly number[]): EventContent | null {
+export function eventContent(db: Database.Database, row: ContentEventRow, absorbedLines: readonly number[], options: { revealSecrets: boolean }): EventContent | null {
   if (row.byte_length > CONTENT_MAX_BYTES) return null;
   let reader: RawLineReader | null;
   try {
@@ -90,9 +95,10 @@ export function eventContent(db: Database.Database, row: ContentEventRow, absorb
     for (const location of locations) {
       const raw = reader.read(location.line, location);
       if (raw.bytes.length < raw.length) return null;
-      const decoded = decodeLine(raw.bytes);
+      const bytes = options.revealSecrets ? raw.bytes : Buffer.from(maskSecrets(raw.bytes.toString('utf8')));
+      const decoded = decodeLine(bytes);
       if (decoded.kind !== 'json') continue;
-      mapper.map(decoded.value, { lineNumber: location.line, offset: location.byte_offset, length: location.byte_length }, emit, raw.bytes);
+      mapper.map(decoded.value, { lineNumber: location.line, offset: location.byte_offset, length: location.byte_length }, emit, bytes);
     }
     mapper.finish(emit);
     const found = emitted.find((mapped) => isStoredEvent(mapped, row));

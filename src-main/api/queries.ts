@@ -282,7 +282,7 @@ function runTask(db: Database.Database, runPk: number, startEventId: number | nu
   const contentColumns = 'id, source_id, line, byte_offset, byte_length, type, type_raw, call_id';
   const taskOf = (row: (ContentEventRow & { id: number }) | undefined): string | null => {
     if (row === undefined || row.byte_length > TASK_RECORD_MAX_BYTES) return null;
-    const text = eventContent(db, row, [])?.text ?? null;
+    const text = eventContent(db, row, [], { revealSecrets: false })?.text ?? null;
     return text === null || text.trim() === '' ? null : text;
   };
   const start = startEventId === null ? undefined : prepared<[number], ContentEventRow & { id: number }>(db, `SELECT ${contentColumns} FROM events WHERE id = ?`).get(startEventId);
@@ -720,7 +720,7 @@ const event: Query<'event'> = (db, scope, request) => {
     absorbedLines,
     calls: issued,
     findings: anchored,
-    content: eventContent(db, row, absorbedLines),
+    content: eventContent(db, row, absorbedLines, { revealSecrets: request.revealSecrets }),
     answers:
       row.call_id === null
         ? null
