@@ -35,19 +35,23 @@ export function OutputText({ text, phrases, testId, label }: { text: string; phr
   const shown = text.slice(0, end);
   const ranges = useMemo(() => matchRanges(shown, phrases), [shown, phrases]);
   const gutter = useMemo(() => Array.from({ length: lineCount(shown) }, (_, index) => index + 1).join('\n'), [shown]);
-  const body = useRef<HTMLPreElement>(null);
+  const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    // The first match, where the reader's eye should land (the block start, not the page's).
-    body.current?.querySelector('mark')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    // Its first match in view inside the box, without moving the page: which match the page shows is the inspector's choice.
+    const container = box.current;
+    const mark = container?.querySelector('mark');
+    if (!container || !mark) return;
+    container.scrollTop = Math.max(0, mark.offsetTop - container.clientHeight / 3);
+    container.scrollLeft = Math.max(0, mark.offsetLeft - container.clientWidth / 3);
   }, [ranges]);
   if (text === '') return <p className="muted">(empty)</p>;
   return (
     <>
-      <div className="output-text" data-testid={testId} data-matches={ranges.length} role="region" aria-label={label} tabIndex={0}>
+      <div className="output-text" ref={box} data-testid={testId} data-matches={ranges.length} role="region" aria-label={label} tabIndex={0}>
         <pre className="output-gutter" aria-hidden="true">
           {gutter}
         </pre>
-        <pre className="output-body" ref={body}>
+        <pre className="output-body">
           <Highlighted text={shown} ranges={ranges} plainNewlines />
         </pre>
       </div>

@@ -3,6 +3,7 @@
  * next one — a button, Enter or F3 — across events, in the order the search lists hits (run, step,
  * line), back to the first after the last. The query stays in the URL, so a link reopens it.
  */
+import { useEffect, useRef } from 'react';
 import { formatCount } from '../components/format';
 import { VisibleText } from '../components/VisibleText';
 import { useQuery } from '../api/useQuery';
@@ -21,9 +22,15 @@ export function SearchMatchBar({ traceId, runPk, eventId, step, query }: { trace
     if (nextRoute !== null) navigate(nextRoute);
   };
   useShortcuts({ Enter: goNext, F3: goNext });
+  const bar = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // Once the event is drawn: its first marked match in view (the Output comes before the JSON).
+    const frame = requestAnimationFrame(() => bar.current?.closest('[data-testid=event-inspector]')?.querySelector('mark')?.scrollIntoView({ block: 'center', inline: 'nearest' }));
+    return () => cancelAnimationFrame(frame);
+  }, [eventId]);
   const position = total !== null && remaining !== null ? total - remaining : null;
   return (
-    <div className="search-match-bar" role="navigation" aria-label="Search matches" data-testid="search-match-bar">
+    <div className="search-match-bar" ref={bar} role="navigation" aria-label="Search matches" data-testid="search-match-bar">
       <span>
         Matches for “<VisibleText text={query} />”
         {total !== null && position !== null && (

@@ -16,7 +16,7 @@ import { apiErrorFacts, canonicalEventTypes, describeApiError, idText, isErrorRe
 import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
 import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { outputPreview } from '../../../shared/toolOutput';
+import { decodeToolOutput, outputPreview } from '../../../shared/toolOutput';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
@@ -546,8 +546,14 @@ export class TraceIngester {
       case 'tool_result': {
         const digest = resultDigest ?? digestFromEvent(event);
         this.acceptToolResult(run, event, row, digest);
-        // A long result line is read without its output: its preview is what is at hand.
-        search.add(event.output === undefined ? digest.preview : event.output);
+        // A long result line is read without its output: its preview is what is at hand. An output is
+        // searched as it reads (Codex's output JSON unwrapped, content blocks as their text).
+        // Other JSON is searched by its values, not its keys (SearchText).
+        if (event.output === undefined) search.add(digest.preview);
+        else {
+          const decoded = decodeToolOutput(event.output);
+          search.add(decoded.kind === 'json' ? event.output : decoded.text);
+        }
         search.add(event.error);
         break;
       }
