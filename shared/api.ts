@@ -165,6 +165,18 @@ export const eventRowSchema = z.object({
 });
 export type EventRow = z.infer<typeof eventRowSchema>;
 
+/** An event's content as its adapter read it (src-main/api/eventContent.ts): what the inspector's Output and Arguments views show. */
+export const eventContentSchema = z.object({
+  /** A tool result's output and error, as the format wrote them (decoded for reading by shared/toolOutput.ts). */
+  output: z.unknown().optional(),
+  error: z.unknown().optional(),
+  /** The arguments of each call the event issued or started, by call id. */
+  arguments: z.array(z.object({ callId: z.string(), name: z.string(), value: z.unknown().optional() })),
+  /** What a prompt, a task or a response says in words. */
+  text: z.string().nullable(),
+});
+export type EventContent = z.infer<typeof eventContentSchema>;
+
 export const callStateSchema = z.enum(['ok', 'error', 'dangling', 'unexecuted', 'pending', 'not_issued']);
 
 export const callRowSchema = z.object({
@@ -247,6 +259,8 @@ export const searchHitSchema = z.object({
   line: z.number().int(),
   type: z.string(),
   step: z.number().int().nullable(),
+  /** The tool the event concerns: a call's or result's name, or the names of the calls a response issued. */
+  name: z.string().nullable(),
   /** Text around the match; `matches` are [start, end) character ranges in it to highlight (as text, never HTML). */
   snippet: z.string(),
   matches: z.array(z.tuple([z.number().int(), z.number().int()])),
@@ -541,6 +555,10 @@ export const apiMethods = {
       absorbedLines: z.array(z.number().int()),
       calls: z.array(callRowSchema),
       findings: z.array(findingRowSchema),
+      /** What the event says, as its format's adapter reads the record: null when the record was not read whole or its adapter needs the lines around it. */
+      content: eventContentSchema.nullable(),
+      /** The call this event answers (a tool result or a not-executed mark), with the event that issued it. */
+      answers: callRowSchema.nullable(),
     }),
   },
   calls: {
@@ -586,10 +604,18 @@ export const apiMethods = {
   parseErrors: { request: z.object({ traceId, ...page }), response: paged(parseErrorRowSchema) },
   /**
    * Full-text search (SQLite FTS5) over the trace's messages, tool arguments and results. `query`
-   * is plain words (all must match, prefix match on the last), not FTS syntax.
+   * is plain words (all must match, prefix match on the last), not FTS syntax. Hits come in trace
+   * order: run, step, line.
    */
   search: {
-    request: z.object({ traceId, query: z.string().min(1).max(500), ...page, runPk: z.number().int().optional() }),
+    request: z.object({
+      traceId,
+      query: z.string().min(1).max(500),
+      ...page,
+      runPk: z.number().int().optional(),
+      /** Only the hits after this event, in the order hits are listed (run, step, line): the next match. */
+      afterEventId: z.number().int().optional(),
+    }),
     response: paged(searchHitSchema),
   },
   /**

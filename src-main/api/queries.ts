@@ -15,7 +15,7 @@ import type { FindingKind, Severity } from '../../shared/report';
 import { namesModelInput } from '../../shared/trace/canonicalEvents';
 import type { RunStatus } from '../../shared/trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../../shared/trace/timestamps';
-import { RawLineReader, readRawLine, SourceChangedError } from '../engine/store/rawLines';
+import { RawLineReader, SourceChangedError } from '../engine/store/rawLines';
 import { TraceFileError } from '../engine/store/traceDatabase';
 import type { EventRow as StoredEventRow, RunRow as StoredRunRow } from '../engine/store/traceWriter';
 import { ApiError } from './apiError';
@@ -26,6 +26,7 @@ import { runRequests } from './runRequests';
 import { runWaterfall } from './runWaterfall';
 import { searchEvents } from './search';
 import { startingCall, subAgentCalls } from './subAgents';
+import { eventContent, type ContentEventRow } from './eventContent';
 
 /** Which rows of the database belong to the trace, and which analysis its findings come from. */
 export interface TraceScope {
@@ -271,25 +272,37 @@ function budgetUses(db: Database.Database, scope: TraceScope, run: RunSqlRow): B
   return uses;
 }
 
-/** Records this large are not parsed just to find a task in them. */
+/** Records this large are not mapped again just to find a task in them. */
 const TASK_RECORD_MAX_BYTES = 1024 * 1024;
+/** How far into a run its first prompt is looked for (bookkeeping records can come first). */
+const TASK_SEARCH_EVENTS = 1000;
 
-/** The `task` of the run's start record, when the record is JSON with one (the canonical format's run_start). */
-function runTask(db: Database.Database, startEventId: number | null): string | null {
-  if (startEventId === null) return null;
-  const start = prepared<[number], { source_id: number; line: number; byte_length: number }>(db, 'SELECT source_id, line, byte_length FROM events WHERE id = ?').get(startEventId);
-  if (start === undefined || start.byte_length > TASK_RECORD_MAX_BYTES) return null;
-  let record: unknown;
-  try {
-    record = JSON.parse(readRawLine(db, start.source_id, start.line)?.bytes.toString('utf8') ?? 'null');
-  } catch {
-    // A changed file, or a record that is not one JSON value: there is no task to show.
-    return null;
+/**
+ * The run's task, as its format records one: the start event's `task` (the canonical run_start, a
+ * Cline task, a Codex session's first user message), else the first prompt the run's records carry
+ * (a Claude Code session's first user message, whatever bookkeeping records came before it).
+ */
+function runTask(db: Database.Database, runPk: number, startEventId: number | null): string | null {
+  const contentColumns = 'id, source_id, line, byte_offset, byte_length, type, type_raw, call_id';
+  const taskOf = (row: (ContentEventRow & { id: number }) | undefined): string | null => {
+    if (row === undefined || row.byte_length > TASK_RECORD_MAX_BYTES) return null;
+    const text = eventContent(db, row, [], { revealSecrets: false })?.text ?? null;
+    return text === null || text.trim() === '' ? null : text;
+  };
+  const start = startEventId === null ? undefined : prepared<[number], ContentEventRow & { id: number }>(db, `SELECT ${contentColumns} FROM events WHERE id = ?`).get(startEventId);
+  const fromStart = taskOf(start);
+  if (fromStart !== null) return fromStart;
+  // Ingest summarizes a record that carries a prompt's text; a run's first prompt is among its first records.
+  const prompts = prepared<[number, number], ContentEventRow & { id: number }>(
+    db,
+    `SELECT ${contentColumns} FROM events WHERE run_pk = ? AND run_index < ? AND type = 'unknown' AND summary IS NOT NULL ORDER BY run_index LIMIT 20`,
+  ).all(runPk, TASK_SEARCH_EVENTS);
+  for (const prompt of prompts) {
+    if (!namesModelInput(prompt.type_raw)) continue;
+    const text = taskOf(prompt);
+    if (text !== null) return text;
   }
-  if (typeof record !== 'object' || record === null || !('task' in record)) return null;
-  const task = (record as { task: unknown }).task;
-  if (task === null || task === undefined) return null;
-  return typeof task === 'string' ? task : JSON.stringify(task);
+  return null;
 }
 
 function runConfig(configJson: string | null): Record<string, unknown> | null {
@@ -320,7 +333,7 @@ const run: Query<'run'> = (db, scope, request) => {
   return {
     run: toRunRow(db, scope, row),
     config: runConfig(row.config_json),
-    task: runTask(db, row.start_event_id),
+    task: runTask(db, row.id, row.start_event_id),
     endLimit: row.end_limit,
     budgets: budgetUses(db, scope, row),
     children: childrenOf(db, scope, row),
@@ -822,6 +835,13 @@ const event: Query<'event'> = (db, scope, request) => {
     absorbedLines,
     calls: issued,
     findings: anchored,
+    content: eventContent(db, row, absorbedLines, { revealSecrets: request.revealSecrets }),
+    answers:
+      row.call_id === null
+        ? null
+        : (prepared<[number, string, number], CallSqlRow>(db, `${callSelect} WHERE c.run_pk = ? AND c.call_id = ? AND c.answer_event_id = ? LIMIT 1`)
+            .all(row.run_pk, row.call_id, row.id)
+            .map(toCallRow)[0] ?? null),
   };
 };
 

@@ -7,76 +7,22 @@
  * last one matches as a prefix, so results appear while the last word is still being typed. A word
  * the tokenizer splits (`foo-bar`, `a.b`) matches as a phrase: its parts next to each other.
  *
- * Hits are ranked by bm25, then by event id. Each hit's snippet is plain text cut from the event's
+ * Hits are listed by position (run, step, line), as the user reads the trace; `afterEventId` asks
+ * for those after an event (the inspector's "next match"). Each hit's snippet is plain text cut from the event's
  * stored text around its first match, computed here rather than by FTS5's snippet(), which would
  * evaluate the query again for every hit (a one-letter prefix expands to thousands of terms).
  */
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, SearchHit } from '../../shared/api';
+import { matchRanges, phrasesOf, queryWords, type Phrase } from '../../shared/searchMatches';
 
 /** Characters of context a snippet shows before its first match, and its length at most. */
 const CONTEXT_BEFORE = 40;
 const SNIPPET_CHARS = 180;
 
-/**
- * Word characters as the unicode61 tokenizer sees them, closely enough to find what it matched:
- * letters, numbers, marks (diacritics, removed when folding) and private-use characters.
- */
-const tokenPattern = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
-const asciiOnly = /^\p{ASCII}*$/u;
-
-/** A token as unicode61 with remove_diacritics compares it: lower case, diacritics removed. */
-function fold(token: string): string {
-  return asciiOnly.test(token) ? token.toLowerCase() : token.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-}
-
-/** The user's words, as typed: separated by whitespace. */
-function wordsOf(query: string): string[] {
-  return query.split(/\s+/u).filter((word) => word !== '');
-}
-
 /** The FTS5 query for the words: each a quoted string, all required, the last a prefix. */
 function ftsQuery(words: readonly string[]): string {
   return words.map((word, index) => `"${word.replaceAll('"', '""')}"${index === words.length - 1 ? '*' : ''}`).join(' AND ');
-}
-
-interface Token {
-  start: number;
-  end: number;
-  folded: string;
-}
-
-/** A word as matched: its folded tokens next to each other, the last one a prefix for the last word. */
-interface Phrase {
-  tokens: string[];
-  prefix: boolean;
-}
-
-function tokensOf(text: string): Token[] {
-  return Array.from(text.matchAll(tokenPattern), (match) => ({ start: match.index, end: match.index + match[0].length, folded: fold(match[0]) }));
-}
-
-function phrasesOf(words: readonly string[]): Phrase[] {
-  return words.map((word, index) => ({ tokens: tokensOf(word).map((token) => token.folded), prefix: index === words.length - 1 })).filter((phrase) => phrase.tokens.length > 0);
-}
-
-/** Where the phrases occur in the text: [start, end) ranges, in text order, not overlapping. */
-function matchRanges(text: string, phrases: readonly Phrase[]): [number, number][] {
-  const tokens = tokensOf(text);
-  const ranges: [number, number][] = [];
-  for (let at = 0; at < tokens.length; at += 1) {
-    const phrase = phrases.find(({ tokens: parts, prefix }) =>
-      parts.every((part, offset) => {
-        const folded = tokens[at + offset]?.folded;
-        if (folded === undefined) return false;
-        return prefix && offset === parts.length - 1 ? folded.startsWith(part) : folded === part;
-      }),
-    );
-    if (phrase === undefined) continue;
-    ranges.push([tokens[at]!.start, tokens[at + phrase.tokens.length - 1]!.end]);
-    at += phrase.tokens.length - 1;
-  }
-  return ranges;
 }
 
 /**
@@ -125,26 +71,30 @@ interface HitRow {
   line: number;
   type: string;
   step: number | null;
+  name: string | null;
   text: string;
 }
 
+/** An event's place in the trace, the order hits are listed in: run, step (none first), line, event. */
+const positionColumns = 'e.run_pk, ifnull(e.step, -1), e.line, e.id';
+
 export function searchEvents(db: Database.Database, request: ApiParsedRequest<'search'>): ApiResponse<'search'> {
-  const words = wordsOf(request.query);
+  const words = queryWords(request.query);
   if (words.length === 0) return { total: 0, offset: request.offset, rows: [] };
   const query = ftsQuery(words);
   const runPk = request.runPk ?? null;
+  const after = request.afterEventId === undefined ? null : db.prepare<[number], { run_pk: number; step: number; line: number; id: number }>('SELECT run_pk, ifnull(step, -1) AS step, line, id FROM events WHERE id = ?').get(request.afterEventId);
+  const position = after === undefined || after === null ? [] : [after.run_pk, after.step, after.line, after.id];
   const matching = `
     FROM search_index JOIN events e ON e.id = search_index.rowid
-    WHERE search_index MATCH ? AND (? IS NULL OR e.run_pk = ?)`;
-  const total = db.prepare<[string, number | null, number | null], number>(`SELECT count(*) ${matching}`).pluck().get(query, runPk, runPk) ?? 0;
-  const page = db
-    .prepare<[string, number | null, number | null, number, number], number>(
-      `SELECT search_index.rowid ${matching} ORDER BY search_index.rank, search_index.rowid LIMIT ? OFFSET ?`,
-    )
-    .pluck()
-    .all(query, runPk, runPk, request.limit, request.offset);
+    WHERE search_index MATCH ? AND (? IS NULL OR e.run_pk = ?)${position.length > 0 ? ` AND (${positionColumns}) > (?, ?, ?, ?)` : ''}`;
+  const parameters = [query, runPk, runPk, ...position];
+  const total = db.prepare<unknown[], number>(`SELECT count(*) ${matching}`).pluck().get(...parameters) ?? 0;
+  const page = db.prepare<unknown[], number>(`SELECT e.id ${matching} ORDER BY ${positionColumns} LIMIT ? OFFSET ?`).pluck().all(...parameters, request.limit, request.offset);
+  // The tool it concerns: a call's or result's own name, else the names of the calls a response issued.
   const hit = db.prepare<[number], HitRow>(
-    `SELECT e.id AS eventId, e.run_pk AS runPk, r.run_id AS runId, e.line, e.type, e.step, t.text
+    `SELECT e.id AS eventId, e.run_pk AS runPk, r.run_id AS runId, e.line, e.type, e.step,
+            coalesce(e.name, (SELECT group_concat(c.name, ', ') FROM tool_calls c WHERE c.run_pk = e.run_pk AND c.event_id = e.id)) AS name, t.text
      FROM events e JOIN runs r ON r.id = e.run_pk JOIN search_text t ON t.event_id = e.id
      WHERE e.id = ?`,
   );

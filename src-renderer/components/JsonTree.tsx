@@ -3,10 +3,30 @@
  * and long arrays/objects show their head with a "show all" button, so a 1 MiB tool output does
  * not become a 1 MiB DOM on selection.
  */
-import { memo, useState } from 'react';
+import { createContext, memo, useContext, useMemo, useState } from 'react';
 import { formatCount } from './format';
+import { Highlighted } from './Highlighted';
 import { VisibleText } from './VisibleText';
+import { matchRanges, type Phrase } from '../../shared/searchMatches';
 import type { RawJson } from '../../shared/trace/exactIntegers';
+
+/** The search's words to mark in string values (none: nothing marked). */
+const HighlightContext = createContext<readonly Phrase[]>([]);
+
+/** Strings looked into to decide whether a collapsed value holds a match: a bound for huge records. */
+const matchSearchBudget = 5000;
+
+/** Whether a string inside `value` matches, so that its node opens to show it. */
+function holdsMatch(value: Json, phrases: readonly Phrase[]): boolean {
+  let budget = matchSearchBudget;
+  const visit = (item: Json): boolean => {
+    if (budget-- <= 0) return false;
+    if (typeof item === 'string') return matchRanges(item, phrases).length > 0;
+    if (item === null || typeof item !== 'object' || JSON.isRawJSON(item)) return false;
+    return (Array.isArray(item) ? item : Object.values(item)).some(visit);
+  };
+  return visit(value);
+}
 
 const stringHead = 2000;
 const childrenHead = 100;
@@ -17,12 +37,15 @@ const openDepth = 2;
 type Json = null | boolean | number | RawJson | string | Json[] | { [key: string]: Json };
 
 function JsonString({ value }: { value: string }) {
+  const phrases = useContext(HighlightContext);
   const [showAll, setShowAll] = useState(false);
   const cut = !showAll && value.length > stringHead;
+  const shown = cut ? value.slice(0, stringHead) : value;
+  const ranges = useMemo(() => matchRanges(shown, phrases), [shown, phrases]);
   return (
     <span className="json-string">
       &quot;
-      <VisibleText text={cut ? value.slice(0, stringHead) : value} keepNewlines />
+      {ranges.length > 0 ? <Highlighted text={shown} ranges={ranges} keepNewlines /> : <VisibleText text={shown} keepNewlines />}
       {cut && '…'}&quot;
       {cut && (
         <button type="button" className="link-button show-all" onClick={() => setShowAll(true)}>
@@ -44,7 +67,9 @@ function JsonLeaf({ value }: { value: Json }) {
 
 const JsonNode = memo(function JsonNode({ name, value, depth }: { name: string | null; value: Json; depth: number }) {
   const container = value !== null && typeof value === 'object' && !JSON.isRawJSON(value);
-  const [open, setOpen] = useState(depth < openDepth);
+  const phrases = useContext(HighlightContext);
+  // A value holding a search match opens, so the match is on screen.
+  const [open, setOpen] = useState(() => depth < openDepth || (container && phrases.length > 0 && holdsMatch(value, phrases)));
   const [showAll, setShowAll] = useState(false);
   const label =
     name === null ? null : (
@@ -97,10 +122,12 @@ const JsonNode = memo(function JsonNode({ name, value, depth }: { name: string |
   );
 });
 
-export function JsonTree({ value }: { value: unknown }) {
+export function JsonTree({ value, highlight = [] }: { value: unknown; highlight?: readonly Phrase[] }) {
   return (
-    <div className="json-tree" data-testid="json-tree">
-      <JsonNode name={null} value={value as Json} depth={0} />
-    </div>
+    <HighlightContext.Provider value={highlight}>
+      <div className="json-tree" data-testid="json-tree">
+        <JsonNode name={null} value={value as Json} depth={0} />
+      </div>
+    </HighlightContext.Provider>
   );
 }

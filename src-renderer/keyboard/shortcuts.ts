@@ -9,6 +9,7 @@ export const shortcutList: readonly { keys: string[]; action: string }[] = [
   { keys: ['Enter'], action: 'Open the selected event (in a run); open the selected run (in the runs table); open the selected call (in the calls list)' },
   { keys: ['Esc'], action: 'Back: close the event, then leave the run; from a request diff, back to the run' },
   { keys: ['Ctrl+F', '⌘F'], action: 'Search the whole trace (the data, not only the rows on screen)' },
+  { keys: ['Enter', 'F3'], action: 'Next search match (in an event opened from a search hit)' },
   { keys: ['d'], action: 'Diff the selected request with the previous one (in a run; on another event, the nearest request at or before it)' },
   { keys: ['s'], action: 'Switch a request diff between the word diff and side by side (in a request diff)' },
   { keys: ['f'], action: 'Follow new events: keep the run\'s last event in view while its file is written (in a run of a followed file)' },

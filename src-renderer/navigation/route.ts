@@ -24,9 +24,10 @@ export type Route =
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
    * `section` is the timeline or the run's requests (context growth); `requestSort`: the
    * requests table's order (null: request order); `showAll`: the timeline lists bookkeeping events
-   * too (shared/trace/bookkeeping.ts).
+   * too (shared/trace/bookkeeping.ts); `query`: the search the event was opened from (`?q=`),
+   * highlighted in it, with its next match one key away.
    */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; requestSort: RequestSort | null; showAll: boolean }
+  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; requestSort: RequestSort | null; showAll: boolean; query: string | null }
   /**
    * Request `eventId` (a model request, or the response a reconstructed request was sent for)
    * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
@@ -100,10 +101,21 @@ export function parseRoute(hash: string): Route {
         };
       }
     }
-    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort: parseRequestSort(pairs(rest, 3).get('sort')), showAll: false };
+    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort: parseRequestSort(pairs(rest, 3).get('sort')), showAll: false, query: null };
     const options = pairs(rest, 2);
-    const showAll = new URLSearchParams(query).get('all') === '1';
-    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline', requestSort: null, showAll };
+    const search = new URLSearchParams(query);
+    const searched = search.get('q');
+    return {
+      view: 'run',
+      traceId,
+      runPk,
+      step: parseInteger(options.get('step')),
+      eventId: parseInteger(options.get('event')),
+      section: 'timeline',
+      requestSort: null,
+      showAll: search.get('all') === '1',
+      query: searched === null || searched.trim() === '' ? null : searched,
+    };
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -127,7 +139,11 @@ export function formatRoute(route: Route): string {
     let hash = `${trace}/run/${route.runPk}`;
     if (route.step !== null) hash += `/step/${route.step}`;
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
-    if (route.showAll) hash += '?all=1';
+    const search = new URLSearchParams();
+    if (route.showAll) search.set('all', '1');
+    if (route.query !== null) search.set('q', route.query);
+    const searchText = search.toString();
+    if (searchText !== '') hash += `?${searchText}`;
     return hash;
   }
   const entries = Object.entries(route.params).filter(([, value]) => value !== '');
@@ -138,7 +154,7 @@ export function formatRoute(route: Route): string {
 export const routes = {
   start: (): Route => startRoute,
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
-  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean } = {}): Route => ({
+  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean; query?: string | null } = {}): Route => ({
     view: 'run',
     traceId,
     runPk,
@@ -147,9 +163,10 @@ export const routes = {
     section: 'timeline',
     requestSort: null,
     showAll: where.showAll ?? false,
+    query: where.query ?? null,
   }),
   /** The run's requests and its context growth; `requestSort`: the table's order. */
-  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort, showAll: false }),
+  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort, showAll: false, query: null }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (
     traceId: string,

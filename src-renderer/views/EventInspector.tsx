@@ -8,7 +8,7 @@ import { useState } from 'react';
 import type { ApiResponse, EventRow, RawRecord } from '../../shared/api';
 import { mayHoldUnsafeIntegers, parseJsonExactly } from '../../shared/trace/exactIntegers';
 import { useQuery } from '../api/useQuery';
-import { CallStateBadge, SeverityBadge } from '../components/Badges';
+import { SeverityBadge } from '../components/Badges';
 import { baseName, formatBytes, formatDuration, humanize } from '../components/format';
 import { JsonTree } from '../components/JsonTree';
 import { RawLineToggle } from '../components/RawLine';
@@ -16,6 +16,8 @@ import { Failure, Loading } from '../components/States';
 import { VisibleText } from '../components/VisibleText';
 import { formatRoute, routes, type Route } from '../navigation/route';
 import { SubAgentsOf } from './SubAgents';
+import { EventContentView, useSearchPhrases } from './EventContentView';
+import { SearchMatchBar } from './SearchMatchBar';
 
 /** The request diff the inspected event leads to (a model request, or the response of a run whose requests are reconstructed). */
 export interface DiffAction {
@@ -29,7 +31,20 @@ export interface DiffAction {
 const firstBytes = 1024 * 1024;
 const allBytes = 64 * 1024 * 1024;
 
-export function EventInspector({ traceId, eventId, onClose, diffAction = null }: { traceId: string; eventId: number; onClose: () => void; diffAction?: DiffAction | null }) {
+export function EventInspector({
+  traceId,
+  eventId,
+  onClose,
+  diffAction = null,
+  searchQuery = null,
+}: {
+  traceId: string;
+  eventId: number;
+  onClose: () => void;
+  diffAction?: DiffAction | null;
+  /** The search the event was opened from: highlighted in it, with the next match one key away. */
+  searchQuery?: string | null;
+}) {
   const [maxBytes, setMaxBytes] = useState(firstBytes);
   // Credentials come masked; revealed only on request, for the event shown. The run view keys the
   // inspector by event, so moving to another one (or back) starts masked again.
@@ -43,12 +58,16 @@ export function EventInspector({ traceId, eventId, onClose, diffAction = null }:
           ✕
         </button>
       </header>
+      {detail.status === 'ready' && searchQuery !== null && (
+        <SearchMatchBar traceId={traceId} runPk={detail.data.runPk} eventId={eventId} step={detail.data.event.step} query={searchQuery} />
+      )}
       {detail.status === 'loading' && <Loading what="the event" />}
       {detail.status === 'error' && <Failure what="the event" error={detail.error} />}
       {detail.status === 'ready' && (
         <EventDetail
           traceId={traceId}
           detail={detail.data}
+          searchQuery={searchQuery}
           onShowAll={() => setMaxBytes(allBytes)}
           diffAction={diffAction}
           secrets={{ revealed: revealSecrets, toggle: () => setRevealSecrets(!revealSecrets) }}
@@ -66,12 +85,14 @@ interface SecretsToggle {
 function EventDetail({
   traceId,
   detail,
+  searchQuery,
   onShowAll,
   diffAction,
   secrets,
 }: {
   traceId: string;
   detail: ApiResponse<'event'>;
+  searchQuery: string | null;
   onShowAll: () => void;
   diffAction: DiffAction | null;
   secrets: SecretsToggle;
@@ -83,7 +104,8 @@ function EventDetail({
   return (
     <div className="inspector-body">
       <h3 className="inspector-title">
-        {humanize(event.type)}
+        {/* An input record the format has no canonical type for is still what it is: a message to the model. */}
+        {event.type === 'unknown' && event.lane === 'input' ? 'Input message' : humanize(event.type)}
         {event.typeRaw !== event.type && (
           <span className="muted">
             {' '}
@@ -121,41 +143,16 @@ function EventDetail({
           )}
         </section>
       )}
+      <EventContentView traceId={traceId} detail={detail} query={searchQuery} />
       <SubAgentsOf callIds={[event.callId, ...detail.calls.map((call) => call.callId)]} />
       <section>
         <h4>Normalized fields</h4>
         <NormalizedFields event={event} />
       </section>
-      {detail.calls.length > 0 && (
-        <section>
-          <h4>Tool calls issued</h4>
-          <ul className="plain-list">
-            {detail.calls.map((call) => (
-              <li key={call.callIndex}>
-                <strong>
-                  <VisibleText text={call.name} />
-                </strong>{' '}
-                <CallStateBadge state={call.state} errorCode={call.errorCode} /> <code className="muted">{<VisibleText text={call.callId} />}</code>
-                {call.answerEventId !== null && (
-                  <>
-                    {' '}
-                    <a href={formatRoute(routes.run(traceId, detail.runPk, { eventId: call.answerEventId }))}>→ {call.state === 'unexecuted' ? 'not-executed mark' : 'result'}</a>
-                  </>
-                )}
-                {(call.argsError ?? call.argsSummary) !== null && (
-                  <div className="wrap-text">
-                    <VisibleText text={call.argsError ?? call.argsSummary ?? ''} />
-                  </div>
-                )}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
       {record === null ? (
         <p className="muted">This event has no record of its own in the file.</p>
       ) : (
-        <RecordView traceId={traceId} sourceId={event.sourceId} record={record} absorbedLines={detail.absorbedLines} onShowAll={onShowAll} />
+        <RecordView traceId={traceId} sourceId={event.sourceId} record={record} absorbedLines={detail.absorbedLines} onShowAll={onShowAll} searchQuery={searchQuery} />
       )}
     </div>
   );
@@ -212,14 +209,17 @@ function RecordView({
   record,
   absorbedLines,
   onShowAll,
+  searchQuery,
 }: {
   traceId: string;
   sourceId: number;
   record: RawRecord;
   absorbedLines: number[];
   onShowAll: () => void;
+  searchQuery: string | null;
 }) {
   const parsed = parseRecord(record);
+  const phrases = useSearchPhrases(searchQuery);
   const [copied, setCopied] = useState<string | null>(null);
   const copy = () => {
     const text = parsed.ok ? JSON.stringify(parsed.value, null, 2) : record.text;
@@ -255,7 +255,7 @@ function RecordView({
             </button>
           </div>
         )}
-        {parsed.ok && <JsonTree value={parsed.value} />}
+        {parsed.ok && <JsonTree value={parsed.value} highlight={phrases} />}
       </section>
       <section>
         <h4>

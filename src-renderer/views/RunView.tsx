@@ -147,9 +147,13 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
     ArrowUp: () => moveStep(-1),
     n: () => moveFinding(1),
     p: () => moveFinding(-1),
-    Enter: () => {
-      if (cursor?.event) goToEvent(cursor.event);
-    },
+    // With an event opened from a search, Enter is the search's next match (SearchMatchBar).
+    Enter:
+      inspectorOpen && route.query !== null
+        ? undefined
+        : () => {
+            if (cursor?.event) goToEvent(cursor.event);
+          },
     Escape: () => {
       if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll }));
       else navigate(lastListRoute(traceId));
@@ -220,7 +224,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
         />
         </div>
         {route.eventId !== null && <Splitter width={inspectorWidth} onChange={setInspectorWidth} />}
-        {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} />}
+        {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} searchQuery={route.query} />}
       </div>
       </SubAgentsProvider>
       )}
@@ -413,9 +417,10 @@ function RunHeader({
         </div>
       )}
       {detail.task !== null && (
-        <p className="run-task" title={visibleText(detail.task)}>
+        // One line (its line breaks as spaces); the tooltip has it whole, line by line.
+        <p className="run-task" title={detail.task.split('\n').map(visibleText).join('\n')} data-testid="run-task">
           <span className="muted">Task: </span>
-          <VisibleText text={detail.task} />
+          <VisibleText text={detail.task.replace(/\s+/g, ' ').trim()} />
         </p>
       )}
       <SubAgentOrigin traceId={traceId} detail={detail} />

@@ -1,12 +1,13 @@
 /** Full-text search over the whole trace (the data, not the rows on screen); each hit links to its event. */
-import { useCallback, useEffect, type ReactNode } from 'react';
+import { useCallback, useEffect } from 'react';
 import type { SearchHit } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { usePagedRows } from '../api/usePagedRows';
 import { formatCount, humanize } from '../components/format';
+import { Highlighted } from '../components/Highlighted';
 import { PagedList } from '../components/PagedList';
 import { Empty, Failure } from '../components/States';
-import { VisibleText } from '../components/VisibleText';
+import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 
 export function SearchView({ traceId, query, revision }: { traceId: string; query: string; revision: number }) {
@@ -23,7 +24,7 @@ export function SearchView({ traceId, query, revision }: { traceId: string; quer
 function SearchResults({ traceId, query, revision }: { traceId: string; query: string; revision: number }) {
   const api = useApi();
   const hits = usePagedRows(`search:${traceId}:${query}`, revision, (offset, limit) => api.search({ traceId, query, offset, limit }), 100);
-  const renderRow = useCallback((hit: SearchHit) => <SearchHitItem traceId={traceId} hit={hit} />, [traceId]);
+  const renderRow = useCallback((hit: SearchHit) => <SearchHitItem traceId={traceId} hit={hit} query={query} />, [traceId, query]);
   const answered = hits.total !== null && hits.fresh && (hits.total === 0 || hits.rowAt(0) !== undefined);
   useEffect(() => {
     // After the paint that shows the answer: what the search benchmark times (scripts/bench-ui.ts).
@@ -43,35 +44,22 @@ function SearchResults({ traceId, query, revision }: { traceId: string; query: s
   );
 }
 
-function SearchHitItem({ traceId, hit }: { traceId: string; hit: SearchHit }) {
+/** A hit names where it is (step, tool, line) before the run id, which is the same for every hit of a one-run trace; the link keeps the query, so the event opens highlighted. */
+function SearchHitItem({ traceId, hit, query }: { traceId: string; hit: SearchHit; query: string }) {
+  const where = `${hit.step === null ? 'no step' : `step ${hit.step}`} · ${humanize(hit.type)}${hit.name === null ? '' : ` · ${hit.name}`} · line ${hit.line} · ${hit.runId}`;
   return (
-    <a href={formatRoute(routes.run(traceId, hit.runPk, { step: hit.step, eventId: hit.eventId }))} className="list-row search-hit" data-testid="search-hit" data-event-id={hit.eventId}>
-      <div className="muted">
-        <VisibleText text={hit.runId} /> · {humanize(hit.type)} · {hit.step === null ? 'no step' : `step ${hit.step}`} · line {hit.line}
+    <a
+      href={formatRoute(routes.run(traceId, hit.runPk, { step: hit.step, eventId: hit.eventId, query }))}
+      className="list-row search-hit"
+      data-testid="search-hit"
+      data-event-id={hit.eventId}
+    >
+      <div className="muted search-hit-where" title={visibleText(where)}>
+        <VisibleText text={where} />
       </div>
       <div className="snippet wrap-text">
         <Highlighted text={hit.snippet} ranges={hit.matches} />
       </div>
     </a>
   );
-}
-
-/** `text` with the [start, end) `ranges` marked: text spans, never markup from the server. */
-function Highlighted({ text, ranges }: { text: string; ranges: readonly (readonly [number, number])[] }) {
-  const parts: ReactNode[] = [];
-  let position = 0;
-  for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
-    const from = Math.max(start, position);
-    const to = Math.min(end, text.length);
-    if (to <= from) continue;
-    if (from > position) parts.push(<VisibleText key={`t${position}`} text={text.slice(position, from)} />);
-    parts.push(
-      <mark key={`m${from}`}>
-        <VisibleText text={text.slice(from, to)} />
-      </mark>,
-    );
-    position = to;
-  }
-  if (position < text.length) parts.push(<VisibleText key={`t${position}`} text={text.slice(position)} />);
-  return <>{parts}</>;
 }

@@ -75,7 +75,8 @@ describe('gemini-cli chat recordings', () => {
         ['run_end', 'gemini', 3, null, null, null, null],
       ],
     );
-    assert.equal(events.find((event) => event.call_id === 'read_file-1761800000100-aa11')?.summary, "[tool]\nname = 'demo'\n");
+    // A summary is one line: the output's line breaks read as spaces, never as a literal \n.
+    assert.equal(events.find((event) => event.call_id === 'read_file-1761800000100-aa11')?.summary, "[tool] name = 'demo'");
     // The result is timestamped when the call finished (after the user's approval, here a cancel).
     assert.equal(events.find((event) => event.call_id === 'run_shell_command-1761800006000-cc33')?.ts, '2025-10-30T08:02:00.000Z');
     assert.deepEqual(findingsOf(report), [['tool_error', 'run_shell_command-1761800006000-cc33']]);

@@ -8,6 +8,7 @@ import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { CallStartTimes } from './callLatency';
 import { readEvent, type EventRepairs } from './eventRepair';
 import { SUMMARY_CHARS } from '../ingest/contentHash';
+import { outputPreview } from '../../../shared/toolOutput';
 import { resultIdentity } from '../ingest/resultIdentity';
 import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../ingest/topLevelScan';
 import { isRecord, type FormatAdapter, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
@@ -20,6 +21,8 @@ export interface UnknownEvent {
   step?: number;
   step_id?: string;
   ts?: string | number;
+  /** What the record says in words, when it is a message to the model (a user's prompt): its summary, search text and the run's task. */
+  text?: string;
 }
 
 export type AdaptedEvent = CanonicalEvent | UnknownEvent;
@@ -134,7 +137,8 @@ function digestWrittenResult(bytes: Buffer, scan: TopLevelScan, isError: boolean
   const written = (member: typeof output): Buffer => (member === undefined ? Buffer.alloc(0) : bytes.subarray(member.start, member.end));
   return {
     hash: resultIdentity(isError, written(output), written(error)),
-    preview: output === undefined ? '' : memberPreview(bytes, output, SUMMARY_CHARS + 1),
+    // The start as written, read like any output (one line, content blocks as their text) as far as the start allows.
+    preview: output === undefined ? '' : outputPreview(memberPreview(bytes, output, SUMMARY_CHARS + 1), SUMMARY_CHARS + 1),
     chars: output === undefined ? 0 : output.end - output.start,
   };
 }

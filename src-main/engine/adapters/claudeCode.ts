@@ -28,6 +28,7 @@ import {
   transcriptSignals,
   userRecordKind,
   userTypeRaw,
+  type UserRecordKind,
 } from './claudeCodeRecords';
 import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
@@ -182,9 +183,22 @@ function emitInLineOrder(run: RunState, mapped: MappedEvent, emit: Emit): void {
   else run.open.held.push(mapped);
 }
 
-function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef): MappedEvent {
-  const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
+function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef, text?: string): MappedEvent {
+  const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}), ...(text !== undefined && text !== '' ? { text } : {}) };
   return { event, typeRaw, line };
+}
+
+/**
+ * What the user asked, in words: a prompt as typed; a slash command as `/name args` (its record
+ * wraps both in `<command-name>`/`<command-args>` tags). Other user records (injected context,
+ * local command output, interrupts) asked nothing.
+ */
+function promptText(kind: UserRecordKind, text: string): string | undefined {
+  if (kind === 'prompt') return text.trim();
+  if (kind !== 'command') return undefined;
+  const tag = (name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text)?.[1]?.trim() ?? '';
+  const command = [tag('command-name'), tag('command-args')].filter((part) => part !== '').join(' ');
+  return command === '' ? undefined : command;
 }
 
 /**
@@ -404,7 +418,7 @@ class ClaudeCodeMapper implements FormatMapper {
         if (run.beforeCommand !== undefined) run.last = run.beforeCommand;
       } else if (kind !== 'meta') run.last = { kind: 'open' };
       if (kind !== 'command' && kind !== 'meta') run.beforeCommand = undefined;
-      emitInLineOrder(run, unknownEvent(run, userTypeRaw[kind], ts, line), emit);
+      emitInLineOrder(run, unknownEvent(run, userTypeRaw[kind], ts, line, promptText(kind, text)), emit);
       // A prompt starts a new turn: the loop moved on, and a call still open never gets its result.
       if (kind === 'interrupt' || kind === 'prompt') this.markNotExecuted(run, kind, text.trim(), line, ts, emit);
       return;

@@ -181,8 +181,9 @@ class LoopAssembler {
   }
 
   /** A record Loopscope does not model: kept as an `unknown` event. */
-  unknown(source: Source): void {
-    this.queue({ type: 'unknown', type_raw: source.typeRaw, run_id: this.runId, ...(source.ts ? { ts: source.ts } : {}) }, source);
+  /** `text`: what the record says to the model in words (the user's message), for its summary, search and the run's task. */
+  unknown(source: Source, text?: string): void {
+    this.queue({ type: 'unknown', type_raw: source.typeRaw, run_id: this.runId, ...(source.ts ? { ts: source.ts } : {}), ...(text ? { text } : {}) }, source);
   }
 
   /** A model output (text, reasoning, tool call, hosted tool): joins the open step, or opens the next one. */
@@ -664,7 +665,7 @@ class RolloutReader implements Reader {
         }
         loop.markInput();
         loop.setTaskIfHeld(payload['message']);
-        loop.unknown(source);
+        loop.unknown(source, str(payload['message']));
         return undefined;
       case 'task_complete': {
         this.sawTurnLifecycle = true;

@@ -18,6 +18,7 @@ import { classifyResponse, outputRepeatsText } from '../../../shared/trace/model
 import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus, type RunStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { isBookkeeping } from '../../../shared/trace/bookkeeping';
+import { decodeToolOutput, outputPreview } from '../../../shared/toolOutput';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
@@ -556,8 +557,14 @@ export class TraceIngester {
       case 'tool_result': {
         const digest = resultDigest ?? digestFromEvent(event);
         this.acceptToolResult(run, event, row, digest);
-        // A long result line is read without its output: its preview is what is at hand.
-        search.add(event.output === undefined ? digest.preview : event.output);
+        // A long result line is read without its output: its preview is what is at hand. An output is
+        // searched as it reads (Codex's output JSON unwrapped, content blocks as their text).
+        // Other JSON is searched by its values, not its keys (SearchText).
+        if (event.output === undefined) search.add(digest.preview);
+        else {
+          const decoded = decodeToolOutput(event.output);
+          search.add(decoded.kind === 'json' ? event.output : decoded.text);
+        }
         search.add(event.error);
         break;
       }
@@ -578,6 +585,11 @@ export class TraceIngester {
       }
       case 'unknown':
         this.counters.unknownEvents += 1;
+        // A prompt the adapter read (Claude Code's user messages): its words on the timeline and in search.
+        if (event.text !== undefined && event.text.trim() !== '') {
+          row.summary = truncate(event.text.replace(/\s+/g, ' ').trim());
+          search.add(event.text);
+        }
         break;
     }
     this.writer.addEvent(row);
@@ -826,7 +838,8 @@ export function digestFromEvent(event: EventOf<'tool_result'>): ResultDigest {
   const output = JSON.stringify(event.output ?? null);
   return {
     hash: resultIdentity(isErrorResult(event), output, JSON.stringify(event.error ?? null)),
-    preview: typeof event.output === 'string' ? event.output.slice(0, SUMMARY_CHARS + 1) : event.output === undefined ? '' : output.slice(0, SUMMARY_CHARS + 1),
+    // Decoded (Codex's output JSON, content blocks) and on one line: a summary never shows a literal \n.
+    preview: outputPreview(event.output, SUMMARY_CHARS + 1),
     chars: typeof event.output === 'string' ? event.output.length : event.output === undefined ? 0 : output.length,
   };
 }
