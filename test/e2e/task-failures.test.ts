@@ -97,7 +97,9 @@ describe('task: which tool calls failed, and why', { timeout: 120_000 }, () => {
     const app = await openRun({ width: 1440, height: 900 });
     const { page } = app;
     await page.locator('[data-testid=tab-findings]').click();
-    await page.locator('[data-testid=finding-group][data-kind=tool_error] .group-toggle').click();
+    // A trace whose findings are all info shows them open; otherwise the group is opened.
+    const toggle = page.locator('[data-testid=finding-group][data-kind=tool_error] .group-toggle').first();
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
     await page.getByText('Bash (toolu_00000000000000000007, step 7) returned an error: ls: cannot access \'src/legacy\': No such file or directory').first().waitFor();
 
     await page.locator('[data-testid=tab-calls]').click();

@@ -119,6 +119,17 @@ describe('task 2: a sub-agent one click from its Task call', { timeout: 120_000 
     assert.deepEqual(app.problems, []);
   });
 
+  test("the Calls list of a session with sub-agents names each call's run, the sub-agent's own id kept whole", async () => {
+    const app = await openRuns();
+    const { page } = app;
+    await page.locator('[data-testid=tab-calls]').click();
+    await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
+    await page.locator('[data-testid=calls-list] [role=columnheader]', { hasText: 'Run' }).waitFor();
+    const tails = new Set(await page.locator('[data-testid=call-row] .col-run .middle-ellipsis-tail').allTextContents());
+    assert.ok(tails.has('/agent-a51c0de') && tails.has('/agent-b62e1f0'), `run cells end with the sub-agents' ids: ${[...tails].join(', ')}`);
+    assert.deepEqual(app.problems, []);
+  });
+
   test('the runs list tells the two sub-agents apart and puts them under their session', async () => {
     const app = await openRuns();
     const { page } = app;
