@@ -24,9 +24,20 @@ export type Route =
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
    * `section` is the timeline or the run's requests (context growth); `requestSort`: the
    * requests table's order (null: request order); `showAll`: the timeline lists bookkeeping events
-   * too (shared/trace/bookkeeping.ts).
+   * too (shared/trace/bookkeeping.ts); `collapsed`: the spans the timeline shows collapsed, by
+   * their begin event's id (shared/trace/spanTree.ts), ascending.
    */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; requestSort: RequestSort | null; showAll: boolean }
+  | {
+      view: 'run';
+      traceId: string;
+      runPk: number;
+      step: number | null;
+      eventId: number | null;
+      section: RunSection;
+      requestSort: RequestSort | null;
+      showAll: boolean;
+      collapsed: readonly number[];
+    }
   /**
    * Request `eventId` (a model request, or the response a reconstructed request was sent for)
    * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
@@ -57,6 +68,16 @@ const startRoute: Route = { view: 'start' };
 function parseInteger(text: string | undefined): number | null {
   if (text === undefined || !/^-?\d+$/.test(text)) return null;
   return Number(text);
+}
+
+/** Collapsed spans are at most this many (the API's limit): a hand-made link cannot ask for more. */
+const maxCollapsed = 1000;
+
+/** `12,40,7` → [7, 12, 40]: ids, ascending, once each; what is not an id is left out. */
+function parseIdList(text: string | null): number[] {
+  if (text === null) return [];
+  const ids = text.split(',').flatMap((part) => (/^\d{1,15}$/.test(part) ? [Number(part)] : []));
+  return [...new Set(ids)].toSorted((a, b) => a - b).slice(0, maxCollapsed);
 }
 
 function isTraceTab(text: string): text is TraceTab {
@@ -100,10 +121,15 @@ export function parseRoute(hash: string): Route {
         };
       }
     }
-    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort: parseRequestSort(pairs(rest, 3).get('sort')), showAll: false };
+    if (rest[2] === 'requests') return routes.runRequests(traceId, runPk, parseRequestSort(pairs(rest, 3).get('sort')));
     const options = pairs(rest, 2);
-    const showAll = new URLSearchParams(query).get('all') === '1';
-    return { view: 'run', traceId, runPk, step: parseInteger(options.get('step')), eventId: parseInteger(options.get('event')), section: 'timeline', requestSort: null, showAll };
+    const search = new URLSearchParams(query);
+    return routes.run(traceId, runPk, {
+      step: parseInteger(options.get('step')),
+      eventId: parseInteger(options.get('event')),
+      showAll: search.get('all') === '1',
+      collapsed: parseIdList(search.get('collapsed')),
+    });
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -127,8 +153,11 @@ export function formatRoute(route: Route): string {
     let hash = `${trace}/run/${route.runPk}`;
     if (route.step !== null) hash += `/step/${route.step}`;
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
-    if (route.showAll) hash += '?all=1';
-    return hash;
+    const search = new URLSearchParams();
+    if (route.showAll) search.set('all', '1');
+    if (route.collapsed.length > 0) search.set('collapsed', route.collapsed.join(','));
+    const query = search.toString().replaceAll('%2C', ',');
+    return query === '' ? hash : `${hash}?${query}`;
   }
   const entries = Object.entries(route.params).filter(([, value]) => value !== '');
   const query = entries.length > 0 ? `?${new URLSearchParams(entries).toString()}` : '';
@@ -138,7 +167,7 @@ export function formatRoute(route: Route): string {
 export const routes = {
   start: (): Route => startRoute,
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
-  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean } = {}): Route => ({
+  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean; collapsed?: readonly number[] } = {}): Route => ({
     view: 'run',
     traceId,
     runPk,
@@ -147,9 +176,20 @@ export const routes = {
     section: 'timeline',
     requestSort: null,
     showAll: where.showAll ?? false,
+    collapsed: where.collapsed ?? [],
   }),
   /** The run's requests and its context growth; `requestSort`: the table's order. */
-  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort, showAll: false }),
+  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({
+    view: 'run',
+    traceId,
+    runPk,
+    step: null,
+    eventId: null,
+    section: 'requests',
+    requestSort,
+    showAll: false,
+    collapsed: [],
+  }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (
     traceId: string,

@@ -4,6 +4,7 @@
  * Loopscope does not know is kept as an `unknown` event, never rejected.
  */
 import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
+import type { SpanMarker } from '../../../shared/trace/spanTree';
 import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { CallStartTimes } from './callLatency';
 import { readEvent, type EventRepairs } from './eventRepair';
@@ -20,6 +21,8 @@ export interface UnknownEvent {
   step?: number;
   step_id?: string;
   ts?: string | number;
+  /** When the record begins or ends a span (shared/trace/spanTree.ts). */
+  span?: SpanMarker;
 }
 
 export type AdaptedEvent = CanonicalEvent | UnknownEvent;
