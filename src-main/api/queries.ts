@@ -457,7 +457,8 @@ function spanHeaders(db: Database.Database, events: readonly EventSqlRow[], hide
     'SELECT begin_event_id, name, type, events, visible_events, started_at, ended_at FROM spans WHERE begin_event_id IN (SELECT value FROM json_each(?))',
   ).all(JSON.stringify(events.filter((event) => event.type === 'unknown').map((event) => event.id)));
   for (const span of rows) {
-    const duration = millisBetween(span.started_at, span.ended_at);
+    // A span with one time stamp (its other events untimed) has no measured length, not a length of 0.
+    const duration = span.started_at === span.ended_at ? null : millisBetween(span.started_at, span.ended_at);
     headers.set(span.begin_event_id, {
       name: span.name,
       type: span.type,

@@ -27,21 +27,26 @@ export function SpanHeader({ span, depth, onToggle }: { span: Span; depth: numbe
   const rows = `${formatCount(span.events)} ${span.events === 1 ? 'event' : 'events'}`;
   return (
     <div className="span-header" style={spanIndent(depth)} data-testid="span-header" data-collapsed={span.collapsed} data-events={span.events}>
-      <button
-        type="button"
-        className="span-toggle"
-        aria-expanded={!span.collapsed}
-        aria-label={`${span.collapsed ? 'Expand' : 'Collapse'} span ${visibleText(label)} (${rows})`}
-        title={span.collapsed ? `Show the ${rows} inside this span` : `Hide the ${rows} inside this span`}
-        data-testid="span-toggle"
-        onClick={(event: MouseEvent) => {
-          // The row selects its event on click; the chevron only folds.
-          event.stopPropagation();
-          onToggle();
-        }}
-      >
-        {span.collapsed ? '▸' : '▾'}
-      </button>
+      {span.events === 0 ? (
+        // Nothing inside to fold: no control that does nothing.
+        <span className="span-toggle span-toggle-empty" aria-hidden="true" />
+      ) : (
+        <button
+          type="button"
+          className="span-toggle"
+          aria-expanded={!span.collapsed}
+          aria-label={`${span.collapsed ? 'Expand' : 'Collapse'} span ${visibleText(label)} (${rows})`}
+          title={span.collapsed ? `Show the ${rows} inside this span` : `Hide the ${rows} inside this span`}
+          data-testid="span-toggle"
+          onClick={(event: MouseEvent) => {
+            // The row selects its event on click; the chevron only folds.
+            event.stopPropagation();
+            onToggle();
+          }}
+        >
+          {span.collapsed ? '▸' : '▾'}
+        </button>
+      )}
       <span className="span-name" data-testid="span-name" title={visibleText(label)}>
         <VisibleText text={label} />
       </span>

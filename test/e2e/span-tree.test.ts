@@ -24,7 +24,8 @@ const hashOf = (page: Page) => new URL(page.url()).hash;
 async function ready(page: Page, rowCount: number): Promise<void> {
   await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
   await page.locator('[data-testid=timeline]').and(page.locator(`[aria-rowcount="${rowCount}"]`)).waitFor();
-  await page.waitForFunction((count) => document.querySelectorAll('[data-testid=timeline-row]').length === count, rowCount);
+  // Every row rendered (the list is short enough to render whole): none of a folded span is left.
+  await page.waitForFunction(`document.querySelectorAll('[data-testid=timeline-row]').length === ${rowCount}`);
 }
 
 describe("an Inspect sample's spans as a collapsible tree", () => {
@@ -80,6 +81,11 @@ describe("an Inspect sample's spans as a collapsible tree", () => {
     assert.equal(await header(page, 'react').count(), 0);
     assert.equal(await rows(page).filter({ hasText: 'event/score' }).count(), 1);
     await saveScreenshot(page, 'span-tree-collapsed');
+    // The fold is a navigation: Back opens the span again, Forward folds it.
+    await page.goBack();
+    await ready(page, openRows);
+    await page.goForward();
+    await ready(page, openRows - 7);
 
     // Keyboard: focus the chevron and press Enter: the span opens again, and the URL drops it.
     await header(page, 'solvers').locator('[data-testid=span-toggle]').focus();
