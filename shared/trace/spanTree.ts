@@ -58,12 +58,29 @@ export interface SpanEvent {
 
 interface OpenSpan {
   id: string;
-  extent: SpanExtent;
+  beginEventId: number;
+  beginIndex: number;
+  depth: number;
+  name: string | null;
+  type: string | null;
+  /** Events not bookkeeping the run had when the span began (its begin included). */
+  visibleBefore: number;
+  /**
+   * The earliest and latest times of the span's events, except those inside the spans still open
+   * within it (each keeps its own and hands them on when it ends): so an event updates one span,
+   * not every open one, and a hostile log 100,000 spans deep still loads in linear time.
+   */
+  earliest: string | null;
+  latest: string | null;
 }
 
 /** The spans of one run, fed its events in order (see the module comment for the rules). */
 export class SpanNesting {
   private readonly open: OpenSpan[] = [];
+  /** Where each open span id sits in `open` (an id begun again while open: each of its places). */
+  private readonly places = new Map<string, number[]>();
+  private lastIndex = -1;
+  private visibleSeen = 0;
 
   /**
    * Takes the run's next event: returns its depth (the spans it is inside; a span's own end
@@ -73,62 +90,97 @@ export class SpanNesting {
     const { marker } = event;
     const ended: SpanExtent[] = [];
     if (marker?.kind === 'begin') {
-      const parent = marker.parentId == null ? -1 : this.open.findIndex((span) => span.id === marker.parentId);
-      if (parent !== -1) ended.push(...this.closeAbove(parent + 1));
+      const parent = marker.parentId == null ? undefined : this.places.get(marker.parentId)?.at(-1);
+      if (parent !== undefined) ended.push(...this.closeFrom(parent + 1));
       this.count(event);
       const depth = this.open.length;
       this.open.push({
         id: marker.id,
-        extent: {
         beginEventId: event.eventId,
         beginIndex: event.runIndex,
-        lastIndex: event.runIndex,
         depth,
         name: marker.name ?? null,
         type: marker.type ?? null,
-        events: 0,
-        visibleEvents: 0,
-        startedAt: event.ts,
-        endedAt: event.ts,
-        },
+        visibleBefore: this.visibleSeen,
+        earliest: event.ts,
+        latest: event.ts,
       });
+      const places = this.places.get(marker.id);
+      if (places === undefined) this.places.set(marker.id, [depth]);
+      else places.push(depth);
       return { depth, ended };
     }
-    const closing = marker?.kind === 'end' ? this.open.findLastIndex((span) => span.id === marker.id) : -1;
-    if (closing === -1) {
+    const closing = marker?.kind === 'end' ? this.places.get(marker.id)?.at(-1) : undefined;
+    if (closing === undefined) {
       this.count(event);
       return { depth: this.open.length, ended };
     }
-    ended.push(...this.closeAbove(closing + 1));
+    ended.push(...this.closeFrom(closing + 1));
     this.count(event);
-    ended.push(...this.closeAbove(closing));
+    ended.push(...this.closeFrom(closing));
     return { depth: closing + 1, ended };
   }
 
   /** The spans still open, as far as they reach now (stored again when they grow or end). */
   openSpans(): SpanExtent[] {
-    return this.open.map((span) => ({ ...span.extent }));
+    const extents: SpanExtent[] = [];
+    let inner: { earliest: string | null; latest: string | null } = { earliest: null, latest: null };
+    for (const span of this.open.toReversed()) {
+      inner = { earliest: earlier(span.earliest, inner.earliest), latest: later(span.latest, inner.latest) };
+      extents.push(this.extentOf(span, inner));
+    }
+    return extents.reverse();
   }
 
   private count(event: SpanEvent): void {
-    for (const { extent: span } of this.open) {
-      span.events += 1;
-      if (event.visible) span.visibleEvents += 1;
-      span.lastIndex = event.runIndex;
-      if (event.ts === null) continue;
-      // A begin may have no time of its own (Inspect stamps a sample's first events with the eval's start, which is dropped): its first event's then.
-      if (span.startedAt === null || event.ts < span.startedAt) span.startedAt = event.ts;
-      if (span.endedAt === null || event.ts > span.endedAt) span.endedAt = event.ts;
-    }
+    this.lastIndex = event.runIndex;
+    if (event.visible) this.visibleSeen += 1;
+    const innermost = this.open.at(-1);
+    if (innermost === undefined || event.ts === null) return;
+    // A begin may have no time of its own (Inspect stamps a sample's first events with the eval's start, which is dropped): its first event's then.
+    innermost.earliest = earlier(innermost.earliest, event.ts);
+    innermost.latest = later(innermost.latest, event.ts);
   }
 
-  /** Ends the open spans from `depth` inward, innermost first. */
-  private closeAbove(depth: number): SpanExtent[] {
-    return this.open
-      .splice(depth)
-      .reverse()
-      .map((span) => span.extent);
+  /** Ends the open spans from `depth` inward, innermost first, each handing its times to the span around it. */
+  private closeFrom(depth: number): SpanExtent[] {
+    const ended: SpanExtent[] = [];
+    while (this.open.length > depth) {
+      const span = this.open.pop()!;
+      this.places.get(span.id)?.pop();
+      if (this.places.get(span.id)?.length === 0) this.places.delete(span.id);
+      const outer = this.open.at(-1);
+      if (outer !== undefined) {
+        outer.earliest = earlier(outer.earliest, span.earliest);
+        outer.latest = later(outer.latest, span.latest);
+      }
+      ended.push(this.extentOf(span, span));
+    }
+    return ended;
   }
+
+  private extentOf(span: OpenSpan, times: { earliest: string | null; latest: string | null }): SpanExtent {
+    return {
+      beginEventId: span.beginEventId,
+      beginIndex: span.beginIndex,
+      lastIndex: this.lastIndex,
+      depth: span.depth,
+      name: span.name,
+      type: span.type,
+      events: this.lastIndex - span.beginIndex,
+      visibleEvents: this.visibleSeen - span.visibleBefore,
+      startedAt: times.earliest,
+      endedAt: times.latest,
+    };
+  }
+}
+
+function earlier(a: string | null, b: string | null): string | null {
+  return a === null ? b : b === null || a <= b ? a : b;
+}
+
+function later(a: string | null, b: string | null): string | null {
+  return a === null ? b : b === null || a >= b ? a : b;
 }
 
 /**
