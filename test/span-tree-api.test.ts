@@ -63,6 +63,11 @@ describe("an Inspect sample's spans, through the API", () => {
         const score = open.rows.find((row) => row.typeRaw === 'event/score')!;
         assert.equal(queries.eventPosition(db, scope, { traceId: 't', eventId: result.eventId, collapsedSpans: [solvers] }).visibleIndex, 3);
         assert.equal(queries.eventPosition(db, scope, { traceId: 't', eventId: score.eventId, collapsedSpans: [solvers] }).visibleIndex, 4);
+        // The sample is one record: its steps are found by step on that line, not all at its first event.
+        const step2 = (collapsedSpans: number[]) => queries.stepPosition(db, scope, { traceId: 't', runPk, step: 2, direction: 'at', hideBookkeeping: true, collapsedSpans })?.index;
+        assert.equal(open.rows[step2([])!]?.type, 'model_request');
+        assert.equal(open.rows[step2([])!]?.step, 2);
+        assert.equal(step2([solvers]), 3);
       } finally {
         db.close();
       }

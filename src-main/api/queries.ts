@@ -523,12 +523,15 @@ const stepPosition: Query<'stepPosition'> = (db, scope, request) => {
     `SELECT step, first_line FROM steps WHERE run_pk = @runPk AND step ${comparison} LIMIT 1`,
   ).get({ runPk: run.id, step: request.step });
   if (step === undefined) return null;
-  // The step's first event: the run's first one (not bookkeeping, when that is hidden) at or after the step's first line.
+  // The step's first event: the run's first one (not bookkeeping, when that is hidden) at or after
+  // the step's first line — on that line, of the step or later: a record that holds many steps (an
+  // Inspect sample is one record) must not put every step at its first event.
   const position = positionOf(request.hideBookkeeping);
-  const first = prepared<[number, number, number], { position: number }>(
+  const first = prepared<[{ sourceId: number; line: number; runPk: number; step: number }], { position: number }>(
     db,
-    `SELECT ${position} AS position FROM events WHERE source_id = ? AND line >= ? AND run_pk = ? AND ${position} IS NOT NULL ORDER BY source_id, line, id LIMIT 1`,
-  ).get(run.source_id, step.first_line, run.id);
+    `SELECT ${position} AS position FROM events WHERE source_id = @sourceId AND line >= @line AND run_pk = @runPk AND ${position} IS NOT NULL
+       AND (line > @line OR step >= @step) ORDER BY source_id, line, id LIMIT 1`,
+  ).get({ sourceId: run.source_id, line: step.first_line, runPk: run.id, step: step.step });
   return first === undefined ? null : { step: step.step, index: shownIndexOf(first.position, hiddenBySpans(db, run.id, position, request.collapsedSpans)) };
 };
 

@@ -131,4 +131,23 @@ describe("an Inspect sample's spans as a collapsible tree", () => {
     await page.locator(`[data-testid=timeline-row][data-selected=true][data-event-id="${solversId}"]`).waitFor();
     assert.deepEqual(app.problems, []);
   });
+
+  test('j walks the steps: onto their rows inside an open span, onto the span header when it is collapsed', async () => {
+    const { page } = app;
+    await page.goto(runUrl);
+    await ready(page, openRows);
+    const selected = page.locator('[data-testid=timeline-row][data-selected=true]');
+    await page.keyboard.press('j');
+    await page.locator('[data-testid=timeline-row][data-selected=true][data-step="0"]').waitFor();
+    await page.keyboard.press('j');
+    await page.locator('[data-testid=timeline-row][data-selected=true][data-step="1"]').waitFor();
+    assert.equal(await selected.getAttribute('data-type'), 'model_request');
+    assert.equal(await selected.getAttribute('data-span-depth'), '2');
+    await header(page, 'solvers').locator('[data-testid=span-toggle]').click();
+    await ready(page, openRows - 7);
+    await page.keyboard.press('j');
+    await page.waitForURL(/\/step\/2\?collapsed=\d+$/);
+    await page.locator('[data-testid=timeline-row][data-selected=true]', { has: header(page, 'solvers') }).waitFor();
+    assert.deepEqual(app.problems, []);
+  });
 });
