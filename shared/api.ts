@@ -23,6 +23,8 @@ export const apiCallSchema = z.object({ method: z.string().min(1).max(64), reque
 
 const traceId = z.string().min(1).max(200);
 const page = { offset: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(2000).default(200) };
+/** The spans a run's event list shows collapsed, by their begin event's id (shared/trace/spanTree.ts). */
+const collapsedSpans = z.array(z.number().int()).max(1000).default([]);
 const severityCounts = z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() });
 
 export const appInfoSchema = z.object({
@@ -162,6 +164,12 @@ export const eventRowSchema = z.object({
   summary: z.string().nullable(),
   /** Which timeline lane it belongs to. */
   lane: z.enum(['input', 'model', 'call', 'result', 'other']),
+  /** How many spans it is inside (shared/trace/spanTree.ts): the timeline's indentation; 0 in runs without spans. */
+  spanDepth: z.number().int(),
+  /** Of a span's begin, its header row: the span, and how many rows collapsing it hides (`events`, in the list asked for). */
+  span: z
+    .object({ name: z.string().nullable(), type: z.string().nullable(), events: z.number().int(), durationMs: z.number().nullable(), collapsed: z.boolean() })
+    .nullable(),
 });
 export type EventRow = z.infer<typeof eventRowSchema>;
 
@@ -475,18 +483,20 @@ export const apiMethods = {
    * events issue, start or answer (`calls`): a view holds the calls of what it has shown, never all
    * of a run's. `hideBookkeeping` lists only the events that are not bookkeeping
    * (shared/trace/bookkeeping.ts), paged and counted over those; `hiddenBookkeeping` is how many
-   * the run has either way.
+   * the run has either way. `collapsedSpans` (span begin event ids) leaves out the events inside
+   * those spans: the list is paged and counted without them.
    */
   runEvents: {
-    request: z.object({ traceId, runPk: z.number().int(), ...page, hideBookkeeping: z.boolean().default(false) }),
+    request: z.object({ traceId, runPk: z.number().int(), ...page, hideBookkeeping: z.boolean().default(false), collapsedSpans }),
     response: paged(eventRowSchema).extend({ calls: z.array(callRowSchema), hiddenBookkeeping: z.number().int() }),
   },
   /**
    * Where an event sits in its run's event list (`index`) and in the list without bookkeeping
-   * (`visibleIndex`, null when it is bookkeeping): for jumping to it.
+   * (`visibleIndex`, null when it is bookkeeping): for jumping to it. With `collapsedSpans`, both
+   * count without the events inside those spans; an event inside one is at its span's header.
    */
   eventPosition: {
-    request: z.object({ traceId, eventId: z.number().int() }),
+    request: z.object({ traceId, eventId: z.number().int(), collapsedSpans }),
     response: z.object({ runPk: z.number().int(), index: z.number().int(), visibleIndex: z.number().int().nullable() }),
   },
   /**
@@ -531,7 +541,7 @@ export const apiMethods = {
    * in the run's event list (without bookkeeping when `hideBookkeeping`); null when there is none.
    */
   stepPosition: {
-    request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']), hideBookkeeping: z.boolean().default(false) }),
+    request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']), hideBookkeeping: z.boolean().default(false), collapsedSpans }),
     response: z.object({ step: z.number().int(), index: z.number().int() }).nullable(),
   },
   /**

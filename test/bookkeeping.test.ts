@@ -22,11 +22,11 @@ describe('bookkeeping events', () => {
     }
   });
 
-  it('folds Inspect span markers, steps, sandbox, state, store and info events, and keeps scores, errors and sample_init', () => {
-    for (const typeRaw of ['event/span_begin', 'event/span_end', 'event/step', 'event/sandbox', 'event/state', 'event/store', 'event/info']) {
+  it('folds Inspect span ends, steps, sandbox, state, store and info events, and keeps span begins (the span headers), scores, errors and sample_init', () => {
+    for (const typeRaw of ['event/span_end', 'event/step', 'event/sandbox', 'event/state', 'event/store', 'event/info']) {
       assert.equal(isBookkeeping('inspect-ai', 'unknown', typeRaw), true, typeRaw);
     }
-    for (const typeRaw of ['event/score', 'event/error', 'event/sample_init', 'event/input', 'event/approval', 'summaries/reductions']) {
+    for (const typeRaw of ['event/span_begin', 'event/score', 'event/error', 'event/sample_init', 'event/input', 'event/approval', 'summaries/reductions']) {
       assert.equal(isBookkeeping('inspect-ai', 'unknown', typeRaw), false, typeRaw);
     }
   });
@@ -64,7 +64,7 @@ describe("a run's events without bookkeeping, through the API", () => {
       const db = openDatabase(trace.dbPath, { readonly: true });
       try {
         const scope = { sourceIds: [1], optionsKey: '' };
-        const request = { traceId: 't', runPk: 1, offset: 0, limit: 2000 };
+        const request = { traceId: 't', runPk: 1, offset: 0, limit: 2000, collapsedSpans: [] };
         const all = queries.runEvents(db, scope, { ...request, hideBookkeeping: false });
         const content = queries.runEvents(db, scope, { ...request, hideBookkeeping: true });
         // A snapshot, two hook progress lines and the stop hook's summary; the run_start on the first progress line is no bookkeeping.
@@ -78,11 +78,11 @@ describe("a run's events without bookkeeping, through the API", () => {
         const page = queries.runEvents(db, scope, { ...request, offset: 3, limit: 4, hideBookkeeping: true });
         assert.deepEqual(page.rows.map((row) => row.eventId), content.rows.slice(3, 7).map((row) => row.eventId));
         const progress = all.rows.find((row) => row.line === 7)!;
-        assert.equal(queries.eventPosition(db, scope, { traceId: 't', eventId: progress.eventId }).visibleIndex, null);
+        assert.equal(queries.eventPosition(db, scope, { traceId: 't', eventId: progress.eventId, collapsedSpans: [] }).visibleIndex, null);
         const result = content.rows[5]!;
-        assert.deepEqual(queries.eventPosition(db, scope, { traceId: 't', eventId: result.eventId }), { runPk: 1, index: all.rows.indexOf(all.rows.find((row) => row.eventId === result.eventId)!), visibleIndex: 5 });
+        assert.deepEqual(queries.eventPosition(db, scope, { traceId: 't', eventId: result.eventId, collapsedSpans: [] }), { runPk: 1, index: all.rows.indexOf(all.rows.find((row) => row.eventId === result.eventId)!), visibleIndex: 5 });
         // Step 1's first row: the run's first event at or after its line, not bookkeeping when that is hidden.
-        const step = queries.stepPosition(db, scope, { traceId: 't', runPk: 1, step: 1, direction: 'at', hideBookkeeping: true });
+        const step = queries.stepPosition(db, scope, { traceId: 't', runPk: 1, step: 1, direction: 'at', hideBookkeeping: true, collapsedSpans: [] });
         assert.equal(content.rows[step!.index]?.step, 1);
       } finally {
         db.close();
@@ -94,7 +94,7 @@ describe("a run's events without bookkeeping, through the API", () => {
 });
 
 describe('an Inspect sample without its bookkeeping, and its waterfall, through the API', () => {
-  it('folds span markers, sandbox, state, store and info events, keeps the calls and the score, and places the calls in time', async () => {
+  it('folds span ends, sandbox, state, store and info events, keeps the span headers, the calls and the score, and places the calls in time', async () => {
     const cache = temporaryDir('bookkeeping-inspect');
     try {
       const trace = await openTrace(join(import.meta.dirname, 'fixtures', 'ui', 'inspect-spans', 'spans.json'), { cacheDir: cache.path, analysis: defaultAnalysis });
@@ -102,15 +102,15 @@ describe('an Inspect sample without its bookkeeping, and its waterfall, through 
       try {
         const scope = { sourceIds: [1], optionsKey: '' };
         const sample = { runPk: (db.prepare("SELECT id FROM runs WHERE run_id = 'evalSpans1/count-lines/epoch1'").get() as { id: number }).id };
-        const request = { traceId: 't', runPk: sample.runPk, offset: 0, limit: 2000 };
+        const request = { traceId: 't', runPk: sample.runPk, offset: 0, limit: 2000, collapsedSpans: [] };
         const all = queries.runEvents(db, scope, { ...request, hideBookkeeping: false });
         const content = queries.runEvents(db, scope, { ...request, hideBookkeeping: true });
         const kept = new Set(content.rows.map((row) => row.eventId));
         const folded = all.rows.filter((row) => !kept.has(row.eventId)).map((row) => row.typeRaw);
-        assert.deepEqual(folded.toSorted(), [...Array(4).fill('event/span_begin'), ...Array(4).fill('event/span_end'), 'event/info', 'event/sandbox', 'event/sandbox', 'event/state', 'event/store'].toSorted());
-        assert.equal(content.hiddenBookkeeping, 13);
+        assert.deepEqual(folded.toSorted(), [...Array(4).fill('event/span_end'), 'event/info', 'event/sandbox', 'event/sandbox', 'event/state', 'event/store'].toSorted());
+        assert.equal(content.hiddenBookkeeping, 9);
         const shown = content.rows.map((row) => row.typeRaw);
-        for (const typeRaw of ['event/sample_init', 'event/score']) assert.ok(shown.includes(typeRaw), `${typeRaw} is shown`);
+        for (const typeRaw of ['event/span_begin', 'event/sample_init', 'event/score']) assert.ok(shown.includes(typeRaw), `${typeRaw} is shown`);
         assert.deepEqual(content.rows.filter((row) => row.type === 'model_response' || row.type === 'tool_result').map((row) => row.type), ['model_response', 'tool_result', 'model_response']);
 
         // The model events record their time (output.time) and the tool its working_time: spans end at their events' times.

@@ -54,10 +54,10 @@ export const bookkeepingRules: Readonly<Record<string, BookkeepingRule>> = {
     prefixes: [],
   },
   'inspect-ai': {
-    // Span markers (shown as the span tree's structure, not as rows), solver step markers, and
-    // sandbox, state, store and info records. Model, tool, score, error, input, approval and
-    // sample_init events stay.
-    exact: ['event/span_begin', 'event/span_end', 'event/step', 'event/sandbox', 'event/state', 'event/store', 'event/info'],
+    // Span ends (a span's begin is its header row in the timeline's span tree), solver step
+    // markers, and sandbox, state, store and info records. Model, tool, score, error, input,
+    // approval and sample_init events stay.
+    exact: ['event/span_end', 'event/step', 'event/sandbox', 'event/state', 'event/store', 'event/info'],
     prefixes: [],
   },
   cline: {

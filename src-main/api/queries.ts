@@ -15,6 +15,7 @@ import type { FindingKind, Severity } from '../../shared/report';
 import { namesModelInput } from '../../shared/trace/canonicalEvents';
 import type { RunStatus } from '../../shared/trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../../shared/trace/timestamps';
+import { hiddenCount, mergeRanges, positionOfShown, shownIndexOf, type HiddenRange } from '../../shared/trace/spanTree';
 import { RawLineReader, SourceChangedError } from '../engine/store/rawLines';
 import { TraceFileError } from '../engine/store/traceDatabase';
 import type { EventRow as StoredEventRow, RunRow as StoredRunRow } from '../engine/store/traceWriter';
@@ -346,7 +347,7 @@ const run: Query<'run'> = (db, scope, request) => {
 
 const eventSqlColumns = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'ts', 'call_id', 'name', 'outcome',
-  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary', 'run_index', 'visible_index',
+  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary', 'run_index', 'visible_index', 'span_depth',
 ] as const satisfies readonly (keyof StoredEventRow)[];
 
 /** The stored event columns a view lists. */
@@ -380,7 +381,7 @@ export function laneOf(type: string, typeRaw: string): EventRow['lane'] {
   }
 }
 
-function toEventRow(row: EventSqlRow): EventRow {
+function toEventRow(row: EventSqlRow, span: EventRow['span'] = null): EventRow {
   return {
     eventId: row.id,
     sourceId: row.source_id,
@@ -400,6 +401,8 @@ function toEventRow(row: EventSqlRow): EventRow {
     errorCode: row.error_code,
     summary: row.summary,
     lane: laneOf(row.type, row.type_raw),
+    spanDepth: row.span_depth,
+    span,
   };
 }
 
@@ -419,15 +422,66 @@ const runEvents: Query<'runEvents'> = (db, scope, request) => {
   // (keyset), so the millionth event costs what the first does, with bookkeeping hidden or not.
   const position = positionOf(request.hideBookkeeping);
   const all = eventCount(db, row.id, 'run_index');
-  const total = request.hideBookkeeping ? eventCount(db, row.id, 'visible_index') : all;
-  const rows = prepared<[number, number, number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE run_pk = ? AND ${position} >= ? ORDER BY ${position} LIMIT ?`).all(
-    row.id,
-    request.offset,
-    request.limit,
-  );
-  const hiddenBookkeeping = all - (request.hideBookkeeping ? total : eventCount(db, row.id, 'visible_index'));
-  return { total, offset: request.offset, rows: rows.map(toEventRow), calls: callsOfEvents(db, row.id, rows), hiddenBookkeeping };
+  const listed = request.hideBookkeeping ? eventCount(db, row.id, 'visible_index') : all;
+  // Collapsed spans hide ranges of positions: the page is read around them, one seek per range.
+  const hidden = hiddenBySpans(db, row.id, position, request.collapsedSpans);
+  const rows: EventSqlRow[] = [];
+  let from = positionOfShown(request.offset, hidden);
+  for (const range of [...hidden.filter(([, last]) => last >= from), undefined]) {
+    const before = range === undefined ? Number.MAX_SAFE_INTEGER : range[0];
+    rows.push(
+      ...prepared<[number, number, number, number], EventSqlRow>(db, `SELECT ${eventColumns} FROM events WHERE run_pk = ? AND ${position} >= ? AND ${position} < ? ORDER BY ${position} LIMIT ?`).all(
+        row.id,
+        from,
+        before,
+        request.limit - rows.length,
+      ),
+    );
+    if (range === undefined || rows.length >= request.limit) break;
+    from = range[1] + 1;
+  }
+  const hiddenBookkeeping = all - (request.hideBookkeeping ? listed : eventCount(db, row.id, 'visible_index'));
+  const spans = spanHeaders(db, rows, request.hideBookkeeping, request.collapsedSpans);
+  return {
+    total: listed - hiddenCount(hidden),
+    offset: request.offset,
+    rows: rows.map((event) => toEventRow(event, spans.get(event.id) ?? null)),
+    calls: callsOfEvents(db, row.id, rows),
+    hiddenBookkeeping,
+  };
 };
+
+/** What the run's `collapsed` spans (by begin event id) hide from its list by `position`: merged position ranges. */
+function hiddenBySpans(db: Database.Database, runPk: number, position: EventPosition, collapsed: readonly number[]): HiddenRange[] {
+  if (collapsed.length === 0) return [];
+  const spans = prepared<[number, string], { start: number | null; events: number; visible_events: number }>(
+    db,
+    `SELECT e.${position} AS start, s.events, s.visible_events FROM spans s JOIN events e ON e.id = s.begin_event_id WHERE s.run_pk = ? AND s.begin_event_id IN (SELECT value FROM json_each(?))`,
+  ).all(runPk, JSON.stringify(collapsed));
+  return mergeRanges(spans.flatMap(({ start, events, visible_events }) => (start === null ? [] : [[start + 1, start + (position === 'run_index' ? events : visible_events)] as const])));
+}
+
+/** The span each of `events` begins (its header row), by event id; counts are of the list asked for. */
+function spanHeaders(db: Database.Database, events: readonly EventSqlRow[], hideBookkeeping: boolean, collapsed: readonly number[]): Map<number, NonNullable<EventRow['span']>> {
+  const headers = new Map<number, NonNullable<EventRow['span']>>();
+  if (!events.some((event) => event.type === 'unknown')) return headers;
+  const rows = prepared<[string], { begin_event_id: number; name: string | null; type: string | null; events: number; visible_events: number; started_at: string | null; ended_at: string | null }>(
+    db,
+    'SELECT begin_event_id, name, type, events, visible_events, started_at, ended_at FROM spans WHERE begin_event_id IN (SELECT value FROM json_each(?))',
+  ).all(JSON.stringify(events.filter((event) => event.type === 'unknown').map((event) => event.id)));
+  for (const span of rows) {
+    // A span with one time stamp (its other events untimed) has no measured length, not a length of 0.
+    const duration = span.started_at === span.ended_at ? null : millisBetween(span.started_at, span.ended_at);
+    headers.set(span.begin_event_id, {
+      name: span.name,
+      type: span.type,
+      events: hideBookkeeping ? span.visible_events : span.events,
+      durationMs: duration !== null && duration >= 0 ? duration : null,
+      collapsed: collapsed.includes(span.begin_event_id),
+    });
+  }
+  return headers;
+}
 
 /** The calls `events` issue (responses) or name by id (starts, results, not-executed marks). */
 function callsOfEvents(db: Database.Database, runPk: number, events: readonly EventSqlRow[]): CallRow[] {
@@ -454,7 +508,8 @@ function eventInScope(db: Database.Database, scope: TraceScope, eventId: number)
 
 const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   const event = eventInScope(db, scope, request.eventId);
-  return { runPk: event.run_pk, index: event.run_index, visibleIndex: event.visible_index };
+  const shown = (position: EventPosition, at: number) => shownIndexOf(at, hiddenBySpans(db, event.run_pk, position, request.collapsedSpans));
+  return { runPk: event.run_pk, index: shown('run_index', event.run_index), visibleIndex: event.visible_index === null ? null : shown('visible_index', event.visible_index) };
 };
 
 /** From the run's stored requests (analysis/requestAnalysis.ts), by line: one index seek, however long the run. */
@@ -481,13 +536,16 @@ const stepPosition: Query<'stepPosition'> = (db, scope, request) => {
     `SELECT step, first_line FROM steps WHERE run_pk = @runPk AND step ${comparison} LIMIT 1`,
   ).get({ runPk: run.id, step: request.step });
   if (step === undefined) return null;
-  // The step's first event: the run's first one (not bookkeeping, when that is hidden) at or after the step's first line.
+  // The step's first event: the run's first one (not bookkeeping, when that is hidden) at or after
+  // the step's first line — on that line, of the step or later: a record that holds many steps (an
+  // Inspect sample is one record) must not put every step at its first event.
   const position = positionOf(request.hideBookkeeping);
-  const first = prepared<[number, number, number], { position: number }>(
+  const first = prepared<[{ sourceId: number; line: number; runPk: number; step: number }], { position: number }>(
     db,
-    `SELECT ${position} AS position FROM events WHERE source_id = ? AND line >= ? AND run_pk = ? AND ${position} IS NOT NULL ORDER BY source_id, line, id LIMIT 1`,
-  ).get(run.source_id, step.first_line, run.id);
-  return first === undefined ? null : { step: step.step, index: first.position };
+    `SELECT ${position} AS position FROM events WHERE source_id = @sourceId AND line >= @line AND run_pk = @runPk AND ${position} IS NOT NULL
+       AND (line > @line OR step >= @step) ORDER BY source_id, line, id LIMIT 1`,
+  ).get({ sourceId: run.source_id, line: step.first_line, runPk: run.id, step: step.step });
+  return first === undefined ? null : { step: step.step, index: shownIndexOf(first.position, hiddenBySpans(db, run.id, position, request.collapsedSpans)) };
 };
 
 // ---------------------------------------------------------------------------------------------

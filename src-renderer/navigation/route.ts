@@ -24,10 +24,22 @@ export type Route =
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
    * `section` is the timeline or the run's requests (context growth); `requestSort`: the
    * requests table's order (null: request order); `showAll`: the timeline lists bookkeeping events
-   * too (shared/trace/bookkeeping.ts); `query`: the search the event was opened from (`?q=`),
-   * highlighted in it, with its next match one key away.
+   * too (shared/trace/bookkeeping.ts); `collapsed`: the spans the timeline shows collapsed, by
+   * their begin event's id (shared/trace/spanTree.ts), ascending; `query`: the search the event was
+   * opened from (`?q=`), highlighted in it, with its next match one key away.
    */
-  | { view: 'run'; traceId: string; runPk: number; step: number | null; eventId: number | null; section: RunSection; requestSort: RequestSort | null; showAll: boolean; query: string | null }
+  | {
+      view: 'run';
+      traceId: string;
+      runPk: number;
+      step: number | null;
+      eventId: number | null;
+      section: RunSection;
+      requestSort: RequestSort | null;
+      showAll: boolean;
+      collapsed: readonly number[];
+      query: string | null;
+    }
   /**
    * Request `eventId` (a model request, or the response a reconstructed request was sent for)
    * against `previousEventId` (null: the run's previous request); `fromEventId`: the event `d`
@@ -58,6 +70,16 @@ const startRoute: Route = { view: 'start' };
 function parseInteger(text: string | undefined): number | null {
   if (text === undefined || !/^-?\d+$/.test(text)) return null;
   return Number(text);
+}
+
+/** Collapsed spans are at most this many (the API's limit): a hand-made link cannot ask for more. */
+const maxCollapsed = 1000;
+
+/** `12,40,7` → [7, 12, 40]: ids, ascending, once each; what is not an id is left out. */
+function parseIdList(text: string | null): number[] {
+  if (text === null) return [];
+  const ids = text.split(',').flatMap((part) => (/^\d{1,15}$/.test(part) ? [Number(part)] : []));
+  return [...new Set(ids)].toSorted((a, b) => a - b).slice(0, maxCollapsed);
 }
 
 function isTraceTab(text: string): text is TraceTab {
@@ -101,21 +123,17 @@ export function parseRoute(hash: string): Route {
         };
       }
     }
-    if (rest[2] === 'requests') return { view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort: parseRequestSort(pairs(rest, 3).get('sort')), showAll: false, query: null };
+    if (rest[2] === 'requests') return routes.runRequests(traceId, runPk, parseRequestSort(pairs(rest, 3).get('sort')));
     const options = pairs(rest, 2);
     const search = new URLSearchParams(query);
     const searched = search.get('q');
-    return {
-      view: 'run',
-      traceId,
-      runPk,
+    return routes.run(traceId, runPk, {
       step: parseInteger(options.get('step')),
       eventId: parseInteger(options.get('event')),
-      section: 'timeline',
-      requestSort: null,
       showAll: search.get('all') === '1',
+      collapsed: parseIdList(search.get('collapsed')),
       query: searched === null || searched.trim() === '' ? null : searched,
-    };
+    });
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
@@ -141,10 +159,10 @@ export function formatRoute(route: Route): string {
     if (route.eventId !== null) hash += `/event/${route.eventId}`;
     const search = new URLSearchParams();
     if (route.showAll) search.set('all', '1');
+    if (route.collapsed.length > 0) search.set('collapsed', route.collapsed.join(','));
     if (route.query !== null) search.set('q', route.query);
-    const searchText = search.toString();
-    if (searchText !== '') hash += `?${searchText}`;
-    return hash;
+    const query = search.toString().replaceAll('%2C', ',');
+    return query === '' ? hash : `${hash}?${query}`;
   }
   const entries = Object.entries(route.params).filter(([, value]) => value !== '');
   const query = entries.length > 0 ? `?${new URLSearchParams(entries).toString()}` : '';
@@ -154,7 +172,7 @@ export function formatRoute(route: Route): string {
 export const routes = {
   start: (): Route => startRoute,
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
-  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean; query?: string | null } = {}): Route => ({
+  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean; collapsed?: readonly number[]; query?: string | null } = {}): Route => ({
     view: 'run',
     traceId,
     runPk,
@@ -163,10 +181,22 @@ export const routes = {
     section: 'timeline',
     requestSort: null,
     showAll: where.showAll ?? false,
+    collapsed: where.collapsed ?? [],
     query: where.query ?? null,
   }),
   /** The run's requests and its context growth; `requestSort`: the table's order. */
-  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({ view: 'run', traceId, runPk, step: null, eventId: null, section: 'requests', requestSort, showAll: false, query: null }),
+  runRequests: (traceId: string, runPk: number, requestSort: RequestSort | null = null): Route => ({
+    view: 'run',
+    traceId,
+    runPk,
+    step: null,
+    eventId: null,
+    section: 'requests',
+    requestSort,
+    showAll: false,
+    collapsed: [],
+    query: null,
+  }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (
     traceId: string,

@@ -26,6 +26,7 @@ import { EventInspector, type DiffAction } from './EventInspector';
 import { BookkeepingBar } from './BookkeepingBar';
 import { RequestsPanel } from './RequestsPanel';
 import { Waterfall } from './Waterfall';
+import { toggledSpans } from './SpanHeader';
 import { findingRoute, indexFindings, withCalls, type RunFindings } from './runModel';
 import { FindingMarker, Timeline } from './Timeline';
 import { lastListRoute } from './lastListRoute';
@@ -51,24 +52,25 @@ interface Cursor {
 export function RunView({ route, revision, followed }: { route: RunRoute; revision: number; followed: boolean }) {
   const api = useApi();
   const { traceId, runPk, showAll } = route;
+  const collapsed = useCollapsedSpans(route);
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
   const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
   const [bookkeeping, setBookkeeping] = useState<{ list: string; count: number } | null>(null);
-  const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}`;
+  const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}:${collapsed.join(',')}`;
   const fetchEvents = useCallback(
     async (offset: number, limit: number) => {
-      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll });
+      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll, collapsedSpans: collapsed });
       const count = page.hiddenBookkeeping;
       setBookkeeping((known) => (known?.list === eventList && known.count === count ? known : { list: eventList, count }));
       return { total: page.total, rows: withCalls(page.rows, page.calls) };
     },
-    [api, traceId, runPk, showAll, eventList],
+    [api, traceId, runPk, showAll, collapsed, eventList],
   );
   const events = usePagedRows(eventList, revision, fetchEvents, eventPageSize);
   const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
 
-  const { cursor, failure: cursorFailure } = useCursor(route, events);
+  const { cursor, failure: cursorFailure } = useCursor(route, collapsed, events);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
   const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor);
@@ -83,16 +85,20 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   const goToEvent = useCallback(
     (event: EventRow) => {
       setActiveFindingId(null);
-      navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll }));
+      navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll, collapsed }));
     },
-    [traceId, runPk, showAll],
+    [traceId, runPk, showAll, collapsed],
   );
   const selectSpan = useCallback(
     (span: { eventId: number; step: number | null }) => {
       setActiveFindingId(null);
-      navigate(routes.run(traceId, runPk, { step: span.step, eventId: span.eventId, showAll }));
+      navigate(routes.run(traceId, runPk, { step: span.step, eventId: span.eventId, showAll, collapsed }));
     },
-    [traceId, runPk, showAll],
+    [traceId, runPk, showAll, collapsed],
+  );
+  const toggleSpan = useCallback(
+    (spanEventId: number) => navigate(routes.run(traceId, runPk, { step: route.step, eventId: route.eventId, showAll, collapsed: toggledSpans(collapsed, spanEventId) })),
+    [traceId, runPk, route.step, route.eventId, showAll, collapsed],
   );
   const goToFinding = useCallback(
     (finding: FindingRow) => {
@@ -111,19 +117,19 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
     const current = pendingStep.current ?? route.step ?? cursor?.event?.step ?? null;
     if (current === null && direction === -1) return;
     // A run can have 250,000 steps: the server finds the next one, not a list held here.
-    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll });
+    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll, collapsedSpans: collapsed });
     pendingStep.current = current;
     void asked.then(async (target) => {
       if (target === null || pendingStep.current !== current) return;
       pendingStep.current = target.step;
       setActiveFindingId(null);
       if (!inspectorOpen) {
-        navigate(routes.run(traceId, runPk, { step: target.step, showAll }));
+        navigate(routes.run(traceId, runPk, { step: target.step, showAll, collapsed }));
         return;
       }
       // The inspector follows the cursor: show the step's first event.
       const event = await events.load(target.index);
-      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll }));
+      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll, collapsed }));
     }, (error: unknown) => setNotice(errorMessage(error)));
   };
   const moveFinding = (direction: 1 | -1) => {
@@ -155,7 +161,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
             if (cursor?.event) goToEvent(cursor.event);
           },
     Escape: () => {
-      if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll }));
+      if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed }));
       else navigate(lastListRoute(traceId));
     },
     d: () => {
@@ -176,7 +182,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   });
 
   const [inspectorWidth, setInspectorWidth] = useInspectorWidth();
-  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll })), [traceId, runPk, cursor, route.step, showAll]);
+  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })), [traceId, runPk, cursor, route.step, showAll, collapsed]);
 
   if (run.status === 'error') return <Failure what="this run" error={run.error} />;
   // While another run loads, the previous one's data must not stand in for it.
@@ -214,6 +220,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
           traceId={traceId}
           runPk={runPk}
           showAll={showAll}
+          collapsed={collapsed}
           events={events}
           findings={findingIndex}
           cursorIndex={cursor?.index ?? null}
@@ -221,6 +228,7 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
           followEnd={followingEnd}
           onSelectEvent={goToEvent}
           onSelectFinding={goToFinding}
+          onToggleSpan={toggleSpan}
         />
         </div>
         {route.eventId !== null && <Splitter width={inspectorWidth} onChange={setInspectorWidth} />}
@@ -281,37 +289,37 @@ function useDiffAction(traceId: string, runPk: number, eventId: number | null, c
  * `/step/<n>` on the step's first event, unless it already sits in that step (closing the
  * inspector keeps it where it was).
  */
-function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Cursor | null; failure: string | null } {
+function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<EventRow>): { cursor: Cursor | null; failure: string | null } {
   const api = useApi();
-  const [position, setPosition] = useState<{ runPk: number; showAll: boolean; index: number } | null>(null);
+  const [position, setPosition] = useState<{ runPk: number; showAll: boolean; collapsed: readonly number[]; index: number } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const { traceId, runPk, eventId, step, showAll } = route;
-  const current = position?.runPk === runPk && position.showAll === showAll ? position : null;
+  const current = position?.runPk === runPk && position.showAll === showAll && position.collapsed === collapsed ? position : null;
   const currentEvent = current === null ? undefined : events.rowAt(current.index);
 
   useEffect(() => {
     let active = true;
     setFailure(null);
     const place = (index: number) => {
-      if (active) setPosition({ runPk, showAll, index });
+      if (active) setPosition({ runPk, showAll, collapsed, index });
     };
     if (eventId !== null) {
       if (currentEvent?.eventId === eventId) return;
-      api.eventPosition({ traceId, eventId }).then(
+      api.eventPosition({ traceId, eventId, collapsedSpans: collapsed }).then(
         (found) => {
           if (!active) return;
           // A link to an event of another run (a sub-agent's result): go to that run.
           if (found.runPk !== runPk) navigate(routes.run(traceId, found.runPk, { eventId, showAll }), { replace: true });
           else if (showAll) place(found.index);
           // A link to a bookkeeping event while bookkeeping is folded away: show every event, so it has a row.
-          else if (found.visibleIndex === null) navigate(routes.run(traceId, runPk, { step, eventId, showAll: true }), { replace: true });
+          else if (found.visibleIndex === null) navigate(routes.run(traceId, runPk, { step, eventId, showAll: true, collapsed }), { replace: true });
           else place(found.visibleIndex);
         },
         (error: unknown) => active && setFailure(errorMessage(error)),
       );
     } else if (step !== null) {
       if (currentEvent !== undefined && currentEvent.step === step) return;
-      api.stepPosition({ traceId, runPk, step, direction: 'at', hideBookkeeping: !showAll }).then(
+      api.stepPosition({ traceId, runPk, step, direction: 'at', hideBookkeeping: !showAll, collapsedSpans: collapsed }).then(
         (found) => {
           if (!active) return;
           if (found === null) setFailure(`this run has no step ${step}`);
@@ -324,9 +332,18 @@ function useCursor(route: RunRoute, events: PagedRows<EventRow>): { cursor: Curs
       active = false;
     };
     // currentEvent is read only to skip a jump that is already done; it must not trigger one.
-  }, [api, traceId, runPk, eventId, step, showAll]);
+  }, [api, traceId, runPk, eventId, step, showAll, collapsed]);
 
   return { cursor: current === null ? null : { index: current.index, event: currentEvent }, failure };
+}
+
+/**
+ * The route's collapsed spans, the same array while they stay the same: every navigation parses a
+ * new route, and the timeline's rows, memoized, must not all re-render when only the cursor moved.
+ */
+function useCollapsedSpans(route: RunRoute): number[] {
+  const key = route.collapsed.join(',');
+  return useMemo(() => (key === '' ? [] : key.split(',').map(Number)), [key]);
 }
 
 function budgetLabel(name: string): string {

@@ -13,6 +13,7 @@ import { useWindowedVirtualizer, windowRows } from '../components/useWindowedVir
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import type { RunFindings, TimelineEvent } from './runModel';
+import { SpanHeader, spanIndent } from './SpanHeader';
 import { SubAgentLink, SubAgentSummary } from './SubAgents';
 
 const lanes = [
@@ -30,6 +31,8 @@ export interface TimelineProps {
   runPk: number;
   /** Bookkeeping events are listed too: links between rows keep it so. */
   showAll: boolean;
+  /** Spans shown collapsed (begin event ids): links between rows keep them so. */
+  collapsed: readonly number[];
   events: PagedRows<TimelineEvent>;
   findings: RunFindings;
   cursorIndex: number | null;
@@ -38,9 +41,11 @@ export interface TimelineProps {
   followEnd: boolean;
   onSelectEvent: (event: EventRow) => void;
   onSelectFinding: (finding: FindingRow) => void;
+  /** Collapses or expands the span the event begins. */
+  onToggleSpan: (spanEventId: number) => void;
 }
 
-export function Timeline({ traceId, runPk, showAll, events, findings, cursorIndex, activeFindingId, followEnd, onSelectEvent, onSelectFinding }: TimelineProps) {
+export function Timeline({ traceId, runPk, showAll, collapsed, events, findings, cursorIndex, activeFindingId, followEnd, onSelectEvent, onSelectFinding, onToggleSpan }: TimelineProps) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = events.total ?? 0;
   const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
@@ -114,6 +119,7 @@ export function Timeline({ traceId, runPk, showAll, events, findings, cursorInde
                   traceId={traceId}
                   runPk={runPk}
                   showAll={showAll}
+                  collapsed={collapsed}
                   event={event}
                   startsStep={startsStep}
                   selected={index === cursorIndex}
@@ -122,6 +128,7 @@ export function Timeline({ traceId, runPk, showAll, events, findings, cursorInde
                   activeFindingId={ownsActive ? activeFindingId : null}
                   onSelectEvent={onSelectEvent}
                   onSelectFinding={onSelectFinding}
+                  onToggleSpan={onToggleSpan}
                 />
               )}
             </div>
@@ -156,6 +163,7 @@ interface TimelineRowProps {
   traceId: string;
   runPk: number;
   showAll: boolean;
+  collapsed: readonly number[];
   /** With the calls it issued (a model response), starts (a `tool_call_start`) or answers (a result or a not-executed mark). */
   event: TimelineEvent;
   startsStep: boolean;
@@ -165,13 +173,16 @@ interface TimelineRowProps {
   activeFindingId: number | null;
   onSelectEvent: (event: EventRow) => void;
   onSelectFinding: (finding: FindingRow) => void;
+  onToggleSpan: (spanEventId: number) => void;
 }
 
 const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
-  const { traceId, runPk, showAll, event, startsStep, selected, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding } = props;
+  const { traceId, runPk, showAll, collapsed, event, startsStep, selected, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding, onToggleSpan } = props;
   // Unknown events have no lane of their own; they sit in the input lane, marked as "other".
   const lane = event.lane === 'other' ? 'input' : event.lane;
-  const eventLink = (eventId: number) => formatRoute(routes.run(traceId, runPk, { eventId, showAll }));
+  const eventLink = (eventId: number) => formatRoute(routes.run(traceId, runPk, { eventId, showAll, collapsed }));
+  // A span's begin is its header; every row is indented by the spans it is inside.
+  const { span, spanDepth: depth } = event;
   return (
     <div
       className={`timeline-row ${selected ? 'row-selected' : ''} ${findings ? `has-findings severity-${findings[0]?.severity ?? 'info'}` : ''}`}
@@ -182,6 +193,8 @@ const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
       data-step={event.step ?? ''}
       data-line={event.line}
       data-selected={selected}
+      data-span-depth={depth > 0 ? depth : undefined}
+      style={spanIndent(depth)}
       aria-selected={selected}
       role="row"
       onClick={() => onSelectEvent(event)}
@@ -196,12 +209,18 @@ const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
         <div className="timeline-gutter" role="rowheader">
           <span className="muted">line {event.line}</span>
         </div>
-        {lanes.map(({ lane: column }) => (
-          <div key={column} className={`lane-cell lane-${column}`} role="gridcell">
-            {column === lane && <EventChip event={event} answered={event.answered} started={event.started} eventLink={eventLink} />}
-            {column === 'call' && event.issued?.map((call) => <CallChip key={call.callIndex} call={call} eventLink={eventLink} />)}
+        {span !== null ? (
+          <div className="span-cell" role="gridcell">
+            <SpanHeader span={span} depth={depth} onToggle={() => onToggleSpan(event.eventId)} />
           </div>
-        ))}
+        ) : (
+          lanes.map(({ lane: column }) => (
+            <div key={column} className={`lane-cell lane-${column}`} role="gridcell">
+              {column === lane && <EventChip event={event} answered={event.answered} started={event.started} eventLink={eventLink} />}
+              {column === 'call' && event.issued?.map((call) => <CallChip key={call.callIndex} call={call} eventLink={eventLink} />)}
+            </div>
+          ))
+        )}
       </div>
       {findings && (
         <div className="row-findings">

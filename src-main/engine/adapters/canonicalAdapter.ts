@@ -4,6 +4,7 @@
  * Loopscope does not know is kept as an `unknown` event, never rejected.
  */
 import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
+import type { SpanMarker } from '../../../shared/trace/spanTree';
 import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { CallStartTimes } from './callLatency';
 import { readEvent, type EventRepairs } from './eventRepair';
@@ -23,6 +24,8 @@ export interface UnknownEvent {
   ts?: string | number;
   /** What the record says in words, when it is a message to the model (a user's prompt): its summary, search text and the run's task. */
   text?: string;
+  /** When the record begins or ends a span (shared/trace/spanTree.ts). */
+  span?: SpanMarker;
 }
 
 export type AdaptedEvent = CanonicalEvent | UnknownEvent;

@@ -15,6 +15,7 @@
  * (task, model, limits), the summaries and reductions (unknown events), and its end from the
  * header's `status` (`started` is not an end). See docs/formats/inspect-ai.md.
  */
+import type { SpanMarker } from '../../../shared/trace/spanTree';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 import { text, finite, field, list, contentText, fileStem } from './jsonValues';
@@ -214,7 +215,7 @@ class InspectAiMapper implements FormatMapper {
       }
     } else {
       this.mapMessages(sample, state, out, resolve);
-      for (const event of events) out({ type: 'unknown', type_raw: `event/${text(event['event']) ?? '?'}`, run_id: runId, ...stepField(state), ...tsField(event, state) }, `event/${text(event['event']) ?? '?'}`);
+      for (const event of events) out({ type: 'unknown', type_raw: `event/${text(event['event']) ?? '?'}`, run_id: runId, ...stepField(state), ...tsField(event, state), ...spanField(event) }, `event/${text(event['event']) ?? '?'}`);
     }
     out(sampleEnd(sample, events, state), 'sample/end');
   }
@@ -281,7 +282,7 @@ class InspectAiMapper implements FormatMapper {
         return;
       }
     }
-    out({ type: 'unknown', type_raw: `event/${kind}`, run_id: runId, ...stepField(state), ...(ts !== undefined ? { ts } : {}) }, `event/${kind}`);
+    out({ type: 'unknown', type_raw: `event/${kind}`, run_id: runId, ...stepField(state), ...(ts !== undefined ? { ts } : {}), ...spanField(event) }, `event/${kind}`);
   }
 
   /** A sample without model events: the assistant messages are the steps, `tool` messages the results. */
@@ -328,6 +329,18 @@ class InspectAiMapper implements FormatMapper {
 /** A model event that called the model: one step. A `pending` event is a call still in flight. */
 function isModelCall(event: JsonObject): boolean {
   return event['event'] === 'model' && event['pending'] !== true;
+}
+
+/** A `span_begin`/`span_end` event's span (shared/trace/spanTree.ts): the timeline's span tree. */
+function spanField(event: JsonObject): { span?: SpanMarker } {
+  const kind = event['event'] === 'span_begin' ? 'begin' : event['event'] === 'span_end' ? 'end' : undefined;
+  const id = idOf(event['id']);
+  if (kind === undefined || id === undefined) return {};
+  if (kind === 'end') return { span: { kind, id } };
+  const parentId = idOf(event['parent_id']);
+  const name = text(event['name']);
+  const type = text(event['type']);
+  return { span: { kind, id, ...(parentId !== undefined ? { parentId } : {}), ...(name !== undefined ? { name } : {}), ...(type !== undefined ? { type } : {}) } };
 }
 
 type Resolve = (value: unknown) => unknown;

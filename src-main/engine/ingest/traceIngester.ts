@@ -19,13 +19,14 @@ import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus, type Ru
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { isBookkeeping } from '../../../shared/trace/bookkeeping';
 import { decodeToolOutput, outputPreview } from '../../../shared/toolOutput';
+import { SpanNesting, type SpanExtent } from '../../../shared/trace/spanTree';
 import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
 import type { SplitLine } from './lineSplitter';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
 import { SEARCH_TEXT_CHARS, SearchText } from './searchText';
 import { findLineSecrets, replaceLineSecrets, secretValue } from './lineSecrets';
 import { secretMask } from '../../../shared/secrets/secretScanner';
-import type { EventRow, RowBatcher, StepRow } from '../store/traceWriter';
+import type { EventRow, RowBatcher, SpanRow, StepRow } from '../store/traceWriter';
 
 /** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
 export const DEFAULT_RUN_ID = 'default';
@@ -99,6 +100,8 @@ interface RunState {
   events: number;
   /** Events of the run so far that are not bookkeeping: the next such event's `visible_index`. */
   visibleEvents: number;
+  /** The run's span tree so far (shared/trace/spanTree.ts): each event's depth, each span's extent. */
+  spans: SpanNesting;
   /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
   version: number;
   storedVersion: number;
@@ -121,6 +124,21 @@ interface LineEvent {
   id: number;
   runPk: number;
   step: number;
+}
+
+function spanRow(runPk: number, span: SpanExtent): SpanRow {
+  return {
+    begin_event_id: span.beginEventId,
+    run_pk: runPk,
+    depth: span.depth,
+    name: span.name,
+    type: span.type,
+    last_index: span.lastIndex,
+    events: span.events,
+    visible_events: span.visibleEvents,
+    started_at: span.startedAt,
+    ended_at: span.endedAt,
+  };
 }
 
 function truncate(text: string, max = SUMMARY_CHARS): string {
@@ -372,6 +390,8 @@ export class TraceIngester {
     });
     for (const step of run.changedSteps) this.writer.addStep(run.steps.get(step)!);
     run.changedSteps.clear();
+    // Spans still open reach as far as the run has come; stored again as they grow or end.
+    for (const span of run.spans.openSpans()) this.writer.addSpan(spanRow(run.pk, span));
     this.writer.analyzeRun(run.pk);
   }
 
@@ -445,6 +465,7 @@ export class TraceIngester {
         changedSteps: new Set(),
         events: 0,
         visibleEvents: 0,
+        spans: new SpanNesting(),
         version: 0,
         storedVersion: -1,
       };
@@ -525,7 +546,11 @@ export class TraceIngester {
       incomplete_reason: null,
       error_line: null,
       visible_index: isBookkeeping(this.format, event.type, typeRaw) ? null : run.visibleEvents++,
+      span_depth: 0,
     };
+    const spans = run.spans.accept({ eventId: row.id, runIndex: row.run_index, visible: row.visible_index !== null, ts, ...(event.type === 'unknown' && event.span ? { marker: event.span } : {}) });
+    row.span_depth = spans.depth;
+    for (const span of spans.ended) this.writer.addSpan(spanRow(run.pk, span));
     if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
     const search = new SearchText(this.searchTextChars);
     switch (event.type) {

@@ -330,6 +330,30 @@ const migrations: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN visible_index INTEGER;
     `,
   },
+  {
+    version: 13,
+    sql: `
+      -- The span tree of runs whose format marks spans (Inspect's span_begin/span_end:
+      -- shared/trace/spanTree.ts). An event's depth is how many spans it is inside (0 outside all,
+      -- and in runs without spans), for the timeline's indentation.
+      ALTER TABLE events ADD COLUMN span_depth INTEGER NOT NULL DEFAULT 0;
+      -- One row per span, keyed by its begin event (the header row): collapsing it hides the
+      -- events after that one up to last_index (run_index), 'events' of them, 'visible_events'
+      -- while bookkeeping is folded; both are contiguous ranges, so a page is still one seek.
+      CREATE TABLE spans (
+        begin_event_id INTEGER PRIMARY KEY,
+        run_pk INTEGER NOT NULL,
+        depth INTEGER NOT NULL,
+        name TEXT,
+        type TEXT,
+        last_index INTEGER NOT NULL,
+        events INTEGER NOT NULL,
+        visible_events INTEGER NOT NULL,
+        started_at TEXT,
+        ended_at TEXT
+      );
+    `,
+  },
 ];
 
 const schemaVersion = migrations.length;

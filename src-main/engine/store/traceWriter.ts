@@ -52,6 +52,22 @@ export interface EventRow {
    * bookkeeping is folded away.
    */
   visible_index: number | null;
+  /** How many spans it is inside (shared/trace/spanTree.ts); 0 outside all, and in runs without spans. */
+  span_depth: number;
+}
+
+/** A span of a run, keyed by its begin event (shared/trace/spanTree.ts); replaced as it grows. */
+export interface SpanRow {
+  begin_event_id: number;
+  run_pk: number;
+  depth: number;
+  name: string | null;
+  type: string | null;
+  last_index: number;
+  events: number;
+  visible_events: number;
+  started_at: string | null;
+  ended_at: string | null;
 }
 
 export interface ToolCallRow {
@@ -145,8 +161,9 @@ export const eventColumns: readonly (keyof EventRow)[] = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
   'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms',
   'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'child_run_id', 'cached_input_tokens', 'content_chars', 'run_index', 'api_error',
-  'incomplete_reason', 'error_line', 'visible_index',
+  'incomplete_reason', 'error_line', 'visible_index', 'span_depth',
 ];
+const spanColumns: readonly (keyof SpanRow)[] = ['begin_event_id', 'run_pk', 'depth', 'name', 'type', 'last_index', 'events', 'visible_events', 'started_at', 'ended_at'];
 export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
   'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
   'args_summary',
@@ -181,6 +198,7 @@ export interface RowBatch {
   streamOutcomes: StreamOutcome[];
   runs: unknown[][];
   steps: unknown[][];
+  spans: unknown[][];
   secrets: unknown[][];
   /** `[event_id, text]`: the searchable text of events (ingest/searchText.ts), written once per event. */
   searchTexts: unknown[][];
@@ -203,7 +221,7 @@ export function encodeEvent(r: EventRow): unknown[] {
     r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
     r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms,
     r.result_ok, r.error_code, r.result_hash, r.progress, r.summary, r.child_run_id, r.cached_input_tokens, r.content_chars, r.run_index, r.api_error,
-    r.incomplete_reason, r.error_line, r.visible_index,
+    r.incomplete_reason, r.error_line, r.visible_index, r.span_depth,
   ];
 }
 
@@ -216,7 +234,7 @@ export function decodeEvent(v: readonly unknown[]): EventRow {
     id: v[0], source_id: v[1], run_pk: v[2], line: v[3], byte_offset: v[4], byte_length: v[5], type: v[6], type_raw: v[7], step: v[8], step_id: v[9], ts: v[10],
     call_id: v[11], name: v[12], outcome: v[13], finish_reason: v[14], tool_call_count: v[15], input_tokens: v[16], output_tokens: v[17], cost_usd: v[18], latency_ms: v[19],
     result_ok: v[20], error_code: v[21], result_hash: v[22], progress: v[23], summary: v[24], child_run_id: v[25], cached_input_tokens: v[26], content_chars: v[27], run_index: v[28], api_error: v[29],
-    incomplete_reason: v[30], error_line: v[31], visible_index: v[32],
+    incomplete_reason: v[30], error_line: v[31], visible_index: v[32], span_depth: v[33],
   } as EventRow;
 }
 
@@ -245,7 +263,7 @@ export class RowBatcher {
   constructor(private readonly ship: (batch: RowBatch) => void) {}
 
   private static empty(): RowBatch {
-    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], secrets: [], searchTexts: [], analyzeRuns: [] };
+    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], spans: [], secrets: [], searchTexts: [], analyzeRuns: [] };
   }
 
   addEvent(row: EventRow): void {
@@ -288,6 +306,12 @@ export class RowBatcher {
   /** Writes a step's row, replacing an earlier version of it. */
   addStep(row: StepRow): void {
     this.batch.steps.push(encode(row, stepColumns));
+    this.counted();
+  }
+
+  /** Writes a span's row, replacing an earlier version of it. */
+  addSpan(row: SpanRow): void {
+    this.batch.spans.push(encode(row, spanColumns));
     this.counted();
   }
 
@@ -351,6 +375,7 @@ export class TraceStore {
     const insertAbsorbedLines = inserter(db, 'absorbed_lines', absorbedLineColumns);
     const insertRuns = inserter(db, 'runs', runColumns);
     const insertSteps = inserter(db, 'steps', stepColumns);
+    const insertSpans = inserter(db, 'spans', spanColumns);
     const insertSecrets = inserter(db, 'secrets', secretColumns, 'INSERT');
     const insertSearchTexts = inserter(db, 'search_text', ['event_id', 'text']);
     const indexSearchTexts = inserter(db, 'search_index', ['rowid', 'text'], 'INSERT');
@@ -364,6 +389,7 @@ export class TraceStore {
       insertAbsorbedLines(batch.absorbedLines);
       insertRuns(batch.runs);
       insertSteps(batch.steps);
+      insertSpans(batch.spans);
       insertSecrets(batch.secrets);
       insertSearchTexts(batch.searchTexts);
       indexSearchTexts(batch.searchTexts);

@@ -114,6 +114,7 @@ export const storeRequestSchema = z.discriminatedUnion('type', [
       ),
       runs: rowsSchema,
       steps: rowsSchema,
+      spans: rowsSchema,
       secrets: rowsSchema,
       searchTexts: rowsSchema,
       analyzeRuns: z.array(z.number().int()),
