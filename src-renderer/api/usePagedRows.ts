@@ -147,3 +147,25 @@ function evictFarPages<T>(state: Store<T>, focus: number): void {
     state.stale.delete(pageIndex);
   }
 }
+
+/**
+ * The rows of a paged list that a virtualized table shows, `first` to `last`: asks for their pages
+ * and gives each loaded one, made into the table's row by `toRow` (a function defined once, outside
+ * the component). The table is given only these as its data: it never holds the whole list.
+ */
+export function useShownRows<T, Row>(rows: PagedRows<T>, first: number, last: number, toRow: (index: number, item: T) => Row): Row[] {
+  const count = rows.total ?? 0;
+  const { want, rowAt, revision } = rows;
+  useEffect(() => {
+    if (count > 0) want(first, last);
+  }, [want, first, last, count]);
+  return useMemo(() => {
+    const shown: Row[] = [];
+    for (let index = first; index <= last && index < count; index += 1) {
+      const item = rowAt(index);
+      if (item !== undefined) shown.push(toRow(index, item));
+    }
+    return shown;
+    // revision: a page arrived, so rowAt may return more.
+  }, [first, last, count, rowAt, revision, toRow]);
+}

@@ -5,10 +5,10 @@
  * calls); only the rows on screen are fetched and rendered. Everything chosen is in the URL.
  */
 import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState, type Updater } from '@tanstack/react-table';
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { callSortSchema, callStateSchema, type CallRow, type CallSort } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
-import { usePagedRows } from '../api/usePagedRows';
+import { usePagedRows, useShownRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
 import { CallStateBadge } from '../components/Badges';
 import { commandOfArguments } from '../components/commandOfArguments';
@@ -27,6 +27,8 @@ interface WindowRow {
   index: number;
   call: CallRow;
 }
+
+const toWindowRow = (index: number, call: CallRow): WindowRow => ({ index, call });
 
 const features = tableFeatures({
   rowSortingFeature,
@@ -174,21 +176,8 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);
   const last = start + (items[items.length - 1]?.index ?? 0);
-  const { want, rowAt, revision: rowsRevision } = calls;
-  useEffect(() => {
-    if (count > 0) want(first, last);
-  }, [want, first, last, count]);
-
-  // The rows on screen are the table's data: it never holds the whole list.
-  const data = useMemo(() => {
-    const rows: WindowRow[] = [];
-    for (let index = first; index <= last && index < count; index += 1) {
-      const call = rowAt(index);
-      if (call) rows.push({ index, call });
-    }
-    return rows;
-    // rowsRevision: a page arrived, so rowAt may return more.
-  }, [first, last, count, rowAt, rowsRevision]);
+  const { rowAt } = calls;
+  const data = useShownRows(calls, first, last, toWindowRow);
 
   const table = useTable({
     features,

@@ -4,12 +4,12 @@
  */
 import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState, type Updater } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { runSortSchema, type RunRow } from '../../shared/api';
 import { findingKindSchema, type FindingKind } from '../../shared/report';
 import { runStatusSchema, type RunStatus } from '../../shared/trace/runStatus';
 import { useApi } from '../api/ApiContext';
-import { usePagedRows } from '../api/usePagedRows';
+import { usePagedRows, useShownRows } from '../api/usePagedRows';
 import { FindingCounts, runSeverityClass, StatusBadge } from '../components/Badges';
 import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
@@ -26,6 +26,8 @@ interface WindowRow {
   index: number;
   run: RunRow;
 }
+
+const toWindowRow = (index: number, run: RunRow): WindowRow => ({ index, run });
 
 const features = tableFeatures({
   rowSortingFeature,
@@ -170,21 +172,8 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
-  const { want, rowAt, revision: rowsRevision } = runs;
-  useEffect(() => {
-    if (count > 0) want(first, last);
-  }, [want, first, last, count]);
-
-  // The rows on screen are the table's data: it never holds the whole list.
-  const data = useMemo(() => {
-    const rows: WindowRow[] = [];
-    for (let index = first; index <= last && index < count; index += 1) {
-      const run = rowAt(index);
-      if (run) rows.push({ index, run });
-    }
-    return rows;
-    // rowsRevision: a page arrived, so rowAt may return more.
-  }, [first, last, count, rowAt, rowsRevision]);
+  const { rowAt } = runs;
+  const data = useShownRows(runs, first, last, toWindowRow);
 
   const table = useTable({
     features,

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json');
 const sample = 'evalSpans1/count-lines/epoch1';
@@ -39,9 +39,7 @@ describe("an Inspect sample's spans as a collapsible tree", () => {
     server = await serveTraces([fixture]);
     app = await openApp(browser, server.url);
     await app.page.setViewportSize({ width: 1440, height: 900 });
-    await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
-    await app.page.locator(`[data-testid=run-row][data-run-id="${sample}"]`).click();
-    await app.page.locator(`[data-testid=run-view][data-state=ready][data-run-id="${sample}"]`).waitFor();
+    await openRunFromList(app.page, sample);
     runUrl = app.page.url().replace(/\?.*$/, '');
   });
 

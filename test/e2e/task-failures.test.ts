@@ -6,9 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { describe, test } from 'node:test';
+import { openApp, saveScreenshot, serveForSuite, type AppPage } from '../support/browser';
 import { UserActions } from '../support/userActions';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'claude-code-failures.jsonl');
@@ -24,22 +23,11 @@ const failures = [
 ];
 
 describe('task: which tool calls failed, and why', { timeout: 120_000 }, () => {
-  let served: ServedTraces;
-  let browser: Browser;
-
-  before(async () => {
-    served = await serveTraces([fixture]);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await served?.stop();
-  });
+  const suite = serveForSuite([fixture]);
 
   /** The app on the session's run view: where the task starts. */
   async function openRun(size: { width: number; height: number }): Promise<AppPage> {
-    const app = await openApp(browser, served.url);
+    const app = await openApp(suite.browser, suite.served.url);
     await app.page.setViewportSize(size);
     await app.page.locator('[data-testid=run-row]').first().click();
     await app.page.locator('[data-testid=run-view][data-state=ready]').waitFor();

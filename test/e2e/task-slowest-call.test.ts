@@ -5,33 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type ServedTraces } from '../support/browser';
+import { describe, test } from 'node:test';
+import { openApp, saveScreenshot, serveForSuite } from '../support/browser';
 import { UserActions } from '../support/userActions';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'codex-rollout-durations.jsonl');
 
 describe('task: the slowest tool call of a Codex rollout', { timeout: 120_000 }, () => {
-  let served: ServedTraces;
-  let browser: Browser;
-
-  before(async () => {
-    served = await serveTraces([fixture]);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await served?.stop();
-  });
+  const suite = serveForSuite([fixture]);
 
   for (const [size, colorScheme] of [
     [{ width: 1440, height: 900 }, 'light'],
     [{ width: 1024, height: 700 }, 'dark'],
   ] as const) {
     test(`two actions put it first: its tool, duration and command on screen (${size.width}×${size.height}, ${colorScheme})`, async () => {
-      const app = await openApp(browser, served.url, { colorScheme });
+      const app = await openApp(suite.browser, suite.served.url, { colorScheme });
       const { page } = app;
       await page.setViewportSize(size);
       await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
@@ -70,7 +58,7 @@ describe('task: the slowest tool call of a Codex rollout', { timeout: 120_000 },
   }
 
   test('the sort is in the URL: a reload keeps it, a third click goes back to log order', async () => {
-    const app = await openApp(browser, served.url);
+    const app = await openApp(suite.browser, suite.served.url);
     const { page } = app;
     await page.locator('[data-testid=tab-calls]').click();
     await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
 
 const session = '5d0c9e61-2b7a-4f3e-8a10-c4e2b7d9f015';
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'claude-code-noise', `${session}.jsonl`);
@@ -54,9 +54,7 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     server = await serveTraces([fixture]);
     app = await openApp(browser, server.url);
     await app.page.setViewportSize({ width: 1440, height: 900 });
-    await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
-    await app.page.locator(`[data-testid=run-row][data-run-id="${session}"]`).click();
-    await app.page.locator(`[data-testid=run-view][data-state=ready][data-run-id="${session}"]`).waitFor();
+    await openRunFromList(app.page, session);
     runUrl = app.page.url();
   });
 

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot } from './cli';
 
@@ -147,4 +148,37 @@ export async function openApp(browser: Browser, url: string, options: { colorSch
 export function saveScreenshot(page: Page, name: string): Promise<Buffer> {
   mkdirSync(screenshotDir, { recursive: true });
   return page.screenshot({ path: join(screenshotDir, `${name}.png`) });
+}
+
+/**
+ * A suite's `loopscope serve FILES…` and Chromium, started before its tests and stopped after
+ * them; read `served` and `browser` inside the tests.
+ */
+export function serveForSuite(files: string[]): { readonly served: ServedTraces; readonly browser: Browser } {
+  const suite: { served?: ServedTraces; browser?: Browser } = {};
+  before(async () => {
+    suite.served = await serveTraces(files);
+    suite.browser = await launchBrowser();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.served?.stop();
+  });
+  return {
+    get served() {
+      if (!suite.served) throw new Error('the suite has not started its server yet');
+      return suite.served;
+    },
+    get browser() {
+      if (!suite.browser) throw new Error('the suite has not started its browser yet');
+      return suite.browser;
+    },
+  };
+}
+
+/** From the runs list a page shows, opens the run `runId` and waits until its view is ready. */
+export async function openRunFromList(page: Page, runId: string): Promise<void> {
+  await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
+  await page.locator(`[data-testid=run-row][data-run-id="${runId}"]`).click();
+  await page.locator(`[data-testid=run-view][data-state=ready][data-run-id="${runId}"]`).waitFor();
 }
