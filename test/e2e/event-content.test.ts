@@ -38,9 +38,10 @@ describe('Output and Arguments in the inspector', () => {
   });
 
   after(async () => {
-    assert.deepEqual(app?.problems ?? [], []);
+    // Stopped before asserting: a failed assertion must not leave the server and browser running.
     await browser?.close();
     await served?.stop();
+    assert.deepEqual(app?.problems ?? [], []);
   });
 
   test('Codex: a failed command shows its decoded output with exit code and duration; its call shows the command and the result beside', async () => {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../support/browser';
 import { repoRoot } from '../support/cli';
 
 const fixture = join(repoRoot, 'test', 'fixtures', 'ui', 'severity-and-repeats.jsonl');
@@ -184,7 +184,7 @@ describe('layout and severity at 1024 × 700', () => {
     await page.locator('[data-testid=findings-view][data-state=ready]').waitFor();
     const links = page.locator('[data-testid=finding-link]');
     await links.first().waitFor();
-    await page.waitForFunction("document.querySelectorAll('[data-testid=finding-link] [data-testid=middle-ellipsis]').length === 0");
+    await waitForPage(page, "document.querySelectorAll('[data-testid=finding-link] [data-testid=middle-ellipsis]').length === 0");
     for (const text of await links.allInnerTexts()) assert.match(text, /^step \d+ · line \d+$/);
     // Several runs, but every call in one of them: the Run column would still say the same on every
     // row (test/e2e/task-subagent.test.ts has calls in three runs, and the column).

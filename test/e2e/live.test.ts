@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openApp, serveTraceFile, type AppPage, type ServedTraceFile } from '../support/browser';
+import { openApp, serveTraceFile, waitForPage, type AppPage, type ServedTraceFile } from '../support/browser';
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'live', ...fields })}\n`;
 const call = (step: number): string =>
@@ -36,8 +36,9 @@ describe('a trace file followed while it is written', { timeout: 120_000 }, () =
   });
 
   after(async () => {
-    assert.deepEqual(app?.problems ?? [], [], 'the page reported problems');
+    // Stopped before asserting: a failed assertion must not leave the server and browser running.
     await served?.close();
+    assert.deepEqual(app?.problems ?? [], [], 'the page reported problems');
   });
 
   const timeline = (page: Page) => page.locator('[data-testid=timeline]');
@@ -68,7 +69,7 @@ describe('a trace file followed while it is written', { timeout: 120_000 }, () =
 
     // The user reads somewhere in the middle; the loop writes on.
     await page.evaluate(`document.querySelector('[data-testid=timeline]').scrollTop = 600`);
-    await page.waitForFunction(`document.querySelector('[data-testid=timeline]').scrollTop === 600`);
+    await waitForPage(page, `document.querySelector('[data-testid=timeline]').scrollTop === 600`);
     const took = await appendAndWait(page, result(41) + call(42), 84);
     console.log(`appended lines shown in the timeline after ${Math.round(took)} ms`);
     assert.equal(await scrollTop(page), 600, 'the view kept its place');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { generateLongRunTrace, type LongRunStats } from '../../scripts/generate-long-run-trace';
-import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../support/browser';
 
 const events = 50_000;
 
@@ -38,10 +38,11 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
   });
 
   after(async () => {
-    assert.deepEqual(app?.problems ?? [], []);
+    // Stopped before asserting: a failed assertion must not leave the server and browser running.
     await browser?.close();
     await served?.stop();
     rmSync(dir, { recursive: true, force: true });
+    assert.deepEqual(app?.problems ?? [], []);
   });
 
   /** Follows an in-app link: the hash changes, the page stays. */
@@ -58,11 +59,21 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
       // Below the sticky lane header (30 px), at least in part.
       return (element) => { const box = element.getBoundingClientRect(); return box.bottom > view.top + 30 && box.top < view.bottom; };
     })()`;
-    await page.waitForFunction(`[...document.querySelectorAll('[data-testid=timeline] .timeline-slot')].filter(${inView}).every((slot) => !slot.querySelector('[aria-busy=true]'))`);
-    const rows = (await page.evaluate(
-      `[...document.querySelectorAll('[data-testid=timeline-row]')].filter(${inView}).map((row) => ({ line: Number(row.dataset.line), type: row.dataset.type, top: row.getBoundingClientRect().top }))`,
-    )) as { line: number; type: string; top: number }[];
-    return rows.sort((a, b) => a.top - b.top);
+    await waitForPage(page, `[...document.querySelectorAll('[data-testid=timeline] .timeline-slot')].filter(${inView}).every((slot) => !slot.querySelector('[aria-busy=true]'))`);
+    const read = async () =>
+      ((await page.evaluate(
+        `[...document.querySelectorAll('[data-testid=timeline-row]')].filter(${inView}).map((row) => ({ line: Number(row.dataset.line), type: row.dataset.type, top: row.getBoundingClientRect().top }))`,
+      )) as { line: number; type: string; top: number }[]).sort((a, b) => a.top - b.top);
+    // Rows are placed by measured heights, and the waterfall above the timeline loads on its own:
+    // read until two reads 100 ms apart agree, the layout the user sees once it has settled.
+    let rows = await read();
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      await page.waitForTimeout(100);
+      const again = await read();
+      if (JSON.stringify(again) === JSON.stringify(rows)) break;
+      rows = again;
+    }
+    return rows;
   }
 
   test('scrolling reaches every row: the window moves near its edge and the rows on screen stay put', async () => {

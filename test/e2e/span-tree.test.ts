@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../support/browser';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json');
 const sample = 'evalSpans1/count-lines/epoch1';
@@ -25,7 +25,7 @@ async function ready(page: Page, rowCount: number): Promise<void> {
   await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
   await page.locator('[data-testid=timeline]').and(page.locator(`[aria-rowcount="${rowCount}"]`)).waitFor();
   // Every row rendered (the list is short enough to render whole): none of a folded span is left.
-  await page.waitForFunction(`document.querySelectorAll('[data-testid=timeline-row]').length === ${rowCount}`);
+  await waitForPage(page, `document.querySelectorAll('[data-testid=timeline-row]').length === ${rowCount}`);
 }
 
 describe("an Inspect sample's spans as a collapsible tree", () => {

@@ -182,3 +182,17 @@ export async function openRunFromList(page: Page, runId: string): Promise<void> 
   await page.locator(`[data-testid=run-row][data-run-id="${runId}"]`).click();
   await page.locator(`[data-testid=run-view][data-state=ready][data-run-id="${runId}"]`).waitFor();
 }
+
+/**
+ * Waits until `expression` (page JavaScript, as text: the tests' TypeScript has no DOM types) is
+ * true in the page. Playwright's string waitForFunction compiles its text in the page with `new
+ * Function` when it has to poll, which the app's CSP refuses (no unsafe-eval), logging a console
+ * error; `page.evaluate` goes through the DevTools protocol, which the CSP does not govern.
+ */
+export async function waitForPage(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting in the page for: ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
