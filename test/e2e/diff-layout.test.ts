@@ -75,7 +75,8 @@ describe('request diff: side by side, and a link to an event that is not a reque
     await page.waitForURL((url) => /\/diff\/\d+\/layout\/side-by-side$/.test(url.hash) && !url.hash.includes(`/diff/${eventId}/`));
     await page.keyboard.press('s');
     await page.waitForURL((url) => /\/diff\/\d+$/.test(url.hash));
-    assert.equal(await page.locator('[data-testid=diff-layout-words]').getAttribute('aria-current'), 'true');
+    // The switch follows the URL on the next render: wait for it rather than read it at once.
+    await page.locator('[data-testid=diff-layout-words][aria-current=true]').waitFor();
     assert.deepEqual(app.problems, []);
     await page.context().close();
   });
