@@ -35,6 +35,21 @@ export const appInfoSchema = z.object({
   canOpenPaths: z.boolean(),
 });
 
+/**
+ * Something the app wants the user to know that no view shows: a file a launch or the menu could
+ * not open, a reload that failed. Shown in the page until dismissed, never in a modal dialog
+ * (a modal at start-up keeps the page from loading until someone clicks it).
+ */
+export const noticeSchema = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  /** One problem per line, each naming its file and reason. */
+  lines: z.array(z.string()),
+  /** When it was raised (ISO 8601). */
+  at: z.string(),
+});
+export type Notice = z.infer<typeof noticeSchema>;
+
 export const ingestStateSchema = z.enum(['ingesting', 'ready', 'failed']);
 
 /**
@@ -436,6 +451,9 @@ const paged = <T extends z.ZodType>(row: T) => z.object({ total: z.number().int(
 /** Each method: its request and response schema. */
 export const apiMethods = {
   appInfo: { request: z.object({}), response: appInfoSchema },
+  /** The notices not dismissed yet, oldest first. */
+  notices: { request: z.object({}), response: z.array(noticeSchema) },
+  dismissNotice: { request: z.object({ id: z.number().int() }), response: z.object({}) },
   /** The traces open in this window. */
   listTraces: { request: z.object({}), response: z.array(traceSummarySchema) },
   /** Shows the native open dialog (Electron only) and opens what the user picked. */

@@ -3,6 +3,7 @@ import type { ApiResponse } from '../shared/api';
 import { ApiContext, useApi } from './api/ApiContext';
 import { createApiClient, errorMessage } from './api/client';
 import { useQuery } from './api/useQuery';
+import { Notices } from './components/Notices';
 import { ShortcutsDialog } from './components/ShortcutsDialog';
 import { Failure, Loading } from './components/States';
 import { ShowShortcutsContext, useShortcuts } from './keyboard/shortcuts';
@@ -38,6 +39,7 @@ function AppShell() {
   return (
     <ShowShortcutsContext.Provider value={openShortcuts}>
     <DropTarget info={info} onError={setDropError}>
+      <Notices />
       {dropError !== null && (
         <div className="banner banner-error" role="alert">
           {dropError}{' '}

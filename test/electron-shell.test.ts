@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { MenuItemConstructorOptions } from 'electron';
-import { filesFromArgv } from '../src-main/electron/launchArguments';
+import { filesFromArgv, filesFromSecondLaunch, positionalArguments, secondLaunchData, type Launch } from '../src-main/electron/launchArguments';
 import { applicationMenuTemplate, openDialogFilters, type MenuActions } from '../src-main/electron/menu';
 import { maxRecentFiles, openRecentFiles, withRecentFile } from '../src-main/electron/recentFiles';
 import { readWindowState, restorableBounds, writeWindowState, type WindowState } from '../src-main/electron/windowState';
@@ -208,13 +208,50 @@ describe('files on the command line', () => {
     ]);
   });
 
-  it('skips the app path when Electron runs the unpackaged app', () => {
+  it('skips the app path when Electron runs the unpackaged app (`loopscope open`: electron <appDir> FILE…)', () => {
     assert.deepEqual(filesFromArgv(['/x/electron', '/opt/loopscope', 'run.jsonl'], { defaultApp: true, workingDirectory: '/w' }), ['/w/run.jsonl']);
+    assert.deepEqual(filesFromArgv(['/x/electron', '--no-sandbox', '/opt/loopscope', 'run.jsonl'], { defaultApp: true, workingDirectory: '/w' }), ['/w/run.jsonl']);
   });
 
-  it('skips the switches Chromium adds to a second instance, and opens nothing without files', () => {
-    const argv = ['/x/electron', '/opt/loopscope', '--allow-file-access-from-files', '--original-process-start-time=1', '../t.jsonl'];
-    assert.deepEqual(filesFromArgv(argv, { defaultApp: true, workingDirectory: '/w/sub' }), ['/w/t.jsonl']);
-    assert.deepEqual(filesFromArgv(['/x/electron', '/opt/loopscope'], { defaultApp: true, workingDirectory: '/w' }), []);
+  it('drops switches before it counts the executable and the app path, wherever the switches are', () => {
+    // What the running app's 'second-instance' receives: Chromium's command line, switches first.
+    const secondInstance = ['/x/electron', '--allow-file-access-from-files', '--original-process-start-time=13394', '/opt/loopscope', '../t.jsonl'];
+    assert.deepEqual(filesFromArgv(secondInstance, { defaultApp: true, workingDirectory: '/w/sub' }), ['/w/t.jsonl']);
+    const packaged = ['/usr/bin/loopscope', '--allow-file-access-from-files', '--original-process-start-time=13394', 'a.jsonl'];
+    assert.deepEqual(filesFromArgv(packaged, { defaultApp: false, workingDirectory: '/w' }), ['/w/a.jsonl']);
+    assert.deepEqual(filesFromArgv(['/x/electron', '--allow-file-access-from-files', '/opt/loopscope'], { defaultApp: true, workingDirectory: '/w' }), []);
+  });
+
+  it("skips Electron's `-r MODULE` option with its value (Playwright starts the app as electron -r loader.js …)", () => {
+    const playwright = ['/x/electron', '-r', '/pw/lib/server/electron/loader.js', '--no-sandbox', '--inspect=0', '--remote-debugging-port=0', '/opt/loopscope', 'f.jsonl'];
+    assert.deepEqual(filesFromArgv(playwright, { defaultApp: true, workingDirectory: '/w' }), ['/w/f.jsonl']);
+    assert.deepEqual(positionalArguments(['--require', 'm.js', 'app', '', '-v']), ['app']);
+  });
+});
+
+describe('a second launch hands its files to the running app', () => {
+  const secondLaunch: Launch = { defaultApp: true, workingDirectory: '/home/ana/traces' };
+  const secondArgv = ['/x/electron', '/opt/loopscope', 'b.jsonl', '/data/c.jsonl'];
+
+  it('as additionalData: the files, absolute, whatever argv the running app is given', () => {
+    // additionalData crosses processes as a JSON-like value.
+    const data: unknown = JSON.parse(JSON.stringify(secondLaunchData(secondArgv, secondLaunch)));
+    const reordered = ['/x/electron', '--allow-file-access-from-files', '--original-process-start-time=1', '/opt/loopscope', 'b.jsonl', '/data/c.jsonl'];
+    const expected = ['/home/ana/traces/b.jsonl', '/data/c.jsonl'];
+    assert.deepEqual(filesFromSecondLaunch(reordered, '/elsewhere', data, true), expected);
+    // Even an argv that lost its arguments (a launch by another user) does not matter.
+    assert.deepEqual(filesFromSecondLaunch(['/x/electron'], '/elsewhere', data, true), expected);
+  });
+
+  it('from argv, with switches dropped first, when the data is not Loopscope\'s (an older launch sends none)', () => {
+    const reordered = ['/x/electron', '--allow-file-access-from-files', '--original-process-start-time=1', '/opt/loopscope', 'b.jsonl'];
+    for (const data of [undefined, null, {}, { loopscopeFiles: 'b.jsonl' }, { loopscopeFiles: [3] }]) {
+      assert.deepEqual(filesFromSecondLaunch(reordered, '/home/ana', data, true), ['/home/ana/b.jsonl'], JSON.stringify(data));
+    }
+  });
+
+  it('opens nothing when the later launch named no file (it only brings the window forward)', () => {
+    assert.deepEqual(secondLaunchData(['/x/electron', '/opt/loopscope'], secondLaunch), { loopscopeFiles: [] });
+    assert.deepEqual(filesFromSecondLaunch(['/x/electron', '/opt/loopscope'], '/w', { loopscopeFiles: [] }, true), []);
   });
 });

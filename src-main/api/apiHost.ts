@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { apiMethods, isApiMethod, type ApiMethod, type ApiParsedRequest, type ApiResponse, type TraceSummary } from '../../shared/api';
+import { apiMethods, isApiMethod, type ApiMethod, type ApiParsedRequest, type ApiResponse, type Notice, type TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
 import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
 import { optionsKey } from '../engine/analysis/analyzeSource';
@@ -56,8 +56,13 @@ export interface ApiHost {
    * again); ingest goes on in the background. Never rejects for a bad file: the trace is `failed`.
    */
   open(path: string): Promise<TraceSummary>;
+  /** Keeps a notice for the page (shown until dismissed); the oldest go beyond `maxNotices`. */
+  notify(title: string, lines: string[]): void;
   close(): Promise<void>;
 }
+
+/** Notices kept at most: a launch loop that keeps failing must not grow the page without end. */
+export const maxNotices = 20;
 
 export const defaultAnalysis: AnalysisOptions = { window: 6, threshold: 3 };
 
@@ -275,7 +280,22 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     return new ApiError('not_allowed', `${what} is only possible in the desktop app; \`loopscope serve\` shows the files named on its command line`);
   }
 
+  const notices: Notice[] = [];
+  let lastNoticeId = 0;
+
+  function notify(title: string, lines: string[]): void {
+    lastNoticeId += 1;
+    notices.push({ id: lastNoticeId, title, lines, at: new Date().toISOString() });
+    notices.splice(0, Math.max(0, notices.length - maxNotices));
+  }
+
   const hostHandlers = {
+    notices: () => notices.slice(),
+    dismissNotice: (request) => {
+      const index = notices.findIndex((notice) => notice.id === request.id);
+      if (index >= 0) notices.splice(index, 1);
+      return {};
+    },
     appInfo: () => ({ version: options.version, shell: options.shell, canOpenPaths: options.canOpenPaths }),
     listTraces: () => [...traces.values()].map(snapshot),
     openDialog: async () => {
@@ -317,6 +337,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   return {
     call,
     open: async (path) => open(path),
+    notify,
     close: async () => {
       closed = true;
       await Promise.all([...traces.values()].map((trace) => trace.handle?.stop()));

@@ -21,7 +21,7 @@ import { describeRedaction, RedactError, redactFile } from './redact';
 
 const usage = `usage: loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]
        loopscope serve FILE... [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]
-       loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]
+       loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow] [--no-sandbox]
        loopscope redact IN OUT
 
 analyze: report every run and finding of the traces, in the terminal
@@ -40,6 +40,9 @@ open:  open the traces in the desktop app; where it cannot start, serve them as 
   --idle-after S      files are followed as they are written: a run without a terminal event is
                       running until its file has not grown for S seconds (default ${defaultIdleAfterMs / 1000})
   --no-follow         read each file once, as analyze does
+  --no-sandbox        (open) start the desktop app without Chromium's OS sandbox, where it cannot
+                      start with it (root, no user namespaces): the page still has no Node.js
+                      access, but a Chromium flaw reached through a hostile trace is not contained
 
 redact: write OUT, a copy of the trace IN with every credential found in it (API keys, tokens,
         Authorization headers, private keys, JWTs) replaced by [REDACTED:<kind>], every other
@@ -104,6 +107,8 @@ interface UiCommand {
   cacheDir: string | undefined;
   /** Null: files are read once, not followed. */
   idleAfterMs: number | null;
+  /** `open --no-sandbox`. */
+  noSandbox: boolean;
 }
 
 function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
@@ -112,7 +117,13 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
     parsed = parseArgs({
       args,
       allowPositionals: true,
-      options: { port: { type: 'string' }, 'cache-dir': { type: 'string' }, 'idle-after': { type: 'string' }, 'no-follow': { type: 'boolean', default: false } },
+      options: {
+        port: { type: 'string' },
+        'cache-dir': { type: 'string' },
+        'idle-after': { type: 'string' },
+        'no-follow': { type: 'boolean', default: false },
+        'no-sandbox': { type: 'boolean', default: false },
+      },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -120,6 +131,7 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
   const { values, positionals } = parsed;
   // The desktop app can start empty (File ▸ Open); a server of no file would show nothing.
   if (name === 'serve' && positionals.length === 0) throw new UsageError('serve needs at least one trace file');
+  if (name === 'serve' && values['no-sandbox']) throw new UsageError('--no-sandbox is for the desktop app (open); serve starts no sandbox of its own');
   let port: number | undefined;
   if (values.port !== undefined) {
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port needs a port number from 0 (any free port) to 65535, got "${values.port}"`);
@@ -127,7 +139,7 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
   }
   if (values['no-follow'] && values['idle-after'] !== undefined) throw new UsageError('--idle-after is for followed files; leave it out with --no-follow');
   const idleAfterMs = values['no-follow'] ? null : parsePositiveInteger('--idle-after', values['idle-after'], defaultIdleAfterMs / 1000) * 1000;
-  return { files: positionals, port, cacheDir: values['cache-dir'], idleAfterMs };
+  return { files: positionals, port, cacheDir: values['cache-dir'], idleAfterMs, noSandbox: values['no-sandbox'] };
 }
 
 function uiOptions(command: UiCommand): ServeOptions {
@@ -227,7 +239,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'redact') return redact(rest);
     if (command === 'open') {
       const open = parseUiCommand('open', rest);
-      return await openApp(uiTraceFiles(open.files), uiOptions(open));
+      return await openApp(uiTraceFiles(open.files), { ...uiOptions(open), noSandbox: open.noSandbox });
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {

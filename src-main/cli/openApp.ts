@@ -1,15 +1,14 @@
 /**
  * `loopscope open FILE…`: starts the desktop app on the files. Where it cannot run (the Electron
- * binary was never downloaded, or there is no display), the same UI is served to the browser
- * instead, and the user is told why.
+ * binary was never downloaded, there is no display, or it dies before its window opens: see
+ * desktopLaunch.ts), the same UI is served to the browser instead, and the user is told why.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { identifyFile } from '../engine/store/traceDatabase';
+import { desktopAppName, desktopDataFolder, launchDesktop, launchFailureReason, type DesktopLaunch, type LaunchOutcome } from './desktopLaunch';
 import { serveUntilInterrupted, type ServeOptions } from './serve';
 import { idleAfterVariable } from '../electron/launchArguments';
 
@@ -59,28 +58,41 @@ export function desktopUnavailableReason(electron: ElectronLookup, platform: Nod
  */
 const appDir = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Starts Electron detached from this process; rejects when it cannot be started at all. */
-async function startElectron(binary: string, files: string[], options: ServeOptions): Promise<void> {
+/** How long `loopscope open` waits for the window (or an early exit) before it leaves the app starting. */
+const launchWaitMs = 10_000;
+
+export interface OpenAppOptions extends ServeOptions {
+  /** Start Electron with `--no-sandbox` (the escape hatch where Chromium's sandbox cannot start; see launchFailureReason). */
+  noSandbox?: boolean;
+}
+
+/** The environment and arguments Electron is started with. */
+function electronLaunch(binary: string, files: string[], options: OpenAppOptions): DesktopLaunch {
   const env = { ...process.env };
   // A shell that sets ELECTRON_RUN_AS_NODE would make Electron behave as plain Node.
   delete env['ELECTRON_RUN_AS_NODE'];
   // The app's engine reads its cache folder from the environment, as the CLI's does by default.
   if (options.cacheDir !== undefined) env['LOOPSCOPE_CACHE_DIR'] = options.cacheDir;
   if (options.idleAfterMs !== undefined) env[idleAfterVariable] = options.idleAfterMs === null ? 'off' : String(options.idleAfterMs);
-  const child = spawn(binary, [appDir, ...files], { detached: true, stdio: 'ignore', env });
-  await once(child, 'spawn');
-  child.unref();
+  const logPath = join(desktopDataFolder(desktopAppName(appDir), process.platform, process.env), 'launch.log');
+  const args = [...(options.noSandbox ? ['--no-sandbox'] : []), appDir, ...files];
+  return { binary, args, env, logPath, waitMs: launchWaitMs };
 }
 
-export async function openApp(files: string[], options: ServeOptions): Promise<number> {
+export async function openApp(files: string[], options: OpenAppOptions): Promise<number> {
   // Every file is checked before anything starts, so a typo fails fast with its reason.
   const paths = files.map((file) => identifyFile(file).path);
   const electron = findElectronBinary(process.env);
   let reason = desktopUnavailableReason(electron, process.platform, process.env);
   if (reason === null && 'binary' in electron) {
+    const launch = electronLaunch(electron.binary, paths, options);
     try {
-      await startElectron(electron.binary, paths, options);
-      return 0;
+      const outcome = await launchDesktop(launch);
+      if (outcome.kind !== 'failed') {
+        process.stderr.write(`loopscope: ${launchMessage(outcome, launch.logPath)}\n`);
+        return 0;
+      }
+      reason = launchFailureReason(outcome, { binary: electron.binary, logPath: launch.logPath });
     } catch (error) {
       reason = `Electron could not be started (${(error as Error).message})`;
     }
@@ -88,4 +100,10 @@ export async function openApp(files: string[], options: ServeOptions): Promise<n
   process.stderr.write(`loopscope: ${reason} — serving the UI in your browser instead.\n`);
   await serveUntilInterrupted(paths, options);
   return 0;
+}
+
+function launchMessage(outcome: Exclude<LaunchOutcome, { kind: 'failed' }>, logPath: string): string {
+  if (outcome.kind === 'ready') return 'the desktop app is open.';
+  if (outcome.kind === 'handed-over') return 'Loopscope was already running: its window opens the files.';
+  return `the desktop app is still starting; if no window appears, its log says why: ${logPath}`;
 }

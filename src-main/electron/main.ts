@@ -4,16 +4,21 @@
  * command line or handed over by a second launch, a file dropped on the window (the renderer asks
  * through the API). No engine work runs here: the API host ingests and queries in worker threads.
  * Paths are resolved against this file as built (out/main/index.js).
+ *
+ * Nothing here stops the start with a modal dialog: a problem found before the page loads is a
+ * notice the page shows, and every failure is also written to stderr (diagnostics.ts), which
+ * `loopscope open` keeps in the launch log.
  */
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, screen, session } from 'electron';
 import { apiMethods } from '../../shared/api';
 import { toApiError } from '../api/apiError';
 import { createApiHost, type ApiHost } from '../api/apiHost';
+import { logChildProcessProblems, logWebContentsProblems, stderrLog } from './diagnostics';
 import { registerApiChannel } from './ipc';
-import { filesFromArgv, idleAfterFromEnvironment } from './launchArguments';
+import { filesFromArgv, filesFromSecondLaunch, idleAfterFromEnvironment, secondLaunchData, windowReadyLine, type Launch } from './launchArguments';
 import { applicationMenuTemplate, openDialogFilters } from './menu';
 import { openRecentFiles, type RecentFiles } from './recentFiles';
 import { createMainWindow, guardWebContents, hardenSession } from './windowFactory';
@@ -44,8 +49,11 @@ function isFile(path: string): boolean {
   }
 }
 
-function showProblems(title: string, problems: string[]): void {
-  if (problems.length > 0) dialog.showErrorBox(title, problems.join('\n'));
+/** Problems for the page to show as one notice (and for the log); the page learns of it when it next loads. */
+function reportProblems(host: ApiHost, title: string, problems: string[]): void {
+  if (problems.length === 0) return;
+  for (const problem of problems) stderrLog(`${title}: ${problem}`);
+  host.notify(title, problems);
 }
 
 /** Opens each existing file in the API host; the ones that fail are reported together. */
@@ -58,7 +66,7 @@ async function openTraces(host: ApiHost, paths: string[]): Promise<void> {
     }
     await host.open(path).catch((error: unknown) => problems.push(toApiError(error).error.message));
   }
-  showProblems('Loopscope could not open every file', problems);
+  reportProblems(host, 'Loopscope could not open every file', problems);
 }
 
 /**
@@ -98,8 +106,8 @@ async function reloadTraces({ host, window }: Shell): Promise<void> {
   for (const trace of traces) {
     await host.call('reload', { traceId: trace.traceId }).catch((error: unknown) => problems.push(toApiError(error).error.message));
   }
+  reportProblems(host, 'Loopscope could not reload every trace', problems);
   refreshPage(window);
-  showProblems('Loopscope could not reload every trace', problems);
 }
 
 function focusWindow(window: BrowserWindow): void {
@@ -111,7 +119,10 @@ function focusWindow(window: BrowserWindow): void {
 function installMenu(): void {
   if (!shell) return;
   const current = shell;
-  const report = (error: unknown) => showProblems('Loopscope', [toApiError(error).error.message]);
+  const report = (error: unknown) => {
+    reportProblems(current.host, 'Loopscope', [toApiError(error).error.message]);
+    refreshPage(current.window);
+  };
   const template = applicationMenuTemplate({
     actions: {
       open: () => void showOpenDialog(current.window).then(openIntoWindow).catch(report),
@@ -164,8 +175,10 @@ async function start(): Promise<void> {
   registerApiChannel(ipcMain, host, rendererPage);
   shell = { host, window, recentFiles };
   installMenu();
+  // Opening only starts each ingest (and notes what failed), so the page loads at once and shows both.
   await openTraces(host, filesBeforeStart.splice(0));
   await window.loadURL(rendererPage.href);
+  process.stdout.write(`${windowReadyLine} (process ${process.pid})\n`);
 }
 
 /** `loopscope open --idle-after S` or `--no-follow`, when the app was started with one. */
@@ -187,14 +200,38 @@ function closeHostBeforeQuit(): void {
   });
 }
 
+/**
+ * `--user-data-dir=DIR` keeps everything the app stores (recent files, window state, Chromium's
+ * profile) in DIR, and makes DIR the single-instance scope: a test, or a second profile, runs
+ * beside the user's own app. Must be set before the lock is asked for and before 'ready'.
+ */
+function useUserDataDirSwitch(): void {
+  const userDataDir = app.commandLine.getSwitchValue('user-data-dir');
+  if (userDataDir !== '') app.setPath('userData', resolve(userDataDir));
+}
+
+/** A failure nobody catches is logged instead of Electron's default: a modal dialog. */
+function logUncaughtErrors(): void {
+  process.on('uncaughtException', (error) => stderrLog(`uncaught error in the main process: ${error.stack ?? error.message}`));
+  process.on('unhandledRejection', (reason) => stderrLog(`unhandled rejection in the main process: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+}
+
+logUncaughtErrors();
+useUserDataDirSwitch();
 // Every renderer sandboxed, whatever its window options say (must precede 'ready').
 app.enableSandbox();
 
-if (app.requestSingleInstanceLock()) {
-  filesBeforeStart.push(...filesFromArgv(process.argv, { defaultApp: process.defaultApp === true, workingDirectory: process.cwd() }));
-  app.on('web-contents-created', (_event, contents) => guardWebContents(contents, rendererPage));
-  app.on('second-instance', (_event, argv, workingDirectory) => {
-    void openIntoWindow(filesFromArgv(argv, { defaultApp: process.defaultApp === true, workingDirectory }));
+const launch: Launch = { defaultApp: process.defaultApp === true, workingDirectory: process.cwd() };
+// A later launch hands its files over as data: the argv the running app would see is reordered (launchArguments.ts).
+if (app.requestSingleInstanceLock(secondLaunchData(process.argv, launch))) {
+  filesBeforeStart.push(...filesFromArgv(process.argv, launch));
+  app.on('web-contents-created', (_event, contents) => {
+    guardWebContents(contents, rendererPage);
+    logWebContentsProblems(contents, stderrLog);
+  });
+  logChildProcessProblems(app, stderrLog);
+  app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
+    void openIntoWindow(filesFromSecondLaunch(argv, workingDirectory, additionalData, launch.defaultApp));
     if (shell && !shell.window.isDestroyed()) focusWindow(shell.window);
   });
   // macOS hands files opened from Finder or dropped on the Dock icon to the running app.
@@ -205,7 +242,7 @@ if (app.requestSingleInstanceLock()) {
   app.on('window-all-closed', () => app.quit());
   closeHostBeforeQuit();
   start().catch((error: unknown) => {
-    console.error('Loopscope failed to start:', error);
+    stderrLog(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     app.exit(1);
   });
 } else {

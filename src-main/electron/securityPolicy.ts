@@ -4,7 +4,7 @@
  * permission is granted. Only Electron's types are imported, so tests check every rule without an
  * Electron binary; windowFactory.ts and ipc.ts apply them.
  */
-import type { BrowserWindowConstructorOptions, Rectangle, WebPreferences } from 'electron';
+import type { BrowserWindowConstructorOptions, HeadersReceivedResponse, Rectangle, WebPreferences } from 'electron';
 
 import { contentSecurityPolicy } from '../../shared/contentSecurityPolicy';
 
@@ -120,12 +120,13 @@ export function isPermissionGranted(permission: string, request: { requestingUrl
 }
 
 /**
- * The response headers the renderer's files are served with: the CSP (replacing any the response
- * carried) and nosniff. Other responses are left as they are.
+ * How the session answers a response's headers: the renderer's files get the CSP (replacing any
+ * the response carried) and nosniff; any other response is answered `{}`, which tells Electron to
+ * leave its headers as they came (an answer with `responseHeaders` would replace them).
  */
-export function withSecurityHeaders(url: string, headers: Record<string, string[]>, rendererPage: URL): Record<string, string[]> {
-  if (!isRendererResource(url, rendererPage)) return headers;
+export function securityHeadersResponse(url: string, headers: Record<string, string[]>, rendererPage: URL): HeadersReceivedResponse {
+  if (!isRendererResource(url, rendererPage)) return {};
   const replaced = new Set(['content-security-policy', 'x-content-type-options']);
   const kept = Object.entries(headers).filter(([name]) => !replaced.has(name.toLowerCase()));
-  return { ...Object.fromEntries(kept), 'Content-Security-Policy': [contentSecurityPolicy], 'X-Content-Type-Options': ['nosniff'] };
+  return { responseHeaders: { ...Object.fromEntries(kept), 'Content-Security-Policy': [contentSecurityPolicy], 'X-Content-Type-Options': ['nosniff'] } };
 }

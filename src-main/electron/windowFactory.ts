@@ -9,7 +9,7 @@ import {
   navigationDecision,
   newWindowDecision,
   secureWindowOptions,
-  withSecurityHeaders,
+  securityHeadersResponse,
 } from './securityPolicy';
 
 function openExternally(url: string): void {
@@ -49,7 +49,7 @@ export function hardenSession(session: Session, rendererPage: URL, options: { co
   session.setPermissionCheckHandler((_contents, permission, _origin, details) => isPermissionGranted(permission, details, rendererPage));
   if (options.contentSecurityPolicyHeader) {
     session.webRequest.onHeadersReceived((details, callback) =>
-      callback({ responseHeaders: withSecurityHeaders(details.url, details.responseHeaders ?? {}, rendererPage) }),
+      callback(securityHeadersResponse(details.url, details.responseHeaders ?? {}, rendererPage)),
     );
   }
 }

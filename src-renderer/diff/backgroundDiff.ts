@@ -1,7 +1,8 @@
 /**
  * The page's side of the diff worker: one worker for the page, started on the first diff, each
  * diff a promise. When the browser refuses the worker (a policy, an old shell), the diff runs on
- * the page instead, and the result says so (`thread: 'page'`).
+ * the page instead, and the result says so (`thread: 'page'`); the refusal is a console error, which
+ * the desktop app writes to its log, so a broken worker shows instead of a quietly slower page.
  */
 import type { DiffLayout } from '../navigation/route';
 import { pieces, type DiffResult, type DiffWorkerReply, type DiffWorkerRequest } from './protocol';
@@ -36,6 +37,10 @@ function onPage(job: Pending): void {
   }, 0);
 }
 
+function reportWorkerRefused(reason: string): void {
+  console.error(`Loopscope: the diff worker could not start (${reason}); diffs run on the page`);
+}
+
 /** The worker failed as a whole (it could not load): every diff waiting on it runs on the page. */
 function abandonWorker(): void {
   worker?.terminate();
@@ -49,7 +54,8 @@ function diffWorker(): Worker | null {
   if (worker !== undefined) return worker;
   try {
     worker = new Worker(new URL('./diffWorker.ts', import.meta.url), { type: 'module', name: 'loopscope-diff' });
-  } catch {
+  } catch (error) {
+    reportWorkerRefused(error instanceof Error ? error.message : String(error));
     worker = null;
     return worker;
   }
@@ -63,6 +69,7 @@ function diffWorker(): Worker | null {
   };
   worker.onerror = (event) => {
     event.preventDefault();
+    reportWorkerRefused(event.message || 'it failed to load');
     abandonWorker();
   };
   return worker;
