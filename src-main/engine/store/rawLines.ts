@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { identifyFile } from './traceDatabase';
 import { adapterNamed } from '../adapters/registry';
-import { readZipDirectory, readZipEntry, startsWithZipSignature } from '../ingest/zipEntries';
+import { readZipDirectory, readZipEntry, startsWithZipSignature } from '../bytes/zipEntries';
 
 export interface RawLine {
   line: number;
