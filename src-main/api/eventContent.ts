@@ -17,7 +17,7 @@ import type { EventContent } from '../../shared/api';
 import type { AdaptedEvent } from '../engine/adapters/canonicalAdapter';
 import { adapterNamed } from '../engine/adapters/registry';
 import type { MappedEvent } from '../engine/adapters/formatAdapter';
-import { decodeLine } from '../engine/ingest/decodeLine';
+import { decodeLine } from '../engine/bytes/decodeLine';
 import { RawLineReader } from '../engine/store/rawLines';
 import { maskSecrets } from '../../shared/secrets/secretScanner';
 import { idText } from '../../shared/trace/canonicalEvents';

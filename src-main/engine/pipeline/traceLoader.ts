@@ -14,8 +14,8 @@ import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes, t
 import { AnsweringUsages, type RequestEventRow } from '../analysis/requestHistory';
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
-import { createQueryIndexes } from './schema';
-import type { FileIdentity } from './traceDatabase';
+import { createQueryIndexes } from '../store/schema';
+import type { FileIdentity } from '../store/traceDatabase';
 import { SourceRequestAnalyzer } from '../analysis/requestAnalysis';
 import {
   decodeEvent,
@@ -28,7 +28,7 @@ import {
   type EventRow,
   type RowBatch,
   type RunRow,
-} from './traceWriter';
+} from '../store/traceWriter';
 
 const typeColumn = eventColumns.indexOf('type');
 const column = (name: keyof EventRow): number => eventColumns.indexOf(name);
