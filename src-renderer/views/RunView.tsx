@@ -18,6 +18,7 @@ import { baseName, formatCount, formatDuration, formatTokens, humanize } from '.
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { inspectorColumns, Splitter, useInspectorWidth } from '../components/Splitter';
 import { Failure, Loading } from '../components/States';
+import { useLatest } from '../components/useLatest';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type Route, type RunSection } from '../navigation/route';
@@ -296,8 +297,11 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
   const { traceId, runPk, eventId, step, showAll } = route;
   const current = position?.runPk === runPk && position.showAll === showAll && position.collapsed === collapsed ? position : null;
   const currentEvent = current === null ? undefined : events.rowAt(current.index);
+  // Read only to skip a jump that is already done: the cursor's event arriving must not trigger one.
+  const latestCurrentEvent = useLatest(currentEvent);
 
   useEffect(() => {
+    const currentEvent = latestCurrentEvent.current;
     let active = true;
     setFailure(null);
     const place = (index: number) => {
@@ -331,8 +335,7 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
     return () => {
       active = false;
     };
-    // currentEvent is read only to skip a jump that is already done; it must not trigger one.
-  }, [api, traceId, runPk, eventId, step, showAll, collapsed]);
+  }, [api, traceId, runPk, eventId, step, showAll, collapsed, latestCurrentEvent]);
 
   return { cursor: current === null ? null : { index: current.index, event: currentEvent }, failure };
 }

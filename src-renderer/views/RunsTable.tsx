@@ -14,6 +14,7 @@ import { FindingCounts, runSeverityClass, StatusBadge } from '../components/Badg
 import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { Empty, Failure } from '../components/States';
+import { useLatest } from '../components/useLatest';
 import { visibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
@@ -212,10 +213,13 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   // What the reopen and progressive-ingest benchmarks time (scripts/bench-ui.ts): runs on screen,
   // or the final word that there are none — not an empty table while the ingest has found none yet.
   const runsShown = shown && (count > 0 || (!ingesting && runs.fresh));
+  // Once per time the runs appear: not again for every row the ingest adds.
+  const latestCount = useLatest(count);
   useEffect(() => {
-    if (runsShown) requestAnimationFrame(() => performance.mark('loopscope:runs-shown', { detail: { runs: count } }));
-    // Once per time the runs appear: not again for every row the ingest adds.
-  }, [runsShown]);
+    if (!runsShown) return;
+    const runCount = latestCount.current;
+    requestAnimationFrame(() => performance.mark('loopscope:runs-shown', { detail: { runs: runCount } }));
+  }, [runsShown, latestCount]);
 
   const state = runs.error !== null ? 'error' : shown && runs.fresh && !ingesting ? 'ready' : 'loading';
   const filtered = filters.status !== undefined || filters.findingKind !== undefined || filters.text !== '';
