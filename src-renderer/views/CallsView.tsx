@@ -14,6 +14,7 @@ import { CallStateBadge } from '../components/Badges';
 import { commandOfArguments } from '../components/commandOfArguments';
 import { formatCount, formatDuration, humanize } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
+import { SortableHeaderCell } from '../components/SortableHeaderCell';
 import { Empty, Failure } from '../components/States';
 import { useWindowedVirtualizer } from '../components/useWindowedVirtualizer';
 import { VisibleText, visibleText } from '../components/VisibleText';
@@ -235,33 +236,18 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
       {calls.error !== null && <Failure what="the calls" error={new Error(calls.error)} />}
       <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Tool calls" aria-rowcount={count} data-testid="calls-list">
         <div className={`grid-row grid-header ${gridClass}`} role="row">
-          {table.getHeaderGroups()[0]?.headers.map((header) => {
-            const sorted = header.column.getIsSorted();
-            const canSort = header.column.columnDef.meta?.sort != null;
-            return (
-              <div
-                key={header.id}
-                role="columnheader"
-                className={`grid-cell ${header.column.columnDef.meta?.className ?? ''}`}
-                aria-sort={canSort ? (sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none') : undefined}
-              >
-                {canSort ? (
-                  <button
-                    type="button"
-                    className="sort-button"
-                    onClick={header.column.getToggleSortingHandler()}
-                    data-testid={`sort-calls-${header.id}`}
-                    title={header.column.getNextSortingOrder() === false ? 'Back to log order' : `Sort by ${String(header.column.columnDef.header).toLowerCase()}`}
-                  >
-                    <table.FlexRender header={header} />
-                    <span className="sort-indicator">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
-                  </button>
-                ) : (
-                  <table.FlexRender header={header} />
-                )}
-              </div>
-            );
-          })}
+          {table.getHeaderGroups()[0]?.headers.map((header) => (
+            <SortableHeaderCell
+              key={header.id}
+              column={header.column}
+              className={header.column.columnDef.meta?.className ?? ''}
+              sortable={header.column.columnDef.meta?.sort != null}
+              testId={`sort-calls-${header.id}`}
+              title={header.column.getNextSortingOrder() === false ? 'Back to log order' : `Sort by ${String(header.column.columnDef.header).toLowerCase()}`}
+            >
+              <table.FlexRender header={header} />
+            </SortableHeaderCell>
+          ))}
         </div>
         <div className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {

@@ -13,6 +13,7 @@ import { usePagedRows, useShownRows } from '../api/usePagedRows';
 import { FindingCounts, runSeverityClass, StatusBadge } from '../components/Badges';
 import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
+import { SortableHeaderCell } from '../components/SortableHeaderCell';
 import { Empty, Failure } from '../components/States';
 import { useLatest } from '../components/useLatest';
 import { visibleText } from '../components/VisibleText';
@@ -230,27 +231,17 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
       {runs.error !== null && <Failure what="the runs" error={new Error(runs.error)} />}
       <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Runs" aria-rowcount={count}>
         <div className={`grid-row grid-header ${gridClass}`} role="row">
-          {table.getHeaderGroups()[0]?.headers.map((header) => {
-            const sorted = header.column.getIsSorted();
-            const canSort = header.column.columnDef.meta?.sort != null;
-            return (
-              <div
-                key={header.id}
-                role="columnheader"
-                className={`grid-cell ${header.column.columnDef.meta?.className ?? ''}`}
-                aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
-              >
-                {canSort ? (
-                  <button type="button" className="sort-button" onClick={header.column.getToggleSortingHandler()} data-testid={`sort-${header.id}`}>
-                    <table.FlexRender header={header} />
-                    <span className="sort-indicator">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
-                  </button>
-                ) : (
-                  <table.FlexRender header={header} />
-                )}
-              </div>
-            );
-          })}
+          {table.getHeaderGroups()[0]?.headers.map((header) => (
+            <SortableHeaderCell
+              key={header.id}
+              column={header.column}
+              className={header.column.columnDef.meta?.className ?? ''}
+              sortable={header.column.columnDef.meta?.sort != null}
+              testId={`sort-${header.id}`}
+            >
+              <table.FlexRender header={header} />
+            </SortableHeaderCell>
+          ))}
         </div>
         <div className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
