@@ -7,7 +7,7 @@
  * folded away unless the URL says `?all=1`; the cursor and j/k move over the rows listed.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
+import type { ApiResponse, EventRow, FindingRow, LoopscopeApi } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { fetchAll } from '../api/fetchAll';
@@ -28,7 +28,7 @@ import { BookkeepingBar } from './BookkeepingBar';
 import { RequestsPanel } from './RequestsPanel';
 import { Waterfall } from './Waterfall';
 import { toggledSpans } from './SpanHeader';
-import { findingRoute, indexFindings, withCalls, type RunFindings } from './runModel';
+import { findingRoute, indexFindings, withCalls, type RunFindings, type TimelineEvent } from './runModel';
 import { FindingMarker, Timeline } from './Timeline';
 import { lastListRoute } from './lastListRoute';
 import { SubAgentOrigin, SubAgentsProvider } from './SubAgents';
@@ -57,93 +57,33 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
   const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
-  const [bookkeeping, setBookkeeping] = useState<{ list: string; count: number } | null>(null);
-  const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}:${collapsed.join(',')}`;
-  const fetchEvents = useCallback(
-    async (offset: number, limit: number) => {
-      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll, collapsedSpans: collapsed });
-      const count = page.hiddenBookkeeping;
-      setBookkeeping((known) => (known?.list === eventList && known.count === count ? known : { list: eventList, count }));
-      return { total: page.total, rows: withCalls(page.rows, page.calls) };
-    },
-    [api, traceId, runPk, showAll, collapsed, eventList],
-  );
-  const events = usePagedRows(eventList, revision, fetchEvents, eventPageSize);
+  const { events, hiddenBookkeeping } = useRunEvents(route, collapsed, revision);
   const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
 
   const { cursor, failure: cursorFailure } = useCursor(route, collapsed, events);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
   const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor);
-  const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
-  useEffect(() => setActiveFindingId(null), [runPk]);
+  const { activeFindingId, goToFinding, moveFinding, leaveFindings } = useFindingWalk(traceId, runPk, findingIndex.ordered, cursor?.event?.line ?? null);
   const inspectorOpen = route.eventId !== null;
   const [followingEnd, setFollowingEnd] = useState(false);
   // Moving the cursor is reading somewhere else: the view stops jumping to the end.
   useEffect(() => setFollowingEnd(false), [runPk, route.eventId, route.step]);
 
-  // Moving the cursor by any other means than n/p ends the walk through findings: n then goes on from the cursor.
+  // An event of the timeline or a span of the waterfall.
   const goToEvent = useCallback(
-    (event: EventRow) => {
-      setActiveFindingId(null);
+    (event: { eventId: number; step: number | null }) => {
+      leaveFindings();
       navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll, collapsed }));
     },
-    [traceId, runPk, showAll, collapsed],
-  );
-  const selectSpan = useCallback(
-    (span: { eventId: number; step: number | null }) => {
-      setActiveFindingId(null);
-      navigate(routes.run(traceId, runPk, { step: span.step, eventId: span.eventId, showAll, collapsed }));
-    },
-    [traceId, runPk, showAll, collapsed],
+    [traceId, runPk, showAll, collapsed, leaveFindings],
   );
   const toggleSpan = useCallback(
     (spanEventId: number) => navigate(routes.run(traceId, runPk, { step: route.step, eventId: route.eventId, showAll, collapsed: toggledSpans(collapsed, spanEventId) })),
     [traceId, runPk, route.step, route.eventId, showAll, collapsed],
   );
-  const goToFinding = useCallback(
-    (finding: FindingRow) => {
-      setActiveFindingId(finding.findingId);
-      navigate(findingRoute(traceId, finding));
-    },
-    [traceId],
-  );
-
-  // The step the keys move from: the last one asked for, so a held key walks on before each jump lands.
-  const pendingStep = useRef<number | null>(null);
-  useEffect(() => {
-    pendingStep.current = null;
-  }, [route.step, route.eventId]);
-  const moveStep = (direction: 1 | -1) => {
-    const current = pendingStep.current ?? route.step ?? cursor?.event?.step ?? null;
-    if (current === null && direction === -1) return;
-    // A run can have 250,000 steps: the server finds the next one, not a list held here.
-    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll, collapsedSpans: collapsed });
-    pendingStep.current = current;
-    void asked.then(async (target) => {
-      if (target === null || pendingStep.current !== current) return;
-      pendingStep.current = target.step;
-      setActiveFindingId(null);
-      if (!inspectorOpen) {
-        navigate(routes.run(traceId, runPk, { step: target.step, showAll, collapsed }));
-        return;
-      }
-      // The inspector follows the cursor: show the step's first event.
-      const event = await events.load(target.index);
-      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll, collapsed }));
-    }, (error: unknown) => setNotice(errorMessage(error)));
-  };
-  const moveFinding = (direction: 1 | -1) => {
-    const ordered = findingIndex.ordered;
-    if (ordered.length === 0) return;
-    const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
-    const line = cursor?.event?.line ?? null;
-    let next: FindingRow | undefined;
-    if (active !== -1) next = ordered[active + direction];
-    else if (direction === 1) next = line === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= line);
-    else next = line === null ? undefined : ordered.findLast((finding) => finding.line !== null && finding.line < line);
-    if (next) goToFinding(next);
-  };
+  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })), [traceId, runPk, cursor, route.step, showAll, collapsed]);
+  const moveStep = useStepWalk(route, collapsed, cursor?.event?.step ?? null, events, leaveFindings, setNotice);
   useShortcuts({
     f: () => {
       if (followed) setFollowingEnd((on) => !on);
@@ -162,28 +102,13 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
             if (cursor?.event) goToEvent(cursor.event);
           },
     Escape: () => {
-      if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed }));
+      if (inspectorOpen) closeInspector();
       else navigate(lastListRoute(traceId));
     },
-    d: () => {
-      const event = cursor?.event;
-      if (!cursor || !event) {
-        setNotice('Select an event first (click it, or j / k), then press d to diff its request.');
-        return;
-      }
-      setNotice(null);
-      api.requestAt({ traceId, eventId: event.eventId }).then(
-        (request) => {
-          if (request === null) setNotice('This run has no model request (nor a model response to rebuild one from): there is nothing to diff.');
-          else navigate(routes.requestDiff(traceId, runPk, request.eventId, { fromEventId: request.eventId === event.eventId ? null : event.eventId }));
-        },
-        (error: unknown) => setNotice(`Could not find the request: ${errorMessage(error)}`),
-      );
-    },
+    d: () => openRequestDiff(api, traceId, runPk, cursor?.event, setNotice),
   });
 
   const [inspectorWidth, setInspectorWidth] = useInspectorWidth();
-  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })), [traceId, runPk, cursor, route.step, showAll, collapsed]);
 
   if (run.status === 'error') return <Failure what="this run" error={run.error} />;
   // While another run loads, the previous one's data must not stand in for it.
@@ -193,51 +118,218 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   return (
     <section className="run-view" data-testid="run-view" data-state={ready ? 'ready' : 'loading'} data-run-id={detail.run.runId} data-cursor-index={cursor?.index ?? ''}>
       <RunHeader traceId={traceId} detail={detail} findings={findingIndex} activeFindingId={activeFindingId} onSelectFinding={goToFinding} section={route.section} />
-      {findings.status === 'error' && <Failure what="the run's findings" error={findings.error} />}
-      {events.error !== null && <Failure what="the run's events" error={new Error(events.error)} />}
+      <RunBanners
+        findingsError={findings.status === 'error' ? { error: findings.error } : null}
+        eventsError={events.error}
+        cursorFailure={cursorFailure}
+        notice={notice}
+        follow={followed && route.section !== 'requests' ? { on: followingEnd, toggle: () => setFollowingEnd((on) => !on) } : null}
+      />
+      {route.section === 'requests' ? (
+        <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} sort={route.requestSort} />
+      ) : (
+        <SubAgentsProvider traceId={traceId} subAgents={detail.subAgents}>
+          <TimelineSection
+            route={route}
+            revision={revision}
+            collapsed={collapsed}
+            events={events}
+            hiddenBookkeeping={hiddenBookkeeping}
+            findings={findingIndex}
+            cursor={cursor}
+            activeFindingId={activeFindingId}
+            followEnd={followingEnd}
+            onSelectEvent={goToEvent}
+            onSelectFinding={goToFinding}
+            onToggleSpan={toggleSpan}
+            inspector={{ width: inspectorWidth, onWidthChange: setInspectorWidth, onClose: closeInspector, diffAction }}
+          />
+        </SubAgentsProvider>
+      )}
+    </section>
+  );
+}
+
+/** Above the run's body: what could not be loaded, the last key's notice, and the follow toggle (null: the file is not followed, or the section has no timeline). */
+function RunBanners(props: {
+  findingsError: { error: unknown } | null;
+  eventsError: string | null;
+  cursorFailure: string | null;
+  notice: string | null;
+  follow: { on: boolean; toggle: () => void } | null;
+}) {
+  const { findingsError, eventsError, cursorFailure, notice, follow } = props;
+  return (
+    <>
+      {findingsError !== null && <Failure what="the run's findings" error={findingsError.error} />}
+      {eventsError !== null && <Failure what="the run's events" error={new Error(eventsError)} />}
       {cursorFailure !== null && <Failure what="the event this link points to" error={new Error(cursorFailure)} />}
       {notice !== null && (
         <div className="banner banner-info run-notice" role="status" data-testid="run-notice">
           {notice}
         </div>
       )}
-      {followed && route.section !== 'requests' && (
+      {follow !== null && (
         <div className="run-follow">
-          <button type="button" className="follow-toggle" aria-pressed={followingEnd} onClick={() => setFollowingEnd((on) => !on)} title="Keep the run's last event in view as the loop writes new ones (f)" data-testid="follow-toggle">
-            {followingEnd ? 'Following new events' : 'Follow new events'}
+          <button type="button" className="follow-toggle" aria-pressed={follow.on} onClick={follow.toggle} title="Keep the run's last event in view as the loop writes new ones (f)" data-testid="follow-toggle">
+            {follow.on ? 'Following new events' : 'Follow new events'}
           </button>
         </div>
       )}
-      {route.section === 'requests' ? (
-        <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} sort={route.requestSort} />
-      ) : (
-      <SubAgentsProvider traceId={traceId} subAgents={detail.subAgents}>
-      <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`} style={inspectorOpen ? { gridTemplateColumns: inspectorColumns(inspectorWidth) } : undefined}>
-        <div className="timeline-pane">
-        <BookkeepingBar route={route} hidden={bookkeeping?.list === eventList ? bookkeeping.count : null} />
+    </>
+  );
+}
+
+/** The run's timeline section: the bookkeeping bar, the waterfall, the timeline, and the inspector when an event is open. */
+function TimelineSection(props: {
+  route: RunRoute;
+  revision: number;
+  collapsed: number[];
+  events: PagedRows<TimelineEvent>;
+  hiddenBookkeeping: number | null;
+  findings: RunFindings;
+  cursor: Cursor | null;
+  activeFindingId: number | null;
+  followEnd: boolean;
+  onSelectEvent: (event: { eventId: number; step: number | null }) => void;
+  onSelectFinding: (finding: FindingRow) => void;
+  onToggleSpan: (spanEventId: number) => void;
+  inspector: { width: number | null; onWidthChange: (width: number) => void; onClose: () => void; diffAction: DiffAction | null };
+}) {
+  const { route, revision, collapsed, events, hiddenBookkeeping, findings, cursor, activeFindingId, followEnd, onSelectEvent, onSelectFinding, onToggleSpan, inspector } = props;
+  const { traceId, runPk, showAll, eventId } = route;
+  return (
+    <div className={`run-body ${eventId !== null ? 'with-inspector' : ''}`} style={eventId !== null ? { gridTemplateColumns: inspectorColumns(inspector.width) } : undefined}>
+      <div className="timeline-pane">
+        <BookkeepingBar route={route} hidden={hiddenBookkeeping} />
         {/* One per run: another run's bars must not stand in while this one's load. */}
-        <Waterfall key={`${traceId}:${runPk}`} traceId={traceId} runPk={runPk} revision={revision} selectedEventId={route.eventId ?? cursor?.event?.eventId ?? null} onSelect={selectSpan} />
+        <Waterfall key={`${traceId}:${runPk}`} traceId={traceId} runPk={runPk} revision={revision} selectedEventId={eventId ?? cursor?.event?.eventId ?? null} onSelect={onSelectEvent} />
         <Timeline
           traceId={traceId}
           runPk={runPk}
           showAll={showAll}
           collapsed={collapsed}
           events={events}
-          findings={findingIndex}
+          findings={findings}
           cursorIndex={cursor?.index ?? null}
           activeFindingId={activeFindingId}
-          followEnd={followingEnd}
-          onSelectEvent={goToEvent}
-          onSelectFinding={goToFinding}
-          onToggleSpan={toggleSpan}
+          followEnd={followEnd}
+          onSelectEvent={onSelectEvent}
+          onSelectFinding={onSelectFinding}
+          onToggleSpan={onToggleSpan}
         />
-        </div>
-        {route.eventId !== null && <Splitter width={inspectorWidth} onChange={setInspectorWidth} />}
-        {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} searchQuery={route.query} />}
       </div>
-      </SubAgentsProvider>
-      )}
-    </section>
+      {eventId !== null && <Splitter width={inspector.width} onChange={inspector.onWidthChange} />}
+      {eventId !== null && <EventInspector key={eventId} traceId={traceId} eventId={eventId} onClose={inspector.onClose} diffAction={inspector.diffAction} searchQuery={route.query} />}
+    </div>
+  );
+}
+
+/**
+ * The run's events as the timeline lists them (bookkeeping folded away or not, spans collapsed),
+ * and how many bookkeeping events are folded away (null until this list's first page arrived).
+ */
+function useRunEvents(route: RunRoute, collapsed: number[], revision: number): { events: PagedRows<TimelineEvent>; hiddenBookkeeping: number | null } {
+  const api = useApi();
+  const { traceId, runPk, showAll } = route;
+  const [bookkeeping, setBookkeeping] = useState<{ list: string; count: number } | null>(null);
+  const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}:${collapsed.join(',')}`;
+  const fetchEvents = useCallback(
+    async (offset: number, limit: number) => {
+      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll, collapsedSpans: collapsed });
+      const count = page.hiddenBookkeeping;
+      setBookkeeping((known) => (known?.list === eventList && known.count === count ? known : { list: eventList, count }));
+      return { total: page.total, rows: withCalls(page.rows, page.calls) };
+    },
+    [api, traceId, runPk, showAll, collapsed, eventList],
+  );
+  const events = usePagedRows(eventList, revision, fetchEvents, eventPageSize);
+  return { events, hiddenBookkeeping: bookkeeping?.list === eventList ? bookkeeping.count : null };
+}
+
+/**
+ * The walk through the run's findings (n / p, the header's markers): the finding it stands on,
+ * left (`leaveFindings`) when the cursor moves by any other means, so n then goes on from the cursor.
+ */
+function useFindingWalk(traceId: string, runPk: number, ordered: readonly FindingRow[], cursorLine: number | null) {
+  const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
+  useEffect(() => setActiveFindingId(null), [runPk]);
+  const goToFinding = useCallback(
+    (finding: FindingRow) => {
+      setActiveFindingId(finding.findingId);
+      navigate(findingRoute(traceId, finding));
+    },
+    [traceId],
+  );
+  const leaveFindings = useCallback(() => setActiveFindingId(null), []);
+  const moveFinding = (direction: 1 | -1) => {
+    const next = nextFinding(ordered, activeFindingId, cursorLine, direction);
+    if (next) goToFinding(next);
+  };
+  return { activeFindingId, goToFinding, moveFinding, leaveFindings };
+}
+
+/** The finding after (or before) the active one; with none active, the first at or after the cursor's line (or the last before it). */
+function nextFinding(ordered: readonly FindingRow[], activeFindingId: number | null, cursorLine: number | null, direction: 1 | -1): FindingRow | undefined {
+  const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
+  if (active !== -1) return ordered[active + direction];
+  if (direction === 1) return cursorLine === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= cursorLine);
+  return cursorLine === null ? undefined : ordered.findLast((finding) => finding.line !== null && finding.line < cursorLine);
+}
+
+/**
+ * j / k: the next or previous step (`onMoved` once it is found). A run can have 250,000 steps: the
+ * server finds the step, not a list held here. The walk goes on from the last step asked for, so
+ * a held key walks on before each jump lands.
+ */
+function useStepWalk(
+  route: RunRoute,
+  collapsed: number[],
+  cursorStep: number | null,
+  events: PagedRows<EventRow>,
+  onMoved: () => void,
+  onError: (message: string) => void,
+): (direction: 1 | -1) => void {
+  const api = useApi();
+  const { traceId, runPk, showAll } = route;
+  const inspectorOpen = route.eventId !== null;
+  const pendingStep = useRef<number | null>(null);
+  useEffect(() => {
+    pendingStep.current = null;
+  }, [route.step, route.eventId]);
+  return (direction) => {
+    const current = pendingStep.current ?? route.step ?? cursorStep;
+    if (current === null && direction === -1) return;
+    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll, collapsedSpans: collapsed });
+    pendingStep.current = current;
+    void asked.then(async (target) => {
+      if (target === null || pendingStep.current !== current) return;
+      pendingStep.current = target.step;
+      onMoved();
+      if (!inspectorOpen) {
+        navigate(routes.run(traceId, runPk, { step: target.step, showAll, collapsed }));
+        return;
+      }
+      // The inspector follows the cursor: show the step's first event.
+      const event = await events.load(target.index);
+      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll, collapsed }));
+    }, (error: unknown) => onError(errorMessage(error)));
+  };
+}
+
+/** d: the diff of the request at the cursor's event (or the nearest one at or before it), or a notice saying why there is none. */
+function openRequestDiff(api: LoopscopeApi, traceId: string, runPk: number, event: EventRow | undefined, setNotice: (notice: string | null) => void): void {
+  if (!event) {
+    setNotice('Select an event first (click it, or j / k), then press d to diff its request.');
+    return;
+  }
+  setNotice(null);
+  api.requestAt({ traceId, eventId: event.eventId }).then(
+    (request) => {
+      if (request === null) setNotice('This run has no model request (nor a model response to rebuild one from): there is nothing to diff.');
+      else navigate(routes.requestDiff(traceId, runPk, request.eventId, { fromEventId: request.eventId === event.eventId ? null : event.eventId }));
+    },
+    (error: unknown) => setNotice(`Could not find the request: ${errorMessage(error)}`),
   );
 }
 
