@@ -6,36 +6,30 @@
  * run's requests and context growth are its second section (`/requests`). Bookkeeping events are
  * folded away unless the URL says `?all=1`; the cursor and j/k move over the rows listed.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ApiResponse, EventRow, FindingRow, LoopscopeApi } from '../../shared/api';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { EventRow, FindingRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { fetchAll } from '../api/fetchAll';
 import { usePagedRows, type PagedRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
-import { SeverityBadge, StatusBadge } from '../components/Badges';
-import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
-import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { inspectorColumns, Splitter, useInspectorWidth } from '../components/Splitter';
 import { Failure, Loading } from '../components/States';
 import { useLatest } from '../components/useLatest';
-import { VisibleText, visibleText } from '../components/VisibleText';
 import { useShortcuts } from '../keyboard/shortcuts';
-import { formatRoute, routes, type Route, type RunSection } from '../navigation/route';
+import { routes, type RunRoute } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
 import { EventInspector, type DiffAction } from './EventInspector';
 import { BookkeepingBar } from './BookkeepingBar';
 import { RequestsPanel } from './RequestsPanel';
+import { RunHeader } from './RunHeader';
 import { Waterfall } from './Waterfall';
 import { toggledSpans } from './SpanHeader';
-import { findingRoute, indexFindings, withCalls, type RunFindings, type TimelineEvent } from './runModel';
-import { FindingMarker, Timeline } from './Timeline';
+import { indexFindings, withCalls, type RunFindings, type TimelineEvent } from './runModel';
+import { Timeline } from './Timeline';
+import { openRequestDiff, useFindingWalk, useStepWalk } from './runWalks';
 import { lastListRoute } from './lastListRoute';
-import { SubAgentOrigin, SubAgentsProvider } from './SubAgents';
-import { childRunName } from './subAgentNames';
-
-type RunRoute = Extract<Route, { view: 'run' }>;
-type RunDetail = ApiResponse<'run'>;
+import { SubAgentsProvider } from './SubAgents';
 
 const eventPageSize = 100;
 
@@ -248,92 +242,6 @@ function useRunEvents(route: RunRoute, collapsed: number[], revision: number): {
 }
 
 /**
- * The walk through the run's findings (n / p, the header's markers): the finding it stands on,
- * left (`leaveFindings`) when the cursor moves by any other means, so n then goes on from the cursor.
- */
-function useFindingWalk(traceId: string, runPk: number, ordered: readonly FindingRow[], cursorLine: number | null) {
-  const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
-  useEffect(() => setActiveFindingId(null), [runPk]);
-  const goToFinding = useCallback(
-    (finding: FindingRow) => {
-      setActiveFindingId(finding.findingId);
-      navigate(findingRoute(traceId, finding));
-    },
-    [traceId],
-  );
-  const leaveFindings = useCallback(() => setActiveFindingId(null), []);
-  const moveFinding = (direction: 1 | -1) => {
-    const next = nextFinding(ordered, activeFindingId, cursorLine, direction);
-    if (next) goToFinding(next);
-  };
-  return { activeFindingId, goToFinding, moveFinding, leaveFindings };
-}
-
-/** The finding after (or before) the active one; with none active, the first at or after the cursor's line (or the last before it). */
-function nextFinding(ordered: readonly FindingRow[], activeFindingId: number | null, cursorLine: number | null, direction: 1 | -1): FindingRow | undefined {
-  const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
-  if (active !== -1) return ordered[active + direction];
-  if (direction === 1) return cursorLine === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= cursorLine);
-  return cursorLine === null ? undefined : ordered.findLast((finding) => finding.line !== null && finding.line < cursorLine);
-}
-
-/**
- * j / k: the next or previous step (`onMoved` once it is found). A run can have 250,000 steps: the
- * server finds the step, not a list held here. The walk goes on from the last step asked for, so
- * a held key walks on before each jump lands.
- */
-function useStepWalk(
-  route: RunRoute,
-  collapsed: number[],
-  cursorStep: number | null,
-  events: PagedRows<EventRow>,
-  onMoved: () => void,
-  onError: (message: string) => void,
-): (direction: 1 | -1) => void {
-  const api = useApi();
-  const { traceId, runPk, showAll } = route;
-  const inspectorOpen = route.eventId !== null;
-  const pendingStep = useRef<number | null>(null);
-  useEffect(() => {
-    pendingStep.current = null;
-  }, [route.step, route.eventId]);
-  return (direction) => {
-    const current = pendingStep.current ?? route.step ?? cursorStep;
-    if (current === null && direction === -1) return;
-    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll, collapsedSpans: collapsed });
-    pendingStep.current = current;
-    void asked.then(async (target) => {
-      if (target === null || pendingStep.current !== current) return;
-      pendingStep.current = target.step;
-      onMoved();
-      if (!inspectorOpen) {
-        navigate(routes.run(traceId, runPk, { step: target.step, showAll, collapsed }));
-        return;
-      }
-      // The inspector follows the cursor: show the step's first event.
-      const event = await events.load(target.index);
-      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll, collapsed }));
-    }, (error: unknown) => onError(errorMessage(error)));
-  };
-}
-
-/** d: the diff of the request at the cursor's event (or the nearest one at or before it), or a notice saying why there is none. */
-function openRequestDiff(api: LoopscopeApi, traceId: string, runPk: number, event: EventRow | undefined, setNotice: (notice: string | null) => void): void {
-  if (!event) {
-    setNotice('Select an event first (click it, or j / k), then press d to diff its request.');
-    return;
-  }
-  setNotice(null);
-  api.requestAt({ traceId, eventId: event.eventId }).then(
-    (request) => {
-      if (request === null) setNotice('This run has no model request (nor a model response to rebuild one from): there is nothing to diff.');
-      else navigate(routes.requestDiff(traceId, runPk, request.eventId, { fromEventId: request.eventId === event.eventId ? null : event.eventId }));
-    },
-    (error: unknown) => setNotice(`Could not find the request: ${errorMessage(error)}`),
-  );
-}
-
-/**
  * The inspector's "diff" action for the event it shows: a model request diffs itself; a model
  * response diffs the request it answered (logged), or is the request (reconstructed runs).
  */
@@ -439,156 +347,4 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
 function useCollapsedSpans(route: RunRoute): number[] {
   const key = route.collapsed.join(',');
   return useMemo(() => (key === '' ? [] : key.split(',').map(Number)), [key]);
-}
-
-function budgetLabel(name: string): string {
-  return humanize(name.replace(/_ms$/, '').replace(/_usd$/, ' (USD)'));
-}
-
-function RunHeader({
-  traceId,
-  detail,
-  findings,
-  activeFindingId,
-  onSelectFinding,
-  section,
-}: {
-  traceId: string;
-  detail: RunDetail;
-  findings: RunFindings;
-  activeFindingId: number | null;
-  onSelectFinding: (finding: FindingRow) => void;
-  section: RunSection;
-}) {
-  const { run } = detail;
-  return (
-    <header className="run-header" data-testid="run-header">
-      <div className="run-title">
-        <a href={formatRoute(lastListRoute(traceId))} className="back-link" title="Back to the list (Esc)">
-          ← Back
-        </a>
-        <h2>
-          {/* A sub-agent is told apart by its own part of the id; the line below names its parent. */}
-          <MiddleEllipsis text={run.parent === null ? run.runId : childRunName(run.runId, run.parent.runId)} kind="id" title={visibleText(run.runId)} />
-        </h2>
-        <StatusBadge status={run.status} raw={run.statusRaw} />
-        <nav className="tabs run-sections" aria-label="Run views">
-          <a
-            href={formatRoute(routes.run(traceId, run.runPk))}
-            className={`tab ${section === 'timeline' ? 'tab-active' : ''}`}
-            aria-current={section === 'timeline' ? 'page' : undefined}
-            data-testid="run-section-timeline"
-          >
-            Timeline
-          </a>
-          <a
-            href={formatRoute(routes.runRequests(traceId, run.runPk))}
-            className={`tab ${section === 'requests' ? 'tab-active' : ''}`}
-            aria-current={section === 'requests' ? 'page' : undefined}
-            data-testid="run-section-requests"
-          >
-            Requests &amp; context growth
-          </a>
-        </nav>
-        <span className="muted" data-testid="status-raw">
-          {run.status === 'running' ? (
-            'still being written: no terminal event yet'
-          ) : run.statusRaw === '' ? (
-            'no terminal status was written'
-          ) : (
-            <>
-              written as “<VisibleText text={run.statusRaw} />”
-            </>
-          )}
-        </span>
-      </div>
-      <div className="run-facts">
-        <span>{formatCount(run.steps)} steps</span>
-        <span>
-          {formatCount(run.toolCalls)} tool calls, {formatCount(run.toolResults)} results
-        </span>
-        <span>tokens {formatTokens(run.inputTokens, run.outputTokens)}</span>
-        <span>{formatDuration(run.durationMs, '—')}</span>
-        <span title={run.file}>
-          <VisibleText text={baseName(run.file)} /> lines {run.firstLine}–{run.lastLine} · {run.format}
-        </span>
-        {detail.endLimit !== null && (
-          <span className="budget-exceeded">
-            stopped on <VisibleText text={detail.endLimit} />
-          </span>
-        )}
-      </div>
-      {detail.budgets.length > 0 && (
-        <div className="budgets">
-          {detail.budgets.map((budget) => (
-            <span key={budget.name} className={`budget ${budget.exceeded ? 'budget-exceeded' : ''}`} data-testid="budget" data-exceeded={budget.exceeded}>
-              {budgetLabel(budget.name)} {formatCount(budget.used)}/{formatCount(budget.limit)}
-              {budget.exceeded && ' — budget exceeded'}
-            </span>
-          ))}
-        </div>
-      )}
-      {detail.task !== null && (
-        // One line (its line breaks as spaces); the tooltip has it whole, line by line.
-        <p className="run-task" title={detail.task.split('\n').map(visibleText).join('\n')} data-testid="run-task">
-          <span className="muted">Task: </span>
-          <VisibleText text={detail.task.replace(/\s+/g, ' ').trim()} />
-        </p>
-      )}
-      <SubAgentOrigin traceId={traceId} detail={detail} />
-      {detail.children.length > 0 && (
-        <div className="run-family">
-          <span>
-            Sub-agents:{' '}
-            {detail.children.map((child) => (
-              <a key={child.runPk} href={formatRoute(routes.run(traceId, child.runPk))} className="child-link" title={visibleText(child.runId)}>
-                <VisibleText text={childRunName(child.runId, run.runId)} />
-                {child.callId !== null && <span className="muted"> (call <VisibleText text={child.callId} />)</span>}
-              </a>
-            ))}
-          </span>
-        </div>
-      )}
-      {findings.ordered.length > 0 && (
-        <FindingSummary ordered={findings.ordered} activeFindingId={activeFindingId} onSelectFinding={onSelectFinding} />
-      )}
-      {findings.ofRun.length > 0 && (
-        <ul className="plain-list run-level-findings">
-          {findings.ofRun.map((finding) => (
-            <li key={finding.findingId}>
-              <SeverityBadge severity={finding.severity} /> <VisibleText text={finding.message} />
-            </li>
-          ))}
-        </ul>
-      )}
-    </header>
-  );
-}
-
-/**
- * The run's findings in the header: one marker per kind with its count (a run can have hundreds of
- * one kind), each opening the next finding of that kind; n / p walk them all in order.
- */
-function FindingSummary({ ordered, activeFindingId, onSelectFinding }: { ordered: readonly FindingRow[]; activeFindingId: number | null; onSelectFinding: (finding: FindingRow) => void }) {
-  const activeIndex = ordered.findIndex((finding) => finding.findingId === activeFindingId);
-  const byKind = new Map<string, FindingRow[]>();
-  for (const finding of ordered) byKind.set(finding.kind, [...(byKind.get(finding.kind) ?? []), finding]);
-  return (
-    <div className="run-findings" data-testid="run-findings">
-      <span className="muted">
-        Findings (n / p){activeIndex >= 0 ? ` — ${activeIndex + 1} of ${ordered.length}` : ''}:
-      </span>
-      {[...byKind.values()].map((ofKind) => {
-        const active = ofKind.find((finding) => finding.findingId === activeFindingId);
-        // The next one of this kind after the active finding, wrapping to the first.
-        const next = ofKind.find((finding) => ordered.indexOf(finding) > activeIndex) ?? ofKind[0]!;
-        return (
-          <span key={ofKind[0]!.kind} className="finding-kind" data-testid="finding-kind" data-kind={ofKind[0]!.kind}>
-            <FindingMarker finding={active ?? next} active={active !== undefined} onSelect={() => onSelectFinding(next)} />
-            {ofKind.length > 1 && <span className="muted"> ×{ofKind.length}</span>}
-          </span>
-        );
-      })}
-    </div>
-  );
 }
