@@ -143,23 +143,29 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
   );
   if (count <= windowRows) return timeline;
   const shown = virtualizer.range === null ? null : { first: start + virtualizer.range.startIndex, last: start + virtualizer.range.endIndex };
-  // Longer than one window: the scrollbar spans the window, this spans the run.
   return (
     <div className="timeline-frame">
-      <label className="timeline-position muted">
-        <span>{shown === null ? `${formatCount(count)} events` : `Events ${formatCount(shown.first + 1)}–${formatCount(shown.last + 1)} of ${formatCount(count)}`}</span>
-        <input
-          type="range"
-          min={0}
-          max={count - 1}
-          value={shown?.first ?? 0}
-          aria-label="Position in the run"
-          data-testid="timeline-position"
-          onChange={(event) => scrollToIndex(Number(event.target.value), 'start')}
-        />
-      </label>
+      <TimelinePosition count={count} shown={shown} onChange={(index) => scrollToIndex(index, 'start')} />
       {timeline}
     </div>
+  );
+}
+
+/** Above a run longer than one window: the scrollbar spans the window, this slider spans the run. */
+function TimelinePosition({ count, shown, onChange }: { count: number; shown: { first: number; last: number } | null; onChange: (index: number) => void }) {
+  return (
+    <label className="timeline-position muted">
+      <span>{shown === null ? `${formatCount(count)} events` : `Events ${formatCount(shown.first + 1)}–${formatCount(shown.last + 1)} of ${formatCount(count)}`}</span>
+      <input
+        type="range"
+        min={0}
+        max={count - 1}
+        value={shown?.first ?? 0}
+        aria-label="Position in the run"
+        data-testid="timeline-position"
+        onChange={(event) => onChange(Number(event.target.value))}
+      />
+    </label>
   );
 }
 
