@@ -9,7 +9,7 @@ import { errorMessage } from '../api/client';
 import type { PagedRows } from '../api/usePagedRows';
 import { routes, type RunRoute } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
-import { findingRoute } from './runModel';
+import { findingRoute, nextFinding } from './runModel';
 
 /**
  * The walk through the run's findings (n / p, the header's markers): the finding it stands on,
@@ -31,14 +31,6 @@ export function useFindingWalk(traceId: string, runPk: number, ordered: readonly
     if (next) goToFinding(next);
   };
   return { activeFindingId, goToFinding, moveFinding, leaveFindings };
-}
-
-/** The finding after (or before) the active one; with none active, the first at or after the cursor's line (or the last before it). */
-function nextFinding(ordered: readonly FindingRow[], activeFindingId: number | null, cursorLine: number | null, direction: 1 | -1): FindingRow | undefined {
-  const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
-  if (active !== -1) return ordered[active + direction];
-  if (direction === 1) return cursorLine === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= cursorLine);
-  return cursorLine === null ? undefined : ordered.findLast((finding) => finding.line !== null && finding.line < cursorLine);
 }
 
 /**
