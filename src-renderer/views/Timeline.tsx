@@ -10,7 +10,7 @@ import type { PagedRows } from '../api/usePagedRows';
 import { CallStateBadge } from '../components/Badges';
 import { callHue, formatCount, formatDuration, humanize } from '../components/format';
 import { useLatest } from '../components/useLatest';
-import { useWindowedVirtualizer, windowRows } from '../components/useWindowedVirtualizer';
+import { useWindowedVirtualizer, windowRows, type WindowedVirtualizer } from '../components/useWindowedVirtualizer';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import type { RunFindings, TimelineEvent } from './runModel';
@@ -64,25 +64,7 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
     if (count > 0) want(Math.max(0, first - 1), last);
   }, [want, first, last, count]);
 
-  // The cursor moving, the run growing or follow turned on is what asks for a scroll: the window
-  // moving and `scrollToIndex` (new on every render) ask for none.
-  const latestWindow = useLatest({ start, scrollToIndex });
-
-  // A cursor off screen is brought to the top (just under the sticky lane header, which precedes
-  // the rows), so the step it starts reads downwards; one on screen stays put.
-  useEffect(() => {
-    const { start, scrollToIndex } = latestWindow.current;
-    if (cursorIndex === null || cursorIndex >= count) return;
-    const item = cursorIndex >= start ? virtualizer.measurementsCache[cursorIndex - start] : undefined;
-    const top = virtualizer.scrollOffset ?? 0;
-    const height = virtualizer.scrollRect?.height ?? 0;
-    if (item && item.start >= top && item.end + lanesHeaderHeight <= top + height) return;
-    scrollToIndex(cursorIndex, 'start');
-  }, [cursorIndex, count, virtualizer, latestWindow]);
-
-  useEffect(() => {
-    if (followEnd && count > 0) latestWindow.current.scrollToIndex(count - 1, 'auto');
-  }, [followEnd, count, latestWindow]);
+  useScrollToCursor({ virtualizer, start, scrollToIndex }, count, cursorIndex, followEnd);
 
   // The cursor's row loaded and inside the viewport: what the jump benchmark times (scripts/bench-ui.ts), after the paint that shows it.
   const cursorEventId = cursorIndex === null ? undefined : events.rowAt(cursorIndex)?.eventId;
@@ -149,6 +131,32 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
       {timeline}
     </div>
   );
+}
+
+/**
+ * Scrolls the timeline to the cursor when it moves off screen, and to the run's last event while
+ * `followEnd` is on. The cursor moving, the run growing or follow turned on is what asks for a
+ * scroll: the window moving and `scrollToIndex` (new on every render) ask for none.
+ */
+function useScrollToCursor(windowed: Pick<WindowedVirtualizer, 'virtualizer' | 'start' | 'scrollToIndex'>, count: number, cursorIndex: number | null, followEnd: boolean): void {
+  const { virtualizer } = windowed;
+  const latestWindow = useLatest(windowed);
+
+  // A cursor off screen is brought to the top (just under the sticky lane header, which precedes
+  // the rows), so the step it starts reads downwards; one on screen stays put.
+  useEffect(() => {
+    const { start, scrollToIndex } = latestWindow.current;
+    if (cursorIndex === null || cursorIndex >= count) return;
+    const item = cursorIndex >= start ? virtualizer.measurementsCache[cursorIndex - start] : undefined;
+    const top = virtualizer.scrollOffset ?? 0;
+    const height = virtualizer.scrollRect?.height ?? 0;
+    if (item && item.start >= top && item.end + lanesHeaderHeight <= top + height) return;
+    scrollToIndex(cursorIndex, 'start');
+  }, [cursorIndex, count, virtualizer, latestWindow]);
+
+  useEffect(() => {
+    if (followEnd && count > 0) latestWindow.current.scrollToIndex(count - 1, 'auto');
+  }, [followEnd, count, latestWindow]);
 }
 
 /** Above a run longer than one window: the scrollbar spans the window, this slider spans the run. */
