@@ -3,6 +3,7 @@ import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -154,4 +155,14 @@ export default defineConfig([
     rules: { 'no-restricted-imports': ['error', { patterns: engineOutward }] },
   },
   ...engineLayers.flatMap((_, layer) => engineLayerConfig(layer)),
+  {
+    // The two core hooks rules only: the React Compiler rules of the plugin's presets judge code
+    // written for the compiler, which this renderer does not use.
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+    },
+  },
 ]);
