@@ -136,3 +136,38 @@ describe('lint boundaries: src-main/ layers', () => {
     });
   }
 });
+
+describe('lint: React hooks in src-renderer/', () => {
+  const file = 'src-renderer/__lint_probe__.tsx';
+
+  it('rejects a hook called conditionally', async () => {
+    const code = [`import { useState } from 'react';`, 'export function Probe({ on }: { on: boolean }) {', '  if (on) useState(0);', '  return null;', '}'];
+    assert.deepEqual(await lintErrors(file, code), ['react-hooks/rules-of-hooks']);
+  });
+
+  it('rejects an effect that leaves out what it reads', async () => {
+    const code = [
+      `import { useEffect } from 'react';`,
+      'export function Probe({ title }: { title: string }) {',
+      '  useEffect(() => {',
+      '    console.log(title);',
+      '  }, []);',
+      '  return null;',
+      '}',
+    ];
+    assert.deepEqual(await lintErrors(file, code), ['react-hooks/exhaustive-deps']);
+  });
+
+  it('allows an effect that lists what it reads', async () => {
+    const code = [
+      `import { useEffect } from 'react';`,
+      'export function Probe({ title }: { title: string }) {',
+      '  useEffect(() => {',
+      '    console.log(title);',
+      '  }, [title]);',
+      '  return null;',
+      '}',
+    ];
+    assert.deepEqual(await lintErrors(file, code), []);
+  });
+});
