@@ -14,8 +14,9 @@
  *    each, with the line jumped to shown; the end of the list reachable with the slider) and jumps
  *    to steps, to an event, and `j` (`loopscope:cursor-shown`, target < 100 ms).
  *
- * Where the app does not emit a mark yet, the measurement falls back to the DOM state the mark
- * stands for, and the report says so. Misses never fail the process; a step that cannot run does.
+ * Each time is the app's mark, checked against the DOM state it stands for: a mark that came
+ * before the DOM showed that state counts the DOM's time, and the report says so. Misses never
+ * fail the process; a step that cannot run does.
  * Needs the build (`npm run build`) and Debian's chromium.
  *
  *   npx tsx scripts/bench-ui.ts [--size 200MB|1GB] [--seed N] [--json] [--events N]
@@ -63,8 +64,8 @@ export interface UiVerdict {
   pass: boolean | null;
 }
 
-/** How a time was taken: the app's performance mark, or (mark missing) the DOM state it stands for. */
-export type MeasureSource = 'mark' | 'dom' | 'timeout';
+/** How a time was taken: the app's performance mark, or none came in the time allowed. */
+export type MeasureSource = 'mark' | 'timeout';
 
 export interface ProgressiveReport {
   trace: string;
@@ -72,15 +73,13 @@ export interface ProgressiveReport {
   serverStartToUrlMs: number;
   /**
    * Server start → the runs table shown: the first `loopscope:runs-shown` mark, or the frame that
-   * first painted run rows when that came more than a frame after the mark (markBeforeRows), or
-   * when there was no mark.
+   * first painted run rows when that came more than a frame after the mark (markBeforeRows).
    */
   serverStartToRunsShownMs: number;
-  source: MeasureSource;
-  /** Run rows on screen when the mark was seen (no mark: when the rows were seen). */
+  /** Run rows on screen when the mark was seen. */
   rowsShown: number;
-  /** Server start → the mark (null: none). */
-  serverStartToMarkMs: number | null;
+  /** Server start → the mark. */
+  serverStartToMarkMs: number;
   /** The DOM cross-check: server start → the frame that first painted run rows (null: none painted). */
   serverStartToDomRowsMs: number | null;
   /** The mark came more than a frame before the DOM painted run rows: the DOM's time counts. */
@@ -96,9 +95,8 @@ export interface ReopenReport {
   pageLoadToRunsShownMs: number;
   /** As ProgressiveReport's: the mark, or the DOM's rows when they came more than a frame after it (markBeforeRows). */
   serverStartToRunsShownMs: number;
-  source: MeasureSource;
-  /** Server start → the mark (null: none). */
-  serverStartToMarkMs: number | null;
+  /** Server start → the mark. */
+  serverStartToMarkMs: number;
   markBeforeRows: boolean;
   /** The API says the cached database was reused. */
   reused: boolean | null;
@@ -195,7 +193,7 @@ export interface ScrollReport {
 
 export interface CursorJump {
   what: string;
-  /** The figure: the mark's time, or the DOM's when the mark came before the row was on screen (or no mark came). */
+  /** The figure: the mark's time, or the DOM's when the mark came before the row was on screen (null: no mark came). */
   ms: number | null;
   source: MeasureSource;
   /** The `loopscope:cursor-shown` mark's time. */
@@ -230,8 +228,6 @@ export interface UiBenchReport {
   builds: { page: string; script: string; builtAt: string | null }[];
   /** The machine's 1-minute load average when the UI benchmark started and ended (2 cores: others' work shows). */
   loadAverage: { start: number; end: number | null };
-  /** Marks the app did not emit (the DOM fallback measured instead). */
-  missingMarks: string[];
   /** What the page reported as broken meanwhile (page errors). */
   pageProblems: string[];
   /** Measurements that could not be taken, and why. */
@@ -387,17 +383,16 @@ interface PageProgressive {
 /**
  * When the runs table was shown (page clock): the runs-shown mark's time, checked against the DOM —
  * "shown" is run rows on screen, so a mark that came more than a frame before the DOM painted run
- * rows does not count yet, the DOM's time does. No mark: the DOM's time (the fallback).
+ * rows does not count yet, the DOM's time does.
  */
-function runsShownAt(markTime: number | null, domTime: number | null): { time: number; markBeforeRows: boolean } {
-  if (markTime === null) return { time: domTime!, markBeforeRows: false };
+function runsShownAt(markTime: number, domTime: number | null): { time: number; markBeforeRows: boolean } {
   const early = domTime !== null && domTime > markTime + FRAME_BUDGET_MS;
   return { time: early ? domTime : markTime, markBeforeRows: early };
 }
 
 /** How a runs-shown time was taken, for the report. */
-function runsShownNote(source: MeasureSource, markBeforeRows: boolean, markMs: number | null, domMs: number | null): string {
-  if (!markBeforeRows) return sourceNote[source];
+function runsShownNote(markBeforeRows: boolean, markMs: number, domMs: number | null): string {
+  if (!markBeforeRows) return '';
   return ` [the runs-shown mark came at ${fmt(markMs)} ms, before any run row was painted (DOM, ${fmt(domMs)} ms): the DOM's time counts]`;
 }
 
@@ -414,11 +409,11 @@ async function measureFirstOpen(browser: Browser, trace: TraceInfo, cacheDir: st
     const seen = (await page.evaluate('window.__bench.progressive')) as PageProgressive;
     const origin = ((await page.evaluate('window.__bench.now()')) as { origin: number }).origin;
     const mark = seen.mark;
-    const { time: shownAt, markBeforeRows } = runsShownAt(mark?.time ?? null, seen.firstRowsAt);
+    if (mark === null) throw new Error('first open: the runs were shown without a loopscope:runs-shown mark');
+    const { time: shownAt, markBeforeRows } = runsShownAt(mark.time, seen.firstRowsAt);
     // The ingest's progress asked right after the time that counts.
-    const answer = mark !== null && !markBeforeRows ? seen.markProgress : seen.firstRowsProgress;
+    const answer = markBeforeRows ? seen.firstRowsProgress : seen.markProgress;
     const progress = progressOf(answer);
-    const rowsShown = (await page.evaluate("document.querySelectorAll('[data-testid=run-row]').length")) as number;
     const fromServerStart = (pageTime: number) => origin + pageTime - offset - server!.spawnedAt;
     const serverStartToRunsShownMs = fromServerStart(shownAt);
     log('  rows shown; waiting for the ingest to end…');
@@ -429,9 +424,8 @@ async function measureFirstOpen(browser: Browser, trace: TraceInfo, cacheDir: st
       traceMb: round(trace.stats.bytes / MB),
       serverStartToUrlMs: round(server.urlAt - server.spawnedAt),
       serverStartToRunsShownMs: round(serverStartToRunsShownMs),
-      source: mark !== null ? 'mark' : 'dom',
-      rowsShown: mark !== null ? mark.runRows : rowsShown,
-      serverStartToMarkMs: mark === null ? null : round(fromServerStart(mark.time)),
+      rowsShown: mark.runRows,
+      serverStartToMarkMs: round(fromServerStart(mark.time)),
       serverStartToDomRowsMs: seen.firstRowsAt === null ? null : round(fromServerStart(seen.firstRowsAt)),
       markBeforeRows,
       progressAtRunsShown: progress && answer ? { ...progress, askedAfterMs: round(answer.sent - shownAt) } : null,
@@ -443,7 +437,6 @@ async function measureFirstOpen(browser: Browser, trace: TraceInfo, cacheDir: st
         pass: progress === null ? null : progress.state === 'ingesting' && fraction !== null && fraction < 1,
       },
     };
-    noteSource(report, 'loopscope:runs-shown', mark !== null ? 'mark' : 'dom');
   } finally {
     await context.close();
     await server?.stop();
@@ -459,12 +452,12 @@ async function measureReopen(browser: Browser, trace: TraceInfo, cacheDir: strin
     const poller = pollStates(server);
     const gotoAt = epochNow();
     await page.goto(server.url);
-    const shown = (await page.evaluate(`window.__bench.waitRunsShown(${WAIT_MS * 3})`)) as { time: number; source: MeasureSource; runRows: number; domTime: number | null } | null;
+    const shown = (await page.evaluate(`window.__bench.waitRunsShown(${WAIT_MS * 3})`)) as { time: number; runRows: number; domTime: number | null } | null;
     if (shown === null) throw new Error(`reopen: no runs shown within ${(WAIT_MS * 3) / 1000} s`);
     await recordBuild(page, 'reopen', report);
     const offset = await clockOffset(page);
     const origin = ((await page.evaluate('window.__bench.now()')) as { origin: number }).origin;
-    const { time: shownTime, markBeforeRows } = runsShownAt(shown.source === 'mark' ? shown.time : null, shown.domTime);
+    const { time: shownTime, markBeforeRows } = runsShownAt(shown.time, shown.domTime);
     const shownAt = origin + shownTime - offset;
     const states = await poller.stop();
     const firstReady = states.findIndex((sample) => sample.state === 'ready');
@@ -476,8 +469,7 @@ async function measureReopen(browser: Browser, trace: TraceInfo, cacheDir: strin
       serverStartToUrlMs: round(server.urlAt - server.spawnedAt),
       pageLoadToRunsShownMs: round(shownAt - gotoAt),
       serverStartToRunsShownMs: round(total),
-      source: shown.source,
-      serverStartToMarkMs: shown.source === 'mark' ? round(origin + shown.time - offset - server.spawnedAt) : null,
+      serverStartToMarkMs: round(origin + shown.time - offset - server.spawnedAt),
       markBeforeRows,
       reused: summary?.reused ?? null,
       breakdown: {
@@ -490,7 +482,6 @@ async function measureReopen(browser: Browser, trace: TraceInfo, cacheDir: strin
       notReadyAnswers: firstReady === -1 ? states.length : firstReady,
       verdict: below(total, REOPEN_TARGET_MS, 'ms'),
     };
-    noteSource(report, 'loopscope:runs-shown', shown.source);
   } finally {
     await context.close();
     await server?.stop();
@@ -528,10 +519,6 @@ interface MeasuredInPage {
   hits?: number;
 }
 
-function noteSource(report: UiBenchReport, mark: string, source: MeasureSource): void {
-  if (source === 'dom' && !report.missingMarks.includes(mark)) report.missingMarks.push(mark);
-}
-
 async function measureSearch(page: Page, traceId: string, report: UiBenchReport, log: (message: string) => void, traceName: string): Promise<void> {
   log(`search "${RARE_WORD}"…`);
   const api = (await page.evaluate(`window.__bench.searchApi(${JSON.stringify(traceId)}, ${JSON.stringify(RARE_WORD)}, ${REPETITIONS})`)) as { times: number[]; total: number | null };
@@ -545,7 +532,6 @@ async function measureSearch(page: Page, traceId: string, report: UiBenchReport,
     ui.push((await page.evaluate(`window.__bench.submitSearch(${JSON.stringify(RARE_WORD)}, ${WAIT_MS})`)) as MeasuredInPage);
   }
   const uiTimes = ui.flatMap((measured) => (measured.ms === null ? [] : [measured.ms]));
-  for (const measured of ui) noteSource(report, 'loopscope:search-shown', measured.source);
   const apiMedian = median(api.times);
   const uiMedian = ui.some((measured) => measured.ms === null) ? null : median(uiTimes);
   report.search = {
@@ -717,7 +703,6 @@ async function measureJumps(page: Page, traceId: string, runPk: number, steps: S
   log('run view: jumps to steps, to an event, and j…');
   const jumps: CursorJump[] = [];
   const record = (what: string, measured: MeasuredInPage): void => {
-    noteSource(report, 'loopscope:cursor-shown', measured.source);
     // "Shown" is the row on screen: a mark that came before the DOM had the row in view does not count yet.
     const early = measured.source === 'mark' && measured.ms !== null && measured.domMs !== null && measured.domMs > measured.ms + FRAME_BUDGET_MS;
     const ms = early ? measured.domMs : measured.ms;
@@ -837,7 +822,6 @@ export async function runUiBench(options: UiBenchOptions = {}): Promise<UiBenchR
     longRunTrace: { path: displayPath(longRun.path), events: longRun.stats.events, lines: longRun.stats.lines, mb: round(longRun.stats.bytes / MB), reused: longRun.reused, ingestSeconds: null },
     builds: [],
     loadAverage: { start: round(loadavg()[0] ?? 0, 2), end: null },
-    missingMarks: [],
     pageProblems: [],
     errors: [],
   };
@@ -878,11 +862,10 @@ function status(verdict: UiVerdict): string {
   return verdict.pass === null ? 'NOT MEASURED' : verdict.pass ? 'PASS' : 'MISS';
 }
 
-const sourceNote: Record<MeasureSource, string> = { mark: '', dom: ' [DOM fallback: mark missing]', timeout: ' [timed out]' };
+const sourceNote: Record<MeasureSource, string> = { mark: '', timeout: ' [timed out]' };
 
 function sourcesNote(sources: readonly MeasureSource[]): string {
-  if (sources.includes('timeout')) return sourceNote.timeout;
-  return sources.includes('dom') ? sourceNote.dom : '';
+  return sources.includes('timeout') ? sourceNote.timeout : '';
 }
 
 function line(label: string, value: string, verdict?: UiVerdict, note = ''): string {
@@ -932,7 +915,7 @@ export function formatUiReport(report: UiBenchReport): string {
         'server start → first run rows shown',
         `${fmt(p.serverStartToRunsShownMs)} ms`,
         undefined,
-        `   (${p.rowsShown} rows on screen at the mark; run rows painted (DOM) at ${fmt(p.serverStartToDomRowsMs)} ms)${runsShownNote(p.source, p.markBeforeRows, p.serverStartToMarkMs, p.serverStartToDomRowsMs)}`,
+        `   (${p.rowsShown} rows on screen at the mark; run rows painted (DOM) at ${fmt(p.serverStartToDomRowsMs)} ms)${runsShownNote(p.markBeforeRows, p.serverStartToMarkMs, p.serverStartToDomRowsMs)}`,
       ),
       line(
         'ingest progress when rows shown',
@@ -952,7 +935,7 @@ export function formatUiReport(report: UiBenchReport): string {
         'server start → runs shown',
         `${fmt(r.serverStartToRunsShownMs)} ms`,
         r.verdict,
-        runsShownNote(r.source, r.markBeforeRows, r.serverStartToMarkMs, r.serverStartToRunsShownMs),
+        runsShownNote(r.markBeforeRows, r.serverStartToMarkMs, r.serverStartToRunsShownMs),
       ),
       line('  server start → URL printed', `${fmt(r.serverStartToUrlMs)} ms`),
       line('  page load → runs shown', `${fmt(r.pageLoadToRunsShownMs)} ms`),
@@ -1051,7 +1034,6 @@ export function formatUiReport(report: UiBenchReport): string {
     }
     out.push('');
   }
-  if (report.missingMarks.length > 0) out.push(`Marks the app did not emit (measured on the DOM state instead): ${report.missingMarks.join(', ')}`);
   for (const problem of report.pageProblems.slice(0, 10)) out.push(`page problem: ${problem}`);
   for (const error of report.errors) out.push(`NOT MEASURED: ${error}`);
   return out.join('\n').replace(/\n+$/, '');

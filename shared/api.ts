@@ -66,7 +66,6 @@ export const followStateSchema = z.object({
   /** When the file last grew (ISO 8601), null when it has not since it was opened. */
   grewAt: z.string().nullable(),
 });
-export type FollowState = z.infer<typeof followStateSchema>;
 
 export const traceSummarySchema = z.object({
   traceId,
@@ -444,7 +443,6 @@ export const runRequestsSchema = z.object({
     largestGrowth: z.array(z.object({ requestIndex: z.number().int(), growth: z.number() })),
   }),
 });
-export type RunRequestsResponse = z.infer<typeof runRequestsSchema>;
 
 const paged = <T extends z.ZodType>(row: T) => z.object({ total: z.number().int(), offset: z.number().int(), rows: z.array(row) });
 

@@ -9,9 +9,9 @@
  * lacks, and the Node tsconfig has no DOM types.
  *
  * Every measured interval is taken in the page, on its own clock (performance.now()). A
- * measurement waits for the app's mark; it also watches the DOM for the state the mark stands for
- * and, when no mark comes within a grace period after that state, reports the DOM time instead
- * (`source: 'dom'`), so the benchmark works on a build that does not emit the mark yet.
+ * measurement waits for the app's mark, and watches the DOM for the state the mark stands for as
+ * a cross-check: a mark that comes before the DOM shows that state does not count yet. No mark
+ * within the time allowed is a timeout (`source: 'timeout'`).
  */
 export const pageProbe = String.raw`
 (() => {
@@ -49,7 +49,7 @@ export const pageProbe = String.raw`
       }
       notify();
     }).observe({ type: 'mark', buffered: true });
-  } catch (error) { /* no mark observer: every measurement falls back to the DOM */ }
+  } catch (error) { /* no mark observer: every measurement times out */ }
   try {
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) longTasks.push({ start: entry.startTime, duration: entry.duration });
@@ -139,11 +139,11 @@ export const pageProbe = String.raw`
     return node ? { line: Number(node.dataset.line), type: node.dataset.type, step: node.dataset.step === '' ? null : Number(node.dataset.step), eventId: Number(node.dataset.eventId) } : null;
   }
 
-  // --- a measurement: the app's mark, or the DOM state it stands for ---------------------------
+  // --- a measurement: the app's mark, checked against the DOM state it stands for -------------
   /**
    * Watches from t0 (or from the next keydown, when t0 is 'key') for a mark called markName that
-   * accept() takes, and for domCheck() to hold. Resolves when the mark came, or GRACE_MS after the
-   * DOM state without a mark, or after timeoutMs.
+   * accept() takes, and for domCheck() to hold. Resolves once the mark came and the DOM agrees (or
+   * GRACE_MS after the mark without it), or after timeoutMs.
    */
   function watch(markName, accept, domCheck, t0, timeoutMs) {
     const state = { t0: t0 === 'key' ? null : t0, markAt: null, domAt: null, mark: null, markSeenAt: null };
@@ -161,12 +161,11 @@ export const pageProbe = String.raw`
           state.markSeenAt = performance.now();
         }
       }
-      // With the mark: done once the DOM agrees (or it does not within GRACE_MS: reported as such).
-      if (state.mark !== null) return state.domAt !== null || performance.now() - state.markSeenAt > GRACE_MS;
-      return state.domAt !== null && performance.now() - state.domAt > GRACE_MS;
+      // Done once the DOM agrees (or it does not within GRACE_MS: reported as such).
+      return state.mark !== null && (state.domAt !== null || performance.now() - state.markSeenAt > GRACE_MS);
     }, timeoutMs).then(() => ({
-      ms: state.markAt !== null ? state.markAt - state.t0 : state.domAt !== null ? state.domAt - state.t0 : null,
-      source: state.markAt !== null ? 'mark' : state.domAt !== null ? 'dom' : 'timeout',
+      ms: state.markAt !== null ? state.markAt - state.t0 : null,
+      source: state.markAt !== null ? 'mark' : 'timeout',
       domMs: state.domAt === null || state.t0 === null ? null : state.domAt - state.t0,
       markDetail: state.mark ? state.mark.detail : null,
     }));
@@ -277,13 +276,11 @@ export const pageProbe = String.raw`
 
     /**
      * Once the runs table was first shown: the mark with the API's progress right after it, and the
-     * DOM's first painted rows beside it (none when the mark said the ingest ended without runs);
-     * without a mark, the DOM's rows, GRACE_MS on.
+     * DOM's first painted rows beside it (none when the mark said the ingest ended without runs).
      */
     progressiveDone: () => {
       const mark = progressive.mark;
-      if (mark !== null) return progressive.markProgress !== null && (progressive.firstRowsAt !== null || mark.runRows === 0);
-      return progressive.firstRowsAt !== null && progressive.firstRowsProgress !== null && performance.now() - progressive.firstRowsAt > GRACE_MS;
+      return mark !== null && progressive.markProgress !== null && (progressive.firstRowsAt !== null || mark.runRows === 0);
     },
     /** Waits (in the page: the CSP forbids Playwright's string waitForFunction) for progressiveDone(). */
     waitProgressive: (timeoutMs) => until(() => window.__bench.progressiveDone(), timeoutMs),
@@ -302,7 +299,7 @@ export const pageProbe = String.raw`
     /**
      * Waits for the runs table shown: its mark (with the run rows on screen then) and, the DOM
      * cross-check, the frame that first painted run rows (domTime; null when none came within
-     * GRACE_MS of the mark: a trace without runs); or, no mark, rows in the DOM.
+     * GRACE_MS of the mark: a trace without runs).
      */
     waitRunsShown: (timeoutMs) =>
       until(() => {
@@ -310,9 +307,8 @@ export const pageProbe = String.raw`
         const domTime = progressive.firstRowsAt;
         if (mark) {
           if (domTime === null && performance.now() - mark.seenAt <= GRACE_MS) return null;
-          return { time: mark.time, source: 'mark', runRows: mark.runRows, domTime: domTime };
+          return { time: mark.time, runRows: mark.runRows, domTime: domTime };
         }
-        if (domTime !== null && performance.now() - domTime > GRACE_MS) return { time: domTime, source: 'dom', runRows: runRows(), domTime: domTime };
         return null;
       }, timeoutMs),
 

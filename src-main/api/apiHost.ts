@@ -1,25 +1,23 @@
 /**
  * The API host: the one implementation of shared/api.ts, behind both transports (Electron IPC and
- * the HTTP server of `loopscope serve`). It keeps the open traces — each ingested by the engine in
- * its worker, its progress and the runs stored so far kept here — and answers every query from
- * the query worker, so nothing heavy ever runs on the caller's event loop (the Electron main
- * thread).
+ * the HTTP server of `loopscope serve`). It keeps the open traces (a TraceSession each: ingested
+ * by the engine in its worker, queried through the query worker, so nothing heavy ever runs on
+ * the caller's event loop, the Electron main thread), the page's notices, and the table of
+ * methods.
  *
  * Every call is checked at both ends: the request is parsed with the method's schema (a mismatch
  * is `invalid_request`, naming the field) and so is the response (a mismatch is a bug, reported as
  * `internal`, never passed on as data).
  */
 import { createHash } from 'node:crypto';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { apiMethods, isApiMethod, type ApiMethod, type ApiParsedRequest, type ApiResponse, type Notice, type TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
-import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
 import { optionsKey } from '../engine/analysis/analyzeSource';
-import { openTrace, TraceFileError, type TraceHandle } from '../engine/engine';
 import { ApiError, invalidRequest } from './apiError';
-import { LiveRuns } from './liveRuns';
 import { QueryClient } from './queryClient';
-import { isQueryMethod, type QueryMethod, type QueryTrace } from './queryProtocol';
+import { isQueryMethod, type QueryMethod } from './queryProtocol';
+import { TraceSession } from './traceSession';
 
 export { ApiError, toApiError } from './apiError';
 
@@ -66,51 +64,9 @@ export const maxNotices = 20;
 
 export const defaultAnalysis: AnalysisOptions = { window: 6, threshold: 3 };
 
-interface OpenTrace {
-  path: string;
-  summary: TraceSummary;
-  /** The ingested trace, once `summary.state` is `ready`. */
-  handle: TraceHandle | null;
-  /** Why it could not be opened, once `summary.state` is `failed`. */
-  failure: ApiError | null;
-  /** Runs stored so far, while `summary.state` is `ingesting`. */
-  live: LiveRuns;
-  /** Bumped by each ingest, so that a reload's results replace, and are never replaced by, an earlier one's. */
-  generation: number;
-}
-
 /** Stable for a path across launches, so a URL naming a trace still names it after a restart. */
 function traceIdFor(absolutePath: string): string {
   return createHash('sha256').update(absolutePath).digest('hex').slice(0, 16);
-}
-
-function firstLine(text: string): string {
-  return text.split('\n', 1)[0] ?? text;
-}
-
-/** A trace whose ingest has just started: nothing known yet but its path. */
-function ingestingSummary(traceId: string, path: string): TraceSummary {
-  return {
-    traceId,
-    path,
-    name: basename(path),
-    format: null,
-    formatReason: null,
-    state: 'ingesting',
-    progress: { bytesRead: 0, totalBytes: 0, events: 0, parseErrors: 0 },
-    error: null,
-    reused: false,
-    companions: [],
-    follow: null,
-    notice: null,
-  };
-}
-
-/** Why the ingest of `path` failed, naming the file. */
-function ingestFailure(path: string, error: unknown): ApiError {
-  if (error instanceof TraceFileError) return new ApiError('trace_file', `${path}: ${error.reason}`);
-  if (error instanceof ApiError) return new ApiError(error.code, `${path}: ${error.message}`);
-  return new ApiError('internal', `${path} could not be opened: ${firstLine(error instanceof Error ? error.message : String(error))}`);
 }
 
 type Handlers = { [M in ApiMethod]: (request: ApiParsedRequest<M>) => Promise<ApiResponse<M>> | ApiResponse<M> };
@@ -118,121 +74,18 @@ type Handlers = { [M in ApiMethod]: (request: ApiParsedRequest<M>) => Promise<Ap
 export function createApiHost(options: ApiHostOptions): ApiHost {
   const analysis = options.analysis ?? defaultAnalysis;
   const idleAfterMs = options.idleAfterMs === undefined ? defaultIdleAfterMs : options.idleAfterMs;
-  const analysisKey = optionsKey(analysis);
   const queries = new QueryClient();
-  const traces = new Map<string, OpenTrace>();
+  const traces = new Map<string, TraceSession>();
   let closed = false;
-
-  const snapshot = (trace: OpenTrace): TraceSummary => ({ ...trace.summary, progress: { ...trace.summary.progress }, companions: [...trace.summary.companions] });
-  const updated = (trace: OpenTrace): void => options.onTraceUpdate?.(snapshot(trace));
-
-  /** A followed trace's summary after its file grew (or went idle): counts from the database, the views told to reload. */
-  async function followed(trace: OpenTrace, generation: () => boolean, idle: boolean): Promise<void> {
-    if (!generation() || trace.handle === null || trace.summary.follow === null) return;
-    const summary = await queries.summary(queryTrace(trace.handle));
-    if (!generation() || trace.summary.follow === null) return;
-    trace.summary.progress = { bytesRead: summary.bytes, totalBytes: summary.bytes, events: summary.events, parseErrors: summary.parseErrors };
-    trace.summary.follow = {
-      ...trace.summary.follow,
-      state: idle ? 'idle' : 'following',
-      revision: trace.summary.follow.revision + 1,
-      grewAt: idle ? trace.summary.follow.grewAt : new Date().toISOString(),
-    };
-    updated(trace);
-  }
-
-  function ingest(trace: OpenTrace, notice: string | null = null): void {
-    trace.generation += 1;
-    const generation = trace.generation;
-    const current = (): boolean => !closed && trace.generation === generation;
-    const previous = trace.handle;
-    trace.handle = null;
-    trace.failure = null;
-    trace.live.clear();
-    trace.summary = { ...ingestingSummary(trace.summary.traceId, trace.path), notice };
-    updated(trace);
-    queries.start();
-    // The follow reports of one ingest, in order: a summary query must not overtake the next report.
-    let reports = Promise.resolve();
-    const report = (action: () => Promise<void> | void): void => {
-      reports = reports.then(action).catch(() => undefined);
-    };
-    const follow =
-      idleAfterMs === null
-        ? undefined
-        : {
-            idleMs: idleAfterMs,
-            // The counts come from the database: the worker's are the trace file's alone, without its companions.
-            onFollowed: (_progress: unknown, idle: boolean) => report(() => followed(trace, current, idle)),
-            onReplaced: (reason: string) =>
-              report(() => {
-                if (current()) ingest(trace, `${trace.summary.name} was read again from the start at ${new Date().toLocaleTimeString()}: ${reason}.`);
-              }),
-            onStopped: (reason: string) =>
-              report(() => {
-                if (!current() || trace.summary.follow === null) return;
-                trace.summary = { ...trace.summary, follow: { ...trace.summary.follow, state: 'stopped' }, notice: `${trace.summary.name} is no longer followed: ${reason}.` };
-                updated(trace);
-              }),
-          };
-    const reading = async (): Promise<TraceHandle> => {
-      if (previous !== null) {
-        await previous.stop();
-        // A reload rewrites the database the query worker may hold open.
-        await queries.release(previous.dbPath);
-      }
-      return openTrace(trace.path, {
-        ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
-        analysis,
-        ...(follow !== undefined ? { follow } : {}),
-        // The app searches: its ingests build the full-text index.
-        searchIndex: true,
-        onProgress: (progress) => {
-          if (!current()) return;
-          trace.summary.progress = { bytesRead: progress.bytesRead, totalBytes: progress.totalBytes, events: progress.events, parseErrors: progress.parseErrors };
-          updated(trace);
-        },
-        onRuns: (stored) => {
-          if (!current()) return;
-          trace.live.add(stored);
-          // The trace file is ingested before the files opened with it: the first runs are its own.
-          trace.summary.format ??= stored.source.format;
-          updated(trace);
-        },
-      });
-    };
-    reading()
-      .then(async (handle) => {
-        if (!current()) return void handle.stop();
-        const summary = await queries.summary(queryTrace(handle));
-        if (!current()) return void handle.stop();
-        trace.handle = handle;
-        trace.live.clear();
-        trace.summary = {
-          ...trace.summary,
-          format: summary.format,
-          formatReason: summary.formatReason,
-          state: 'ready',
-          progress: { bytesRead: summary.bytes, totalBytes: summary.bytes, events: summary.events, parseErrors: summary.parseErrors },
-          reused: handle.reused,
-          companions: handle.companions.map((companion) => companion.path),
-          follow: follow === undefined ? null : { state: handle.idle ? 'idle' : 'following', idleAfterMs: follow.idleMs, revision: 0, grewAt: null },
-        };
-        options.recentFiles?.add(trace.path);
-        updated(trace);
-      })
-      .catch((error: unknown) => {
-        if (!current()) return;
-        trace.failure = ingestFailure(trace.path, error);
-        trace.live.clear();
-        trace.summary = { ...trace.summary, state: 'failed', error: trace.failure.message };
-        updated(trace);
-      });
-  }
-
-  function queryTrace(handle: TraceHandle): QueryTrace {
-    return { dbPath: handle.dbPath, sourceIds: [handle.sourceId, ...handle.companions.map((companion) => companion.sourceId)], optionsKey: analysisKey };
-  }
+  const sessionContext = {
+    queries,
+    analysis,
+    analysisKey: optionsKey(analysis),
+    cacheDir: options.cacheDir,
+    idleAfterMs,
+    onUpdate: (summary: TraceSummary) => options.onTraceUpdate?.(summary),
+    onReady: (path: string) => options.recentFiles?.add(path),
+  };
 
   function open(path: string): TraceSummary {
     if (closed) throw new ApiError('unavailable', 'the API host is closed');
@@ -240,40 +93,24 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     const traceId = traceIdFor(absolute);
     let trace = traces.get(traceId);
     if (trace === undefined) {
-      trace = {
-        path: absolute,
-        summary: ingestingSummary(traceId, absolute),
-        handle: null,
-        failure: null,
-        live: new LiveRuns(),
-        generation: 0,
-      };
+      trace = new TraceSession(traceId, absolute, sessionContext);
       traces.set(traceId, trace);
-      ingest(trace);
-    } else if (trace.summary.state === 'failed') {
-      // Opened again after it failed: the file may have been fixed or created since.
-      ingest(trace);
+      trace.start();
+    } else {
+      trace.retryIfFailed();
     }
-    return snapshot(trace);
+    return trace.snapshot();
   }
 
-  function traceNamed(traceId: string): OpenTrace {
+  function traceNamed(traceId: string): TraceSession {
     const trace = traces.get(traceId);
     if (trace === undefined) throw new ApiError('not_found', `no open trace ${traceId}; open the file again`);
     return trace;
   }
 
-  async function query<M extends QueryMethod>(method: M, request: ApiParsedRequest<M> & { traceId: string }): Promise<unknown> {
-    const trace = traceNamed(request.traceId);
-    if (trace.summary.state === 'ingesting') {
-      // Run ids and statuses are the trace's text too: masked as the query worker masks its answers.
-      if (method === 'runs') return maskSecretsDeep(trace.live.page(request as ApiParsedRequest<'runs'>));
-      const { bytesRead, totalBytes } = trace.summary.progress;
-      const done = totalBytes > 0 ? ` (${Math.floor((100 * bytesRead) / totalBytes)}% read)` : '';
-      throw new ApiError('not_ready', `${trace.summary.name} is still being read${done}; this view is available once it is ready`);
-    }
-    if (trace.failure !== null || trace.handle === null) throw trace.failure ?? new ApiError('internal', `${trace.summary.name} has no database`);
-    return queries.query(method, queryTrace(trace.handle), request);
+  /** A query names its trace: that session answers it. */
+  async function queryOf<M extends QueryMethod>(method: M, request: ApiParsedRequest<M> & { traceId: string }): Promise<unknown> {
+    return traceNamed(request.traceId).query(method, request);
   }
 
   function notAllowed(what: string): ApiError {
@@ -297,7 +134,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
       return {};
     },
     appInfo: () => ({ version: options.version, shell: options.shell, canOpenPaths: options.canOpenPaths }),
-    listTraces: () => [...traces.values()].map(snapshot),
+    listTraces: () => [...traces.values()].map((trace) => trace.snapshot()),
     openDialog: async () => {
       if (!options.canOpenPaths || options.openDialog === undefined) throw notAllowed('Opening files with a dialog');
       const paths = await options.openDialog();
@@ -309,12 +146,11 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     },
     reload: (request) => {
       const trace = traceNamed(request.traceId);
-      // An ingest under way already reads the file as it is now.
-      if (trace.summary.state !== 'ingesting') ingest(trace);
-      return snapshot(trace);
+      trace.reload();
+      return trace.snapshot();
     },
     recentFiles: () => options.recentFiles?.list() ?? [],
-    trace: (request) => snapshot(traceNamed(request.traceId)),
+    trace: (request) => traceNamed(request.traceId).snapshot(),
   } satisfies Partial<Handlers>;
 
   async function call(method: string, request: unknown): Promise<unknown> {
@@ -324,7 +160,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     const parsed = schemas.request.safeParse(request === undefined ? {} : request);
     if (!parsed.success) throw invalidRequest(method, parsed.error);
     const response = isQueryMethod(method)
-      ? await query(method, parsed.data as ApiParsedRequest<QueryMethod>)
+      ? await queryOf(method, parsed.data as ApiParsedRequest<QueryMethod> & { traceId: string })
       : await (hostHandlers[method] as (request: unknown) => unknown)(parsed.data);
     const checked = schemas.response.safeParse(response);
     if (!checked.success) {
@@ -340,7 +176,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     notify,
     close: async () => {
       closed = true;
-      await Promise.all([...traces.values()].map((trace) => trace.handle?.stop()));
+      await Promise.all([...traces.values()].map((trace) => trace.close()));
       await queries.close();
     },
   };

@@ -3,9 +3,11 @@
  * and CI: exit 0 when no finding reaches --fail-on, 1 when one does, 2 on usage or I/O errors.
  * `redact` writes a copy of a trace without its credentials, to share it.
  * `serve` shows the app's UI in a browser on this machine; `open` starts the desktop app (or
- * serves the UI where it cannot start). Both run until interrupted.
+ * serves the UI where it cannot start). Both run until interrupted. `--help` prints the usage of
+ * every command, `COMMAND --help` of one, `--version` (`-V`) the version.
  */
 import { parseArgs } from 'node:util';
+import { version } from '../../package.json';
 import { formatCount } from '../../shared/formatCount';
 import { formatProgress } from '../../shared/formatProgress';
 import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport, type SkippedFile } from '../../shared/report';
@@ -19,34 +21,64 @@ import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
 import { defaultIdleAfterMs } from '../api/apiHost';
 import { describeRedaction, RedactError, redactFile } from './redact';
 
-const usage = `usage: loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]
-       loopscope serve FILE... [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]
-       loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow] [--no-sandbox]
-       loopscope redact IN OUT
+const synopsis = {
+  analyze: 'loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
+  serve: 'loopscope serve FILE... [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]',
+  open: 'loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
+  redact: 'loopscope redact IN OUT',
+};
 
-analyze: report every run and finding of the traces, in the terminal
+const analyzeHelp = `analyze: report every run and finding of the traces, in the terminal
   --json              print one JSON document (files, runs, findings) instead of text
   --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
   --window N          repeated-action window: recent tool calls considered (default 6)
   --threshold N       repeated-action threshold: identical calls without progress (default 3)
   --format NAME       read the files as this format instead of detecting it (${formatNames().join(', ')})
-  --cache-dir DIR     where trace databases are kept (default: $LOOPSCOPE_CACHE_DIR or ~/.cache/loopscope)
+  --cache-dir DIR     where trace databases are kept (default: $LOOPSCOPE_CACHE_DIR or ~/.cache/loopscope)`;
 
-serve: show the traces in your browser: prints a URL on 127.0.0.1 (with a secret token in it)
-       and serves the UI there until interrupted (Ctrl+C)
-open:  open the traces in the desktop app; where it cannot start, serve them as \`serve\` does
-  --port N            listen on this port (default: a free one)
+const serveSummary = `serve: show the traces in your browser: prints a URL on 127.0.0.1 (with a secret token in it)
+       and serves the UI there until interrupted (Ctrl+C)`;
+const openSummary = 'open:  open the traces in the desktop app; where it cannot start, serve them as `serve` does';
+const uiOptionsHelp = `  --port N            listen on this port (default: a free one)
   --cache-dir DIR     as for analyze
   --idle-after S      files are followed as they are written: a run without a terminal event is
                       running until its file has not grown for S seconds (default ${defaultIdleAfterMs / 1000})
-  --no-follow         read each file once, as analyze does
-  --no-sandbox        (open) start the desktop app without Chromium's OS sandbox, where it cannot
+  --no-follow         read each file once, as analyze does`;
+const noSandboxHelp = `  --no-sandbox        (open) start the desktop app without Chromium's OS sandbox, where it cannot
                       start with it (root, no user namespaces): the page still has no Node.js
-                      access, but a Chromium flaw reached through a hostile trace is not contained
+                      access, but a Chromium flaw reached through a hostile trace is not contained`;
 
-redact: write OUT, a copy of the trace IN with every credential found in it (API keys, tokens,
+const redactHelp = `redact: write OUT, a copy of the trace IN with every credential found in it (API keys, tokens,
         Authorization headers, private keys, JWTs) replaced by [REDACTED:<kind>], every other
         byte as it was; prints how many of which kind, never their values`;
+
+const usage = `usage: ${synopsis.analyze}
+       ${synopsis.serve}
+       ${synopsis.open}
+       ${synopsis.redact}
+
+${analyzeHelp}
+
+${serveSummary}
+${openSummary}
+${uiOptionsHelp}
+${noSandboxHelp}
+
+${redactHelp}`;
+
+/** `loopscope COMMAND --help`: that command's line and options. */
+const commandHelp: ReadonlyMap<string, string> = new Map([
+  ['analyze', `usage: ${synopsis.analyze}\n\n${analyzeHelp}`],
+  ['serve', `usage: ${synopsis.serve}\n\n${serveSummary}\n${uiOptionsHelp}`],
+  ['open', `usage: ${synopsis.open}\n\n${openSummary}\n${uiOptionsHelp}\n${noSandboxHelp}`],
+  ['redact', `usage: ${synopsis.redact}\n\n${redactHelp}`],
+]);
+
+/** `--help` or `-h` among a command's arguments (before a `--` that ends the options). */
+function asksForHelp(args: readonly string[]): boolean {
+  const optionsEnd = args.indexOf('--');
+  return (optionsEnd === -1 ? args : args.slice(0, optionsEnd)).some((arg) => arg === '--help' || arg === '-h');
+}
 
 class UsageError extends Error {}
 
@@ -232,6 +264,15 @@ export async function main(argv: string[]): Promise<number> {
     if (command === undefined) throw new UsageError('no command given');
     if (command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(`${usage}\n`);
+      return 0;
+    }
+    if (command === '--version' || command === '-V') {
+      process.stdout.write(`${version}\n`);
+      return 0;
+    }
+    const help = commandHelp.get(command);
+    if (help !== undefined && asksForHelp(rest)) {
+      process.stdout.write(`${help}\n`);
       return 0;
     }
     if (command === 'analyze') return await analyze(parseAnalyzeCommand(rest));

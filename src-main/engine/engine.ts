@@ -56,7 +56,7 @@ export interface OpenTraceOptions {
   follow?: FollowOptions;
 }
 
-/** How a file still being written is followed (see ingestWorker.ts `followFile`). */
+/** How a file still being written is followed (see workers/fileFollower.ts). */
 export interface FollowOptions {
   /** A run without a terminal event is `running` until the file has not grown for this long; then `unterminated`. */
   idleMs: number;

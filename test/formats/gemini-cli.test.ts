@@ -104,7 +104,7 @@ describe('gemini-cli chat recordings', () => {
     assert.deepEqual(findingsOf(report), []);
   });
 
-  it('is detected by the registry (passes once gemini-cli is registered)', async () => {
+  it('is detected by the registry', async () => {
     const { report } = await analyzeFile(fixture('session-parallel-cancel.json'));
     assert.equal(report.files[0]?.format, FORMAT);
     assert.match(report.files[0]?.format_reason ?? '', /^Gemini CLI chat recording/);

@@ -158,7 +158,7 @@ describe('mini-swe-agent trajectories', () => {
     assert.match(apiError?.message ?? '', /InternalServerError: litellm\.InternalServerError: AnthropicException .*overloaded_error.*the error ended the run/);
   });
 
-  it('is detected by the registry (passes once mini-swe-agent is registered)', async () => {
+  it('is detected by the registry', async () => {
     const { report } = await analyzeFile(fixture('early-list.traj.json'));
     assert.equal(report.files[0]?.format, FORMAT);
     assert.match(report.files[0]?.format_reason ?? '', /^mini-swe-agent trajectory/);

@@ -181,7 +181,7 @@ describe('openhands event streams', () => {
     ]);
   });
 
-  it('is detected by the registry (passes once openhands is registered)', async () => {
+  it('is detected by the registry', async () => {
     const { report } = await analyzeFile(fixture('parallel-calls-finished.json'));
     assert.equal(report.files[0]?.format, FORMAT);
     assert.match(report.files[0]?.format_reason ?? '', /^OpenHands event stream/);

@@ -131,7 +131,7 @@ describe('swe-agent trajectories', () => {
     assert.equal(events.at(-1)?.type_raw, 'trajectory (top-level copy of the attempt the retry loop chose)');
   });
 
-  it('is detected by the registry (passes once swe-agent is registered)', async () => {
+  it('is detected by the registry', async () => {
     const { report } = await analyzeFile(fixture('thought-action-exit-context.traj'));
     assert.equal(report.files[0]?.format, FORMAT);
     assert.match(report.files[0]?.format_reason ?? '', /^SWE-agent trajectory/);

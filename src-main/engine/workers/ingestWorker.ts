@@ -3,13 +3,12 @@
  * same database). It reuses a completed ingest of the unchanged files, or
  * parses the file — shipping row batches to a store worker that writes them on the other core when
  * the file is large, writing them itself when it is small — then reports progress and the outcome
- * to the engine.
+ * to the engine. A file followed as it is written goes on in fileFollower.ts, which reports
+ * through the same messages.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { ensureAnalysis } from '../analysis/analyzeSource';
 import { GrowingFileIngest, ingestFile, type IngestOptions, type IngestProgress } from '../ingest/ingestFile';
-import { observeFile, readSoFar, type FileChange, type ReadSoFar } from '../ingest/followedFile';
 import type { FirstRowIds } from '../ingest/traceIngester';
 import { basename } from 'node:path';
 import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type CompanionSource, type FileIdentity } from '../store/traceDatabase';
@@ -20,6 +19,7 @@ import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';
 import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunRow } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
+import { followFile, idleWhenOpened, TraceFollower, watchCompletedFile } from './fileFollower';
 import {
   ingestRequestSchema,
   storeReplySchema,
@@ -300,7 +300,7 @@ async function openTrace(request: IngestRequest): Promise<OpenedTrace> {
     }
     return {
       done: { type: 'done', dbPath: prepared.dbPath, sourceId, companions, reused: true, idle: true },
-      follow: request.follow === null ? null : () => watchCompletedFile(identity),
+      follow: request.follow === null ? null : () => watchCompletedFile(identity, post),
     };
   }
   prepared.db.close();
@@ -320,178 +320,10 @@ async function openTrace(request: IngestRequest): Promise<OpenedTrace> {
   }
   const done = { type: 'done', dbPath: prepared.dbPath, sourceId: main.sourceId, companions, reused: false, idle: growing === null } as const;
   if (request.follow === null) return { done, follow: null };
-  if (growing === null) return { done, follow: () => watchCompletedFile(identity) };
-  return { done, follow: followFile.bind(null, request.follow.idleMs, new TraceFollower(request, prepared.dbPath, main.sourceId, growing, identity)) };
-}
-
-/**
- * Whether a file had not grown for the idle time when it was opened (an old log): it is read to its
- * end like any finished file, then watched in case it grows again.
- */
-function idleWhenOpened(identity: FileIdentity, follow: { idleMs: number }): boolean {
-  return Date.now() - identity.mtimeMs >= follow.idleMs;
-}
-
-/**
- * How often a followed file is looked at when nothing says it changed: the file system's change
- * notices (inotify, FSEvents) wake the follow at once, but are not given on every file system
- * (network mounts, some containers), and say nothing of a file replaced at the same path.
- */
-const FOLLOW_POLL_MS = 200;
-
-/**
- * Waits for the next look at a followed file: a change notice for it, or the poll interval. A
- * loop writing many small lines wakes it often, and each look stores and re-analyzes the runs the
- * new lines touched; so a look comes no sooner after the last than that last one took (and at
- * least `MIN_LOOK_GAP_MS`): following a busy file uses at most about half of this thread.
- */
-const MIN_LOOK_GAP_MS = 100;
-
-class FileWakeups {
-  private readonly watcher: FSWatcher | null;
-  private wake: (() => void) | null = null;
-  /** When the caller's last look started and how long it took (`next` is called when it ends). */
-  private lookStartedAt = 0;
-
-  constructor(path: string) {
-    let watcher: FSWatcher | null = null;
-    try {
-      watcher = watch(path, { persistent: false }, () => this.wake?.());
-      // A watch that fails later (the file deleted) leaves the polling, which reports it.
-      watcher.on('error', () => watcher?.close());
-    } catch {
-      // No notices here: polling alone.
-    }
-    this.watcher = watcher;
-  }
-
-  next(): Promise<void> {
-    const lookTook = this.lookStartedAt === 0 ? 0 : performance.now() - this.lookStartedAt;
-    const earliest = performance.now() + Math.max(MIN_LOOK_GAP_MS, lookTook);
-    return new Promise((resolve) => {
-      let timer = setTimeout(() => done(), Math.max(FOLLOW_POLL_MS, earliest - performance.now()));
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = null;
-        this.lookStartedAt = performance.now();
-        resolve();
-      };
-      this.wake = () => {
-        clearTimeout(timer);
-        timer = setTimeout(done, Math.max(0, earliest - performance.now()));
-      };
-    });
-  }
-
-  close(): void {
-    this.watcher?.close();
-  }
-}
-
-/**
- * A followed file's ingest after its bulk load: appended bytes go through the same parse state
- * into an append loader on this thread, beside the readers of the database.
- */
-class TraceFollower {
-  private readonly db: ReturnType<typeof openDatabase>;
-  private readonly loader: TraceLoader;
-  private known: ReadSoFar;
-
-  constructor(
-    request: IngestRequest,
-    dbPath: string,
-    sourceId: number,
-    private readonly file: { ingest: GrowingFileIngest; rows: RowTarget },
-    identity: FileIdentity,
-  ) {
-    this.db = openDatabase(dbPath);
-    this.loader = new TraceLoader(this.db, sourceId, request.analysis, 'append');
-    file.rows.write = this.loader.write;
-    this.known = readSoFar(identity.path, identity);
-  }
-
-  /** The identity of what was read so far. */
-  get ingested(): FileIdentity {
-    return this.known.ingested;
-  }
-
-  observe(): FileChange {
-    return observeFile(this.ingested.path, this.known);
-  }
-
-  /** Reads the file up to `size`, then stores and analyzes it as it now stands, its open runs running. */
-  async grow(size: number): Promise<IngestProgress> {
-    await this.file.ingest.readTo(size);
-    const progress = this.file.ingest.checkpoint();
-    this.loader.checkpoint(progress, this.identifyRead());
-    return progress;
-  }
-
-  /** The file has not grown for the idle time: its ingest ends as a whole read would, open runs unterminated, and the database reusable. */
-  finish(): IngestProgress {
-    const progress = this.file.ingest.finish();
-    this.loader.finish(progress, this.identifyRead());
-    return progress;
-  }
-
-  private identifyRead(): FileIdentity {
-    const ingested = identifyFile(this.ingested.path, this.file.ingest.offset);
-    if (ingested === null) throw new Error('the file shrank while it was being read');
-    this.known = { ...this.known, ingested };
-    return ingested;
-  }
-
-  close(): void {
-    this.db.close();
-  }
-}
-
-/**
- * Follows the file while it grows: new lines are ingested as they come. Once it has not grown for
- * `idleMs` its ingest is finished, and it is watched as a completed file.
- */
-async function followFile(idleMs: number, follower: TraceFollower): Promise<void> {
-  let grewAt = follower.ingested.mtimeMs;
-  const wakeups = new FileWakeups(follower.ingested.path);
-  try {
-    for (;;) {
-      await wakeups.next();
-      const change = follower.observe();
-      if (change.kind === 'replaced') return post({ type: 'replaced', reason: change.reason });
-      if (change.kind === 'deleted') return post({ type: 'stopped', reason: change.reason });
-      if (change.kind === 'grown') {
-        post({ type: 'followed', progress: await follower.grow(change.size), idle: false });
-        grewAt = Date.now();
-      } else if (Date.now() - grewAt >= idleMs) {
-        post({ type: 'followed', progress: follower.finish(), idle: true });
-        break;
-      }
-    }
-  } finally {
-    wakeups.close();
-    follower.close();
-  }
-  await watchCompletedFile(follower.ingested, `it grew again after ${Math.round(idleMs / 1000)} s without growing`);
-}
-
-/**
- * A completely read file has no parse state to go on with: when it changes, it is read again from
- * the start (and followed from then on, as a file being written).
- */
-async function watchCompletedFile(identity: FileIdentity, grewReason = 'it grew since it was last read to its end'): Promise<void> {
-  const known = readSoFar(identity.path, identity);
-  const wakeups = new FileWakeups(identity.path);
-  try {
-    for (;;) {
-      await wakeups.next();
-      const change = observeFile(identity.path, known);
-      if (change.kind === 'grown') return post({ type: 'replaced', reason: grewReason });
-      if (change.kind === 'replaced') return post({ type: 'replaced', reason: change.reason });
-      if (change.kind === 'deleted') return post({ type: 'stopped', reason: change.reason });
-    }
-  } finally {
-    wakeups.close();
-  }
+  if (growing === null) return { done, follow: () => watchCompletedFile(identity, post) };
+  const { idleMs } = request.follow;
+  const follower = new TraceFollower(request.analysis, prepared.dbPath, main.sourceId, growing, identity);
+  return { done, follow: () => followFile(idleMs, follower, post) };
 }
 
 async function run(request: IngestRequest): Promise<void> {

@@ -1,0 +1,252 @@
+/**
+ * One open trace, from the first ingest to the host's close: it reads the file through the engine
+ * (in its worker), keeps the summary the page polls (state, progress, format, companions, follow
+ * state, notice), serves the runs stored so far while the ingest runs, and answers queries from
+ * the query worker once the trace is ready. A reload, or the file replaced while followed, starts
+ * a new ingest; each ingest has a generation, so that only the latest one's results are kept.
+ */
+import { basename } from 'node:path';
+import type { ApiParsedRequest, TraceSummary } from '../../shared/api';
+import type { AnalysisOptions } from '../../shared/report';
+import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
+import { openTrace, TraceFileError, type FollowOptions, type TraceHandle } from '../engine/engine';
+import { ApiError } from './apiError';
+import { LiveRuns } from './liveRuns';
+import type { QueryClient } from './queryClient';
+import type { QueryMethod, QueryTrace } from './queryProtocol';
+
+/** What every session of one API host shares. */
+export interface TraceSessionContext {
+  queries: QueryClient;
+  analysis: AnalysisOptions;
+  /** `optionsKey(analysis)`: which stored analysis the queries read. */
+  analysisKey: string;
+  /** Where trace databases are kept (default: the engine's). */
+  cacheDir: string | undefined;
+  /** How long a followed file may go without growing before it is idle; null: files are read once. */
+  idleAfterMs: number | null;
+  /** Called whenever the summary changes, with a copy of it. */
+  onUpdate: (summary: TraceSummary) => void;
+  /** Called when the file has been read successfully (the recent-files list). */
+  onReady: (path: string) => void;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? text;
+}
+
+/** A trace whose ingest has just started: nothing known yet but its path. */
+function ingestingSummary(traceId: string, path: string): TraceSummary {
+  return {
+    traceId,
+    path,
+    name: basename(path),
+    format: null,
+    formatReason: null,
+    state: 'ingesting',
+    progress: { bytesRead: 0, totalBytes: 0, events: 0, parseErrors: 0 },
+    error: null,
+    reused: false,
+    companions: [],
+    follow: null,
+    notice: null,
+  };
+}
+
+/** Why the ingest of `path` failed, naming the file. */
+function ingestFailure(path: string, error: unknown): ApiError {
+  if (error instanceof TraceFileError) return new ApiError('trace_file', `${path}: ${error.reason}`);
+  if (error instanceof ApiError) return new ApiError(error.code, `${path}: ${error.message}`);
+  return new ApiError('internal', `${path} could not be opened: ${firstLine(error instanceof Error ? error.message : String(error))}`);
+}
+
+export class TraceSession {
+  private summary: TraceSummary;
+  /** The ingested trace, once `summary.state` is `ready`. */
+  private handle: TraceHandle | null = null;
+  /** Why it could not be opened, once `summary.state` is `failed`. */
+  private failure: ApiError | null = null;
+  /** Runs stored so far, while `summary.state` is `ingesting`. */
+  private readonly live = new LiveRuns();
+  /** Bumped by each ingest, so that a reload's results replace, and are never replaced by, an earlier one's. */
+  private generation = 0;
+  /** Set by `close`: no callback of an ingest still under way changes anything after it. */
+  private closed = false;
+
+  /** A session of `path` (absolute); `start` reads it. */
+  constructor(
+    traceId: string,
+    readonly path: string,
+    private readonly context: TraceSessionContext,
+  ) {
+    this.summary = ingestingSummary(traceId, path);
+  }
+
+  /** The first ingest. */
+  start(): void {
+    this.ingest();
+  }
+
+  /** A copy of the summary, safe to hand out. */
+  snapshot(): TraceSummary {
+    return { ...this.summary, progress: { ...this.summary.progress }, companions: [...this.summary.companions] };
+  }
+
+  /** Reads the file again; an ingest under way already reads it as it is now. */
+  reload(): void {
+    if (this.summary.state !== 'ingesting') this.ingest();
+  }
+
+  /** Reads the file again when it failed: the file may have been fixed or created since. */
+  retryIfFailed(): void {
+    if (this.summary.state === 'failed') this.ingest();
+  }
+
+  /** A query of the page: from the runs stored so far while ingesting (`runs` only), else from the query worker. */
+  async query<M extends QueryMethod>(method: M, request: ApiParsedRequest<M>): Promise<unknown> {
+    if (this.summary.state === 'ingesting') {
+      // Run ids and statuses are the trace's text too: masked as the query worker masks its answers.
+      if (method === 'runs') return maskSecretsDeep(this.live.page(request as ApiParsedRequest<'runs'>));
+      const { bytesRead, totalBytes } = this.summary.progress;
+      const done = totalBytes > 0 ? ` (${Math.floor((100 * bytesRead) / totalBytes)}% read)` : '';
+      throw new ApiError('not_ready', `${this.summary.name} is still being read${done}; this view is available once it is ready`);
+    }
+    if (this.failure !== null || this.handle === null) throw this.failure ?? new ApiError('internal', `${this.summary.name} has no database`);
+    return this.context.queries.query(method, this.queryTrace(this.handle), request);
+  }
+
+  /** Stops the ingest or following under way; nothing changes after. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.handle?.stop();
+  }
+
+  private updated(): void {
+    this.context.onUpdate(this.snapshot());
+  }
+
+  private queryTrace(handle: TraceHandle): QueryTrace {
+    return { dbPath: handle.dbPath, sourceIds: [handle.sourceId, ...handle.companions.map((companion) => companion.sourceId)], optionsKey: this.context.analysisKey };
+  }
+
+  /** Starts a new ingest (the previous one's handle stopped first); `notice` says why, when it is not the page's asking. */
+  private ingest(notice: string | null = null): void {
+    this.generation += 1;
+    const generation = this.generation;
+    const current = (): boolean => !this.closed && this.generation === generation;
+    const previous = this.handle;
+    this.handle = null;
+    this.failure = null;
+    this.live.clear();
+    this.summary = { ...ingestingSummary(this.summary.traceId, this.path), notice };
+    this.updated();
+    this.context.queries.start();
+    const follow = this.followCallbacks(current);
+    this.read(previous, follow, current).then(
+      (handle) => this.ready(handle, follow, current),
+      (error: unknown) => {
+        if (current()) this.failed(error);
+      },
+    );
+  }
+
+  /** What the engine reports while following the file, for the ingest that `current` belongs to; undefined when files are read once. */
+  private followCallbacks(current: () => boolean): FollowOptions | undefined {
+    if (this.context.idleAfterMs === null) return undefined;
+    // The follow reports of one ingest, in order: a summary query must not overtake the next report.
+    let reports = Promise.resolve();
+    const report = (action: () => Promise<void> | void): void => {
+      reports = reports.then(action).catch(() => undefined);
+    };
+    return {
+      idleMs: this.context.idleAfterMs,
+      // The counts come from the database: the worker's are the trace file's alone, without its companions.
+      onFollowed: (_progress, idle) => report(() => this.followed(current, idle)),
+      onReplaced: (reason) =>
+        report(() => {
+          if (current()) this.ingest(`${this.summary.name} was read again from the start at ${new Date().toLocaleTimeString()}: ${reason}.`);
+        }),
+      onStopped: (reason) =>
+        report(() => {
+          if (!current() || this.summary.follow === null) return;
+          this.summary = { ...this.summary, follow: { ...this.summary.follow, state: 'stopped' }, notice: `${this.summary.name} is no longer followed: ${reason}.` };
+          this.updated();
+        }),
+    };
+  }
+
+  /** The engine's ingest, reporting progress and the runs stored so far while it runs. */
+  private async read(previous: TraceHandle | null, follow: FollowOptions | undefined, current: () => boolean): Promise<TraceHandle> {
+    if (previous !== null) {
+      await previous.stop();
+      // A reload rewrites the database the query worker may hold open.
+      await this.context.queries.release(previous.dbPath);
+    }
+    return openTrace(this.path, {
+      ...(this.context.cacheDir !== undefined ? { cacheDir: this.context.cacheDir } : {}),
+      analysis: this.context.analysis,
+      ...(follow !== undefined ? { follow } : {}),
+      // The app searches: its ingests build the full-text index.
+      searchIndex: true,
+      onProgress: (progress) => {
+        if (!current()) return;
+        this.summary.progress = { bytesRead: progress.bytesRead, totalBytes: progress.totalBytes, events: progress.events, parseErrors: progress.parseErrors };
+        this.updated();
+      },
+      onRuns: (stored) => {
+        if (!current()) return;
+        this.live.add(stored);
+        // The trace file is ingested before the files opened with it: the first runs are its own.
+        this.summary.format ??= stored.source.format;
+        this.updated();
+      },
+    });
+  }
+
+  /** The ingest is done: the summary from the database; a superseded ingest's handle is stopped instead. */
+  private async ready(handle: TraceHandle, follow: FollowOptions | undefined, current: () => boolean): Promise<void> {
+    try {
+      if (!current()) return void handle.stop();
+      const summary = await this.context.queries.summary(this.queryTrace(handle));
+      if (!current()) return void handle.stop();
+      this.handle = handle;
+      this.live.clear();
+      this.summary = {
+        ...this.summary,
+        format: summary.format,
+        formatReason: summary.formatReason,
+        state: 'ready',
+        progress: { bytesRead: summary.bytes, totalBytes: summary.bytes, events: summary.events, parseErrors: summary.parseErrors },
+        reused: handle.reused,
+        companions: handle.companions.map((companion) => companion.path),
+        follow: follow === undefined ? null : { state: handle.idle ? 'idle' : 'following', idleAfterMs: follow.idleMs, revision: 0, grewAt: null },
+      };
+      this.context.onReady(this.path);
+      this.updated();
+    } catch (error) {
+      if (current()) this.failed(error);
+    }
+  }
+
+  private failed(error: unknown): void {
+    this.failure = ingestFailure(this.path, error);
+    this.live.clear();
+    this.summary = { ...this.summary, state: 'failed', error: this.failure.message };
+    this.updated();
+  }
+
+  /** The summary after the followed file grew (or went idle): counts from the database, the views told to reload. */
+  private async followed(current: () => boolean, idle: boolean): Promise<void> {
+    if (!current() || this.handle === null || this.summary.follow === null) return;
+    const summary = await this.context.queries.summary(this.queryTrace(this.handle));
+    if (!current() || this.summary.follow === null) return;
+    this.summary.progress = { bytesRead: summary.bytes, totalBytes: summary.bytes, events: summary.events, parseErrors: summary.parseErrors };
+    this.summary.follow = {
+      ...this.summary.follow,
+      state: idle ? 'idle' : 'following',
+      revision: this.summary.follow.revision + 1,
+      grewAt: idle ? this.summary.follow.grewAt : new Date().toISOString(),
+    };
+    this.updated();
+  }
+}
