@@ -6,9 +6,8 @@
  * `function`) its tool calls and results. See docs/formats/agents-span-events.md.
  */
 import type { EventOf, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
-import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
-type Emit = (mapped: MappedEvent) => void;
 type Attributes = Record<string, unknown>;
 type Kind = 'agent' | 'model' | 'tool' | 'other';
 

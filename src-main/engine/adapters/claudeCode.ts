@@ -14,7 +14,6 @@ import { basename, dirname, join } from 'node:path';
 import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { millisFromStartToResult } from './callLatency';
-import type { AdaptedEvent } from './canonicalAdapter';
 import {
   companionTypeRaw,
   contentText,
@@ -30,9 +29,8 @@ import {
   userTypeRaw,
   type UserRecordKind,
 } from './claudeCodeRecords';
-import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type AdaptedEvent, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
-type Emit = (mapped: MappedEvent) => void;
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 
 /** How many closed message ids a run remembers, to recognise a message continued after it was emitted. */

@@ -19,10 +19,8 @@
 import { basename } from 'node:path';
 import type { EventOf, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MapFailure, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MapFailure, type MappedEvent } from './formatAdapter';
 
-type Emit = (mapped: MappedEvent) => void;
 
 /** The line an event comes from, its raw type and time. */
 interface Source {

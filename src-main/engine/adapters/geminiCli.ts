@@ -11,11 +11,9 @@
  * newer JSONL recording (`session-*.jsonl`) is a different format, not read here. See
  * docs/formats/gemini-cli.md.
  */
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, field, fileStem } from './jsonValues';
+import { isRecord, type AdaptedEvent, type DetectionSample, type Emit, type FormatAdapter, type LineRef } from './formatAdapter';
+import { text, finite, field, fileStem } from './kit/jsonValues';
 
-type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
 /** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
 type ToolCall = { call_id: string; name: string; arguments: unknown };

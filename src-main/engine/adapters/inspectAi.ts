@@ -16,11 +16,9 @@
  * header's `status` (`started` is not an end). See docs/formats/inspect-ai.md.
  */
 import type { SpanMarker } from '../../../shared/trace/spanTree';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, field, list, contentText, fileStem } from './jsonValues';
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
+import { text, finite, field, list, contentText, ADJACENT_TEXT_PARTS, fileStem } from './kit/jsonValues';
 
-type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
 /** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
 type ToolCall = { call_id: string; name: string; arguments: unknown };
@@ -244,7 +242,7 @@ class InspectAiMapper implements FormatMapper {
           run_id: runId,
           step,
           ...(ts !== undefined ? { ts } : {}),
-          text: (contentText(resolve(message?.['content'])) ?? null) as string | null,
+          text: (contentText(resolve(message?.['content']), ADJACENT_TEXT_PARTS) ?? null) as string | null,
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
           ...(stopReason !== undefined ? { finish_reason: stopReason } : {}),
           ...(choice === undefined ? { outcome: 'incomplete' as const, incomplete_reason: error ?? 'the model event has no output choice' } : {}),
@@ -306,7 +304,7 @@ class InspectAiMapper implements FormatMapper {
             type: 'model_response',
             run_id: state.runId,
             step: state.step,
-            text: (contentText(resolve(message['content'])) ?? null) as string | null,
+            text: (contentText(resolve(message['content']), ADJACENT_TEXT_PARTS) ?? null) as string | null,
             ...(calls.length > 0 ? { tool_calls: calls } : {}),
             ...(stopReason !== undefined ? { finish_reason: stopReason } : {}),
             ...(usage !== undefined ? { usage } : {}),
@@ -445,7 +443,7 @@ function toolResultFromMessage(message: JsonObject, callId: string, runId: strin
     call_id: callId,
     ...(text(message['function']) !== undefined ? { name: text(message['function']) } : {}),
     status: error !== undefined ? 'error' : 'ok',
-    output: contentText(content) ?? content,
+    output: contentText(content, ADJACENT_TEXT_PARTS) ?? content,
     ...(error !== undefined ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorMessage !== undefined ? { message: errorMessage } : {}) } } : {}),
   };
 }

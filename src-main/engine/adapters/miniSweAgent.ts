@@ -11,9 +11,8 @@
  * `exit` message or `info.exit_status`. See docs/formats/mini-swe-agent.md.
  */
 import { millisFromStartToResult } from './callLatency';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, positive, field, contentText, fileStem } from './jsonValues';
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
+import { text, finite, positive, field, contentText, ADJACENT_TEXT_PARTS, fileStem } from './kit/jsonValues';
 
 /**
  * Exception classes a model call raises when the provider refuses it — litellm's and the OpenAI
@@ -23,7 +22,6 @@ import { text, finite, positive, field, contentText, fileStem } from './jsonValu
 const PROVIDER_EXCEPTIONS =
   /^(?:InternalServerError|RateLimitError|APIError|APIConnectionError|APITimeoutError|Timeout|ServiceUnavailableError|BadRequestError|AuthenticationError|PermissionDeniedError|NotFoundError|UnprocessableEntityError|ContextWindowExceededError|ContentPolicyViolationError|OverloadedError)$/;
 
-type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
 /** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
 type ToolCall = { call_id: string; name: string; arguments: unknown };
@@ -45,8 +43,8 @@ function looksLikeBareMessages(value: unknown): boolean {
   if (!Array.isArray(value) || value.length < 2 || !value.every(isMessage)) return false;
   return value.some(
     (message) =>
-      (message['role'] === 'assistant' && /```mswea_bash_command\b/.test(contentText(message['content']) ?? '')) ||
-      (message['role'] === 'user' && /^<returncode>-?\d+<\/returncode>/.test(contentText(message['content']) ?? '')),
+      (message['role'] === 'assistant' && /```mswea_bash_command\b/.test(contentText(message['content'], ADJACENT_TEXT_PARTS) ?? '')) ||
+      (message['role'] === 'user' && /^<returncode>-?\d+<\/returncode>/.test(contentText(message['content'], ADJACENT_TEXT_PARTS) ?? '')),
   );
 }
 
@@ -81,7 +79,7 @@ function textActions(content: string): string[] {
 function returnCode(message: JsonObject): number | undefined {
   const recorded = finite(field(message, 'extra')?.['returncode']);
   if (recorded !== undefined) return recorded;
-  const match = /^\s*<returncode>(-?\d+)<\/returncode>/.exec(contentText(message['content']) ?? '');
+  const match = /^\s*<returncode>(-?\d+)<\/returncode>/.exec(contentText(message['content'], ADJACENT_TEXT_PARTS) ?? '');
   return match === null ? undefined : Number(match[1]);
 }
 
@@ -136,7 +134,7 @@ class RunMapper {
     this.step += 1;
     const extra = field(message, 'extra');
     const response = field(extra, 'response');
-    const content = contentText(message['content']);
+    const content = contentText(message['content'], ADJACENT_TEXT_PARTS);
     let calls: ToolCall[] = [];
     const toolCalls = Array.isArray(message['tool_calls']) ? message['tool_calls'].filter(isRecord) : [];
     if (toolCalls.length > 0) {
@@ -237,7 +235,7 @@ class RunMapper {
       if (role === 'exit') {
         const status = text(extra?.['exit_status']);
         if (status === 'Submitted') this.submitted(message, last);
-        this.end(status, 'exit', finite(extra?.['timestamp']), text(extra?.['submission']) ?? contentText(message['content']));
+        this.end(status, 'exit', finite(extra?.['timestamp']), text(extra?.['submission']) ?? contentText(message['content'], ADJACENT_TEXT_PARTS));
         return;
       }
       const interrupt = text(extra?.['interrupt_type']);

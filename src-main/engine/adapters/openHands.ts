@@ -16,11 +16,9 @@
  * failing that, the agent's `finish` action. See docs/formats/openhands.md.
  */
 import { CallStartTimes } from './callLatency';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, field, fileStem } from './jsonValues';
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
+import { text, finite, field, fileStem } from './kit/jsonValues';
 
-type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
 /** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
 type ToolCall = { call_id: string; name: string; arguments: unknown };

@@ -12,11 +12,9 @@
  * terminal status. A RetryAgent document (`attempts[]`) is one run per attempt. See
  * docs/formats/swe-agent.md.
  */
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, positive, fileStem } from './jsonValues';
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
+import { text, positive, fileStem } from './kit/jsonValues';
 
-type Emit = (mapped: MappedEvent) => void;
 type JsonObject = Record<string, unknown>;
 
 /** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
