@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, toolResult, unknownEvent } from '../src-main/engine/adapters/kit/events';
-import { ADJACENT_TEXT_PARTS, contentText, records, strings, textMember, type PartJoining } from '../src-main/engine/adapters/kit/jsonValues';
+import { ADJACENT_TEXT_PARTS, contentText, nonEmptyText, records, strings, textMember, type PartJoining } from '../src-main/engine/adapters/kit/jsonValues';
 import { StepBuilder } from '../src-main/engine/adapters/kit/stepBuilder';
 
 describe('event builders', () => {
@@ -63,6 +63,12 @@ describe('JSON value readers', () => {
     assert.deepEqual(records({ a: 1 }), []);
     assert.deepEqual(strings(['a', 1, 'b']), ['a', 'b']);
     assert.deepEqual(strings('a'), []);
+  });
+
+  it('read an empty string as no text where a format writes "" for none', () => {
+    assert.equal(nonEmptyText(''), undefined);
+    assert.equal(nonEmptyText('a'), 'a');
+    assert.equal(nonEmptyText(1), undefined);
   });
 });
 

@@ -14,7 +14,7 @@
 import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { apiLabels, apiOf, callIdsIn, contentText, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
+import { apiLabels, apiOf, callIdsIn, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, resultText, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
 import { looksLikeSse, parseSse } from './httpExchangeSse';
 import { assembleStream } from './httpExchangeStreams';
 import { isRecord, type AdaptedEvent, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
@@ -340,7 +340,7 @@ class HttpExchangeMapper implements FormatMapper {
         target = thread;
         resultStep = Math.max(1, step - 1);
       }
-      const errorMessage = result.isError ? contentText(result.output).slice(0, ERROR_TEXT_CHARS) : '';
+      const errorMessage = result.isError ? resultText(result.output).slice(0, ERROR_TEXT_CHARS) : '';
       const event: AdaptedEvent = {
         type: 'tool_result',
         run_id: target.runId,

@@ -11,6 +11,11 @@ export function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A string with at least one character: formats that write "" for "none". */
+export function nonEmptyText(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
