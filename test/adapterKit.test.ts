@@ -92,4 +92,13 @@ describe('StepBuilder', () => {
     assert.equal(steps.stepOf('unknown'), 2);
     assert.equal(steps.nameOf('unknown'), undefined);
   });
+
+  it('lists the calls issued, in the order issued, with their steps', () => {
+    const steps = new StepBuilder();
+    steps.next();
+    steps.issued([{ call_id: 'a', name: 'read', arguments: undefined }, { call_id: 'b', name: 'edit', arguments: undefined }]);
+    steps.next();
+    steps.issued([{ call_id: 'c', name: 'bash', arguments: undefined }]);
+    assert.deepEqual([...steps.issuedCalls()], [['a', 1], ['b', 1], ['c', 2]]);
+  });
 });

@@ -35,6 +35,11 @@ export class StepBuilder {
     return this.issuedBy.get(callId)?.step ?? this.current;
   }
 
+  /** The calls issued so far, in the order issued, each with its step. */
+  *issuedCalls(): IterableIterator<[callId: string, step: number]> {
+    for (const [callId, { step }] of this.issuedBy) yield [callId, step];
+  }
+
   /** The name the issuing response gave the call, undefined for a call no response issued. */
   nameOf(callId: string): string | undefined {
     return this.issuedBy.get(callId)?.name;
