@@ -14,9 +14,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { EventContent } from '../../shared/api';
-import type { AdaptedEvent } from '../engine/adapters/canonicalAdapter';
 import { adapterNamed } from '../engine/adapters/registry';
-import type { MappedEvent } from '../engine/adapters/formatAdapter';
+import type { AdaptedEvent, MappedEvent } from '../engine/adapters/formatAdapter';
 import { decodeLine } from '../engine/bytes/decodeLine';
 import { RawLineReader } from '../engine/store/rawLines';
 import { maskSecrets } from '../../shared/secrets/secretScanner';

@@ -6,9 +6,9 @@
  * `function`) its tool calls and results. See docs/formats/agents-span-events.md.
  */
 import type { EventOf, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
-import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { nonEmptyText } from './kit/jsonValues';
 
-type Emit = (mapped: MappedEvent) => void;
 type Attributes = Record<string, unknown>;
 type Kind = 'agent' | 'model' | 'tool' | 'other';
 
@@ -81,10 +81,6 @@ interface TraceState {
   lastStep: number | undefined;
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 function first(attributes: Attributes, keys: readonly string[]): unknown {
   for (const key of keys) {
     const value = attributes[key];
@@ -144,7 +140,7 @@ function parseLine(value: unknown): SpanLine | { reason: string } | { other: str
       attributes,
       events: Array.isArray(span['events']) ? span['events'] : [],
       status: statusOf(span['status']) ?? (isRecord(span['error']) ? 'error' : null),
-      errorMessage: isRecord(span['error']) ? text(span['error']['message']) : undefined,
+      errorMessage: isRecord(span['error']) ? nonEmptyText(span['error']['message']) : undefined,
       startTime: isoOf(span['start_time']),
       endTime: isoOf(span['end_time']),
       durationMs: typeof duration === 'number' && duration >= 0 ? duration : undefined,
@@ -158,8 +154,8 @@ function exceptionOf(span: Span): { type?: string; message?: string } | null {
     if (!isRecord(event) || event['name'] !== 'exception') continue;
     const attributes = isRecord(event['attributes']) ? event['attributes'] : {};
     return {
-      ...(text(attributes['exception.type']) ? { type: text(attributes['exception.type'])! } : {}),
-      ...(text(attributes['exception.message']) ? { message: text(attributes['exception.message'])! } : {}),
+      ...(nonEmptyText(attributes['exception.type']) ? { type: nonEmptyText(attributes['exception.type'])! } : {}),
+      ...(nonEmptyText(attributes['exception.message']) ? { message: nonEmptyText(attributes['exception.message'])! } : {}),
     };
   }
   return null;
@@ -172,7 +168,7 @@ function httpStatusOf(attributes: Attributes): { status?: number } {
 }
 
 function failureText(span: Span): string | undefined {
-  return text(span.attributes['status.description']) ?? exceptionOf(span)?.message ?? span.errorMessage;
+  return nonEmptyText(span.attributes['status.description']) ?? exceptionOf(span)?.message ?? span.errorMessage;
 }
 
 function isError(span: Span): boolean {
@@ -209,7 +205,7 @@ function namedToolCalls(attributes: Attributes): ToolCall[] | null {
     if (!isRecord(item)) continue;
     const fn = isRecord(item['function']) ? item['function'] : {};
     const id = item['id'] ?? item['call_id'];
-    const name = text(item['name']) ?? text(fn['name']);
+    const name = nonEmptyText(item['name']) ?? nonEmptyText(fn['name']);
     if ((typeof id !== 'string' && typeof id !== 'number') || name === undefined) continue;
     calls.push({ call_id: String(id), name, arguments: fn['arguments'] ?? item['arguments'] ?? item['input'] });
   }
@@ -217,7 +213,7 @@ function namedToolCalls(attributes: Attributes): ToolCall[] | null {
 }
 
 function toolName(span: Span): string {
-  const named = text(first(span.attributes, ['tool.name', 'function.name', 'gen_ai.tool.name', 'name']));
+  const named = nonEmptyText(first(span.attributes, ['tool.name', 'function.name', 'gen_ai.tool.name', 'name']));
   return named ?? (span.name.replace(/^(tool|function)[.:]/, '') || span.name || '(unnamed)');
 }
 
@@ -354,7 +350,7 @@ class SpanLog {
   private runStart(trace: TraceState, line: SpanLine, ref: LineRef, emit: Emit): void {
     trace.started = true;
     const a = line.span.attributes;
-    const model = text(first(a, ['agent.model', 'llm.model', 'model']));
+    const model = nonEmptyText(first(a, ['agent.model', 'llm.model', 'model']));
     const maxTurns = count(first(a, ['agent.max_turns', 'max_turns']));
     const event: EventOf<'run_start'> = {
       type: 'run_start',
@@ -364,7 +360,7 @@ class SpanLog {
         ...(model !== undefined ? { model } : {}),
         ...(maxTurns !== undefined && maxTurns > 0 ? { budgets: { max_turns: maxTurns } } : {}),
       },
-      ...(text(a['agent.name']) !== undefined ? { agent: text(a['agent.name']) } : {}),
+      ...(nonEmptyText(a['agent.name']) !== undefined ? { agent: nonEmptyText(a['agent.name']) } : {}),
     };
     emit({ event, typeRaw: typeRawOf(line), line: ref });
   }
@@ -378,7 +374,7 @@ class SpanLog {
       startLine: ref,
       startTs: line.span.startTime ?? line.timestamp,
       name: line.span.name,
-      model: text(first(a, ['llm.request.model', 'llm.model', 'gen_ai.request.model', 'model'])),
+      model: nonEmptyText(first(a, ['llm.request.model', 'llm.model', 'gen_ai.request.model', 'model'])),
     };
     trace.lastStep = open.step;
     return open;
@@ -390,7 +386,7 @@ class SpanLog {
     const messages = first(a, ['llm.request.messages', 'gen_ai.prompt', 'input']);
     if (!Array.isArray(messages)) return false;
     const tools = first(a, ['llm.request.tools', 'gen_ai.request.tools', 'tools']);
-    const model = text(first(a, ['llm.request.model', 'llm.model', 'gen_ai.request.model', 'model'])) ?? open.model;
+    const model = nonEmptyText(first(a, ['llm.request.model', 'llm.model', 'gen_ai.request.model', 'model'])) ?? open.model;
     const event: EventOf<'model_request'> = {
       type: 'model_request',
       run_id: trace.runId,
@@ -540,9 +536,9 @@ class SpanLog {
     const failed = isError(span);
     const content = first(a, ['llm.response.content', 'gen_ai.completion', 'output']);
     const finishRaw = first(a, ['llm.response.finish_reason', 'gen_ai.response.finish_reasons', 'finish_reason']);
-    const finish = Array.isArray(finishRaw) ? text(finishRaw[0]) : text(finishRaw);
+    const finish = Array.isArray(finishRaw) ? nonEmptyText(finishRaw[0]) : nonEmptyText(finishRaw);
     const usage = usageOf(a);
-    const model = text(first(a, ['llm.response.model', 'gen_ai.response.model'])) ?? open.model;
+    const model = nonEmptyText(first(a, ['llm.response.model', 'gen_ai.response.model'])) ?? open.model;
     const failure = failureText(span);
     const event: EventOf<'model_response'> = {
       type: 'model_response',

@@ -4,37 +4,14 @@
  * Loopscope does not know is kept as an `unknown` event, never rejected.
  */
 import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
-import type { SpanMarker } from '../../../shared/trace/spanTree';
 import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { CallStartTimes } from './callLatency';
-import { readEvent, type EventRepairs } from './eventRepair';
+import { readEvent } from './eventRepair';
 import { SUMMARY_CHARS } from '../bytes/contentHash';
 import { outputPreview } from '../../../shared/toolOutput';
 import { resultIdentity } from '../bytes/resultIdentity';
 import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../bytes/topLevelScan';
-import { isRecord, type FormatAdapter, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
-
-/** An event whose type Loopscope does not model; kept whole and shown as written. */
-export interface UnknownEvent {
-  type: 'unknown';
-  type_raw: string;
-  run_id?: string;
-  step?: number;
-  step_id?: string;
-  ts?: string | number;
-  /** What the record says in words, when it is a message to the model (a user's prompt): its summary, search text and the run's task. */
-  text?: string;
-  /** When the record begins or ends a span (shared/trace/spanTree.ts). */
-  span?: SpanMarker;
-}
-
-export type AdaptedEvent = CanonicalEvent | UnknownEvent;
-
-/** How many messages and tools a model request carries, when its content was not parsed. */
-export interface RequestShape {
-  messages: number | null;
-  tools: number | null;
-}
+import { isRecord, type AdaptedEvent, type EventRepairs, type FormatAdapter, type LineRef, type MappedEvent, type RequestShape, type ResultDigest } from './formatAdapter';
 
 export interface AdaptedLine {
   ok: true;

@@ -14,15 +14,13 @@ import { basename, dirname, join } from 'node:path';
 import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { millisFromStartToResult } from './callLatency';
-import type { AdaptedEvent } from './canonicalAdapter';
 import {
   companionTypeRaw,
-  contentText,
   conversationTypes,
   isInlineSidechain,
   isInterruptText,
+  messageText,
   runIdOf,
-  stringField,
   timestampOf,
   toolResultBlocks,
   transcriptSignals,
@@ -30,9 +28,9 @@ import {
   userTypeRaw,
   type UserRecordKind,
 } from './claudeCodeRecords';
-import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { nonEmptyText } from './kit/jsonValues';
+import { isRecord, type Emit, type AdaptedEvent, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
-type Emit = (mapped: MappedEvent) => void;
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 
 /** How many closed message ids a run remembers, to recognise a message continued after it was emitted. */
@@ -169,7 +167,7 @@ function outcomeOf(message: OpenMessage): Outcome {
  * at the interrupt is not executed (markInterrupted).
  */
 function userStopCode(record: Record<string, unknown>, errorText: string): string | undefined {
-  if (stringField(record, 'toolUseResult') === 'User rejected tool use' || errorText.startsWith(REJECTED_PREFIX)) return 'rejected_by_user';
+  if (nonEmptyText(record['toolUseResult']) === 'User rejected tool use' || errorText.startsWith(REJECTED_PREFIX)) return 'rejected_by_user';
   if (isInterruptText(errorText)) return 'interrupted';
   return undefined;
 }
@@ -238,7 +236,7 @@ class ClaudeCodeMapper implements FormatMapper {
 
   map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
     if (!isRecord(value)) return { reason: 'not a Claude Code record: the line is not a JSON object' };
-    const type = stringField(value, 'type');
+    const type = nonEmptyText(value['type']);
     if (type === undefined) return { reason: 'not a Claude Code record: the object has no "type" field' };
     const ts = timestampOf(value);
     if (conversationTypes.has(type) && !isRecord(value['message'])) {
@@ -283,19 +281,19 @@ class ClaudeCodeMapper implements FormatMapper {
    * call whose `input.prompt` is that text (the Task call that started the sub-agent).
    */
   private inlineSidechainRunId(record: Record<string, unknown>, type: string): string {
-    const parentUuid = stringField(record, 'parentUuid');
+    const parentUuid = nonEmptyText(record['parentUuid']);
     let runId = parentUuid === undefined ? undefined : this.sidechainRunOfUuid.get(parentUuid);
     if (runId === undefined) {
-      const sessionId = stringField(record, 'sessionId')!;
+      const sessionId = nonEmptyText(record['sessionId'])!;
       const count = (this.sidechainCount.get(sessionId) ?? 0) + 1;
       this.sidechainCount.set(sessionId, count);
       runId = `${sessionId}/sidechain-${count}`;
       const message = record['message'];
-      const prompt = type === 'user' && isRecord(message) && toolResultBlocks(message['content']).length === 0 ? contentText(message['content']).trim() : '';
+      const prompt = type === 'user' && isRecord(message) && toolResultBlocks(message['content']).length === 0 ? messageText(message['content']).trim() : '';
       const callId = prompt === '' ? undefined : this.callsByPrompt.get(prompt)?.shift();
       if (callId !== undefined) this.childRunOfCall.set(callId, runId);
     }
-    const uuid = stringField(record, 'uuid');
+    const uuid = nonEmptyText(record['uuid']);
     if (uuid !== undefined) this.sidechainRunOfUuid.set(uuid, runId);
     return runId;
   }
@@ -304,7 +302,7 @@ class ClaudeCodeMapper implements FormatMapper {
   private runFor(id: string, record: Record<string, unknown>, type: string, ts: string | undefined, line: LineRef, emit: Emit, start = true): RunState {
     let run = this.runs.get(id);
     if (run === undefined) {
-      const sessionId = stringField(record, 'sessionId');
+      const sessionId = nonEmptyText(record['sessionId']);
       run = { id, sessionId, steps: 0, open: null, recent: new Map(), openCalls: new Map(), last: { kind: 'open' }, beforeCommand: undefined };
       this.runs.set(id, run);
       for (const waiting of this.waiting) emit(unknownEvent(run, waiting.typeRaw, waiting.ts, waiting.line));
@@ -318,14 +316,14 @@ class ClaudeCodeMapper implements FormatMapper {
 
   private runStart(run: RunState, record: Record<string, unknown>, type: string, ts: string | undefined, line: LineRef): MappedEvent {
     const message = isRecord(record['message']) ? record['message'] : {};
-    const model = stringField(message, 'model');
-    const version = stringField(record, 'version');
-    const cwd = stringField(record, 'cwd');
-    const gitBranch = stringField(record, 'gitBranch');
-    const agentId = record['isSidechain'] === true ? stringField(record, 'agentId') : undefined;
+    const model = nonEmptyText(message['model']);
+    const version = nonEmptyText(record['version']);
+    const cwd = nonEmptyText(record['cwd']);
+    const gitBranch = nonEmptyText(record['gitBranch']);
+    const agentId = record['isSidechain'] === true ? nonEmptyText(record['agentId']) : undefined;
     const prompt =
-      type === 'user' && toolResultBlocks(message['content']).length === 0 && userRecordKind(record, contentText(message['content'])) === 'prompt'
-        ? contentText(message['content'])
+      type === 'user' && toolResultBlocks(message['content']).length === 0 && userRecordKind(record, messageText(message['content'])) === 'prompt'
+        ? messageText(message['content'])
         : '';
     const event: EventOf<'run_start'> = {
       type: 'run_start',
@@ -347,7 +345,7 @@ class ClaudeCodeMapper implements FormatMapper {
   }
 
   private mapAssistant(run: RunState, record: Record<string, unknown>, message: Record<string, unknown>, ts: string | undefined, line: LineRef, emit: Emit): void {
-    const id = stringField(message, 'id') ?? stringField(record, 'uuid') ?? `line-${line.lineNumber}`;
+    const id = nonEmptyText(message['id']) ?? nonEmptyText(record['uuid']) ?? `line-${line.lineNumber}`;
     let open = run.open;
     if (open === null || open.id !== id) {
       this.close(run, emit);
@@ -359,23 +357,23 @@ class ClaudeCodeMapper implements FormatMapper {
         ts,
         lastTs: ts,
         model: undefined,
-        requestId: stringField(record, 'requestId'),
+        requestId: nonEmptyText(record['requestId']),
         texts: [],
         calls: [],
         callIds: new Set(),
         usage: undefined,
         countsUsage: earlierStep === undefined,
         stopReason: undefined,
-        apiError: record['isApiErrorMessage'] === true ? { code: stringField(record, 'error'), status: httpStatus(record['apiErrorStatus']) } : undefined,
+        apiError: record['isApiErrorMessage'] === true ? { code: nonEmptyText(record['error']), status: httpStatus(record['apiErrorStatus']) } : undefined,
         held: [],
         outcome: undefined,
       };
       run.open = open;
     }
     open.lastTs = ts ?? open.lastTs;
-    const model = stringField(message, 'model');
+    const model = nonEmptyText(message['model']);
     if (model !== undefined && model !== '<synthetic>') open.model = model;
-    const stopReason = stringField(message, 'stop_reason');
+    const stopReason = nonEmptyText(message['stop_reason']);
     if (stopReason !== undefined) open.stopReason = stopReason;
     const usage = message['usage'];
     // Every line of a message repeats its usage, with output_tokens growing as it streams.
@@ -387,8 +385,8 @@ class ClaudeCodeMapper implements FormatMapper {
         if (!isRecord(block)) continue;
         if (block['type'] === 'text' && typeof block['text'] === 'string') open.texts.push(block['text']);
         if (block['type'] !== 'tool_use') continue;
-        const callId = stringField(block, 'id') ?? `${id}#${open.calls.length}`;
-        const name = stringField(block, 'name') ?? '(unnamed)';
+        const callId = nonEmptyText(block['id']) ?? `${id}#${open.calls.length}`;
+        const name = nonEmptyText(block['name']) ?? '(unnamed)';
         const input = block['input'];
         const prompt = isRecord(input) && typeof input['prompt'] === 'string' && input['prompt'].trim() !== '' ? input['prompt'].trim() : undefined;
         open.calls.push({ call_id: callId, name, arguments: input });
@@ -403,7 +401,7 @@ class ClaudeCodeMapper implements FormatMapper {
   private mapUser(run: RunState, record: Record<string, unknown>, message: Record<string, unknown>, ts: string | undefined, line: LineRef, emit: Emit): void {
     const content = message['content'];
     const results = toolResultBlocks(content);
-    const text = contentText(content);
+    const text = messageText(content);
     if (results.length === 0) {
       const kind = userRecordKind(record, text);
       // Context Claude Code injects (isMeta) can land between the lines of a message; anything
@@ -423,9 +421,9 @@ class ClaudeCodeMapper implements FormatMapper {
       if (kind === 'interrupt' || kind === 'prompt') this.markNotExecuted(run, kind, text.trim(), line, ts, emit);
       return;
     }
-    const childAgent = isRecord(record['toolUseResult']) ? stringField(record['toolUseResult'], 'agentId') : undefined;
+    const childAgent = isRecord(record['toolUseResult']) ? nonEmptyText(record['toolUseResult']['agentId']) : undefined;
     for (const block of results) {
-      const callId = stringField(block, 'tool_use_id') ?? '(no tool_use_id)';
+      const callId = nonEmptyText(block['tool_use_id']) ?? '(no tool_use_id)';
       const call = run.openCalls.get(callId);
       run.openCalls.delete(callId);
       if (call?.prompt !== undefined) this.forgetPromptedCall(call.prompt, callId);
@@ -433,7 +431,7 @@ class ClaudeCodeMapper implements FormatMapper {
       this.childRunOfCall.delete(callId);
       const isError = block['is_error'] === true;
       const output = block['content'];
-      const errorText = isError ? contentText(output) || stringField(record, 'toolUseResult') : undefined;
+      const errorText = isError ? messageText(output) || nonEmptyText(record['toolUseResult']) : undefined;
       const errorCode = isError ? userStopCode(record, errorText ?? '') : undefined;
       // Claude Code writes each content block's line as it is produced and starts a tool as soon as
       // its tool_use block is complete: from that line to the result's line is the call's latency

@@ -5,17 +5,13 @@
  * keeps the state across lines.
  */
 import { isRecord } from './formatAdapter';
+import { contentText, nonEmptyText, textMember, type PartJoining } from './kit/jsonValues';
 
 /** Record kinds Claude Code writes; any other `type` is still kept, as an unknown event. */
 export const conversationTypes = new Set(['user', 'assistant']);
 const companionTypes = new Set(['system', 'progress', 'queue-operation']);
 /** Record kinds written without a `sessionId`. */
 const sessionlessTypes = new Set(['summary', 'file-history-snapshot']);
-
-export function stringField(record: Record<string, unknown>, key: string): string | undefined {
-  const value = record[key];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 
 /**
  * The run a record belongs to: its session, or, for a sub-agent's sidechain record, the
@@ -24,30 +20,30 @@ export function stringField(record: Record<string, unknown>, key: string): strin
  * here: which sub-agent it belongs to follows from its `parentUuid` chain, kept by the mapper.
  */
 export function runIdOf(record: Record<string, unknown>): string | null {
-  const sessionId = stringField(record, 'sessionId');
+  const sessionId = nonEmptyText(record['sessionId']);
   if (sessionId === undefined) return null;
-  const agentId = record['isSidechain'] === true ? stringField(record, 'agentId') : undefined;
+  const agentId = record['isSidechain'] === true ? nonEmptyText(record['agentId']) : undefined;
   return agentId === undefined ? sessionId : `${sessionId}/agent-${agentId}`;
 }
 
 /** A sub-agent's record that old versions (1.0.x) wrote into the main file, without an `agentId`. */
 export function isInlineSidechain(record: Record<string, unknown>): boolean {
-  return record['isSidechain'] === true && stringField(record, 'agentId') === undefined && stringField(record, 'sessionId') !== undefined;
+  return record['isSidechain'] === true && nonEmptyText(record['agentId']) === undefined && nonEmptyText(record['sessionId']) !== undefined;
 }
 
 /** The raw type shown beside the canonical one: `system/compact_boundary`, `progress/agent_progress`, … */
 export function companionTypeRaw(record: Record<string, unknown>, type: string): string {
   if (type === 'system') {
-    const subtype = stringField(record, 'subtype');
+    const subtype = nonEmptyText(record['subtype']);
     return subtype === undefined ? type : `${type}/${subtype}`;
   }
   if (type === 'progress') {
     const data = record['data'];
-    const kind = isRecord(data) ? stringField(data, 'type') : undefined;
+    const kind = isRecord(data) ? nonEmptyText(data['type']) : undefined;
     return kind === undefined ? type : `${type}/${kind}`;
   }
   if (type === 'queue-operation') {
-    const operation = stringField(record, 'operation');
+    const operation = nonEmptyText(record['operation']);
     return operation === undefined ? type : `${type}/${operation}`;
   }
   return type;
@@ -55,21 +51,18 @@ export function companionTypeRaw(record: Record<string, unknown>, type: string):
 
 /** A record's own timestamp; a file-history snapshot keeps it inside `snapshot`. */
 export function timestampOf(record: Record<string, unknown>): string | undefined {
-  const ts = stringField(record, 'timestamp');
+  const ts = nonEmptyText(record['timestamp']);
   if (ts !== undefined) return ts;
   const snapshot = record['snapshot'];
-  return isRecord(snapshot) ? stringField(snapshot, 'timestamp') : undefined;
+  return isRecord(snapshot) ? nonEmptyText(snapshot['timestamp']) : undefined;
 }
 
-/** The text of a message's content: a plain string, or its `text` blocks joined by newlines. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isRecord(block) && block['type'] === 'text' && typeof block['text'] === 'string') parts.push(block['text']);
-  }
-  return parts.join('\n');
+/** Claude Code's rule for a message's content blocks: only its `text` blocks (not tool uses or thinking), one a line. */
+const TEXT_BLOCKS_BY_LINE: PartJoining = { separator: '\n', partText: (block) => (isRecord(block) && block['type'] === 'text' ? textMember(block) : undefined) };
+
+/** The text of a message's content: a plain string, or its `text` blocks joined by newlines; '' for anything else. */
+export function messageText(content: unknown): string {
+  return contentText(content, TEXT_BLOCKS_BY_LINE) ?? '';
 }
 
 const INTERRUPT_PREFIX = '[Request interrupted by user';
@@ -124,21 +117,21 @@ export interface TranscriptSignals {
 export function transcriptSignals(values: readonly unknown[]): TranscriptSignals {
   const signals: TranscriptSignals = { conversation: 0, companion: 0, sessionless: 0, other: 0, version: undefined };
   for (const value of values) {
-    const type = isRecord(value) ? stringField(value, 'type') : undefined;
+    const type = isRecord(value) ? nonEmptyText(value['type']) : undefined;
     if (!isRecord(value) || type === undefined) {
       signals.other += 1;
       continue;
     }
-    const hasSession = stringField(value, 'sessionId') !== undefined;
-    if (conversationTypes.has(type) && hasSession && stringField(value, 'uuid') !== undefined && isRecord(value['message'])) {
+    const hasSession = nonEmptyText(value['sessionId']) !== undefined;
+    if (conversationTypes.has(type) && hasSession && nonEmptyText(value['uuid']) !== undefined && isRecord(value['message'])) {
       signals.conversation += 1;
-      signals.version ??= stringField(value, 'version');
+      signals.version ??= nonEmptyText(value['version']);
     } else if (companionTypes.has(type) && hasSession) {
       signals.companion += 1;
     } else if (
       sessionlessTypes.has(type) &&
-      ((type === 'summary' && stringField(value, 'leafUuid') !== undefined) ||
-        (type === 'file-history-snapshot' && stringField(value, 'messageId') !== undefined && isRecord(value['snapshot'])))
+      ((type === 'summary' && nonEmptyText(value['leafUuid']) !== undefined) ||
+        (type === 'file-history-snapshot' && nonEmptyText(value['messageId']) !== undefined && isRecord(value['snapshot'])))
     ) {
       signals.sessionless += 1;
     } else {

@@ -14,10 +14,8 @@
 import { basename, dirname, extname } from 'node:path';
 import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { millisFromStartToResult } from './callLatency';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type AdaptedEvent, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
-type Emit = (mapped: MappedEvent) => void;
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 type Json = Record<string, unknown>;
 

@@ -19,10 +19,9 @@
 import { basename } from 'node:path';
 import type { EventOf, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MapFailure, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MapFailure, type MappedEvent } from './formatAdapter';
+import { finite, text } from './kit/jsonValues';
 
-type Emit = (mapped: MappedEvent) => void;
 
 /** The line an event comes from, its raw type and time. */
 interface Source {
@@ -33,14 +32,6 @@ interface Source {
 
 type RunStart = EventOf<'run_start'>;
 type RunEnd = EventOf<'run_end'>;
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function firstLine(text: string, max = 200): string {
   const line = text.split('\n', 1)[0] ?? '';
@@ -54,7 +45,7 @@ function codexUsage(raw: unknown): Usage | undefined {
   if (!isRecord(raw)) return undefined;
   const usage: Usage = {};
   for (const key of usageKeys) {
-    const value = num(raw[key]);
+    const value = finite(raw[key]);
     if (value !== undefined && value >= 0) usage[key] = value;
   }
   return Object.keys(usage).length > 0 ? usage : undefined;
@@ -458,8 +449,8 @@ function readRolloutOutput(output: unknown): RolloutOutputFacts {
     try {
       const parsed: unknown = JSON.parse(output);
       if (isRecord(parsed) && isRecord(parsed['metadata'])) {
-        const code = num(parsed['metadata']['exit_code']);
-        metadataLatencyMs = secondsToMillis(num(parsed['metadata']['duration_seconds']));
+        const code = finite(parsed['metadata']['exit_code']);
+        metadataLatencyMs = secondsToMillis(finite(parsed['metadata']['duration_seconds']));
         if (code !== undefined) return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs: metadataLatencyMs };
       }
     } catch {
@@ -495,14 +486,14 @@ function textOf(content: unknown, kind: string): string {
   if (!Array.isArray(content)) return '';
   return content
     .filter((part): part is Record<string, unknown> => isRecord(part) && (part['type'] === kind || part['type'] === 'text'))
-    .map((part) => str(part['text']) ?? '')
+    .map((part) => text(part['text']) ?? '')
     .join('');
 }
 
 function reasoningText(payload: Record<string, unknown>): string {
   const summary = Array.isArray(payload['summary']) ? payload['summary'] : [];
   return summary
-    .map((part) => (isRecord(part) ? (str(part['text']) ?? '') : ''))
+    .map((part) => (isRecord(part) ? (text(part['text']) ?? '') : ''))
     .filter((text) => text !== '')
     .join('\n\n');
 }
@@ -523,13 +514,13 @@ class RolloutReader implements Reader {
 
   map(value: unknown, line: LineRef): MapFailure | undefined {
     if (!isRecord(value)) return { reason: 'not a Codex rollout record: the line is not a JSON object' };
-    const type = str(value['type']);
+    const type = text(value['type']);
     if (type === undefined) return { reason: 'not a Codex rollout record: no "type" field' };
     const payload = value['payload'];
     if (!isRecord(payload)) return { reason: `not a Codex rollout record: "${type}" has no "payload" object` };
-    const payloadType = str(payload['type']);
+    const payloadType = text(payload['type']);
     const typeRaw = payloadType !== undefined && (type === 'response_item' || type === 'event_msg') ? `${type}/${payloadType}` : type;
-    const source: Source = { line, typeRaw, ts: str(value['timestamp']) };
+    const source: Source = { line, typeRaw, ts: text(value['timestamp']) };
     const loop = this.loop;
     if (!loop.started) {
       if (type === 'session_meta') {
@@ -559,15 +550,15 @@ class RolloutReader implements Reader {
   }
 
   private startRun(payload: Record<string, unknown>, source: Source): void {
-    const id = str(payload['id']);
+    const id = text(payload['id']);
     if (id !== undefined && id !== '') this.loop.runId = id;
-    const cliVersion = str(payload['cli_version']);
+    const cliVersion = text(payload['cli_version']);
     const config: NonNullable<RunStart['config']> = {
-      ...(str(payload['model_provider']) ? { provider: str(payload['model_provider']) } : {}),
+      ...(text(payload['model_provider']) ? { provider: text(payload['model_provider']) } : {}),
       versions: cliVersion !== undefined ? { codex_cli: cliVersion } : {},
     };
     for (const key of ['originator', 'cwd', 'source'] as const) {
-      const field = str(payload[key]);
+      const field = text(payload[key]);
       if (field !== undefined) config[key] = field;
     }
     if (isRecord(payload['git'])) config['git'] = payload['git'];
@@ -578,7 +569,7 @@ class RolloutReader implements Reader {
     const loop = this.loop;
     loop.supersedeEnd();
     loop.boundary();
-    const model = str(payload['model']);
+    const model = text(payload['model']);
     if (model !== undefined) loop.model = model;
     loop.release(model !== undefined ? { model } : {});
     loop.unknown(source);
@@ -589,7 +580,7 @@ class RolloutReader implements Reader {
     const loop = this.loop;
     switch (payloadType) {
       case 'message': {
-        const role = str(payload['role']);
+        const role = text(payload['role']);
         if (role === 'assistant') {
           loop.output(source, { text: textOf(payload['content'], 'output_text') });
         } else {
@@ -604,8 +595,8 @@ class RolloutReader implements Reader {
       case 'function_call':
       case 'custom_tool_call':
       case 'local_shell_call': {
-        const callId = str(payload['call_id']) ?? (payloadType === 'local_shell_call' ? str(payload['id']) : undefined);
-        const name = payloadType === 'local_shell_call' ? 'local_shell' : str(payload['name']);
+        const callId = text(payload['call_id']) ?? (payloadType === 'local_shell_call' ? text(payload['id']) : undefined);
+        const name = payloadType === 'local_shell_call' ? 'local_shell' : text(payload['name']);
         if (callId === undefined || callId === '') return { reason: `Codex ${payloadType} without a "call_id"` };
         if (name === undefined) return { reason: `Codex ${payloadType} without a "name"` };
         const args =
@@ -619,7 +610,7 @@ class RolloutReader implements Reader {
       }
       case 'function_call_output':
       case 'custom_tool_call_output': {
-        const callId = str(payload['call_id']);
+        const callId = text(payload['call_id']);
         if (callId === undefined || callId === '') return { reason: `Codex ${payloadType} without a "call_id"` };
         const output = payload['output'];
         const facts = readRolloutOutput(output);
@@ -665,12 +656,12 @@ class RolloutReader implements Reader {
         }
         loop.markInput();
         loop.setTaskIfHeld(payload['message']);
-        loop.unknown(source, str(payload['message']));
+        loop.unknown(source, text(payload['message']));
         return undefined;
       case 'task_complete': {
         this.sawTurnLifecycle = true;
         this.awaitingUserMessage = false;
-        const turnId = str(payload['turn_id']);
+        const turnId = text(payload['turn_id']);
         const last = payload['last_agent_message'];
         loop.endTurn(
           source,
@@ -681,15 +672,15 @@ class RolloutReader implements Reader {
       }
       case 'exec_command_end': {
         // Its output item follows with the same call id; the exit code is kept for it.
-        const callId = str(payload['call_id']);
-        const exitCode = num(payload['exit_code']);
+        const callId = text(payload['call_id']);
+        const exitCode = finite(payload['exit_code']);
         if (callId !== undefined && exitCode !== undefined && exitCode !== 0) this.failedExits.set(callId, exitCode);
         loop.unknown(source);
         return undefined;
       }
       case 'turn_aborted': {
         this.awaitingUserMessage = false;
-        const reason = str(payload['reason']) ?? 'aborted';
+        const reason = text(payload['reason']) ?? 'aborted';
         const status = normalizeTerminalStatus({ status: reason }).status === 'cancelled' ? reason : 'aborted';
         loop.endTurn(source, { status, reason: `turn_aborted: ${reason}` }, 'turn_aborted', reason);
         return undefined;
@@ -722,14 +713,14 @@ class ExecReader implements Reader {
 
   map(value: unknown, line: LineRef): MapFailure | undefined {
     if (!isRecord(value)) return { reason: 'not a codex exec event: the line is not a JSON object' };
-    const type = str(value['type']);
+    const type = text(value['type']);
     if (type === undefined) return { reason: 'not a codex exec event: no "type" field' };
     const item = value['item'];
-    const itemType = isRecord(item) ? (str(item['type']) ?? str(item['item_type'])) : undefined;
+    const itemType = isRecord(item) ? (text(item['type']) ?? text(item['item_type'])) : undefined;
     const source: Source = { line, typeRaw: itemType !== undefined ? `${type}/${itemType}` : type, ts: undefined };
     const loop = this.loop;
     if (type === 'thread.started' && !loop.started) {
-      const threadId = str(value['thread_id']);
+      const threadId = text(value['thread_id']);
       if (threadId !== undefined && threadId !== '') loop.runId = threadId;
       loop.beginRun({ versions: {} }, source, false);
       return undefined;
@@ -748,7 +739,7 @@ class ExecReader implements Reader {
       }
       case 'turn.failed': {
         const error = value['error'];
-        const message = isRecord(error) ? str(error['message']) : undefined;
+        const message = isRecord(error) ? text(error['message']) : undefined;
         loop.endTurn(source, { status: 'failed', reason: `turn.failed${message ? `: ${message}` : ''}` }, 'turn_failed');
         return undefined;
       }
@@ -765,7 +756,7 @@ class ExecReader implements Reader {
 
   private itemEvent(type: string, item: Record<string, unknown>, itemType: string | undefined, source: Source): MapFailure | undefined {
     const loop = this.loop;
-    const id = str(item['id']);
+    const id = text(item['id']);
     if (itemType !== undefined && execCallItems.has(itemType)) {
       if (id === undefined || id === '') return { reason: `codex exec ${itemType} item without an "id"` };
       if (type === 'item.updated') {
@@ -789,8 +780,8 @@ class ExecReader implements Reader {
       case 'reasoning':
       case 'agent_message':
         if (type !== 'item.completed') loop.unknown(source);
-        else if (itemType === 'reasoning') loop.output(source, { reasoning: str(item['text']) ?? '' });
-        else loop.output(source, { text: str(item['text']) ?? '' });
+        else if (itemType === 'reasoning') loop.output(source, { reasoning: text(item['text']) ?? '' });
+        else loop.output(source, { text: text(item['text']) ?? '' });
         return undefined;
       case 'web_search': {
         const key = id ?? '';
@@ -817,8 +808,8 @@ class ExecReader implements Reader {
 
 function execCall(id: string, itemType: string, item: Record<string, unknown>): ToolCall {
   if (itemType === 'mcp_tool_call') {
-    const server = str(item['server']) ?? 'mcp';
-    const tool = str(item['tool']) ?? 'tool';
+    const server = text(item['server']) ?? 'mcp';
+    const tool = text(item['tool']) ?? 'tool';
     return { call_id: id, name: `mcp__${server}__${tool}`, arguments: item['arguments'] ?? {} };
   }
   if (itemType === 'file_change') return { call_id: id, name: 'file_change', arguments: { changes: item['changes'] ?? [] } };
@@ -826,17 +817,17 @@ function execCall(id: string, itemType: string, item: Record<string, unknown>): 
 }
 
 function execResult(itemType: string, item: Record<string, unknown>): { output: unknown; error: ToolError | undefined } {
-  const status = str(item['status']);
+  const status = text(item['status']);
   if (itemType === 'mcp_tool_call') {
     const error = item['error'];
     const failed = status === 'failed' || isRecord(error);
-    const message = isRecord(error) ? str(error['message']) : undefined;
+    const message = isRecord(error) ? text(error['message']) : undefined;
     return { output: item['result'] ?? null, error: failed ? { code: 'failed', ...(message ? { message } : {}) } : undefined };
   }
   if (itemType === 'file_change') {
     return { output: { changes: item['changes'] ?? [], status: status ?? null }, error: status === 'failed' ? { code: 'patch_failed' } : undefined };
   }
-  const exitCode = num(item['exit_code']);
+  const exitCode = finite(item['exit_code']);
   const output = item['aggregated_output'] ?? null;
   if (status === 'declined') return { output, error: { code: 'declined', message: 'command declined' } };
   if (exitCode !== undefined && exitCode !== 0) return { output, error: { code: `exit_code_${exitCode}`, message: `exit code ${exitCode}` } };
@@ -879,21 +870,21 @@ class LegacyExecReader implements Reader {
           return undefined;
         }
         const config: NonNullable<RunStart['config']> = { versions: {} };
-        if (str(value['model'])) config.model = str(value['model']);
-        if (str(value['provider'])) config.provider = str(value['provider']);
+        if (text(value['model'])) config.model = text(value['model']);
+        if (text(value['provider'])) config.provider = text(value['provider']);
         for (const key of ['sandbox', 'approval', 'workdir', 'reasoning effort']) if (value[key] !== undefined) config[key] = value[key];
         loop.beginRun(config, source, true);
         return undefined;
       }
       return { reason: 'not a codex exec event: no "msg" object' };
     }
-    const type = str(msg['type']);
+    const type = text(msg['type']);
     if (type === undefined) return { reason: 'not a codex exec event: "msg" has no "type"' };
     const source: Source = { line, typeRaw: `msg/${type}`, ts: undefined };
     if (!loop.started) loop.beginRun({ versions: {} }, { ...source, typeRaw: 'derived/run_start' }, true);
     if (type === 'session_configured') {
-      const sessionId = str(msg['session_id']);
-      const model = str(msg['model']);
+      const sessionId = text(msg['session_id']);
+      const model = text(msg['model']);
       loop.release({ ...(sessionId ? { runId: sessionId } : {}), ...(model ? { model } : {}) });
       loop.unknown(source);
       return undefined;
@@ -904,17 +895,17 @@ class LegacyExecReader implements Reader {
 
   private event(type: string, msg: Record<string, unknown>, source: Source): MapFailure | undefined {
     const loop = this.loop;
-    const callId = str(msg['call_id']);
+    const callId = text(msg['call_id']);
     switch (type) {
       case 'task_started':
         loop.newTurn();
         loop.unknown(source);
         return undefined;
       case 'agent_reasoning':
-        loop.output(source, { reasoning: str(msg['text']) ?? '' });
+        loop.output(source, { reasoning: text(msg['text']) ?? '' });
         return undefined;
       case 'agent_message':
-        loop.output(source, { text: str(msg['message']) ?? '' });
+        loop.output(source, { text: text(msg['message']) ?? '' });
         return undefined;
       case 'exec_command_begin':
       case 'patch_apply_begin':
@@ -959,7 +950,7 @@ class LegacyExecReader implements Reader {
         return undefined;
       }
       case 'turn_aborted': {
-        const reason = str(msg['reason']) ?? 'aborted';
+        const reason = text(msg['reason']) ?? 'aborted';
         const status = normalizeTerminalStatus({ status: reason }).status === 'cancelled' ? reason : 'aborted';
         loop.endTurn(source, { status, reason: `turn_aborted: ${reason}` }, 'turn_aborted', reason);
         return undefined;
@@ -981,7 +972,7 @@ function legacyCall(type: string, callId: string, msg: Record<string, unknown>):
     const invocation = isRecord(msg['invocation']) ? msg['invocation'] : {};
     return {
       call_id: callId,
-      name: `mcp__${str(invocation['server']) ?? 'mcp'}__${str(invocation['tool']) ?? 'tool'}`,
+      name: `mcp__${text(invocation['server']) ?? 'mcp'}__${text(invocation['tool']) ?? 'tool'}`,
       arguments: invocation['arguments'] ?? {},
     };
   }
@@ -992,8 +983,8 @@ function legacyCall(type: string, callId: string, msg: Record<string, unknown>):
 /** An `*_end` event's `duration` (a Rust `Duration`: `{secs, nanos}`), in milliseconds. */
 function legacyDurationMillis(duration: unknown): number | undefined {
   if (!isRecord(duration)) return undefined;
-  const secs = num(duration['secs']);
-  const nanos = num(duration['nanos']) ?? 0;
+  const secs = finite(duration['secs']);
+  const nanos = finite(duration['nanos']) ?? 0;
   return secs !== undefined && secs >= 0 && nanos >= 0 ? secs * 1000 + Math.round(nanos / 1e3) / 1e3 : undefined;
 }
 
@@ -1001,20 +992,20 @@ function legacyResult(type: string, msg: Record<string, unknown>): { output: unk
   if (type === 'mcp_tool_call_end') {
     const result = msg['result'];
     if (isRecord(result) && 'Err' in result) {
-      const message = str(result['Err']);
+      const message = text(result['Err']);
       return { output: result['Err'], error: { code: 'failed', ...(message !== undefined ? { message: firstLine(message) } : {}) } };
     }
     const ok = isRecord(result) && 'Ok' in result ? result['Ok'] : result;
     const isError = isRecord(ok) && (ok['isError'] === true || ok['is_error'] === true);
     return { output: ok ?? null, error: isError ? { code: 'failed' } : undefined };
   }
-  const stdout = str(msg['stdout']) ?? '';
-  const stderr = str(msg['stderr']) ?? '';
-  const output = str(msg['aggregated_output']) ?? str(msg['formatted_output']) ?? (stderr !== '' ? `${stdout}${stdout && !stdout.endsWith('\n') ? '\n' : ''}${stderr}` : stdout);
+  const stdout = text(msg['stdout']) ?? '';
+  const stderr = text(msg['stderr']) ?? '';
+  const output = text(msg['aggregated_output']) ?? text(msg['formatted_output']) ?? (stderr !== '' ? `${stdout}${stdout && !stdout.endsWith('\n') ? '\n' : ''}${stderr}` : stdout);
   if (type === 'patch_apply_end') {
     return { output, error: msg['success'] === false ? { code: 'patch_failed', ...(stderr ? { message: firstLine(stderr) } : {}) } : undefined };
   }
-  const exitCode = num(msg['exit_code']);
+  const exitCode = finite(msg['exit_code']);
   if (exitCode !== undefined && exitCode !== 0) return { output, error: { code: `exit_code_${exitCode}`, message: stderr ? firstLine(stderr) : `exit code ${exitCode}` } };
   return { output, error: undefined };
 }
@@ -1026,13 +1017,13 @@ function legacyResult(type: string, msg: Record<string, unknown>): { output: unk
 const rolloutTypes = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 
 function isRolloutRecord(value: unknown): value is Record<string, unknown> {
-  return isRecord(value) && typeof value['timestamp'] === 'string' && rolloutTypes.has(str(value['type']) ?? '') && isRecord(value['payload']);
+  return isRecord(value) && typeof value['timestamp'] === 'string' && rolloutTypes.has(text(value['type']) ?? '') && isRecord(value['payload']);
 }
 
 const execEventType = /^(thread\.started|turn\.(started|completed|failed)|item\.(started|updated|completed))$/;
 
 function isExecEvent(value: unknown): value is Record<string, unknown> {
-  return isRecord(value) && execEventType.test(str(value['type']) ?? '');
+  return isRecord(value) && execEventType.test(text(value['type']) ?? '');
 }
 
 const legacyMsgTypes = new Set([

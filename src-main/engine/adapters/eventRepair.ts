@@ -12,18 +12,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { CanonicalEvent } from '../../../shared/trace/canonicalEvents';
 import { excerptOf } from '../bytes/decodeLine';
 import { validateEvent } from './eventValidators';
-import { isRecord } from './formatAdapter';
-
-export interface EventRepairs {
-  /** One sentence per bad field: which field, what it held, what was made of it. */
-  diagnostics: string[];
-  /**
-   * The tool calls written without a usable `call_id`, by position in the event's `tool_calls`,
-   * with what was written instead. Their `call_id` holds the position until the ingester names them
-   * by run, step and position, as it names streamed calls without ids.
-   */
-  callsWithoutId: Map<number, string>;
-}
+import { isRecord, type EventRepairs } from './formatAdapter';
 
 export type EventReading = { ok: true; event: CanonicalEvent; repairs?: EventRepairs } | { ok: false; reason: string };
 

@@ -4,9 +4,43 @@
  * may keep state across lines (merge split records, pair requests with responses) and emits
  * canonical events, each anchored to the line it came from so its original bytes stay retrievable.
  */
+import type { CanonicalEvent } from '../../../shared/trace/canonicalEvents';
+import type { SpanMarker } from '../../../shared/trace/spanTree';
 import type { TopLevelScan } from '../bytes/topLevelScan';
-import type { AdaptedEvent, RequestShape } from './canonicalAdapter';
-import type { EventRepairs } from './eventRepair';
+
+/** An event whose type Loopscope does not model; kept whole and shown as written. */
+export interface UnknownEvent {
+  type: 'unknown';
+  type_raw: string;
+  run_id?: string;
+  step?: number;
+  step_id?: string;
+  ts?: string | number;
+  /** What the record says in words, when it is a message to the model (a user's prompt): its summary, search text and the run's task. */
+  text?: string;
+  /** When the record begins or ends a span (shared/trace/spanTree.ts). */
+  span?: SpanMarker;
+}
+
+export type AdaptedEvent = CanonicalEvent | UnknownEvent;
+
+/** How many messages and tools a model request carries, when its content was not parsed. */
+export interface RequestShape {
+  messages: number | null;
+  tools: number | null;
+}
+
+/** What was wrong in a line's fields and what was made of each (docs/semantics.md §10). */
+export interface EventRepairs {
+  /** One sentence per bad field: which field, what it held, what was made of it. */
+  diagnostics: string[];
+  /**
+   * The tool calls written without a usable `call_id`, by position in the event's `tool_calls`,
+   * with what was written instead. Their `call_id` holds the position until the ingester names them
+   * by run, step and position, as it names streamed calls without ids.
+   */
+  callsWithoutId: Map<number, string>;
+}
 
 /** Where an event's source line lies in the file. */
 export interface LineRef {
@@ -36,6 +70,9 @@ export interface MappedEvent {
   repairs?: EventRepairs;
 }
 
+/** Where a mapper hands over each event it maps, in the order the trace is to show them. */
+export type Emit = (mapped: MappedEvent) => void;
+
 /** Why a line could not be mapped: it becomes a parse error, the rest of the file still loads. */
 export interface MapFailure {
   reason: string;
@@ -46,14 +83,14 @@ export interface FormatMapper {
    * Maps one parsed line; emits zero or more events (zero when it buffers, e.g. a split record).
    * `bytes` are the line as written, valid only during the call.
    */
-  map(value: unknown, line: LineRef, emit: (mapped: MappedEvent) => void, bytes: Buffer): MapFailure | undefined;
+  map(value: unknown, line: LineRef, emit: Emit, bytes: Buffer): MapFailure | undefined;
   /**
    * Maps a long line from its top-level scan instead of a full parse, when the format allows it;
    * returns false to have the line parsed in full and passed to `map`.
    */
-  mapScanned?(bytes: Buffer, scan: TopLevelScan, line: LineRef, emit: (mapped: MappedEvent) => void): boolean;
+  mapScanned?(bytes: Buffer, scan: TopLevelScan, line: LineRef, emit: Emit): boolean;
   /** End of the file: emits what is still buffered. */
-  finish(emit: (mapped: MappedEvent) => void): void;
+  finish(emit: Emit): void;
 }
 
 /** The start of a file, for detection. */

@@ -11,14 +11,10 @@
  * newer JSONL recording (`session-*.jsonl`) is a different format, not read here. See
  * docs/formats/gemini-cli.md.
  */
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, field, fileStem } from './jsonValues';
-
-type Emit = (mapped: MappedEvent) => void;
-type JsonObject = Record<string, unknown>;
-/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
-type ToolCall = { call_id: string; name: string; arguments: unknown };
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
+import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import { text, finite, field, fileStem, contentText, textMember, type JsonObject, type PartJoining } from './kit/jsonValues';
+import { StepBuilder } from './kit/stepBuilder';
 
 /** Tool-call statuses after which the call is over (the others: validating, scheduled, executing, awaiting_approval). */
 const DONE_STATUSES = new Set(['success', 'error', 'cancelled']);
@@ -27,12 +23,14 @@ export function runIdFromPath(path: string): string {
   return fileStem(path, /\.json$/i);
 }
 
-/** Message content: a string, a part, or a list of parts (`PartListUnion`). */
-function contentText(content: unknown): string | undefined {
+/** A message's parts are written back to back; a part may be a bare string. */
+const GEMINI_PARTS: PartJoining = { separator: '', partText: (part) => (typeof part === 'string' ? part : textMember(part)) };
+
+/** Message content: a string, a part, or a list of parts (`PartListUnion`); undefined for no part at all. */
+function messageText(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   const parts = Array.isArray(content) ? content : isRecord(content) ? [content] : [];
-  if (parts.length === 0) return undefined;
-  return parts.map((part) => (typeof part === 'string' ? part : isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+  return parts.length === 0 ? undefined : contentText(parts, GEMINI_PARTS);
 }
 
 function isRecording(value: unknown): value is JsonObject {
@@ -53,19 +51,13 @@ function functionResponse(call: JsonObject, callId: string): JsonObject | undefi
 
 function usageOf(tokens: JsonObject | undefined): JsonObject | undefined {
   if (tokens === undefined) return undefined;
-  const input = finite(tokens['input']);
-  const output = finite(tokens['output']);
-  const cached = finite(tokens['cached']);
-  const total = finite(tokens['total']);
-  const thoughts = finite(tokens['thoughts']);
-  const result = {
-    ...(input !== undefined ? { input_tokens: input } : {}),
-    ...(output !== undefined ? { output_tokens: output } : {}),
-    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
-    ...(total !== undefined ? { total_tokens: total } : {}),
-    ...(thoughts !== undefined ? { reasoning_tokens: thoughts } : {}),
-  };
-  return Object.keys(result).length > 0 ? result : undefined;
+  return definedIfAny({
+    input_tokens: finite(tokens['input']),
+    output_tokens: finite(tokens['output']),
+    cached_input_tokens: finite(tokens['cached']),
+    total_tokens: finite(tokens['total']),
+    reasoning_tokens: finite(tokens['thoughts']),
+  });
 }
 
 /** What the last message showed, for the end the recording does not write. */
@@ -79,7 +71,7 @@ interface LastMessage {
 
 /** One recording: its head (session id), then its messages one by one, then its derived end. */
 class RecordingMapper {
-  private step = 0;
+  private readonly steps = new StepBuilder();
   private last: LastMessage | null = null;
 
   constructor(
@@ -96,32 +88,30 @@ class RecordingMapper {
     const type = text(message['type']) ?? '(no type)';
     const ts = text(message['timestamp']);
     if (type !== 'gemini') {
-      this.out({ type: 'unknown', type_raw: type, run_id: runId, ...(this.step > 0 ? { step: this.step } : {}), ...(ts !== undefined ? { ts } : {}) }, type, line);
+      this.out(unknownEvent(type, { run_id: runId, step: this.steps.stepSoFar, ts }), type, line);
       this.last = { type, calls: 0, awaitingApproval: false, ts, line };
       return;
     }
-    const step = ++this.step;
+    const step = this.steps.next();
     const toolCalls = Array.isArray(message['toolCalls']) ? message['toolCalls'].filter(isRecord) : [];
-    const calls: ToolCall[] = toolCalls.map((call, index) => ({
+    const calls: AdaptedToolCall[] = toolCalls.map((call, index) => ({
       call_id: text(call['id']) ?? `${runId}:step${step}:${index}`,
       name: text(call['name']) ?? '(unnamed)',
       arguments: call['args'],
     }));
-    const usage = usageOf(field(message, 'tokens'));
     const thoughts = Array.isArray(message['thoughts']) ? message['thoughts'].length : 0;
     this.out(
-      {
-        type: 'model_response',
+      modelResponse({
         run_id: runId,
         step,
-        ...(ts !== undefined ? { ts } : {}),
-        text: contentText(message['content']) ?? null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
-        ...(usage !== undefined ? { usage } : {}),
-        ...(text(message['model']) !== undefined ? { model: text(message['model']) } : {}),
-        ...(text(message['id']) !== undefined ? { response_id: text(message['id']) } : {}),
-        ...(thoughts > 0 ? { thoughts } : {}),
-      },
+        ts,
+        text: messageText(message['content']) ?? null,
+        tool_calls: callsIfAny(calls),
+        usage: usageOf(field(message, 'tokens')),
+        model: text(message['model']),
+        response_id: text(message['id']),
+        thoughts: thoughts > 0 ? thoughts : undefined,
+      }),
       'gemini',
       line,
     );
@@ -138,21 +128,17 @@ class RecordingMapper {
       const body = field(response, 'response');
       const errorText = body?.['error'];
       const failed = status !== undefined ? status !== 'success' : errorText !== undefined;
-      const resultTs = text(call['timestamp']);
       this.out(
-        {
-          type: 'tool_result',
+        toolResult({
           run_id: runId,
           step,
-          ...(resultTs !== undefined ? { ts: resultTs } : {}),
+          ts: text(call['timestamp']),
           call_id: callId,
           name,
-          ...(status !== undefined ? { status: status === 'success' ? 'ok' : 'error' } : {}),
+          status: status === undefined ? undefined : status === 'success' ? 'ok' : 'error',
           output: body !== undefined && 'output' in body ? body['output'] : (body ?? call['result']),
-          ...(failed
-            ? { error: { ...(status === 'cancelled' ? { code: 'cancelled' } : {}), ...(typeof errorText === 'string' ? { message: errorText } : {}) } }
-            : {}),
-        },
+          error: failed ? defined({ code: status === 'cancelled' ? 'cancelled' : undefined, message: text(errorText) }) : undefined,
+        }),
         'toolCall',
         line,
       );
@@ -164,13 +150,13 @@ class RecordingMapper {
   close(): void {
     const last = this.last;
     if (last?.type !== 'gemini') return;
-    const end = { type: 'run_end' as const, run_id: this.runId, step: this.step, ...(last.ts !== undefined ? { ts: last.ts } : {}) };
+    const end = (status: string, reason: string) => runEnd({ run_id: this.runId, step: this.steps.step, ts: last.ts, status, reason });
     if (last.calls === 0) {
       const reason = 'derived: the last message is a model reply without tool calls, so the CLI was waiting for the next prompt; Gemini CLI records no end of session';
-      this.out({ ...end, status: 'waiting_for_input', reason }, 'gemini', last.line);
+      this.out(end('waiting_for_input', reason), 'gemini', last.line);
     } else if (last.awaitingApproval) {
       const reason = 'derived: the last message has a tool call with status awaiting_approval and no result; Gemini CLI records no end of session';
-      this.out({ ...end, status: 'waiting_for_approval', reason }, 'toolCall', last.line);
+      this.out(end('waiting_for_approval', reason), 'toolCall', last.line);
     }
   }
 }
@@ -206,7 +192,7 @@ export const geminiCliFormat: FormatAdapter = {
         if (!isRecord(value)) return { reason: 'a message of the recording that is not an object' };
         if (typeof value['type'] === 'string') recording.message(value, line);
         // Members written after `messages` arrive as an object of their own: kept, not modelled.
-        else emit({ event: { type: 'unknown', type_raw: 'recording (members after messages)', run_id: recording.runId }, typeRaw: 'recording', line });
+        else emit({ event: unknownEvent('recording (members after messages)', { run_id: recording.runId }), typeRaw: 'recording', line });
         return undefined;
       },
       finish() {

@@ -11,14 +11,13 @@
  * their own. Tool results are not lines of their own: they are read from the next request of the
  * thread. See docs/formats/http-exchange.md.
  */
-import type { AdaptedEvent } from './canonicalAdapter';
 import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../shared/trace/modelOutcome';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { apiLabels, apiOf, callIdsIn, contentText, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
+import { apiLabels, apiOf, callIdsIn, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, resultText, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
 import { looksLikeSse, parseSse } from './httpExchangeSse';
 import { assembleStream } from './httpExchangeStreams';
-import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type AdaptedEvent, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
 
 /** Exchanges with endpoints that are not model calls (token counting, model lists, telemetry) go here. */
 export const OTHER_REQUESTS_RUN_ID = 'other-requests';
@@ -161,7 +160,7 @@ class HttpExchangeMapper implements FormatMapper {
   /** The thread whose response issued each call id (the most recent ones). */
   private readonly callThreads = new Map<string, Thread>();
 
-  map(value: unknown, line: LineRef, emit: (mapped: MappedEvent) => void): { reason: string } | undefined {
+  map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
     if (!isRecord(value)) return { reason: `not an HTTP exchange: the line is ${describeKind(value)}, not an object` };
     const request = value['request'];
     if (!isRecord(request)) return { reason: 'not an HTTP exchange: the record has no "request" object' };
@@ -186,7 +185,7 @@ class HttpExchangeMapper implements FormatMapper {
   private mapExchange(
     exchange: { api: ApiKind; url: string; typeRaw: string; view: RequestView; requestTs: string | undefined; response: Record<string, unknown> | null; note: unknown },
     line: LineRef,
-    emit: (mapped: MappedEvent) => void,
+    emit: Emit,
   ): void {
     const { api, view, requestTs, response } = exchange;
     const hashes = view.previousResponseId === undefined ? prefixHashes(api, view.items) : null;
@@ -240,7 +239,7 @@ class HttpExchangeMapper implements FormatMapper {
     requestTs: string | undefined,
     responseTs: string | undefined,
     line: LineRef,
-    emit: (mapped: MappedEvent) => void,
+    emit: Emit,
   ): boolean {
     const ts = responseTs ?? requestTs;
     const base = { run_id: thread.runId, step, ...(ts !== undefined ? { ts } : {}) };
@@ -317,7 +316,7 @@ class HttpExchangeMapper implements FormatMapper {
     read: ReadResponse | null,
     ts: string | undefined,
     line: LineRef,
-    emit: (mapped: MappedEvent) => void,
+    emit: Emit,
   ): void {
     const added = view.items.slice(history.matchedLength);
     const results = added.flatMap((item) => resultsIn(view.api, item));
@@ -341,7 +340,7 @@ class HttpExchangeMapper implements FormatMapper {
         target = thread;
         resultStep = Math.max(1, step - 1);
       }
-      const errorMessage = result.isError ? contentText(result.output).slice(0, ERROR_TEXT_CHARS) : '';
+      const errorMessage = result.isError ? resultText(result.output).slice(0, ERROR_TEXT_CHARS) : '';
       const event: AdaptedEvent = {
         type: 'tool_result',
         run_id: target.runId,
@@ -429,7 +428,7 @@ class HttpExchangeMapper implements FormatMapper {
    * refusal), or whose last exchange was an API error, with no later request continuing it, ended
    * there; any other thread (calls awaiting results, a cut-off response) stays unterminated.
    */
-  finish(emit: (mapped: MappedEvent) => void): void {
+  finish(emit: Emit): void {
     for (const thread of this.threads) {
       const last = thread.last;
       if (last === null) continue;

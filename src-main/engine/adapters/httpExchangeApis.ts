@@ -7,6 +7,7 @@
 import type { ApiError, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { contentHash } from '../bytes/contentHash';
 import { isRecord } from './formatAdapter';
+import { contentText, text, textMember, type PartJoining } from './kit/jsonValues';
 
 export type ApiKind = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
 
@@ -53,10 +54,6 @@ function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-function stringOr(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
 // ---------------------------------------------------------------- requests
 
 export interface RequestView {
@@ -93,12 +90,12 @@ export function readRequest(api: ApiKind, body: Record<string, unknown>): Reques
   for (const name of paramNames) if (body[name] !== undefined) params[name] = body[name];
   return {
     api,
-    model: stringOr(body['model']),
+    model: text(body['model']),
     system,
     messages,
     tools: Array.isArray(body['tools']) ? (body['tools'] as unknown[]) : undefined,
     params,
-    previousResponseId: stringOr(body['previous_response_id']),
+    previousResponseId: text(body['previous_response_id']),
     items: messages.filter((item) => !isInstructionMessage(item)),
   };
 }
@@ -163,16 +160,12 @@ export interface ToolResultFact {
   typeRaw: string;
 }
 
-/** Text of a tool result's content (a string or content blocks), for an error message. */
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((block) => (isRecord(block) && typeof block['text'] === 'string' ? block['text'] : ''))
-      .filter((text) => text !== '')
-      .join('\n');
-  }
-  return content === undefined || content === null ? '' : JSON.stringify(content);
+/** The rule for API content blocks read as one text: the blocks with a non-empty `text`, one a line. */
+const TEXT_BLOCKS_BY_LINE: PartJoining = { separator: '\n', partText: (block) => textMember(block) || undefined };
+
+/** Text of a tool result's content (a string or content blocks), for an error message; other JSON as written. */
+export function resultText(content: unknown): string {
+  return contentText(content, TEXT_BLOCKS_BY_LINE) ?? (content === undefined || content === null ? '' : JSON.stringify(content));
 }
 
 /** The tool results a history item carries, in order. */
@@ -266,12 +259,12 @@ function readAnthropicMessage(body: Record<string, unknown>): ResponseView {
     if (!isRecord(block)) continue;
     if (block['type'] === 'text' && typeof block['text'] === 'string') texts.push(block['text']);
     if (block['type'] === 'tool_use' && typeof block['id'] === 'string') {
-      toolCalls.push({ call_id: block['id'], name: stringOr(block['name']) ?? '', arguments: block['input'] });
+      toolCalls.push({ call_id: block['id'], name: text(block['name']) ?? '', arguments: block['input'] });
     }
   }
   return withOptional(
-    { complete: true, text: joinText(texts), toolCalls, finishReason: (stringOr(body['stop_reason']) ?? null) },
-    { usage: anthropicUsage(body['usage']), responseId: stringOr(body['id']), model: stringOr(body['model']) },
+    { complete: true, text: joinText(texts), toolCalls, finishReason: (text(body['stop_reason']) ?? null) },
+    { usage: anthropicUsage(body['usage']), responseId: text(body['id']), model: text(body['model']) },
   );
 }
 
@@ -283,26 +276,26 @@ function readChatCompletion(body: Record<string, unknown>): ResponseView {
   for (const call of Array.isArray(message['tool_calls']) ? message['tool_calls'] : []) {
     if (!isRecord(call) || typeof call['id'] !== 'string') continue;
     const fn = isRecord(call['function']) ? call['function'] : {};
-    toolCalls.push({ call_id: call['id'], name: stringOr(fn['name']) ?? '', arguments: fn['arguments'] });
+    toolCalls.push({ call_id: call['id'], name: text(fn['name']) ?? '', arguments: fn['arguments'] });
   }
   const content = message['content'];
   return withOptional(
     {
       complete: true,
-      text: typeof content === 'string' ? content : Array.isArray(content) ? joinText([contentText(content)]) : null,
+      text: typeof content === 'string' ? content : Array.isArray(content) ? joinText([contentText(content, TEXT_BLOCKS_BY_LINE) ?? '']) : null,
       toolCalls,
-      finishReason: isRecord(choice) ? (stringOr(choice['finish_reason']) ?? null) : null,
+      finishReason: isRecord(choice) ? (text(choice['finish_reason']) ?? null) : null,
     },
-    { usage: openAiUsage(body['usage']), responseId: stringOr(body['id']), model: stringOr(body['model']), refusal: stringOr(message['refusal']) },
+    { usage: openAiUsage(body['usage']), responseId: text(body['id']), model: text(body['model']), refusal: text(message['refusal']) },
   );
 }
 
 /** The finish reason of a Responses object: its status, or why it is incomplete. */
 export function responsesFinishReason(body: Record<string, unknown>): string | null {
-  const status = stringOr(body['status']);
+  const status = text(body['status']);
   if (status === 'incomplete') {
     const details = body['incomplete_details'];
-    return (isRecord(details) ? stringOr(details['reason']) : undefined) ?? status;
+    return (isRecord(details) ? text(details['reason']) : undefined) ?? status;
   }
   return status ?? null;
 }
@@ -310,7 +303,7 @@ export function responsesFinishReason(body: Record<string, unknown>): string | n
 export function responsesErrorText(body: Record<string, unknown>): string | undefined {
   const error = body['error'];
   if (!isRecord(error)) return undefined;
-  return [stringOr(error['code']) ?? stringOr(error['type']), stringOr(error['message'])].filter(Boolean).join(': ') || undefined;
+  return [text(error['code']) ?? text(error['type']), text(error['message'])].filter(Boolean).join(': ') || undefined;
 }
 
 /** Text, refusal and tool calls of Responses output items. */
@@ -328,7 +321,7 @@ export function readResponsesOutput(output: readonly unknown[]): { texts: string
       }
     }
     if ((item['type'] === 'function_call' || item['type'] === 'custom_tool_call') && typeof item['call_id'] === 'string') {
-      toolCalls.push({ call_id: item['call_id'], name: stringOr(item['name']) ?? '', arguments: item['type'] === 'function_call' ? item['arguments'] : item['input'] });
+      toolCalls.push({ call_id: item['call_id'], name: text(item['name']) ?? '', arguments: item['type'] === 'function_call' ? item['arguments'] : item['input'] });
     }
   }
   return { texts, refusals, toolCalls };
@@ -339,7 +332,7 @@ export function readResponsesObject(body: Record<string, unknown>, complete: boo
   const view: ResponseView = { complete, text: joinText(texts), toolCalls, finishReason: responsesFinishReason(body) };
   const error = responsesErrorText(body);
   if (error !== undefined) view.incompleteReason = error;
-  return withOptional(view, { usage: openAiUsage(body['usage']), responseId: stringOr(body['id']), model: stringOr(body['model']), refusal: joinText(refusals) ?? undefined });
+  return withOptional(view, { usage: openAiUsage(body['usage']), responseId: text(body['id']), model: text(body['model']), refusal: joinText(refusals) ?? undefined });
 }
 
 /** A non-streamed 2xx response body; null when it is not the API's response object. */
@@ -352,9 +345,9 @@ export function readResponseBody(api: ApiKind, body: unknown): ResponseView | nu
 
 /** The provider's error object (`{type, code, message}`) as a canonical API error, without status. */
 export function apiErrorFields(error: Record<string, unknown>): { type?: string; code?: string; message?: string } {
-  const type = stringOr(error['type']);
-  const code = stringOr(error['code']);
-  const message = stringOr(error['message']);
+  const type = text(error['type']);
+  const code = text(error['code']);
+  const message = text(error['message']);
   return { ...(type !== undefined ? { type } : {}), ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message: message.slice(0, ERROR_MESSAGE_CHARS) } : {}) };
 }
 

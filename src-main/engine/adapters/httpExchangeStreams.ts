@@ -9,6 +9,7 @@ import { anthropicUsage, apiErrorFields, openAiUsage, readResponsesObject, readR
 import { apiErrorFacts, describeApiError } from '../../../shared/trace/canonicalEvents';
 import type { SseEvent } from './httpExchangeSse';
 import { isRecord } from './formatAdapter';
+import { text } from './kit/jsonValues';
 
 interface CallParts {
   callId: string | undefined;
@@ -22,10 +23,6 @@ interface CallParts {
 
 function newCall(): CallParts {
   return { callId: undefined, name: undefined, initial: undefined, parts: [], done: undefined };
-}
-
-function stringOr(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }
 
 function toolCallsOf(calls: Iterable<CallParts>, fallbackId: (position: number) => string): ToolCall[] {
@@ -76,23 +73,23 @@ function assembleAnthropic(events: readonly SseEvent[], fallbackId: (position: n
   for (const event of events) {
     const data = payload(event);
     if (data === null) continue;
-    const type = stringOr(data['type']) ?? event.event;
+    const type = text(data['type']) ?? event.event;
     const index = typeof data['index'] === 'number' ? data['index'] : -1;
     switch (type) {
       case 'message_start': {
         const message = isRecord(data['message']) ? data['message'] : {};
-        responseId = stringOr(message['id']);
-        model = stringOr(message['model']);
+        responseId = text(message['id']);
+        model = text(message['model']);
         if (isRecord(message['usage'])) usage = { ...message['usage'] };
         break;
       }
       case 'content_block_start': {
         const block = isRecord(data['content_block']) ? data['content_block'] : {};
-        if (block['type'] === 'text') texts.set(index, [stringOr(block['text']) ?? '']);
+        if (block['type'] === 'text') texts.set(index, [text(block['text']) ?? '']);
         if (block['type'] === 'tool_use') {
           const call = newCall();
-          call.callId = stringOr(block['id']);
-          call.name = stringOr(block['name']);
+          call.callId = text(block['id']);
+          call.name = text(block['name']);
           call.initial = block['input'];
           calls.set(index, call);
         }
@@ -106,7 +103,7 @@ function assembleAnthropic(events: readonly SseEvent[], fallbackId: (position: n
       }
       case 'message_delta': {
         const delta = isRecord(data['delta']) ? data['delta'] : {};
-        if ('stop_reason' in delta) stopReason = stringOr(delta['stop_reason']) ?? null;
+        if ('stop_reason' in delta) stopReason = text(delta['stop_reason']) ?? null;
         if (isRecord(data['usage'])) usage = { ...usage, ...data['usage'] };
         break;
       }
@@ -120,14 +117,14 @@ function assembleAnthropic(events: readonly SseEvent[], fallbackId: (position: n
         break;
     }
   }
-  const text = [...texts.entries()]
+  const outputTexts = [...texts.entries()]
     .sort(([a], [b]) => a - b)
     .map(([, parts]) => parts.join(''))
     .filter((part) => part !== '');
   const ordered = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
   const view: ResponseView = {
     complete: closed && error === undefined,
-    text: text.length > 0 ? text.join('\n') : null,
+    text: outputTexts.length > 0 ? outputTexts.join('\n') : null,
     toolCalls: toolCallsOf(ordered, fallbackId),
     finishReason: stopReason,
   };
@@ -153,8 +150,8 @@ function assembleChat(events: readonly SseEvent[], fallbackId: (position: number
       error = streamError(data);
       continue;
     }
-    responseId ??= stringOr(data['id']);
-    model ??= stringOr(data['model']);
+    responseId ??= text(data['id']);
+    model ??= text(data['model']);
     usage = openAiUsage(data['usage']) ?? usage;
     const choices = Array.isArray(data['choices']) ? data['choices'] : [];
     const choice = choices.find((entry) => isRecord(entry) && (entry['index'] ?? 0) === 0);
@@ -171,8 +168,8 @@ function assembleChat(events: readonly SseEvent[], fallbackId: (position: number
         calls.set(index, call);
       }
       const fn = isRecord(fragment['function']) ? fragment['function'] : {};
-      const id = stringOr(fragment['id']);
-      const name = stringOr(fn['name']);
+      const id = text(fragment['id']);
+      const name = text(fn['name']);
       if (id !== undefined && id !== '') call.callId ??= id;
       if (name !== undefined && name !== '') call.name ??= name;
       if (typeof fn['arguments'] === 'string') call.parts.push(fn['arguments']);
@@ -180,10 +177,10 @@ function assembleChat(events: readonly SseEvent[], fallbackId: (position: number
     if (typeof choice['finish_reason'] === 'string') finishReason = choice['finish_reason'];
   }
   const ordered = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-  const text = texts.join('');
+  const joined = texts.join('');
   const view: ResponseView = {
     complete: finishReason !== undefined && error === undefined,
-    text: text === '' ? null : text,
+    text: joined === '' ? null : joined,
     toolCalls: toolCallsOf(ordered, fallbackId),
     finishReason,
   };
@@ -204,13 +201,13 @@ function assembleResponses(events: readonly SseEvent[], fallbackId: (position: n
   for (const event of events) {
     const data = payload(event);
     if (data === null) continue;
-    const type = stringOr(data['type']) ?? event.event ?? '';
+    const type = text(data['type']) ?? event.event ?? '';
     const index = typeof data['output_index'] === 'number' ? data['output_index'] : -1;
     const response = isRecord(data['response']) ? data['response'] : undefined;
     if (response !== undefined) {
       last = response;
-      responseId ??= stringOr(response['id']);
-      model ??= stringOr(response['model']);
+      responseId ??= text(response['id']);
+      model ??= text(response['model']);
     }
     switch (type) {
       case 'response.output_item.added':
@@ -222,8 +219,8 @@ function assembleResponses(events: readonly SseEvent[], fallbackId: (position: n
           call = newCall();
           calls.set(index, call);
         }
-        call.callId ??= stringOr(item['call_id']);
-        call.name ??= stringOr(item['name']);
+        call.callId ??= text(item['call_id']);
+        call.name ??= text(item['name']);
         const args = item['type'] === 'function_call' ? item['arguments'] : item['input'];
         if (type === 'response.output_item.added') call.initial = args;
         else if (typeof args === 'string') call.done = args;
@@ -262,13 +259,13 @@ function assembleResponses(events: readonly SseEvent[], fallbackId: (position: n
     return readResponsesObject(last, true);
   }
   const ordered = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-  const text = [...texts.entries()]
+  const outputTexts = [...texts.entries()]
     .sort(([a], [b]) => a - b)
     .map(([, parts]) => parts.join(''))
     .filter((part) => part !== '');
   const view: ResponseView = {
     complete: closed && error === undefined,
-    text: text.length > 0 ? text.join('\n') : null,
+    text: outputTexts.length > 0 ? outputTexts.join('\n') : null,
     toolCalls: toolCallsOf(ordered, fallbackId),
     finishReason: last !== undefined && (closed || error !== undefined) ? responsesFinishReason(last) : undefined,
   };

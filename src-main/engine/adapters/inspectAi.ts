@@ -16,14 +16,10 @@
  * header's `status` (`started` is not an end). See docs/formats/inspect-ai.md.
  */
 import type { SpanMarker } from '../../../shared/trace/spanTree';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, field, list, contentText, fileStem } from './jsonValues';
-
-type Emit = (mapped: MappedEvent) => void;
-type JsonObject = Record<string, unknown>;
-/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
-type ToolCall = { call_id: string; name: string; arguments: unknown };
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
+import { callsIfAny, defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import { text, finite, field, list, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';
+import { StepBuilder } from './kit/stepBuilder';
 
 const ATTACHMENT_PREFIX = 'attachment://';
 
@@ -75,14 +71,13 @@ function usageOf(usage: JsonObject | undefined): JsonObject | undefined {
   const cacheTokens = (cacheRead ?? 0) + (cacheWrite ?? 0);
   const inputLeavesOutCache = loggedInput !== undefined && (total === undefined || total >= loggedInput + (output ?? 0) + cacheTokens);
   const input = loggedInput !== undefined && inputLeavesOutCache ? loggedInput + cacheTokens : loggedInput;
-  const result = {
-    ...(input !== undefined ? { input_tokens: input } : {}),
-    ...(output !== undefined ? { output_tokens: output } : {}),
-    ...(cacheRead !== undefined ? { cached_input_tokens: cacheRead } : {}),
-    ...(total !== undefined ? { total_tokens: total } : {}),
-    ...(cost !== undefined && cost >= 0 ? { cost_usd: cost } : {}),
-  };
-  return Object.keys(result).length > 0 ? result : undefined;
+  return definedIfAny({
+    input_tokens: input,
+    output_tokens: output,
+    cached_input_tokens: cacheRead,
+    total_tokens: total,
+    cost_usd: cost !== undefined && cost >= 0 ? cost : undefined,
+  });
 }
 
 /** The eval's limits that are canonical budgets: the per-sample time limit and the cost limit. */
@@ -90,11 +85,7 @@ function budgetsOf(config: JsonObject | undefined): JsonObject | undefined {
   if (config === undefined) return undefined;
   const time = finite(config['time_limit']);
   const cost = finite(config['cost_limit']);
-  const budgets = {
-    ...(time !== undefined && time > 0 ? { deadline_ms: time * 1000 } : {}),
-    ...(cost !== undefined && cost > 0 ? { max_cost_usd: cost } : {}),
-  };
-  return Object.keys(budgets).length > 0 ? budgets : undefined;
+  return definedIfAny({ deadline_ms: time !== undefined && time > 0 ? time * 1000 : undefined, max_cost_usd: cost !== undefined && cost > 0 ? cost : undefined });
 }
 
 const LIMIT_KEYS = ['message_limit', 'token_limit', 'time_limit', 'working_limit', 'cost_limit'];
@@ -130,7 +121,7 @@ class InspectAiMapper implements FormatMapper {
     }
     // summaries.json, _journal/summaries/<n>.json, reductions.json and anything else: kept on the eval's run.
     const typeRaw = Array.isArray(value) ? 'summaries/reductions' : isRecord(value) ? 'entry' : typeof value;
-    emit({ event: { type: 'unknown', type_raw: typeRaw, run_id: this.evalRunId() }, typeRaw, line });
+    emit({ event: unknownEvent(typeRaw, { run_id: this.evalRunId() }), typeRaw, line });
     return undefined;
   }
 
@@ -157,7 +148,7 @@ class InspectAiMapper implements FormatMapper {
     if (this.evalStarted) return;
     this.evalStarted = true;
     const ts = text(field(header, 'stats')?.['started_at']) ?? text(evalSpec['created']);
-    emit({ event: { type: 'run_start', run_id: this.context.runId, ...(ts !== undefined ? { ts } : {}), ...this.startFields() }, typeRaw: 'eval', line });
+    emit({ event: runStart({ run_id: this.context.runId, ts, ...this.startFields() }), typeRaw: 'eval', line });
   }
 
   private startFields(extra: JsonObject = {}): Pick<Extract<AdaptedEvent, { type: 'run_start' }>, 'config' | 'task'> {
@@ -166,10 +157,7 @@ class InspectAiMapper implements FormatMapper {
     const provider = context.model.includes('/') ? context.model.slice(0, context.model.indexOf('/')) : undefined;
     return {
       config: {
-        model: context.model,
-        ...(provider !== undefined ? { provider } : {}),
-        ...(context.budgets !== undefined ? { budgets: context.budgets } : {}),
-        ...(Object.keys(context.limits).length > 0 ? { limits: context.limits } : {}),
+        ...defined({ model: context.model, provider, budgets: context.budgets, limits: Object.keys(context.limits).length > 0 ? context.limits : undefined }),
         ...extra,
       },
       task: context.task,
@@ -184,7 +172,7 @@ class InspectAiMapper implements FormatMapper {
     const ts = text(field(header, 'stats')?.['completed_at']);
     const message = text(field(header, 'error')?.['message']);
     emit({
-      event: { type: 'run_end', run_id: this.evalRunId(), status, ...(ts !== undefined ? { ts } : {}), ...(message !== undefined ? { reason: message } : {}) },
+      event: runEnd({ run_id: this.evalRunId(), status, ts, reason: message }),
       typeRaw: 'eval/status',
       line,
     });
@@ -198,9 +186,9 @@ class InspectAiMapper implements FormatMapper {
     const out = (event: AdaptedEvent, typeRaw: string): void => emit({ event, typeRaw, line });
     const events = list(sample, 'events').filter(isRecord);
     const firstTs = sampleStart(sample, events);
-    out({ type: 'run_start', run_id: runId, ...(firstTs !== undefined ? { ts: firstTs } : {}), ...this.startFields({ sample_id: sample['id'], epoch }) }, 'sample');
+    out(runStart({ run_id: runId, ts: firstTs, ...this.startFields({ sample_id: sample['id'], epoch }) }), 'sample');
 
-    const state: SampleState = { runId, step: 0, callSteps: new Map(), answered: new Set(), startedMs: Date.parse(firstTs ?? '') };
+    const state: SampleState = { runId, steps: new StepBuilder(), answered: new Set(), startedMs: Date.parse(firstTs ?? '') };
     const toolMessages = new Map<string, JsonObject>();
     for (const message of list(sample, 'messages')) {
       const callId = isRecord(message) && message['role'] === 'tool' ? idOf(message['tool_call_id']) : undefined;
@@ -209,49 +197,48 @@ class InspectAiMapper implements FormatMapper {
     if (events.some(isModelCall)) {
       for (const event of events) this.mapEvent(event, state, out, resolve);
       // A call whose result the events do not hold, but a tool message does (older logs nest tool events).
-      for (const [callId, step] of state.callSteps) {
+      for (const [callId, step] of state.steps.issuedCalls()) {
         const message = toolMessages.get(callId);
         if (!state.answered.has(callId) && message !== undefined) out(toolResultFromMessage(message, callId, runId, step, resolve), 'message/tool');
       }
     } else {
       this.mapMessages(sample, state, out, resolve);
-      for (const event of events) out({ type: 'unknown', type_raw: `event/${text(event['event']) ?? '?'}`, run_id: runId, ...stepField(state), ...tsField(event, state), ...spanField(event) }, `event/${text(event['event']) ?? '?'}`);
+      for (const event of events) {
+        const typeRaw = `event/${text(event['event']) ?? '?'}`;
+        out(unknownEvent(typeRaw, { run_id: runId, step: state.steps.stepSoFar, ts: startedTs(event, state), span: spanOf(event) }), typeRaw);
+      }
     }
     out(sampleEnd(sample, events, state), 'sample/end');
   }
 
   private mapEvent(event: JsonObject, state: SampleState, out: (event: AdaptedEvent, typeRaw: string) => void, resolve: (value: unknown) => unknown): void {
     const kind = text(event['event']) ?? '?';
-    const ts = tsField(event, state).ts;
+    const ts = startedTs(event, state);
     const runId = state.runId;
     if (isModelCall(event)) {
-      state.step += 1;
-      const step = state.step;
-      out({ type: 'model_request', run_id: runId, step, ...(ts !== undefined ? { ts } : {}), ...modelEventRequest(event, resolve) }, 'model/input');
+      const step = state.steps.next();
+      out(modelRequest({ run_id: runId, step, ts, ...modelEventRequest(event, resolve) }), 'model/input');
       const output = field(event, 'output');
       const choice = list(output, 'choices').find(isRecord);
       const error = text(event['error']);
       const message = field(choice, 'message');
       const calls = toolCallsOf(message, runId, step);
-      for (const call of calls) state.callSteps.set(call.call_id, step);
-      const usage = usageOf(field(output, 'usage'));
-      const stopReason = text(choice?.['stop_reason']);
-      const responseModel = text(output?.['model']);
+      state.steps.issued(calls);
       const latency = finite(output?.['time']);
       out(
-        {
-          type: 'model_response',
+        modelResponse({
           run_id: runId,
           step,
-          ...(ts !== undefined ? { ts } : {}),
-          text: (contentText(resolve(message?.['content'])) ?? null) as string | null,
-          ...(calls.length > 0 ? { tool_calls: calls } : {}),
-          ...(stopReason !== undefined ? { finish_reason: stopReason } : {}),
-          ...(choice === undefined ? { outcome: 'incomplete' as const, incomplete_reason: error ?? 'the model event has no output choice' } : {}),
-          ...(usage !== undefined ? { usage } : {}),
-          ...(responseModel !== undefined ? { model: responseModel } : {}),
-          ...(latency !== undefined && latency >= 0 ? { latency_ms: Math.round(latency * 1000) } : {}),
-        },
+          ts,
+          text: (contentText(resolve(message?.['content']), ADJACENT_TEXT_PARTS) ?? null) as string | null,
+          tool_calls: callsIfAny(calls),
+          finish_reason: text(choice?.['stop_reason']),
+          outcome: choice === undefined ? 'incomplete' : undefined,
+          incomplete_reason: choice === undefined ? (error ?? 'the model event has no output choice') : undefined,
+          usage: usageOf(field(output, 'usage')),
+          model: text(output?.['model']),
+          latency_ms: latency !== undefined && latency >= 0 ? Math.round(latency * 1000) : undefined,
+        }),
         'model',
       );
       return;
@@ -265,24 +252,23 @@ class InspectAiMapper implements FormatMapper {
         const errorCode = text(error?.['type']);
         const latency = finite(event['working_time']);
         out(
-          {
-            type: 'tool_result',
+          toolResult({
             run_id: runId,
-            step: state.callSteps.get(callId) ?? state.step,
-            ...(ts !== undefined ? { ts } : {}),
+            step: state.steps.stepOf(callId),
+            ts,
             call_id: callId,
-            ...(text(event['function']) !== undefined ? { name: text(event['function']) } : {}),
+            name: text(event['function']),
             status: error !== undefined ? 'error' : 'ok',
             output: resolve(event['result']),
-            ...(error !== undefined ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorMessage !== undefined ? { message: String(resolve(errorMessage)) } : {}) } } : {}),
-            ...(latency !== undefined && latency >= 0 ? { latency_ms: Math.round(latency * 1000) } : {}),
-          },
+            error: error !== undefined ? defined({ code: errorCode, message: errorMessage !== undefined ? String(resolve(errorMessage)) : undefined }) : undefined,
+            latency_ms: latency !== undefined && latency >= 0 ? Math.round(latency * 1000) : undefined,
+          }),
           'tool',
         );
         return;
       }
     }
-    out({ type: 'unknown', type_raw: `event/${kind}`, run_id: runId, ...stepField(state), ...(ts !== undefined ? { ts } : {}), ...spanField(event) }, `event/${kind}`);
+    out(unknownEvent(`event/${kind}`, { run_id: runId, step: state.steps.stepSoFar, ts, span: spanOf(event) }), `event/${kind}`);
   }
 
   /** A sample without model events: the assistant messages are the steps, `tool` messages the results. */
@@ -295,22 +281,20 @@ class InspectAiMapper implements FormatMapper {
       if (!isRecord(message)) return;
       const role = text(message['role']) ?? '?';
       if (role === 'assistant') {
-        state.step += 1;
-        const calls = toolCallsOf(message, state.runId, state.step);
-        for (const call of calls) state.callSteps.set(call.call_id, state.step);
+        const step = state.steps.next();
+        const calls = toolCallsOf(message, state.runId, step);
+        state.steps.issued(calls);
         // The sample's output is the last model call's: its stop reason and usage belong to the last assistant message.
-        const stopReason = index === lastAssistant ? text(lastChoice?.['stop_reason']) : undefined;
-        const usage = index === lastAssistant ? usageOf(field(output, 'usage')) : undefined;
+        const last = index === lastAssistant;
         out(
-          {
-            type: 'model_response',
+          modelResponse({
             run_id: state.runId,
-            step: state.step,
-            text: (contentText(resolve(message['content'])) ?? null) as string | null,
-            ...(calls.length > 0 ? { tool_calls: calls } : {}),
-            ...(stopReason !== undefined ? { finish_reason: stopReason } : {}),
-            ...(usage !== undefined ? { usage } : {}),
-          },
+            step,
+            text: (contentText(resolve(message['content']), ADJACENT_TEXT_PARTS) ?? null) as string | null,
+            tool_calls: callsIfAny(calls),
+            finish_reason: last ? text(lastChoice?.['stop_reason']) : undefined,
+            usage: last ? usageOf(field(output, 'usage')) : undefined,
+          }),
           'message/assistant',
         );
         return;
@@ -318,10 +302,10 @@ class InspectAiMapper implements FormatMapper {
       const callId = role === 'tool' ? idOf(message['tool_call_id']) : undefined;
       if (callId !== undefined) {
         state.answered.add(callId);
-        out(toolResultFromMessage(message, callId, state.runId, state.callSteps.get(callId) ?? state.step, resolve), 'message/tool');
+        out(toolResultFromMessage(message, callId, state.runId, state.steps.stepOf(callId), resolve), 'message/tool');
         return;
       }
-      out({ type: 'unknown', type_raw: `message/${role}`, run_id: state.runId, ...stepField(state) }, `message/${role}`);
+      out(unknownEvent(`message/${role}`, { run_id: state.runId, step: state.steps.stepSoFar }), `message/${role}`);
     });
   }
 }
@@ -332,15 +316,12 @@ function isModelCall(event: JsonObject): boolean {
 }
 
 /** A `span_begin`/`span_end` event's span (shared/trace/spanTree.ts): the timeline's span tree. */
-function spanField(event: JsonObject): { span?: SpanMarker } {
+function spanOf(event: JsonObject): SpanMarker | undefined {
   const kind = event['event'] === 'span_begin' ? 'begin' : event['event'] === 'span_end' ? 'end' : undefined;
   const id = idOf(event['id']);
-  if (kind === undefined || id === undefined) return {};
-  if (kind === 'end') return { span: { kind, id } };
-  const parentId = idOf(event['parent_id']);
-  const name = text(event['name']);
-  const type = text(event['type']);
-  return { span: { kind, id, ...(parentId !== undefined ? { parentId } : {}), ...(name !== undefined ? { name } : {}), ...(type !== undefined ? { type } : {}) } };
+  if (kind === undefined || id === undefined) return undefined;
+  if (kind === 'end') return { kind, id };
+  return { kind, id, ...defined({ parentId: idOf(event['parent_id']), name: text(event['name']), type: text(event['type']) }) };
 }
 
 type Resolve = (value: unknown) => unknown;
@@ -378,12 +359,7 @@ function modelEventRequest(event: JsonObject, resolve: Resolve): Pick<Extract<Ad
   const tools = Array.isArray(event['tools']) ? event['tools'] : undefined;
   const model = text(event['model']);
   const config = field(event, 'config');
-  return {
-    ...(model !== undefined ? { model } : {}),
-    ...(input !== undefined ? { messages: input.map((message) => chatMessage(message, resolve)) } : {}),
-    ...(tools !== undefined ? { tools } : {}),
-    ...(config !== undefined ? { params: config } : {}),
-  };
+  return defined({ model, messages: input?.map((message) => chatMessage(message, resolve)), tools, params: config });
 }
 
 /**
@@ -399,17 +375,11 @@ export function inspectSampleRequest(sample: unknown, step: number | null): Json
 
 interface SampleState {
   runId: string;
-  /** Model calls so far (1-based steps). */
-  step: number;
-  /** The step of the response that issued each call. */
-  callSteps: Map<string, number>;
+  /** Model calls so far, and the step of the response that issued each call. */
+  steps: StepBuilder;
   answered: Set<string>;
   /** The sample's own start (NaN when unknown). */
   startedMs: number;
-}
-
-function stepField(state: SampleState): { step?: number } {
-  return state.step > 0 ? { step: state.step } : {};
 }
 
 /**
@@ -417,13 +387,13 @@ function stepField(state: SampleState): { step?: number } {
  * first events (`span_begin`, `sample_init`) with the eval's start, which would stretch the run
  * back to it (the raw entry keeps the timestamp).
  */
-function tsField(event: JsonObject, state: SampleState): { ts?: string } {
+function startedTs(event: JsonObject, state: SampleState): string | undefined {
   const ts = text(event['timestamp']);
-  return ts !== undefined && !(Date.parse(ts) < state.startedMs) ? { ts } : {};
+  return ts !== undefined && !(Date.parse(ts) < state.startedMs) ? ts : undefined;
 }
 
 /** `ChatMessageAssistant.tool_calls[{id, function, arguments (object)}]`. */
-function toolCallsOf(message: JsonObject | undefined, runId: string, step: number): ToolCall[] {
+function toolCallsOf(message: JsonObject | undefined, runId: string, step: number): AdaptedToolCall[] {
   return list(message, 'tool_calls')
     .filter(isRecord)
     .map((call, index) => ({
@@ -438,16 +408,15 @@ function toolResultFromMessage(message: JsonObject, callId: string, runId: strin
   const errorMessage = text(error?.['message']);
   const errorCode = text(error?.['type']);
   const content = resolve(message['content']);
-  return {
-    type: 'tool_result',
+  return toolResult({
     run_id: runId,
     step,
     call_id: callId,
-    ...(text(message['function']) !== undefined ? { name: text(message['function']) } : {}),
+    name: text(message['function']),
     status: error !== undefined ? 'error' : 'ok',
-    output: contentText(content) ?? content,
-    ...(error !== undefined ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorMessage !== undefined ? { message: errorMessage } : {}) } } : {}),
-  };
+    output: contentText(content, ADJACENT_TEXT_PARTS) ?? content,
+    error: error !== undefined ? defined({ code: errorCode, message: errorMessage }) : undefined,
+  });
 }
 
 /** The sample's last moment: its `completed_at`, else its last event's timestamp. */
@@ -483,19 +452,16 @@ function sampleStart(sample: JsonObject, events: readonly JsonObject[]): string 
  */
 function sampleEnd(sample: JsonObject, events: readonly JsonObject[], state: SampleState): AdaptedEvent {
   const ts = sampleCompletedAt(sample, events);
-  const base = { type: 'run_end' as const, run_id: state.runId, ...stepField(state), ...(ts !== undefined ? { ts } : {}) };
+  const end = (fields: { status: string; limit?: string; reason: string | undefined }) => runEnd({ run_id: state.runId, step: state.steps.stepSoFar, ts, ...fields });
   const error = sample['error'];
-  if (error !== undefined && error !== null) {
-    const message = isRecord(error) ? text(error['message']) : text(error);
-    return { ...base, status: 'error', ...(message !== undefined ? { reason: message } : {}) };
-  }
+  if (error !== undefined && error !== null) return end({ status: 'error', reason: isRecord(error) ? text(error['message']) : text(error) });
   const limit = field(sample, 'limit');
   if (limit !== undefined) {
     const type = text(limit['type']) ?? 'unknown';
     const value = finite(limit['limit']);
-    return { ...base, status: `${type}_limit`, limit: `${type}_limit`, reason: `the sample hit its ${type} limit${value !== undefined ? ` of ${value}` : ''}` };
+    return end({ status: `${type}_limit`, limit: `${type}_limit`, reason: `the sample hit its ${type} limit${value !== undefined ? ` of ${value}` : ''}` });
   }
-  return { ...base, status: 'completed', reason: 'derived: the sample was written to the log with no error and no limit (Inspect writes a sample once it has finished)' };
+  return end({ status: 'completed', reason: 'derived: the sample was written to the log with no error and no limit (Inspect writes a sample once it has finished)' });
 }
 
 export const inspectAiFormat: FormatAdapter = {

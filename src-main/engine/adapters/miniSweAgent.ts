@@ -11,9 +11,10 @@
  * `exit` message or `info.exit_status`. See docs/formats/mini-swe-agent.md.
  */
 import { millisFromStartToResult } from './callLatency';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, positive, field, contentText, fileStem } from './jsonValues';
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
+import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import { text, finite, positive, field, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';
+import { StepBuilder } from './kit/stepBuilder';
 
 /**
  * Exception classes a model call raises when the provider refuses it — litellm's and the OpenAI
@@ -22,11 +23,6 @@ import { text, finite, positive, field, contentText, fileStem } from './jsonValu
  */
 const PROVIDER_EXCEPTIONS =
   /^(?:InternalServerError|RateLimitError|APIError|APIConnectionError|APITimeoutError|Timeout|ServiceUnavailableError|BadRequestError|AuthenticationError|PermissionDeniedError|NotFoundError|UnprocessableEntityError|ContextWindowExceededError|ContentPolicyViolationError|OverloadedError)$/;
-
-type Emit = (mapped: MappedEvent) => void;
-type JsonObject = Record<string, unknown>;
-/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
-type ToolCall = { call_id: string; name: string; arguments: unknown };
 
 const ACTION_BLOCKS = [/```mswea_bash_command\s*\n(.*?)\n```/gs, /```bash\s*\n(.*?)\n```/gs];
 /** The first line of a command's output that makes mini-swe-agent submit (the rest is the submission). */
@@ -45,8 +41,8 @@ function looksLikeBareMessages(value: unknown): boolean {
   if (!Array.isArray(value) || value.length < 2 || !value.every(isMessage)) return false;
   return value.some(
     (message) =>
-      (message['role'] === 'assistant' && /```mswea_bash_command\b/.test(contentText(message['content']) ?? '')) ||
-      (message['role'] === 'user' && /^<returncode>-?\d+<\/returncode>/.test(contentText(message['content']) ?? '')),
+      (message['role'] === 'assistant' && /```mswea_bash_command\b/.test(contentText(message['content'], ADJACENT_TEXT_PARTS) ?? '')) ||
+      (message['role'] === 'user' && /^<returncode>-?\d+<\/returncode>/.test(contentText(message['content'], ADJACENT_TEXT_PARTS) ?? '')),
   );
 }
 
@@ -81,33 +77,27 @@ function textActions(content: string): string[] {
 function returnCode(message: JsonObject): number | undefined {
   const recorded = finite(field(message, 'extra')?.['returncode']);
   if (recorded !== undefined) return recorded;
-  const match = /^\s*<returncode>(-?\d+)<\/returncode>/.exec(contentText(message['content']) ?? '');
+  const match = /^\s*<returncode>(-?\d+)<\/returncode>/.exec(contentText(message['content'], ADJACENT_TEXT_PARTS) ?? '');
   return match === null ? undefined : Number(match[1]);
 }
 
 function usageOf(extra: JsonObject | undefined): JsonObject | undefined {
   const usage = field(field(extra, 'response'), 'usage');
   const cost = finite(extra?.['cost']);
-  const input = finite(usage?.['prompt_tokens']);
-  const output = finite(usage?.['completion_tokens']);
-  const cached = finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']);
-  const result = {
-    ...(input !== undefined ? { input_tokens: input } : {}),
-    ...(output !== undefined ? { output_tokens: output } : {}),
-    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
-    ...(cost !== undefined && cost >= 0 ? { cost_usd: cost } : {}),
-  };
-  return Object.keys(result).length > 0 ? result : undefined;
+  return definedIfAny({
+    input_tokens: finite(usage?.['prompt_tokens']),
+    output_tokens: finite(usage?.['completion_tokens']),
+    cached_input_tokens: finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']),
+    cost_usd: cost !== undefined && cost >= 0 ? cost : undefined,
+  });
 }
 
 class RunMapper {
-  private step = 0;
+  private readonly steps = new StepBuilder();
   /** Text actions waiting for their observation, in order. */
-  private pending: ToolCall[] = [];
+  private pending: AdaptedToolCall[] = [];
   /** The pending calls are text actions (ids derived), answered by the next `user` messages in order. */
   private derivedIds = false;
-  private readonly callSteps = new Map<string, number>();
-  private readonly callNames = new Map<string, string>();
   /**
    * When the response that issued a step's only action arrived (`extra.timestamp`, epoch seconds).
    * mini-swe-agent stamps an observation once all of its step's actions have run, so the gap from
@@ -116,7 +106,7 @@ class RunMapper {
   private readonly soleActionIssuedAt = new Map<string, number>();
   private ended = false;
   /** The last call answered by a message without a return code: the submission of an early-format run. */
-  private lastAnswer: { call: ToolCall; returnCode: number | undefined; last: boolean } | null = null;
+  private lastAnswer: { call: AdaptedToolCall; returnCode: number | undefined; last: boolean } | null = null;
 
   constructor(
     private readonly runId: string,
@@ -129,20 +119,20 @@ class RunMapper {
   }
 
   private unknown(typeRaw: string, ts?: number): void {
-    this.out({ type: 'unknown', type_raw: typeRaw, run_id: this.runId, ...(this.step > 0 ? { step: this.step } : {}), ...(ts !== undefined ? { ts } : {}) }, typeRaw);
+    this.out(unknownEvent(typeRaw, { run_id: this.runId, step: this.steps.stepSoFar, ts }), typeRaw);
   }
 
   private assistant(message: JsonObject, hasNext: boolean, actionPattern: RegExp | undefined): void {
-    this.step += 1;
+    const step = this.steps.next();
     const extra = field(message, 'extra');
     const response = field(extra, 'response');
-    const content = contentText(message['content']);
-    let calls: ToolCall[] = [];
+    const content = contentText(message['content'], ADJACENT_TEXT_PARTS);
+    let calls: AdaptedToolCall[] = [];
     const toolCalls = Array.isArray(message['tool_calls']) ? message['tool_calls'].filter(isRecord) : [];
     if (toolCalls.length > 0) {
       calls = toolCalls.map((call, index) => {
         const fn = field(call, 'function');
-        return { call_id: text(call['id']) ?? `${this.runId}:step${this.step}:${index}`, name: text(fn?.['name']) ?? '(unnamed)', arguments: fn?.['arguments'] };
+        return { call_id: text(call['id']) ?? `${this.runId}:step${step}:${index}`, name: text(fn?.['name']) ?? '(unnamed)', arguments: fn?.['arguments'] };
       });
     } else {
       const recorded = Array.isArray(extra?.['actions']) ? extra['actions'].filter(isRecord).map((action) => text(action['command']) ?? '') : undefined;
@@ -150,7 +140,7 @@ class RunMapper {
       // mini-swe-agent runs an action only when there is exactly one (else: a format error).
       if (commands.length === 1 || (recorded !== undefined && commands.length > 1)) {
         calls = commands.map((command, index) => ({
-          call_id: commands.length === 1 ? `${this.runId}:step${this.step}` : `${this.runId}:step${this.step}:${index}`,
+          call_id: commands.length === 1 ? `${this.runId}:step${step}` : `${this.runId}:step${step}:${index}`,
           name: 'bash',
           arguments: { command },
         }));
@@ -158,36 +148,30 @@ class RunMapper {
     }
     this.pending = [...calls];
     this.derivedIds = calls.length > 0 && toolCalls.length === 0;
-    for (const call of calls) {
-      this.callSteps.set(call.call_id, this.step);
-      this.callNames.set(call.call_id, call.name);
-    }
+    this.steps.issued(calls);
     const choice = Array.isArray(response?.['choices']) ? response['choices'].find(isRecord) : undefined;
-    const finishReason = text(choice?.['finish_reason']);
-    const usage = usageOf(extra);
     const ts = finite(extra?.['timestamp']);
     if (calls.length === 1 && ts !== undefined) this.soleActionIssuedAt.set(calls[0]!.call_id, ts);
+    const formatError = calls.length === 0 && hasNext;
     this.out(
-      {
-        type: 'model_response',
+      modelResponse({
         run_id: this.runId,
-        step: this.step,
-        ...(ts !== undefined ? { ts } : {}),
-        ...(calls.length === 0 && hasNext
-          ? { outcome: 'incomplete', incomplete_reason: 'no single action in the response: mini-swe-agent answered with a format error' }
-          : {}),
+        step,
+        ts,
+        outcome: formatError ? 'incomplete' : undefined,
+        incomplete_reason: formatError ? 'no single action in the response: mini-swe-agent answered with a format error' : undefined,
         text: content ?? null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
-        ...(finishReason !== undefined ? { finish_reason: finishReason } : {}),
-        ...(usage !== undefined ? { usage } : {}),
-        ...(text(response?.['model']) !== undefined ? { model: text(response?.['model']) } : {}),
-        ...(text(response?.['id']) !== undefined ? { response_id: text(response?.['id']) } : {}),
-      },
+        tool_calls: callsIfAny(calls),
+        finish_reason: text(choice?.['finish_reason']),
+        usage: usageOf(extra),
+        model: text(response?.['model']),
+        response_id: text(response?.['id']),
+      }),
       'assistant',
     );
   }
 
-  private result(message: JsonObject, call: ToolCall | string, typeRaw: string, last: boolean): void {
+  private result(message: JsonObject, call: AdaptedToolCall | string, typeRaw: string, last: boolean): void {
     const callId = typeof call === 'string' ? call : call.call_id;
     const extra = field(message, 'extra');
     const code = returnCode(message);
@@ -198,19 +182,17 @@ class RunMapper {
     const latency = millisFromStartToResult(this.soleActionIssuedAt.get(callId), ts);
     this.soleActionIssuedAt.delete(callId);
     this.out(
-      {
-        type: 'tool_result',
+      toolResult({
         run_id: this.runId,
-        step: this.callSteps.get(callId) ?? this.step,
-        ...(ts !== undefined ? { ts } : {}),
+        step: this.steps.stepOf(callId),
+        ts,
         call_id: callId,
-        ...(this.callNames.has(callId) ? { name: this.callNames.get(callId) } : {}),
+        name: this.steps.nameOf(callId),
         output: extra !== undefined && 'raw_output' in extra ? extra['raw_output'] : message['content'],
-        ...(latency !== undefined ? { latency_ms: latency } : {}),
-        ...(failed
-          ? { status: 'error', error: { ...(code !== undefined && code !== 0 ? { code: `exit_${code}` } : {}), ...(exception !== undefined ? { message: exception } : {}) } }
-          : {}),
-      },
+        latency_ms: latency,
+        status: failed ? 'error' : undefined,
+        error: failed ? defined({ code: code !== undefined && code !== 0 ? `exit_${code}` : undefined, message: exception }) : undefined,
+      }),
       typeRaw,
     );
     if (typeof call !== 'string') this.lastAnswer = { call, returnCode: code, last };
@@ -237,7 +219,7 @@ class RunMapper {
       if (role === 'exit') {
         const status = text(extra?.['exit_status']);
         if (status === 'Submitted') this.submitted(message, last);
-        this.end(status, 'exit', finite(extra?.['timestamp']), text(extra?.['submission']) ?? contentText(message['content']));
+        this.end(status, 'exit', finite(extra?.['timestamp']), text(extra?.['submission']) ?? contentText(message['content'], ADJACENT_TEXT_PARTS));
         return;
       }
       const interrupt = text(extra?.['interrupt_type']);
@@ -256,7 +238,7 @@ class RunMapper {
    */
   private submitted(message: JsonObject, last: boolean): void {
     if (this.pending.length === 0) return;
-    const printsMarker = (call: ToolCall): boolean => {
+    const printsMarker = (call: AdaptedToolCall): boolean => {
       const args = call.arguments;
       const command = isRecord(args) ? text(args['command']) : typeof args === 'string' ? args : undefined;
       return command !== undefined && SUBMIT_MARKERS.some((marker) => command.includes(marker));
@@ -265,27 +247,25 @@ class RunMapper {
     const submitting = this.pending[index]!;
     const extra = field(message, 'extra');
     this.out(
-      {
-        type: 'tool_result',
+      toolResult({
         run_id: this.runId,
-        step: this.callSteps.get(submitting.call_id) ?? this.step,
+        step: this.steps.stepOf(submitting.call_id),
         call_id: submitting.call_id,
         name: submitting.name,
         output: extra !== undefined && 'submission' in extra ? extra['submission'] : message['content'],
-      },
+      }),
       'exit',
     );
     this.lastAnswer = { call: submitting, returnCode: undefined, last };
     for (const call of this.pending.slice(index + 1)) {
       this.out(
-        {
-          type: 'tool_call_not_executed',
+        toolCallNotExecuted({
           run_id: this.runId,
-          step: this.callSteps.get(call.call_id) ?? this.step,
+          step: this.steps.stepOf(call.call_id),
           call_id: call.call_id,
           name: call.name,
           reason: 'not run: an earlier command of the same response submitted, which ends the run',
-        },
+        }),
         'exit',
       );
     }
@@ -301,23 +281,20 @@ class RunMapper {
     if (this.ended || status === undefined || status.trim() === '') return;
     this.ended = true;
     if (PROVIDER_EXCEPTIONS.test(status)) {
-      this.step += 1;
-      const message = detail?.trim() || undefined;
       this.out(
-        {
-          type: 'model_response',
+        modelResponse({
           run_id: this.runId,
-          step: this.step,
-          ...(ts !== undefined ? { ts } : {}),
+          step: this.steps.next(),
+          ts,
           outcome: 'incomplete',
           incomplete_reason: status,
           text: null,
-          api_error: { type: status, ...(message !== undefined ? { message } : {}) },
-        },
+          api_error: defined({ type: status, message: detail?.trim() || undefined }),
+        }),
         typeRaw,
       );
     }
-    this.out({ type: 'run_end', run_id: this.runId, step: this.step, ...(ts !== undefined ? { ts } : {}), status }, typeRaw);
+    this.out(runEnd({ run_id: this.runId, step: this.steps.step, ts, status }), typeRaw);
   }
 
   /**
@@ -332,13 +309,12 @@ class RunMapper {
     if (!last || code !== undefined || command === undefined || !SUBMIT_MARKERS.some((marker) => command.includes(marker))) return;
     this.ended = true;
     this.out(
-      {
-        type: 'run_end',
+      runEnd({
         run_id: this.runId,
-        step: this.step,
+        step: this.steps.step,
         status: 'Submitted',
         reason: 'derived: the last command prints the submission marker and its output is recorded as the submission (no <returncode>); the document records no exit status',
-      },
+      }),
       'messages',
     );
   }
@@ -381,22 +357,14 @@ export const miniSweAgentFormat: FormatAdapter = {
         const model = text(field(config, 'model')?.['model_name']);
         // A cost limit is a budget only when the messages record a cost per call (`extra.cost`, since 1.1).
         const costed = messages.some((message) => finite(field(message, 'extra')?.['cost']) !== undefined);
-        const budgets = {
-          ...(positive(agent?.['step_limit']) !== undefined ? { max_turns: positive(agent?.['step_limit']) } : {}),
-          ...(costed && positive(agent?.['cost_limit']) !== undefined ? { max_cost_usd: positive(agent?.['cost_limit']) } : {}),
-        };
+        const budgets = definedIfAny({ max_turns: positive(agent?.['step_limit']), max_cost_usd: costed ? positive(agent?.['cost_limit']) : undefined });
         const version = text(info?.['mini_version']);
-        if (model !== undefined || Object.keys(budgets).length > 0 || version !== undefined) {
+        if (model !== undefined || budgets !== undefined || version !== undefined) {
           mapper.out(
-            {
-              type: 'run_start',
+            runStart({
               run_id: runId,
-              config: {
-                ...(model !== undefined ? { model } : {}),
-                ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
-                ...(version !== undefined ? { versions: { 'mini-swe-agent': version } } : {}),
-              },
-            },
+              config: defined({ model, budgets, versions: version !== undefined ? { 'mini-swe-agent': version } : undefined }),
+            }),
             'info/config',
           );
         }

@@ -16,14 +16,10 @@
  * failing that, the agent's `finish` action. See docs/formats/openhands.md.
  */
 import { CallStartTimes } from './callLatency';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, finite, field, fileStem } from './jsonValues';
-
-type Emit = (mapped: MappedEvent) => void;
-type JsonObject = Record<string, unknown>;
-/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
-type ToolCall = { call_id: string; name: string; arguments: unknown };
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
+import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import { text, finite, field, fileStem, type JsonObject } from './kit/jsonValues';
+import { StepBuilder } from './kit/stepBuilder';
 
 /** Agent actions that run something (legacy, text-parsed ones come without tool_call_metadata). */
 const EXECUTABLE_ACTIONS = new Set(['run', 'run_ipython', 'read', 'write', 'edit', 'browse', 'browse_interactive', 'call_tool_mcp', 'think']);
@@ -82,7 +78,7 @@ function headDescription(head: string): string | null {
   return trajectory ? 'OpenHands event stream: a JSON array of events {id, timestamp, source, action | observation}' : null;
 }
 
-function callsOf(modelResponse: JsonObject | undefined): ToolCall[] | undefined {
+function callsOf(modelResponse: JsonObject | undefined): AdaptedToolCall[] | undefined {
   const choices = modelResponse?.['choices'];
   const message = Array.isArray(choices) ? field(choices.find(isRecord), 'message') : undefined;
   if (message === undefined || !Array.isArray(message['tool_calls'])) return undefined;
@@ -96,22 +92,17 @@ function callsOf(modelResponse: JsonObject | undefined): ToolCall[] | undefined 
 function usageOf(modelResponse: JsonObject | undefined): JsonObject | undefined {
   const usage = field(modelResponse, 'usage');
   if (usage === undefined) return undefined;
-  const input = finite(usage['prompt_tokens']);
-  const output = finite(usage['completion_tokens']);
-  const cached = finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']);
-  const total = finite(usage['total_tokens']);
-  const result = {
-    ...(input !== undefined ? { input_tokens: input } : {}),
-    ...(output !== undefined ? { output_tokens: output } : {}),
-    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
-    ...(total !== undefined ? { total_tokens: total } : {}),
-  };
-  return Object.keys(result).length > 0 ? result : undefined;
+  return definedIfAny({
+    input_tokens: finite(usage['prompt_tokens']),
+    output_tokens: finite(usage['completion_tokens']),
+    cached_input_tokens: finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']),
+    total_tokens: finite(usage['total_tokens']),
+  });
 }
 
 /** One run: events fed in order, the end decided once all are seen. */
 class RunMapper {
-  private step = 0;
+  private readonly steps = new StepBuilder();
   private readonly responseSteps = new Map<string, number>();
   /** Action event id → the call it issued, for observations that name their action by `cause`. */
   private readonly actionCalls = new Map<number, { callId: string; name: string; step: number }>();
@@ -138,13 +129,12 @@ class RunMapper {
     const maxIterations = finite(metadata?.['max_iterations']);
     const budgets = maxIterations !== undefined && Number.isInteger(maxIterations) && maxIterations > 0 ? { max_turns: maxIterations } : undefined;
     this.out(
-      {
-        type: 'run_start',
+      runStart({
         run_id: this.runId,
-        ...(text(metadata?.['start_time']) !== undefined ? { ts: timestamp(text(metadata?.['start_time'])?.replace(' ', 'T')) } : {}),
-        config: { ...(model !== undefined ? { model } : {}), ...(budgets !== undefined ? { budgets } : {}), agent_class: metadata?.['agent_class'] },
+        ts: timestamp(text(metadata?.['start_time'])?.replace(' ', 'T')),
+        config: defined({ model, budgets, agent_class: metadata?.['agent_class'] }),
         task: instance['instruction'],
-      },
+      }),
       'instance',
       line,
     );
@@ -153,7 +143,7 @@ class RunMapper {
 
   /** The members written after `history` (metrics, error, instance): kept as an event, the error read. */
   tail(members: JsonObject, line: LineRef): void {
-    this.out({ type: 'unknown', type_raw: 'instance (members after history)', run_id: this.runId }, 'instance', line);
+    this.out(unknownEvent('instance (members after history)', { run_id: this.runId }), 'instance', line);
     this.noteError(members, line);
   }
 
@@ -168,7 +158,7 @@ class RunMapper {
 
   feed(value: unknown, line: LineRef): void {
     if (!isRecord(value)) {
-      this.out({ type: 'unknown', type_raw: 'event (not an object)', run_id: this.runId }, 'event', line);
+      this.out(unknownEvent('event (not an object)', { run_id: this.runId }), 'event', line);
       return;
     }
     const action = text(value['action']);
@@ -179,36 +169,33 @@ class RunMapper {
   }
 
   private unknown(event: JsonObject, typeRaw: string, line: LineRef): void {
-    const ts = timestamp(event['timestamp']);
-    this.out({ type: 'unknown', type_raw: typeRaw, run_id: this.runId, ...(this.step > 0 ? { step: this.step } : {}), ...(ts !== undefined ? { ts } : {}) }, typeRaw, line);
+    this.out(unknownEvent(typeRaw, { run_id: this.runId, step: this.steps.stepSoFar, ts: timestamp(event['timestamp']) }), typeRaw, line);
   }
 
-  private response(fields: { ts: string | undefined; calls: ToolCall[]; text: string | undefined; modelResponse?: JsonObject | undefined }, typeRaw: string, line: LineRef): void {
-    this.step += 1;
-    const { modelResponse } = fields;
-    const choices = modelResponse?.['choices'];
+  private response(fields: { ts: string | undefined; calls: AdaptedToolCall[]; text: string | undefined; rawResponse?: JsonObject | undefined }, typeRaw: string, line: LineRef): void {
+    const step = this.steps.next();
+    const { rawResponse } = fields;
+    const choices = rawResponse?.['choices'];
     const finishReason = Array.isArray(choices) ? text(choices.find(isRecord)?.['finish_reason']) : undefined;
     const executable = fields.calls.filter((call) => call.name !== COMPLETION_TOOL);
     const completion = fields.calls.filter((call) => call.name === COMPLETION_TOOL);
     // A response that only calls finish is the final answer: its call is listed, never issued.
     const onlyCompletion = executable.length === 0 && completion.length > 0;
     const calls = onlyCompletion ? completion : executable;
-    const usage = usageOf(modelResponse);
     this.out(
-      {
-        type: 'model_response',
+      modelResponse({
         run_id: this.runId,
-        step: this.step,
-        ...(fields.ts !== undefined ? { ts: fields.ts } : {}),
-        ...(onlyCompletion ? { outcome: 'final' } : {}),
+        step,
+        ts: fields.ts,
+        outcome: onlyCompletion ? 'final' : undefined,
         text: fields.text ?? null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
-        ...(!onlyCompletion && completion.length > 0 ? { completion_calls: completion } : {}),
-        ...(finishReason !== undefined ? { finish_reason: finishReason } : {}),
-        ...(usage !== undefined ? { usage } : {}),
-        ...(text(modelResponse?.['model']) !== undefined ? { model: text(modelResponse?.['model']) } : {}),
-        ...(text(modelResponse?.['id']) !== undefined ? { response_id: text(modelResponse?.['id']) } : {}),
-      },
+        tool_calls: callsIfAny(calls),
+        completion_calls: onlyCompletion ? undefined : callsIfAny(completion),
+        finish_reason: finishReason,
+        usage: usageOf(rawResponse),
+        model: text(rawResponse?.['model']),
+        response_id: text(rawResponse?.['id']),
+      }),
       typeRaw,
       line,
     );
@@ -228,33 +215,34 @@ class RunMapper {
         const calls = callsOf(modelResponse) ?? [{ call_id: callId, name, arguments: event['args'] }];
         const choices = modelResponse?.['choices'];
         const message = Array.isArray(choices) ? field(choices.find(isRecord), 'message') : undefined;
-        this.response({ ts, calls, text: text(message?.['content']) ?? text(event['message']), modelResponse }, typeRaw, line);
-        this.responseSteps.set(responseId, this.step);
+        this.response({ ts, calls, text: text(message?.['content']) ?? text(event['message']), rawResponse: modelResponse }, typeRaw, line);
+        this.responseSteps.set(responseId, this.steps.step);
       }
-      const step = this.responseSteps.get(responseId) ?? this.step;
+      const step = this.responseSteps.get(responseId) ?? this.steps.step;
       if (name === COMPLETION_TOOL || action === 'finish') {
         this.finished = { line, step };
         return;
       }
       if (id !== undefined) this.actionCalls.set(id, { callId, name, step });
       this.callStarts.started(this.runId, callId, ts);
-      this.out({ type: 'tool_call_start', run_id: this.runId, step, ...(ts !== undefined ? { ts } : {}), call_id: callId, name, arguments: event['args'] }, typeRaw, line);
+      this.out(toolCallStart({ run_id: this.runId, step, ts, call_id: callId, name, arguments: event['args'] }), typeRaw, line);
       return;
     }
     if (event['source'] === 'agent' && REPLY_ACTIONS.has(action)) {
       const args = field(event, 'args');
       const reply = text(event['message']) ?? text(args?.['content']) ?? text(args?.['final_thought']);
       this.response({ ts, calls: [], text: reply }, typeRaw, line);
-      if (action === 'finish') this.finished = { line, step: this.step };
+      if (action === 'finish') this.finished = { line, step: this.steps.step };
       return;
     }
     if (event['source'] === 'agent' && EXECUTABLE_ACTIONS.has(action) && id !== undefined) {
       // A legacy action parsed from the model's text: no call id, so one is derived from the event id.
       const derived = `${this.runId}:event${id}`;
       this.response({ ts, calls: [{ call_id: derived, name: action, arguments: event['args'] }], text: text(field(event, 'args')?.['thought']) ?? text(event['message']) }, typeRaw, line);
-      this.actionCalls.set(id, { callId: derived, name: action, step: this.step });
+      const step = this.steps.step;
+      this.actionCalls.set(id, { callId: derived, name: action, step });
       this.callStarts.started(this.runId, derived, ts);
-      this.out({ type: 'tool_call_start', run_id: this.runId, step: this.step, ...(ts !== undefined ? { ts } : {}), call_id: derived, name: action, arguments: event['args'] }, typeRaw, line);
+      this.out(toolCallStart({ run_id: this.runId, step, ts, call_id: derived, name: action, arguments: event['args'] }), typeRaw, line);
       return;
     }
     this.unknown(event, event['source'] === 'agent' ? typeRaw : `${typeRaw} (${text(event['source']) ?? '?'})`, line);
@@ -269,7 +257,7 @@ class RunMapper {
     const callId = text(metadata?.['tool_call_id']) ?? issued?.callId;
     if (observation === 'agent_state_changed') {
       const state = text(field(event, 'extras')?.['agent_state']);
-      if (state !== undefined) this.lastState = { state, ts, line, afterStep: this.step };
+      if (state !== undefined) this.lastState = { state, ts, line, afterStep: this.steps.step };
       this.unknown(event, state !== undefined ? `${typeRaw} (${state})` : typeRaw, line);
       return;
     }
@@ -292,27 +280,18 @@ class RunMapper {
             ? `exit_${exitCode}`
             : undefined;
     const content = event['content'];
-    const latency = this.callStarts.latencyOf(this.runId, callId, ts);
     this.out(
-      {
-        type: 'tool_result',
+      toolResult({
         run_id: this.runId,
-        step: issued?.step ?? this.step,
-        ...(ts !== undefined ? { ts } : {}),
+        step: issued?.step ?? this.steps.step,
+        ts,
         call_id: callId,
         name: text(metadata?.['function_name']) ?? issued?.name ?? observation,
         output: content,
-        ...(latency !== undefined ? { latency_ms: latency } : {}),
-        ...(failed
-          ? {
-              status: 'error',
-              error: {
-                ...(code !== undefined ? { code } : {}),
-                ...(observation === 'error' && typeof content === 'string' ? { message: content.slice(0, 500) } : text(event['message']) !== undefined ? { message: text(event['message']) } : {}),
-              },
-            }
-          : {}),
-      },
+        latency_ms: this.callStarts.latencyOf(this.runId, callId, ts),
+        status: failed ? 'error' : undefined,
+        error: failed ? defined({ code, message: observation === 'error' && typeof content === 'string' ? content.slice(0, 500) : text(event['message']) }) : undefined,
+      }),
       typeRaw,
       line,
     );
@@ -324,29 +303,29 @@ class RunMapper {
    */
   close(): void {
     const state = this.lastState;
-    if (state !== null && END_STATES.has(state.state) && state.afterStep === this.step) {
-      this.out({ type: 'run_end', run_id: this.runId, step: this.step, ...(state.ts !== undefined ? { ts: state.ts } : {}), status: state.state }, 'observation:agent_state_changed', state.line);
+    const step = this.steps.step;
+    if (state !== null && END_STATES.has(state.state) && state.afterStep === step) {
+      this.out(runEnd({ run_id: this.runId, step, ts: state.ts, status: state.state }), 'observation:agent_state_changed', state.line);
       return;
     }
     if (this.evalError !== null) {
       const { message, line } = this.evalError;
       const reason = `derived: the evaluation output's error: ${message}`;
-      const end = { type: 'run_end' as const, run_id: this.runId, step: this.step, reason };
+      const end = (status: string, limit?: string) => runEnd({ run_id: this.runId, step, reason, status, limit });
       // OpenHands' controller words for its iteration and budget limits (AgentController._check_…).
-      if (/maximum iteration/i.test(message)) this.out({ ...end, status: 'budget_exceeded', limit: 'max_turns' }, 'instance', line);
-      else if (/maximum budget/i.test(message)) this.out({ ...end, status: 'budget_exceeded', limit: 'max_cost_usd' }, 'instance', line);
-      else this.out({ ...end, status: 'error' }, 'instance', line);
+      if (/maximum iteration/i.test(message)) this.out(end('budget_exceeded', 'max_turns'), 'instance', line);
+      else if (/maximum budget/i.test(message)) this.out(end('budget_exceeded', 'max_cost_usd'), 'instance', line);
+      else this.out(end('error'), 'instance', line);
       return;
     }
-    if (this.finished !== null && this.finished.step === this.step) {
+    if (this.finished !== null && this.finished.step === step) {
       this.out(
-        {
-          type: 'run_end',
+        runEnd({
           run_id: this.runId,
-          step: this.step,
+          step,
           status: 'finished',
           reason: 'derived: the last model call is the agent\'s finish action (OpenHands then sets the agent state "finished"); no later agent_state_changed is recorded',
-        },
+        }),
         'action:finish',
         this.finished.line,
       );

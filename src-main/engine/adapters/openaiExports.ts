@@ -12,10 +12,10 @@
  */
 import { basename, extname } from 'node:path';
 import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
+import { defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent } from './kit/events';
+import { text } from './kit/jsonValues';
 
-type Emit = (mapped: MappedEvent) => void;
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 type Json = Record<string, unknown>;
 
@@ -58,11 +58,6 @@ interface RunState {
   /** The run's end came from the source itself (an Agents SDK run span): nothing to derive. */
   ended: boolean;
   started: boolean;
-}
-
-function stringField(record: Json, key: string): string | undefined {
-  const value = record[key];
-  return typeof value === 'string' ? value : undefined;
 }
 
 function epochIso(value: unknown): string | undefined {
@@ -109,14 +104,7 @@ function usageOf(raw: unknown): Json | undefined {
   const total = count(raw['total_tokens']);
   const cached = isRecord(raw['input_tokens_details']) ? count(raw['input_tokens_details']['cached_tokens']) : undefined;
   const reasoning = isRecord(raw['output_tokens_details']) ? count(raw['output_tokens_details']['reasoning_tokens']) : undefined;
-  const usage: Json = {
-    ...(input !== undefined ? { input_tokens: input } : {}),
-    ...(output !== undefined ? { output_tokens: output } : {}),
-    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
-    ...(total !== undefined ? { total_tokens: total } : {}),
-    ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
-  };
-  return Object.keys(usage).length > 0 ? usage : undefined;
+  return definedIfAny({ input_tokens: input, output_tokens: output, cached_input_tokens: cached, total_tokens: total, reasoning_tokens: reasoning });
 }
 
 function errorText(error: unknown): string | undefined {
@@ -136,9 +124,9 @@ function apiErrorOf(error: unknown, message: string): ApiError {
 
 /** A client-side call: the client runs it and answers with `<type>_output` carrying the same call_id. */
 function clientCall(item: Json, type: string): ToolCall | undefined {
-  const callId = stringField(item, 'call_id');
+  const callId = text(item['call_id']);
   if (!type.endsWith('_call') || callId === undefined || type in hostedCallNames) return undefined;
-  const name = stringField(item, 'name') ?? type.replace(/_call$/, '');
+  const name = text(item['name']) ?? type.replace(/_call$/, '');
   let args: unknown = item['arguments'];
   // custom_tool_call input is free text (a patch, a query), not JSON: wrapped so that it is not mistaken for broken JSON arguments.
   if (args === undefined && typeof item['input'] === 'string') args = { input: item['input'] };
@@ -147,14 +135,14 @@ function clientCall(item: Json, type: string): ToolCall | undefined {
 }
 
 function hostedCall(item: Json, type: string): ToolCall | undefined {
-  const id = stringField(item, 'id');
+  const id = text(item['id']);
   if (id === undefined || !(type in hostedCallNames)) return undefined;
   let args: unknown;
   if (type === 'mcp_call') args = item['arguments'];
   else if (type === 'web_search_call') args = item['action'];
   else if (type === 'file_search_call') args = item['queries'] === undefined ? undefined : { queries: item['queries'] };
   else if (type === 'code_interpreter_call') args = { code: item['code'], ...(item['container_id'] !== undefined ? { container_id: item['container_id'] } : {}) };
-  const name = type === 'mcp_call' ? (stringField(item, 'name') ?? 'mcp') : hostedCallNames[type]!;
+  const name = type === 'mcp_call' ? (text(item['name']) ?? 'mcp') : hostedCallNames[type]!;
   return { call_id: id, name, ...(args !== undefined ? { arguments: args } : {}), hosted: true, ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}) };
 }
 
@@ -162,7 +150,7 @@ function hostedCall(item: Json, type: string): ToolCall | undefined {
 function hostedResult(item: Json): { ok: boolean; output: unknown; error: { code?: string; message: string } | undefined } {
   const raw = item['error'];
   const message = errorText(raw);
-  const status = stringField(item, 'status');
+  const status = text(item['status']);
   const output = item['output'] ?? item['outputs'] ?? item['results'] ?? item['result'];
   if (message !== undefined) {
     const code = isRecord(raw) ? (raw['code'] ?? raw['type']) : undefined;
@@ -210,7 +198,7 @@ class OpenAiExportMapper implements FormatMapper {
     const last = run.last;
     if (last.kind !== 'response') return;
     const end = (status: string, reason: string): void => {
-      const event: EventOf<'run_end'> = { type: 'run_end', run_id: run.id, step: last.step, ...(last.ts !== undefined ? { ts: last.ts } : {}), status, reason: `derived: ${reason}` };
+      const event = runEnd({ run_id: run.id, step: last.step, ts: last.ts, status, reason: `derived: ${reason}` });
       emit({ event, typeRaw: 'response', line: last.line });
     };
     const approvals = [...run.open.values()].filter((call) => call.kind === 'approval' && !call.approved);
@@ -251,13 +239,7 @@ class OpenAiExportMapper implements FormatMapper {
     const run = this.run;
     if (!run.started) {
       run.started = true;
-      const event: EventOf<'run_start'> = {
-        type: 'run_start',
-        run_id: run.id,
-        step: 0,
-        config: { provider: 'openai', ...config, ...(budgets !== undefined ? { budgets } : {}) },
-        ...(task !== undefined ? { task } : {}),
-      };
+      const event = runStart({ run_id: run.id, step: 0, config: { provider: 'openai', ...config, ...defined({ budgets }) }, task });
       emit({ event, typeRaw: 'run_start', line });
     }
     return run;
@@ -269,13 +251,13 @@ class OpenAiExportMapper implements FormatMapper {
       return undefined;
     }
     if (isResponsesObject(record)) {
-      const model = stringField(record, 'model');
+      const model = text(record['model']);
       const run = this.runFor(this.fallbackRunId, line, emit, model !== undefined ? { model } : {});
       this.mapResponse(run, record, line, emit, 'response');
       return undefined;
     }
     if (isResponsesRequest(record)) {
-      const model = stringField(record, 'model');
+      const model = text(record['model']);
       const run = this.runFor(this.fallbackRunId, line, emit, model !== undefined ? { model } : {}, typeof record['input'] === 'string' ? record['input'] : undefined);
       this.mapRequest(run, record, line, emit);
       return undefined;
@@ -294,7 +276,7 @@ class OpenAiExportMapper implements FormatMapper {
     const step = (run.pendingRequestStep ??= ++run.steps);
     const input = request['input'];
     const items = Array.isArray(input) ? input : [];
-    const previous = stringField(request, 'previous_response_id');
+    const previous = text(request['previous_response_id']);
     const replayed = new Set<string>();
     for (const item of items) {
       if (isRecord(item) && typeof item['type'] === 'string' && item['type'].endsWith('_call') && typeof item['call_id'] === 'string') replayed.add(item['call_id']);
@@ -302,7 +284,7 @@ class OpenAiExportMapper implements FormatMapper {
     const answeredApprovals = new Set<string>();
     for (const item of items) {
       if (!isRecord(item)) continue;
-      const type = stringField(item, 'type') ?? '';
+      const type = text(item['type']) ?? '';
       if (type.endsWith('_call_output') && typeof item['call_id'] === 'string') {
         this.mapCallOutput(run, item, type, item['call_id'], { replayed: replayed.has(item['call_id']), previous }, line, emit, ts);
       } else if (type === 'mcp_approval_response' && typeof item['approval_request_id'] === 'string') {
@@ -316,33 +298,31 @@ class OpenAiExportMapper implements FormatMapper {
         if (call.kind !== 'approval' || call.approved || answeredApprovals.has(callId)) continue;
         run.open.delete(callId);
         run.answered.add(callId);
-        const event: EventOf<'tool_call_not_executed'> = {
-          type: 'tool_call_not_executed',
+        const event = toolCallNotExecuted({
           run_id: run.id,
           step: call.step,
-          ...(ts !== undefined ? { ts } : {}),
+          ts,
           call_id: callId,
           name: call.name,
           reason: 'approval request dropped: the next request carried no mcp_approval_response for it',
-        };
+        });
         emit({ event, typeRaw: `${typeRaw}/input`, line });
       }
     }
     const params: Json = { ...request };
     for (const key of ['model', 'instructions', 'tools', 'input']) delete params[key];
     const { model, instructions, tools } = request;
-    const event: EventOf<'model_request'> = {
-      type: 'model_request',
+    const event = modelRequest({
       run_id: run.id,
       step,
-      ...(ts !== undefined ? { ts } : {}),
-      ...(typeof model === 'string' ? { model } : {}),
+      ts,
+      model: text(model),
       provider: 'openai',
-      ...(instructions !== undefined && instructions !== null ? { system: instructions } : {}),
+      system: instructions ?? undefined,
       messages: typeof input === 'string' ? [{ role: 'user', content: input }] : items,
-      ...(Array.isArray(tools) ? { tools } : {}),
+      tools: Array.isArray(tools) ? tools : undefined,
       params,
-    };
+    });
     emit({ event, typeRaw, line });
     run.last = { kind: 'request' };
   }
@@ -356,8 +336,7 @@ class OpenAiExportMapper implements FormatMapper {
       const olderThanFile = !run.known.has(callId) && (context.replayed || (context.previous !== undefined && !run.responseIds.has(context.previous)));
       if (olderThanFile) {
         const typeRaw = `input/${type} (call issued before this file)`;
-        const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
-        emit({ event, typeRaw, line });
+        emit({ event: unknownEvent(typeRaw, { run_id: run.id, step: run.steps, ts }), typeRaw, line });
         run.answered.add(callId);
         return;
       }
@@ -365,17 +344,16 @@ class OpenAiExportMapper implements FormatMapper {
     run.open.delete(callId);
     run.answered.add(callId);
     const failed = item['status'] === 'failed';
-    const event: EventOf<'tool_result'> = {
-      type: 'tool_result',
+    const event = toolResult({
       run_id: run.id,
       step: call?.step ?? run.steps,
-      ...(ts !== undefined ? { ts } : {}),
+      ts,
       call_id: callId,
-      ...(call !== undefined ? { name: call.name } : {}),
+      name: call?.name,
       status: failed ? 'error' : 'ok',
       output: item['output'],
-      ...(failed ? { error: { message: `${type} status failed` } } : {}),
-    };
+      error: failed ? { message: `${type} status failed` } : undefined,
+    });
     emit({ event, typeRaw: `input/${type}`, line });
   }
 
@@ -384,8 +362,7 @@ class OpenAiExportMapper implements FormatMapper {
     if (call === undefined || call.kind !== 'approval') {
       if (run.answered.has(approvalId) || call?.approved) return;
       const typeRaw = 'input/mcp_approval_response (request not in this file)';
-      const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}) };
-      emit({ event, typeRaw, line });
+      emit({ event: unknownEvent(typeRaw, { run_id: run.id, step: run.steps, ts }), typeRaw, line });
       return;
     }
     if (call.approved) return;
@@ -396,63 +373,60 @@ class OpenAiExportMapper implements FormatMapper {
     }
     run.open.delete(approvalId);
     run.answered.add(approvalId);
-    const reason = stringField(item, 'reason');
-    const event: EventOf<'tool_call_not_executed'> = {
-      type: 'tool_call_not_executed',
+    const reason = text(item['reason']);
+    const event = toolCallNotExecuted({
       run_id: run.id,
       step: call.step,
-      ...(ts !== undefined ? { ts } : {}),
+      ts,
       call_id: approvalId,
       name: call.name,
       reason: `approval denied${reason ? `: ${reason}` : ''}`,
-    };
+    });
     emit({ event, typeRaw: 'input/mcp_approval_response', line });
   }
 
   /** One response: one model call, or several when hosted tools ran between samplings. */
   private mapResponse(run: RunState, response: Json, line: LineRef, emit: Emit, typeRaw: string): void {
-    const id = stringField(response, 'id') ?? `response@${line.lineNumber}`;
+    const id = text(response['id']) ?? `response@${line.lineNumber}`;
     const ts = epochIso(response['created_at']);
-    const model = stringField(response, 'model');
-    const status = stringField(response, 'status');
+    const model = text(response['model']);
+    const status = text(response['status']);
     run.responseIds.add(id);
     let sub = newSubStep(run.pendingRequestStep ?? ++run.steps);
     run.pendingRequestStep = null;
-    const base = { run_id: run.id, ...(ts !== undefined ? { ts } : {}) };
-
     const emitResponse = (part: SubStep, outcome: Outcome, extra: Partial<EventOf<'model_response'>>): void => {
-      const event: EventOf<'model_response'> = {
-        type: 'model_response',
-        ...base,
+      const event = modelResponse({
+        run_id: run.id,
+        ts,
         step: part.step,
         outcome,
         text: part.texts.length > 0 ? part.texts.join('\n') : null,
         tool_calls: part.calls,
-        ...(part.refusals.length > 0 ? { refusal: part.refusals.join('\n') } : {}),
-        ...(part.reasoning.length > 0 ? { reasoning: part.reasoning.join('\n') } : {}),
+        refusal: part.refusals.length > 0 ? part.refusals.join('\n') : undefined,
+        reasoning: part.reasoning.length > 0 ? part.reasoning.join('\n') : undefined,
         response_id: id,
-        ...(model !== undefined ? { model } : {}),
+        model,
         ...extra,
-      };
+      });
       emit({ event, typeRaw, line });
     };
     const emitHostedResults = (part: SubStep): void => {
       for (const item of part.hosted) {
         const result = hostedResult(item);
-        const callId = stringField(item, 'id')!;
+        const callId = text(item['id'])!;
         run.known.add(callId);
         run.answered.add(callId);
         const call = part.calls.find((candidate) => candidate.call_id === callId);
-        const event: EventOf<'tool_result'> = {
-          type: 'tool_result',
-          ...base,
+        const event = toolResult({
+          run_id: run.id,
+          ts,
           step: part.step,
           call_id: callId,
-          ...(call !== undefined ? { name: call.name } : {}),
+          name: call?.name,
           status: result.ok ? 'ok' : 'error',
-          ...(result.output !== undefined ? { output: result.output } : {}),
-          ...(result.error !== undefined ? { error: result.error } : {}),
-        };
+          output: result.output,
+          error: result.error,
+        });
         emit({ event, typeRaw: `${typeRaw}/output/${String(item['type'])}`, line });
       }
     };
@@ -467,7 +441,7 @@ class OpenAiExportMapper implements FormatMapper {
     const output = Array.isArray(response['output']) ? response['output'] : [];
     for (const item of output) {
       if (!isRecord(item)) continue;
-      const type = stringField(item, 'type') ?? '(no type)';
+      const type = text(item['type']) ?? '(no type)';
       if (type === 'message') {
         closeHostedStep();
         const content = item['content'];
@@ -486,24 +460,24 @@ class OpenAiExportMapper implements FormatMapper {
         }
         continue;
       }
-      const approvalOf = type === 'mcp_call' ? stringField(item, 'approval_request_id') : undefined;
+      const approvalOf = type === 'mcp_call' ? text(item['approval_request_id']) : undefined;
       const approved = approvalOf === undefined ? undefined : run.open.get(approvalOf);
       if (approvalOf !== undefined && approved?.kind === 'approval') {
         // The execution of a call approved in an earlier step: its result, not a new call.
         run.open.delete(approvalOf);
         run.answered.add(approvalOf);
         const result = hostedResult(item);
-        const event: EventOf<'tool_result'> = {
-          type: 'tool_result',
-          ...base,
+        const event = toolResult({
+          run_id: run.id,
+          ts,
           step: approved.step,
           call_id: approvalOf,
           name: approved.name,
           status: result.ok ? 'ok' : 'error',
-          ...(result.output !== undefined ? { output: result.output } : {}),
-          ...(result.error !== undefined ? { error: result.error } : {}),
+          output: result.output,
+          error: result.error,
           mcp_call_id: item['id'],
-        };
+        });
         emit({ event, typeRaw: `${typeRaw}/output/mcp_call`, line });
         continue;
       }
@@ -524,7 +498,7 @@ class OpenAiExportMapper implements FormatMapper {
         closeHostedStep();
         const call: ToolCall = {
           call_id: item['id'],
-          name: stringField(item, 'name') ?? 'mcp',
+          name: text(item['name']) ?? 'mcp',
           ...(item['arguments'] !== undefined ? { arguments: item['arguments'] } : {}),
           approval_request: true,
           ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}),
@@ -534,17 +508,16 @@ class OpenAiExportMapper implements FormatMapper {
         continue;
       }
       // mcp_list_tools and item types Loopscope does not model: kept, shown as written.
-      const event: AdaptedEvent = { type: 'unknown', type_raw: `${typeRaw}/output/${type}`, run_id: run.id, step: sub.step, ...(ts !== undefined ? { ts } : {}) };
-      emit({ event, typeRaw: `${typeRaw}/output/${type}`, line });
+      emit({ event: unknownEvent(`${typeRaw}/output/${type}`, { run_id: run.id, step: sub.step, ts }), typeRaw: `${typeRaw}/output/${type}`, line });
     }
 
     let outcome: Outcome;
     const extra: Partial<EventOf<'model_response'>> = {};
-    const incompleteReason = isRecord(response['incomplete_details']) ? stringField(response['incomplete_details'], 'reason') : undefined;
+    const incompleteReason = isRecord(response['incomplete_details']) ? text(response['incomplete_details']['reason']) : undefined;
     const error = errorText(response['error']);
     if (status === 'failed') {
       outcome = 'incomplete';
-      extra.incomplete_reason = (isRecord(response['error']) ? stringField(response['error'], 'code') : undefined) ?? 'failed';
+      extra.incomplete_reason = (isRecord(response['error']) ? text(response['error']['code']) : undefined) ?? 'failed';
       if (error !== undefined) extra.api_error = apiErrorOf(response['error'], error);
     } else if (status === 'incomplete') {
       outcome = 'incomplete';
@@ -579,7 +552,7 @@ class OpenAiExportMapper implements FormatMapper {
     const attributesOf = (span: Json): Json => (isRecord(span['span_attributes']) ? span['span_attributes'] : {});
     const sdkSpanId = (span: Json): string => {
       const own = attributesOf(span)['span'];
-      return (isRecord(own) ? stringField(own, 'id') : undefined) ?? stringField(span, 'span_id') ?? '';
+      return (isRecord(own) ? text(own['id']) : undefined) ?? text(span['span_id']) ?? '';
     };
     const completionOf = (span: Json): unknown => {
       const genAi = attributesOf(span)['gen_ai'];
@@ -594,16 +567,16 @@ class OpenAiExportMapper implements FormatMapper {
       const kept = bySpan.get(key);
       if (kept === undefined || (completionOf(kept) === undefined && completionOf(span) !== undefined)) bySpan.set(key, span);
     }
-    const runSpan = [...bySpan.values()].find((span) => stringField(span, 'span_name')?.startsWith('agents.run') === true);
+    const runSpan = [...bySpan.values()].find((span) => text(span['span_name'])?.startsWith('agents.run') === true);
     const workflow = runSpan === undefined ? {} : attributesOf(runSpan)['workflow'];
     const genAi = runSpan === undefined ? {} : attributesOf(runSpan)['gen_ai'];
     const agent = runSpan === undefined ? {} : attributesOf(runSpan)['agent'];
     const request = isRecord(genAi) ? genAi['request'] : undefined;
-    const model = isRecord(request) ? stringField(request, 'model') : undefined;
+    const model = isRecord(request) ? text(request['model']) : undefined;
     const maxTurns = isRecord(workflow) ? Number(workflow['max_turns']) : NaN;
     const task = isRecord(workflow) ? parseEmbedded(workflow['input']) : undefined;
     const run = this.runFor(
-      stringField(record, 'trace_id')!,
+      text(record['trace_id'])!,
       line,
       emit,
       { ...(model !== undefined ? { model } : {}), ...(isRecord(agent) && typeof agent['name'] === 'string' ? { agent: agent['name'] } : {}), exporter: 'agentops' },
@@ -612,7 +585,7 @@ class OpenAiExportMapper implements FormatMapper {
     );
     for (const span of bySpan.values()) {
       if (span === runSpan) continue;
-      const name = stringField(span, 'span_name') ?? '(unnamed span)';
+      const name = text(span['span_name']) ?? '(unnamed span)';
       const response = completionOf(span);
       if (name === 'agents.response' && isResponsesObject(response)) {
         const attributes = attributesOf(span);
@@ -626,26 +599,26 @@ class OpenAiExportMapper implements FormatMapper {
         continue;
       }
       const typeRaw = `span/${name}${name === 'agents.response' ? ' (no response recorded)' : ''}`;
-      const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps };
+      const event = unknownEvent(typeRaw, { run_id: run.id, step: run.steps });
       emit({ event, typeRaw, line });
     }
     if (runSpan === undefined) return;
     // The run span closes the run: its status, or the final output it recorded.
-    const statusCode = stringField(runSpan, 'status_code') ?? '';
+    const statusCode = text(runSpan['status_code']) ?? '';
     const finalOutput = isRecord(workflow) ? workflow['final_output'] : undefined;
     let status: string | undefined;
     let reason: string | undefined;
     if (statusCode.toLowerCase() === 'error') {
       status = 'failed';
-      reason = `the agents.run span has status_code "${statusCode}"${stringField(runSpan, 'status_message') ? `: ${stringField(runSpan, 'status_message')}` : ''}`;
+      reason = `the agents.run span has status_code "${statusCode}"${text(runSpan['status_message']) ? `: ${text(runSpan['status_message'])}` : ''}`;
     } else if (typeof finalOutput === 'string' && finalOutput !== '' && finalOutput !== 'null') {
       status = 'model_finished';
       reason = `the agents.run span records workflow.final_output (status_code "${statusCode || 'none'}")`;
     }
     if (status === undefined) return;
     run.ended = true;
-    const event: EventOf<'run_end'> = { type: 'run_end', run_id: run.id, step: run.steps, status, reason: `derived: ${reason}`, ...(typeof finalOutput === 'string' ? { output: finalOutput } : {}) };
-    emit({ event, typeRaw: `span/${stringField(runSpan, 'span_name') ?? 'agents.run'}`, line });
+    const event = runEnd({ run_id: run.id, step: run.steps, status, reason: `derived: ${reason}`, output: text(finalOutput) });
+    emit({ event, typeRaw: `span/${text(runSpan['span_name']) ?? 'agents.run'}`, line });
   }
 }
 

@@ -4,8 +4,7 @@
  * attributes as `[{key, value: {stringValue | intValue | …}}]`, times as Unix nanoseconds. The
  * spans go through the shared GenAI mapping in otelSpans.ts; see docs/formats/otel.md.
  */
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type FormatAdapter, type LineRef, type MapFailure, type MappedEvent } from './formatAdapter';
+import { isRecord, type AdaptedEvent, type Emit, type FormatAdapter, type LineRef, type MapFailure } from './formatAdapter';
 import { normalizeSpanId, SpanAssembler, timeFromUnixNanos, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './otelSpans';
 
 /** An OTLP `AnyValue` as a plain value: int64 text becomes a number when it is exact, arrays and key-value lists nest. */
@@ -103,7 +102,7 @@ function firstLogTraceId(value: Record<string, unknown>): string | null {
  * One OTLP export request: its spans go to the assembler; logs, metrics and spans without ids are
  * kept as unknown events. Shared with the console adapter, which reads pretty-printed exports.
  */
-export function mapOtlpExport(value: unknown, line: LineRef, assembler: SpanAssembler, emit: (mapped: MappedEvent) => void): MapFailure | undefined {
+export function mapOtlpExport(value: unknown, line: LineRef, assembler: SpanAssembler, emit: Emit): MapFailure | undefined {
   if (!isOtlpExport(value)) {
     return { reason: 'not an OTLP JSON export: the record has no resourceSpans (nor resourceLogs / resourceMetrics) array' };
   }

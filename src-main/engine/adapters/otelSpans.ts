@@ -17,8 +17,7 @@
  */
 import { contentHash } from '../bytes/contentHash';
 import type { CanonicalEvent, ToolCall } from '../../../shared/trace/canonicalEvents';
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
+import { isRecord, type AdaptedEvent, type Emit, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
 import { withGenAiAttributes } from './otelPreConventions';
 
 export interface SpanTime {
@@ -283,14 +282,14 @@ export class SpanAssembler {
   private readonly rootEnded = new Set<TraceState>();
 
   /** Counts one record of the file: flushes traces whose root ended a few records ago. */
-  recordRead(emit: (mapped: MappedEvent) => void): void {
+  recordRead(emit: Emit): void {
     this.records += 1;
     for (const trace of this.rootEnded) {
       if (trace.rootEndedAt !== null && this.records - trace.rootEndedAt >= GRACE_RECORDS) this.flush(trace, emit);
     }
   }
 
-  add(exported: OtelSpan, line: LineRef, emit: (mapped: MappedEvent) => void): void {
+  add(exported: OtelSpan, line: LineRef, emit: Emit): void {
     // Pre-convention attribute families (OpenInference, OpenLLMetry, promptflow) read as gen_ai.*.
     const span = withGenAiAttributes(exported);
     const trace = this.traceFor(span.traceId);
@@ -334,7 +333,7 @@ export class SpanAssembler {
     this.bound(emit);
   }
 
-  finish(emit: (mapped: MappedEvent) => void): void {
+  finish(emit: Emit): void {
     const open = [...this.traces.values()].filter((trace) => trace.buffered > 0).sort((a, b) => a.order - b.order);
     for (const trace of open) this.flush(trace, emit);
   }
@@ -357,7 +356,7 @@ export class SpanAssembler {
   }
 
   /** Keeps memory bounded by the open traces: flushes and forgets the least recently touched ones over the limits. */
-  private bound(emit: (mapped: MappedEvent) => void): void {
+  private bound(emit: Emit): void {
     for (const trace of this.traces.values()) {
       if (this.buffered <= MAX_BUFFERED_SPANS) break;
       if (trace.buffered > 0) this.flush(trace, emit);
@@ -370,7 +369,7 @@ export class SpanAssembler {
     }
   }
 
-  private flush(trace: TraceState, emit: (mapped: MappedEvent) => void): void {
+  private flush(trace: TraceState, emit: Emit): void {
     this.rootEnded.delete(trace);
     trace.rootEndedAt = null;
     const dirty = [...trace.nodes.values()].filter((node) => node.dirty).sort(byStart);

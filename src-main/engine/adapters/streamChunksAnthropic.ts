@@ -7,11 +7,10 @@
  * (`*_tool_result` blocks, in the same message or the next one) are in the stream.
  */
 import type { Usage } from '../../../shared/trace/canonicalEvents';
-import { isRecord, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type LineRef, type MappedEvent } from './formatAdapter';
 import { apiErrorFields } from './httpExchangeApis';
 import { appendText, callFor, count, newCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
 
-type Emit = (mapped: MappedEvent) => void;
 
 const KEY = 'anthropic';
 

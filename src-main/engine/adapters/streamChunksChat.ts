@@ -5,11 +5,10 @@
  * the first one, later ones may carry `name: ""`, or the whole arguments at once); `finish_reason`
  * closes the choice, and `usage` may come on that chunk or on a last one with `choices: []`.
  */
-import { isRecord, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type LineRef } from './formatAdapter';
 import { appendText, callFor, count, isoFromEpochSeconds, type FragmentFields, type OpenResponse, type StreamLog } from './streamChunksCommon';
 import type { Usage } from '../../../shared/trace/canonicalEvents';
 
-type Emit = (mapped: MappedEvent) => void;
 
 export const CHAT_CHUNK = 'chat.completion.chunk';
 

@@ -6,10 +6,9 @@
  */
 import type { EventOf, ModelOutcome, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse, isToolCallFinishReason } from '../../../shared/trace/modelOutcome';
-import type { LineRef, MappedEvent } from './formatAdapter';
+import type { Emit, LineRef, MappedEvent } from './formatAdapter';
 import type { ApiErrorObject } from './httpExchangeApis';
 
-type Emit = (mapped: MappedEvent) => void;
 
 /** Text kept per response: enough for the summary and a look at it, bounded for long answers. */
 const TEXT_CHARS = 4000;

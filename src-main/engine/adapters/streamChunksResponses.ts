@@ -7,11 +7,10 @@
  * `mcp_approval_request` waits for the loop's approval.
  */
 import type { Usage } from '../../../shared/trace/canonicalEvents';
-import { isRecord, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type LineRef, type MappedEvent } from './formatAdapter';
 import { apiErrorFields } from './httpExchangeApis';
 import { appendText, callFor, count, isoFromEpochSeconds, newCall, type AssembledCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
 
-type Emit = (mapped: MappedEvent) => void;
 
 const KEY = 'responses';
 

@@ -12,19 +12,10 @@
  * terminal status. A RetryAgent document (`attempts[]`) is one run per attempt. See
  * docs/formats/swe-agent.md.
  */
-import type { AdaptedEvent } from './canonicalAdapter';
-import { isRecord, type DetectionSample, type FormatAdapter, type LineRef, type MappedEvent } from './formatAdapter';
-import { text, positive, fileStem } from './jsonValues';
-
-type Emit = (mapped: MappedEvent) => void;
-type JsonObject = Record<string, unknown>;
-
-/** A type alias, not an interface: canonical tool calls are loose objects (index signature). */
-type ToolCall = { call_id: string; name: string; arguments: unknown };
-
-function records(value: unknown): JsonObject[] {
-  return Array.isArray(value) ? value.filter(isRecord) : [];
-}
+import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
+import { callsIfAny, defined, modelRequest, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import { text, positive, fileStem, records, strings, type JsonObject } from './kit/jsonValues';
+import { StepBuilder } from './kit/stepBuilder';
 
 /** The file's name without its directory and trajectory suffix: SWE-agent names the file after the instance. */
 export function runIdFromPath(path: string): string {
@@ -107,7 +98,7 @@ function isExitMarker(action: string, isLast: boolean, ended: boolean): boolean 
   return (trimmed === '' && isLast && ended) || /^exit_[a-z_]+$/.test(trimmed);
 }
 
-function functionCalls(message: JsonObject | undefined): ToolCall[] {
+function functionCalls(message: JsonObject | undefined): AdaptedToolCall[] {
   if (message === undefined) return [];
   return records(message['tool_calls']).flatMap((call) => {
     const id = text(call['id']);
@@ -117,14 +108,8 @@ function functionCalls(message: JsonObject | undefined): ToolCall[] {
   });
 }
 
-function stringIds(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
-}
-
 class RunMapper {
-  private step = 0;
-  /** Step that issued each call, for results. */
-  private readonly callSteps = new Map<string, number>();
+  private readonly steps = new StepBuilder();
   /** The last call that got a result, for a derived end (`submit` with its output recorded). */
   private lastAnswered: { name: string; step: number } | null = null;
 
@@ -140,41 +125,30 @@ class RunMapper {
   }
 
   unknown(typeRaw: string): void {
-    this.out({ type: 'unknown', type_raw: typeRaw, run_id: this.runId, ...(this.step > 0 ? { step: this.step } : {}) }, typeRaw);
+    this.out(unknownEvent(typeRaw, { run_id: this.runId, step: this.steps.stepSoFar }), typeRaw);
   }
 
-  private response(typeRaw: string, fields: { text: string | undefined; calls: ToolCall[]; thought?: string | undefined; incomplete?: string }): void {
+  private response(typeRaw: string, fields: { text: string | undefined; calls: AdaptedToolCall[]; thought?: string | undefined; incomplete?: string }): void {
     const { calls } = fields;
-    for (const call of calls) this.callSteps.set(call.call_id, this.step);
+    this.steps.issued(calls);
     this.out(
-      {
-        type: 'model_response',
+      modelResponse({
         run_id: this.runId,
-        step: this.step,
-        ...(fields.incomplete !== undefined ? { outcome: 'incomplete', incomplete_reason: fields.incomplete } : {}),
+        step: this.steps.step,
+        outcome: fields.incomplete !== undefined ? 'incomplete' : undefined,
+        incomplete_reason: fields.incomplete,
         text: fields.text ?? null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
-        ...(this.model !== undefined ? { model: this.model } : {}),
-        ...(fields.thought !== undefined && fields.thought !== fields.text ? { thought: fields.thought } : {}),
-      },
+        tool_calls: callsIfAny(calls),
+        model: this.model,
+        thought: fields.thought !== fields.text ? fields.thought : undefined,
+      }),
       typeRaw,
     );
   }
 
   private result(typeRaw: string, callId: string, name: string | undefined, output: unknown, latencyMs: number | undefined): void {
-    const step = this.callSteps.get(callId) ?? this.step;
-    this.out(
-      {
-        type: 'tool_result',
-        run_id: this.runId,
-        step,
-        call_id: callId,
-        ...(name !== undefined ? { name } : {}),
-        output,
-        ...(latencyMs !== undefined ? { latency_ms: latencyMs } : {}),
-      },
-      typeRaw,
-    );
+    const step = this.steps.stepOf(callId);
+    this.out(toolResult({ run_id: this.runId, step, call_id: callId, name, output, latency_ms: latencyMs }), typeRaw);
     if (name !== undefined) this.lastAnswered = { name, step };
   }
 
@@ -206,17 +180,14 @@ class RunMapper {
         this.unknown(action.trim() === '' ? 'trajectory/exit' : `trajectory/${action.trim()}`);
         return;
       }
-      this.step += 1;
+      const step = this.steps.next();
       const query = value['query'];
       if (Array.isArray(query) && query.length > 0) {
-        this.out(
-          { type: 'model_request', run_id: this.runId, step: this.step, messages: query, ...(this.model !== undefined ? { model: this.model } : {}) },
-          'trajectory/query',
-        );
+        this.out(modelRequest({ run_id: this.runId, step, messages: query, model: this.model }), 'trajectory/query');
       }
       let calls = matched ? functionCalls(candidate.message) : [];
       if (calls.length === 0 && action.trim() !== '') {
-        calls = [{ call_id: `${this.runId}:step${this.step}`, name: commandName(action), arguments: { action: action.trim() } }];
+        calls = [{ call_id: `${this.runId}:step${step}`, name: commandName(action), arguments: { action: action.trim() } }];
       }
       if (calls.length === 0) {
         this.response('trajectory/step', {
@@ -234,14 +205,13 @@ class RunMapper {
       if (historyKnown && !matched) {
         for (const call of calls) {
           this.out(
-            {
-              type: 'tool_call_not_executed',
+            toolCallNotExecuted({
               run_id: this.runId,
-              step: this.step,
+              step,
               call_id: call.call_id,
               name: call.name,
               reason: 'SWE-agent requeried the model instead of running this action (format error, blocked command or shell syntax error): the step is in trajectory[] but not in history[]',
-            },
+            }),
             'trajectory/step',
           );
         }
@@ -249,7 +219,7 @@ class RunMapper {
       }
       // The observation message after the matched assistant message names the calls it answers.
       const observation = matched ? messages[candidate.index + 1] : undefined;
-      const answered = observation !== undefined && observation['role'] === 'tool' ? stringIds(observation['tool_call_ids']) : [];
+      const answered = observation !== undefined && observation['role'] === 'tool' ? strings(observation['tool_call_ids']) : [];
       const seconds = value['execution_time'];
       const latencyMs = typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
       const names = new Map(calls.map((call) => [call.call_id, call.name]));
@@ -262,7 +232,7 @@ class RunMapper {
 
   /** A document with `history[]` only (demonstrations): messages in order, results after their calls. */
   mapHistory(history: unknown[]): void {
-    let pending: ToolCall[] = [];
+    let pending: AdaptedToolCall[] = [];
     for (const message of history) {
       if (!isRecord(message)) {
         this.unknown('history/message (not an object)');
@@ -271,17 +241,17 @@ class RunMapper {
       if (message['is_demo'] === true) continue;
       const role = text(message['role']) ?? '(no role)';
       if (role === 'assistant') {
-        this.step += 1;
+        const step = this.steps.next();
         const action = text(message['action']) ?? '';
         let calls = functionCalls(message);
         if (calls.length === 0 && action.trim() !== '') {
-          calls = [{ call_id: `${this.runId}:step${this.step}`, name: commandName(action), arguments: { action: action.trim() } }];
+          calls = [{ call_id: `${this.runId}:step${step}`, name: commandName(action), arguments: { action: action.trim() } }];
         }
         this.response('history/assistant', { text: text(message['content']) ?? text(message['thought']), calls, thought: text(message['thought']) });
         pending = calls;
         continue;
       }
-      const ids = stringIds(message['tool_call_ids']);
+      const ids = strings(message['tool_call_ids']);
       if (role === 'tool' && ids.length > 0) {
         const names = new Map(pending.map((call) => [call.call_id, call.name]));
         for (const callId of ids) this.result('history/tool', callId, names.get(callId), message['content'], undefined);
@@ -301,29 +271,26 @@ class RunMapper {
   mapEnd(info: JsonObject | undefined): void {
     const status = info === undefined ? undefined : text(info['exit_status']);
     if (status !== undefined && status.trim() !== '') {
-      const limit = limitOf(status);
       this.out(
-        {
-          type: 'run_end',
+        runEnd({
           run_id: this.runId,
-          step: this.step,
+          step: this.steps.step,
           status,
-          ...(limit !== undefined ? { limit } : {}),
-          ...(isRecord(info?.['model_stats']) ? { model_stats: info['model_stats'] } : {}),
-        },
+          limit: limitOf(status),
+          model_stats: isRecord(info?.['model_stats']) ? info['model_stats'] : undefined,
+        }),
         'info/exit_status',
       );
       return;
     }
-    if (this.lastAnswered?.name === 'submit' && this.lastAnswered.step === this.step) {
+    if (this.lastAnswered?.name === 'submit' && this.lastAnswered.step === this.steps.step) {
       this.out(
-        {
-          type: 'run_end',
+        runEnd({
           run_id: this.runId,
-          step: this.step,
+          step: this.steps.step,
           status: 'submitted',
           reason: 'derived: the document has no info.exit_status; its last action is submit and its output (the patch) is recorded',
-        },
+        }),
         'history/submit',
       );
     }
@@ -345,17 +312,16 @@ function mapDocument(doc: JsonObject, runId: string, line: LineRef, emit: Emit):
   const version = text(info?.['swe_agent_version']);
   if (model !== undefined || callLimit !== undefined || costLimit !== undefined || version !== undefined) {
     mapper.out(
-      {
-        type: 'run_start',
+      runStart({
         run_id: runId,
-        config: {
-          ...(model !== undefined ? { model } : {}),
-          ...(callLimit !== undefined ? { budgets: { max_turns: callLimit } } : {}),
-          ...(costLimit !== undefined ? { per_instance_cost_limit: costLimit } : {}),
-          ...(version !== undefined ? { versions: { 'swe-agent': version } } : {}),
-          ...(typeof doc['environment'] === 'string' ? { environment: doc['environment'] } : {}),
-        },
-      },
+        config: defined({
+          model,
+          budgets: callLimit !== undefined ? { max_turns: callLimit } : undefined,
+          per_instance_cost_limit: costLimit,
+          versions: version !== undefined ? { 'swe-agent': version } : undefined,
+          environment: text(doc['environment']),
+        }),
+      }),
       'replay_config',
     );
   }
@@ -400,13 +366,13 @@ export const sweAgentFormat: FormatAdapter = {
         // RetryAgent: each attempt is a run; the top-level trajectory is a copy of the chosen one.
         attempts.forEach((attempt, index) => {
           if (isRecord(attempt)) mapDocument(attempt, `${base}/attempt_${index}`, line, emit);
-          else emit({ event: { type: 'unknown', type_raw: 'attempts[] (not an object)', run_id: `${base}/attempt_${index}` }, typeRaw: 'attempts[]', line });
+          else emit({ event: unknownEvent('attempts[] (not an object)', { run_id: `${base}/attempt_${index}` }), typeRaw: 'attempts[]', line });
         });
         const info = isRecord(value['info']) ? value['info'] : undefined;
         const best = info?.['best_attempt_idx'];
         if (typeof best === 'number' && Number.isInteger(best) && best >= 0 && best < attempts.length) {
           const typeRaw = 'trajectory (top-level copy of the attempt the retry loop chose)';
-          emit({ event: { type: 'unknown', type_raw: typeRaw, run_id: `${base}/attempt_${best}` }, typeRaw, line });
+          emit({ event: unknownEvent(typeRaw, { run_id: `${base}/attempt_${best}` }), typeRaw, line });
         }
         return undefined;
       },

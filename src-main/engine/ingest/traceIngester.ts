@@ -9,8 +9,7 @@
 import { contentHash, SUMMARY_CHARS } from '../bytes/contentHash';
 import { resultIdentity } from '../bytes/resultIdentity';
 import { isUtf8 } from 'node:buffer';
-import type { AdaptedEvent } from '../adapters/canonicalAdapter';
-import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
+import type { AdaptedEvent, FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import { apiErrorFacts, canonicalEventTypes, describeApiError, idText, isErrorResult, type Budgets, type EventOf, type ToolCall } from '../../../shared/trace/canonicalEvents';
 import { errorLineOf } from '../../../shared/trace/errorLine';
