@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import type { ApiParsedRequest, ApiResponse, RunRow } from '../../shared/api';
 import { runStatusSchema } from '../../shared/trace/runStatus';
 import { millisBetween } from '../../shared/trace/timestamps';
-import type { StoredRuns } from '../engine/engine';
+import type { StoredRuns } from '../engine';
 
 interface LiveRun {
   sourceId: number;

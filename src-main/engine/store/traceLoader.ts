@@ -10,8 +10,10 @@
  * the request events and usages seen being written; the rest at the end (requestAnalysis.ts).
  */
 import type Database from 'better-sqlite3';
-import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes, type TimelineRunRow } from '../analysis/analyzeSource';
-import { AnsweringUsages, type RequestEventRow } from '../analysis/requestHistory';
+import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../analysis/analyzeSource';
+import type { TimelineRunSqlRow } from './runAnalysis';
+import { AnsweringUsages } from '../analysis/requestHistory';
+import type { RequestEventSqlRow } from './events';
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from './schema';
@@ -25,19 +27,19 @@ import {
   runColumns,
   toolCallColumns,
   TraceStore,
-  type EventRow,
+  type EventSqlRow,
   type RowBatch,
-  type RunRow,
+  type RunSqlRow,
 } from './traceWriter';
 
 const typeColumn = eventColumns.indexOf('type');
-const column = (name: keyof EventRow): number => eventColumns.indexOf(name);
+const column = (name: keyof EventSqlRow): number => eventColumns.indexOf(name);
 const requestColumns = { id: column('id'), sourceId: column('source_id'), line: column('line'), step: column('step'), offset: column('byte_offset'), length: column('byte_length') };
 const usageColumns = { input: column('input_tokens'), cached: column('cached_input_tokens'), output: column('output_tokens') };
 
 /** What a run's request analysis needs of its rows, collected as they are written. */
 interface RunRequests {
-  events: RequestEventRow[];
+  events: RequestEventSqlRow[];
   usages: AnsweringUsages;
   /** A streamed response's usage is known only once its stream closes: such runs are analyzed at the end. */
   streamed: boolean;
@@ -59,7 +61,7 @@ export class TraceLoader {
   private readonly store: TraceStore;
   private readonly analyzer: SourceAnalyzer;
   private readonly assemblers = new Map<number, RunTimelineAssembler>();
-  private readonly latestRunRows = new Map<number, TimelineRunRow>();
+  private readonly latestRunRows = new Map<number, TimelineRunSqlRow>();
   private readonly analyzedRuns = new Set<number>();
   /**
    * A followed file's runs still running (append mode), kept assembled between checkpoints with
@@ -242,7 +244,7 @@ export class TraceLoader {
     for (const values of batch.toolCalls) this.assemblerFor(values[callRunColumn] as number)?.addCall(decodeToolCall(values));
     for (const stream of batch.streamOutcomes) this.assemblerFor(stream.runPk)?.setStreamOutcome(stream.eventId, stream.outcome, stream.finishReason);
     for (const values of batch.runs) {
-      const run = decodeRow<RunRow>(values, runColumns);
+      const run = decodeRow<RunSqlRow>(values, runColumns);
       this.latestRunRows.set(run.id, run);
       // Stored again with no new rows: a followed file went idle, its open runs from running to unterminated.
       if (this.analyzedRuns.has(run.id)) this.changedAfterAnalysis.add(run.id);

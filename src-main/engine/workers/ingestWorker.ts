@@ -18,7 +18,7 @@ import { companionFiles } from '../ingest/companionFiles';
 import { TraceLoader } from '../store/traceLoader';
 import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';
-import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunRow } from '../store/traceWriter';
+import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunSqlRow } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
 import {
   ingestRequestSchema,
@@ -55,7 +55,7 @@ function reportingRuns(request: IngestRequest, identity: FileIdentity, format: F
     write(batch);
     if (batch.runs.length === 0) return;
     const runs = batch.runs.map((values): StoredRun => {
-      const run = decodeRow<RunRow>(values, runColumns);
+      const run = decodeRow<RunSqlRow>(values, runColumns);
       return {
         id: run.id,
         run_id: run.run_id,
