@@ -12,6 +12,8 @@
 import type Database from 'better-sqlite3';
 import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../analysis/analyzeSource';
 import type { TimelineRunSqlRow } from './runAnalysis';
+import { runPksOfSource } from './runs';
+import { updateSourceCounts, updateSourceIdentity } from './sources';
 import { AnsweringUsages } from '../analysis/requestHistory';
 import type { RequestEventSqlRow } from './events';
 import type { IngestProgress } from '../ingest/ingestFile';
@@ -98,7 +100,7 @@ export class TraceLoader {
       db.pragma('journal_mode = OFF');
       db.pragma('synchronous = OFF');
     } else {
-      for (const { id } of db.prepare<[number], { id: number }>('SELECT id FROM runs WHERE source_id = ?').all(sourceId)) this.analyzedRuns.add(id);
+      for (const runPk of runPksOfSource(db, sourceId)) this.analyzedRuns.add(runPk);
     }
     this.store = new TraceStore(db);
     this.analyzer = new SourceAnalyzer(db, sourceId, analysis);
@@ -130,7 +132,7 @@ export class TraceLoader {
   }
 
   private recordIdentity(ingested: FileIdentity): void {
-    this.db.prepare('UPDATE sources SET size = ?, mtime_ms = ?, fingerprint = ? WHERE id = ?').run(ingested.size, ingested.mtimeMs, ingested.fingerprint, this.sourceId);
+    updateSourceIdentity(this.db, this.sourceId, ingested);
   }
 
   /** Once for a bulk load (its finish, or a followed file's first checkpoint); at every checkpoint of an append loader. */
@@ -146,12 +148,7 @@ export class TraceLoader {
       }
       for (const runPk of this.changedAfterAnalysis) this.analyzeChangedRun(runPk);
       this.changedAfterAnalysis.clear();
-      this.db
-        .prepare(
-          `UPDATE sources SET bytes = ?, lines = ?, blank_lines = ?, events = ?, unknown_events = ?, parse_errors = ?, ingest_completed_at = ?
-           WHERE id = ?`,
-        )
-        .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, complete ? new Date().toISOString() : null, this.sourceId);
+      updateSourceCounts(this.db, this.sourceId, counters, complete ? new Date().toISOString() : null);
       if (complete) this.analyzer.markComplete();
     })();
     if (this.mode === 'bulk') {
