@@ -15,7 +15,7 @@ import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import { deleteRunFindings, insertFinding } from '../store/findings';
 import { isAnalyzed, RunAnalysisRows, type TimelineEventSqlRow, type TimelineRunSqlRow } from '../store/runAnalysis';
-import { runPksOfSource } from '../store/runs';
+import { runPksOfSource } from '../store/readModel';
 import type { ToolCallSqlRow } from '../store/traceWriter';
 import { replaceRequestFindings } from './requestAnalysis';
 import { replaceSecretFindings } from './secretFindings';

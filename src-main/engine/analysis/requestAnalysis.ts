@@ -17,11 +17,20 @@
  */
 import type Database from 'better-sqlite3';
 import { deleteRunFindings, insertFinding } from '../store/findings';
-import { markRequestsAnalyzed, replaceRunRequests, requestFindingRows, requestsAnalyzedForRun, runRequestRows, sourceRequestRows, type RequestSummarySqlRow } from '../store/requests';
-import { runPksOfSource } from '../store/runs';
+import { markRequestsAnalyzed, replaceRunRequests } from '../store/requests';
+import {
+  RawLineReader,
+  requestFindingRows,
+  requestsAnalyzedForRun,
+  runPksOfSource,
+  runRequestRows,
+  SourceChangedError,
+  sourceRequestRows,
+  type RequestEventSqlRow,
+  type RequestSummarySqlRow,
+} from '../store/readModel';
 import type { ResponseUsage } from './requestHistory';
 import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory, type CompactionMarker } from './requestHistory';
-import type { RequestEventSqlRow } from '../store/events';
 import { TokenEstimator } from './tokenEstimator';
 import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
 import { compaction, inputDropped, type Compaction } from '../../../shared/requests/compaction';
@@ -39,7 +48,6 @@ import {
 } from '../../../shared/requests/requestFindings';
 import type { RewriteKind } from '../../../shared/requests/diffRequests';
 import type { TokenSource } from '../../../shared/report';
-import { RawLineReader, SourceChangedError } from '../store/rawLines';
 import { TraceFileError } from '../store/traceDatabase';
 
 export interface RequestRecord {

@@ -10,14 +10,22 @@
  *   recorded (`events.content_chars`).
  */
 import type Database from 'better-sqlite3';
-import { issuedCalls, type IssuedCallSqlRow } from '../store/calls';
-import { historyEvents, modelRequestEvents, runHasModelRequest, usageEvents, type RequestEventSqlRow, type UsageEventSqlRow } from '../store/events';
+import {
+  historyEvents,
+  issuedCalls,
+  modelRequestEvents,
+  RawLineReader,
+  runHasModelRequest,
+  usageEvents,
+  type IssuedCallSqlRow,
+  type RequestEventSqlRow,
+  type UsageEventSqlRow,
+} from '../store/readModel';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/normalizeRequest';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
 import { apiOf } from '../adapters/httpExchangeApis';
 import { inspectSampleRequest } from '../adapters/inspectAi';
 import { isRecord } from '../adapters/formatAdapter';
-import { RawLineReader } from '../store/rawLines';
 import { RequestBytesReader } from './requestBytes';
 import { tokensForChars } from './tokenEstimator';
 import { namesModelInput } from '../../../shared/trace/canonicalEvents';

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { secretLabels } from '../../../shared/secrets/secretScanner';
 import { deleteSourceFindings, insertFinding } from '../store/findings';
-import { sourceSecrets } from '../store/secrets';
+import { sourceSecrets } from '../store/readModel';
 
 export function replaceSecretFindings(db: Database.Database, sourceId: number, optionsKey: string): void {
   deleteSourceFindings(db, sourceId, optionsKey, 'secret_in_trace');

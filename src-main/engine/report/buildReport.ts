@@ -7,10 +7,7 @@ import type { AnalysisOptions, AnalyzeReport, ParseError, ReportFinding, Request
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { optionsKey } from '../analysis/analyzeSource';
 import { storedSourceRequests, type RequestSummary } from '../analysis/requestAnalysis';
-import { reportFindings } from '../store/findings';
-import { reportParseErrors } from '../store/parseErrors';
-import { parentRunOf, reportRuns } from '../store/runs';
-import { reportSource } from '../store/sources';
+import { parentRunOf, reportFindings, reportParseErrors, reportRuns, reportSource } from '../store/readModel';
 
 export interface ReportedSource {
   sourceId: number;
