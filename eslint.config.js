@@ -3,6 +3,7 @@ import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -15,6 +16,82 @@ const sharedMessage =
   'shared/ runs in the main process and the renderer: keep it free of Node, Electron, React and SQLite.';
 const rendererMessage =
   'src-renderer/ is a sandboxed web page: reach Node, Electron and the database only through window.loopscope.';
+
+/**
+ * The engine's layers, lowest first. A folder may import the layers before its own and nothing
+ * else of the engine: not the other folder of its own layer, no later layer, not the engine's
+ * entry (engine.ts, index.ts). Adapters turn bytes into events and know nothing of the store;
+ * ingest drives adapters into the store, analysis reads the store, and neither knows the other;
+ * report reads analysis; pipeline, workers and the entry put the stages together.
+ */
+const engineLayers = [['bytes'], ['adapters', 'store'], ['ingest', 'analysis'], ['report'], ['pipeline'], ['workers']];
+
+/** The process entry points and transports, each allowed to import only those after it in this list. */
+const appFolders = ['cli', 'electron', 'server', 'api'];
+
+/**
+ * An import pattern for a sibling folder reached by relative path (`../store/x`, `../../api`);
+ * anchored on the `../` run so `shared/analysis` or a file named like a folder does not match.
+ * @param {readonly string[]} folders
+ * @param {string} message
+ */
+const foldersPattern = (folders, message) => ({ regex: `^(\\.\\./)+(${folders.join('|')})(/|$)`, message });
+
+/**
+ * The engine's entry seen from one of its folders: `..`, `../engine`, `../index`.
+ * @param {string} message
+ */
+const engineEntryPattern = (message) => ({ regex: '^\\.\\.(/\\.\\.)*/?$|^(\\.\\./)+(engine|index)$', message });
+
+const engineOutwardMessage = 'The engine is imported by api/, cli/, electron/ and server/, never the other way round.';
+/** Every engine file: no application folder, no Electron. */
+const engineOutward = [
+  foldersPattern(appFolders, engineOutwardMessage),
+  { regex: '^electron(/|$)', message: engineOutwardMessage },
+];
+
+/** @param {number} layer */
+const engineLayerConfig = (layer) => {
+  const later = engineLayers.slice(layer).flat();
+  return engineLayers[layer].map((folder) => {
+    const forbidden = later.filter((other) => other !== folder);
+    const message = `src-main/engine/${folder}/ may import only the engine layers before it (${engineLayers.slice(0, layer).flat().join(', ') || 'none'}): see engineLayers in eslint.config.js.`;
+    return {
+      files: [`src-main/engine/${folder}/**`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              ...engineOutward,
+              foldersPattern(forbidden, message),
+              engineEntryPattern(message),
+            ],
+          },
+        ],
+      },
+    };
+  });
+};
+
+/** @param {number} index */
+const appFolderConfig = (index) => {
+  const folder = appFolders[index];
+  const forbidden = appFolders.slice(0, index);
+  return {
+    files: [`src-main/${folder}/**`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            foldersPattern(forbidden, `src-main/${folder}/ may not import ${forbidden.map((name) => `${name}/`).join(', ')}: cli starts the shells, electron and server carry the api, the api serves the engine.`),
+          ],
+        },
+      ],
+    },
+  };
+};
 
 export default defineConfig([
   globalIgnores(['out/', 'bench-data/', 'test-results/', '.cache/', 'scratch/']),
@@ -70,6 +147,22 @@ export default defineConfig([
           ],
         },
       ],
+    },
+  },
+  ...appFolders.slice(1).map((_, index) => appFolderConfig(index + 1)),
+  {
+    files: ['src-main/engine/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: engineOutward }] },
+  },
+  ...engineLayers.flatMap((_, layer) => engineLayerConfig(layer)),
+  {
+    // The two core hooks rules only: the React Compiler rules of the plugin's presets judge code
+    // written for the compiler, which this renderer does not use.
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
     },
   },
 ]);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openTrace, readReport } from '../src-main/engine/engine';
 import { openDatabase } from '../src-main/engine/store/traceDatabase';
+import { SCHEMA_VERSION, storedSchemaVersion } from '../src-main/engine/store/schema';
 import { readRawLine, SourceChangedError } from '../src-main/engine/store/rawLines';
 import { analyzeFile, defaultAnalysis, temporaryDir } from './support/engineHarness';
 
@@ -236,6 +237,30 @@ describe('ingest', () => {
       assert.equal(third.reused, false);
       assert.deepEqual(readReport(third, defaultAnalysis).runs.map((run) => run.run_id), ['r1', 'r2']);
       assert.equal(readdirSync(cacheDir.path).filter((f) => f.endsWith('.sqlite')).length, 1);
+    });
+
+    it('is stamped with the schema version, and rebuilt when a cache has another one', async () => {
+      const path = writeTrace(healthyRun.join('\n'));
+      const first = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const storedVersion = (): number => {
+        const db = openDatabase(first.dbPath, { readonly: true });
+        try {
+          return storedSchemaVersion(db);
+        } finally {
+          db.close();
+        }
+      };
+      assert.equal(storedVersion(), SCHEMA_VERSION);
+      assert.equal((await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis })).reused, true, 'same version: reused');
+      for (const otherVersion of [0, SCHEMA_VERSION - 1, SCHEMA_VERSION + 1]) {
+        const db = openDatabase(first.dbPath);
+        db.pragma(`user_version = ${otherVersion}`);
+        db.close();
+        const again = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+        assert.equal(again.reused, false, `version ${otherVersion}: rebuilt`);
+        assert.equal(storedVersion(), SCHEMA_VERSION);
+        assert.equal(readReport(again, defaultAnalysis).runs[0]?.status, 'model_finished');
+      }
     });
 
     it('redoes an ingest that never completed', async () => {

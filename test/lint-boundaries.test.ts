@@ -1,6 +1,7 @@
 /**
  * The folder boundaries in eslint.config.js are enforced: each restricted import or global is
- * reported as an error, and ordinary code is not.
+ * reported as an error, and ordinary code is not. Among src-main/'s folders, each layer may import
+ * only the layers below it.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -100,5 +101,73 @@ describe('lint boundaries: src-main/', () => {
       'export const all = [fs, app, Database];',
     ];
     assert.deepEqual(await lintErrors('src-main/__lint_probe__.ts', code), []);
+  });
+});
+
+describe('lint boundaries: src-main/ layers', () => {
+  /** Per folder (a probe file in it): imports that break the layer order, and imports that keep it. */
+  const cases: { file: string; forbidden: string[]; allowed: string[] }[] = [
+    { file: 'src-main/engine/engine.ts', forbidden: ['../api/apiHost', '../cli/main', '../server/httpServer', '../electron/main', 'electron'], allowed: ['./workers/workerProtocol', './report/buildReport', '../../shared/report'] },
+    { file: 'src-main/engine/bytes/x.ts', forbidden: ['../adapters/registry', '../store/schema', '../ingest/ingestFile', '../analysis/analyzeSource', '../engine', '../../api/apiHost'], allowed: ['./contentHash', '../../../shared/analysis/volatileFields'] },
+    { file: 'src-main/engine/adapters/x.ts', forbidden: ['../store/traceWriter', '../ingest/ingestFile', '../analysis/requestHistory', '../pipeline/traceLoader', '../workers/ingestWorker', '../report/buildReport', '../engine', '../index', '..'], allowed: ['./registry', '../bytes/decodeLine', '../../../shared/trace/canonical'] },
+    { file: 'src-main/engine/adapters/kit/x.ts', forbidden: ['../../store/traceWriter', '../../ingest/ingestFile'], allowed: ['../formatAdapter', '../../bytes/contentHash'] },
+    { file: 'src-main/engine/store/x.ts', forbidden: ['../adapters/registry', '../analysis/analyzeSource', '../ingest/ingestFile', '../pipeline/traceLoader', '../workers/storeWorker', '../../api/queries', '../../cli/main'], allowed: ['./schema', '../bytes/zipEntries', '../../../shared/analysis/volatileFields'] },
+    { file: 'src-main/engine/ingest/x.ts', forbidden: ['../analysis/analyzeSource', '../report/buildReport', '../pipeline/traceLoader', '../workers/ingestWorker'], allowed: ['../adapters/registry', '../store/traceWriter', '../bytes/decodeLine'] },
+    { file: 'src-main/engine/analysis/x.ts', forbidden: ['../ingest/ingestFile', '../report/buildReport', '../pipeline/traceLoader'], allowed: ['../store/rawLines', '../adapters/formatAdapter', '../bytes/topLevelScan', '../../../shared/analysis/runAnalysis'] },
+    { file: 'src-main/engine/report/x.ts', forbidden: ['../pipeline/traceLoader', '../workers/workerProtocol'], allowed: ['../analysis/analyzeSource', '../store/traceDatabase'] },
+    { file: 'src-main/engine/pipeline/x.ts', forbidden: ['../workers/storeWorker', '../engine', '../../api/apiHost'], allowed: ['../ingest/ingestFile', '../store/traceWriter', '../analysis/requestAnalysis'] },
+    { file: 'src-main/engine/workers/x.ts', forbidden: ['../engine', '../index', '../../server/httpServer'], allowed: ['../pipeline/traceLoader', '../ingest/followedFile'] },
+    { file: 'src-main/api/x.ts', forbidden: ['../cli/main', '../electron/ipc', '../server/httpServer'], allowed: ['../engine/engine', '../../shared/api'] },
+    { file: 'src-main/server/x.ts', forbidden: ['../cli/main', '../electron/ipc'], allowed: ['../api/apiHost'] },
+    { file: 'src-main/electron/x.ts', forbidden: ['../cli/main'], allowed: ['../api/apiError', 'electron'] },
+    { file: 'src-main/cli/x.ts', forbidden: [], allowed: ['../server/httpServer', '../electron/main', '../api/apiHost', '../engine/engine'] },
+  ];
+
+  for (const { file, forbidden, allowed } of cases) {
+    const folder = path.dirname(file);
+    for (const source of forbidden) {
+      it(`${folder}/ rejects an import of ${source}`, async () => {
+        assert.deepEqual(await lintErrors(file, importDefault(source)), ['no-restricted-imports']);
+      });
+    }
+    it(`${folder}/ allows ${allowed.join(', ')}`, async () => {
+      const code = [...allowed.map((source, index) => `import x${index} from '${source}';`), `export default [${allowed.map((_, index) => `x${index}`).join(', ')}];`];
+      assert.deepEqual(await lintErrors(file, code), []);
+    });
+  }
+});
+
+describe('lint: React hooks in src-renderer/', () => {
+  const file = 'src-renderer/__lint_probe__.tsx';
+
+  it('rejects a hook called conditionally', async () => {
+    const code = [`import { useState } from 'react';`, 'export function Probe({ on }: { on: boolean }) {', '  if (on) useState(0);', '  return null;', '}'];
+    assert.deepEqual(await lintErrors(file, code), ['react-hooks/rules-of-hooks']);
+  });
+
+  it('rejects an effect that leaves out what it reads', async () => {
+    const code = [
+      `import { useEffect } from 'react';`,
+      'export function Probe({ title }: { title: string }) {',
+      '  useEffect(() => {',
+      '    console.log(title);',
+      '  }, []);',
+      '  return null;',
+      '}',
+    ];
+    assert.deepEqual(await lintErrors(file, code), ['react-hooks/exhaustive-deps']);
+  });
+
+  it('allows an effect that lists what it reads', async () => {
+    const code = [
+      `import { useEffect } from 'react';`,
+      'export function Probe({ title }: { title: string }) {',
+      '  useEffect(() => {',
+      '    console.log(title);',
+      '  }, [title]);',
+      '  return null;',
+      '}',
+    ];
+    assert.deepEqual(await lintErrors(file, code), []);
   });
 });

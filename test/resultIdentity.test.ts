@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NORMALIZED_RESULT_CHARS } from '../shared/analysis/volatileFields';
-import { resultIdentity } from '../src-main/engine/ingest/resultIdentity';
+import { resultIdentity } from '../src-main/engine/bytes/resultIdentity';
 
 const storm = (requestId: string, at: string): string => JSON.stringify({ code: 'RATE_LIMITED', message: `rate limit reached at ${at} (request ${requestId})` });
 

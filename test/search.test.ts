@@ -207,9 +207,9 @@ describe('search across caches and formats', () => {
     writeFileSync(tracePath, `${trace.join('\n')}\n`);
     const cacheDir = join(dir.path, 'old-cache');
     const { trace: handle } = await analyzeFile(tracePath, { cacheDir, searchIndex: true });
-    // What a Loopscope of schema 2 left: no search tables, no migration 3.
+    // What a Loopscope of an older schema left: no search tables, another schema version.
     const db = openDatabase(handle.dbPath);
-    db.exec('DROP TABLE search_index; DROP TABLE search_text; DELETE FROM schema_migrations WHERE version = 3;');
+    db.exec('DROP TABLE search_index; DROP TABLE search_text; PRAGMA user_version = 2;');
     db.close();
     const reopened = await analyzeFile(tracePath, { cacheDir, searchIndex: true });
     assert.equal(reopened.trace.reused, false);

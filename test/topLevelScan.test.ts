@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { memberPreview, memberValue, ScanError, scanTopLevel } from '../src-main/engine/ingest/topLevelScan';
+import { memberPreview, memberValue, ScanError, scanTopLevel } from '../src-main/engine/bytes/topLevelScan';
 
 const objectLine = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 8 });
 

@@ -14,6 +14,6 @@ export { TokenEstimator } from './analysis/tokenEstimator';
 export { adapterNamed, formatNames } from './adapters/registry';
 export type { AdaptedEvent } from './adapters/canonicalAdapter';
 export type { MappedEvent } from './adapters/formatAdapter';
-export { decodeLine } from './ingest/decodeLine';
+export { decodeLine } from './bytes/decodeLine';
 export { companionDirectories } from './ingest/companionFiles';
 export { findLineSecrets, replaceLineSecrets } from './ingest/lineSecrets';

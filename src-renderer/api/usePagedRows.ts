@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useLatest } from '../components/useLatest';
 import { errorMessage } from './client';
 
 export interface Page<T> {
@@ -15,7 +16,7 @@ export interface PagedRows<T> {
   load(index: number): Promise<T | undefined>;
   /** Asks for the pages covering [start, end]: what the viewport shows. */
   want(start: number, end: number): void;
-  /** Changes whenever a page arrives: a dependency for whatever reads `rowAt`. */
+  /** Changes whenever a page arrives, and with it this object: whatever reads `rowAt` depends on the object. */
   revision: number;
   /** True when every page held was loaded for the current `refresh`: what is shown is current. */
   fresh: boolean;
@@ -47,10 +48,7 @@ export function usePagedRows<T>(
   fetchPage: (offset: number, limit: number) => Promise<Page<T>>,
   pageSize: number,
 ): PagedRows<T> {
-  const fetchRef = useRef(fetchPage);
-  useEffect(() => {
-    fetchRef.current = fetchPage;
-  });
+  const fetchRef = useLatest(fetchPage);
   const store = useRef<Store<T>>({ identity: '', refresh, pages: new Map(), stale: new Set(), inFlight: new Map(), focus: 0 });
   const [revision, setRevision] = useState(0);
   const [loaded, setLoaded] = useState<{ identity: string; refresh: number; total: number; fresh: boolean } | null>(null);
@@ -83,7 +81,7 @@ export function usePagedRows<T>(
       state.inFlight.set(pageIndex, promise);
       return promise;
     },
-    [pageSize],
+    [fetchRef, pageSize],
   );
 
   useEffect(() => {
@@ -155,17 +153,17 @@ function evictFarPages<T>(state: Store<T>, focus: number): void {
  */
 export function useShownRows<T, Row>(rows: PagedRows<T>, first: number, last: number, toRow: (index: number, item: T) => Row): Row[] {
   const count = rows.total ?? 0;
-  const { want, rowAt, revision } = rows;
+  const { want } = rows;
   useEffect(() => {
     if (count > 0) want(first, last);
   }, [want, first, last, count]);
+  // On `rows`, not `rows.rowAt`: the function stays the same when a page arrives, the object does not.
   return useMemo(() => {
     const shown: Row[] = [];
-    for (let index = first; index <= last && index < count; index += 1) {
-      const item = rowAt(index);
+    for (let index = first; index <= last && index < (rows.total ?? 0); index += 1) {
+      const item = rows.rowAt(index);
       if (item !== undefined) shown.push(toRow(index, item));
     }
     return shown;
-    // revision: a page arrived, so rowAt may return more.
-  }, [first, last, count, rowAt, revision, toRow]);
+  }, [rows, first, last, toRow]);
 }

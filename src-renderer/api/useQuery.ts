@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { LoopscopeApi } from '../../shared/api';
+import { useLatest } from '../components/useLatest';
 import { useApi } from './ApiContext';
 
 export type QueryState<T> =
@@ -15,11 +16,13 @@ export type QueryState<T> =
 export function useQuery<T>(key: string | null, load: (api: LoopscopeApi) => Promise<T>): QueryState<T> {
   const api = useApi();
   const [state, setState] = useState<{ key: string | null; query: QueryState<T> }>({ key, query: { status: 'loading' } });
+  // `key` stands for everything `load` reads: a new `load` (one per render) asks for nothing new.
+  const latestLoad = useLatest(load);
 
   useEffect(() => {
     if (key === null) return;
     let current = true;
-    load(api).then(
+    latestLoad.current(api).then(
       (data) => {
         if (current) setState({ key, query: { status: 'ready', data } });
       },
@@ -30,8 +33,7 @@ export function useQuery<T>(key: string | null, load: (api: LoopscopeApi) => Pro
     return () => {
       current = false;
     };
-    // `key` stands for everything `load` reads, so `load` itself is not a dependency.
-  }, [api, key]);
+  }, [api, key, latestLoad]);
 
   if (state.key !== key && state.query.status !== 'loading') return { status: 'loading', data: state.query.data };
   return state.query;

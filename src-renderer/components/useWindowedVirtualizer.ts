@@ -10,6 +10,7 @@
  */
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useLatest } from './useLatest';
 
 export const windowRows = 20_000;
 /** How close (in rows) to an edge of the window the viewport may come before the window moves. */
@@ -27,21 +28,23 @@ export interface WindowedVirtualizer {
   scrollToIndex: (index: number, align: 'start' | 'auto') => void;
 }
 
+/** The window's first row for a wish: as close to it as the list allows, so the window is full. */
+const clampWindowStart = (index: number, count: number) => Math.max(0, Math.min(index, count - windowRows));
+
 export function useWindowedVirtualizer(options: {
   count: number;
   getScrollElement: () => HTMLDivElement | null;
   estimateSize: number;
   overscan: number;
 }): WindowedVirtualizer {
-  const { count } = options;
+  const { count, estimateSize } = options;
   const [requestedStart, setRequestedStart] = useState(0);
-  const clampStart = (index: number) => Math.max(0, Math.min(index, count - windowRows));
-  const start = clampStart(requestedStart);
+  const start = clampWindowStart(requestedStart, count);
   const size = Math.min(windowRows, count - start);
   const virtualizer = useVirtualizer<HTMLDivElement, Element>({
     count: size,
     getScrollElement: options.getScrollElement,
-    estimateSize: () => options.estimateSize,
+    estimateSize: () => estimateSize,
     overscan: options.overscan,
     // A row's key is its place in the list: sizes measured stay with it when the window moves, and
     // the function stays the same between renders — a new one makes the virtualizer recompute
@@ -71,9 +74,12 @@ export function useWindowedVirtualizer(options: {
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
   const offset = virtualizer.scrollOffset ?? 0;
+  // `items` is a new array on every render; `first` and `last` say when the window's edges matter.
+  const latestItems = useLatest(items);
   useEffect(() => {
+    const items = latestItems.current;
     if (settling.current !== null) {
-      if (Math.abs(offset - settling.current.offset) > options.estimateSize && performance.now() < settling.current.until) return;
+      if (Math.abs(offset - settling.current.offset) > estimateSize && performance.now() < settling.current.until) return;
       const landed = settling.current;
       settling.current = null;
       // The jump was aimed with estimated heights; the rows it reached are measured now (near the
@@ -86,9 +92,8 @@ export function useWindowedVirtualizer(options: {
     if (!nearEnd && !nearStart) return;
     const anchor = items.find((item) => item.end > offset) ?? items[0]!;
     pending.current = { index: start + anchor.index, delta: offset - anchor.start, align: null };
-    setRequestedStart(clampStart(start + anchor.index - windowRows / 2));
-    // items changes identity on every render; first and last say when it matters.
-  }, [first, last, start, size, count, offset]);
+    setRequestedStart(clampWindowStart(start + anchor.index - windowRows / 2, count));
+  }, [first, last, start, size, count, offset, estimateSize, virtualizer, latestItems]);
 
   // Asked for the last row, the list stays scrolled to its end while the rows around it are
   // loaded and measured (taller than estimated, they push the end down), until the user scrolls
@@ -113,7 +118,7 @@ export function useWindowedVirtualizer(options: {
       return;
     }
     pending.current = { index, delta: 0, align };
-    setRequestedStart(clampStart(index - windowRows / 2));
+    setRequestedStart(clampWindowStart(index - windowRows / 2, count));
   };
   return { virtualizer, start, size, scrollToIndex };
 }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useLatest } from '../components/useLatest';
 import type { DiffLayout } from '../navigation/route';
 import { diffInBackground, type BackgroundDiffResult } from './backgroundDiff';
 
@@ -19,13 +20,16 @@ export type TextDiffState = BackgroundDiffResult | { kind: 'failed'; message: st
  */
 export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob[], layout: DiffLayout = 'words'): { results: ReadonlyMap<string, TextDiffState>; done: boolean } {
   const [state, setState] = useState<{ identity: string | null; results: Map<string, TextDiffState> }>({ identity: null, results: new Map() });
+  // `identity` stands for the jobs and the layout: a new array of the same jobs starts nothing.
+  const latest = useLatest({ jobs, layout });
 
   useEffect(() => {
     if (identity === null) return;
     let active = true;
     setState({ identity, results: new Map() });
-    const running = jobs.map((job) => {
-      const diff = diffInBackground(job.previous, job.next, { preferLines: job.preferLines ?? false, layout });
+    const wanted = latest.current;
+    const running = wanted.jobs.map((job) => {
+      const diff = diffInBackground(job.previous, job.next, { preferLines: job.preferLines ?? false, layout: wanted.layout });
       diff.result.then(
         (result) => active && setState((previous) => (previous.identity === identity ? { identity, results: new Map(previous.results).set(job.key, result) } : previous)),
         (error: unknown) =>
@@ -40,8 +44,7 @@ export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob
       active = false;
       for (const diff of running) diff.cancel();
     };
-    // `identity` stands for the jobs and the layout.
-  }, [identity]);
+  }, [identity, latest]);
 
   const results = state.identity === identity ? state.results : new Map<string, TextDiffState>();
   return { results, done: identity !== null && state.identity === identity && jobs.every((job) => results.has(job.key)) };

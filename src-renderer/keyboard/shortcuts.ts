@@ -1,4 +1,5 @@
-import { createContext, useEffect, useRef } from 'react';
+import { createContext, useEffect } from 'react';
+import { useLatest } from '../components/useLatest';
 
 /** Every shortcut, for the `?` dialog: the single list of what the keys do. */
 export const shortcutList: readonly { keys: string[]; action: string }[] = [
@@ -42,10 +43,7 @@ export type ShortcutHandlers = Partial<Record<string, (event: KeyboardEvent) => 
  * everywhere, since the browser's own find would search only the rows on screen.
  */
 export function useShortcuts(handlers: ShortcutHandlers): void {
-  const current = useRef(handlers);
-  useEffect(() => {
-    current.current = handlers;
-  });
+  const current = useLatest(handlers);
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent): void => {
       if (event.defaultPrevented) return;
@@ -64,7 +62,7 @@ export function useShortcuts(handlers: ShortcutHandlers): void {
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, []);
+  }, [current]);
 }
 
 /** Opens the `?` dialog from a button (the App provides it). */

@@ -48,6 +48,9 @@ export type Route =
    */
   | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null; layout: DiffLayout };
 
+/** A run's view, with its cursor, section and timeline options. */
+export type RunRoute = Extract<Route, { view: 'run' }>;
+
 export type RunSection = 'timeline' | 'requests';
 
 export const requestSortColumns = ['index', 'delta', 'input'] as const;

@@ -1,5 +1,5 @@
-import { useMemo, useSyncExternalStore } from 'react';
-import { formatRoute, parseRoute, type Route } from './route';
+import { useCallback, useMemo, useSyncExternalStore } from 'react';
+import { formatRoute, parseRoute, routes, type Route, type RouteParams, type TraceTab } from './route';
 
 function subscribe(onChange: () => void): () => void {
   window.addEventListener('hashchange', onChange);
@@ -24,4 +24,20 @@ export function navigate(route: Route, options: { replace?: boolean } = {}): voi
   } else {
     window.location.hash = hash;
   }
+}
+
+/**
+ * Changes some of a trace tab's URL parameters (its filters and sort), keeping the others; an
+ * empty or undefined value removes its parameter. Replaces the history entry: editing a filter
+ * is not a place to go back to.
+ */
+export function useSetTabParams(traceId: string, tab: TraceTab, params: RouteParams): (changes: Record<string, string | undefined>) => void {
+  return useCallback(
+    (changes: Record<string, string | undefined>) => {
+      const next: Record<string, string> = {};
+      for (const [key, value] of Object.entries({ ...params, ...changes })) if (value !== undefined && value !== '') next[key] = value;
+      navigate(routes.trace(traceId, tab, next), { replace: true });
+    },
+    [params, traceId, tab],
+  );
 }

@@ -4,10 +4,8 @@
  * shown, one that folds them away again. The choice is the URL's `?all=1`, so a link keeps it.
  */
 import { formatCount } from '../components/format';
-import { formatRoute, routes, type Route } from '../navigation/route';
+import { formatRoute, routes, type RunRoute } from '../navigation/route';
 import '../styles/timeline-noise.css';
-
-type RunRoute = Extract<Route, { view: 'run' }>;
 
 /** `hidden`: the run's bookkeeping events, null until the first page told. */
 export function BookkeepingBar({ route, hidden }: { route: RunRoute; hidden: number | null }) {

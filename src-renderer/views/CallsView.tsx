@@ -4,8 +4,9 @@
  * distribution above the rows. Sorting and filtering are the server's (a trace can hold a million
  * calls); only the rows on screen are fetched and rendered. Everything chosen is in the URL.
  */
-import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState, type Updater } from '@tanstack/react-table';
-import { memo, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createColumnHelper, FlexRender, rowSortingFeature, tableFeatures, useTable, type Row, type SortingState, type Updater } from '@tanstack/react-table';
+import type { VirtualItem } from '@tanstack/react-virtual';
+import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { callSortSchema, callStateSchema, type CallRow, type CallSort } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { usePagedRows, useShownRows } from '../api/usePagedRows';
@@ -14,12 +15,13 @@ import { CallStateBadge } from '../components/Badges';
 import { commandOfArguments } from '../components/commandOfArguments';
 import { formatCount, formatDuration, humanize } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
+import { SortableHeaderCell } from '../components/SortableHeaderCell';
 import { Empty, Failure } from '../components/States';
 import { useWindowedVirtualizer } from '../components/useWindowedVirtualizer';
 import { VisibleText, visibleText } from '../components/VisibleText';
-import { useShortcuts } from '../keyboard/shortcuts';
+import { useKeyboardRow } from '../keyboard/useKeyboardRow';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
-import { navigate } from '../navigation/useRoute';
+import { navigate, useSetTabParams } from '../navigation/useRoute';
 import { CallLatencyPanel } from './CallLatencyPanel';
 import '../styles/calls.css';
 
@@ -146,14 +148,7 @@ function parseCallParams(params: RouteParams) {
 export function CallsView({ traceId, params, revision }: { traceId: string; params: RouteParams; revision: number }) {
   const api = useApi();
   const filters = parseCallParams(params);
-  const setParams = useCallback(
-    (changes: Record<string, string | undefined>) => {
-      const next: Record<string, string> = {};
-      for (const [key, value] of Object.entries({ ...params, ...changes })) if (value !== undefined && value !== '') next[key] = value;
-      navigate(routes.trace(traceId, 'calls', next), { replace: true });
-    },
-    [params, traceId],
-  );
+  const setParams = useSetTabParams(traceId, 'calls', params);
   const request = { traceId, name: filters.name, state: filters.state, text: filters.text || undefined, sort: filters.sort, descending: filters.descending };
   const identity = JSON.stringify(request);
   const calls = usePagedRows(identity, revision, (offset, limit) => api.calls({ ...request, offset, limit }), pageSize);
@@ -176,7 +171,6 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);
   const last = start + (items[items.length - 1]?.index ?? 0);
-  const { rowAt } = calls;
   const data = useShownRows(calls, first, last, toWindowRow);
 
   const table = useTable({
@@ -193,19 +187,21 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
   });
   const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
 
-  // The keyboard's row: none until j/k is pressed.
-  const [selected, setSelected] = useState<number | null>(null);
-  useEffect(() => setSelected(null), [identity]);
   // The selected row takes the focus once it is drawn: Enter then opens it, wherever the focus was
   // before (on the Calls tab just clicked, Enter would otherwise follow that link again).
   const focusPending = useRef(false);
-  const move = (delta: number) => {
-    if (count === 0) return;
-    const next = selected === null ? 0 : Math.min(count - 1, Math.max(0, selected + delta));
-    setSelected(next);
-    focusPending.current = true;
-    scrollToIndex(next, 'auto');
-  };
+  const selected = useKeyboardRow({
+    identity,
+    count,
+    scrollTo: (index) => {
+      focusPending.current = true;
+      scrollToIndex(index, 'auto');
+    },
+    open: (index) => {
+      const call = index === null ? undefined : calls.rowAt(index);
+      if (call) navigate(callRoute(traceId, call));
+    },
+  });
   useEffect(() => {
     if (!focusPending.current || selected === null) return;
     const row = scrollElement.current?.querySelector<HTMLElement>(`[data-row-index="${selected}"]`);
@@ -213,11 +209,6 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
     focusPending.current = false;
     row.focus({ preventScroll: true });
   });
-  const open = (index: number | null) => {
-    const call = index === null ? undefined : rowAt(index);
-    if (call) navigate(callRoute(traceId, call));
-  };
-  useShortcuts({ j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1), Enter: () => open(selected) });
 
   const filtered = filters.name !== undefined || filters.state !== undefined || filters.text !== '';
   const gridClass = `calls-grid ${columns === withRunColumns ? 'calls-grid-with-run' : ''}`;
@@ -235,74 +226,81 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
       {calls.error !== null && <Failure what="the calls" error={new Error(calls.error)} />}
       <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Tool calls" aria-rowcount={count} data-testid="calls-list">
         <div className={`grid-row grid-header ${gridClass}`} role="row">
-          {table.getHeaderGroups()[0]?.headers.map((header) => {
-            const sorted = header.column.getIsSorted();
-            const canSort = header.column.columnDef.meta?.sort != null;
-            return (
-              <div
-                key={header.id}
-                role="columnheader"
-                className={`grid-cell ${header.column.columnDef.meta?.className ?? ''}`}
-                aria-sort={canSort ? (sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none') : undefined}
-              >
-                {canSort ? (
-                  <button
-                    type="button"
-                    className="sort-button"
-                    onClick={header.column.getToggleSortingHandler()}
-                    data-testid={`sort-calls-${header.id}`}
-                    title={header.column.getNextSortingOrder() === false ? 'Back to log order' : `Sort by ${String(header.column.columnDef.header).toLowerCase()}`}
-                  >
-                    <table.FlexRender header={header} />
-                    <span className="sort-indicator">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
-                  </button>
-                ) : (
-                  <table.FlexRender header={header} />
-                )}
-              </div>
-            );
-          })}
+          {table.getHeaderGroups()[0]?.headers.map((header) => (
+            <SortableHeaderCell
+              key={header.id}
+              column={header.column}
+              className={header.column.columnDef.meta?.className ?? ''}
+              sortable={header.column.columnDef.meta?.sort != null}
+              testId={`sort-calls-${header.id}`}
+              title={header.column.getNextSortingOrder() === false ? 'Back to log order' : `Sort by ${String(header.column.columnDef.header).toLowerCase()}`}
+            >
+              <table.FlexRender header={header} />
+            </SortableHeaderCell>
+          ))}
         </div>
-        <div className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
-          {items.map((item) => {
-            const index = start + item.index;
-            const row = rowsByIndex.get(index);
-            if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
-            return (
-              <CallGridRow
-                key={row.id}
-                call={row.original.call}
-                index={index}
-                top={item.start}
-                selected={index === selected}
-                className={gridClass}
-                href={formatRoute(callRoute(traceId, row.original.call))}
-                cells={row.getAllCells().map((cell) => (
-                  <div key={cell.id} role="cell" className={`grid-cell ${cell.column.columnDef.meta?.className ?? ''}`}>
-                    <table.FlexRender cell={cell} />
-                  </div>
-                ))}
-              />
-            );
-          })}
-        </div>
-        {calls.total === 0 && (
-          <Empty title={filtered ? 'No call matches these filters.' : 'No tool calls in this trace.'}>
-            {filtered && (
-              <button type="button" className="link-button" onClick={() => setParams({ tool: undefined, state: undefined, text: undefined })}>
-                Clear the filters
-              </button>
-            )}
-          </Empty>
-        )}
+        <CallGridBody items={items} start={start} totalSize={virtualizer.getTotalSize()} rowsByIndex={rowsByIndex} selected={selected} traceId={traceId} gridClass={gridClass} />
+        {calls.total === 0 && <NoCalls filtered={filtered} onClearFilters={() => setParams({ tool: undefined, state: undefined, text: undefined })} />}
       </div>
     </section>
+  );
+}
+
+function NoCalls({ filtered, onClearFilters }: { filtered: boolean; onClearFilters: () => void }) {
+  return (
+    <Empty title={filtered ? 'No call matches these filters.' : 'No tool calls in this trace.'}>
+      {filtered && (
+        <button type="button" className="link-button" onClick={onClearFilters}>
+          Clear the filters
+        </button>
+      )}
+    </Empty>
   );
 }
 
 /** A call opens as its own event (the one that issued it), with its step, in its run. */
 function callRoute(traceId: string, call: CallRow) {
   return routes.run(traceId, call.runPk, { step: call.step, eventId: call.eventId });
+}
+
+/** The rows on screen, each at its place in the scrolled window: a placeholder until its page arrives. */
+function CallGridBody(props: {
+  items: VirtualItem[];
+  /** List index of the window's first row. */
+  start: number;
+  totalSize: number;
+  /** The table's rows by their index in the list. */
+  rowsByIndex: ReadonlyMap<number, Row<typeof features, WindowRow>>;
+  selected: number | null;
+  traceId: string;
+  gridClass: string;
+}) {
+  const { items, start, totalSize, rowsByIndex, selected, traceId, gridClass } = props;
+  return (
+    <div className="grid-body" style={{ height: totalSize }}>
+      {items.map((item) => {
+        const index = start + item.index;
+        const row = rowsByIndex.get(index);
+        if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
+        return (
+          <CallGridRow
+            key={row.id}
+            call={row.original.call}
+            index={index}
+            top={item.start}
+            selected={index === selected}
+            className={gridClass}
+            href={formatRoute(callRoute(traceId, row.original.call))}
+            cells={row.getAllCells().map((cell) => (
+              <div key={cell.id} role="cell" className={`grid-cell ${cell.column.columnDef.meta?.className ?? ''}`}>
+                <FlexRender cell={cell} />
+              </div>
+            ))}
+          />
+        );
+      })}
+    </div>
+  );
 }
 
 interface CallGridRowProps {

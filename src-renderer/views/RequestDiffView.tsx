@@ -119,24 +119,15 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
           </h2>
           <a href={formatRoute(routes.runRequests(traceId, runPk))}>All requests &amp; context growth</a>
         </div>
-        <div className="diff-nav">
-          <button type="button" disabled={!previousInRun} onClick={() => go(previousInRun)} data-testid="diff-previous-request" title="The request before this one (k)">
-            ← previous request
-          </button>
-          <button type="button" disabled={!nextInRun} onClick={() => go(nextInRun)} data-testid="diff-next-request" title="The request after this one (j)">
-            next request →
-          </button>
-          <CompareWith list={list} eventId={eventId} previousEventId={previousEventId} onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))} />
-          {notARequest === null && <LayoutToggle route={route} />}
-          {requests.status === 'error' && (
-            <span className="muted" title={requests.error instanceof Error ? requests.error.message : String(requests.error)}>
-              (the run's list of requests is not available: previous/next use this diff's own previous request)
-            </span>
-          )}
-          {requests.status === 'error' && data?.previousEventId != null && (
-            <a href={formatRoute(routes.requestDiff(traceId, runPk, data.previousEventId))}>open the previous request's diff</a>
-          )}
-        </div>
+        <DiffNav
+          route={route}
+          list={list}
+          previousInRun={previousInRun}
+          nextInRun={nextInRun}
+          onGo={go}
+          showLayout={notARequest === null}
+          listFailure={requests.status === 'error' ? { error: requests.error, diffPreviousEventId: data?.previousEventId ?? null } : null}
+        />
       </header>
       <div className="scroll-pane diff-body">
         {fromEventId !== null && <FromNote traceId={traceId} fromEventId={fromEventId} request={current} />}
@@ -154,6 +145,43 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
         )}
       </div>
     </section>
+  );
+}
+
+/**
+ * The diff's moves: to the run's previous or next request, to another left side, to the other
+ * layout. Without the run's list of requests (`listFailure`), a link to the diff's own previous request.
+ */
+function DiffNav(props: {
+  route: DiffRoute;
+  list: readonly RequestRow[] | null;
+  previousInRun: RequestRow | undefined;
+  nextInRun: RequestRow | undefined;
+  onGo: (request: RequestRow | undefined) => void;
+  showLayout: boolean;
+  listFailure: { error: unknown; diffPreviousEventId: number | null } | null;
+}) {
+  const { route, list, previousInRun, nextInRun, onGo, showLayout, listFailure } = props;
+  const { traceId, runPk, eventId, previousEventId, layout } = route;
+  return (
+    <div className="diff-nav">
+      <button type="button" disabled={!previousInRun} onClick={() => onGo(previousInRun)} data-testid="diff-previous-request" title="The request before this one (k)">
+        ← previous request
+      </button>
+      <button type="button" disabled={!nextInRun} onClick={() => onGo(nextInRun)} data-testid="diff-next-request" title="The request after this one (j)">
+        next request →
+      </button>
+      <CompareWith list={list} eventId={eventId} previousEventId={previousEventId} onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))} />
+      {showLayout && <LayoutToggle route={route} />}
+      {listFailure !== null && (
+        <span className="muted" title={listFailure.error instanceof Error ? listFailure.error.message : String(listFailure.error)}>
+          (the run's list of requests is not available: previous/next use this diff's own previous request)
+        </span>
+      )}
+      {listFailure !== null && listFailure.diffPreviousEventId !== null && (
+        <a href={formatRoute(routes.requestDiff(traceId, runPk, listFailure.diffPreviousEventId))}>open the previous request's diff</a>
+      )}
+    </div>
   );
 }
 

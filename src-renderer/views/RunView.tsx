@@ -6,35 +6,30 @@
  * run's requests and context growth are its second section (`/requests`). Bookkeeping events are
  * folded away unless the URL says `?all=1`; the cursor and j/k move over the rows listed.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { EventRow, FindingRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { fetchAll } from '../api/fetchAll';
 import { usePagedRows, type PagedRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
-import { SeverityBadge, StatusBadge } from '../components/Badges';
-import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
-import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { inspectorColumns, Splitter, useInspectorWidth } from '../components/Splitter';
 import { Failure, Loading } from '../components/States';
-import { VisibleText, visibleText } from '../components/VisibleText';
+import { useLatest } from '../components/useLatest';
 import { useShortcuts } from '../keyboard/shortcuts';
-import { formatRoute, routes, type Route, type RunSection } from '../navigation/route';
+import { routes, type RunRoute } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
 import { EventInspector, type DiffAction } from './EventInspector';
 import { BookkeepingBar } from './BookkeepingBar';
 import { RequestsPanel } from './RequestsPanel';
+import { RunHeader } from './RunHeader';
 import { Waterfall } from './Waterfall';
 import { toggledSpans } from './SpanHeader';
-import { findingRoute, indexFindings, withCalls, type RunFindings } from './runModel';
-import { FindingMarker, Timeline } from './Timeline';
+import { indexFindings, withCalls, type RunFindings, type TimelineEvent } from './runModel';
+import { Timeline } from './Timeline';
+import { openRequestDiff, useFindingWalk, useStepWalk } from './runWalks';
 import { lastListRoute } from './lastListRoute';
-import { SubAgentOrigin, SubAgentsProvider } from './SubAgents';
-import { childRunName } from './subAgentNames';
-
-type RunRoute = Extract<Route, { view: 'run' }>;
-type RunDetail = ApiResponse<'run'>;
+import { SubAgentsProvider } from './SubAgents';
 
 const eventPageSize = 100;
 
@@ -56,93 +51,33 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
   const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
-  const [bookkeeping, setBookkeeping] = useState<{ list: string; count: number } | null>(null);
-  const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}:${collapsed.join(',')}`;
-  const fetchEvents = useCallback(
-    async (offset: number, limit: number) => {
-      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll, collapsedSpans: collapsed });
-      const count = page.hiddenBookkeeping;
-      setBookkeeping((known) => (known?.list === eventList && known.count === count ? known : { list: eventList, count }));
-      return { total: page.total, rows: withCalls(page.rows, page.calls) };
-    },
-    [api, traceId, runPk, showAll, collapsed, eventList],
-  );
-  const events = usePagedRows(eventList, revision, fetchEvents, eventPageSize);
+  const { events, hiddenBookkeeping } = useRunEvents(route, collapsed, revision);
   const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
 
   const { cursor, failure: cursorFailure } = useCursor(route, collapsed, events);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
   const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor);
-  const [activeFindingId, setActiveFindingId] = useState<number | null>(null);
-  useEffect(() => setActiveFindingId(null), [runPk]);
+  const { activeFindingId, goToFinding, moveFinding, leaveFindings } = useFindingWalk(traceId, runPk, findingIndex.ordered, cursor?.event?.line ?? null);
   const inspectorOpen = route.eventId !== null;
   const [followingEnd, setFollowingEnd] = useState(false);
   // Moving the cursor is reading somewhere else: the view stops jumping to the end.
   useEffect(() => setFollowingEnd(false), [runPk, route.eventId, route.step]);
 
-  // Moving the cursor by any other means than n/p ends the walk through findings: n then goes on from the cursor.
+  // An event of the timeline or a span of the waterfall.
   const goToEvent = useCallback(
-    (event: EventRow) => {
-      setActiveFindingId(null);
+    (event: { eventId: number; step: number | null }) => {
+      leaveFindings();
       navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll, collapsed }));
     },
-    [traceId, runPk, showAll, collapsed],
-  );
-  const selectSpan = useCallback(
-    (span: { eventId: number; step: number | null }) => {
-      setActiveFindingId(null);
-      navigate(routes.run(traceId, runPk, { step: span.step, eventId: span.eventId, showAll, collapsed }));
-    },
-    [traceId, runPk, showAll, collapsed],
+    [traceId, runPk, showAll, collapsed, leaveFindings],
   );
   const toggleSpan = useCallback(
     (spanEventId: number) => navigate(routes.run(traceId, runPk, { step: route.step, eventId: route.eventId, showAll, collapsed: toggledSpans(collapsed, spanEventId) })),
     [traceId, runPk, route.step, route.eventId, showAll, collapsed],
   );
-  const goToFinding = useCallback(
-    (finding: FindingRow) => {
-      setActiveFindingId(finding.findingId);
-      navigate(findingRoute(traceId, finding));
-    },
-    [traceId],
-  );
-
-  // The step the keys move from: the last one asked for, so a held key walks on before each jump lands.
-  const pendingStep = useRef<number | null>(null);
-  useEffect(() => {
-    pendingStep.current = null;
-  }, [route.step, route.eventId]);
-  const moveStep = (direction: 1 | -1) => {
-    const current = pendingStep.current ?? route.step ?? cursor?.event?.step ?? null;
-    if (current === null && direction === -1) return;
-    // A run can have 250,000 steps: the server finds the next one, not a list held here.
-    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll, collapsedSpans: collapsed });
-    pendingStep.current = current;
-    void asked.then(async (target) => {
-      if (target === null || pendingStep.current !== current) return;
-      pendingStep.current = target.step;
-      setActiveFindingId(null);
-      if (!inspectorOpen) {
-        navigate(routes.run(traceId, runPk, { step: target.step, showAll, collapsed }));
-        return;
-      }
-      // The inspector follows the cursor: show the step's first event.
-      const event = await events.load(target.index);
-      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll, collapsed }));
-    }, (error: unknown) => setNotice(errorMessage(error)));
-  };
-  const moveFinding = (direction: 1 | -1) => {
-    const ordered = findingIndex.ordered;
-    if (ordered.length === 0) return;
-    const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
-    const line = cursor?.event?.line ?? null;
-    let next: FindingRow | undefined;
-    if (active !== -1) next = ordered[active + direction];
-    else if (direction === 1) next = line === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= line);
-    else next = line === null ? undefined : ordered.findLast((finding) => finding.line !== null && finding.line < line);
-    if (next) goToFinding(next);
-  };
+  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })), [traceId, runPk, cursor, route.step, showAll, collapsed]);
+  const moveStep = useStepWalk(route, collapsed, cursor?.event?.step ?? null, events, leaveFindings, setNotice);
   useShortcuts({
     f: () => {
       if (followed) setFollowingEnd((on) => !on);
@@ -161,28 +96,13 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
             if (cursor?.event) goToEvent(cursor.event);
           },
     Escape: () => {
-      if (inspectorOpen) navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed }));
+      if (inspectorOpen) closeInspector();
       else navigate(lastListRoute(traceId));
     },
-    d: () => {
-      const event = cursor?.event;
-      if (!cursor || !event) {
-        setNotice('Select an event first (click it, or j / k), then press d to diff its request.');
-        return;
-      }
-      setNotice(null);
-      api.requestAt({ traceId, eventId: event.eventId }).then(
-        (request) => {
-          if (request === null) setNotice('This run has no model request (nor a model response to rebuild one from): there is nothing to diff.');
-          else navigate(routes.requestDiff(traceId, runPk, request.eventId, { fromEventId: request.eventId === event.eventId ? null : event.eventId }));
-        },
-        (error: unknown) => setNotice(`Could not find the request: ${errorMessage(error)}`),
-      );
-    },
+    d: () => openRequestDiff(api, traceId, runPk, cursor?.event, setNotice),
   });
 
   const [inspectorWidth, setInspectorWidth] = useInspectorWidth();
-  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })), [traceId, runPk, cursor, route.step, showAll, collapsed]);
 
   if (run.status === 'error') return <Failure what="this run" error={run.error} />;
   // While another run loads, the previous one's data must not stand in for it.
@@ -192,52 +112,133 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   return (
     <section className="run-view" data-testid="run-view" data-state={ready ? 'ready' : 'loading'} data-run-id={detail.run.runId} data-cursor-index={cursor?.index ?? ''}>
       <RunHeader traceId={traceId} detail={detail} findings={findingIndex} activeFindingId={activeFindingId} onSelectFinding={goToFinding} section={route.section} />
-      {findings.status === 'error' && <Failure what="the run's findings" error={findings.error} />}
-      {events.error !== null && <Failure what="the run's events" error={new Error(events.error)} />}
+      <RunBanners
+        findingsError={findings.status === 'error' ? { error: findings.error } : null}
+        eventsError={events.error}
+        cursorFailure={cursorFailure}
+        notice={notice}
+        follow={followed && route.section !== 'requests' ? { on: followingEnd, toggle: () => setFollowingEnd((on) => !on) } : null}
+      />
+      {route.section === 'requests' ? (
+        <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} sort={route.requestSort} />
+      ) : (
+        <SubAgentsProvider traceId={traceId} subAgents={detail.subAgents}>
+          <TimelineSection
+            route={route}
+            revision={revision}
+            collapsed={collapsed}
+            events={events}
+            hiddenBookkeeping={hiddenBookkeeping}
+            findings={findingIndex}
+            cursor={cursor}
+            activeFindingId={activeFindingId}
+            followEnd={followingEnd}
+            onSelectEvent={goToEvent}
+            onSelectFinding={goToFinding}
+            onToggleSpan={toggleSpan}
+            inspector={{ width: inspectorWidth, onWidthChange: setInspectorWidth, onClose: closeInspector, diffAction }}
+          />
+        </SubAgentsProvider>
+      )}
+    </section>
+  );
+}
+
+/** Above the run's body: what could not be loaded, the last key's notice, and the follow toggle (null: the file is not followed, or the section has no timeline). */
+function RunBanners(props: {
+  findingsError: { error: unknown } | null;
+  eventsError: string | null;
+  cursorFailure: string | null;
+  notice: string | null;
+  follow: { on: boolean; toggle: () => void } | null;
+}) {
+  const { findingsError, eventsError, cursorFailure, notice, follow } = props;
+  return (
+    <>
+      {findingsError !== null && <Failure what="the run's findings" error={findingsError.error} />}
+      {eventsError !== null && <Failure what="the run's events" error={new Error(eventsError)} />}
       {cursorFailure !== null && <Failure what="the event this link points to" error={new Error(cursorFailure)} />}
       {notice !== null && (
         <div className="banner banner-info run-notice" role="status" data-testid="run-notice">
           {notice}
         </div>
       )}
-      {followed && route.section !== 'requests' && (
+      {follow !== null && (
         <div className="run-follow">
-          <button type="button" className="follow-toggle" aria-pressed={followingEnd} onClick={() => setFollowingEnd((on) => !on)} title="Keep the run's last event in view as the loop writes new ones (f)" data-testid="follow-toggle">
-            {followingEnd ? 'Following new events' : 'Follow new events'}
+          <button type="button" className="follow-toggle" aria-pressed={follow.on} onClick={follow.toggle} title="Keep the run's last event in view as the loop writes new ones (f)" data-testid="follow-toggle">
+            {follow.on ? 'Following new events' : 'Follow new events'}
           </button>
         </div>
       )}
-      {route.section === 'requests' ? (
-        <RequestsPanel traceId={traceId} runPk={runPk} revision={revision} sort={route.requestSort} />
-      ) : (
-      <SubAgentsProvider traceId={traceId} subAgents={detail.subAgents}>
-      <div className={`run-body ${inspectorOpen ? 'with-inspector' : ''}`} style={inspectorOpen ? { gridTemplateColumns: inspectorColumns(inspectorWidth) } : undefined}>
-        <div className="timeline-pane">
-        <BookkeepingBar route={route} hidden={bookkeeping?.list === eventList ? bookkeeping.count : null} />
+    </>
+  );
+}
+
+/** The run's timeline section: the bookkeeping bar, the waterfall, the timeline, and the inspector when an event is open. */
+function TimelineSection(props: {
+  route: RunRoute;
+  revision: number;
+  collapsed: number[];
+  events: PagedRows<TimelineEvent>;
+  hiddenBookkeeping: number | null;
+  findings: RunFindings;
+  cursor: Cursor | null;
+  activeFindingId: number | null;
+  followEnd: boolean;
+  onSelectEvent: (event: { eventId: number; step: number | null }) => void;
+  onSelectFinding: (finding: FindingRow) => void;
+  onToggleSpan: (spanEventId: number) => void;
+  inspector: { width: number | null; onWidthChange: (width: number) => void; onClose: () => void; diffAction: DiffAction | null };
+}) {
+  const { route, revision, collapsed, events, hiddenBookkeeping, findings, cursor, activeFindingId, followEnd, onSelectEvent, onSelectFinding, onToggleSpan, inspector } = props;
+  const { traceId, runPk, showAll, eventId } = route;
+  return (
+    <div className={`run-body ${eventId !== null ? 'with-inspector' : ''}`} style={eventId !== null ? { gridTemplateColumns: inspectorColumns(inspector.width) } : undefined}>
+      <div className="timeline-pane">
+        <BookkeepingBar route={route} hidden={hiddenBookkeeping} />
         {/* One per run: another run's bars must not stand in while this one's load. */}
-        <Waterfall key={`${traceId}:${runPk}`} traceId={traceId} runPk={runPk} revision={revision} selectedEventId={route.eventId ?? cursor?.event?.eventId ?? null} onSelect={selectSpan} />
+        <Waterfall key={`${traceId}:${runPk}`} traceId={traceId} runPk={runPk} revision={revision} selectedEventId={eventId ?? cursor?.event?.eventId ?? null} onSelect={onSelectEvent} />
         <Timeline
           traceId={traceId}
           runPk={runPk}
           showAll={showAll}
           collapsed={collapsed}
           events={events}
-          findings={findingIndex}
+          findings={findings}
           cursorIndex={cursor?.index ?? null}
           activeFindingId={activeFindingId}
-          followEnd={followingEnd}
-          onSelectEvent={goToEvent}
-          onSelectFinding={goToFinding}
-          onToggleSpan={toggleSpan}
+          followEnd={followEnd}
+          onSelectEvent={onSelectEvent}
+          onSelectFinding={onSelectFinding}
+          onToggleSpan={onToggleSpan}
         />
-        </div>
-        {route.eventId !== null && <Splitter width={inspectorWidth} onChange={setInspectorWidth} />}
-        {route.eventId !== null && <EventInspector key={route.eventId} traceId={traceId} eventId={route.eventId} onClose={closeInspector} diffAction={diffAction} searchQuery={route.query} />}
       </div>
-      </SubAgentsProvider>
-      )}
-    </section>
+      {eventId !== null && <Splitter width={inspector.width} onChange={inspector.onWidthChange} />}
+      {eventId !== null && <EventInspector key={eventId} traceId={traceId} eventId={eventId} onClose={inspector.onClose} diffAction={inspector.diffAction} searchQuery={route.query} />}
+    </div>
   );
+}
+
+/**
+ * The run's events as the timeline lists them (bookkeeping folded away or not, spans collapsed),
+ * and how many bookkeeping events are folded away (null until this list's first page arrived).
+ */
+function useRunEvents(route: RunRoute, collapsed: number[], revision: number): { events: PagedRows<TimelineEvent>; hiddenBookkeeping: number | null } {
+  const api = useApi();
+  const { traceId, runPk, showAll } = route;
+  const [bookkeeping, setBookkeeping] = useState<{ list: string; count: number } | null>(null);
+  const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}:${collapsed.join(',')}`;
+  const fetchEvents = useCallback(
+    async (offset: number, limit: number) => {
+      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll, collapsedSpans: collapsed });
+      const count = page.hiddenBookkeeping;
+      setBookkeeping((known) => (known?.list === eventList && known.count === count ? known : { list: eventList, count }));
+      return { total: page.total, rows: withCalls(page.rows, page.calls) };
+    },
+    [api, traceId, runPk, showAll, collapsed, eventList],
+  );
+  const events = usePagedRows(eventList, revision, fetchEvents, eventPageSize);
+  return { events, hiddenBookkeeping: bookkeeping?.list === eventList ? bookkeeping.count : null };
 }
 
 /**
@@ -296,8 +297,11 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
   const { traceId, runPk, eventId, step, showAll } = route;
   const current = position?.runPk === runPk && position.showAll === showAll && position.collapsed === collapsed ? position : null;
   const currentEvent = current === null ? undefined : events.rowAt(current.index);
+  // Read only to skip a jump that is already done: the cursor's event arriving must not trigger one.
+  const latestCurrentEvent = useLatest(currentEvent);
 
   useEffect(() => {
+    const currentEvent = latestCurrentEvent.current;
     let active = true;
     setFailure(null);
     const place = (index: number) => {
@@ -331,8 +335,7 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
     return () => {
       active = false;
     };
-    // currentEvent is read only to skip a jump that is already done; it must not trigger one.
-  }, [api, traceId, runPk, eventId, step, showAll, collapsed]);
+  }, [api, traceId, runPk, eventId, step, showAll, collapsed, latestCurrentEvent]);
 
   return { cursor: current === null ? null : { index: current.index, event: currentEvent }, failure };
 }
@@ -344,156 +347,4 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
 function useCollapsedSpans(route: RunRoute): number[] {
   const key = route.collapsed.join(',');
   return useMemo(() => (key === '' ? [] : key.split(',').map(Number)), [key]);
-}
-
-function budgetLabel(name: string): string {
-  return humanize(name.replace(/_ms$/, '').replace(/_usd$/, ' (USD)'));
-}
-
-function RunHeader({
-  traceId,
-  detail,
-  findings,
-  activeFindingId,
-  onSelectFinding,
-  section,
-}: {
-  traceId: string;
-  detail: RunDetail;
-  findings: RunFindings;
-  activeFindingId: number | null;
-  onSelectFinding: (finding: FindingRow) => void;
-  section: RunSection;
-}) {
-  const { run } = detail;
-  return (
-    <header className="run-header" data-testid="run-header">
-      <div className="run-title">
-        <a href={formatRoute(lastListRoute(traceId))} className="back-link" title="Back to the list (Esc)">
-          ← Back
-        </a>
-        <h2>
-          {/* A sub-agent is told apart by its own part of the id; the line below names its parent. */}
-          <MiddleEllipsis text={run.parent === null ? run.runId : childRunName(run.runId, run.parent.runId)} kind="id" title={visibleText(run.runId)} />
-        </h2>
-        <StatusBadge status={run.status} raw={run.statusRaw} />
-        <nav className="tabs run-sections" aria-label="Run views">
-          <a
-            href={formatRoute(routes.run(traceId, run.runPk))}
-            className={`tab ${section === 'timeline' ? 'tab-active' : ''}`}
-            aria-current={section === 'timeline' ? 'page' : undefined}
-            data-testid="run-section-timeline"
-          >
-            Timeline
-          </a>
-          <a
-            href={formatRoute(routes.runRequests(traceId, run.runPk))}
-            className={`tab ${section === 'requests' ? 'tab-active' : ''}`}
-            aria-current={section === 'requests' ? 'page' : undefined}
-            data-testid="run-section-requests"
-          >
-            Requests &amp; context growth
-          </a>
-        </nav>
-        <span className="muted" data-testid="status-raw">
-          {run.status === 'running' ? (
-            'still being written: no terminal event yet'
-          ) : run.statusRaw === '' ? (
-            'no terminal status was written'
-          ) : (
-            <>
-              written as “<VisibleText text={run.statusRaw} />”
-            </>
-          )}
-        </span>
-      </div>
-      <div className="run-facts">
-        <span>{formatCount(run.steps)} steps</span>
-        <span>
-          {formatCount(run.toolCalls)} tool calls, {formatCount(run.toolResults)} results
-        </span>
-        <span>tokens {formatTokens(run.inputTokens, run.outputTokens)}</span>
-        <span>{formatDuration(run.durationMs, '—')}</span>
-        <span title={run.file}>
-          <VisibleText text={baseName(run.file)} /> lines {run.firstLine}–{run.lastLine} · {run.format}
-        </span>
-        {detail.endLimit !== null && (
-          <span className="budget-exceeded">
-            stopped on <VisibleText text={detail.endLimit} />
-          </span>
-        )}
-      </div>
-      {detail.budgets.length > 0 && (
-        <div className="budgets">
-          {detail.budgets.map((budget) => (
-            <span key={budget.name} className={`budget ${budget.exceeded ? 'budget-exceeded' : ''}`} data-testid="budget" data-exceeded={budget.exceeded}>
-              {budgetLabel(budget.name)} {formatCount(budget.used)}/{formatCount(budget.limit)}
-              {budget.exceeded && ' — budget exceeded'}
-            </span>
-          ))}
-        </div>
-      )}
-      {detail.task !== null && (
-        // One line (its line breaks as spaces); the tooltip has it whole, line by line.
-        <p className="run-task" title={detail.task.split('\n').map(visibleText).join('\n')} data-testid="run-task">
-          <span className="muted">Task: </span>
-          <VisibleText text={detail.task.replace(/\s+/g, ' ').trim()} />
-        </p>
-      )}
-      <SubAgentOrigin traceId={traceId} detail={detail} />
-      {detail.children.length > 0 && (
-        <div className="run-family">
-          <span>
-            Sub-agents:{' '}
-            {detail.children.map((child) => (
-              <a key={child.runPk} href={formatRoute(routes.run(traceId, child.runPk))} className="child-link" title={visibleText(child.runId)}>
-                <VisibleText text={childRunName(child.runId, run.runId)} />
-                {child.callId !== null && <span className="muted"> (call <VisibleText text={child.callId} />)</span>}
-              </a>
-            ))}
-          </span>
-        </div>
-      )}
-      {findings.ordered.length > 0 && (
-        <FindingSummary ordered={findings.ordered} activeFindingId={activeFindingId} onSelectFinding={onSelectFinding} />
-      )}
-      {findings.ofRun.length > 0 && (
-        <ul className="plain-list run-level-findings">
-          {findings.ofRun.map((finding) => (
-            <li key={finding.findingId}>
-              <SeverityBadge severity={finding.severity} /> <VisibleText text={finding.message} />
-            </li>
-          ))}
-        </ul>
-      )}
-    </header>
-  );
-}
-
-/**
- * The run's findings in the header: one marker per kind with its count (a run can have hundreds of
- * one kind), each opening the next finding of that kind; n / p walk them all in order.
- */
-function FindingSummary({ ordered, activeFindingId, onSelectFinding }: { ordered: readonly FindingRow[]; activeFindingId: number | null; onSelectFinding: (finding: FindingRow) => void }) {
-  const activeIndex = ordered.findIndex((finding) => finding.findingId === activeFindingId);
-  const byKind = new Map<string, FindingRow[]>();
-  for (const finding of ordered) byKind.set(finding.kind, [...(byKind.get(finding.kind) ?? []), finding]);
-  return (
-    <div className="run-findings" data-testid="run-findings">
-      <span className="muted">
-        Findings (n / p){activeIndex >= 0 ? ` — ${activeIndex + 1} of ${ordered.length}` : ''}:
-      </span>
-      {[...byKind.values()].map((ofKind) => {
-        const active = ofKind.find((finding) => finding.findingId === activeFindingId);
-        // The next one of this kind after the active finding, wrapping to the first.
-        const next = ofKind.find((finding) => ordered.indexOf(finding) > activeIndex) ?? ofKind[0]!;
-        return (
-          <span key={ofKind[0]!.kind} className="finding-kind" data-testid="finding-kind" data-kind={ofKind[0]!.kind}>
-            <FindingMarker finding={active ?? next} active={active !== undefined} onSelect={() => onSelectFinding(next)} />
-            {ofKind.length > 1 && <span className="muted"> ×{ofKind.length}</span>}
-          </span>
-        );
-      })}
-    </div>
-  );
 }

@@ -2,22 +2,24 @@
  * Traces and runs: one row per run, windowed (only the pages around the viewport are fetched with
  * `runs` offset/limit), sorted and filtered by the server, refreshed while the trace is ingested.
  */
-import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState, type Updater } from '@tanstack/react-table';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createColumnHelper, FlexRender, rowSortingFeature, tableFeatures, useTable, type Row, type SortingState, type Updater } from '@tanstack/react-table';
+import { useVirtualizer, type VirtualItem } from '@tanstack/react-virtual';
+import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { runSortSchema, type RunRow } from '../../shared/api';
 import { findingKindSchema, type FindingKind } from '../../shared/report';
 import { runStatusSchema, type RunStatus } from '../../shared/trace/runStatus';
 import { useApi } from '../api/ApiContext';
-import { usePagedRows, useShownRows } from '../api/usePagedRows';
+import { usePagedRows, useShownRows, type PagedRows } from '../api/usePagedRows';
 import { FindingCounts, runSeverityClass, StatusBadge } from '../components/Badges';
 import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
+import { SortableHeaderCell } from '../components/SortableHeaderCell';
 import { Empty, Failure } from '../components/States';
+import { useLatest } from '../components/useLatest';
 import { visibleText } from '../components/VisibleText';
-import { useShortcuts } from '../keyboard/shortcuts';
+import { useKeyboardRow } from '../keyboard/useKeyboardRow';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
-import { navigate } from '../navigation/useRoute';
+import { navigate, useSetTabParams } from '../navigation/useRoute';
 import { RunName } from './SubAgents';
 
 type RunSort = (typeof runSortSchema.options)[number];
@@ -138,14 +140,7 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   const { traceId, params, revision, ingesting, oneFile } = props;
   const api = useApi();
   const filters = parseFilters(params);
-  const setParams = useCallback(
-    (changes: Record<string, string | undefined>) => {
-      const next: Record<string, string> = {};
-      for (const [key, value] of Object.entries({ ...params, ...changes })) if (value !== undefined && value !== '') next[key] = value;
-      navigate(routes.trace(traceId, 'runs', next), { replace: true });
-    },
-    [params, traceId],
-  );
+  const setParams = useSetTabParams(traceId, 'runs', params);
 
   const request = { traceId, status: filters.status, findingKind: filters.findingKind, text: filters.text || undefined, sort: filters.sort, descending: filters.descending };
   const identity = JSON.stringify(request);
@@ -172,7 +167,6 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
-  const { rowAt } = runs;
   const data = useShownRows(runs, first, last, toWindowRow);
 
   const table = useTable({
@@ -190,34 +184,17 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   });
   const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
 
-  // The keyboard's row: none until j/k is pressed.
-  const [selected, setSelected] = useState<number | null>(null);
-  useEffect(() => setSelected(null), [identity]);
-  const open = (index: number | null) => {
-    const run = index === null ? undefined : rowAt(index);
-    if (run) navigate(routes.run(traceId, run.runPk));
-  };
-  const move = (delta: number) => {
-    if (count === 0) return;
-    const next = selected === null ? 0 : Math.min(count - 1, Math.max(0, selected + delta));
-    setSelected(next);
-    virtualizer.scrollToIndex(next, { align: 'auto' });
-  };
-  useShortcuts({ j: () => move(1), ArrowDown: () => move(1), k: () => move(-1), ArrowUp: () => move(-1), Enter: () => open(selected) });
+  const selected = useKeyboardRow({
+    identity,
+    count,
+    scrollTo: (index) => virtualizer.scrollToIndex(index, { align: 'auto' }),
+    open: (index) => {
+      const run = index === null ? undefined : runs.rowAt(index);
+      if (run) navigate(routes.run(traceId, run.runPk));
+    },
+  });
+  const state = useRunsShown(runs, first, ingesting);
 
-  const shown = runs.total !== null && (count === 0 || rowAt(first) !== undefined);
-  useEffect(() => {
-    if (shown) document.body.dataset.ready = 'true';
-  }, [shown]);
-  // What the reopen and progressive-ingest benchmarks time (scripts/bench-ui.ts): runs on screen,
-  // or the final word that there are none — not an empty table while the ingest has found none yet.
-  const runsShown = shown && (count > 0 || (!ingesting && runs.fresh));
-  useEffect(() => {
-    if (runsShown) requestAnimationFrame(() => performance.mark('loopscope:runs-shown', { detail: { runs: count } }));
-    // Once per time the runs appear: not again for every row the ingest adds.
-  }, [runsShown]);
-
-  const state = runs.error !== null ? 'error' : shown && runs.fresh && !ingesting ? 'ready' : 'loading';
   const filtered = filters.status !== undefined || filters.findingKind !== undefined || filters.text !== '';
   const gridClass = oneFile ? 'runs-grid runs-grid-one-file' : 'runs-grid';
   return (
@@ -226,67 +203,103 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
       {runs.error !== null && <Failure what="the runs" error={new Error(runs.error)} />}
       <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Runs" aria-rowcount={count}>
         <div className={`grid-row grid-header ${gridClass}`} role="row">
-          {table.getHeaderGroups()[0]?.headers.map((header) => {
-            const sorted = header.column.getIsSorted();
-            const canSort = header.column.columnDef.meta?.sort != null;
-            return (
-              <div
-                key={header.id}
-                role="columnheader"
-                className={`grid-cell ${header.column.columnDef.meta?.className ?? ''}`}
-                aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
-              >
-                {canSort ? (
-                  <button type="button" className="sort-button" onClick={header.column.getToggleSortingHandler()} data-testid={`sort-${header.id}`}>
-                    <table.FlexRender header={header} />
-                    <span className="sort-indicator">{sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}</span>
-                  </button>
-                ) : (
-                  <table.FlexRender header={header} />
-                )}
-              </div>
-            );
-          })}
+          {table.getHeaderGroups()[0]?.headers.map((header) => (
+            <SortableHeaderCell
+              key={header.id}
+              column={header.column}
+              className={header.column.columnDef.meta?.className ?? ''}
+              sortable={header.column.columnDef.meta?.sort != null}
+              testId={`sort-${header.id}`}
+            >
+              <table.FlexRender header={header} />
+            </SortableHeaderCell>
+          ))}
         </div>
-        <div className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
-          {items.map((item) => {
-            const row = rowsByIndex.get(item.index);
-            if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
-            return (
-              <RunGridRow
-                key={row.id}
-                run={row.original.run}
-                top={item.start}
-                selected={item.index === selected}
-                findingsPending={ingesting}
-                cells={row.getAllCells().map((cell) => (
-                  <div key={cell.id} role="cell" className={`grid-cell ${cell.column.columnDef.meta?.className ?? ''}`}>
-                    <table.FlexRender cell={cell} />
-                  </div>
-                ))}
-                href={formatRoute(routes.run(traceId, row.original.run.runPk))}
-                gridClass={gridClass}
-              />
-            );
-          })}
-        </div>
-        {runs.total === 0 && (
-          <Empty title={filtered ? 'No run matches these filters.' : ingesting ? 'No runs yet.' : 'This trace has no runs.'}>
-            {filtered ? (
-              <button type="button" className="link-button" onClick={() => setParams({ status: undefined, kind: undefined, text: undefined })}>
-                Clear the filters
-              </button>
-            ) : ingesting ? (
-              'Runs appear here as the file is read.'
-            ) : (
-              <>
-                No line of the file became an event of a run. See <a href={formatRoute(routes.trace(traceId, 'parse-errors'))}>Parse errors</a> for what could not be read.
-              </>
-            )}
-          </Empty>
-        )}
+        <RunGridBody items={items} totalSize={virtualizer.getTotalSize()} rowsByIndex={rowsByIndex} selected={selected} ingesting={ingesting} traceId={traceId} gridClass={gridClass} />
+        {runs.total === 0 && <NoRuns traceId={traceId} filtered={filtered} ingesting={ingesting} onClearFilters={() => setParams({ status: undefined, kind: undefined, text: undefined })} />}
       </div>
     </section>
+  );
+}
+
+/**
+ * Whether the runs are on screen, said three ways: the view's `data-state`, which it returns;
+ * `data-ready` on the body, for the browser tests; and the `loopscope:runs-shown` mark, which the
+ * reopen and progressive-ingest benchmarks time (scripts/bench-ui.ts).
+ */
+function useRunsShown(runs: PagedRows<RunRow>, first: number, ingesting: boolean): 'error' | 'ready' | 'loading' {
+  const count = runs.total ?? 0;
+  const shown = runs.total !== null && (count === 0 || runs.rowAt(first) !== undefined);
+  useEffect(() => {
+    if (shown) document.body.dataset.ready = 'true';
+  }, [shown]);
+  // For the benchmarks: runs on screen, or the final word that there are none — not an empty
+  // table while the ingest has found none yet.
+  const runsShown = shown && (count > 0 || (!ingesting && runs.fresh));
+  // Once per time the runs appear: not again for every row the ingest adds.
+  const latestCount = useLatest(count);
+  useEffect(() => {
+    if (!runsShown) return;
+    const runCount = latestCount.current;
+    requestAnimationFrame(() => performance.mark('loopscope:runs-shown', { detail: { runs: runCount } }));
+  }, [runsShown, latestCount]);
+  return runs.error !== null ? 'error' : shown && runs.fresh && !ingesting ? 'ready' : 'loading';
+}
+
+/** The empty list says why it is empty: the filters, an ingest that has found no run yet, or a file none of whose lines made a run. */
+function NoRuns({ traceId, filtered, ingesting, onClearFilters }: { traceId: string; filtered: boolean; ingesting: boolean; onClearFilters: () => void }) {
+  return (
+    <Empty title={filtered ? 'No run matches these filters.' : ingesting ? 'No runs yet.' : 'This trace has no runs.'}>
+      {filtered ? (
+        <button type="button" className="link-button" onClick={onClearFilters}>
+          Clear the filters
+        </button>
+      ) : ingesting ? (
+        'Runs appear here as the file is read.'
+      ) : (
+        <>
+          No line of the file became an event of a run. See <a href={formatRoute(routes.trace(traceId, 'parse-errors'))}>Parse errors</a> for what could not be read.
+        </>
+      )}
+    </Empty>
+  );
+}
+
+/** The rows on screen, each at its place in the scrolled list: a placeholder until its page arrives. */
+function RunGridBody(props: {
+  items: VirtualItem[];
+  totalSize: number;
+  /** The table's rows by their index in the list. */
+  rowsByIndex: ReadonlyMap<number, Row<typeof features, WindowRow>>;
+  selected: number | null;
+  ingesting: boolean;
+  traceId: string;
+  gridClass: string;
+}) {
+  const { items, totalSize, rowsByIndex, selected, ingesting, traceId, gridClass } = props;
+  return (
+    <div className="grid-body" style={{ height: totalSize }}>
+      {items.map((item) => {
+        const row = rowsByIndex.get(item.index);
+        if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
+        return (
+          <RunGridRow
+            key={row.id}
+            run={row.original.run}
+            top={item.start}
+            selected={item.index === selected}
+            findingsPending={ingesting}
+            cells={row.getAllCells().map((cell) => (
+              <div key={cell.id} role="cell" className={`grid-cell ${cell.column.columnDef.meta?.className ?? ''}`}>
+                <FlexRender cell={cell} />
+              </div>
+            ))}
+            href={formatRoute(routes.run(traceId, row.original.run.runPk))}
+            gridClass={gridClass}
+          />
+        );
+      })}
+    </div>
   );
 }
 

@@ -9,7 +9,8 @@ import type { CallRow, EventRow, FindingRow } from '../../shared/api';
 import type { PagedRows } from '../api/usePagedRows';
 import { CallStateBadge } from '../components/Badges';
 import { callHue, formatCount, formatDuration, humanize } from '../components/format';
-import { useWindowedVirtualizer, windowRows } from '../components/useWindowedVirtualizer';
+import { useLatest } from '../components/useLatest';
+import { useWindowedVirtualizer, windowRows, type WindowedVirtualizer } from '../components/useWindowedVirtualizer';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import type { RunFindings, TimelineEvent } from './runModel';
@@ -63,22 +64,7 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
     if (count > 0) want(Math.max(0, first - 1), last);
   }, [want, first, last, count]);
 
-  // A cursor off screen is brought to the top (just under the sticky lane header, which precedes
-  // the rows), so the step it starts reads downwards; one on screen stays put.
-  useEffect(() => {
-    if (cursorIndex === null || cursorIndex >= count) return;
-    const item = cursorIndex >= start ? virtualizer.measurementsCache[cursorIndex - start] : undefined;
-    const top = virtualizer.scrollOffset ?? 0;
-    const height = virtualizer.scrollRect?.height ?? 0;
-    if (item && item.start >= top && item.end + lanesHeaderHeight <= top + height) return;
-    scrollToIndex(cursorIndex, 'start');
-    // scrollToIndex is new on every render; the cursor moving is what asks for a scroll.
-  }, [cursorIndex, count, virtualizer]);
-
-  useEffect(() => {
-    if (followEnd && count > 0) scrollToIndex(count - 1, 'auto');
-    // As with the cursor: the run growing (or follow turned on) is what asks for a scroll.
-  }, [followEnd, count]);
+  useScrollToCursor({ virtualizer, start, scrollToIndex }, count, cursorIndex, followEnd);
 
   // The cursor's row loaded and inside the viewport: what the jump benchmark times (scripts/bench-ui.ts), after the paint that shows it.
   const cursorEventId = cursorIndex === null ? undefined : events.rowAt(cursorIndex)?.eventId;
@@ -139,23 +125,55 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
   );
   if (count <= windowRows) return timeline;
   const shown = virtualizer.range === null ? null : { first: start + virtualizer.range.startIndex, last: start + virtualizer.range.endIndex };
-  // Longer than one window: the scrollbar spans the window, this spans the run.
   return (
     <div className="timeline-frame">
-      <label className="timeline-position muted">
-        <span>{shown === null ? `${formatCount(count)} events` : `Events ${formatCount(shown.first + 1)}–${formatCount(shown.last + 1)} of ${formatCount(count)}`}</span>
-        <input
-          type="range"
-          min={0}
-          max={count - 1}
-          value={shown?.first ?? 0}
-          aria-label="Position in the run"
-          data-testid="timeline-position"
-          onChange={(event) => scrollToIndex(Number(event.target.value), 'start')}
-        />
-      </label>
+      <TimelinePosition count={count} shown={shown} onChange={(index) => scrollToIndex(index, 'start')} />
       {timeline}
     </div>
+  );
+}
+
+/**
+ * Scrolls the timeline to the cursor when it moves off screen, and to the run's last event while
+ * `followEnd` is on. The cursor moving, the run growing or follow turned on is what asks for a
+ * scroll: the window moving and `scrollToIndex` (new on every render) ask for none.
+ */
+function useScrollToCursor(windowed: Pick<WindowedVirtualizer, 'virtualizer' | 'start' | 'scrollToIndex'>, count: number, cursorIndex: number | null, followEnd: boolean): void {
+  const { virtualizer } = windowed;
+  const latestWindow = useLatest(windowed);
+
+  // A cursor off screen is brought to the top (just under the sticky lane header, which precedes
+  // the rows), so the step it starts reads downwards; one on screen stays put.
+  useEffect(() => {
+    const { start, scrollToIndex } = latestWindow.current;
+    if (cursorIndex === null || cursorIndex >= count) return;
+    const item = cursorIndex >= start ? virtualizer.measurementsCache[cursorIndex - start] : undefined;
+    const top = virtualizer.scrollOffset ?? 0;
+    const height = virtualizer.scrollRect?.height ?? 0;
+    if (item && item.start >= top && item.end + lanesHeaderHeight <= top + height) return;
+    scrollToIndex(cursorIndex, 'start');
+  }, [cursorIndex, count, virtualizer, latestWindow]);
+
+  useEffect(() => {
+    if (followEnd && count > 0) latestWindow.current.scrollToIndex(count - 1, 'auto');
+  }, [followEnd, count, latestWindow]);
+}
+
+/** Above a run longer than one window: the scrollbar spans the window, this slider spans the run. */
+function TimelinePosition({ count, shown, onChange }: { count: number; shown: { first: number; last: number } | null; onChange: (index: number) => void }) {
+  return (
+    <label className="timeline-position muted">
+      <span>{shown === null ? `${formatCount(count)} events` : `Events ${formatCount(shown.first + 1)}–${formatCount(shown.last + 1)} of ${formatCount(count)}`}</span>
+      <input
+        type="range"
+        min={0}
+        max={count - 1}
+        value={shown?.first ?? 0}
+        aria-label="Position in the run"
+        data-testid="timeline-position"
+        onChange={(event) => onChange(Number(event.target.value))}
+      />
+    </label>
   );
 }
 

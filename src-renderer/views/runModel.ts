@@ -1,4 +1,7 @@
-/** What the run view builds from what it fetched: each timeline row's calls, and the run's findings indexed for O(1) lookups. */
+/**
+ * What the run view builds from what it fetched: each timeline row's calls, and the run's findings
+ * indexed for O(1) lookups, with where n / p go among them.
+ */
 import type { CallRow, EventRow, FindingRow } from '../../shared/api';
 import { routes, type Route } from '../navigation/route';
 
@@ -85,4 +88,12 @@ export function findingRoute(traceId: string, finding: FindingRow): Route {
   if (finding.runPk === null) return routes.trace(traceId, 'parse-errors');
   if (finding.eventId !== null) return routes.run(traceId, finding.runPk, { step: finding.step, eventId: finding.eventId });
   return routes.run(traceId, finding.runPk, { step: finding.step });
+}
+
+/** The finding after (or before) the active one; with none active, the first at or after the cursor's line (or the last before it). */
+export function nextFinding(ordered: readonly FindingRow[], activeFindingId: number | null, cursorLine: number | null, direction: 1 | -1): FindingRow | undefined {
+  const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
+  if (active !== -1) return ordered[active + direction];
+  if (direction === 1) return cursorLine === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= cursorLine);
+  return cursorLine === null ? undefined : ordered.findLast((finding) => finding.line !== null && finding.line < cursorLine);
 }

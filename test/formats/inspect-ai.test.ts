@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { inspectAiFormat } from '../../src-main/engine/adapters/inspectAi';
 import { openTrace, readReport } from '../../src-main/engine/engine';
-import { readZipDirectory, ZipFormatError } from '../../src-main/engine/ingest/zipEntries';
+import { readZipDirectory, ZipFormatError } from '../../src-main/engine/bytes/zipEntries';
 import { readRawLine } from '../../src-main/engine/store/rawLines';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';

@@ -8,10 +8,10 @@ import type { SpanMarker } from '../../../shared/trace/spanTree';
 import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
 import { CallStartTimes } from './callLatency';
 import { readEvent, type EventRepairs } from './eventRepair';
-import { SUMMARY_CHARS } from '../ingest/contentHash';
+import { SUMMARY_CHARS } from '../bytes/contentHash';
 import { outputPreview } from '../../../shared/toolOutput';
-import { resultIdentity } from '../ingest/resultIdentity';
-import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../ingest/topLevelScan';
+import { resultIdentity } from '../bytes/resultIdentity';
+import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../bytes/topLevelScan';
 import { isRecord, type FormatAdapter, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
 
 /** An event whose type Loopscope does not model; kept whole and shown as written. */

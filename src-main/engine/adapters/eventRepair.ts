@@ -10,7 +10,7 @@
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { CanonicalEvent } from '../../../shared/trace/canonicalEvents';
-import { excerptOf } from '../ingest/decodeLine';
+import { excerptOf } from '../bytes/decodeLine';
 import { validateEvent } from './eventValidators';
 import { isRecord } from './formatAdapter';
 

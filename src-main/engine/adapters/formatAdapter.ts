@@ -4,7 +4,7 @@
  * may keep state across lines (merge split records, pair requests with responses) and emits
  * canonical events, each anchored to the line it came from so its original bytes stay retrievable.
  */
-import type { TopLevelScan } from '../ingest/topLevelScan';
+import type { TopLevelScan } from '../bytes/topLevelScan';
 import type { AdaptedEvent, RequestShape } from './canonicalAdapter';
 import type { EventRepairs } from './eventRepair';
 
@@ -73,7 +73,7 @@ export interface FormatAdapter {
   /**
    * How records are framed: one per line (JSONL, the default), or JSON values written back to back
    * (pretty-printed records, a single document), see ingest/jsonStreamSplitter.ts, or the `.json`
-   * entries of a ZIP archive, one record per entry (ingest/zipEntries.ts; a file that is not a ZIP
+   * entries of a ZIP archive, one record per entry (bytes/zipEntries.ts; a file that is not a ZIP
    * is then read as JSON values). For a ZIP, an event's "line" is its entry's number (1-based,
    * central-directory order) and its offset/length are the entry's local header offset and
    * compressed size; the raw "line" read back is the entry inflated (store/rawLines.ts).

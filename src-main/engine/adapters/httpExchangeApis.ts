@@ -5,7 +5,7 @@
  * Streamed responses are assembled in httpExchangeStreams.ts into the same ResponseView.
  */
 import type { ApiError, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
-import { contentHash } from '../ingest/contentHash';
+import { contentHash } from '../bytes/contentHash';
 import { isRecord } from './formatAdapter';
 
 export type ApiKind = 'anthropic-messages' | 'openai-chat' | 'openai-responses';

@@ -15,7 +15,7 @@
  * Microsoft Agent Framework writes them — to an agent span beside it (same parent) whose time
  * range holds its start.
  */
-import { contentHash } from '../ingest/contentHash';
+import { contentHash } from '../bytes/contentHash';
 import type { CanonicalEvent, ToolCall } from '../../../shared/trace/canonicalEvents';
 import type { AdaptedEvent } from './canonicalAdapter';
 import { isRecord, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';

@@ -13,9 +13,9 @@
  * continuation needs the response it names), a body in an unexpected shape — returns null and is
  * read whole (requestHistory.ts); both give the same normalized request.
  */
-import { contentHash } from '../ingest/contentHash';
-import { memberValue, scanArray, scanObject, scanTopLevel, ScanError, type ElementRange, type ScannedMember, type SkipMember, type TopLevelScan } from '../ingest/topLevelScan';
-import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../ingest/jsonBytes';
+import { contentHash } from '../bytes/contentHash';
+import { memberValue, scanArray, scanObject, scanTopLevel, ScanError, type ElementRange, type ScannedMember, type SkipMember, type TopLevelScan } from '../bytes/topLevelScan';
+import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../bytes/jsonBytes';
 import { apiOf } from '../adapters/httpExchangeApis';
 import { isRecord } from '../adapters/formatAdapter';
 import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/normalizeRequest';

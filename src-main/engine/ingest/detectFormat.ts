@@ -9,9 +9,9 @@ import { adapterNamed, detectFormat, formatNames } from '../adapters/registry';
 import type { DetectionSample, FormatAdapter } from '../adapters/formatAdapter';
 import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { TraceFileError, type FileIdentity } from '../store/traceDatabase';
-import { decodeLine, stripUtf8Bom } from './decodeLine';
+import { decodeLine, stripUtf8Bom } from '../bytes/decodeLine';
 import { LineSplitter } from './lineSplitter';
-import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature, ZipFormatError } from './zipEntries';
+import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature, ZipFormatError } from '../bytes/zipEntries';
 
 const SAMPLE_BYTES = 1 << 20;
 const SAMPLE_RECORDS = 20;

@@ -8,7 +8,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { LineSplitter, type SplitLine } from './lineSplitter';
 import { TraceIngester, type FirstRowIds, type IngestCounters, type IngesterOptions } from './traceIngester';
-import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature } from './zipEntries';
+import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature } from '../bytes/zipEntries';
 import type { FileIdentity } from '../store/traceDatabase';
 import type { RowBatcher } from '../store/traceWriter';
 import type { FormatAdapter } from '../adapters/formatAdapter';

@@ -22,7 +22,7 @@
  * becomes one parse error instead of swallowing the rest of the file.
  */
 import type { SplitLine } from './lineSplitter';
-import { NEWLINE, QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, isWhitespace } from './jsonBytes';
+import { NEWLINE, QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, isWhitespace } from '../bytes/jsonBytes';
 
 const OVERSIZED_HEAD_BYTES = 256;
 /** Longest member name looked at when matching `streamedArrays`. */

@@ -1,6 +1,6 @@
 /**
- * The text of an event that full-text search sees (tables search_text and search_index, schema
- * migration 3). The ingester collects it from the event's own content while it has the event in
+ * The text of an event that full-text search sees (tables search_text and search_index in
+ * store/schema.ts). The ingester collects it from the event's own content while it has the event in
  * hand: a model response's text, refusal, tool call names and arguments; a tool call's name and
  * arguments; a tool result's output and error; a run's task; a run end's reason and output; the
  * last message of a model request (requests resend the whole history, so only the message a

@@ -6,8 +6,8 @@
  * Memory is bounded by the number of runs and of streams still open, never by the file size:
  * payloads are not kept; the raw line stays retrievable by offset and length.
  */
-import { contentHash, SUMMARY_CHARS } from './contentHash';
-import { resultIdentity } from './resultIdentity';
+import { contentHash, SUMMARY_CHARS } from '../bytes/contentHash';
+import { resultIdentity } from '../bytes/resultIdentity';
 import { isUtf8 } from 'node:buffer';
 import type { AdaptedEvent } from '../adapters/canonicalAdapter';
 import type { FormatMapper, LineRef, MappedEvent, ResultDigest } from '../adapters/formatAdapter';
@@ -20,9 +20,9 @@ import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { isBookkeeping } from '../../../shared/trace/bookkeeping';
 import { decodeToolOutput, outputPreview } from '../../../shared/toolOutput';
 import { SpanNesting, type SpanExtent } from '../../../shared/trace/spanTree';
-import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from './decodeLine';
+import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from '../bytes/decodeLine';
 import type { SplitLine } from './lineSplitter';
-import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from './topLevelScan';
+import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from '../bytes/topLevelScan';
 import { SEARCH_TEXT_CHARS, SearchText } from './searchText';
 import { findLineSecrets, replaceLineSecrets, secretValue } from './lineSecrets';
 import { secretMask } from '../../../shared/secrets/secretScanner';

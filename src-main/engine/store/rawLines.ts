@@ -8,8 +8,9 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { prepared } from './preparedStatements';
 import { identifyFile } from './traceDatabase';
+// eslint-disable-next-line no-restricted-imports -- whether a source's lines are ZIP entries is its format's framing, which only the adapters know
 import { adapterNamed } from '../adapters/registry';
-import { readZipDirectory, readZipEntry, startsWithZipSignature } from '../ingest/zipEntries';
+import { readZipDirectory, readZipEntry, startsWithZipSignature } from '../bytes/zipEntries';
 
 export interface RawLine {
   line: number;

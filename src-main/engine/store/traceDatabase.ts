@@ -11,7 +11,7 @@ import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrate } from './schema';
+import { createSchema, SCHEMA_VERSION, storedSchemaVersion } from './schema';
 
 export interface FileIdentity {
   path: string;
@@ -178,9 +178,8 @@ export interface PreparedDatabase {
 }
 
 /**
- * Opens the cache database for a file, discarding it when it cannot be trusted: not SQLite, a
- * schema it cannot migrate, one written by an older schema, an ingest that never completed, or a
- * file that changed since.
+ * Opens the cache database for a file, discarding it when it cannot be trusted: not SQLite, another
+ * schema version (older or newer), an ingest that never completed, or a file that changed since.
  */
 export function prepareDatabase(
   identity: FileIdentity,
@@ -194,11 +193,10 @@ export function prepareDatabase(
   try {
     const db = openDatabase(dbPath);
     try {
-      const upgraded = migrate(db);
-      const reusable = upgraded ? null : reusableIngest(db, identity, format, searchIndex, companionsOf);
+      const reusable = storedSchemaVersion(db) === SCHEMA_VERSION ? reusableIngest(db, identity, format, searchIndex, companionsOf) : null;
       if (reusable !== null) return { db, dbPath, reusable };
     } catch {
-      // Corrupt, foreign or newer database: rebuilt below from the trace.
+      // Corrupt or foreign database: rebuilt below from the trace.
     }
     db.close();
   } catch {
@@ -206,6 +204,6 @@ export function prepareDatabase(
   }
   removeDatabaseFiles(dbPath);
   const db = openDatabase(dbPath);
-  migrate(db);
+  createSchema(db);
   return { db, dbPath, reusable: null };
 }

@@ -15,7 +15,7 @@ import { basename } from 'node:path';
 import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type CompanionSource, type FileIdentity } from '../store/traceDatabase';
 import { adapterNamed } from '../adapters/registry';
 import { companionFiles } from '../ingest/companionFiles';
-import { TraceLoader } from '../store/traceLoader';
+import { TraceLoader } from '../pipeline/traceLoader';
 import { insertSourceRow, nextRowIds } from '../store/sources';
 import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';

@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../store/traceDatabase';
-import { TraceLoader } from '../store/traceLoader';
+import { TraceLoader } from '../pipeline/traceLoader';
 import { storeRequestSchema, storeWorkerDataSchema, type StoreReply } from './workerProtocol';
 
 const { dbPath, sourceId, analysis, flow: flowBuffer } = storeWorkerDataSchema.parse(workerData);

@@ -11,15 +11,15 @@
  */
 import type Database from 'better-sqlite3';
 import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../analysis/analyzeSource';
-import type { TimelineRunSqlRow } from './runAnalysis';
-import { runPksOfSource } from './runs';
-import { updateSourceCounts, updateSourceIdentity } from './sources';
+import type { TimelineRunSqlRow } from '../store/runAnalysis';
+import { runPksOfSource } from '../store/runs';
+import { updateSourceCounts, updateSourceIdentity } from '../store/sources';
 import { AnsweringUsages } from '../analysis/requestHistory';
-import type { RequestEventSqlRow } from './events';
+import type { RequestEventSqlRow } from '../store/events';
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
-import { createQueryIndexes } from './schema';
-import type { FileIdentity } from './traceDatabase';
+import { createQueryIndexes } from '../store/schema';
+import type { FileIdentity } from '../store/traceDatabase';
 import { SourceRequestAnalyzer } from '../analysis/requestAnalysis';
 import {
   decodeEvent,
@@ -32,7 +32,7 @@ import {
   type EventSqlRow,
   type RowBatch,
   type RunSqlRow,
-} from './traceWriter';
+} from '../store/traceWriter';
 
 const typeColumn = eventColumns.indexOf('type');
 const column = (name: keyof EventSqlRow): number => eventColumns.indexOf(name);
