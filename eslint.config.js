@@ -78,6 +78,10 @@ const engineLayerConfig = (layer) => {
 const appFolderConfig = (index) => {
   const folder = appFolders[index];
   const forbidden = appFolders.slice(0, index);
+  const earlierFolders =
+    forbidden.length === 0
+      ? []
+      : [foldersPattern(forbidden, `src-main/${folder}/ may not import ${forbidden.map((name) => `${name}/`).join(', ')}: cli starts the shells, electron and server carry the api, the api serves the engine.`)];
   return {
     files: [`src-main/${folder}/**`],
     rules: {
@@ -85,7 +89,9 @@ const appFolderConfig = (index) => {
         'error',
         {
           patterns: [
-            foldersPattern(forbidden, `src-main/${folder}/ may not import ${forbidden.map((name) => `${name}/`).join(', ')}: cli starts the shells, electron and server carry the api, the api serves the engine.`),
+            ...earlierFolders,
+            // The engine's folders are its own business: what the rest may use is what index.ts exports.
+            { regex: '^(\\.\\./)+engine/.', message: `src-main/${folder}/ imports the engine through its entry ('../engine'), never a file inside it.` },
           ],
         },
       ],
@@ -149,7 +155,7 @@ export default defineConfig([
       ],
     },
   },
-  ...appFolders.slice(1).map((_, index) => appFolderConfig(index + 1)),
+  ...appFolders.map((_, index) => appFolderConfig(index)),
   {
     files: ['src-main/engine/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: engineOutward }] },

@@ -117,10 +117,11 @@ describe('lint boundaries: src-main/ layers', () => {
     { file: 'src-main/engine/report/x.ts', forbidden: ['../pipeline/traceLoader', '../workers/workerProtocol'], allowed: ['../analysis/analyzeSource', '../store/traceDatabase'] },
     { file: 'src-main/engine/pipeline/x.ts', forbidden: ['../workers/storeWorker', '../engine', '../../api/apiHost'], allowed: ['../ingest/ingestFile', '../store/traceWriter', '../analysis/requestAnalysis'] },
     { file: 'src-main/engine/workers/x.ts', forbidden: ['../engine', '../index', '../../server/httpServer'], allowed: ['../pipeline/traceLoader', '../ingest/followedFile'] },
-    { file: 'src-main/api/x.ts', forbidden: ['../cli/main', '../electron/ipc', '../server/httpServer'], allowed: ['../engine/engine', '../../shared/api'] },
-    { file: 'src-main/server/x.ts', forbidden: ['../cli/main', '../electron/ipc'], allowed: ['../api/apiHost'] },
-    { file: 'src-main/electron/x.ts', forbidden: ['../cli/main'], allowed: ['../api/apiError', 'electron'] },
-    { file: 'src-main/cli/x.ts', forbidden: [], allowed: ['../server/httpServer', '../electron/main', '../api/apiHost', '../engine/engine'] },
+    { file: 'src-main/api/x.ts', forbidden: ['../cli/main', '../electron/ipc', '../server/httpServer', '../engine/engine', '../engine/store/runs'], allowed: ['../engine', '../../shared/api'] },
+    { file: 'src-main/api/queries/x.ts', forbidden: ['../../engine/store/readModel'], allowed: ['../../engine'] },
+    { file: 'src-main/server/x.ts', forbidden: ['../cli/main', '../electron/ipc', '../engine/index'], allowed: ['../api/apiHost'] },
+    { file: 'src-main/electron/x.ts', forbidden: ['../cli/main', '../engine/adapters/registry'], allowed: ['../api/apiError', 'electron'] },
+    { file: 'src-main/cli/x.ts', forbidden: ['../engine/store/traceDatabase'], allowed: ['../server/httpServer', '../electron/main', '../api/apiHost', '../engine'] },
   ];
 
   for (const { file, forbidden, allowed } of cases) {

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { ApiErrorCode } from '../../shared/api';
-import { TraceFileError } from '../engine/store/traceDatabase';
+import { TraceFileError } from '../engine';
 
 export class ApiError extends Error {
   constructor(

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { apiMethods, isApiMethod, type ApiMethod, type ApiParsedRequest, type ApiResponse, type Notice, type TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
-import { optionsKey } from '../engine/analysis/analyzeSource';
+import { optionsKey } from '../engine';
 import { ApiError, invalidRequest } from './apiError';
 import { QueryClient } from './queryClient';
 import { isQueryMethod, type QueryMethod } from './queryProtocol';

@@ -14,29 +14,15 @@
  */
 import type Database from 'better-sqlite3';
 import type { EventContent } from '../../shared/api';
-import { adapterNamed } from '../engine/adapters/registry';
-import type { AdaptedEvent, MappedEvent } from '../engine/adapters/formatAdapter';
-import { decodeLine } from '../engine/bytes/decodeLine';
-import { RawLineReader } from '../engine/store/rawLines';
+import { absorbedLineLocation, adapterNamed, decodeLine, RawLineReader, sourcePath, type AdaptedEvent, type ContentEventSqlRow, type MappedEvent } from '../engine';
 import { maskSecrets } from '../../shared/secrets/secretScanner';
 import { idText } from '../../shared/trace/canonicalEvents';
-import { prepared } from '../engine/store/preparedStatements';
 
 /** Records longer than this are not mapped again for their content (their JSON view still shows them, cut). */
 export const CONTENT_MAX_BYTES = 16 * 1024 * 1024;
 
-export interface ContentEventRow {
-  source_id: number;
-  line: number;
-  byte_offset: number;
-  byte_length: number;
-  type: string;
-  type_raw: string;
-  call_id: string | null;
-}
-
 /** The adapted event the stored one came from: same type and raw type, and the same call for a call's or result's event. */
-function isStoredEvent(mapped: MappedEvent, row: ContentEventRow): boolean {
+function isStoredEvent(mapped: MappedEvent, row: ContentEventSqlRow): boolean {
   const event = mapped.event;
   if (event.type !== row.type || mapped.typeRaw !== row.type_raw) return false;
   const callId = 'call_id' in event ? event.call_id : undefined;
@@ -69,7 +55,7 @@ function contentOf(event: AdaptedEvent): EventContent {
  * The content of the stored event `row` (with `absorbedLines`, the lines folded into it), or null
  * when its record cannot be read whole or mapped alone.
  */
-export function eventContent(db: Database.Database, row: ContentEventRow, absorbedLines: readonly number[], options: { revealSecrets: boolean }): EventContent | null {
+export function eventContent(db: Database.Database, row: ContentEventSqlRow, absorbedLines: readonly number[], options: { revealSecrets: boolean }): EventContent | null {
   if (row.byte_length > CONTENT_MAX_BYTES) return null;
   let reader: RawLineReader | null;
   try {
@@ -81,11 +67,10 @@ export function eventContent(db: Database.Database, row: ContentEventRow, absorb
   try {
     const adapter = adapterNamed(reader.format);
     if (adapter === undefined) return null;
-    const path = prepared<[number], { path: string }>(db, 'SELECT path FROM sources WHERE id = ?').get(row.source_id)?.path ?? '';
+    const path = sourcePath(db, row.source_id) ?? '';
     const locations = [{ line: row.line, byte_offset: row.byte_offset, byte_length: row.byte_length }];
-    const absorbed = prepared<[number, number], { byte_offset: number; byte_length: number }>(db, 'SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1');
     for (const line of absorbedLines) {
-      const location = absorbed.get(row.source_id, line);
+      const location = absorbedLineLocation(db, row.source_id, line);
       if (location !== undefined && location.byte_length <= CONTENT_MAX_BYTES) locations.push({ line, ...location });
     }
     const mapper = adapter.createMapper({ path });

@@ -1,17 +1,17 @@
 /**
  * The runs of a trace still being ingested, as the ingest reports them (engine.ts `onRuns`): the
  * database is written without a journal during the load and cannot be read yet, so the runs table
- * is served from these until the trace is ready, then from SQL (queries.ts `runs`).
+ * is served from these until the trace is ready, then from SQL (queries/runs.ts `runs`).
  *
- * They are sorted, filtered and paged the way queries.ts does it in SQL. What only analysis knows
- * is not known yet: finding counts are zero, finding kinds empty (so a finding-kind filter matches
- * nothing) and parents unlinked; the response says so with `partial`.
+ * They are sorted, filtered and paged the way the store does it in SQL (engine/store/runs.ts). What
+ * only analysis knows is not known yet: finding counts are zero, finding kinds empty (so a
+ * finding-kind filter matches nothing) and parents unlinked; the response says so with `partial`.
  */
 import { basename } from 'node:path';
 import type { ApiParsedRequest, ApiResponse, RunRow } from '../../shared/api';
 import { runStatusSchema } from '../../shared/trace/runStatus';
 import { millisBetween } from '../../shared/trace/timestamps';
-import type { StoredRuns } from '../engine/engine';
+import type { StoredRuns } from '../engine';
 
 interface LiveRun {
   sourceId: number;
@@ -28,7 +28,7 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** File, then position in it: the tie-breaker of every sort, as in queries.ts `runOrder`. */
+/** File, then position in it: the tie-breaker of every sort, as in engine/store/runs.ts `runOrder`. */
 function comparePosition(a: LiveRun, b: LiveRun): number {
   return compareNumbers(a.sourceId, b.sourceId) || compareNumbers(a.row.firstLine, b.row.firstLine) || compareNumbers(a.row.runPk, b.row.runPk);
 }

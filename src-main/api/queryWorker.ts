@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { apiMethods, type ApiParsedRequest } from '../../shared/api';
 import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
-import { openDatabase } from '../engine/store/traceDatabase';
+import { openDatabase } from '../engine';
 import { asApiError, invalidRequest } from './apiError';
 import { queries, sourceSummary, type TraceScope } from './queries';
 import { queryRequestSchema, type QueryMethod, type QueryReply, type QueryTrace } from './queryProtocol';

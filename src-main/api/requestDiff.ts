@@ -10,8 +10,17 @@ import { diffRequests } from '../../shared/requests/diffRequests';
 import { messageNumber, messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
 import { compaction } from '../../shared/requests/compaction';
 import { historyCompactedFinding, historyRewriteFinding, missingToolResultFindings, prefixChangeFinding } from '../../shared/requests/requestFindings';
-import { hasLoggedRequests, LoggedRequestReader, reconstructedRequest, type CompactionMarker } from '../engine/analysis/requestHistory';
-import { TokenEstimator } from '../engine/analysis/tokenEstimator';
+import {
+  diffEventInSources,
+  hasLoggedRequests,
+  LoggedRequestReader,
+  previousRequestEventId,
+  reconstructedRequest,
+  requestsUpTo,
+  TokenEstimator,
+  type CompactionMarker,
+  type DiffEventSqlRow,
+} from '../engine';
 import { canonicalJson } from '../../shared/trace/canonicalJson';
 import { ApiError } from './apiError';
 import { changedText } from './changedText';
@@ -19,18 +28,8 @@ import { changedText } from './changedText';
 /** Text of a new, removed or moved message sent to the view, at most. */
 const MAX_MESSAGE_CHARS = 64 * 1024;
 
-interface RequestEventRow {
-  id: number;
-  run_pk: number;
-  line: number;
-  type: string;
-  outcome: string | null;
-}
-
-const requestEventSql = `SELECT e.id, e.run_pk, e.line, e.type, e.outcome FROM events e WHERE e.id = ? AND e.source_id IN (SELECT value FROM json_each(?))`;
-
-function eventInTrace(db: Database.Database, sourceIds: readonly number[], eventId: number): RequestEventRow {
-  const row = db.prepare<[number, string], RequestEventRow>(requestEventSql).get(eventId, JSON.stringify(sourceIds));
+function eventInTrace(db: Database.Database, sourceIds: readonly number[], eventId: number): DiffEventSqlRow {
+  const row = diffEventInSources(db, sourceIds, eventId);
   if (row === undefined) throw new ApiError('not_found', `no event ${eventId} in this trace`);
   return row;
 }
@@ -47,7 +46,7 @@ interface ComparedRequest {
  * The request an event stands for: a `model_request` event is a logged request; in a run with no
  * logged requests, a response stands for the request reconstructed for it.
  */
-function comparedRequest(db: Database.Database, reader: LoggedRequestReader, estimator: TokenEstimator, event: RequestEventRow, reconstructed: boolean): ComparedRequest {
+function comparedRequest(db: Database.Database, reader: LoggedRequestReader, estimator: TokenEstimator, event: DiffEventSqlRow, reconstructed: boolean): ComparedRequest {
   if (!reconstructed) {
     if (event.type !== 'model_request') throw new ApiError('invalid_request', `event ${event.id} is a ${event.type}, not a model request`);
     const logged = reader.readEvent(event.run_pk, event.id);
@@ -60,14 +59,6 @@ function comparedRequest(db: Database.Database, reader: LoggedRequestReader, est
   const rebuilt = reconstructedRequest(db, event.run_pk, event.id);
   if (rebuilt === null) throw new ApiError('not_found', `no response ${event.id} in its run`);
   return { eventId: event.id, request: rebuilt.request, messageTokens: rebuilt.messageTokens, compaction: rebuilt.compaction };
-}
-
-/** The request before `event` in its run: the previous `model_request`, or (reconstructed) the previous response. */
-function previousRequestEvent(db: Database.Database, event: RequestEventRow, reconstructed: boolean): number | null {
-  const sql = reconstructed
-    ? "SELECT id FROM events WHERE run_pk = ? AND id < ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL)) ORDER BY id DESC LIMIT 1"
-    : "SELECT id FROM events WHERE run_pk = ? AND type = 'model_request' AND id < ? ORDER BY id DESC LIMIT 1";
-  return db.prepare<[number, number], { id: number }>(sql).get(event.run_pk, event.id)?.id ?? null;
 }
 
 const emptyRequest: NormalizedRequest = { system: null, tools: [], messages: [], params: {}, reconstructed: false };
@@ -91,7 +82,7 @@ function spanTokens(tokens: readonly number[], span: { first: number; last: numb
 export function requestDiff(db: Database.Database, sourceIds: readonly number[], request: ApiParsedRequest<'requestDiff'>): ApiResponse<'requestDiff'> {
   const event = eventInTrace(db, sourceIds, request.eventId);
   const reconstructed = !hasLoggedRequests(db, event.run_pk);
-  const previousId = request.previousEventId ?? previousRequestEvent(db, event, reconstructed);
+  const previousId = request.previousEventId ?? previousRequestEventId(db, event.run_pk, event.id, reconstructed);
   const reader = new LoggedRequestReader(db);
   const estimator = new TokenEstimator();
   let next: ComparedRequest;
@@ -108,14 +99,11 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
   }
   const before = previous?.request ?? { ...emptyRequest, reconstructed };
   // A marker counts only between adjacent requests: against an earlier one, other turns lie between.
-  const marker = previousId === previousRequestEvent(db, event, reconstructed) ? next.compaction : null;
+  const marker = previousId === previousRequestEventId(db, event.run_pk, event.id, reconstructed) ? next.compaction : null;
   const diff = diffRequests(before, next.request, marker !== null);
   const compacted = diff.history.verdict === 'rewritten' && diff.history.kind === 'compacted' ? compaction(marker === null ? 'diff' : 'marker', marker, null, null, diff.history.counts.removed + diff.history.counts.modified) : null;
   // Request numbers in the finding texts count from the run's first request.
-  const numberSql = reconstructed
-    ? "SELECT count(*) AS n FROM events WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL)) AND id <= ?"
-    : "SELECT count(*) AS n FROM events WHERE run_pk = ? AND type = 'model_request' AND id <= ?";
-  const number = db.prepare<[number, number], { n: number }>(numberSql).get(event.run_pk, event.id)?.n ?? 1;
+  const number = requestsUpTo(db, event.run_pk, event.id, reconstructed) ?? 1;
   const findings =
     previous === null
       ? []

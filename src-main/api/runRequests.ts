@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { ApiResponse } from '../../shared/api';
 import { contextGrowth, growthShape } from '../../shared/requests/contextGrowth';
-import { storedRunRequests } from '../engine/analysis/requestAnalysis';
+import { storedRunRequests } from '../engine';
 import { ApiError } from './apiError';
 
 export function runRequests(db: Database.Database, runPk: number): ApiResponse<'requests'> {

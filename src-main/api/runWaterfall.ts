@@ -5,9 +5,9 @@
  * 100,000 events costs one scan of its responses, calls and call starts.
  */
 import type Database from 'better-sqlite3';
-import type { ApiResponse, CallRow } from '../../shared/api';
+import type { ApiResponse } from '../../shared/api';
 import { assignTracks, modelCallTimes, toolCallTimes, type SpanTimes } from '../../shared/analysis/waterfall';
-import { prepared } from '../engine/store/preparedStatements';
+import { callStarts, responseAndCallCounts, timedCalls, timedResponses } from '../engine';
 
 type Waterfall = ApiResponse<'runWaterfall'>;
 type Span = Waterfall['spans'][number];
@@ -18,53 +18,13 @@ type Span = Waterfall['spans'][number];
  */
 export const MAX_SPANS_PER_KIND = 5000;
 
-interface ResponseSqlRow {
-  id: number;
-  step: number | null;
-  ts: string | null;
-  latency_ms: number | null;
-  outcome: string | null;
-  api_error: string | null;
-  previous_ts: string | null;
-}
-
-interface CallSqlRow {
-  event_id: number;
-  call_id: string;
-  name: string;
-  step: number | null;
-  state: CallRow['state'];
-  answer_event_id: number | null;
-  answer_type: string | null;
-  issued_ts: string | null;
-  answered_ts: string | null;
-  latency_ms: number | null;
-}
-
 export function runWaterfall(db: Database.Database, runPk: number): Waterfall {
-  const responses = prepared<[number], ResponseSqlRow>(
-    db,
-    // The event before a response (not bookkeeping), looked up only for a response with a time: a
-    // run without timestamps must not scan back from each of its responses.
-    `SELECT e.id, e.step, e.ts, e.latency_ms, e.outcome, e.api_error,
-       CASE WHEN e.ts IS NULL OR e.latency_ms IS NOT NULL THEN NULL ELSE
-         (SELECT p.ts FROM events p WHERE p.run_pk = e.run_pk AND p.run_index < e.run_index AND p.visible_index IS NOT NULL AND p.ts IS NOT NULL ORDER BY p.run_index DESC LIMIT 1)
-       END AS previous_ts
-     FROM events e WHERE e.run_pk = ? AND e.type = 'model_response' ORDER BY e.run_index LIMIT ${MAX_SPANS_PER_KIND}`,
-  ).all(runPk);
-  const calls = prepared<[number], CallSqlRow>(
-    db,
-    `SELECT c.event_id, c.call_id, c.name, c.step, c.state, c.answer_event_id, a.type AS answer_type, i.ts AS issued_ts, a.ts AS answered_ts, a.latency_ms
-     FROM calls c JOIN events i ON i.id = c.event_id LEFT JOIN events a ON a.id = c.answer_event_id
-     WHERE c.run_pk = ? ORDER BY c.event_id, c.call_index LIMIT ${MAX_SPANS_PER_KIND}`,
-  ).all(runPk);
-  const totals = prepared<[number, number], { responses: number; calls: number }>(
-    db,
-    "SELECT (SELECT count(*) FROM events WHERE run_pk = ? AND type = 'model_response') AS responses, (SELECT count(*) FROM tool_calls WHERE run_pk = ?) AS calls",
-  ).get(runPk, runPk)!;
+  const responses = timedResponses(db, runPk, MAX_SPANS_PER_KIND);
+  const calls = timedCalls(db, runPk, MAX_SPANS_PER_KIND);
+  const totals = responseAndCallCounts(db, runPk);
   // When each call was started (its first tool_call_start), where the format writes one.
   const startedAt = new Map<string, string>();
-  for (const start of prepared<[number], { call_id: string; ts: string | null }>(db, "SELECT call_id, ts FROM events WHERE run_pk = ? AND type = 'tool_call_start' ORDER BY run_index").all(runPk)) {
+  for (const start of callStarts(db, runPk)) {
     if (start.ts !== null && !startedAt.has(start.call_id)) startedAt.set(start.call_id, start.ts);
   }
 

@@ -15,6 +15,7 @@
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, SearchHit } from '../../shared/api';
 import { matchRanges, phrasesOf, queryWords, type Phrase } from '../../shared/searchMatches';
+import { searchHitReader, searchPage } from '../engine';
 
 /** Characters of context a snippet shows before its first match, and its length at most. */
 const CONTEXT_BEFORE = 40;
@@ -64,43 +65,15 @@ function collapseWhitespace(text: string): string {
   return text.replace(/\s+/gu, ' ');
 }
 
-interface HitRow {
-  eventId: number;
-  runPk: number;
-  runId: string;
-  line: number;
-  type: string;
-  step: number | null;
-  name: string | null;
-  text: string;
-}
-
-/** An event's place in the trace, the order hits are listed in: run, step (none first), line, event. */
-const positionColumns = 'e.run_pk, ifnull(e.step, -1), e.line, e.id';
-
 export function searchEvents(db: Database.Database, request: ApiParsedRequest<'search'>): ApiResponse<'search'> {
   const words = queryWords(request.query);
   if (words.length === 0) return { total: 0, offset: request.offset, rows: [] };
   const query = ftsQuery(words);
-  const runPk = request.runPk ?? null;
-  const after = request.afterEventId === undefined ? null : db.prepare<[number], { run_pk: number; step: number; line: number; id: number }>('SELECT run_pk, ifnull(step, -1) AS step, line, id FROM events WHERE id = ?').get(request.afterEventId);
-  const position = after === undefined || after === null ? [] : [after.run_pk, after.step, after.line, after.id];
-  const matching = `
-    FROM search_index JOIN events e ON e.id = search_index.rowid
-    WHERE search_index MATCH ? AND (? IS NULL OR e.run_pk = ?)${position.length > 0 ? ` AND (${positionColumns}) > (?, ?, ?, ?)` : ''}`;
-  const parameters = [query, runPk, runPk, ...position];
-  const total = db.prepare<unknown[], number>(`SELECT count(*) ${matching}`).pluck().get(...parameters) ?? 0;
-  const page = db.prepare<unknown[], number>(`SELECT e.id ${matching} ORDER BY ${positionColumns} LIMIT ? OFFSET ?`).pluck().all(...parameters, request.limit, request.offset);
-  // The tool it concerns: a call's or result's own name, else the names of the calls a response issued.
-  const hit = db.prepare<[number], HitRow>(
-    `SELECT e.id AS eventId, e.run_pk AS runPk, r.run_id AS runId, e.line, e.type, e.step,
-            coalesce(e.name, (SELECT group_concat(c.name, ', ') FROM tool_calls c WHERE c.run_pk = e.run_pk AND c.event_id = e.id)) AS name, t.text
-     FROM events e JOIN runs r ON r.id = e.run_pk JOIN search_text t ON t.event_id = e.id
-     WHERE e.id = ?`,
-  );
+  const { total, eventIds } = searchPage(db, query, { runPk: request.runPk ?? null, afterEventId: request.afterEventId }, request);
+  const hit = searchHitReader(db);
   const phrases = phrasesOf(words);
-  const rows = page.flatMap((eventId): SearchHit[] => {
-    const row = hit.get(eventId);
+  const rows = eventIds.flatMap((eventId): SearchHit[] => {
+    const row = hit(eventId);
     if (row === undefined) return [];
     const { text, ...event } = row;
     return [{ ...event, ...snippetOf(text, phrases) }];

@@ -9,10 +9,8 @@ import type { SubAgentCall } from '../../shared/api';
 import { callArgumentsIn, subAgentLabel } from '../../shared/trace/subAgentCall';
 import type { RunStatus } from '../../shared/trace/runStatus';
 import { millisBetween } from '../../shared/trace/timestamps';
-import { adapterNamed } from '../engine/adapters/registry';
-import { companionDirectories } from '../engine/ingest/companionFiles';
-import { prepared } from '../engine/store/preparedStatements';
-import { RawLineReader, type LocationRow } from '../engine/store/rawLines';
+import { adapterNamed, callOfRun, childRunResults, companionDirectories, RawLineReader, recordsFrom, sourcePathAndFormat, subAgentRun } from '../engine';
+import type { TraceScope } from './queries/scope';
 
 /** How many lines after the call's event line may hold its block (a Claude Code message writes one line per block). */
 const CALL_LINES = 64;
@@ -23,13 +21,7 @@ const CALL_LINES = 64;
  * none of them can be read or names it.
  */
 function callLabel(db: Database.Database, sourceId: number, line: number, callId: string): string | null {
-  const locations = prepared<[number, number, number, number, number], LocationRow & { line: number }>(
-    db,
-    `SELECT line, byte_offset, byte_length FROM events WHERE source_id = ? AND line = ?
-     UNION ALL
-     SELECT line, byte_offset, byte_length FROM (
-       SELECT line, byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line > ? ORDER BY line LIMIT ?)`,
-  ).all(sourceId, line, sourceId, line, CALL_LINES);
+  const locations = recordsFrom(db, sourceId, line, CALL_LINES);
   let reader: RawLineReader | null = null;
   try {
     reader = RawLineReader.open(db, sourceId);
@@ -53,14 +45,6 @@ function callLabel(db: Database.Database, sourceId: number, line: number, callId
   }
 }
 
-interface CallSqlRow {
-  name: string;
-  event_id: number;
-  step: number | null;
-  line: number;
-  source_id: number;
-}
-
 /** The call `callId` of run `runPk`: its tool, event, step and label; nulls when the run issued no such call. */
 export function startingCall(
   db: Database.Database,
@@ -70,51 +54,22 @@ export function startingCall(
   const call =
     callId === null
       ? undefined
-      : prepared<[number, string], CallSqlRow>(
-          db,
-          'SELECT c.name, c.event_id, c.step, c.line, r.source_id FROM tool_calls c JOIN runs r ON r.id = c.run_pk WHERE c.run_pk = ? AND c.call_id = ? ORDER BY c.id LIMIT 1',
-        ).get(runPk, callId);
+      : callOfRun(db, runPk, callId);
   if (call === undefined || callId === null) return { callName: null, callEventId: null, callStep: null, label: null };
   return { callName: call.name, callEventId: call.event_id, callStep: call.step, label: callLabel(db, call.source_id, call.line, callId) };
 }
 
-interface ChildSqlRow {
-  id: number;
-  status: string;
-  steps: number;
-  tool_calls: number;
-  started_at: string | null;
-  ended_at: string | null;
-  errors: number;
-  warnings: number;
-  infos: number;
-  answer: string | null;
-}
-
 /**
- * The sub-agents run `runPk` started, in the order of their results. `sources` is the trace's
- * source ids as SQL (a checked list of integers), `optionsKey` the analysis whose findings count.
+ * The sub-agents run `run` started, in the order of their results; their findings counted for the scope's analysis.
  */
-export function subAgentCalls(db: Database.Database, sources: string, optionsKey: string, run: { id: number; source_id: number }): SubAgentCall[] {
-  const results = prepared<[number], { id: number; call_id: string | null; child_run_id: string }>(
-    db,
-    // +run_pk: through the small index of results that started a run, not all of the run's events.
-    `SELECT id, call_id, child_run_id FROM events WHERE +run_pk = ? AND type = 'tool_result' AND child_run_id IS NOT NULL ORDER BY id`,
-  ).all(run.id);
+export function subAgentCalls(db: Database.Database, scope: TraceScope, run: { id: number; source_id: number }): SubAgentCall[] {
+  const results = childRunResults(db, run.id);
   if (results.length === 0) return [];
-  const source = prepared<[number], { path: string; format: string }>(db, 'SELECT path, format FROM sources WHERE id = ?').get(run.source_id);
+  const source = sourcePathAndFormat(db, run.source_id);
   const adapter = source === undefined ? undefined : adapterNamed(source.format);
   return results.map((result) => {
     const callId = result.call_id ?? '';
-    const child = prepared<[{ runId: string; key: string }], ChildSqlRow>(
-      db,
-      `SELECT r.id, r.status, r.steps, r.tool_calls, r.started_at, r.ended_at,
-              (SELECT count(*) FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key AND f.severity = 'error') AS errors,
-              (SELECT count(*) FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key AND f.severity = 'warning') AS warnings,
-              (SELECT count(*) FROM findings f WHERE f.run_pk = r.id AND f.options_key = @key AND f.severity = 'info') AS infos,
-              (SELECT e.summary FROM events e WHERE e.run_pk = r.id AND e.type = 'model_response' AND e.outcome = 'final' ORDER BY e.id DESC LIMIT 1) AS answer
-       FROM runs r WHERE r.run_id = @runId AND r.source_id IN (${sources}) ORDER BY r.source_id, r.first_line LIMIT 1`,
-    ).get({ runId: result.child_run_id, key: optionsKey });
+    const child = subAgentRun(db, scope.sourceIds, scope.optionsKey, result.child_run_id);
     const label = startingCall(db, run.id, result.call_id).label;
     const common = { callId, resultEventId: result.id, childRunId: result.child_run_id, label };
     if (child !== undefined) {

@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import type { ApiParsedRequest, TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
 import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
-import { openTrace, TraceFileError, type FollowOptions, type TraceHandle } from '../engine/engine';
+import { openTrace, TraceFileError, type FollowOptions, type TraceHandle } from '../engine';
 import { ApiError } from './apiError';
 import { LiveRuns } from './liveRuns';
 import type { QueryClient } from './queryClient';

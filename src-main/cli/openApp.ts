@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { identifyFile } from '../engine/store/traceDatabase';
+import { identifyFile } from '../engine';
 import { desktopAppName, desktopDataFolder, launchDesktop, launchFailureReason, type DesktopLaunch, type LaunchOutcome } from './desktopLaunch';
 import { serveUntilInterrupted, type ServeOptions } from './serve';
 import { idleAfterVariable } from '../electron/launchArguments';

@@ -12,8 +12,7 @@
 import { closeSync, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { SecretKind } from '../../shared/secrets/secretScanner';
-import { identifyFile } from '../engine/store/traceDatabase';
-import { findLineSecrets, replaceLineSecrets } from '../engine/ingest/lineSecrets';
+import { findLineSecrets, identifyFile, replaceLineSecrets } from '../engine';
 
 const CHUNK_BYTES = 1 << 20;
 /** Longer than any credential the scanner matches (a private key's body is at most 16 KiB). */

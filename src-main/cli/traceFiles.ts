@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
-import { companionOwnerFile, possibleCompanionFiles, TraceFileError } from '../engine/engine';
+import { companionOwnerFile, possibleCompanionFiles, TraceFileError } from '../engine';
 
 const TRACE_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json', '.traj', '.eval']);
 

@@ -1,7 +1,7 @@
 /**
- * The engine's public face, shared by the CLI, the desktop app and the HTTP server: open a trace
- * (ingest and analysis run in a worker thread, never on the caller's event loop) and read its
- * report. Nothing is computed in two places: every consumer goes through these functions.
+ * Opening a trace and reading its report, for the CLI, the desktop app and the HTTP server (through
+ * the engine's entry, index.ts): ingest and analysis run in a worker thread, never on the caller's
+ * event loop. Nothing is computed in two places: every consumer goes through these functions.
  */
 import { Worker } from 'node:worker_threads';
 import type { AnalysisOptions, AnalyzeReport } from '../../shared/report';
@@ -27,8 +27,7 @@ export const DEFAULT_STORE_WORKER_MIN_BYTES = 16 * 1024 * 1024;
  * Heap limits of the ingest worker. The young generation is kept small: ingest allocates fast and
  * short-lived, and a large nursery only raises peak memory. The old-space cap is a safety net, not
  * a budget: a trace's parse state is small, but analyzing one run holds that run's timeline (a
- * million-event run: ~250 MB), and a lower cap turned such runs into crashes. Measured with the
- * caps raised from 160 MB: the 1 GB benchmark trace peaked lower, not higher (261 MB vs 376 MB).
+ * million-event run: ~250 MB), and a lower cap turns such runs into crashes.
  */
 const INGEST_WORKER_LIMITS = { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 16 };
 

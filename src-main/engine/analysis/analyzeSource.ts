@@ -13,25 +13,16 @@ import { analyzeRun } from '../../../shared/analysis/analyzeRun';
 import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
-import type { EventRow, RunRow, ToolCallRow } from '../store/traceWriter';
+import { deleteRunFindings, insertFinding } from '../store/findings';
+import { isAnalyzed, RunAnalysisRows, type TimelineEventSqlRow, type TimelineRunSqlRow } from '../store/runAnalysis';
+import { runPksOfSource } from '../store/readModel';
+import type { ToolCallSqlRow } from '../store/traceWriter';
 import { replaceRequestFindings } from './requestAnalysis';
 import { replaceSecretFindings } from './secretFindings';
 
 export function optionsKey(options: AnalysisOptions): string {
   return `window=${options.window};threshold=${options.threshold}`;
 }
-
-/** The event fields analysis reads. */
-export type TimelineEventRow = Pick<
-  EventRow,
-  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'incomplete_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'error_line' | 'result_hash' | 'progress' | 'summary' | 'api_error'
->;
-
-/** The run fields analysis reads. */
-export type TimelineRunRow = Pick<
-  RunRow,
-  'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line' | 'start_event_id' | 'end_event_id' | 'output_event_id'
->;
 
 /** Event types that become timeline entries: all but the run's start and the requests (and unknown events). */
 export const timelineEventTypes: ReadonlySet<string> = new Set(
@@ -42,7 +33,7 @@ export const timelineEventTypes: ReadonlySet<string> = new Set(
  * The entry of an event, its repeated strings passed through `shared`. A response's calls are
  * left empty: they are written after it and attached when the timeline is built.
  */
-function toEntry(event: TimelineEventRow, shared: <T extends string | null>(value: T) => T): TimelineEntry | null {
+function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(value: T) => T): TimelineEntry | null {
   const base = { eventId: event.id, line: event.line, step: event.step, ts: event.ts };
   switch (event.type) {
     case 'model_response':
@@ -87,7 +78,7 @@ function toEntry(event: TimelineEventRow, shared: <T extends string | null>(valu
 
 /** A stream fragment kept as its row: whether it closes a stream is known only when the stream closes. */
 interface PendingFragment {
-  fragment: TimelineEventRow;
+  fragment: TimelineEventSqlRow;
 }
 
 /**
@@ -98,7 +89,7 @@ interface PendingFragment {
  */
 export class RunTimelineAssembler {
   private readonly slots: (TimelineEntry | PendingFragment)[] = [];
-  private readonly fragments = new Map<number, TimelineEventRow>();
+  private readonly fragments = new Map<number, TimelineEventSqlRow>();
   private readonly callsByEvent = new Map<number, TimelineCall[]>();
   private readonly strings = new Map<string, string>();
 
@@ -110,7 +101,7 @@ export class RunTimelineAssembler {
     return value;
   };
 
-  addEvent(event: TimelineEventRow): void {
+  addEvent(event: TimelineEventSqlRow): void {
     if (!timelineEventTypes.has(event.type)) return;
     if (event.type !== 'stream_fragment') {
       const entry = toEntry(event, this.intern);
@@ -118,7 +109,7 @@ export class RunTimelineAssembler {
       return;
     }
     // Only the fields analysis reads: the row stays until the run is built.
-    const fragment: TimelineEventRow = {
+    const fragment: TimelineEventSqlRow = {
       id: event.id,
       line: event.line,
       type: event.type,
@@ -144,7 +135,7 @@ export class RunTimelineAssembler {
     this.slots.push({ fragment });
   }
 
-  addCall(row: Pick<ToolCallRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>): void {
+  addCall(row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>): void {
     const call: TimelineCall = {
       callId: row.call_id,
       name: this.intern(row.name),
@@ -170,7 +161,7 @@ export class RunTimelineAssembler {
     fragment.finish_reason = this.intern(finishReason);
   }
 
-  build(run: TimelineRunRow): RunTimeline {
+  build(run: TimelineRunSqlRow): RunTimeline {
     const entries: TimelineEntry[] = [];
     for (const slot of this.slots) {
       const entry = 'fragment' in slot ? toEntry(slot.fragment, this.intern) : slot;
@@ -202,13 +193,7 @@ export class RunTimelineAssembler {
  */
 export class SourceAnalyzer {
   private readonly key: string;
-  private readonly selectRun: Database.Statement<[number], TimelineRunRow>;
-  private readonly selectEvents: Database.Statement<[number], TimelineEventRow>;
-  private readonly selectCalls: Database.Statement<[number], ToolCallRow>;
-  private readonly deleteFindings: Database.Statement<[number, string]>;
-  private readonly insertFinding: Database.Statement<unknown[]>;
-  private readonly upsertCallState: Database.Statement<unknown[]>;
-  private readonly selectCallStates: Database.Statement<[number], { event_id: number; call_index: number; state: string; answer_event_id: number | null }>;
+  private readonly rows: RunAnalysisRows;
 
   constructor(
     private readonly db: Database.Database,
@@ -216,25 +201,7 @@ export class SourceAnalyzer {
     private readonly options: AnalysisOptions,
   ) {
     this.key = optionsKey(options);
-    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id, output_event_id FROM runs WHERE id = ?');
-    this.selectEvents = db.prepare(
-      `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, incomplete_reason, input_tokens, output_tokens, cost_usd,
-              result_ok, error_code, error_line, result_hash, progress, summary, api_error
-       FROM events WHERE run_pk = ? AND type IN (${[...timelineEventTypes].map((type) => `'${type}'`).join(', ')})
-       ORDER BY id`,
-    );
-    this.selectCalls = db.prepare('SELECT * FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index');
-    this.deleteFindings = db.prepare('DELETE FROM findings WHERE run_pk = ? AND options_key = ?');
-    this.insertFinding = db.prepare(
-      `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.upsertCallState = db.prepare('INSERT OR REPLACE INTO call_states (event_id, call_index, run_pk, state, answer_event_id) VALUES (?, ?, ?, ?, ?)');
-    // Through the calls of the run (an index), not call_states' own run_pk (none).
-    this.selectCallStates = db.prepare(
-      `SELECT cs.event_id, cs.call_index, cs.state, cs.answer_event_id
-       FROM tool_calls tc JOIN call_states cs ON cs.event_id = tc.event_id AND cs.call_index = tc.call_index WHERE tc.run_pk = ?`,
-    );
+    this.rows = new RunAnalysisRows(db, timelineEventTypes);
   }
 
   /**
@@ -248,36 +215,47 @@ export class SourceAnalyzer {
   }
 
   /** The run as stored: its row, its rows assembled, and its call states (keyed `event:index`, valued `state:answer`). */
-  assembleStoredRun(runPk: number): { run: TimelineRunRow; assembler: RunTimelineAssembler; callStates: Map<string, string> } | null {
+  assembleStoredRun(runPk: number): { run: TimelineRunSqlRow; assembler: RunTimelineAssembler; callStates: Map<string, string> } | null {
     const run = this.storedRun(runPk);
     if (run === undefined) return null;
     const assembler = new RunTimelineAssembler();
-    for (const event of this.selectEvents.iterate(runPk)) assembler.addEvent(event);
-    for (const call of this.selectCalls.iterate(runPk)) assembler.addCall(call);
+    for (const event of this.rows.events(runPk)) assembler.addEvent(event);
+    for (const call of this.rows.calls(runPk)) assembler.addCall(call);
     const callStates = new Map<string, string>();
-    for (const row of this.selectCallStates.iterate(runPk)) callStates.set(`${row.event_id}:${row.call_index}`, `${row.state}:${row.answer_event_id}`);
+    for (const row of this.rows.callStates(runPk)) callStates.set(`${row.event_id}:${row.call_index}`, `${row.state}:${row.answer_event_id}`);
     return { run, assembler, callStates };
   }
 
-  storedRun(runPk: number): TimelineRunRow | undefined {
-    return this.selectRun.get(runPk);
+  storedRun(runPk: number): TimelineRunSqlRow | undefined {
+    return this.rows.run(runPk);
   }
 
   /**
    * Analyzes a run whose rows the caller assembled, and stores the results. With `callStates` (the
    * run's call states as stored), only the states that changed are written, and the map follows.
    */
-  analyze(run: TimelineRunRow, assembler: RunTimelineAssembler, callStates?: Map<string, string>): void {
+  analyze(run: TimelineRunSqlRow, assembler: RunTimelineAssembler, callStates?: Map<string, string>): void {
     const analysis = analyzeRun(assembler.build(run), this.options);
-    this.deleteFindings.run(run.id, this.key);
+    deleteRunFindings(this.db, run.id, this.key);
     for (const f of analysis.findings) {
-      this.insertFinding.run([this.sourceId, this.key, run.id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details ? JSON.stringify(f.details) : null]);
+      insertFinding(this.db, {
+        source_id: this.sourceId,
+        options_key: this.key,
+        run_pk: run.id,
+        kind: f.kind,
+        severity: f.severity,
+        step: f.step,
+        call_id: f.call_id,
+        line: f.line,
+        message: f.message,
+        details_json: f.details ? JSON.stringify(f.details) : null,
+      });
     }
     for (const { call, state, answerEventId } of analysis.calls) {
       const key = `${call.eventId}:${call.index}`;
       const value = `${state}:${answerEventId}`;
       if (callStates?.get(key) === value) continue;
-      this.upsertCallState.run([call.eventId, call.index, run.id, state, answerEventId]);
+      this.rows.writeCallState(run.id, { event_id: call.eventId, call_index: call.index, state, answer_event_id: answerEventId });
       callStates?.set(key, value);
     }
     replaceRequestFindings(this.db, this.sourceId, run.id, this.key);
@@ -286,20 +264,17 @@ export class SourceAnalyzer {
   /** Stores the source's secret findings and records that every run of the source is analyzed for these options. */
   markComplete(): void {
     replaceSecretFindings(this.db, this.sourceId, this.key);
-    this.db
-      .prepare('INSERT OR REPLACE INTO analyses (source_id, options_key, completed_at) VALUES (?, ?, ?)')
-      .run(this.sourceId, this.key, new Date().toISOString());
+    this.rows.markAnalyzed(this.sourceId, this.key);
   }
 }
 
 /** Analyzes every run of the source unless findings for these options are already stored. */
 export function ensureAnalysis(db: Database.Database, sourceId: number, options: AnalysisOptions): void {
-  const done = db.prepare('SELECT 1 FROM analyses WHERE source_id = ? AND options_key = ?').get(sourceId, optionsKey(options));
-  if (done !== undefined) return;
-  const runPks = db.prepare<[number], { id: number }>('SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId);
+  if (isAnalyzed(db, sourceId, optionsKey(options))) return;
+  const runPks = runPksOfSource(db, sourceId);
   const analyzer = new SourceAnalyzer(db, sourceId, options);
   db.transaction(() => {
-    for (const { id } of runPks) analyzer.analyzeStoredRun(id);
+    for (const runPk of runPks) analyzer.analyzeStoredRun(runPk);
     analyzer.markComplete();
   })();
 }

@@ -16,9 +16,21 @@
  * call/result pairing is the call analysis's.
  */
 import type Database from 'better-sqlite3';
-import { prepared } from '../store/preparedStatements';
+import { deleteRunFindings, insertFinding } from '../store/findings';
+import { markRequestsAnalyzed, replaceRunRequests } from '../store/requests';
+import {
+  RawLineReader,
+  requestFindingRows,
+  requestsAnalyzedForRun,
+  runPksOfSource,
+  runRequestRows,
+  SourceChangedError,
+  sourceRequestRows,
+  type RequestEventSqlRow,
+  type RequestSummarySqlRow,
+} from '../store/readModel';
 import type { ResponseUsage } from './requestHistory';
-import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory, type CompactionMarker, type RequestEventRow } from './requestHistory';
+import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory, type CompactionMarker } from './requestHistory';
 import { TokenEstimator } from './tokenEstimator';
 import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
 import { compaction, inputDropped, type Compaction } from '../../../shared/requests/compaction';
@@ -36,7 +48,6 @@ import {
 } from '../../../shared/requests/requestFindings';
 import type { RewriteKind } from '../../../shared/requests/diffRequests';
 import type { TokenSource } from '../../../shared/report';
-import { RawLineReader, SourceChangedError } from '../store/rawLines';
 import { TraceFileError } from '../store/traceDatabase';
 
 export interface RequestRecord {
@@ -79,7 +90,7 @@ function newPairingProblems(pairing: ToolPairing, reported: Set<string>): ToolPa
   };
 }
 
-function analyzeLoggedRequests(events: readonly RequestEventRow[], usages: ReadonlyMap<number, ResponseUsage>, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
+function analyzeLoggedRequests(events: readonly RequestEventSqlRow[], usages: ReadonlyMap<number, ResponseUsage>, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
   const records: RequestRecord[] = [];
   const reported = new Set<string>();
   let previous: NormalizedRequest | null = null;
@@ -235,22 +246,23 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
   return records;
 }
 
-interface RequestFindingRow {
-  line: number;
-  step: number | null;
-  findings_json: string;
-}
-
 /** Replaces the run's request findings under one options key with those its stored requests carry. */
 export function replaceRequestFindings(db: Database.Database, sourceId: number, runPk: number, optionsKey: string): void {
-  prepared(db, `DELETE FROM findings WHERE run_pk = ? AND options_key = ? AND kind IN (${requestFindingKinds.map((kind) => `'${kind}'`).join(', ')})`).run(runPk, optionsKey);
-  const insert = prepared(db, 
-    `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const rows = prepared<[number], RequestFindingRow>(db, "SELECT line, step, findings_json FROM requests WHERE run_pk = ? AND findings_json <> '[]' ORDER BY request_index").all(runPk);
-  for (const row of rows) {
+  deleteRunFindings(db, runPk, optionsKey, requestFindingKinds);
+  for (const row of requestFindingRows(db, runPk)) {
     for (const finding of JSON.parse(row.findings_json) as RequestFinding[]) {
-      insert.run(sourceId, optionsKey, runPk, finding.kind, finding.severity, row.step, finding.callId ?? null, row.line, finding.message, JSON.stringify(finding.details));
+      insertFinding(db, {
+        source_id: sourceId,
+        options_key: optionsKey,
+        run_pk: runPk,
+        kind: finding.kind,
+        severity: finding.severity,
+        step: row.step,
+        call_id: finding.callId ?? null,
+        line: row.line,
+        message: finding.message,
+        details_json: JSON.stringify(finding.details),
+      });
     }
   }
 }
@@ -283,7 +295,7 @@ export class SourceRequestAnalyzer {
   }
 
   /** A run with logged requests: these events, in order, and the usage of the response to each. */
-  storeLogged(runPk: number, events: readonly RequestEventRow[], usages: ReadonlyMap<number, ResponseUsage>): void {
+  storeLogged(runPk: number, events: readonly RequestEventSqlRow[], usages: ReadonlyMap<number, ResponseUsage>): void {
     if (!this.readable) return;
     this.store(runPk, analyzeLoggedRequests(events, usages, this.reader, this.estimator));
   }
@@ -300,7 +312,7 @@ export class SourceRequestAnalyzer {
    */
   analyzePending(optionsKey: string): void {
     if (this.readable) {
-      for (const { id: runPk } of prepared<[number], { id: number }>(this.db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(this.sourceId)) {
+      for (const runPk of runPksOfSource(this.db, this.sourceId)) {
         if (this.stored.has(runPk)) continue;
         const records = hasLoggedRequests(this.db, runPk)
           ? analyzeLoggedRequests(this.reader.requestEvents(runPk), answeringUsages(this.db, runPk), this.reader, this.estimator)
@@ -308,7 +320,7 @@ export class SourceRequestAnalyzer {
         this.store(runPk, records);
         replaceRequestFindings(this.db, this.sourceId, runPk, optionsKey);
       }
-      prepared(this.db, 'UPDATE sources SET requests_analyzed = 1 WHERE id = ?').run(this.sourceId);
+      markRequestsAnalyzed(this.db, this.sourceId);
     }
   }
 
@@ -317,21 +329,31 @@ export class SourceRequestAnalyzer {
   }
 
   private store(runPk: number, records: readonly RequestRecord[]): void {
-    prepared(this.db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
-    const insert = prepared(
-      this.db,
-      `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_number, rewrite_kind,
-         prefix_change_json, compaction_json, input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
     const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
-    for (const r of records) {
-      insert.run(
-        runPk, r.index, r.eventId, r.line, r.step, r.reconstructed ? 1 : 0, r.messages, r.appendedMessages, r.rewrite?.messageIndex ?? null, r.rewrite?.messageNumber ?? null,
-        r.rewrite?.kind ?? null, json(r.prefixChange), json(r.compaction), r.inputTokens, r.inputTokensSource, r.cachedInputTokens, r.outputTokens,
-        JSON.stringify(r.added), JSON.stringify(r.findings),
-      );
-    }
+    replaceRunRequests(
+      this.db,
+      runPk,
+      records.map((r) => ({
+        request_index: r.index,
+        event_id: r.eventId,
+        line: r.line,
+        step: r.step,
+        reconstructed: r.reconstructed ? 1 : 0,
+        messages: r.messages,
+        appended_messages: r.appendedMessages,
+        rewrite_at: r.rewrite?.messageIndex ?? null,
+        rewrite_number: r.rewrite?.messageNumber ?? null,
+        rewrite_kind: r.rewrite?.kind ?? null,
+        prefix_change_json: json(r.prefixChange),
+        compaction_json: json(r.compaction),
+        input_tokens: r.inputTokens,
+        input_tokens_source: r.inputTokensSource,
+        cached_input_tokens: r.cachedInputTokens,
+        output_tokens: r.outputTokens,
+        added_json: JSON.stringify(r.added),
+        findings_json: JSON.stringify(r.findings),
+      })),
+    );
     this.stored.add(runPk);
   }
 }
@@ -351,31 +373,10 @@ function fileUnchanged(db: Database.Database, sourceId: number): boolean {
   }
 }
 
-interface RequestSqlRow {
-  request_index: number;
-  event_id: number;
-  line: number;
-  step: number | null;
-  reconstructed: number;
-  messages: number;
-  appended_messages: number;
-  rewrite_at: number | null;
-  rewrite_number: number | null;
-  rewrite_kind: string | null;
-  prefix_change_json: string | null;
-  compaction_json: string | null;
-  input_tokens: number | null;
-  input_tokens_source: string | null;
-  cached_input_tokens: number | null;
-  output_tokens: number | null;
-  added_json: string;
-  findings_json: string;
-}
-
 /** A stored request without what the turn added and its findings (what the report lists). */
 export type RequestSummary = Omit<RequestRecord, 'added' | 'findings'>;
 
-function summaryOf(row: Omit<RequestSqlRow, 'added_json' | 'findings_json'>): RequestSummary {
+function summaryOf(row: RequestSummarySqlRow): RequestSummary {
   return {
     index: row.request_index,
     eventId: row.event_id,
@@ -396,24 +397,14 @@ function summaryOf(row: Omit<RequestSqlRow, 'added_json' | 'findings_json'>): Re
 
 /** The stored requests of a run, in order; null when its source's requests could not be analyzed. */
 export function storedRunRequests(db: Database.Database, runPk: number): RequestRecord[] | null {
-  const analyzed = prepared<[number], { requests_analyzed: number }>(db, 'SELECT s.requests_analyzed FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk);
-  if (analyzed === undefined || analyzed.requests_analyzed === 0) return null;
-  return prepared<[number], RequestSqlRow>(db, 'SELECT * FROM requests WHERE run_pk = ? ORDER BY request_index')
-    .all(runPk)
-    .map((row) => ({ ...summaryOf(row), added: JSON.parse(row.added_json) as AddedTokens[], findings: JSON.parse(row.findings_json) as RequestFinding[] }));
+  if (requestsAnalyzedForRun(db, runPk) !== true) return null;
+  return runRequestRows(db, runPk).map((row) => ({ ...summaryOf(row), added: JSON.parse(row.added_json) as AddedTokens[], findings: JSON.parse(row.findings_json) as RequestFinding[] }));
 }
 
 /** Every run's stored requests, by run, in one query (the report lists them all); empty when they could not be analyzed. */
 export function storedSourceRequests(db: Database.Database, sourceId: number): Map<number, RequestSummary[]> {
   const byRun = new Map<number, RequestSummary[]>();
-  const rows = prepared<[number], Omit<RequestSqlRow, 'added_json' | 'findings_json'> & { run_pk: number }>(
-    db,
-    `SELECT q.run_pk, q.request_index, q.event_id, q.line, q.step, q.reconstructed, q.messages, q.appended_messages, q.rewrite_at, q.rewrite_number, q.rewrite_kind,
-            q.prefix_change_json, q.compaction_json, q.input_tokens, q.input_tokens_source, q.cached_input_tokens, q.output_tokens
-     FROM requests q JOIN runs r ON r.id = q.run_pk JOIN sources s ON s.id = r.source_id
-     WHERE r.source_id = ? AND s.requests_analyzed = 1 ORDER BY q.run_pk, q.request_index`,
-  );
-  for (const row of rows.iterate(sourceId)) {
+  for (const row of sourceRequestRows(db, sourceId)) {
     const list = byRun.get(row.run_pk) ?? [];
     list.push(summaryOf(row));
     byRun.set(row.run_pk, list);

@@ -10,13 +10,22 @@
  *   recorded (`events.content_chars`).
  */
 import type Database from 'better-sqlite3';
-import { prepared } from '../store/preparedStatements';
+import {
+  historyEvents,
+  issuedCalls,
+  modelRequestEvents,
+  RawLineReader,
+  runHasModelRequest,
+  usageEvents,
+  type IssuedCallSqlRow,
+  type RequestEventSqlRow,
+  type UsageEventSqlRow,
+} from '../store/readModel';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/normalizeRequest';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
 import { apiOf } from '../adapters/httpExchangeApis';
 import { inspectSampleRequest } from '../adapters/inspectAi';
 import { isRecord } from '../adapters/formatAdapter';
-import { RawLineReader } from '../store/rawLines';
 import { RequestBytesReader } from './requestBytes';
 import { tokensForChars } from './tokenEstimator';
 import { namesModelInput } from '../../../shared/trace/canonicalEvents';
@@ -32,15 +41,6 @@ export interface ResponseUsage {
 }
 
 /** Where a logged request is, from its event row. */
-export interface RequestEventRow {
-  id: number;
-  source_id: number;
-  line: number;
-  step: number | null;
-  byte_offset: number;
-  byte_length: number;
-}
-
 export interface LoggedRequest {
   eventId: number;
   line: number;
@@ -55,15 +55,7 @@ export interface LoggedRequest {
 }
 
 export function hasLoggedRequests(db: Database.Database, runPk: number): boolean {
-  return prepared<[number], { one: number }>(db, "SELECT 1 AS one FROM events WHERE run_pk = ? AND type = 'model_request' LIMIT 1").get(runPk) !== undefined;
-}
-
-export interface UsageRow {
-  id: number;
-  type: string;
-  input_tokens: number | null;
-  cached_input_tokens: number | null;
-  output_tokens: number | null;
+  return runHasModelRequest(db, runPk);
 }
 
 const noUsage: ResponseUsage = { inputTokens: null, cachedInputTokens: null, outputTokens: null };
@@ -77,7 +69,7 @@ export class AnsweringUsages {
   readonly byRequest = new Map<number, ResponseUsage>();
   private open: number | null = null;
 
-  add(row: UsageRow): void {
+  add(row: UsageEventSqlRow): void {
     if (row.type === 'model_request') {
       this.open = row.id;
       this.byRequest.set(row.id, noUsage);
@@ -91,12 +83,7 @@ export class AnsweringUsages {
 /** For every `model_request` of the run: the usage of the first response after it, before the next request. */
 export function answeringUsages(db: Database.Database, runPk: number): Map<number, ResponseUsage> {
   const usages = new AnsweringUsages();
-  const rows = prepared<[number], UsageRow>(
-    db,
-    `SELECT id, type, input_tokens, cached_input_tokens, output_tokens FROM events
-     WHERE run_pk = ? AND (type IN ('model_request', 'model_response') OR (type = 'stream_fragment' AND outcome IS NOT NULL)) ORDER BY id`,
-  );
-  for (const row of rows.iterate(runPk)) usages.add(row);
+  for (const row of usageEvents(db, runPk)) usages.add(row);
   return usages.byRequest;
 }
 
@@ -112,15 +99,12 @@ export class LoggedRequestReader {
   constructor(private readonly db: Database.Database) {}
 
   /** Every `model_request` event of the run, in order. */
-  requestEvents(runPk: number): RequestEventRow[] {
-    return prepared<[number], RequestEventRow>(
-      this.db,
-      "SELECT id, source_id, line, step, byte_offset, byte_length FROM events WHERE run_pk = ? AND type = 'model_request' ORDER BY id",
-    ).all(runPk);
+  requestEvents(runPk: number): RequestEventSqlRow[] {
+    return modelRequestEvents(this.db, runPk);
   }
 
   /** Yields the requests of these events (a run's, in order), each completed against the one before it. */
-  *requests(events: readonly RequestEventRow[]): Generator<LoggedRequest> {
+  *requests(events: readonly RequestEventSqlRow[]): Generator<LoggedRequest> {
     this.bytes.clear();
     let previous: LoggedRequest | null = null;
     for (const event of events) {
@@ -131,7 +115,7 @@ export class LoggedRequestReader {
   }
 
   /** One request; `previous` is the run's request before it (for a Responses continuation). */
-  read(event: RequestEventRow, previous: LoggedRequest | null): LoggedRequest {
+  read(event: RequestEventSqlRow, previous: LoggedRequest | null): LoggedRequest {
     const base = { eventId: event.id, line: event.line, step: event.step };
     if (event.byte_length > MAX_REQUEST_BYTES) {
       return { ...base, record: null, request: { problem: `the request on line ${event.line} is ${event.byte_length} bytes, over the ${MAX_REQUEST_BYTES}-byte limit for a diff` } };
@@ -238,31 +222,6 @@ function streamedResponse(sse: string): Record<string, unknown> | undefined {
 // ---------------------------------------------------------------------------------------------
 // Reconstruction
 
-interface HistoryEventRow {
-  id: number;
-  line: number;
-  step: number | null;
-  type: string;
-  type_raw: string;
-  call_id: string | null;
-  name: string | null;
-  outcome: string | null;
-  result_ok: number | null;
-  summary: string | null;
-  content_chars: number | null;
-  byte_length: number;
-  input_tokens: number | null;
-  cached_input_tokens: number | null;
-  output_tokens: number | null;
-}
-
-interface IssuedCallRow {
-  event_id: number;
-  call_id: string;
-  name: string;
-  args_summary: string | null;
-}
-
 /**
  * One step of a reconstructed history: a message the model saw, a response (a request was sent
  * before it), or a compaction the trace marks (the history so far is replaced).
@@ -324,20 +283,16 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
     isError: false,
     sourceIndex: position++,
   });
-  const calls = new Map<number, IssuedCallRow[]>();
-  for (const call of prepared<[number], IssuedCallRow>(db, 'SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index').iterate(runPk)) {
+  const calls = new Map<number, IssuedCallSqlRow[]>();
+  for (const call of issuedCalls(db, runPk)) {
     const list = calls.get(call.event_id) ?? [];
     list.push(call);
     calls.set(call.event_id, list);
   }
-  const events = prepared<[number], HistoryEventRow>(db, 
-    `SELECT id, line, step, type, type_raw, call_id, name, outcome, result_ok, summary, content_chars, byte_length, input_tokens, cached_input_tokens, output_tokens
-     FROM events WHERE run_pk = ? ORDER BY id`,
-  );
   // One event ahead: a record sized by its line must be the line's only event. In a whole-document
   // format (one JSON document, every event on its one line) the line's bytes are the document's.
   let previousLine = -1;
-  for (const [event, following] of withFollowing(events.iterate(runPk))) {
+  for (const [event, following] of withFollowing(historyEvents(db, runPk))) {
     const ownLine = event.line !== previousLine && following?.line !== event.line;
     previousLine = event.line;
     switch (event.type) {

@@ -5,37 +5,13 @@
  * of a source copies them in, the way request findings are copied.
  */
 import type Database from 'better-sqlite3';
-import { secretLabels, type SecretConfidence, type SecretKind } from '../../../shared/secrets/secretScanner';
-import { prepared } from '../store/preparedStatements';
-
-interface SecretRow {
-  run_pk: number | null;
-  step: number | null;
-  line: number;
-  byte_offset: number;
-  line_offset: number;
-  byte_length: number;
-  kind: SecretKind;
-  confidence: SecretConfidence;
-  preview: string;
-  event_id: number | null;
-  /** The call whose event (its result, its start, its not-executed mark) the line is. */
-  call_id: string | null;
-}
+import { secretLabels } from '../../../shared/secrets/secretScanner';
+import { deleteSourceFindings, insertFinding } from '../store/findings';
+import { sourceSecrets } from '../store/readModel';
 
 export function replaceSecretFindings(db: Database.Database, sourceId: number, optionsKey: string): void {
-  prepared(db, `DELETE FROM findings WHERE source_id = ? AND options_key = ? AND kind = 'secret_in_trace'`).run(sourceId, optionsKey);
-  const insert = prepared(
-    db,
-    `INSERT INTO findings (source_id, options_key, run_pk, kind, severity, step, call_id, line, message, details_json)
-     VALUES (?, ?, ?, 'secret_in_trace', ?, ?, ?, ?, ?, ?)`,
-  );
-  const secrets = prepared<[number], SecretRow>(
-    db,
-    `SELECT s.run_pk, s.step, s.line, s.byte_offset, s.line_offset, s.byte_length, s.kind, s.confidence, s.preview, s.event_id, e.call_id
-     FROM secrets s LEFT JOIN events e ON e.id = s.event_id WHERE s.source_id = ? ORDER BY s.id`,
-  ).all(sourceId);
-  for (const secret of secrets) {
+  deleteSourceFindings(db, sourceId, optionsKey, 'secret_in_trace');
+  for (const secret of sourceSecrets(db, sourceId)) {
     const where = secret.event_id === null ? ' (a line that is no event)' : '';
     const doubt =
       secret.confidence === 'low' ? ' It may be a placeholder or test value (few distinct characters, a word such as "test" or "invalid", or a failed checksum), so this is a warning.' : '';
@@ -51,6 +27,17 @@ export function replaceSecretFindings(db: Database.Database, sourceId: number, o
       event_id: secret.event_id,
       preview: secret.preview,
     };
-    insert.run(sourceId, optionsKey, secret.run_pk, secret.confidence === 'high' ? 'error' : 'warning', secret.step, secret.call_id, secret.line, message, JSON.stringify(details));
+    insertFinding(db, {
+      source_id: sourceId,
+      options_key: optionsKey,
+      run_pk: secret.run_pk,
+      kind: 'secret_in_trace',
+      severity: secret.confidence === 'high' ? 'error' : 'warning',
+      step: secret.step,
+      call_id: secret.call_id,
+      line: secret.line,
+      message,
+      details_json: JSON.stringify(details),
+    });
   }
 }

@@ -25,7 +25,7 @@ import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from '../
 import { SEARCH_TEXT_CHARS, SearchText } from './searchText';
 import { findLineSecrets, replaceLineSecrets, secretValue } from './lineSecrets';
 import { secretMask } from '../../../shared/secrets/secretScanner';
-import type { EventRow, RowBatcher, SpanRow, StepRow } from '../store/traceWriter';
+import type { EventSqlRow, RowBatcher, SpanSqlRow, StepSqlRow } from '../store/traceWriter';
 
 /** Events without a `run_id` belong to this run, so a single-run log needs no ids at all. */
 export const DEFAULT_RUN_ID = 'default';
@@ -92,7 +92,7 @@ interface RunState {
   /** The latest responses with text, oldest first (see RECENT_ANSWERS). */
   recentAnswers: { eventId: number; text: string }[];
   openStreams: Map<number, OpenStream>;
-  steps: Map<number, StepRow>;
+  steps: Map<number, StepSqlRow>;
   /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
   changedSteps: Set<number>;
   /** Events of the run so far: the next event's `run_index`. */
@@ -125,7 +125,7 @@ interface LineEvent {
   step: number;
 }
 
-function spanRow(runPk: number, span: SpanExtent): SpanRow {
+function spanRow(runPk: number, span: SpanExtent): SpanSqlRow {
   return {
     begin_event_id: span.beginEventId,
     run_pk: runPk,
@@ -511,7 +511,7 @@ export class TraceIngester {
       if (run.startedAt === null || ts < run.startedAt) run.startedAt = ts;
       if (run.endedAt === null || ts > run.endedAt) run.endedAt = ts;
     }
-    const row: EventRow = {
+    const row: EventSqlRow = {
       id: this.nextEventId++,
       source_id: this.sourceId,
       run_pk: run.pk,
@@ -624,7 +624,7 @@ export class TraceIngester {
   }
 
   /** Keeps the step's row (one per model call; step 0 holds what came before the first) up to date. */
-  private countInStep(run: RunState, row: EventRow): void {
+  private countInStep(run: RunState, row: EventSqlRow): void {
     const step = row.step ?? 0;
     run.changedSteps.add(step);
     const existing = run.steps.get(step);
@@ -665,7 +665,7 @@ export class TraceIngester {
     else run.end = ending;
   }
 
-  private acceptRunStart(run: RunState, event: EventOf<'run_start'>, row: EventRow): void {
+  private acceptRunStart(run: RunState, event: EventOf<'run_start'>, row: EventSqlRow): void {
     run.config = event.config;
     run.startEventId ??= row.id;
     const budgets = { ...event.config?.budgets, ...event.budgets };
@@ -676,7 +676,7 @@ export class TraceIngester {
   private acceptModelResponse(
     run: RunState,
     event: EventOf<'model_response'>,
-    row: EventRow,
+    row: EventSqlRow,
     step: number,
     search: SearchText,
     line: LineRef,
@@ -754,7 +754,7 @@ export class TraceIngester {
     return 'value' in parsed ? parsed.value : call.arguments;
   }
 
-  private acceptStreamFragment(run: RunState, event: EventOf<'stream_fragment'>, row: EventRow, step: number): void {
+  private acceptStreamFragment(run: RunState, event: EventOf<'stream_fragment'>, row: EventSqlRow, step: number): void {
     let stream = run.openStreams.get(step);
     if (stream === undefined) {
       stream = { step, calls: new Map(), finishReason: null, textDeltas: [], textChars: 0, closed: false, lastEventId: row.id, lastLine: row.line };
@@ -823,7 +823,7 @@ export class TraceIngester {
     }
   }
 
-  private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventRow, digest: ResultDigest): void {
+  private acceptToolResult(run: RunState, event: EventOf<'tool_result'>, row: EventSqlRow, digest: ResultDigest): void {
     run.toolResults += 1;
     const isError = isErrorResult(event);
     row.call_id = idText(event.call_id);

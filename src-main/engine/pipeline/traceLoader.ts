@@ -10,8 +10,12 @@
  * the request events and usages seen being written; the rest at the end (requestAnalysis.ts).
  */
 import type Database from 'better-sqlite3';
-import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes, type TimelineRunRow } from '../analysis/analyzeSource';
-import { AnsweringUsages, type RequestEventRow } from '../analysis/requestHistory';
+import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../analysis/analyzeSource';
+import type { TimelineRunSqlRow } from '../store/runAnalysis';
+import { runPksOfSource } from '../store/runs';
+import { updateSourceCounts, updateSourceIdentity } from '../store/sources';
+import { AnsweringUsages } from '../analysis/requestHistory';
+import type { RequestEventSqlRow } from '../store/events';
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from '../store/schema';
@@ -25,19 +29,19 @@ import {
   runColumns,
   toolCallColumns,
   TraceStore,
-  type EventRow,
+  type EventSqlRow,
   type RowBatch,
-  type RunRow,
+  type RunSqlRow,
 } from '../store/traceWriter';
 
 const typeColumn = eventColumns.indexOf('type');
-const column = (name: keyof EventRow): number => eventColumns.indexOf(name);
+const column = (name: keyof EventSqlRow): number => eventColumns.indexOf(name);
 const requestColumns = { id: column('id'), sourceId: column('source_id'), line: column('line'), step: column('step'), offset: column('byte_offset'), length: column('byte_length') };
 const usageColumns = { input: column('input_tokens'), cached: column('cached_input_tokens'), output: column('output_tokens') };
 
 /** What a run's request analysis needs of its rows, collected as they are written. */
 interface RunRequests {
-  events: RequestEventRow[];
+  events: RequestEventSqlRow[];
   usages: AnsweringUsages;
   /** A streamed response's usage is known only once its stream closes: such runs are analyzed at the end. */
   streamed: boolean;
@@ -59,7 +63,7 @@ export class TraceLoader {
   private readonly store: TraceStore;
   private readonly analyzer: SourceAnalyzer;
   private readonly assemblers = new Map<number, RunTimelineAssembler>();
-  private readonly latestRunRows = new Map<number, TimelineRunRow>();
+  private readonly latestRunRows = new Map<number, TimelineRunSqlRow>();
   private readonly analyzedRuns = new Set<number>();
   /**
    * A followed file's runs still running (append mode), kept assembled between checkpoints with
@@ -96,7 +100,7 @@ export class TraceLoader {
       db.pragma('journal_mode = OFF');
       db.pragma('synchronous = OFF');
     } else {
-      for (const { id } of db.prepare<[number], { id: number }>('SELECT id FROM runs WHERE source_id = ?').all(sourceId)) this.analyzedRuns.add(id);
+      for (const runPk of runPksOfSource(db, sourceId)) this.analyzedRuns.add(runPk);
     }
     this.store = new TraceStore(db);
     this.analyzer = new SourceAnalyzer(db, sourceId, analysis);
@@ -128,7 +132,7 @@ export class TraceLoader {
   }
 
   private recordIdentity(ingested: FileIdentity): void {
-    this.db.prepare('UPDATE sources SET size = ?, mtime_ms = ?, fingerprint = ? WHERE id = ?').run(ingested.size, ingested.mtimeMs, ingested.fingerprint, this.sourceId);
+    updateSourceIdentity(this.db, this.sourceId, ingested);
   }
 
   /** Once for a bulk load (its finish, or a followed file's first checkpoint); at every checkpoint of an append loader. */
@@ -144,12 +148,7 @@ export class TraceLoader {
       }
       for (const runPk of this.changedAfterAnalysis) this.analyzeChangedRun(runPk);
       this.changedAfterAnalysis.clear();
-      this.db
-        .prepare(
-          `UPDATE sources SET bytes = ?, lines = ?, blank_lines = ?, events = ?, unknown_events = ?, parse_errors = ?, ingest_completed_at = ?
-           WHERE id = ?`,
-        )
-        .run(counters.bytesRead, counters.lines, counters.blankLines, counters.events, counters.unknownEvents, counters.parseErrors, complete ? new Date().toISOString() : null, this.sourceId);
+      updateSourceCounts(this.db, this.sourceId, counters, complete ? new Date().toISOString() : null);
       if (complete) this.analyzer.markComplete();
     })();
     if (this.mode === 'bulk') {
@@ -242,7 +241,7 @@ export class TraceLoader {
     for (const values of batch.toolCalls) this.assemblerFor(values[callRunColumn] as number)?.addCall(decodeToolCall(values));
     for (const stream of batch.streamOutcomes) this.assemblerFor(stream.runPk)?.setStreamOutcome(stream.eventId, stream.outcome, stream.finishReason);
     for (const values of batch.runs) {
-      const run = decodeRow<RunRow>(values, runColumns);
+      const run = decodeRow<RunSqlRow>(values, runColumns);
       this.latestRunRows.set(run.id, run);
       // Stored again with no new rows: a followed file went idle, its open runs from running to unterminated.
       if (this.analyzedRuns.has(run.id)) this.changedAfterAnalysis.add(run.id);

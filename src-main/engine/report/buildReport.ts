@@ -3,48 +3,11 @@
  * the files opened with it, each run linked to the run and call that started it.
  */
 import type Database from 'better-sqlite3';
-import type { AnalysisOptions, AnalyzeReport, Finding, ParseError, ReportFinding, RequestReport, RunReport, Severity } from '../../../shared/report';
+import type { AnalysisOptions, AnalyzeReport, ParseError, ReportFinding, RequestReport, RunReport, Severity } from '../../../shared/report';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { optionsKey } from '../analysis/analyzeSource';
 import { storedSourceRequests, type RequestSummary } from '../analysis/requestAnalysis';
-import { prepared } from '../store/preparedStatements';
-
-interface SourceRow {
-  unknown_events: number;
-  format: string;
-  format_reason: string;
-  bytes: number;
-  lines: number;
-  events: number;
-}
-
-interface FindingRow {
-  run_id: string | null;
-  kind: Finding['kind'];
-  severity: Severity;
-  step: number | null;
-  call_id: string | null;
-  line: number | null;
-  message: string;
-  details_json: string | null;
-}
-
-interface ParseErrorRow {
-  line: number;
-  byte_offset: number;
-  byte_length: number;
-  message: string;
-  excerpt: string;
-  loaded: number;
-}
-
-type RunRow = Omit<RunReport, 'file' | 'duration_ms' | 'findings' | 'parent' | 'requests'> & { id: number };
-
-interface ParentRow {
-  run_id: string;
-  call_id: string | null;
-  source_id: number;
-}
+import { parentRunOf, reportFindings, reportParseErrors, reportRuns, reportSource } from '../store/readModel';
 
 export interface ReportedSource {
   sourceId: number;
@@ -101,37 +64,18 @@ export function buildReport(db: Database.Database, sources: readonly ReportedSou
   };
 }
 
-/**
- * The run that started `runId`: the one holding a tool result that names it, else — for a run of a
- * companion file that no result names — the parent file's run whose id prefixes it (`<session>/…`).
- */
-function parentOf(db: Database.Database, runId: string, sourceId: number, displayPaths: ReadonlyMap<number, string>): RunReport['parent'] {
-  const named = prepared<[string], ParentRow>(
-    db,
-    `SELECT r.run_id, e.call_id, r.source_id FROM events e JOIN runs r ON r.id = e.run_pk
-     WHERE e.child_run_id = ? AND e.type = 'tool_result' ORDER BY e.id LIMIT 1`,
-  ).get(runId);
-  const parent =
-    named ??
-    prepared<[number, string], ParentRow>(
-      db,
-      `SELECT r.run_id, NULL AS call_id, r.source_id FROM runs r JOIN sources s ON s.parent_source_id = r.source_id
-       WHERE s.id = ? AND substr(?, 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY r.first_line LIMIT 1`,
-    ).get(sourceId, runId);
+/** The run that started `run`, named by its file in the report (see store/runs.ts `parentRunOf`). */
+function parentOf(db: Database.Database, run: { run_id: string; source_id: number }, displayPaths: ReadonlyMap<number, string>): RunReport['parent'] {
+  const parent = parentRunOf(db, [...displayPaths.keys()], run);
   if (parent === undefined) return undefined;
   const file = displayPaths.get(parent.source_id);
   return file === undefined ? undefined : { run_id: parent.run_id, call_id: parent.call_id, file };
 }
 
 function buildSourceReport(db: Database.Database, { sourceId, displayPath }: ReportedSource, options: AnalysisOptions, displayPaths: ReadonlyMap<number, string>): AnalyzeReport {
-  const source = db.prepare<[number], SourceRow>('SELECT format, format_reason, bytes, lines, events, unknown_events FROM sources WHERE id = ?').get(sourceId);
+  const source = reportSource(db, sourceId);
   if (source === undefined) throw new Error(`source ${sourceId} is missing from its database`);
-  const parseErrors = db
-    .prepare<[number], ParseErrorRow>(
-      'SELECT line, byte_offset, byte_length, message, excerpt, loaded FROM parse_errors WHERE source_id = ? ORDER BY line',
-    )
-    .all(sourceId)
-    .map(
+  const parseErrors = reportParseErrors(db, sourceId).map(
       (row): ParseError => ({
         line: row.line,
         offset: row.byte_offset,
@@ -141,14 +85,7 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
         loaded: row.loaded === 1,
       }),
     );
-  const findings = db
-    .prepare<[number, string], FindingRow>(
-      `SELECT r.run_id, f.kind, f.severity, f.step, f.call_id, f.line, f.message, f.details_json
-       FROM findings f LEFT JOIN runs r ON r.id = f.run_pk
-       WHERE f.source_id = ? AND f.options_key = ? ORDER BY coalesce(r.first_line, f.line), f.id`,
-    )
-    .all(sourceId, optionsKey(options))
-    .map(
+  const findings = reportFindings(db, sourceId, optionsKey(options)).map(
       (row): ReportFinding => ({
         file: displayPath,
         kind: row.kind,
@@ -169,16 +106,9 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
     severityCounts.set(f.run_id, counts);
   }
   const requestsByRun = storedSourceRequests(db, sourceId);
-  const runs = db
-    .prepare<[number], RunRow>(
-      `SELECT id, run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens,
-              started_at, ended_at, first_line, last_line
-       FROM runs WHERE source_id = ? ORDER BY first_line`,
-    )
-    .all(sourceId)
-    .map(
+  const runs = reportRuns(db, sourceId).map(
       ({ id, ...row }): RunReport => {
-        const parent = parentOf(db, row.run_id, sourceId, displayPaths);
+        const parent = parentOf(db, { run_id: row.run_id, source_id: sourceId }, displayPaths);
         return {
           ...row,
           file: displayPath,

@@ -6,6 +6,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { prepared } from './preparedStatements';
 import { identifyFile } from './traceDatabase';
 // eslint-disable-next-line no-restricted-imports -- whether a source's lines are ZIP entries is its format's framing, which only the adapters know
 import { adapterNamed } from '../adapters/registry';
@@ -35,7 +36,8 @@ function ingestedBytesUnchanged(source: SourceIdentityRow): boolean {
   return current.size > source.size && identifyFile(source.path, source.size)?.fingerprint === source.fingerprint;
 }
 
-export interface LocationRow {
+/** Where a record is in its file. */
+export interface LocationSqlRow {
   byte_offset: number;
   byte_length: number;
 }
@@ -55,9 +57,9 @@ interface SourceIdentityRow {
  */
 export function readRawLine(db: Database.Database, sourceId: number, line: number, options: { maxBytes?: number } = {}): RawLine | null {
   const location =
-    db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM events WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
-    db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
-    db.prepare<[number, number], LocationRow>('SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line);
+    db.prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM events WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
+    db.prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
+    db.prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line);
   if (location === undefined) return null;
   const reader = RawLineReader.open(db, sourceId);
   if (reader === null) return null;
@@ -66,6 +68,31 @@ export function readRawLine(db: Database.Database, sourceId: number, line: numbe
   } finally {
     reader.close();
   }
+}
+
+/** Where the first record of `line` is: an event's, else a parse error's, else an absorbed line's. */
+export function lineRecordLocation(db: Database.Database, sourceId: number, line: number): LocationSqlRow | undefined {
+  return prepared<[number, number, number, number, number, number], LocationSqlRow>(
+    db,
+    `SELECT byte_offset, byte_length FROM events WHERE source_id = ? AND line = ?
+     UNION ALL SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ?
+     UNION ALL SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ?
+     LIMIT 1`,
+  ).get(sourceId, line, sourceId, line, sourceId, line);
+}
+
+/**
+ * The records of the event on `line` and of up to `absorbedLines` lines after it that were folded
+ * into events (where a merged message's later blocks are).
+ */
+export function recordsFrom(db: Database.Database, sourceId: number, line: number, absorbedLines: number): (LocationSqlRow & { line: number })[] {
+  return prepared<[number, number, number, number, number], LocationSqlRow & { line: number }>(
+    db,
+    `SELECT line, byte_offset, byte_length FROM events WHERE source_id = ? AND line = ?
+     UNION ALL
+     SELECT line, byte_offset, byte_length FROM (
+       SELECT line, byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line > ? ORDER BY line LIMIT ?)`,
+  ).all(sourceId, line, sourceId, line, absorbedLines);
 }
 
 /**
@@ -88,7 +115,7 @@ export class RawLineReader {
     return new RawLineReader(openSync(source.path, 'r'), source.size, source.format);
   }
 
-  read(line: number, location: LocationRow, options: { maxBytes?: number } = {}): RawLine {
+  read(line: number, location: LocationSqlRow, options: { maxBytes?: number } = {}): RawLine {
     if (adapterNamed(this.format)?.framing === 'zip-json') {
       const zipEntry = zipEntryBytes(this.fd, this.size, location.byte_offset);
       if (zipEntry !== null) return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };

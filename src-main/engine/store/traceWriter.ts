@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 
-export interface EventRow {
+export interface EventSqlRow {
   id: number;
   source_id: number;
   run_pk: number;
@@ -57,7 +57,7 @@ export interface EventRow {
 }
 
 /** A span of a run, keyed by its begin event (shared/trace/spanTree.ts); replaced as it grows. */
-export interface SpanRow {
+export interface SpanSqlRow {
   begin_event_id: number;
   run_pk: number;
   depth: number;
@@ -70,7 +70,7 @@ export interface SpanRow {
   ended_at: string | null;
 }
 
-export interface ToolCallRow {
+export interface ToolCallSqlRow {
   id: number;
   run_pk: number;
   event_id: number;
@@ -85,7 +85,7 @@ export interface ToolCallRow {
   args_summary: string | null;
 }
 
-export interface ParseErrorRow {
+export interface ParseErrorSqlRow {
   source_id: number;
   line: number;
   byte_offset: number;
@@ -95,7 +95,7 @@ export interface ParseErrorRow {
   loaded: number;
 }
 
-export interface AbsorbedLineRow {
+export interface AbsorbedLineSqlRow {
   source_id: number;
   line: number;
   byte_offset: number;
@@ -103,7 +103,7 @@ export interface AbsorbedLineRow {
 }
 
 /** A credential found in a line (ingest/lineSecrets.ts): where, and of what kind — never its value. */
-export interface SecretRow {
+export interface SecretSqlRow {
   source_id: number;
   line: number;
   /** Of its first byte in the file. */
@@ -122,7 +122,7 @@ export interface SecretRow {
   step: number | null;
 }
 
-export interface StepRow {
+export interface StepSqlRow {
   run_pk: number;
   step: number;
   first_line: number;
@@ -133,7 +133,7 @@ export interface StepRow {
   response_event_id: number | null;
 }
 
-export interface RunRow {
+export interface RunSqlRow {
   id: number;
   source_id: number;
   run_id: string;
@@ -157,24 +157,24 @@ export interface RunRow {
   output_event_id: number | null;
 }
 
-export const eventColumns: readonly (keyof EventRow)[] = [
+export const eventColumns: readonly (keyof EventSqlRow)[] = [
   'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
   'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms',
   'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'child_run_id', 'cached_input_tokens', 'content_chars', 'run_index', 'api_error',
   'incomplete_reason', 'error_line', 'visible_index', 'span_depth',
 ];
-const spanColumns: readonly (keyof SpanRow)[] = ['begin_event_id', 'run_pk', 'depth', 'name', 'type', 'last_index', 'events', 'visible_events', 'started_at', 'ended_at'];
-export const toolCallColumns: readonly (keyof ToolCallRow)[] = [
+const spanColumns: readonly (keyof SpanSqlRow)[] = ['begin_event_id', 'run_pk', 'depth', 'name', 'type', 'last_index', 'events', 'visible_events', 'started_at', 'ended_at'];
+export const toolCallColumns: readonly (keyof ToolCallSqlRow)[] = [
   'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
   'args_summary',
 ];
-const absorbedLineColumns: readonly (keyof AbsorbedLineRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length'];
-const secretColumns: readonly (keyof SecretRow)[] = ['source_id', 'line', 'byte_offset', 'line_offset', 'byte_length', 'kind', 'confidence', 'preview', 'event_id', 'run_pk', 'step'];
-const stepColumns: readonly (keyof StepRow)[] = ['run_pk', 'step', 'first_line', 'last_line', 'started_at', 'ended_at', 'events', 'response_event_id'];
-const parseErrorColumns: readonly (keyof ParseErrorRow)[] = [
+const absorbedLineColumns: readonly (keyof AbsorbedLineSqlRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length'];
+const secretColumns: readonly (keyof SecretSqlRow)[] = ['source_id', 'line', 'byte_offset', 'line_offset', 'byte_length', 'kind', 'confidence', 'preview', 'event_id', 'run_pk', 'step'];
+const stepColumns: readonly (keyof StepSqlRow)[] = ['run_pk', 'step', 'first_line', 'last_line', 'started_at', 'ended_at', 'events', 'response_event_id'];
+const parseErrorColumns: readonly (keyof ParseErrorSqlRow)[] = [
   'source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded',
 ];
-export const runColumns: readonly (keyof RunRow)[] = [
+export const runColumns: readonly (keyof RunSqlRow)[] = [
   'id', 'source_id', 'run_id', 'status', 'status_raw', 'end_limit', 'budgets_json', 'config_json', 'first_line',
   'last_line', 'started_at', 'ended_at', 'steps', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens',
   'start_event_id', 'end_event_id', 'output_event_id',
@@ -216,7 +216,7 @@ function encode<Row extends object>(row: Row, columns: readonly (keyof Row)[]): 
  * in dictionary mode), and ingest encodes every event and the store worker decodes most of them.
  * A test checks that these follow `eventColumns` and `toolCallColumns`.
  */
-export function encodeEvent(r: EventRow): unknown[] {
+export function encodeEvent(r: EventSqlRow): unknown[] {
   return [
     r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
     r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms,
@@ -225,21 +225,21 @@ export function encodeEvent(r: EventRow): unknown[] {
   ];
 }
 
-export function encodeToolCall(r: ToolCallRow): unknown[] {
+export function encodeToolCall(r: ToolCallSqlRow): unknown[] {
   return [r.id, r.run_pk, r.event_id, r.call_index, r.call_id, r.name, r.step, r.line, r.origin, r.args_hash, r.args_error, r.args_summary];
 }
 
-export function decodeEvent(v: readonly unknown[]): EventRow {
+export function decodeEvent(v: readonly unknown[]): EventSqlRow {
   return {
     id: v[0], source_id: v[1], run_pk: v[2], line: v[3], byte_offset: v[4], byte_length: v[5], type: v[6], type_raw: v[7], step: v[8], step_id: v[9], ts: v[10],
     call_id: v[11], name: v[12], outcome: v[13], finish_reason: v[14], tool_call_count: v[15], input_tokens: v[16], output_tokens: v[17], cost_usd: v[18], latency_ms: v[19],
     result_ok: v[20], error_code: v[21], result_hash: v[22], progress: v[23], summary: v[24], child_run_id: v[25], cached_input_tokens: v[26], content_chars: v[27], run_index: v[28], api_error: v[29],
     incomplete_reason: v[30], error_line: v[31], visible_index: v[32], span_depth: v[33],
-  } as EventRow;
+  } as EventSqlRow;
 }
 
-export function decodeToolCall(v: readonly unknown[]): ToolCallRow {
-  return { id: v[0], run_pk: v[1], event_id: v[2], call_index: v[3], call_id: v[4], name: v[5], step: v[6], line: v[7], origin: v[8], args_hash: v[9], args_error: v[10], args_summary: v[11] } as ToolCallRow;
+export function decodeToolCall(v: readonly unknown[]): ToolCallSqlRow {
+  return { id: v[0], run_pk: v[1], event_id: v[2], call_index: v[3], call_id: v[4], name: v[5], step: v[6], line: v[7], origin: v[8], args_hash: v[9], args_error: v[10], args_summary: v[11] } as ToolCallSqlRow;
 }
 
 export function decodeRow<Row extends object>(values: readonly unknown[], columns: readonly (keyof Row)[]): Row {
@@ -266,27 +266,27 @@ export class RowBatcher {
     return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], spans: [], secrets: [], searchTexts: [], analyzeRuns: [] };
   }
 
-  addEvent(row: EventRow): void {
+  addEvent(row: EventSqlRow): void {
     this.batch.events.push(encodeEvent(row));
     this.counted();
   }
 
-  addToolCall(row: ToolCallRow): void {
+  addToolCall(row: ToolCallSqlRow): void {
     this.batch.toolCalls.push(encodeToolCall(row));
     this.counted();
   }
 
-  addParseError(row: ParseErrorRow): void {
+  addParseError(row: ParseErrorSqlRow): void {
     this.batch.parseErrors.push(encode(row, parseErrorColumns));
     this.counted();
   }
 
-  addAbsorbedLine(row: AbsorbedLineRow): void {
+  addAbsorbedLine(row: AbsorbedLineSqlRow): void {
     this.batch.absorbedLines.push(encode(row, absorbedLineColumns));
     this.counted();
   }
 
-  addSecret(row: SecretRow): void {
+  addSecret(row: SecretSqlRow): void {
     this.batch.secrets.push(encode(row, secretColumns));
     this.counted();
   }
@@ -298,19 +298,19 @@ export class RowBatcher {
   }
 
   /** Writes the run's row, replacing an earlier version of it. */
-  addRun(row: RunRow): void {
+  addRun(row: RunSqlRow): void {
     this.batch.runs.push(encode(row, runColumns));
     this.counted();
   }
 
   /** Writes a step's row, replacing an earlier version of it. */
-  addStep(row: StepRow): void {
+  addStep(row: StepSqlRow): void {
     this.batch.steps.push(encode(row, stepColumns));
     this.counted();
   }
 
   /** Writes a span's row, replacing an earlier version of it. */
-  addSpan(row: SpanRow): void {
+  addSpan(row: SpanSqlRow): void {
     this.batch.spans.push(encode(row, spanColumns));
     this.counted();
   }

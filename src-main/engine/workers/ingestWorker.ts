@@ -15,9 +15,10 @@ import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type Compa
 import { adapterNamed } from '../adapters/registry';
 import { companionFiles } from '../ingest/companionFiles';
 import { TraceLoader } from '../pipeline/traceLoader';
+import { insertSourceRow, nextRowIds } from '../store/sources';
 import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';
-import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunRow } from '../store/traceWriter';
+import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunSqlRow } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
 import { followFile, idleWhenOpened, TraceFollower, watchCompletedFile } from './fileFollower';
 import {
@@ -55,7 +56,7 @@ function reportingRuns(request: IngestRequest, identity: FileIdentity, format: F
     write(batch);
     if (batch.runs.length === 0) return;
     const runs = batch.runs.map((values): StoredRun => {
-      const run = decodeRow<RunRow>(values, runColumns);
+      const run = decodeRow<RunSqlRow>(values, runColumns);
       return {
         id: run.id,
         run_id: run.run_id,
@@ -206,17 +207,18 @@ interface NewSource {
 function insertSource(dbPath: string, identity: FileIdentity, format: string, reason: string, parentSourceId: number | null, searchIndex: boolean): NewSource {
   const db = openDatabase(dbPath);
   try {
-    const sourceId = Number(
-      db
-        .prepare(
-          `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, format_reason, parent_source_id, search_indexed, ingest_started_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(identity.path, identity.size, identity.mtimeMs, identity.fingerprint, format, reason, parentSourceId, searchIndex ? 1 : 0, new Date().toISOString())
-        .lastInsertRowid,
-    );
-    const next = (table: string): number => db.prepare<[], { next: number }>(`SELECT coalesce(max(id), 0) + 1 AS next FROM ${table}`).get()?.next ?? 1;
-    return { sourceId, firstIds: { event: next('events'), toolCall: next('tool_calls'), run: next('runs') } };
+    const sourceId = insertSourceRow(db, {
+      path: identity.path,
+      size: identity.size,
+      mtime_ms: identity.mtimeMs,
+      fingerprint: identity.fingerprint,
+      format,
+      format_reason: reason,
+      parent_source_id: parentSourceId,
+      search_indexed: searchIndex ? 1 : 0,
+      ingest_started_at: new Date().toISOString(),
+    });
+    return { sourceId, firstIds: nextRowIds(db) };
   } finally {
     db.close();
   }
