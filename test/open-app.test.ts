@@ -78,6 +78,33 @@ describe('finding the Electron binary', () => {
   });
 });
 
+/**
+ * `loopscope open FILE` with `env` added, where the desktop app cannot start: resolves `served`
+ * with the URL it prints once stderr says its part (`said`: stdout and stderr are separate pipes).
+ */
+function openServingFallback(cacheDir: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'open', example('normal-query'), '--cache-dir', cacheDir], {
+    cwd: repoRoot,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = once(child, 'exit');
+  const served = (said: (stderr: string) => boolean) =>
+    new Promise<string>((resolveUrl, reject) => {
+      const check = (): void => {
+        const match = /(http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/)/.exec(output.stdout);
+        if (match?.[1] && said(output.stderr)) resolveUrl(match[1]);
+      };
+      child.stdout.on('data', check);
+      child.stderr.on('data', check);
+      void exited.then(() => reject(new Error(`loopscope open exited before printing a URL\nstdout: ${output.stdout}\nstderr: ${output.stderr}`)));
+    });
+  return { child, output, exited, served };
+}
+
 describe('loopscope open without an Electron binary', () => {
   let cache: { path: string; remove: () => void };
   // An empty Electron folder: the binary is missing whether or not this machine downloaded one.
@@ -94,35 +121,17 @@ describe('loopscope open without an Electron binary', () => {
   });
 
   it('says why, serves the UI instead, and the printed URL answers', async () => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'open', example('normal-query'), '--cache-dir', cache.path], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: '1', DISPLAY: ':0', ELECTRON_OVERRIDE_DIST_PATH: emptyDist.path },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = once(child, 'exit');
+    const { child, output, exited, served } = openServingFallback(cache.path, { DISPLAY: ':0', ELECTRON_OVERRIDE_DIST_PATH: emptyDist.path });
     try {
-      // stdout and stderr are separate pipes: wait until both have said their part.
-      const url = await new Promise<string>((resolveUrl, reject) => {
-        const check = (): void => {
-          const match = /(http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/)/.exec(stdout);
-          if (match?.[1] && stderr.endsWith('\n')) resolveUrl(match[1]);
-        };
-        child.stdout.on('data', check);
-        child.stderr.on('data', check);
-        void exited.then(() => reject(new Error(`loopscope open exited before printing a URL\nstdout: ${stdout}\nstderr: ${stderr}`)));
-      });
-      assert.match(stderr, /^loopscope: The Electron binary is not installed .*serving the UI in your browser instead\.\n$/);
+      const url = await served((text) => text.endsWith('\n'));
+      assert.match(output.stderr, /^loopscope: The Electron binary is not installed .*serving the UI in your browser instead\.\n$/);
       const page = await fetch(url);
       assert.equal(page.status, 200);
       assert.match(await page.text(), /<title>Loopscope<\/title>/);
     } finally {
       child.kill('SIGINT');
       const [code] = await exited;
-      assert.equal(code, 0, `loopscope open ended on SIGINT with ${String(code)}\nstderr: ${stderr}`);
+      assert.equal(code, 0, `loopscope open ended on SIGINT with ${String(code)}\nstderr: ${output.stderr}`);
     }
   });
 });
@@ -293,26 +302,10 @@ describe('loopscope open with an Electron binary and a display', () => {
     const config = temporaryDir('xdg-config');
     const cache = temporaryDir('open-cache');
     const electron = standInElectron(`echo '${noUsableSandbox}' >&2; exit 133`);
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'open', example('normal-query'), '--cache-dir', cache.path], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: '1', DISPLAY: ':0', ELECTRON_OVERRIDE_DIST_PATH: electron.dist, XDG_CONFIG_HOME: config.path },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = once(child, 'exit');
+    const { child, output, exited, served } = openServingFallback(cache.path, { DISPLAY: ':0', ELECTRON_OVERRIDE_DIST_PATH: electron.dist, XDG_CONFIG_HOME: config.path });
     try {
-      const url = await new Promise<string>((resolveUrl, reject) => {
-        const check = (): void => {
-          const match = /(http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/)/.exec(stdout);
-          if (match?.[1] && stderr.includes('instead.\n')) resolveUrl(match[1]);
-        };
-        child.stdout.on('data', check);
-        child.stderr.on('data', check);
-        void exited.then(() => reject(new Error(`loopscope open exited before printing a URL\nstdout: ${stdout}\nstderr: ${stderr}`)));
-      });
+      const url = await served((text) => text.includes('instead.\n'));
+      const stderr = output.stderr;
       assert.match(stderr, /^loopscope: the desktop app exited with code 133 before its window opened\./);
       assert.match(stderr, /chrome-sandbox[\s\S]*--no-sandbox/);
       const logPath = join(config.path, 'loopscope', 'launch.log');
