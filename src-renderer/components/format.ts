@@ -26,6 +26,12 @@ export function baseName(path: string): string {
   return path.split(/[\\/]/).pop() ?? path;
 }
 
+/**
+ * Call colours keep out of the reds around hue 0: red means an error in this UI, and a call that
+ * went fine must not look like one.
+ */
+export const callHueRange = { from: 40, to: 320 } as const;
+
 /** A colour hue for a call id, so a call and its result share a colour across the timeline. */
 export function callHue(callId: string): number {
   let hash = 2166136261;
@@ -33,7 +39,7 @@ export function callHue(callId: string): number {
     hash ^= callId.charCodeAt(index);
     hash = Math.imul(hash, 16777619);
   }
-  return (hash >>> 0) % 360;
+  return callHueRange.from + ((hash >>> 0) % (callHueRange.to - callHueRange.from));
 }
 
 /** `finding_kind` → "finding kind". */
