@@ -28,8 +28,9 @@ import {
   userTypeRaw,
   type UserRecordKind,
 } from './claudeCodeRecords';
+import { defined, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent } from './kit/events';
 import { nonEmptyText } from './kit/jsonValues';
-import { isRecord, type Emit, type AdaptedEvent, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 
@@ -181,9 +182,8 @@ function emitInLineOrder(run: RunState, mapped: MappedEvent, emit: Emit): void {
   else run.open.held.push(mapped);
 }
 
-function unknownEvent(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef, text?: string): MappedEvent {
-  const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}), ...(text !== undefined && text !== '' ? { text } : {}) };
-  return { event, typeRaw, line };
+function unknownLine(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef, text?: string): MappedEvent {
+  return { event: unknownEvent(typeRaw, { run_id: run.id, step: run.steps, ts, text: nonEmptyText(text) }), typeRaw, line };
 }
 
 /**
@@ -247,7 +247,7 @@ class ClaudeCodeMapper implements FormatMapper {
       const typeRaw = companionTypeRaw(value, type);
       const current = this.lastMainRun ?? this.lastRun;
       if (current === null) this.waiting.push({ line, typeRaw, ts });
-      else emitInLineOrder(current, unknownEvent(current, typeRaw, ts, line), emit);
+      else emitInLineOrder(current, unknownLine(current, typeRaw, ts, line), emit);
       return undefined;
     }
     const run = this.runFor(runId ?? this.lastMainRun?.id ?? this.fallbackRunId, value, type, ts, line, emit);
@@ -259,7 +259,7 @@ class ClaudeCodeMapper implements FormatMapper {
         this.close(run, emit);
         run.last = { kind: 'open' };
       }
-      emitInLineOrder(run, unknownEvent(run, companionTypeRaw(value, type), ts, line), emit);
+      emitInLineOrder(run, unknownLine(run, companionTypeRaw(value, type), ts, line), emit);
     }
     return undefined;
   }
@@ -305,7 +305,7 @@ class ClaudeCodeMapper implements FormatMapper {
       const sessionId = nonEmptyText(record['sessionId']);
       run = { id, sessionId, steps: 0, open: null, recent: new Map(), openCalls: new Map(), last: { kind: 'open' }, beforeCommand: undefined };
       this.runs.set(id, run);
-      for (const waiting of this.waiting) emit(unknownEvent(run, waiting.typeRaw, waiting.ts, waiting.line));
+      for (const waiting of this.waiting) emit(unknownLine(run, waiting.typeRaw, waiting.ts, waiting.line));
       this.waiting = [];
       if (start) emit(this.runStart(run, record, type, ts, line));
     }
@@ -325,21 +325,20 @@ class ClaudeCodeMapper implements FormatMapper {
       type === 'user' && toolResultBlocks(message['content']).length === 0 && userRecordKind(record, messageText(message['content'])) === 'prompt'
         ? messageText(message['content'])
         : '';
-    const event: EventOf<'run_start'> = {
-      type: 'run_start',
+    const event = runStart({
       run_id: run.id,
       step: 0,
-      ...(ts !== undefined ? { ts } : {}),
-      config: {
-        ...(model !== undefined && model !== '<synthetic>' ? { model } : {}),
-        ...(version !== undefined ? { versions: { claude_code: version } } : {}),
-        ...(cwd !== undefined ? { cwd } : {}),
-        ...(gitBranch !== undefined ? { git_branch: gitBranch } : {}),
-        ...(run.sessionId !== undefined ? { session_id: run.sessionId } : {}),
-        ...(agentId !== undefined ? { agent_id: agentId } : {}),
-      },
-      ...(prompt !== '' ? { task: prompt } : {}),
-    };
+      ts,
+      config: defined({
+        model: model !== '<synthetic>' ? model : undefined,
+        versions: version !== undefined ? { claude_code: version } : undefined,
+        cwd,
+        git_branch: gitBranch,
+        session_id: run.sessionId,
+        agent_id: agentId,
+      }),
+      task: nonEmptyText(prompt),
+    });
     // A run that starts on a progress line or a snapshot is not that record: it is named as what it is.
     return { event, typeRaw: conversationTypes.has(type) ? type : 'run_start', line };
   }
@@ -416,7 +415,7 @@ class ClaudeCodeMapper implements FormatMapper {
         if (run.beforeCommand !== undefined) run.last = run.beforeCommand;
       } else if (kind !== 'meta') run.last = { kind: 'open' };
       if (kind !== 'command' && kind !== 'meta') run.beforeCommand = undefined;
-      emitInLineOrder(run, unknownEvent(run, userTypeRaw[kind], ts, line, promptText(kind, text)), emit);
+      emitInLineOrder(run, unknownLine(run, userTypeRaw[kind], ts, line, promptText(kind, text)), emit);
       // A prompt starts a new turn: the loop moved on, and a call still open never gets its result.
       if (kind === 'interrupt' || kind === 'prompt') this.markNotExecuted(run, kind, text.trim(), line, ts, emit);
       return;
@@ -438,19 +437,18 @@ class ClaudeCodeMapper implements FormatMapper {
       // (with any permission prompt in it).
       const sinceIssued = millisFromStartToResult(call?.issuedAt, ts);
       const latencyMs = (results.length === 1 ? recordedDurationMs(record['toolUseResult']) : undefined) ?? sinceIssued;
-      const event: EventOf<'tool_result'> = {
-        type: 'tool_result',
+      const event = toolResult({
         run_id: run.id,
         step: call?.step ?? run.steps,
-        ...(ts !== undefined ? { ts } : {}),
+        ts,
         call_id: callId,
-        ...(call !== undefined ? { name: call.name } : {}),
+        name: call?.name,
         status: isError ? 'error' : 'ok',
         output,
-        ...(isError ? { error: { ...(errorCode !== undefined ? { code: errorCode } : {}), ...(errorText ? { message: errorText.slice(0, ERROR_MESSAGE_CHARS) } : {}) } } : {}),
-        ...(latencyMs !== undefined ? { latency_ms: latencyMs } : {}),
-        ...(childRunId !== undefined ? { child_run_id: childRunId } : {}),
-      };
+        error: isError ? defined({ code: errorCode, message: errorText ? errorText.slice(0, ERROR_MESSAGE_CHARS) : undefined }) : undefined,
+        latency_ms: latencyMs,
+        child_run_id: childRunId,
+      });
       emitInLineOrder(run, { event, typeRaw: 'user/tool_result', line }, emit);
     }
     run.beforeCommand = undefined;
@@ -488,15 +486,7 @@ class ClaudeCodeMapper implements FormatMapper {
     for (const [callId, call] of run.openCalls) {
       run.openCalls.delete(callId);
       if (call.prompt !== undefined) this.forgetPromptedCall(call.prompt, callId);
-      const event: EventOf<'tool_call_not_executed'> = {
-        type: 'tool_call_not_executed',
-        run_id: run.id,
-        step: call.step,
-        ...(ts !== undefined ? { ts } : {}),
-        call_id: callId,
-        name: call.name,
-        reason,
-      };
+      const event = toolCallNotExecuted({ run_id: run.id, step: call.step, ts, call_id: callId, name: call.name, reason });
       emit({ event, typeRaw: userTypeRaw[ending], line });
     }
   }
@@ -507,23 +497,22 @@ class ClaudeCodeMapper implements FormatMapper {
     if (message === null) return;
     run.open = null;
     message.outcome = outcomeOf(message);
-    const event: EventOf<'model_response'> = {
-      type: 'model_response',
+    const event = modelResponse({
       run_id: run.id,
       step: message.step,
-      ...(message.ts !== undefined ? { ts: message.ts } : {}),
+      ts: message.ts,
       outcome: message.outcome,
       text: message.texts.length > 0 ? message.texts.join('\n') : null,
       tool_calls: message.calls,
       // Claude Code's own stop_reason on its synthetic error message is not the provider's.
-      ...(message.stopReason !== undefined && message.apiError === undefined ? { finish_reason: message.stopReason } : {}),
-      ...(message.outcome === 'incomplete' ? { incomplete_reason: message.apiError !== undefined ? 'api_error' : message.stopReason } : {}),
-      ...(message.apiError !== undefined ? { api_error: apiErrorOf(message.apiError, message.texts.join('\n')) } : {}),
-      ...(message.usage !== undefined ? { usage: usageOf(message.usage) } : {}),
+      finish_reason: message.apiError === undefined ? message.stopReason : undefined,
+      incomplete_reason: message.outcome === 'incomplete' ? (message.apiError !== undefined ? 'api_error' : message.stopReason) : undefined,
+      api_error: message.apiError !== undefined ? apiErrorOf(message.apiError, message.texts.join('\n')) : undefined,
+      usage: message.usage !== undefined ? usageOf(message.usage) : undefined,
       response_id: message.id,
-      ...(message.requestId !== undefined ? { request_id: message.requestId } : {}),
-      ...(message.model !== undefined ? { model: message.model } : {}),
-    };
+      request_id: message.requestId,
+      model: message.model,
+    });
     emit({ event, typeRaw: message.apiError !== undefined ? 'assistant/api_error' : 'assistant', line: message.line });
     for (const result of message.held) emit(result);
     // The message stays referenced as the run's last word until the next one: keep only what that needs.
@@ -545,7 +534,7 @@ class ClaudeCodeMapper implements FormatMapper {
   private deriveEnd(run: RunState, emit: Emit): void {
     const last = run.last;
     const end = (status: string, reason: string, line: LineRef, ts: string | undefined, typeRaw: string): void => {
-      const event: EventOf<'run_end'> = { type: 'run_end', run_id: run.id, step: run.steps, ...(ts !== undefined ? { ts } : {}), status, reason };
+      const event = runEnd({ run_id: run.id, step: run.steps, ts, status, reason });
       emit({ event, typeRaw, line });
     };
     if (last.kind === 'interrupt') {

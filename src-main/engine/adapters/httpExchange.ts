@@ -17,7 +17,9 @@ import { toIsoTimestamp } from '../../../shared/trace/timestamps';
 import { apiLabels, apiOf, callIdsIn, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, resultText, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
 import { looksLikeSse, parseSse } from './httpExchangeSse';
 import { assembleStream } from './httpExchangeStreams';
-import { isRecord, type AdaptedEvent, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
+import { defined, modelRequest, modelResponse, runEnd, toolResult, unknownEvent } from './kit/events';
+import { nonEmptyText } from './kit/jsonValues';
+import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
 
 /** Exchanges with endpoints that are not model calls (token counting, model lists, telemetry) go here. */
 export const OTHER_REQUESTS_RUN_ID = 'other-requests';
@@ -174,8 +176,7 @@ class HttpExchangeMapper implements FormatMapper {
     const api = method === 'POST' && isRecord(body) ? apiOf(url, body) : null;
     const typeRaw = `${method} ${urlPath(url)}`;
     if (api === null || !isRecord(body)) {
-      const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, run_id: OTHER_REQUESTS_RUN_ID, ...(requestTs !== undefined ? { ts: requestTs } : {}) };
-      emit({ event, typeRaw, line });
+      emit({ event: unknownEvent(typeRaw, { run_id: OTHER_REQUESTS_RUN_ID, ts: requestTs }), typeRaw, line });
       return undefined;
     }
     this.mapExchange({ api, url, typeRaw, view: readRequest(api, body), requestTs, response: isRecord(response) ? response : null, note: value['note'] }, line, emit);
@@ -208,18 +209,17 @@ class HttpExchangeMapper implements FormatMapper {
     const historyUnseen = view.previousResponseId !== undefined && match === null;
     this.emitToolResults(thread, step, view, { matchedLength: match?.length ?? 0, callIds: new Set(historyCallIds), unseen: historyUnseen }, read, requestTs, line, emit);
 
-    const request: AdaptedEvent = {
-      type: 'model_request',
+    const request = modelRequest({
       run_id: runId,
       step,
-      ...(requestTs !== undefined ? { ts: requestTs } : {}),
-      ...(view.model !== undefined ? { model: view.model } : {}),
+      ts: requestTs,
+      model: view.model,
       provider: providerOf(exchange.url, api),
-      ...(view.system !== undefined ? { system: view.system } : {}),
+      system: view.system,
       messages: view.messages,
-      ...(view.tools !== undefined ? { tools: view.tools } : {}),
+      tools: view.tools,
       params: view.params,
-    };
+    });
     const noResponse = typeof exchange.note === 'string' ? ` (no response: ${exchange.note})` : response === null ? ' (no response)' : '';
     emit({ event: request, typeRaw: `${exchange.typeRaw}${noResponse}`, line });
 
@@ -242,9 +242,9 @@ class HttpExchangeMapper implements FormatMapper {
     emit: Emit,
   ): boolean {
     const ts = responseTs ?? requestTs;
-    const base = { run_id: thread.runId, step, ...(ts !== undefined ? { ts } : {}) };
+    const base = { run_id: thread.runId, step, ts };
     const latency = requestTs !== undefined && responseTs !== undefined ? Date.parse(responseTs) - Date.parse(requestTs) : undefined;
-    const latencyField = latency !== undefined && latency >= 0 ? { latency_ms: latency } : {};
+    const latencyMs = latency !== undefined && latency >= 0 ? latency : undefined;
     if (read === null) {
       thread.last = { kind: 'no_response', line, ts };
       return true;
@@ -252,41 +252,39 @@ class HttpExchangeMapper implements FormatMapper {
     if (read.kind === 'http_error') {
       // The provider answered with an error, not a model output: no finish reason, no text (docs/semantics.md §7).
       const { error } = read;
-      const event: AdaptedEvent = {
-        type: 'model_response',
+      const event = modelResponse({
         ...base,
         outcome: 'incomplete',
         incomplete_reason: [error.status !== undefined ? `HTTP ${error.status}` : 'API error', error.type ?? error.code].filter(Boolean).join(' '),
         api_error: error,
-        ...latencyField,
-      };
+        latency_ms: latencyMs,
+      });
       emit({ event, typeRaw: `response ${error.status ?? 'error'}`, line });
       thread.last = { kind: 'api_error', line, ts, error };
       return true;
     }
     if (read.kind === 'unreadable') {
-      const event: AdaptedEvent = { type: 'model_response', ...base, outcome: 'incomplete', incomplete_reason: read.reason, ...latencyField };
+      const event = modelResponse({ ...base, outcome: 'incomplete', incomplete_reason: read.reason, latency_ms: latencyMs });
       emit({ event, typeRaw: 'response (unreadable)', line });
       thread.last = { kind: 'unreadable', line, ts };
       return true;
     }
     const { view } = read;
     const outcome = outcomeOf(view);
-    const event: AdaptedEvent = {
-      type: 'model_response',
+    const event = modelResponse({
       ...base,
       outcome,
-      ...(view.finishReason !== undefined ? { finish_reason: view.finishReason } : {}),
+      finish_reason: view.finishReason,
       text: view.text,
       tool_calls: view.toolCalls,
-      ...(view.refusal !== undefined ? { refusal: view.refusal } : {}),
-      ...(view.incompleteReason !== undefined ? { incomplete_reason: view.incompleteReason } : {}),
-      ...(view.usage !== undefined ? { usage: view.usage } : {}),
-      ...latencyField,
-      ...(view.responseId !== undefined ? { response_id: view.responseId } : {}),
-      ...(view.model !== undefined ? { model: view.model } : {}),
-      ...(view.apiError !== undefined ? { api_error: view.apiError } : {}),
-    };
+      refusal: view.refusal,
+      incomplete_reason: view.incompleteReason,
+      usage: view.usage,
+      latency_ms: latencyMs,
+      response_id: view.responseId,
+      model: view.model,
+      api_error: view.apiError,
+    });
     emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });
     for (const call of view.toolCalls) this.issue(thread, step, call, outcome === 'tool_calls');
     if (view.responseId !== undefined) remember(this.responseThreads, view.responseId, thread, RESPONSE_IDS);
@@ -341,17 +339,16 @@ class HttpExchangeMapper implements FormatMapper {
         resultStep = Math.max(1, step - 1);
       }
       const errorMessage = result.isError ? resultText(result.output).slice(0, ERROR_TEXT_CHARS) : '';
-      const event: AdaptedEvent = {
-        type: 'tool_result',
+      const event = toolResult({
         run_id: target.runId,
         step: resultStep,
-        ...(ts !== undefined ? { ts } : {}),
+        ts,
         call_id: result.callId,
-        ...(name !== undefined ? { name } : {}),
+        name,
         status: result.isError ? 'error' : 'ok',
-        ...(result.output !== undefined ? { output: result.output } : {}),
-        ...(result.isError ? { error: errorMessage !== '' ? { message: errorMessage } : {} } : {}),
-      };
+        output: result.output,
+        error: result.isError ? defined({ message: nonEmptyText(errorMessage) }) : undefined,
+      });
       emit({ event, typeRaw: result.typeRaw, line });
     }
   }
@@ -444,7 +441,7 @@ class HttpExchangeMapper implements FormatMapper {
       } else {
         continue;
       }
-      const event: AdaptedEvent = { type: 'run_end', run_id: thread.runId, step: thread.step, ...(last.ts !== undefined ? { ts: last.ts } : {}), status, reason };
+      const event = runEnd({ run_id: thread.runId, step: thread.step, ts: last.ts, status, reason });
       emit({ event, typeRaw: 'derived at end of file', line: last.line });
     }
   }

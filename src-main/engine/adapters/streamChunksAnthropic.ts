@@ -9,6 +9,7 @@
 import type { Usage } from '../../../shared/trace/canonicalEvents';
 import { isRecord, type Emit, type LineRef, type MappedEvent } from './formatAdapter';
 import { apiErrorFields } from './httpExchangeApis';
+import { defined, toolResult } from './kit/events';
 import { appendText, callFor, count, newCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
 
 
@@ -69,15 +70,14 @@ function resultEvent(log: StreamLog, response: OpenResponse, block: Record<strin
   const code = isRecord(content) && typeof content['error_code'] === 'string' ? content['error_code'] : undefined;
   const step = log.stepOfCall(callId, response);
   return {
-    event: {
-      type: 'tool_result',
+    event: toolResult({
       run_id: log.runId,
-      ...(step !== undefined ? { step } : {}),
+      step,
       call_id: callId,
       status: failed ? 'error' : 'ok',
       output: content,
-      ...(failed ? { error: { ...(code !== undefined ? { code } : {}), message: code ?? (contentType || 'error') } } : {}),
-    },
+      error: failed ? defined({ code, message: code ?? (contentType || 'error') }) : undefined,
+    }),
     typeRaw,
     line,
   };

@@ -6,6 +6,7 @@
  * closes the choice, and `usage` may come on that chunk or on a last one with `choices: []`.
  */
 import { isRecord, type Emit, type LineRef } from './formatAdapter';
+import { defined } from './kit/events';
 import { appendText, callFor, count, isoFromEpochSeconds, type FragmentFields, type OpenResponse, type StreamLog } from './streamChunksCommon';
 import type { Usage } from '../../../shared/trace/canonicalEvents';
 
@@ -115,7 +116,7 @@ export function mapChatChunk(log: StreamLog, value: Record<string, unknown>, lin
   if (state.finished.size > 0 && [...state.seen].every((index) => state.finished.has(index))) response.ended = true;
   const usage = value['usage'];
   if (isRecord(usage)) response.usage = chatUsage(usage);
-  log.fragment(emit, response, line, CHAT_CHUNK, { ...(ts !== undefined ? { ts } : {}), ...fragment });
+  log.fragment(emit, response, line, CHAT_CHUNK, defined({ ts, ...fragment }));
   if (response.ended && response.usage !== undefined) log.close(emit, response);
   return undefined;
 }

@@ -4,10 +4,12 @@
  * finished responses into canonical events in the right order — the model_response first, anchored
  * to the response's first chunk, then the results of server-side tools that the stream carried.
  */
-import type { EventOf, ModelOutcome, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
+import type { EventOf, ModelOutcome, Usage } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse, isToolCallFinishReason } from '../../../shared/trace/modelOutcome';
 import type { Emit, LineRef, MappedEvent } from './formatAdapter';
 import type { ApiErrorObject } from './httpExchangeApis';
+import { callsIfAny, modelResponse, runEnd, unknownEvent, type AdaptedToolCall } from './kit/events';
+import { nonEmptyText } from './kit/jsonValues';
 
 
 /** Text kept per response: enough for the summary and a look at it, bounded for long answers. */
@@ -192,7 +194,7 @@ export class StreamLog {
   /** A line that belongs to no open response, or that Loopscope does not model: kept and shown. */
   unknown(emit: Emit, line: LineRef, typeRaw: string, step?: number, ts?: string): void {
     emit({
-      event: { type: 'unknown', type_raw: typeRaw, run_id: this.runId, ...(step !== undefined ? { step } : {}), ...(ts !== undefined ? { ts } : {}) },
+      event: unknownEvent(typeRaw, { run_id: this.runId, step, ts }),
       typeRaw,
       line,
     });
@@ -205,28 +207,28 @@ export class StreamLog {
     if (this.closedIds.length > CLOSED_IDS) this.closedIds.shift();
     const assembled = [...response.calls.values()];
     const outcome = outcomeOf(response, assembled);
-    const toolCalls: ToolCall[] = assembled.map((call, index) => ({
+    const toolCalls: AdaptedToolCall[] = assembled.map((call, index) => ({
       call_id: call.callId ?? `${response.responseId}:call${index}`,
       name: call.name ?? '(unnamed)',
       arguments: callArguments(call),
     }));
-    const event: EventOf<'model_response'> = {
-      type: 'model_response',
+    const cutShort = outcome === 'incomplete' && !response.ended ? 'the stream ended before the response finished' : undefined;
+    const event = modelResponse({
       run_id: this.runId,
       step: response.step,
-      ...(response.ts !== undefined ? { ts: response.ts } : {}),
+      ts: response.ts,
       outcome,
-      ...(response.finishReason !== null ? { finish_reason: response.finishReason } : {}),
+      finish_reason: response.finishReason ?? undefined,
       text: response.text === '' ? null : response.text,
-      ...(response.refusal !== '' ? { refusal: response.refusal } : {}),
-      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-      ...(outcome === 'incomplete' && !response.ended ? { incomplete_reason: 'the stream ended before the response finished' } : {}),
-      ...(response.failure !== null ? { incomplete_reason: response.failure } : {}),
-      ...(response.apiError !== null ? { api_error: response.apiError } : {}),
-      ...(response.usage !== undefined ? { usage: response.usage } : {}),
+      refusal: nonEmptyText(response.refusal),
+      tool_calls: callsIfAny(toolCalls),
+      // A failure the stream reported says more than the cut it caused.
+      incomplete_reason: response.failure ?? cutShort,
+      api_error: response.apiError ?? undefined,
+      usage: response.usage,
       response_id: response.responseId,
-      ...(response.model !== undefined ? { model: response.model } : {}),
-    };
+      model: response.model,
+    });
     emit({ event, typeRaw: response.anchorTypeRaw, line: response.anchor });
     const answered = new Set<string>();
     for (const result of response.results) {
@@ -234,7 +236,7 @@ export class StreamLog {
       if (result.event.type === 'tool_result') answered.add(String(result.event.call_id));
     }
     toolCalls.forEach((call, index) => {
-      if (assembled[index]!.server && !answered.has(String(call.call_id))) this.serverCallSteps.set(String(call.call_id), response.step);
+      if (assembled[index]!.server && !answered.has(call.call_id)) this.serverCallSteps.set(call.call_id, response.step);
     });
     for (const callId of this.serverCallSteps.keys()) {
       if (this.serverCallSteps.size <= WAITING_SERVER_CALLS) break;
@@ -268,13 +270,12 @@ export class StreamLog {
     const evidence = last.cut
       ? `the log ends inside the response at step ${last.step}`
       : `the last response (step ${last.step}) ended with outcome ${last.outcome}`;
-    const event: EventOf<'run_end'> = {
-      type: 'run_end',
+    const event = runEnd({
       run_id: this.runId,
-      ...(this.lastTs !== undefined ? { ts: this.lastTs } : {}),
+      ts: this.lastTs,
       status: approval ? 'waiting_for_approval' : 'waiting_for_input',
       reason: `stream log: model output only, no tool execution recorded; ${evidence}`,
-    };
+    });
     emit({ event, typeRaw: 'end of stream log', line: this.lastLine });
   }
 }

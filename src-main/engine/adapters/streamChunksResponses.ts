@@ -9,6 +9,7 @@
 import type { Usage } from '../../../shared/trace/canonicalEvents';
 import { isRecord, type Emit, type LineRef, type MappedEvent } from './formatAdapter';
 import { apiErrorFields } from './httpExchangeApis';
+import { defined, toolResult } from './kit/events';
 import { appendText, callFor, count, isoFromEpochSeconds, newCall, type AssembledCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
 
 
@@ -91,16 +92,15 @@ function hostedResult(log: StreamLog, response: OpenResponse, call: AssembledCal
   const code = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : undefined;
   const step = log.stepOfCall(call.callId, response);
   return {
-    event: {
-      type: 'tool_result',
+    event: toolResult({
       run_id: log.runId,
-      ...(step !== undefined ? { step } : {}),
+      step,
       call_id: call.callId,
-      ...(call.name !== null ? { name: call.name } : {}),
+      name: call.name ?? undefined,
       status: failed ? 'error' : 'ok',
       output: output ?? null,
-      ...(failed ? { error: { ...(code !== undefined ? { code } : {}), message } } : {}),
-    },
+      error: failed ? defined({ code, message }) : undefined,
+    }),
     typeRaw,
     line,
   };
@@ -147,7 +147,7 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
     if (response !== undefined) log.close(emit, response);
     response = log.start(KEY, body['id'], line, type, ts, typeof body['model'] === 'string' ? body['model'] : undefined);
     itemKeys.set(response, new Map());
-    log.fragment(emit, response, line, type, ts !== undefined ? { ts } : {});
+    log.fragment(emit, response, line, type, defined({ ts }));
     return undefined;
   }
   const endTs = isRecord(body) ? isoFromEpochSeconds(body['completed_at']) : undefined;
