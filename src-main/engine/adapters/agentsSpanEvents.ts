@@ -7,6 +7,7 @@
  */
 import type { EventOf, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { isRecord, type Emit, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { defined, modelRequest, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent } from './kit/events';
 import { nonEmptyText } from './kit/jsonValues';
 
 type Attributes = Record<string, unknown>;
@@ -300,15 +301,14 @@ class SpanLog {
       // A model span that never ended is a model call that never returned.
       for (const [, open] of trace.openSpans) {
         if (open.kind !== 'model' || open.step === undefined) continue;
-        const event: EventOf<'model_response'> = {
-          type: 'model_response',
+        const event = modelResponse({
           run_id: trace.runId,
           step: open.step,
-          ...(open.startTs !== undefined ? { ts: open.startTs } : {}),
+          ts: open.startTs,
           outcome: 'incomplete',
           incomplete_reason: 'the model span never ended',
-          ...(open.model !== undefined ? { model: open.model } : {}),
-        };
+          model: open.model,
+        });
         emit({ event, typeRaw: 'start (never ended)', line: open.startLine });
       }
     }
@@ -323,7 +323,7 @@ class SpanLog {
   private demote(emit: Emit, end: MappedEvent, why: string): void {
     const event = end.event;
     emit({
-      event: { type: 'unknown', type_raw: `${end.typeRaw} (${why})`, ...(event.run_id !== undefined ? { run_id: String(event.run_id) } : {}), ...(typeof event.ts === 'string' ? { ts: event.ts } : {}) },
+      event: unknownEvent(`${end.typeRaw} (${why})`, { run_id: event.run_id !== undefined ? String(event.run_id) : undefined, ts: typeof event.ts === 'string' ? event.ts : undefined }),
       typeRaw: `${end.typeRaw} (${why})`,
       line: end.line,
     });
@@ -331,7 +331,7 @@ class SpanLog {
 
   private unknown(emit: Emit, trace: TraceState, ref: LineRef, typeRaw: string, ts: string | undefined, step?: number): void {
     emit({
-      event: { type: 'unknown', type_raw: typeRaw, run_id: trace.runId, ...(step !== undefined ? { step } : {}), ...(ts !== undefined ? { ts } : {}) },
+      event: unknownEvent(typeRaw, { run_id: trace.runId, step, ts }),
       typeRaw,
       line: ref,
     });
@@ -352,16 +352,12 @@ class SpanLog {
     const a = line.span.attributes;
     const model = nonEmptyText(first(a, ['agent.model', 'llm.model', 'model']));
     const maxTurns = count(first(a, ['agent.max_turns', 'max_turns']));
-    const event: EventOf<'run_start'> = {
-      type: 'run_start',
+    const event = runStart({
       run_id: trace.runId,
-      ...((line.span.startTime ?? line.timestamp) !== undefined ? { ts: (line.span.startTime ?? line.timestamp)! } : {}),
-      config: {
-        ...(model !== undefined ? { model } : {}),
-        ...(maxTurns !== undefined && maxTurns > 0 ? { budgets: { max_turns: maxTurns } } : {}),
-      },
-      ...(nonEmptyText(a['agent.name']) !== undefined ? { agent: nonEmptyText(a['agent.name']) } : {}),
-    };
+      ts: line.span.startTime ?? line.timestamp,
+      config: defined({ model, budgets: maxTurns !== undefined && maxTurns > 0 ? { max_turns: maxTurns } : undefined }),
+      agent: nonEmptyText(a['agent.name']),
+    });
     emit({ event, typeRaw: typeRawOf(line), line: ref });
   }
 
@@ -387,15 +383,14 @@ class SpanLog {
     if (!Array.isArray(messages)) return false;
     const tools = first(a, ['llm.request.tools', 'gen_ai.request.tools', 'tools']);
     const model = nonEmptyText(first(a, ['llm.request.model', 'llm.model', 'gen_ai.request.model', 'model'])) ?? open.model;
-    const event: EventOf<'model_request'> = {
-      type: 'model_request',
+    const event = modelRequest({
       run_id: trace.runId,
-      ...(open.step !== undefined ? { step: open.step } : {}),
-      ...((line.timestamp ?? open.startTs) !== undefined ? { ts: (line.timestamp ?? open.startTs)! } : {}),
-      ...(model !== undefined ? { model } : {}),
+      step: open.step,
+      ts: line.timestamp ?? open.startTs,
+      model,
       messages,
-      ...(Array.isArray(tools) ? { tools } : {}),
-    };
+      tools: Array.isArray(tools) ? tools : undefined,
+    });
     emit({ event, typeRaw: typeRawOf(line), line: ref });
     open.requestEmitted = true;
     return true;
@@ -450,15 +445,14 @@ class SpanLog {
       case 'tool': {
         trace.openSpans.set(span.spanId, { kind: 'tool', step: undefined, requestEmitted: false, startLine: ref, startTs: line.timestamp, name: span.name, model: undefined });
         const call = this.toolCall(trace, span);
-        const event: EventOf<'tool_call_start'> = {
-          type: 'tool_call_start',
+        const event = toolCallStart({
           run_id: trace.runId,
-          ...(call.step !== undefined ? { step: call.step } : {}),
-          ...((span.startTime ?? line.timestamp) !== undefined ? { ts: (span.startTime ?? line.timestamp)! } : {}),
+          step: call.step,
+          ts: span.startTime ?? line.timestamp,
           call_id: call.callId,
           name: toolName(span),
-          ...(toolArguments(span.attributes) !== undefined ? { arguments: toolArguments(span.attributes) } : {}),
-        };
+          arguments: toolArguments(span.attributes),
+        });
         this.emitTool(emit, trace, call, { event, typeRaw: typeRawOf(line), line: ref });
         return;
       }
@@ -481,14 +475,7 @@ class SpanLog {
         const exception = exceptionOf(span);
         const reason = failureText(span);
         const limit = exception?.type !== undefined && /max.?turns/i.test(exception.type) ? 'max_turns' : undefined;
-        const event: EventOf<'run_end'> = {
-          type: 'run_end',
-          run_id: trace.runId,
-          ...(ts !== undefined ? { ts } : {}),
-          ...(span.status !== null ? { status: span.status } : {}),
-          ...(reason !== undefined ? { reason } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-        };
+        const event = runEnd({ run_id: trace.runId, ts, status: span.status ?? undefined, reason, limit });
         if (trace.candidateEnd !== null) this.demote(emit, trace.candidateEnd, 'the trace went on');
         trace.candidateEnd = { event, typeRaw: typeRawOf(line), line: ref };
         return;
@@ -503,18 +490,17 @@ class SpanLog {
         const exception = exceptionOf(span);
         const message = failureText(span);
         const output = first(a, ['tool.result', 'function.output', 'gen_ai.tool.call.result', 'output', 'result']);
-        const event: EventOf<'tool_result'> = {
-          type: 'tool_result',
+        const event = toolResult({
           run_id: trace.runId,
-          ...(call.step !== undefined ? { step: call.step } : {}),
-          ...(ts !== undefined ? { ts } : {}),
+          step: call.step,
+          ts,
           call_id: call.callId,
           name: toolName(span),
           status: failed ? 'error' : 'ok',
-          ...(output !== undefined ? { output } : {}),
-          ...(failed ? { error: { ...(exception?.type !== undefined ? { code: exception.type } : {}), ...(message !== undefined ? { message } : {}) } } : {}),
-          ...(span.durationMs !== undefined ? { latency_ms: span.durationMs } : {}),
-        };
+          output,
+          error: failed ? defined({ code: exception?.type, message }) : undefined,
+          latency_ms: span.durationMs,
+        });
         // Arguments some exporters write only on the end record (RAAF's function.input).
         const pendingCall = call.pending ? trace.pending?.calls.find((c) => c.call_id === call.callId) : undefined;
         if (pendingCall !== undefined && pendingCall.arguments === undefined) pendingCall.arguments = toolArguments(a);
@@ -540,25 +526,20 @@ class SpanLog {
     const usage = usageOf(a);
     const model = nonEmptyText(first(a, ['llm.response.model', 'gen_ai.response.model'])) ?? open.model;
     const failure = failureText(span);
-    const event: EventOf<'model_response'> = {
-      type: 'model_response',
+    const event = modelResponse({
       run_id: trace.runId,
-      ...(open.step !== undefined ? { step: open.step } : {}),
-      ...((span.endTime ?? line.timestamp) !== undefined ? { ts: (span.endTime ?? line.timestamp)! } : {}),
+      step: open.step,
+      ts: span.endTime ?? line.timestamp,
       // A failed model span is the provider call failing: its error is the call's api_error (docs/semantics.md §7).
-      ...(failed
-        ? {
-            outcome: 'incomplete' as const,
-            incomplete_reason: `error${failure !== undefined ? `: ${failure}` : ''}`,
-            api_error: { ...httpStatusOf(a), ...(exceptionOf(span)?.type !== undefined ? { type: exceptionOf(span)!.type! } : {}), ...(failure !== undefined ? { message: failure } : {}) },
-          }
-        : {}),
-      ...(finish !== undefined ? { finish_reason: finish } : {}),
+      outcome: failed ? 'incomplete' : undefined,
+      incomplete_reason: failed ? `error${failure !== undefined ? `: ${failure}` : ''}` : undefined,
+      api_error: failed ? { ...httpStatusOf(a), ...defined({ type: exceptionOf(span)?.type, message: failure }) } : undefined,
+      finish_reason: finish,
       text: typeof content === 'string' && content !== '' ? content : null,
-      ...(usage !== undefined ? { usage } : {}),
-      ...(span.durationMs !== undefined ? { latency_ms: span.durationMs } : {}),
-      ...(model !== undefined ? { model } : {}),
-    };
+      usage,
+      latency_ms: span.durationMs,
+      model,
+    });
     const named = namedToolCalls(a);
     if (failed || named !== null) {
       // The call failed, or it names its tool calls itself: nothing that follows can add to it.

@@ -15,6 +15,8 @@ import { basename, dirname, extname } from 'node:path';
 import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { millisFromStartToResult } from './callLatency';
 import { isRecord, type Emit, type AdaptedEvent, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+import { defined, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent } from './kit/events';
+import { text as textValue } from './kit/jsonValues';
 
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 type Json = Record<string, unknown>;
@@ -194,11 +196,6 @@ function isoOf(ts: unknown): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-function stringField(record: Json, key: string): string | undefined {
-  const value = record[key];
-  return typeof value === 'string' ? value : undefined;
-}
-
 /**
  * Cline runs a step's calls one after another and writes each call's message as it starts (or
  * asks for approval), so a call answered by the next request's result block ends where its error
@@ -244,7 +241,7 @@ class ClineMapper implements FormatMapper {
   }
 
   private unknown(typeRaw: string, ts: string, line: LineRef, step = this.step?.step ?? this.steps): MappedEvent {
-    return this.event({ type: 'unknown', type_raw: typeRaw, run_id: this.runId, step, ts }, typeRaw, line);
+    return this.event(unknownEvent(typeRaw, { run_id: this.runId, step, ts }), typeRaw, line);
   }
 
   /** Emits now, or after the open step's model_response when a step is open. */
@@ -310,7 +307,7 @@ class ClineMapper implements FormatMapper {
         if (type !== 'ask') break;
         const step = this.contentStep(message, line, ts, typeRaw, emit, false);
         const question = parseJsonText(text);
-        step.question = (question && (stringField(question, 'question') ?? stringField(question, 'response'))) ?? text;
+        step.question = (question && (textValue(question['question']) ?? textValue(question['response']))) ?? text;
         step.closedForContent = true;
         this.last = { kind: 'paused', status: 'waiting_for_input', line, ts, what: typeRaw };
         return undefined;
@@ -398,18 +395,13 @@ class ClineMapper implements FormatMapper {
   private start(message: Json, task: string | undefined, ts: string, line: LineRef, emit: Emit): void {
     this.started = true;
     const modelInfo = isRecord(message['modelInfo']) ? message['modelInfo'] : {};
-    const event: EventOf<'run_start'> = {
-      type: 'run_start',
+    const event = runStart({
       run_id: this.runId,
       step: 0,
       ts,
-      config: {
-        ...(typeof modelInfo['providerId'] === 'string' ? { provider: modelInfo['providerId'] } : {}),
-        ...(typeof modelInfo['modelId'] === 'string' ? { model: modelInfo['modelId'] } : {}),
-        ...(typeof modelInfo['mode'] === 'string' ? { mode: modelInfo['mode'] } : {}),
-      },
-      ...(task !== undefined ? { task } : {}),
-    };
+      config: defined({ provider: textValue(modelInfo['providerId']), model: textValue(modelInfo['modelId']), mode: textValue(modelInfo['mode']) }),
+      task,
+    });
     emit(this.event(event, task !== undefined ? 'say/task' : 'run_start', line));
   }
 
@@ -428,11 +420,11 @@ class ClineMapper implements FormatMapper {
       implicit,
       usage: usageOf(info),
       cost: count(info['cost']),
-      cancelReason: stringField(info, 'cancelReason'),
-      streamingFailed: stringField(info, 'streamingFailedMessage'),
+      cancelReason: textValue(info['cancelReason']),
+      streamingFailed: textValue(info['streamingFailedMessage']),
       apiFailed: undefined,
-      model: stringField(modelInfo, 'modelId'),
-      provider: stringField(modelInfo, 'providerId'),
+      model: textValue(modelInfo['modelId']),
+      provider: textValue(modelInfo['providerId']),
       texts: [],
       reasoning: [],
       completion: undefined,
@@ -471,7 +463,7 @@ class ClineMapper implements FormatMapper {
     let args: unknown;
     if (sub === 'tool') {
       const tool = parseJsonText(text);
-      const kind = tool === undefined ? undefined : stringField(tool, 'tool');
+      const kind = tool === undefined ? undefined : textValue(tool['tool']);
       name = kind ?? 'tool';
       headers = (kind !== undefined ? resultHeaderNames[kind] : undefined) ?? [];
       if (tool === undefined) args = { text };
@@ -487,7 +479,7 @@ class ClineMapper implements FormatMapper {
       args = { command: requiresApproval ? text.slice(0, -COMMAND_REQ_APP.length) : text, ...(requiresApproval ? { requires_approval: true } : {}) };
     } else if (sub === 'use_mcp_server') {
       const request = parseJsonText(text) ?? { text };
-      name = stringField(request, 'toolName') ?? (stringField(request, 'type') === 'access_mcp_resource' ? 'access_mcp_resource' : 'use_mcp_tool');
+      name = textValue(request['toolName']) ?? (textValue(request['type']) === 'access_mcp_resource' ? 'access_mcp_resource' : 'use_mcp_tool');
       headers = resultHeaderNames['mcp']!;
       args = request;
     } else {
@@ -501,7 +493,7 @@ class ClineMapper implements FormatMapper {
     else {
       this.last = { kind: 'open' };
       // A say is written once the call is approved (or auto-approved) and runs.
-      const started: EventOf<'tool_call_start'> = { type: 'tool_call_start', run_id: this.runId, step: step.step, ts, call_id: call.callId, name, arguments: args };
+      const started = toolCallStart({ run_id: this.runId, step: step.step, ts, call_id: call.callId, name, arguments: args });
       step.buffered.push(this.event(started, typeRaw, line));
     }
     return call;
@@ -552,24 +544,24 @@ class ClineMapper implements FormatMapper {
     const truncated = deletedRange !== this.lastDeletedRange;
     this.lastDeletedRange = deletedRange;
     const toolCalls: ToolCall[] = step.calls.map((call) => ({ call_id: call.callId, name: call.name, arguments: call.arguments, ...(call.asked ? { approval: 'asked' } : {}) }));
-    const event: EventOf<'model_response'> = {
-      type: 'model_response',
+    const apiFailure = step.streamingFailed ?? step.apiFailed;
+    const event = modelResponse({
       run_id: this.runId,
       step: step.step,
       ts: step.ts,
       outcome,
       text: texts.length > 0 ? texts.join('\n') : null,
       tool_calls: toolCalls,
-      ...(incompleteReason !== undefined ? { incomplete_reason: incompleteReason } : {}),
-      ...(step.usage !== undefined ? { usage: step.usage } : {}),
-      ...(step.model !== undefined ? { model: step.model } : {}),
-      ...(step.provider !== undefined ? { provider: step.provider } : {}),
-      ...(step.reasoning.length > 0 ? { reasoning: step.reasoning.join('\n') } : {}),
-      ...(step.completion !== undefined ? { completion_result: true } : {}),
-      ...(step.streamingFailed !== undefined ? { api_error: apiErrorOf(step.streamingFailed) } : step.apiFailed !== undefined ? { api_error: apiErrorOf(step.apiFailed) } : {}),
-      ...(truncated && step.deletedRange !== undefined ? { conversation_history_deleted_range: step.deletedRange } : {}),
-      ...(step.implicit ? { api_req_started: 'missing' } : {}),
-    };
+      incomplete_reason: incompleteReason,
+      usage: step.usage,
+      model: step.model,
+      provider: step.provider,
+      reasoning: step.reasoning.length > 0 ? step.reasoning.join('\n') : undefined,
+      completion_result: step.completion !== undefined ? true : undefined,
+      api_error: apiFailure !== undefined ? apiErrorOf(apiFailure) : undefined,
+      conversation_history_deleted_range: truncated ? step.deletedRange : undefined,
+      api_req_started: step.implicit ? 'missing' : undefined,
+    });
     emit(this.event(event, step.typeRaw, step.line));
     for (const mapped of step.buffered) emit(mapped);
     this.awaiting.push(...step.calls);
@@ -594,8 +586,7 @@ class ClineMapper implements FormatMapper {
       const call = calls[at]!;
       const outcome = blockOutcome(block.body);
       const latency = sequentialCallLatency(call.ts, call.error?.ts ?? calls[at + 1]?.ts ?? ts, interrupted?.ts);
-      const event: EventOf<'tool_result'> = {
-        type: 'tool_result',
+      const event = toolResult({
         run_id: this.runId,
         step: call.step,
         ts,
@@ -603,10 +594,10 @@ class ClineMapper implements FormatMapper {
         name: call.name,
         status: outcome.ok ? 'ok' : 'error',
         output: block.body,
-        ...(outcome.ok ? {} : { error: { ...(outcome.code !== undefined ? { code: outcome.code } : {}), message: outcome.message } }),
-        ...(latency !== undefined ? { latency_ms: latency } : {}),
+        error: outcome.ok ? undefined : defined({ code: outcome.code, message: outcome.message }),
+        latency_ms: latency,
         result_of: `request/${block.name}`,
-      };
+      });
       emit(this.event(event, `say/api_req_started/${block.name} result`, line));
     }
     for (const call of calls.slice(next)) this.resolveFromUi(call, interrupted ?? undefined, emit);
@@ -617,30 +608,30 @@ class ClineMapper implements FormatMapper {
    * interruption, a command's output. With none of these it stays unanswered.
    */
   private resolveFromUi(call: ClineCall, interrupted: { line: LineRef; ts: string } | undefined, emit: Emit): void {
-    const base = { type: 'tool_result' as const, run_id: this.runId, step: call.step, call_id: call.callId, name: call.name, result_of: 'ui' };
+    const base = { run_id: this.runId, step: call.step, call_id: call.callId, name: call.name, result_of: 'ui' };
     if (call.error !== undefined) {
       // The error message is written when the call fails. An interruption's time is when the
       // task was resumed and a command's output's is its first chunk: neither ends the call.
       const latency = millisFromStartToResult(call.ts, call.error.ts);
-      const event: EventOf<'tool_result'> = {
+      const event = toolResult({
         ...base,
         ts: call.error.ts,
         status: 'error',
         output: call.error.text,
         error: { message: call.error.text.slice(0, 1000) },
-        ...(latency !== undefined ? { latency_ms: latency } : {}),
-      };
+        latency_ms: latency,
+      });
       emit(this.event(event, 'say/error', call.error.line));
     } else if (interrupted !== undefined) {
-      const event: EventOf<'tool_result'> = {
+      const event = toolResult({
         ...base,
         ts: interrupted.ts,
         status: 'error',
         error: { code: 'interrupted', message: 'the task was interrupted before this call’s result reached the model; Cline tells the model to assume it failed' },
-      };
+      });
       emit(this.event(event, 'ask/resume_task', interrupted.line));
     } else if (call.outputs.length > 0 && call.outputLine !== undefined) {
-      const event: EventOf<'tool_result'> = { ...base, ts: call.outputTs ?? call.ts, status: 'ok', output: call.outputs.join('\n') };
+      const event = toolResult({ ...base, ts: call.outputTs ?? call.ts, status: 'ok', output: call.outputs.join('\n') });
       emit(this.event(event, 'ask/command_output', call.outputLine));
     }
   }
@@ -660,7 +651,7 @@ class ClineMapper implements FormatMapper {
   private deriveEnd(emit: Emit): void {
     const last = this.last;
     const end = (status: string, reason: string, line: LineRef, ts: string, typeRaw: string, extra: Partial<EventOf<'run_end'>> = {}): void => {
-      const event: EventOf<'run_end'> = { type: 'run_end', run_id: this.runId, step: this.steps, ts, status, reason: `derived: ${reason}`, ...extra };
+      const event = runEnd({ run_id: this.runId, step: this.steps, ts, status, reason: `derived: ${reason}`, ...extra });
       emit(this.event(event, typeRaw, line));
     };
     const at = (line: LineRef): string => `line ${line.lineNumber}`;

@@ -6,6 +6,7 @@
  * shared GenAI mapping in otelSpans.ts; see docs/formats/otel.md.
  */
 import { isRecord, type FormatAdapter, type MapFailure } from './formatAdapter';
+import { text } from './kit/jsonValues';
 import { mapOtlpExport } from './otelOtlp';
 import { normalizeSpanId, SpanAssembler, timeFromIso, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './otelSpans';
 
@@ -36,7 +37,7 @@ function parseConsoleSpan(value: unknown): OtelSpan | MapFailure {
   const status = isRecord(value['status']) ? value['status'] : {};
   const description = typeof status['description'] === 'string' && status['description'] !== '' ? status['description'] : null;
   const events: OtelSpanEvent[] = (Array.isArray(value['events']) ? value['events'] : []).filter(isRecord).map((event) => ({
-    name: typeof event['name'] === 'string' ? event['name'] : '',
+    name: text(event['name']) ?? '',
     time: timeFromIso(event['timestamp']),
     attributes: isRecord(event['attributes']) ? event['attributes'] : {},
   }));
@@ -52,7 +53,7 @@ function parseConsoleSpan(value: unknown): OtelSpan | MapFailure {
     statusMessage: description,
     attributes: isRecord(value['attributes']) ? value['attributes'] : {},
     events,
-    service: typeof resource['service.name'] === 'string' ? resource['service.name'] : null,
+    service: text(resource['service.name']) ?? null,
   };
 }
 

@@ -4,7 +4,8 @@
  * attributes as `[{key, value: {stringValue | intValue | …}}]`, times as Unix nanoseconds. The
  * spans go through the shared GenAI mapping in otelSpans.ts; see docs/formats/otel.md.
  */
-import { isRecord, type AdaptedEvent, type Emit, type FormatAdapter, type LineRef, type MapFailure } from './formatAdapter';
+import { isRecord, type Emit, type FormatAdapter, type LineRef, type MapFailure } from './formatAdapter';
+import { unknownEvent } from './kit/events';
 import { normalizeSpanId, SpanAssembler, timeFromUnixNanos, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './otelSpans';
 
 /** An OTLP `AnyValue` as a plain value: int64 text becomes a number when it is exact, arrays and key-value lists nest. */
@@ -107,8 +108,7 @@ export function mapOtlpExport(value: unknown, line: LineRef, assembler: SpanAsse
     return { reason: 'not an OTLP JSON export: the record has no resourceSpans (nor resourceLogs / resourceMetrics) array' };
   }
   const unknown = (typeRaw: string, runId: string | null): void => {
-    const event: AdaptedEvent = { type: 'unknown', type_raw: typeRaw, ...(runId !== null ? { run_id: runId } : {}) };
-    emit({ event, typeRaw, line });
+    emit({ event: unknownEvent(typeRaw, { run_id: runId ?? undefined }), typeRaw, line });
   };
   for (const signal of otherSignals) {
     if (Array.isArray(value[signal]) && value[signal].length > 0) unknown(signal, signal === 'resourceLogs' ? firstLogTraceId(value) : null);

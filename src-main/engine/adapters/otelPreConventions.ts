@@ -17,11 +17,12 @@
  * A `gen_ai.*` attribute the span already has always wins. See docs/formats/otel.md.
  */
 import { isRecord } from './formatAdapter';
+import { text } from './kit/jsonValues';
 import { parseJsonish, type OtelSpan } from './otelSpans';
 
 /** The span kinds of each family that are a model call, a tool call or an agent invocation. */
 function operationOf(attributes: Record<string, unknown>): string | undefined {
-  const kind = (key: string): string | undefined => (typeof attributes[key] === 'string' ? attributes[key].toLowerCase() : undefined);
+  const kind = (key: string): string | undefined => text(attributes[key])?.toLowerCase();
   // promptflow's `Tool` span is a flow node (which may itself wrap the LLM call), not a call the model issued.
   if (kind('span_type') === 'llm') return 'chat';
   const spanKind = kind('openinference.span.kind') ?? kind('traceloop.span.kind');

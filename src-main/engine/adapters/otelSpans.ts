@@ -18,6 +18,7 @@
 import { contentHash } from '../bytes/contentHash';
 import type { CanonicalEvent, ToolCall } from '../../../shared/trace/canonicalEvents';
 import { isRecord, type AdaptedEvent, type Emit, type LineRef, type MappedEvent, type ResultDigest } from './formatAdapter';
+import { defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent } from './kit/events';
 import { withGenAiAttributes } from './otelPreConventions';
 
 export interface SpanTime {
@@ -156,7 +157,7 @@ function errorOf(span: OtelSpan): { code?: string; message?: string } {
   const exception = exceptionOf(span);
   const code = stringAttr(span.attributes, 'error.type') ?? exception?.type;
   const message = span.statusMessage ?? exception?.message;
-  return { ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) };
+  return defined({ code, message });
 }
 
 /** The HTTP status a failed call's span records (`http.response.status_code`, or the older `http.status_code`). */
@@ -479,7 +480,7 @@ export class SpanAssembler {
         push(node.end, RANK_EVENT, mapped(node.line, result.event, result.digest));
       }
     } else if (node.role === 'other' && !isRunSpan && startEvent) {
-      push(node.start, RANK_EVENT, mapped(node.firstLine, { type: 'unknown', type_raw: typeRaw, run_id: runId, ts: span.start!.iso }));
+      push(node.start, RANK_EVENT, mapped(node.firstLine, unknownEvent(typeRaw, { run_id: runId, ts: span.start!.iso })));
     }
     // A span with no start time has no start event to wait for.
     if (startEvent || span.start === null) node.startEmitted = true;
@@ -596,21 +597,20 @@ function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): CanonicalE
   const model = stringAttr(attributes, 'gen_ai.request.model');
   const conversationId = stringAttr(attributes, 'gen_ai.conversation.id');
   const task = contentAttr(span, 'gen_ai.input.messages');
-  return {
-    type: 'run_start',
+  return runStart({
     run_id: runId,
     ts: span.start!.iso,
-    config: {
-      ...(provider !== undefined ? { provider } : {}),
-      ...(model !== undefined ? { model } : {}),
+    config: defined({
+      provider,
+      model,
       span: span.name,
-      ...(isAgent ? { agent: Object.fromEntries(Object.entries(agent).filter(([, value]) => value !== undefined)) } : {}),
-      ...(conversationId !== undefined ? { conversation_id: conversationId } : {}),
-      ...(span.service !== null ? { service: span.service } : {}),
-      ...(tools !== undefined ? { tools } : {}),
-    },
-    ...(task !== undefined ? { task } : {}),
-  };
+      agent: isAgent ? defined(agent) : undefined,
+      conversation_id: conversationId,
+      service: span.service ?? undefined,
+      tools,
+    }),
+    task,
+  });
 }
 
 /** The span's status code as written (`OK`, `ERROR`, `UNSET`); see docs/formats/otel.md for how it normalizes. */
@@ -623,14 +623,7 @@ function runEndOf(span: OtelSpan, runId: string): CanonicalEvent {
       : span.statusCode === 'UNSET'
         ? 'the span ended with status UNSET: no error was recorded'
         : undefined;
-  return {
-    type: 'run_end',
-    run_id: runId,
-    ts: span.end!.iso,
-    status: span.statusCode,
-    ...(reason !== undefined ? { reason } : {}),
-    ...(output !== undefined ? { output } : {}),
-  };
+  return runEnd({ run_id: runId, ts: span.end!.iso, status: span.statusCode, reason, output });
 }
 
 function modelRequestOf(span: OtelSpan, runId: string, step: number | undefined): CanonicalEvent {
@@ -641,18 +634,7 @@ function modelRequestOf(span: OtelSpan, runId: string, step: number | undefined)
   const system = contentAttr(span, 'gen_ai.system_instructions');
   const tools = arrayOrUndefined(parseJsonish(attributes['gen_ai.tool.definitions']));
   const params = requestParamsOf(span);
-  return {
-    type: 'model_request',
-    run_id: runId,
-    ...(step !== undefined ? { step } : {}),
-    ts: span.start!.iso,
-    ...(model !== undefined ? { model } : {}),
-    ...(provider !== undefined ? { provider } : {}),
-    ...(system !== undefined ? { system } : {}),
-    ...(messages !== undefined ? { messages } : {}),
-    ...(tools !== undefined ? { tools } : {}),
-    ...(params !== undefined ? { params } : {}),
-  };
+  return modelRequest({ run_id: runId, step, ts: span.start!.iso, model, provider, system, messages, tools, params });
 }
 
 function modelResponseOf(span: OtelSpan, runId: string, step: number | undefined, node: SpanNode): CanonicalEvent {
@@ -664,71 +646,53 @@ function modelResponseOf(span: OtelSpan, runId: string, step: number | undefined
   const inputTokens = numberAttr(attributes, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
   const outputTokens = numberAttr(attributes, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
   const cachedTokens = numberAttr(attributes, 'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached');
-  const usage = {
-    ...(inputTokens !== undefined ? { input_tokens: inputTokens } : {}),
-    ...(outputTokens !== undefined ? { output_tokens: outputTokens } : {}),
-    ...(cachedTokens !== undefined ? { cached_input_tokens: cachedTokens } : {}),
-  };
+  const usage = definedIfAny({ input_tokens: inputTokens, output_tokens: outputTokens, cached_input_tokens: cachedTokens });
   const responseId = stringAttr(attributes, 'gen_ai.response.id');
   const model = stringAttr(attributes, 'gen_ai.response.model');
   const failed = span.statusCode === 'ERROR';
   const error = failed ? errorOf(span) : undefined;
-  return {
-    type: 'model_response',
+  return modelResponse({
     run_id: runId,
-    ...(step !== undefined ? { step } : {}),
+    step,
     ts: span.end!.iso,
     // A failed model call has no response to classify: it is incomplete, for the reason the span gives.
     // A failed model span is the provider call failing: its error is the call's api_error (docs/semantics.md §7).
-    ...(failed
-      ? {
-          outcome: 'incomplete' as const,
-          incomplete_reason: `error${error?.code ? `: ${error.code}` : ''}${error?.message ? ` (${error.message})` : ''}`,
-          api_error: { ...httpStatusOf(attributes), ...(error?.code !== undefined ? { type: error.code } : {}), ...(error?.message !== undefined ? { message: error.message } : {}) },
-        }
-      : {}),
-    ...(finishReason !== undefined ? { finish_reason: finishReason } : {}),
-    ...(reasons.length > 1 ? { finish_reasons: reasons } : {}),
-    ...(content !== undefined ? { text: content.text } : {}),
-    ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    ...(content === undefined && calls.length > 0 ? { tool_calls_from: 'execute_tool spans' } : {}),
-    ...(Object.keys(usage).length > 0 ? { usage } : {}),
-    ...(span.start !== null ? { latency_ms: Math.max(0, (span.end!.micros - span.start.micros) / 1000) } : {}),
-    ...(responseId !== undefined ? { response_id: responseId } : {}),
-    ...(model !== undefined ? { model } : {}),
-  };
+    outcome: failed ? 'incomplete' : undefined,
+    incomplete_reason: failed ? `error${error?.code ? `: ${error.code}` : ''}${error?.message ? ` (${error.message})` : ''}` : undefined,
+    api_error: failed ? { ...httpStatusOf(attributes), ...defined({ type: error?.code, message: error?.message }) } : undefined,
+    finish_reason: finishReason,
+    finish_reasons: reasons.length > 1 ? reasons : undefined,
+    text: content?.text,
+    tool_calls: calls.length > 0 ? calls : undefined,
+    tool_calls_from: content === undefined && calls.length > 0 ? 'execute_tool spans' : undefined,
+    usage,
+    latency_ms: span.start !== null ? Math.max(0, (span.end!.micros - span.start.micros) / 1000) : undefined,
+    response_id: responseId,
+    model,
+  });
 }
 
 function toolCallStartOf(span: OtelSpan, runId: string, step: number | null, callId: string): CanonicalEvent {
   const name = stringAttr(span.attributes, 'gen_ai.tool.name');
   const args = span.attributes['gen_ai.tool.call.arguments'];
-  return {
-    type: 'tool_call_start',
-    run_id: runId,
-    ...(step !== null ? { step } : {}),
-    ts: span.start!.iso,
-    call_id: callId,
-    ...(name !== undefined ? { name } : {}),
-    ...(args !== undefined ? { arguments: args } : {}),
-  };
+  return toolCallStart({ run_id: runId, step: step ?? undefined, ts: span.start!.iso, call_id: callId, name, arguments: args });
 }
 
 function toolResultOf(span: OtelSpan, runId: string, step: number | null, callId: string): { event: CanonicalEvent; digest?: ResultDigest } {
   const name = stringAttr(span.attributes, 'gen_ai.tool.name');
   const output = span.attributes['gen_ai.tool.call.result'];
   const failed = span.statusCode === 'ERROR';
-  const event: CanonicalEvent = {
-    type: 'tool_result',
+  const event = toolResult({
     run_id: runId,
-    ...(step !== null ? { step } : {}),
+    step: step ?? undefined,
     ts: span.end!.iso,
     call_id: callId,
-    ...(name !== undefined ? { name } : {}),
+    name,
     status: failed ? 'error' : 'ok',
-    ...(output !== undefined ? { output } : {}),
-    ...(failed ? { error: errorOf(span) } : {}),
-    ...(span.start !== null ? { latency_ms: Math.max(0, (span.end!.micros - span.start.micros) / 1000) } : {}),
-  };
+    output,
+    error: failed ? errorOf(span) : undefined,
+    latency_ms: span.start !== null ? Math.max(0, (span.end!.micros - span.start.micros) / 1000) : undefined,
+  });
   // Without content capture two results cannot be compared: each gets its own identity, so the
   // repeated-action analysis never takes "no output recorded" for "the same output".
   const digest = output === undefined && !failed ? { hash: contentHash(`otel-span\u0000${span.traceId}\u0000${span.spanId}`), preview: '', chars: 0 } : undefined;
