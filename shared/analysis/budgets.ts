@@ -13,7 +13,7 @@ import type { Budgets } from '../trace/canonicalEvents';
 import { foldSpelling, isOngoingStatus } from '../trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../trace/timestamps';
 import { finding, runEnding } from './finding';
-import { endIndex, issuedCalls, responses, type RunTimeline, type TimelineEntry } from './timeline';
+import { endIndex, issuedCalls, responses, type ResponseEntry, type RunTimeline, type TimelineEntry } from './timeline';
 
 type LimitName = 'max_turns' | 'max_tool_calls' | 'deadline' | 'max_output_tokens' | 'max_input_tokens' | 'max_cost_usd' | 'max_context_tokens';
 
@@ -211,17 +211,39 @@ function describeCheck(check: LimitCheck): string {
   return `${formatCount(check.used)} of ${formatCount(check.max)} ${limitWords[check.limit].unit} used (${check.declaredAs})`;
 }
 
-export function analyzeBudgets(timeline: RunTimeline): Finding[] {
-  const findings: Finding[] = [];
-  const declared = declaredLimits(timeline.budgets ?? {}, timeline.startedAt);
+/** The first action that crossed a declared limit, and how many more did after it. */
+interface Breach {
+  declared: DeclaredLimit;
+  action: Action;
+  counter: number;
+  later: number;
+}
+
+/** What one walk over the run's entries counted. */
+interface ReplayedRun {
+  /** For each limit crossed, the first action that crossed it. */
+  breaches: Map<LimitName, Breach>;
+  /** The counters at the terminal event; null when the run logged none. */
+  atEnd: Counters | null;
+  /** The counters after the last entry. */
+  atLast: Counters;
+  lastStepAtEnd: number | null;
+  lastStep: number | null;
+}
+
+/**
+ * Walks the run's entries in order, counting what each limit measures, and checks every model
+ * call and every first execution of an issued tool call against the declared limits before it is
+ * counted.
+ */
+function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[], end: number): ReplayedRun {
   // Only calls a model response issued count against the budget; an orphan result is not a call.
   const issued = new Map(issuedCalls(timeline).map((call) => [call.callId, { callId: call.callId, name: call.name }]));
   const executed = new Set<string>();
   /** The counters right after the response that issued each call: a call with no logged start ran no earlier. */
   const atIssue = new Map<string, Counters>();
   const counters: Counters = { steps: 0, executedToolCalls: 0, outputTokens: 0, inputTokens: 0, costUsd: 0, largestInput: 0, latestTs: null };
-  const breaches = new Map<LimitName, { declared: DeclaredLimit; action: Action; counter: number; later: number }>();
-  const end = endIndex(timeline);
+  const breaches = new Map<LimitName, Breach>();
   let atEnd: Counters | null = null;
   let lastStep: number | null = null;
   let lastStepAtEnd: number | null = null;
@@ -265,63 +287,62 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
       lastStepAtEnd = lastStep;
     }
   });
+  return { breaches, atEnd, atLast: counters, lastStepAtEnd, lastStep };
+}
 
-  for (const { declared: limit, action, counter, later } of breaches.values()) {
-    findings.push(
-      finding(timeline, 'budget_exceeded', {
-        severity: 'error',
-        step: action.entry.step,
-        callId: action.tool?.callId ?? null,
-        line: action.entry.line,
-        message: afterExhaustionMessage(limit, action, counter, later),
-        details: { limit: limit.limit, max: limit.max, used: limit.limit === 'max_turns' || limit.limit === 'max_tool_calls' ? counter + 1 : counter, after_exhaustion: true },
-      }),
-    );
-  }
+/** One error per limit some action was taken after, at the first such action. */
+function afterExhaustionFindings(timeline: RunTimeline, breaches: ReadonlyMap<LimitName, Breach>): Finding[] {
+  return [...breaches.values()].map(({ declared: limit, action, counter, later }) =>
+    finding(timeline, 'budget_exceeded', {
+      severity: 'error',
+      step: action.entry.step,
+      callId: action.tool?.callId ?? null,
+      line: action.entry.line,
+      message: afterExhaustionMessage(limit, action, counter, later),
+      details: { limit: limit.limit, max: limit.max, used: limit.limit === 'max_turns' || limit.limit === 'max_tool_calls' ? counter + 1 : counter, after_exhaustion: true },
+    }),
+  );
+}
 
-  // The verdict on the end counts what was logged up to the terminal event (docs/semantics.md §3).
-  // With no timestamp on any of these events, the run's own end time (its requests' included) stands for the clock.
-  const final: Counters = { ...(atEnd ?? counters) };
-  final.latestTs ??= timeline.endedAt;
-  const stepAtEnd = end >= 0 ? lastStepAtEnd : lastStep;
-  const checks: LimitCheck[] = declared.flatMap((limit) => {
-    const counter = used(limit.limit, final, timeline.startedAt);
-    return counter === null ? [] : [{ ...limit, used: counter }];
+/** Where and how the run ended, as the verdict on the end reads it. */
+interface RunEnd {
+  checks: LimitCheck[];
+  reached: LimitCheck[];
+  stepAtEnd: number | null;
+  endLine: number;
+  lastResponse: ResponseEntry | undefined;
+}
+
+/** The warning for a run whose loop says a budget stopped it: which limit, and whether the trace shows it reached. */
+function stoppedByBudgetFinding(timeline: RunTimeline, { checks, reached, stepAtEnd, endLine }: RunEnd): Finding {
+  const named = timeline.endLimit !== null ? normalizeLimit(timeline.endLimit) : null;
+  // A limit the loop named but the run never declared has no counter to show; never borrow another's.
+  // Unnamed, it is the limit reached, or the only one declared (whose counter may fall short of it).
+  const stopped = timeline.endLimit !== null ? checks.find((c) => c.limit === named) : (reached[0] ?? (checks.length === 1 ? checks[0] : undefined));
+  const raw = timeline.statusRaw !== '' ? ` (${timeline.statusRaw})` : '';
+  const limitName = named ?? stopped?.limit ?? null;
+  const below = stopped !== undefined && stopped.used < stopped.max;
+  const what =
+    stopped !== undefined
+      ? `the run was stopped by its ${stopped.limit} budget: ${describeCheck(stopped)}`
+      : `the run ended with status budget_exceeded${timeline.endLimit !== null ? ` on ${timeline.endLimit}` : ''}; no declared budget shows the counter`;
+  const belowNote = below
+    ? `; the recorded counter is below the limit, so the trace does not show the limit being reached (the loop may have counted something it did not log, or stopped before an action that would have crossed it)`
+    : '';
+  return finding(timeline, 'budget_exceeded', {
+    severity: 'warning',
+    step: stepAtEnd,
+    line: endLine,
+    message: `${what}, at step ${stepAtEnd ?? '?'}${raw}${belowNote}`,
+    details: { limit: limitName, limit_raw: timeline.endLimit, max: stopped?.max ?? null, used: stopped?.used ?? null, below_limit: stopped === undefined ? null : below, inferred: false },
   });
-  const reached = checks.filter((c) => c.used >= c.max);
-  const responsesAtEnd = responses({ ...timeline, entries: end >= 0 ? timeline.entries.slice(0, end + 1) : timeline.entries });
-  const lastResponse = responsesAtEnd.at(-1);
-  const endLine = timeline.entries[end]?.line ?? timeline.lastLine;
+}
 
-  if (timeline.status === 'budget_exceeded') {
-    const named = timeline.endLimit !== null ? normalizeLimit(timeline.endLimit) : null;
-    // A limit the loop named but the run never declared has no counter to show; never borrow another's.
-    // Unnamed, it is the limit reached, or the only one declared (whose counter may fall short of it).
-    const stopped = timeline.endLimit !== null ? checks.find((c) => c.limit === named) : (reached[0] ?? (checks.length === 1 ? checks[0] : undefined));
-    const raw = timeline.statusRaw !== '' ? ` (${timeline.statusRaw})` : '';
-    const limitName = named ?? stopped?.limit ?? null;
-    const below = stopped !== undefined && stopped.used < stopped.max;
-    const what =
-      stopped !== undefined
-        ? `the run was stopped by its ${stopped.limit} budget: ${describeCheck(stopped)}`
-        : `the run ended with status budget_exceeded${timeline.endLimit !== null ? ` on ${timeline.endLimit}` : ''}; no declared budget shows the counter`;
-    const belowNote = below
-      ? `; the recorded counter is below the limit, so the trace does not show the limit being reached (the loop may have counted something it did not log, or stopped before an action that would have crossed it)`
-      : '';
-    findings.push(
-      finding(timeline, 'budget_exceeded', {
-        severity: 'warning',
-        step: stepAtEnd,
-        line: endLine,
-        message: `${what}, at step ${stepAtEnd ?? '?'}${raw}${belowNote}`,
-        details: { limit: limitName, limit_raw: timeline.endLimit, max: stopped?.max ?? null, used: stopped?.used ?? null, below_limit: stopped === undefined ? null : below, inferred: false },
-      }),
-    );
-    return findings;
-  }
-
-  // Inferred: a declared cap reached with no final answer (docs/semantics.md §5: max_steps=8, hitCap). A
-  // refusal is a terminal state of its own, and a paused or still-running run has not ended yet.
+/**
+ * Inferred: a declared cap reached with no final answer (docs/semantics.md §5: max_steps=8, hitCap). A
+ * refusal is a terminal state of its own, and a paused or still-running run has not ended yet.
+ */
+function cutOffAtCapFinding(timeline: RunTimeline, { reached, stepAtEnd, endLine, lastResponse }: RunEnd): Finding | null {
   const notCutOff =
     lastResponse?.outcome === 'final' ||
     timeline.status === 'succeeded' ||
@@ -330,16 +351,40 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     timeline.status === 'refused' ||
     isOngoingStatus(timeline.status);
   const trippedCap = reached[0];
-  if (!notCutOff && trippedCap !== undefined) {
-    findings.push(
-      finding(timeline, 'budget_exceeded', {
-        severity: 'warning',
-        step: stepAtEnd,
-        line: endLine,
-        message: `the run hit its ${trippedCap.limit} budget without a final answer: ${describeCheck(trippedCap)}, the last step (${stepAtEnd ?? '?'}) being ${lastResponse?.outcome === 'tool_calls' ? 'a tool call' : `a ${lastResponse?.outcome ?? 'missing'} response`}; ${runEnding(timeline, stepAtEnd)}`,
-        details: { limit: trippedCap.limit, max: trippedCap.max, used: trippedCap.used, inferred: true },
-      }),
-    );
-  }
-  return findings;
+  if (notCutOff || trippedCap === undefined) return null;
+  return finding(timeline, 'budget_exceeded', {
+    severity: 'warning',
+    step: stepAtEnd,
+    line: endLine,
+    message: `the run hit its ${trippedCap.limit} budget without a final answer: ${describeCheck(trippedCap)}, the last step (${stepAtEnd ?? '?'}) being ${lastResponse?.outcome === 'tool_calls' ? 'a tool call' : `a ${lastResponse?.outcome ?? 'missing'} response`}; ${runEnding(timeline, stepAtEnd)}`,
+    details: { limit: trippedCap.limit, max: trippedCap.max, used: trippedCap.used, inferred: true },
+  });
+}
+
+export function analyzeBudgets(timeline: RunTimeline): Finding[] {
+  const declared = declaredLimits(timeline.budgets ?? {}, timeline.startedAt);
+  const end = endIndex(timeline);
+  const replayed = replayCounters(timeline, declared, end);
+  const findings = afterExhaustionFindings(timeline, replayed.breaches);
+
+  // The verdict on the end counts what was logged up to the terminal event (docs/semantics.md §3).
+  // With no timestamp on any of these events, the run's own end time (its requests' included) stands for the clock.
+  const final: Counters = { ...(replayed.atEnd ?? replayed.atLast) };
+  final.latestTs ??= timeline.endedAt;
+  const checks: LimitCheck[] = declared.flatMap((limit) => {
+    const counter = used(limit.limit, final, timeline.startedAt);
+    return counter === null ? [] : [{ ...limit, used: counter }];
+  });
+  const responsesAtEnd = responses({ ...timeline, entries: end >= 0 ? timeline.entries.slice(0, end + 1) : timeline.entries });
+  const runEnd: RunEnd = {
+    checks,
+    reached: checks.filter((c) => c.used >= c.max),
+    stepAtEnd: end >= 0 ? replayed.lastStepAtEnd : replayed.lastStep,
+    endLine: timeline.entries[end]?.line ?? timeline.lastLine,
+    lastResponse: responsesAtEnd.at(-1),
+  };
+
+  if (timeline.status === 'budget_exceeded') return [...findings, stoppedByBudgetFinding(timeline, runEnd)];
+  const cutOff = cutOffAtCapFinding(timeline, runEnd);
+  return cutOff === null ? findings : [...findings, cutOff];
 }

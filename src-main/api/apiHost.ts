@@ -71,6 +71,49 @@ function traceIdFor(absolutePath: string): string {
 
 type Handlers = { [M in ApiMethod]: (request: ApiParsedRequest<M>) => Promise<ApiResponse<M>> | ApiResponse<M> };
 
+function notAllowed(what: string): ApiError {
+  return new ApiError('not_allowed', `${what} is only possible in the desktop app; \`loopscope serve\` shows the files named on its command line`);
+}
+
+/** The host's notices, newest last, at most `maxNotices` of them. */
+class NoticeBoard {
+  private readonly notices: Notice[] = [];
+  private lastNoticeId = 0;
+
+  list(): Notice[] {
+    return this.notices.slice();
+  }
+
+  notify(title: string, lines: string[]): void {
+    this.lastNoticeId += 1;
+    this.notices.push({ id: this.lastNoticeId, title, lines, at: new Date().toISOString() });
+    this.notices.splice(0, Math.max(0, this.notices.length - maxNotices));
+  }
+
+  dismiss(id: number): void {
+    const index = this.notices.findIndex((notice) => notice.id === id);
+    if (index >= 0) this.notices.splice(index, 1);
+  }
+}
+
+/**
+ * Holds one call to the API contract at both ends: the request is parsed by the method's schema
+ * before `answer` sees it, and the answer is checked against the response schema before it leaves.
+ */
+async function callChecked(method: string, request: unknown, answer: (method: ApiMethod, parsed: unknown) => Promise<unknown>): Promise<unknown> {
+  if (!isApiMethod(method)) throw new ApiError('not_found', `no API method named "${method.slice(0, 64)}"`);
+  const schemas = apiMethods[method];
+  // A method without parameters may be called without a request.
+  const parsed = schemas.request.safeParse(request === undefined ? {} : request);
+  if (!parsed.success) throw invalidRequest(method, parsed.error);
+  const checked = schemas.response.safeParse(await answer(method, parsed.data));
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new ApiError('internal', `internal error: the ${method} response does not match the API contract (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`);
+  }
+  return checked.data;
+}
+
 export function createApiHost(options: ApiHostOptions): ApiHost {
   const analysis = options.analysis ?? defaultAnalysis;
   const idleAfterMs = options.idleAfterMs === undefined ? defaultIdleAfterMs : options.idleAfterMs;
@@ -113,24 +156,12 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     return traceNamed(request.traceId).query(method, request);
   }
 
-  function notAllowed(what: string): ApiError {
-    return new ApiError('not_allowed', `${what} is only possible in the desktop app; \`loopscope serve\` shows the files named on its command line`);
-  }
-
-  const notices: Notice[] = [];
-  let lastNoticeId = 0;
-
-  function notify(title: string, lines: string[]): void {
-    lastNoticeId += 1;
-    notices.push({ id: lastNoticeId, title, lines, at: new Date().toISOString() });
-    notices.splice(0, Math.max(0, notices.length - maxNotices));
-  }
+  const notices = new NoticeBoard();
 
   const hostHandlers = {
-    notices: () => notices.slice(),
+    notices: () => notices.list(),
     dismissNotice: (request) => {
-      const index = notices.findIndex((notice) => notice.id === request.id);
-      if (index >= 0) notices.splice(index, 1);
+      notices.dismiss(request.id);
       return {};
     },
     appInfo: () => ({ version: options.version, shell: options.shell, canOpenPaths: options.canOpenPaths }),
@@ -153,27 +184,16 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     trace: (request) => traceNamed(request.traceId).snapshot(),
   } satisfies Partial<Handlers>;
 
-  async function call(method: string, request: unknown): Promise<unknown> {
-    if (!isApiMethod(method)) throw new ApiError('not_found', `no API method named "${method.slice(0, 64)}"`);
-    const schemas = apiMethods[method];
-    // A method without parameters may be called without a request.
-    const parsed = schemas.request.safeParse(request === undefined ? {} : request);
-    if (!parsed.success) throw invalidRequest(method, parsed.error);
-    const response = isQueryMethod(method)
-      ? await queryOf(method, parsed.data as ApiParsedRequest<QueryMethod> & { traceId: string })
-      : await (hostHandlers[method] as (request: unknown) => unknown)(parsed.data);
-    const checked = schemas.response.safeParse(response);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      throw new ApiError('internal', `internal error: the ${method} response does not match the API contract (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`);
-    }
-    return checked.data;
+  async function answer(method: ApiMethod, parsed: unknown): Promise<unknown> {
+    return isQueryMethod(method)
+      ? queryOf(method, parsed as ApiParsedRequest<QueryMethod> & { traceId: string })
+      : (hostHandlers[method] as (request: unknown) => unknown)(parsed);
   }
 
   return {
-    call,
+    call: (method, request) => callChecked(method, request, answer),
     open: async (path) => open(path),
-    notify,
+    notify: (title, lines) => notices.notify(title, lines),
     close: async () => {
       closed = true;
       await Promise.all([...traces.values()].map((trace) => trace.close()));

@@ -125,64 +125,65 @@ function tokenMatches(candidate: string, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** One API call: a JSON POST to `…/api/<method>`, answered by the API host with JSON. */
+async function serveApi(apiHost: ApiHost, request: IncomingMessage, response: ServerResponse, method: string): Promise<void> {
+  if (!API_METHOD_NAME.test(method)) return sendApiError(response, 'not_found', 'no such API method');
+  if (request.method !== 'POST') return sendApiError(response, 'invalid_request', 'API methods are called with POST', { Allow: 'POST' });
+  const contentType = (request.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
+  if (contentType !== 'application/json') {
+    return sendJson(response, 415, { error: { code: 'invalid_request', message: 'the request body must be JSON (Content-Type: application/json)' } });
+  }
+  const body = await readBody(request);
+  if (body === null) return sendJson(response, 413, { error: { code: 'invalid_request', message: `the request is larger than ${MAX_REQUEST_BYTES} bytes` } });
+  let parsed: unknown;
+  try {
+    parsed = body.length === 0 ? undefined : JSON.parse(body.toString('utf8'));
+  } catch {
+    return sendApiError(response, 'invalid_request', `${method}: the request body is not JSON`);
+  }
+  try {
+    sendJson(response, 200, await apiHost.call(method, parsed));
+  } catch (error) {
+    const { error: failure } = toApiError(error);
+    sendApiError(response, failure.code, failure.message);
+  }
+}
+
+/** A file under the assets directory, or a 404: `..`, encoded or not, and links out of it are refused. */
+async function serveAsset(assetsRoot: string, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
+  let relativePath: string;
+  try {
+    relativePath = decodeURIComponent(path === '' ? 'index.html' : path);
+  } catch {
+    return sendText(response, 404, 'Not Found');
+  }
+  const segments = relativePath.split('/');
+  if (relativePath.includes('\0') || relativePath.includes('\\') || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    return sendText(response, 404, 'Not Found');
+  }
+  let file: string;
+  try {
+    file = await realpath(resolve(assetsRoot, ...segments));
+    if (!file.startsWith(assetsRoot + sep) || !(await stat(file)).isFile()) return sendText(response, 404, 'Not Found');
+  } catch {
+    return sendText(response, 404, 'Not Found');
+  }
+  const size = (await stat(file)).size;
+  response.writeHead(200, { 'Content-Type': contentTypes[extname(file).toLowerCase()] ?? 'application/octet-stream', 'Content-Length': size });
+  if (request.method === 'HEAD') {
+    response.end();
+    return;
+  }
+  await pipeline(createReadStream(file), response);
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const token = randomBytes(32).toString('base64url');
   const assetsRoot = await realpath(resolve(options.assetsDir));
   let port = 0;
   const allowedHosts = (): Set<string> => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const allowedOrigins = (): Set<string> => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
-
-  async function serveApi(request: IncomingMessage, response: ServerResponse, method: string): Promise<void> {
-    if (!API_METHOD_NAME.test(method)) return sendApiError(response, 'not_found', 'no such API method');
-    if (request.method !== 'POST') return sendApiError(response, 'invalid_request', 'API methods are called with POST', { Allow: 'POST' });
-    const contentType = (request.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
-    if (contentType !== 'application/json') {
-      return sendJson(response, 415, { error: { code: 'invalid_request', message: 'the request body must be JSON (Content-Type: application/json)' } });
-    }
-    const body = await readBody(request);
-    if (body === null) return sendJson(response, 413, { error: { code: 'invalid_request', message: `the request is larger than ${MAX_REQUEST_BYTES} bytes` } });
-    let parsed: unknown;
-    try {
-      parsed = body.length === 0 ? undefined : JSON.parse(body.toString('utf8'));
-    } catch {
-      return sendApiError(response, 'invalid_request', `${method}: the request body is not JSON`);
-    }
-    try {
-      sendJson(response, 200, await options.apiHost.call(method, parsed));
-    } catch (error) {
-      const { error: failure } = toApiError(error);
-      sendApiError(response, failure.code, failure.message);
-    }
-  }
-
-  /** A file under the assets directory, or a 404: `..`, encoded or not, and links out of it are refused. */
-  async function serveAsset(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
-    let relativePath: string;
-    try {
-      relativePath = decodeURIComponent(path === '' ? 'index.html' : path);
-    } catch {
-      return sendText(response, 404, 'Not Found');
-    }
-    const segments = relativePath.split('/');
-    if (relativePath.includes('\0') || relativePath.includes('\\') || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-      return sendText(response, 404, 'Not Found');
-    }
-    let file: string;
-    try {
-      file = await realpath(resolve(assetsRoot, ...segments));
-      if (!file.startsWith(assetsRoot + sep) || !(await stat(file)).isFile()) return sendText(response, 404, 'Not Found');
-    } catch {
-      return sendText(response, 404, 'Not Found');
-    }
-    const size = (await stat(file)).size;
-    response.writeHead(200, { 'Content-Type': contentTypes[extname(file).toLowerCase()] ?? 'application/octet-stream', 'Content-Length': size });
-    if (request.method === 'HEAD') {
-      response.end();
-      return;
-    }
-    await pipeline(createReadStream(file), response);
-  }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
@@ -195,8 +196,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The page's relative URLs (assets, api/…) need the trailing slash.
     if (rest.length === 0) return sendText(response, 308, 'Permanent Redirect', { Location: `/${token}/` });
     const path = rest.join('/');
-    if (rest[0] === 'api') return serveApi(request, response, rest.slice(1).join('/'));
-    return serveAsset(request, response, path);
+    if (rest[0] === 'api') return serveApi(options.apiHost, request, response, rest.slice(1).join('/'));
+    return serveAsset(assetsRoot, request, response, path);
   }
 
   const server = createServer((request, response) => {

@@ -127,19 +127,7 @@ export class JsonStreamSplitter {
       }
 
       if (atLineStart && opensValue && (this.kind === 'garbage' || !this.inString)) {
-        // A top-level value starts while a record is still open: that one was cut.
-        this.accumulate(chunk.subarray(pieceStart, index));
-        emit(this.take(offset));
-        this.resetToTopLevel();
-        if (byte === OPEN_BRACKET && this.streamsTopLevelArrays) {
-          this.depth = 1;
-          this.elementDepth = 1;
-          pieceStart = index + 1;
-          continue;
-        }
-        this.begin(offset, byte === OPEN_BRACE && this.streamedMembers.size > 0 ? 'object' : 'value');
-        this.depth = 1;
-        pieceStart = index;
+        pieceStart = this.cutAndReopen(chunk, pieceStart, index, offset, byte, emit);
         continue;
       }
 
@@ -207,17 +195,38 @@ export class JsonStreamSplitter {
         if (this.kind === 'element' && this.depth === this.elementDepth) {
           this.accumulate(chunk.subarray(pieceStart, index + 1));
           emit(this.take(offset + 1));
-        } else if (this.depth === 0) {
-          this.accumulate(chunk.subarray(pieceStart, index + 1));
-          // A tail with no member left (`}` alone) is only the end of its object: nothing to emit.
-          const emptyTail = this.prefix !== null && this.oversizedHead === null && this.pendingLength === 1;
-          const record = this.take(offset + 1);
-          if (!emptyTail) emit(record);
-        }
+        } else if (this.depth === 0) this.closeTopLevelValue(chunk.subarray(pieceStart, index + 1), offset + 1, emit);
       }
     }
     if (this.recordStart !== -1) this.accumulate(chunk.subarray(pieceStart));
     this.position += chunk.length;
+  }
+
+  /**
+   * A top-level value starts in column 0 while a record is still open: that record was cut. Emits
+   * it as it is and opens the new value; returns where the open record's next piece starts.
+   */
+  private cutAndReopen(chunk: Buffer, pieceStart: number, index: number, offset: number, byte: number, emit: (record: SplitLine) => void): number {
+    this.accumulate(chunk.subarray(pieceStart, index));
+    emit(this.take(offset));
+    this.resetToTopLevel();
+    if (byte === OPEN_BRACKET && this.streamsTopLevelArrays) {
+      this.depth = 1;
+      this.elementDepth = 1;
+      return index + 1;
+    }
+    this.begin(offset, byte === OPEN_BRACE && this.streamedMembers.size > 0 ? 'object' : 'value');
+    this.depth = 1;
+    return index;
+  }
+
+  /** The open record's last piece, up to its closing bracket at `end`: the record is complete. */
+  private closeTopLevelValue(lastPiece: Buffer, end: number, emit: (record: SplitLine) => void): void {
+    this.accumulate(lastPiece);
+    // A tail with no member left (`}` alone) is only the end of its object: nothing to emit.
+    const emptyTail = this.prefix !== null && this.oversizedHead === null && this.pendingLength === 1;
+    const record = this.take(end);
+    if (!emptyTail) emit(record);
   }
 
   /** Emits a record left open at the end of the input (a cut file). */

@@ -501,7 +501,8 @@ export class TraceIngester {
     return step;
   }
 
-  private acceptEvent({ event, typeRaw, line, requestShape, resultDigest, repairs }: MappedEvent): void {
+  private acceptEvent(mapped: MappedEvent): void {
+    const { event, line, repairs } = mapped;
     const run = this.runFor(event.run_id === undefined ? DEFAULT_RUN_ID : idText(event.run_id), line.lineNumber);
     const step = this.stepOf(run, event);
     for (const diagnostic of repairs?.diagnostics ?? []) this.reportRepair(line, diagnostic);
@@ -511,7 +512,23 @@ export class TraceIngester {
       if (run.startedAt === null || ts < run.startedAt) run.startedAt = ts;
       if (run.endedAt === null || ts > run.endedAt) run.endedAt = ts;
     }
-    const row: EventSqlRow = {
+    const row = this.newEventRow(run, mapped, step, ts);
+    const spans = run.spans.accept({ eventId: row.id, runIndex: row.run_index, visible: row.visible_index !== null, ts, ...(event.type === 'unknown' && event.span ? { marker: event.span } : {}) });
+    row.span_depth = spans.depth;
+    for (const span of spans.ended) this.writer.addSpan(spanRow(run.pk, span));
+    if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
+    const search = new SearchText(this.searchTextChars);
+    this.acceptByType(run, mapped, row, step, search);
+    this.writer.addEvent(row);
+    const text = search.text();
+    if (text !== null) this.writer.addSearchText(row.id, text);
+    this.countInStep(run, row);
+    if (event.type === 'run_end') this.storeRun(run, { closeStreams: true });
+  }
+
+  /** The event's row with the columns every type has; the type-specific ones start null (see acceptByType). */
+  private newEventRow(run: RunState, { event, typeRaw, line }: MappedEvent, step: number, ts: string | null): EventSqlRow {
+    return {
       id: this.nextEventId++,
       source_id: this.sourceId,
       run_pk: run.pk,
@@ -547,11 +564,13 @@ export class TraceIngester {
       visible_index: isBookkeeping(this.format, event.type, typeRaw) ? null : run.visibleEvents++,
       span_depth: 0,
     };
-    const spans = run.spans.accept({ eventId: row.id, runIndex: row.run_index, visible: row.visible_index !== null, ts, ...(event.type === 'unknown' && event.span ? { marker: event.span } : {}) });
-    row.span_depth = spans.depth;
-    for (const span of spans.ended) this.writer.addSpan(spanRow(run.pk, span));
-    if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
-    const search = new SearchText(this.searchTextChars);
+  }
+
+  /**
+   * What the event's type adds: its columns in the row, its words in the search text, and what it
+   * changes in the run (its start, calls, results, end).
+   */
+  private acceptByType(run: RunState, { event, line, requestShape, resultDigest, repairs }: MappedEvent, row: EventSqlRow, step: number, search: SearchText): void {
     switch (event.type) {
       case 'run_start':
         this.acceptRunStart(run, event, row);
@@ -616,11 +635,6 @@ export class TraceIngester {
         }
         break;
     }
-    this.writer.addEvent(row);
-    const text = search.text();
-    if (text !== null) this.writer.addSearchText(row.id, text);
-    this.countInStep(run, row);
-    if (event.type === 'run_end') this.storeRun(run, { closeStreams: true });
   }
 
   /** Keeps the step's row (one per model call; step 0 holds what came before the first) up to date. */
