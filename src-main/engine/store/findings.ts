@@ -64,19 +64,12 @@ export function reportFindings(db: Database.Database, sourceId: number, optionsK
     .all(sourceId, optionsKey);
 }
 
-export interface FindingListSqlRow {
+/** A finding as the API lists it: the report's columns with its id, its run's key and where it points. */
+export interface FindingListSqlRow extends ReportFindingSqlRow {
   id: number;
   run_pk: number | null;
-  run_id: string | null;
-  kind: FindingKind;
-  severity: Severity;
-  step: number | null;
-  call_id: string | null;
-  line: number | null;
   /** The first event of the run on the finding's line. */
   event_id: number | null;
-  message: string;
-  details_json: string | null;
 }
 
 /** A finding with its run and the first event of the run on the finding's line. */
