@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,12 +62,19 @@ function logSize(path: string): number {
   }
 }
 
-/** What this launch wrote to the log: the bytes after `offset`. */
+/** What this launch wrote to the log: the bytes after `offset` (earlier launches' output is never read again). */
 function outputSince(path: string, offset: number): string {
+  let fd: number | undefined;
   try {
-    return readFileSync(path).subarray(offset).toString('utf8');
+    fd = openSync(path, 'r');
+    const length = Math.max(0, fstatSync(fd).size - offset);
+    const bytes = Buffer.alloc(length);
+    const read = readSync(fd, bytes, 0, length, offset);
+    return bytes.subarray(0, read).toString('utf8');
   } catch {
     return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
