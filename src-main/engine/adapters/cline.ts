@@ -17,6 +17,7 @@ import { millisFromStartToResult } from './callLatency';
 import { isRecord, type Emit, type AdaptedEvent, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 import { defined, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent } from './kit/events';
 import { text as textValue } from './kit/jsonValues';
+import { emitOrHold, HeldEvents } from './kit/stepBuilder';
 
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 type Json = Record<string, unknown>;
@@ -101,7 +102,7 @@ interface Step {
   question: string | undefined;
   calls: ClineCall[];
   /** Events of the step's other messages, emitted after its model_response, in order. */
-  buffered: MappedEvent[];
+  held: HeldEvents;
   /** A checkpoint, user message or resume was seen: more model content belongs to a new model call. */
   closedForContent: boolean;
   deletedRange: unknown;
@@ -244,12 +245,6 @@ class ClineMapper implements FormatMapper {
     return this.event(unknownEvent(typeRaw, { run_id: this.runId, step, ts }), typeRaw, line);
   }
 
-  /** Emits now, or after the open step's model_response when a step is open. */
-  private later(mapped: MappedEvent, emit: Emit): void {
-    if (this.step !== null) this.step.buffered.push(mapped);
-    else emit(mapped);
-  }
-
   private mapMessage(message: unknown, line: LineRef, emit: Emit): string | undefined {
     const position = this.index++;
     if (!isRecord(message)) return `not an object`;
@@ -295,7 +290,7 @@ class ClineMapper implements FormatMapper {
           this.last = { kind: 'completion', line, ts, text, typeRaw };
         } else {
           const completion = this.step?.completion;
-          this.later(this.unknown(typeRaw, ts, line), emit);
+          emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
           if (this.step !== null) this.step.closedForContent = true;
           if (this.last.kind !== 'completion') this.last = { kind: 'completion', line, ts, text: completion, typeRaw };
         }
@@ -319,7 +314,7 @@ class ClineMapper implements FormatMapper {
       case 'browser_action': {
         if (this.step?.completion !== undefined && !this.step.closedForContent) {
           // attempt_completion's own command (shown to demonstrate the result): part of the completion, not a call.
-          this.later(this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
+          emitOrHold(this.step?.held, this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
           return undefined;
         }
         this.addCall(message, sub, type === 'ask', text, position, line, ts, typeRaw, emit);
@@ -329,12 +324,12 @@ class ClineMapper implements FormatMapper {
       case 'mcp_server_response':
       case 'browser_action_result': {
         if (this.step?.completion !== undefined) {
-          this.later(this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
+          emitOrHold(this.step?.held, this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
           return undefined;
         }
         const call = this.latestCall();
         if (call === undefined) {
-          this.later(this.unknown(typeRaw, ts, line), emit);
+          emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
           return undefined;
         }
         if (call.outputLine === undefined) {
@@ -348,7 +343,7 @@ class ClineMapper implements FormatMapper {
       case 'api_req_failed':
         if (type !== 'ask') break;
         if (this.step !== null) this.step.apiFailed = text || 'api_req_failed';
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
         this.last = { kind: 'failed', line, ts, text: text || 'the API request failed' };
         return undefined;
       case 'resume_task':
@@ -364,7 +359,7 @@ class ClineMapper implements FormatMapper {
       case 'mistake_limit_reached':
       case 'auto_approval_max_req_reached':
         if (type !== 'ask') break;
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
         this.last =
           sub === 'mistake_limit_reached'
             ? { kind: 'budget', line, ts, limit: 'max_consecutive_mistakes', what: 'Cline stopped at its limit of consecutive mistakes and asks the user how to go on' }
@@ -372,12 +367,12 @@ class ClineMapper implements FormatMapper {
         return undefined;
       case 'user_feedback':
       case 'user_feedback_diff':
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
         if (this.step !== null) this.step.closedForContent = true;
         this.last = { kind: 'open' };
         return undefined;
       case 'checkpoint_created':
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
         if (this.step !== null && this.stepHasContent(this.step)) this.step.closedForContent = true;
         return undefined;
       default:
@@ -388,7 +383,7 @@ class ClineMapper implements FormatMapper {
       return undefined;
     }
     // task_progress, error_retry, info, hooks, …: kept as written.
-    this.later(this.unknown(typeRaw, ts, line), emit);
+    emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
     return undefined;
   }
 
@@ -430,7 +425,7 @@ class ClineMapper implements FormatMapper {
       completion: undefined,
       question: undefined,
       calls: [],
-      buffered: [],
+      held: new HeldEvents(),
       closedForContent: false,
       deletedRange,
     };
@@ -494,7 +489,7 @@ class ClineMapper implements FormatMapper {
       this.last = { kind: 'open' };
       // A say is written once the call is approved (or auto-approved) and runs.
       const started = toolCallStart({ run_id: this.runId, step: step.step, ts, call_id: call.callId, name, arguments: args });
-      step.buffered.push(this.event(started, typeRaw, line));
+      step.held.hold(this.event(started, typeRaw, line));
     }
     return call;
   }
@@ -514,7 +509,7 @@ class ClineMapper implements FormatMapper {
       else if (sub === 'clineignore_error') call.headers = [];
     }
     if (call !== undefined && call.error === undefined) call.error = { text: text || sub, line, ts };
-    if (!ownCall) this.later(this.unknown(typeRaw, ts, line), emit);
+    if (!ownCall) emitOrHold(this.step?.held, this.unknown(typeRaw, ts, line), emit);
   }
 
   private closeStep(emit: Emit): void {
@@ -562,8 +557,7 @@ class ClineMapper implements FormatMapper {
       conversation_history_deleted_range: truncated ? step.deletedRange : undefined,
       api_req_started: step.implicit ? 'missing' : undefined,
     });
-    emit(this.event(event, step.typeRaw, step.line));
-    for (const mapped of step.buffered) emit(mapped);
+    step.held.emitAfter(this.event(event, step.typeRaw, step.line), emit);
     this.awaiting.push(...step.calls);
   }
 
