@@ -1,13 +1,15 @@
 /**
  * The adapter kit (src-main/engine/adapters/kit): event builders leave out what the source did not
  * write and keep the adapter's key order (stored events and reports are compared byte for byte),
- * content parts are joined by the rule each format passes, and steps own their calls.
+ * content parts are joined by the rule each format passes, steps own their calls, and the events
+ * written while a response is assembled follow that response in line order.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, toolResult, unknownEvent } from '../src-main/engine/adapters/kit/events';
 import { ADJACENT_TEXT_PARTS, contentText, nonEmptyText, records, strings, textMember, type PartJoining } from '../src-main/engine/adapters/kit/jsonValues';
-import { StepBuilder } from '../src-main/engine/adapters/kit/stepBuilder';
+import type { MappedEvent } from '../src-main/engine/adapters/formatAdapter';
+import { emitOrHold, HeldEvents, StepBuilder } from '../src-main/engine/adapters/kit/stepBuilder';
 
 describe('event builders', () => {
   it('leave out undefined fields and keep null ones', () => {
@@ -100,5 +102,36 @@ describe('StepBuilder', () => {
     steps.next();
     steps.issued([{ call_id: 'c', name: 'bash', arguments: undefined }]);
     assert.deepEqual([...steps.issuedCalls()], [['a', 1], ['b', 1], ['c', 2]]);
+  });
+});
+
+describe('HeldEvents', () => {
+  const at = (lineNumber: number, typeRaw: string): MappedEvent => ({
+    event: unknownEvent(typeRaw, { run_id: 'r', step: 1, ts: undefined }),
+    typeRaw,
+    line: { lineNumber, offset: lineNumber * 10, length: 10 },
+  });
+
+  it('emits the response first, then the events held behind it in the order held', () => {
+    const emitted: string[] = [];
+    const emit = (mapped: MappedEvent): void => void emitted.push(mapped.typeRaw);
+    const held = new HeldEvents();
+    emitOrHold(held, at(2, 'result of the first call'), emit);
+    held.hold(at(3, 'progress'));
+    assert.deepEqual(emitted, []);
+    const released = held.emitAfter(at(1, 'response'), emit);
+    assert.deepEqual(emitted, ['response', 'result of the first call', 'progress']);
+    assert.deepEqual(released.map((mapped) => mapped.line.lineNumber), [2, 3]);
+  });
+
+  it('holds nothing after its release, and emits at once when no response is open', () => {
+    const emitted: string[] = [];
+    const emit = (mapped: MappedEvent): void => void emitted.push(mapped.typeRaw);
+    const held = new HeldEvents();
+    held.hold(at(2, 'early'));
+    held.emitAfter(at(1, 'first response'), emit);
+    emitOrHold(undefined, at(3, 'between responses'), emit);
+    assert.deepEqual(held.emitAfter(at(4, 'second response'), emit), []);
+    assert.deepEqual(emitted, ['first response', 'early', 'between responses', 'second response']);
   });
 });

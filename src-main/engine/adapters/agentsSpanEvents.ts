@@ -9,6 +9,7 @@ import type { EventOf, ToolCall, Usage } from '../../../shared/trace/canonicalEv
 import { isRecord, type Emit, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 import { defined, modelRequest, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent } from './kit/events';
 import { nonEmptyText } from './kit/jsonValues';
+import { emitOrHold, HeldEvents } from './kit/stepBuilder';
 
 type Attributes = Record<string, unknown>;
 type Kind = 'agent' | 'model' | 'tool' | 'other';
@@ -48,13 +49,17 @@ interface ToolCallRef {
   pending: boolean;
 }
 
-/** A model call that ended without naming its tool calls: its tool spans follow it. */
+/**
+ * A model call that ended without naming its tool calls: its tool spans follow it, and name them.
+ * The events of those tool spans are held behind it; the trace's other spans are not its calls
+ * and are emitted as they come.
+ */
 interface PendingResponse {
   event: EventOf<'model_response'>;
   typeRaw: string;
   line: LineRef;
   calls: ToolCall[];
-  events: MappedEvent[];
+  held: HeldEvents;
 }
 
 interface OpenSpan {
@@ -342,8 +347,7 @@ class SpanLog {
     if (pending === null) return;
     trace.pending = null;
     const event: EventOf<'model_response'> = pending.calls.length > 0 ? { ...pending.event, tool_calls: pending.calls } : pending.event;
-    emit({ event, typeRaw: pending.typeRaw, line: pending.line });
-    for (const mapped of pending.events) emit(mapped);
+    pending.held.emitAfter({ event, typeRaw: pending.typeRaw, line: pending.line }, emit);
     for (const ref of trace.callOfSpan.values()) ref.pending = false;
   }
 
@@ -422,8 +426,7 @@ class SpanLog {
   }
 
   private emitTool(emit: Emit, trace: TraceState, ref: ToolCallRef, mapped: MappedEvent): void {
-    if (ref.pending && trace.pending !== null) trace.pending.events.push(mapped);
-    else emit(mapped);
+    emitOrHold(ref.pending ? trace.pending?.held : undefined, mapped, emit);
   }
 
   private start(trace: TraceState, line: SpanLine, ref: LineRef, emit: Emit): void {
@@ -548,7 +551,7 @@ class SpanLog {
       for (const call of named ?? []) trace.unclaimed.push({ callId: String(call.call_id), name: call.name, step: open.step });
       return;
     }
-    trace.pending = { event, typeRaw: typeRawOf(line), line: ref, calls: [], events: [] };
+    trace.pending = { event, typeRaw: typeRawOf(line), line: ref, calls: [], held: new HeldEvents() };
   }
 }
 

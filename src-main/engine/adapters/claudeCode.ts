@@ -30,6 +30,7 @@ import {
 } from './claudeCodeRecords';
 import { defined, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent } from './kit/events';
 import { nonEmptyText } from './kit/jsonValues';
+import { emitOrHold, HeldEvents } from './kit/stepBuilder';
 import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
@@ -66,7 +67,7 @@ interface OpenMessage {
    * snapshots, injected context), in line order: emitted right after the merged message, which is
    * anchored to its first line, so the run's events stay in line order.
    */
-  held: MappedEvent[];
+  held: HeldEvents;
   outcome: Outcome | undefined;
 }
 
@@ -173,15 +174,6 @@ function userStopCode(record: Record<string, unknown>, errorText: string): strin
   return undefined;
 }
 
-/**
- * Emits a run's event, or, while one of its messages is still open (not emitted yet, anchored to an
- * earlier line), holds it to follow that message: a run's events are in line order.
- */
-function emitInLineOrder(run: RunState, mapped: MappedEvent, emit: Emit): void {
-  if (run.open === null) emit(mapped);
-  else run.open.held.push(mapped);
-}
-
 function unknownLine(run: RunState, typeRaw: string, ts: string | undefined, line: LineRef, text?: string): MappedEvent {
   return { event: unknownEvent(typeRaw, { run_id: run.id, step: run.steps, ts, text: nonEmptyText(text) }), typeRaw, line };
 }
@@ -247,7 +239,7 @@ class ClaudeCodeMapper implements FormatMapper {
       const typeRaw = companionTypeRaw(value, type);
       const current = this.lastMainRun ?? this.lastRun;
       if (current === null) this.waiting.push({ line, typeRaw, ts });
-      else emitInLineOrder(current, unknownLine(current, typeRaw, ts, line), emit);
+      else emitOrHold(current.open?.held, unknownLine(current, typeRaw, ts, line), emit);
       return undefined;
     }
     const run = this.runFor(runId ?? this.lastMainRun?.id ?? this.fallbackRunId, value, type, ts, line, emit);
@@ -259,7 +251,7 @@ class ClaudeCodeMapper implements FormatMapper {
         this.close(run, emit);
         run.last = { kind: 'open' };
       }
-      emitInLineOrder(run, unknownLine(run, companionTypeRaw(value, type), ts, line), emit);
+      emitOrHold(run.open?.held, unknownLine(run, companionTypeRaw(value, type), ts, line), emit);
     }
     return undefined;
   }
@@ -364,7 +356,7 @@ class ClaudeCodeMapper implements FormatMapper {
         countsUsage: earlierStep === undefined,
         stopReason: undefined,
         apiError: record['isApiErrorMessage'] === true ? { code: nonEmptyText(record['error']), status: httpStatus(record['apiErrorStatus']) } : undefined,
-        held: [],
+        held: new HeldEvents(),
         outcome: undefined,
       };
       run.open = open;
@@ -415,7 +407,7 @@ class ClaudeCodeMapper implements FormatMapper {
         if (run.beforeCommand !== undefined) run.last = run.beforeCommand;
       } else if (kind !== 'meta') run.last = { kind: 'open' };
       if (kind !== 'command' && kind !== 'meta') run.beforeCommand = undefined;
-      emitInLineOrder(run, unknownLine(run, userTypeRaw[kind], ts, line, promptText(kind, text)), emit);
+      emitOrHold(run.open?.held, unknownLine(run, userTypeRaw[kind], ts, line, promptText(kind, text)), emit);
       // A prompt starts a new turn: the loop moved on, and a call still open never gets its result.
       if (kind === 'interrupt' || kind === 'prompt') this.markNotExecuted(run, kind, text.trim(), line, ts, emit);
       return;
@@ -449,7 +441,7 @@ class ClaudeCodeMapper implements FormatMapper {
         latency_ms: latencyMs,
         child_run_id: childRunId,
       });
-      emitInLineOrder(run, { event, typeRaw: 'user/tool_result', line }, emit);
+      emitOrHold(run.open?.held, { event, typeRaw: 'user/tool_result', line }, emit);
     }
     run.beforeCommand = undefined;
     // An interrupt written in the same record as the results it cut short.
@@ -513,10 +505,8 @@ class ClaudeCodeMapper implements FormatMapper {
       request_id: message.requestId,
       model: message.model,
     });
-    emit({ event, typeRaw: message.apiError !== undefined ? 'assistant/api_error' : 'assistant', line: message.line });
-    for (const result of message.held) emit(result);
+    message.held.emitAfter({ event, typeRaw: message.apiError !== undefined ? 'assistant/api_error' : 'assistant', line: message.line }, emit);
     // The message stays referenced as the run's last word until the next one: keep only what that needs.
-    message.held = [];
     message.calls = [];
     message.callIds.clear();
     if (message.apiError === undefined) message.texts = [];

@@ -17,6 +17,7 @@ import { millisFromStartToResult } from './callLatency';
 import { isRecord, type Emit, type AdaptedEvent, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
 import { defined, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent } from './kit/events';
 import { text as textValue } from './kit/jsonValues';
+import { emitOrHold, HeldEvents } from './kit/stepBuilder';
 
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 type Json = Record<string, unknown>;
@@ -101,7 +102,7 @@ interface Step {
   question: string | undefined;
   calls: ClineCall[];
   /** Events of the step's other messages, emitted after its model_response, in order. */
-  buffered: MappedEvent[];
+  held: HeldEvents;
   /** A checkpoint, user message or resume was seen: more model content belongs to a new model call. */
   closedForContent: boolean;
   deletedRange: unknown;
@@ -196,6 +197,35 @@ function isoOf(ts: unknown): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
+/** A UI message's fields as the adapter reads them. */
+interface UiMessage {
+  record: Json;
+  type: 'say' | 'ask';
+  /** The `say` or `ask` subtype. */
+  sub: string;
+  /** Its `ts` (epoch milliseconds) as ISO text. */
+  ts: string;
+  /** `<type>/<sub>`: the message's own type, shown beside the canonical one. */
+  typeRaw: string;
+  /** Its `text`, '' when it has none. */
+  text: string;
+  /** Its index in the array: a call it makes is named by it (`msg-<index>`). */
+  position: number;
+  line: LineRef;
+}
+
+/** The message's fields, or why the element is not a Cline UI message. */
+function readUiMessage(value: unknown, position: number, line: LineRef): UiMessage | string {
+  if (!isRecord(value)) return `not an object`;
+  const type = value['type'] === 'say' ? 'say' : value['type'] === 'ask' ? 'ask' : undefined;
+  const sub = type === undefined ? undefined : value[type];
+  if (type === undefined || typeof sub !== 'string') return `no "type":"say"|"ask" with its "say"/"ask" subtype`;
+  const ts = isoOf(value['ts']);
+  if (ts === undefined) return `no "ts" (epoch milliseconds)`;
+  const text = typeof value['text'] === 'string' ? value['text'] : '';
+  return { record: value, type, sub, ts, typeRaw: `${type}/${sub}`, text, position, line };
+}
+
 /**
  * Cline runs a step's calls one after another and writes each call's message as it starts (or
  * asks for approval), so a call answered by the next request's result block ends where its error
@@ -244,152 +274,172 @@ class ClineMapper implements FormatMapper {
     return this.event(unknownEvent(typeRaw, { run_id: this.runId, step, ts }), typeRaw, line);
   }
 
-  /** Emits now, or after the open step's model_response when a step is open. */
-  private later(mapped: MappedEvent, emit: Emit): void {
-    if (this.step !== null) this.step.buffered.push(mapped);
-    else emit(mapped);
-  }
-
-  private mapMessage(message: unknown, line: LineRef, emit: Emit): string | undefined {
-    const position = this.index++;
-    if (!isRecord(message)) return `not an object`;
-    const type = message['type'];
-    const sub = type === 'say' ? message['say'] : type === 'ask' ? message['ask'] : undefined;
-    if (typeof sub !== 'string') return `no "type":"say"|"ask" with its "say"/"ask" subtype`;
-    const tsValue = isoOf(message['ts']);
-    if (tsValue === undefined) return `no "ts" (epoch milliseconds)`;
-    const ts = tsValue;
-    const typeRaw = `${type}/${sub}`;
-    const text = typeof message['text'] === 'string' ? message['text'] : '';
+  private mapMessage(value: unknown, line: LineRef, emit: Emit): string | undefined {
+    const message = readUiMessage(value, this.index++, line);
+    if (typeof message === 'string') return message;
     if (!this.started) {
-      const task = type === 'say' && sub === 'task';
-      this.start(message, task ? text : undefined, ts, line, emit);
+      const task = message.type === 'say' && message.sub === 'task';
+      this.start(message.record, task ? message.text : undefined, message.ts, line, emit);
       if (task) return undefined;
     }
+    if (message.type === 'say' && message.sub === 'api_req_started') this.startRequest(message, emit);
+    else if (this.mapLoopMessage(message, emit)) return undefined;
+    else if (message.type === 'say' && errorSays.has(message.sub)) this.mapError(message, emit);
+    // task_progress, error_retry, info, hooks, …: kept as written.
+    else this.keepAsWritten(message, emit);
+    return undefined;
+  }
 
-    if (type === 'say' && sub === 'api_req_started') {
-      this.closeStep(emit);
-      const info = parseJsonText(text) ?? {};
-      this.resolveAwaiting(typeof info['request'] === 'string' ? info['request'] : '', line, ts, emit);
-      this.openStep(message, line, ts, typeRaw, false, info);
-      this.last = { kind: 'open' };
-      return undefined;
-    }
+  /** Kept as an unknown event on its own line, after the open step's model_response when a step is open. */
+  private keepAsWritten(message: UiMessage, emit: Emit, typeRaw = message.typeRaw): void {
+    emitOrHold(this.step?.held, this.unknown(typeRaw, message.ts, message.line), emit);
+  }
 
+  /** A new model request: it ends the open step, carries the results of the calls made since the last one, and opens its own step. */
+  private startRequest(message: UiMessage, emit: Emit): void {
+    this.closeStep(emit);
+    const info = parseJsonText(message.text) ?? {};
+    this.resolveAwaiting(typeof info['request'] === 'string' ? info['request'] : '', message.line, message.ts, emit);
+    this.openStep(message.record, message.line, message.ts, message.typeRaw, false, info);
+    this.last = { kind: 'open' };
+  }
+
+  /** A message of Cline's loop (model content, calls and their output, pauses and stops); false for any other kind. */
+  private mapLoopMessage(message: UiMessage, emit: Emit): boolean {
+    const { type, sub, text, line, ts } = message;
     switch (sub) {
       case 'reasoning':
-      case 'text': {
-        const step = this.contentStep(message, line, ts, typeRaw, emit, sub === 'reasoning');
-        if (text !== '') {
-          const target = sub === 'reasoning' ? step.reasoning : step.texts;
-          // Cline sometimes writes one text twice in a row.
-          if (target[target.length - 1] !== text) target.push(text);
-        }
-        if (type === 'say') this.last = { kind: 'open' };
-        return undefined;
-      }
-      case 'completion_result': {
-        if (type === 'say') {
-          const step = this.contentStep(message, line, ts, typeRaw, emit, false);
-          step.completion = text;
-          this.last = { kind: 'completion', line, ts, text, typeRaw };
-        } else {
-          const completion = this.step?.completion;
-          this.later(this.unknown(typeRaw, ts, line), emit);
-          if (this.step !== null) this.step.closedForContent = true;
-          if (this.last.kind !== 'completion') this.last = { kind: 'completion', line, ts, text: completion, typeRaw };
-        }
-        return undefined;
-      }
+      case 'text':
+        this.mapModelText(message, emit);
+        return true;
+      case 'completion_result':
+        this.mapCompletion(message, emit);
+        return true;
       case 'followup':
       case 'plan_mode_respond':
-      case 'act_mode_respond': {
-        if (type !== 'ask') break;
-        const step = this.contentStep(message, line, ts, typeRaw, emit, false);
-        const question = parseJsonText(text);
-        step.question = (question && (textValue(question['question']) ?? textValue(question['response']))) ?? text;
-        step.closedForContent = true;
-        this.last = { kind: 'paused', status: 'waiting_for_input', line, ts, what: typeRaw };
-        return undefined;
-      }
+      case 'act_mode_respond':
+        if (type !== 'ask') return false;
+        this.mapQuestion(message, emit);
+        return true;
       case 'tool':
       case 'command':
       case 'use_mcp_server':
       case 'browser_action_launch':
-      case 'browser_action': {
-        if (this.step?.completion !== undefined && !this.step.closedForContent) {
-          // attempt_completion's own command (shown to demonstrate the result): part of the completion, not a call.
-          this.later(this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
-          return undefined;
-        }
-        this.addCall(message, sub, type === 'ask', text, position, line, ts, typeRaw, emit);
-        return undefined;
-      }
+      case 'browser_action':
+        this.mapCallMessage(message, emit);
+        return true;
       case 'command_output':
       case 'mcp_server_response':
-      case 'browser_action_result': {
-        if (this.step?.completion !== undefined) {
-          this.later(this.unknown(`${typeRaw} (attempt_completion)`, ts, line), emit);
-          return undefined;
-        }
-        const call = this.latestCall();
-        if (call === undefined) {
-          this.later(this.unknown(typeRaw, ts, line), emit);
-          return undefined;
-        }
-        if (call.outputLine === undefined) {
-          call.outputLine = line;
-          call.outputTs = ts;
-        }
-        if (text !== '') call.outputs.push(text);
-        if (this.last.kind === 'paused' && this.last.status === 'waiting_for_approval') this.last = { kind: 'open' };
-        return undefined;
-      }
+      case 'browser_action_result':
+        this.mapCallOutput(message, emit);
+        return true;
       case 'api_req_failed':
-        if (type !== 'ask') break;
+        if (type !== 'ask') return false;
         if (this.step !== null) this.step.apiFailed = text || 'api_req_failed';
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        this.keepAsWritten(message, emit);
         this.last = { kind: 'failed', line, ts, text: text || 'the API request failed' };
-        return undefined;
+        return true;
       case 'resume_task':
       case 'resume_completed_task':
-        if (type !== 'ask') break;
-        this.closeStep(emit);
-        emit(this.unknown(typeRaw, ts, line));
-        if (sub === 'resume_task') {
-          this.interrupted ??= { line, ts };
-          if (this.last.kind !== 'completion') this.last = { kind: 'interrupted', line, ts };
-        }
-        return undefined;
+        if (type !== 'ask') return false;
+        this.mapResume(message, emit);
+        return true;
       case 'mistake_limit_reached':
       case 'auto_approval_max_req_reached':
-        if (type !== 'ask') break;
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        if (type !== 'ask') return false;
+        this.keepAsWritten(message, emit);
         this.last =
           sub === 'mistake_limit_reached'
             ? { kind: 'budget', line, ts, limit: 'max_consecutive_mistakes', what: 'Cline stopped at its limit of consecutive mistakes and asks the user how to go on' }
             : { kind: 'budget', line, ts, limit: 'max_requests', what: 'Cline reached its limit of auto-approved requests and asks the user to go on' };
-        return undefined;
+        return true;
       case 'user_feedback':
       case 'user_feedback_diff':
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        this.keepAsWritten(message, emit);
         if (this.step !== null) this.step.closedForContent = true;
         this.last = { kind: 'open' };
-        return undefined;
+        return true;
       case 'checkpoint_created':
-        this.later(this.unknown(typeRaw, ts, line), emit);
+        this.keepAsWritten(message, emit);
         if (this.step !== null && this.stepHasContent(this.step)) this.step.closedForContent = true;
-        return undefined;
+        return true;
       default:
-        break;
+        return false;
     }
-    if (type === 'say' && errorSays.has(sub)) {
-      this.mapError(message, sub, text, position, line, ts, typeRaw, emit);
-      return undefined;
+  }
+
+  /** The model's reasoning or text: part of the open step's response. */
+  private mapModelText(message: UiMessage, emit: Emit): void {
+    const reasoning = message.sub === 'reasoning';
+    const step = this.contentStep(message.record, message.line, message.ts, message.typeRaw, emit, reasoning);
+    if (message.text !== '') {
+      const target = reasoning ? step.reasoning : step.texts;
+      // Cline sometimes writes one text twice in a row.
+      if (target[target.length - 1] !== message.text) target.push(message.text);
     }
-    // task_progress, error_retry, info, hooks, …: kept as written.
-    this.later(this.unknown(typeRaw, ts, line), emit);
-    return undefined;
+    if (message.type === 'say') this.last = { kind: 'open' };
+  }
+
+  /** attempt_completion's result: the step's answer (say), or Cline asking the user about it (ask). */
+  private mapCompletion(message: UiMessage, emit: Emit): void {
+    const { line, ts, text, typeRaw } = message;
+    if (message.type === 'say') {
+      const step = this.contentStep(message.record, line, ts, typeRaw, emit, false);
+      step.completion = text;
+      this.last = { kind: 'completion', line, ts, text, typeRaw };
+      return;
+    }
+    const completion = this.step?.completion;
+    this.keepAsWritten(message, emit);
+    if (this.step !== null) this.step.closedForContent = true;
+    if (this.last.kind !== 'completion') this.last = { kind: 'completion', line, ts, text: completion, typeRaw };
+  }
+
+  /** The model asking the user (a follow-up question, a plan or act mode answer): the step's last content; the task waits for input. */
+  private mapQuestion(message: UiMessage, emit: Emit): void {
+    const step = this.contentStep(message.record, message.line, message.ts, message.typeRaw, emit, false);
+    const question = parseJsonText(message.text);
+    step.question = (question && (textValue(question['question']) ?? textValue(question['response']))) ?? message.text;
+    step.closedForContent = true;
+    this.last = { kind: 'paused', status: 'waiting_for_input', line: message.line, ts: message.ts, what: message.typeRaw };
+  }
+
+  /** A tool, command, MCP or browser message: a call of the open step's response. */
+  private mapCallMessage(message: UiMessage, emit: Emit): void {
+    if (this.step?.completion !== undefined && !this.step.closedForContent) {
+      // attempt_completion's own command (shown to demonstrate the result): part of the completion, not a call.
+      this.keepAsWritten(message, emit, `${message.typeRaw} (attempt_completion)`);
+      return;
+    }
+    this.addCall(message.record, message.sub, message.type === 'ask', message.text, message.position, message.line, message.ts, message.typeRaw, emit);
+  }
+
+  /** A command's output, an MCP server's response, a browser action's result: the UI's evidence of the latest call's result. */
+  private mapCallOutput(message: UiMessage, emit: Emit): void {
+    if (this.step?.completion !== undefined) {
+      this.keepAsWritten(message, emit, `${message.typeRaw} (attempt_completion)`);
+      return;
+    }
+    const call = this.latestCall();
+    if (call === undefined) {
+      this.keepAsWritten(message, emit);
+      return;
+    }
+    if (call.outputLine === undefined) {
+      call.outputLine = message.line;
+      call.outputTs = message.ts;
+    }
+    if (message.text !== '') call.outputs.push(message.text);
+    if (this.last.kind === 'paused' && this.last.status === 'waiting_for_approval') this.last = { kind: 'open' };
+  }
+
+  /** Cline asking to resume a task: the open step is over; a task that was not complete was interrupted. */
+  private mapResume(message: UiMessage, emit: Emit): void {
+    this.closeStep(emit);
+    emit(this.unknown(message.typeRaw, message.ts, message.line));
+    if (message.sub !== 'resume_task') return;
+    this.interrupted ??= { line: message.line, ts: message.ts };
+    if (this.last.kind !== 'completion') this.last = { kind: 'interrupted', line: message.line, ts: message.ts };
   }
 
   private start(message: Json, task: string | undefined, ts: string, line: LineRef, emit: Emit): void {
@@ -430,7 +480,7 @@ class ClineMapper implements FormatMapper {
       completion: undefined,
       question: undefined,
       calls: [],
-      buffered: [],
+      held: new HeldEvents(),
       closedForContent: false,
       deletedRange,
     };
@@ -494,7 +544,7 @@ class ClineMapper implements FormatMapper {
       this.last = { kind: 'open' };
       // A say is written once the call is approved (or auto-approved) and runs.
       const started = toolCallStart({ run_id: this.runId, step: step.step, ts, call_id: call.callId, name, arguments: args });
-      step.buffered.push(this.event(started, typeRaw, line));
+      step.held.hold(this.event(started, typeRaw, line));
     }
     return call;
   }
@@ -504,17 +554,18 @@ class ClineMapper implements FormatMapper {
    * instead of showing the call (a failed replace_in_file, a path blocked by .clineignore, a
    * missing parameter).
    */
-  private mapError(message: Json, sub: string, text: string, position: number, line: LineRef, ts: string, typeRaw: string, emit: Emit): void {
+  private mapError(message: UiMessage, emit: Emit): void {
+    const { record, sub, text, position, line, ts, typeRaw } = message;
     const missing = /^Cline tried to use ([a-z_]+) without value for required parameter/.exec(text);
     const ownCall = sub === 'diff_error' || sub === 'clineignore_error' || missing !== null;
     let call = ownCall ? undefined : this.latestCall();
     if (ownCall) {
-      call = this.addCall(message, 'tool', false, JSON.stringify({ tool: sub === 'diff_error' ? 'editedExistingFile' : (missing?.[1] ?? 'tool'), path: text }), position, line, ts, typeRaw, emit);
+      call = this.addCall(record, 'tool', false, JSON.stringify({ tool: sub === 'diff_error' ? 'editedExistingFile' : (missing?.[1] ?? 'tool'), path: text }), position, line, ts, typeRaw, emit);
       if (missing !== null) call.headers = [missing[1]!];
       else if (sub === 'clineignore_error') call.headers = [];
     }
     if (call !== undefined && call.error === undefined) call.error = { text: text || sub, line, ts };
-    if (!ownCall) this.later(this.unknown(typeRaw, ts, line), emit);
+    if (!ownCall) this.keepAsWritten(message, emit);
   }
 
   private closeStep(emit: Emit): void {
@@ -562,8 +613,7 @@ class ClineMapper implements FormatMapper {
       conversation_history_deleted_range: truncated ? step.deletedRange : undefined,
       api_req_started: step.implicit ? 'missing' : undefined,
     });
-    emit(this.event(event, step.typeRaw, step.line));
-    for (const mapped of step.buffered) emit(mapped);
+    step.held.emitAfter(this.event(event, step.typeRaw, step.line), emit);
     this.awaiting.push(...step.calls);
   }
 

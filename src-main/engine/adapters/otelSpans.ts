@@ -380,6 +380,8 @@ export class SpanAssembler {
     this.assignSteps(trace, dirty);
     this.attributeToolSpans(trace, dirty);
 
+    // Not a hold behind one response (kit/stepBuilder.ts HeldEvents): spans come out of start order,
+    // so a whole trace is buffered and its events sorted by time, a response before its calls' events.
     const pending: Pending[] = [];
     let seq = 0;
     const push = (key: number | null, rank: number, mapped: MappedEvent): void => {

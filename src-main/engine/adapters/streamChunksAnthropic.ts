@@ -96,7 +96,7 @@ function applyBlock(log: StreamLog, response: OpenResponse, index: string, block
   if (isToolResult(type)) {
     const result = resultEvent(log, response, block, line, `${typeRaw}/${type}`);
     if (result !== null) {
-      response.results.push(result);
+      response.results.hold(result);
       return true;
     }
   }

@@ -6,10 +6,11 @@
  */
 import type { EventOf, ModelOutcome, Usage } from '../../../shared/trace/canonicalEvents';
 import { classifyResponse, isToolCallFinishReason } from '../../../shared/trace/modelOutcome';
-import type { Emit, LineRef, MappedEvent } from './formatAdapter';
+import type { Emit, LineRef } from './formatAdapter';
 import type { ApiErrorObject } from './httpExchangeApis';
 import { callsIfAny, modelResponse, runEnd, unknownEvent, type AdaptedToolCall } from './kit/events';
 import { nonEmptyText } from './kit/jsonValues';
+import { HeldEvents } from './kit/stepBuilder';
 
 
 /** Text kept per response: enough for the summary and a look at it, bounded for long answers. */
@@ -53,7 +54,7 @@ export interface OpenResponse {
   apiError: ApiErrorObject | null;
   usage: Usage | undefined;
   /** Tool results the stream carried, emitted right after the response. */
-  results: MappedEvent[];
+  results: HeldEvents;
 }
 
 /** What a stream_fragment shows of its chunk. */
@@ -160,7 +161,7 @@ export class StreamLog {
       failure: null,
       apiError: null,
       usage: undefined,
-      results: [],
+      results: new HeldEvents(),
     };
     this.open.set(key, response);
     return response;
@@ -229,12 +230,9 @@ export class StreamLog {
       response_id: response.responseId,
       model: response.model,
     });
-    emit({ event, typeRaw: response.anchorTypeRaw, line: response.anchor });
+    const results = response.results.emitAfter({ event, typeRaw: response.anchorTypeRaw, line: response.anchor }, emit);
     const answered = new Set<string>();
-    for (const result of response.results) {
-      emit(result);
-      if (result.event.type === 'tool_result') answered.add(String(result.event.call_id));
-    }
+    for (const result of results) if (result.event.type === 'tool_result') answered.add(String(result.event.call_id));
     toolCalls.forEach((call, index) => {
       if (assembled[index]!.server && !answered.has(call.call_id)) this.serverCallSteps.set(call.call_id, response.step);
     });

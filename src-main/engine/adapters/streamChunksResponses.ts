@@ -166,7 +166,7 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
       if (!isRecord(item) || outputIndex === undefined) return { reason: `${type} without an output_index or an item` };
       const call = applyItem(response, String(outputIndex), item, type.endsWith('.done'));
       const result = call !== null && type.endsWith('.done') ? hostedResult(log, response, call, item, line, `${type}/${String(item['type'])}`) : null;
-      if (result !== null) response.results.push(result);
+      if (result !== null) response.results.hold(result);
       else log.fragment(emit, response, line, type, { index: outputIndex, ...(call?.callId ? { call_id: call.callId } : {}), ...(call?.name ? { name: call.name } : {}) });
       return undefined;
     }
