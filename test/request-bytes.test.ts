@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { RequestBytesReader } from '../src-main/engine/analysis/requestBytes';
 import { apiOf } from '../src-main/engine/adapters/httpExchangeApis';
-import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest } from '../shared/requests/normalizeRequest';
+import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest } from '../shared/requests/apiRequestBodies';
 import type { NormalizedRequest } from '../shared/requests/normalizedRequest';
 import { fixtures } from './support/formatTests';
 
