@@ -21,10 +21,11 @@ const rendererMessage =
  * The engine's layers, lowest first. A folder may import the layers before its own and nothing
  * else of the engine: not the other folder of its own layer, no later layer, not the engine's
  * entry (engine.ts, index.ts). Adapters turn bytes into events and know nothing of the store;
- * ingest drives adapters into the store, analysis reads the store, and neither knows the other;
- * report reads analysis; pipeline, workers and the entry put the stages together.
+ * ingest drives adapters into the store, derive runs the analyses over the store, and neither
+ * knows the other; report reads what derive stored; pipeline, workers and the entry put the
+ * stages together.
  */
-const engineLayers = [['bytes'], ['adapters', 'store'], ['ingest', 'analysis'], ['report'], ['pipeline'], ['workers']];
+const engineLayers = [['bytes'], ['adapters', 'store'], ['ingest', 'derive'], ['report'], ['pipeline'], ['workers']];
 
 /** The process entry points and transports, each allowed to import only those after it in this list. */
 const appFolders = ['cli', 'electron', 'server', 'api'];

@@ -7,7 +7,7 @@
  * through the same messages.
  */
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { ensureAnalysis } from '../analysis/analyzeSource';
+import { ensureAnalysis } from '../derive/analyzeSource';
 import { GrowingFileIngest, ingestFile, type IngestOptions, type IngestProgress } from '../ingest/ingestFile';
 import type { FirstRowIds } from '../ingest/traceIngester';
 import { basename } from 'node:path';
