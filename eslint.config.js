@@ -51,6 +51,21 @@ const engineOutward = [
   { regex: '^electron(/|$)', message: engineOutwardMessage },
 ];
 
+/**
+ * Tests and scripts share their helpers (trace generators, the traces the UI tests and screenshots
+ * open, the browser driver, the trace schema builder) through devkit/, never by importing each
+ * other: devkit/ imports neither, test/ never imports scripts/, scripts/ never imports test/.
+ */
+const devkitMessage = 'test/ and scripts/ share code through devkit/, never by importing each other.';
+const devkitConfigs = [
+  { files: ['test/**'], forbidden: ['scripts'] },
+  { files: ['scripts/**'], forbidden: ['test'] },
+  { files: ['devkit/**'], forbidden: ['scripts', 'test'] },
+].map(({ files, forbidden }) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [foldersPattern(forbidden, devkitMessage)] }] },
+}));
+
 /** @param {number} layer */
 const engineLayerConfig = (layer) => {
   const later = engineLayers.slice(layer).flat();
@@ -162,6 +177,7 @@ export default defineConfig([
     rules: { 'no-restricted-imports': ['error', { patterns: engineOutward }] },
   },
   ...engineLayers.flatMap((_, layer) => engineLayerConfig(layer)),
+  ...devkitConfigs,
   {
     // The two core hooks rules only: the React Compiler rules of the plugin's presets judge code
     // written for the compiler, which this renderer does not use.

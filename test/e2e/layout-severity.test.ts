@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../../devkit/browser';
 import { repoRoot } from '../support/cli';
 
 const fixture = join(repoRoot, 'test', 'fixtures', 'ui', 'severity-and-repeats.jsonl');
