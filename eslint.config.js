@@ -21,10 +21,11 @@ const rendererMessage =
  * The engine's layers, lowest first. A folder may import the layers before its own and nothing
  * else of the engine: not the other folder of its own layer, no later layer, not the engine's
  * entry (engine.ts, index.ts). Adapters turn bytes into events and know nothing of the store;
- * ingest drives adapters into the store, analysis reads the store, and neither knows the other;
- * report reads analysis; pipeline, workers and the entry put the stages together.
+ * ingest drives adapters into the store, derive runs the analyses over the store, and neither
+ * knows the other; report reads what derive stored; pipeline, workers and the entry put the
+ * stages together.
  */
-const engineLayers = [['bytes'], ['adapters', 'store'], ['ingest', 'analysis'], ['report'], ['pipeline'], ['workers']];
+const engineLayers = [['bytes'], ['adapters', 'store'], ['ingest', 'derive'], ['report'], ['pipeline'], ['workers']];
 
 /** The process entry points and transports, each allowed to import only those after it in this list. */
 const appFolders = ['cli', 'electron', 'server', 'api'];
@@ -49,6 +50,21 @@ const engineOutward = [
   foldersPattern(appFolders, engineOutwardMessage),
   { regex: '^electron(/|$)', message: engineOutwardMessage },
 ];
+
+/**
+ * Tests and scripts share their helpers (trace generators, the traces the UI tests and screenshots
+ * open, the browser driver, the trace schema builder) through devkit/, never by importing each
+ * other: devkit/ imports neither, test/ never imports scripts/, scripts/ never imports test/.
+ */
+const devkitMessage = 'test/ and scripts/ share code through devkit/, never by importing each other.';
+const devkitConfigs = [
+  { files: ['test/**'], forbidden: ['scripts'] },
+  { files: ['scripts/**'], forbidden: ['test'] },
+  { files: ['devkit/**'], forbidden: ['scripts', 'test'] },
+].map(({ files, forbidden }) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns: [foldersPattern(forbidden, devkitMessage)] }] },
+}));
 
 /** @param {number} layer */
 const engineLayerConfig = (layer) => {
@@ -161,6 +177,7 @@ export default defineConfig([
     rules: { 'no-restricted-imports': ['error', { patterns: engineOutward }] },
   },
   ...engineLayers.flatMap((_, layer) => engineLayerConfig(layer)),
+  ...devkitConfigs,
   {
     // The two core hooks rules only: the React Compiler rules of the plugin's presets judge code
     // written for the compiler, which this renderer does not use.

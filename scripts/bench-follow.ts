@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { openTrace } from '../src-main/engine/engine';
-import { openApp, serveTraceFile } from '../test/support/browser';
+import { openApp, serveTraceFile } from '../devkit/browser';
 
 const analysis = { window: 6, threshold: 3 };
 const appendsPerSize = 7;

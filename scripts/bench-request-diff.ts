@@ -22,9 +22,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, serveTraces, type ServedTraces } from '../test/support/browser';
-import { Prng } from './lib/prng';
-import { sentence } from './lib/vocabulary';
+import { launchBrowser, serveTraces, type ServedTraces } from '../devkit/browser';
+import { Prng } from '../devkit/traceGenerators/prng';
+import { sentence } from '../devkit/traceGenerators/vocabulary';
 
 const runsArgument = process.argv.indexOf('--runs');
 const repetitions = runsArgument === -1 ? 3 : Math.max(1, Number(process.argv[runsArgument + 1]) || 3);

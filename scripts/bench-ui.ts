@@ -1,6 +1,6 @@
 /**
  * The browser half of `npm run bench`: the app served by `loopscope serve`, in headless Chromium
- * driven by playwright-core (test/support/browser.ts), measured against the UI targets:
+ * driven by playwright-core (devkit/browser.ts), measured against the UI targets:
  *
  * 1. progressive runs table: the large synthetic trace opened with an empty cache — server start →
  *    the runs table's first rows (`loopscope:runs-shown`), and the ingest's progress then (target:
@@ -8,7 +8,7 @@
  * 2. reopen: the same file, same cache — server start → runs shown (target < 1 s);
  * 3. search (FTS5): the long-run trace's rare word (in one step's results) — the API from the page, and the
  *    search box's submit → results shown (`loopscope:search-shown`) (target < 300 ms);
- * 4. a run of a million events (scripts/generate-long-run-trace.ts): scrolling its timeline
+ * 4. a run of a million events (devkit/traceGenerators/longRunTrace.ts): scrolling its timeline
  *    (frame intervals and long tasks over 100 steps of one viewport; big jumps with the position
  *    slider that spans the run — the scrollbar spans a window of it — and the rows filled after
  *    each, with the line jumped to shown; the end of the list reachable with the slider) and jumps
@@ -27,10 +27,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../test/support/browser';
+import { launchBrowser } from '../devkit/browser';
 import { formatRoute, routes } from '../src-renderer/navigation/route';
-import { RARE_WORD } from './generate-long-run-trace';
-import { parseSize } from './generate-synthetic-trace';
+import { RARE_WORD } from '../devkit/traceGenerators/longRunTrace';
+import { parseSize } from '../devkit/traceGenerators/syntheticTrace';
 import { displayPath, ensureLongRunTrace, ensureTrace, repoRoot, type LongRunTraceInfo, type TraceInfo } from './lib/benchTraces';
 import { callApi, epochNow, serveTrace, type ServedTrace, type TraceProgress } from './lib/loopscopeServe';
 import { pageProbe } from './lib/uiPageProbe';

@@ -2,9 +2,10 @@
  * `npm run bench`: ingest throughput and memory of the Loopscope engine against a plain
  * "split lines + JSON.parse" baseline and against the tools people load traces with today —
  * DuckDB's `read_json` into a table, and `jq` — on deterministic generated traces, in one run:
- * - `synthetic`: canonical Loopscope events of many interleaved runs (generate-synthetic-trace.ts);
+ * - `synthetic`: canonical Loopscope events of many interleaved runs
+ *   (devkit/traceGenerators/syntheticTrace.ts);
  * - `exchange`: an HTTP exchange log where every request resends the growing history
- *   (generate-exchange-trace.ts), the worst case for a viewer.
+ *   (devkit/traceGenerators/exchangeTrace.ts), the worst case for a viewer.
  *
  * Then, unless `--no-ui`, the UI benchmark (scripts/bench-ui.ts: the app in headless Chromium on
  * the synthetic trace of the same size and on a one-run trace of a million events), in the same
@@ -21,7 +22,7 @@ import { cpus, totalmem, tmpdir, type as osType, release as osRelease } from 'no
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatUiReport, runUiBench, type UiBenchReport } from './bench-ui';
-import { parseSize } from './generate-synthetic-trace';
+import { parseSize } from '../devkit/traceGenerators/syntheticTrace';
 import { displayPath as display, ensureTrace, repoRoot, traceKinds, type TraceInfo } from './lib/benchTraces';
 import { measureNode, measureProgram, type MeasuredRun } from './lib/measure';
 

@@ -6,7 +6,7 @@
  *   npx tsx scripts/golden-reports.ts --compare BEFORE AFTER
  *
  * Writing: for every example (examples/*.jsonl), every file under test/fixtures/, a trace
- * generated with a fixed seed and size (scripts/generate-synthetic-trace.ts, written to
+ * generated with a fixed seed and size (devkit/traceGenerators/syntheticTrace.ts, written to
  * bench-data/golden/), and every sample
  * (../shared/samples, or --samples DIR, when it exists; SOURCES.md and the like left out), the
  * built CLI's `loopscope analyze FILE --json --fail-on never` goes to OUT/NAME.json, and its stderr
@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateSyntheticTrace } from './generate-synthetic-trace';
+import { generateSyntheticTrace } from '../devkit/traceGenerators/syntheticTrace';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const cliPath = join(repoRoot, 'bin', 'loopscope.js');

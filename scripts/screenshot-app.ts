@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, serveTraces } from '../test/support/browser';
+import { launchBrowser, serveTraces } from '../devkit/browser';
 
 const root = resolve(import.meta.dirname, '..');
 const examplesDir = join(root, 'examples');

@@ -1,8 +1,8 @@
 /**
  * Screenshots of the growth view and the side-by-side request diff at 1440×900 and 1024×700, light
- * and dark (docs/images/growth-*.png, diff-side-by-side-*.png), from the e2e fixtures
- * (test/fixtures/ui/): a 112-request session with one large tool result and a compaction, and an
- * edited one-line JSON tool result. Needs the build (`npm run build`) and Debian's chromium.
+ * and dark (docs/images/growth-*.png, diff-side-by-side-*.png), from the traces the e2e tests
+ * open (devkit/uiTraces/): a 112-request session with one large tool result and a compaction, and
+ * an edited one-line JSON tool result. Needs the build (`npm run build`) and Debian's chromium.
  *
  *   npx tsx scripts/screenshot-views.ts
  */
@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { editedJsonResult, editedJsonResultEvents } from '../test/fixtures/ui/editedJsonResult';
-import { growthSession, growthSessionEvents } from '../test/fixtures/ui/growthSession';
-import { launchBrowser, serveTraces } from '../test/support/browser';
+import { editedJsonResult, editedJsonResultEvents } from '../devkit/uiTraces/editedJsonResult';
+import { growthSession, growthSessionEvents } from '../devkit/uiTraces/growthSession';
+import { launchBrowser, serveTraces } from '../devkit/browser';
 
 const root = resolve(import.meta.dirname, '..');
 const imagesDir = join(root, 'docs', 'images');

@@ -13,7 +13,7 @@ import type { ApiResponse, TraceSummary } from '../shared/api';
 import { ApiError, toApiError } from '../src-main/api/apiHost';
 import { openTrace, TraceFileError, type StoredRuns } from '../src-main/engine/engine';
 import { openDatabase } from '../src-main/engine/store/traceDatabase';
-import { generateSyntheticTrace } from '../scripts/generate-synthetic-trace';
+import { generateSyntheticTrace } from '../devkit/traceGenerators/syntheticTrace';
 import { callFailure, startTestHost, type TestHost } from './support/apiHarness';
 import { examplesDir } from './support/cli';
 import { defaultAnalysis, temporaryDir } from './support/engineHarness';

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { generateSyntheticTrace } from '../scripts/generate-synthetic-trace';
+import { generateSyntheticTrace } from '../devkit/traceGenerators/syntheticTrace';
 import { analyzeJson, repoRoot } from './support/cli';
 import { temporaryDir } from './support/engineHarness';
 

@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import { openTrace, readReport, type FollowOptions, type IngestProgress, type TraceHandle } from '../src-main/engine/engine';
 import { openDatabase } from '../src-main/engine/store/traceDatabase';
 import { readRawLine } from '../src-main/engine/store/rawLines';
-import { generateSyntheticTrace } from '../scripts/generate-synthetic-trace';
+import { generateSyntheticTrace } from '../devkit/traceGenerators/syntheticTrace';
 import { defaultAnalysis, temporaryDir } from './support/engineHarness';
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'r1', ...fields })}\n`;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse, CallRow, EventRow, TraceSummary } from '../shared/api';
 import { analyzeReportSchema, type AnalyzeReport } from '../shared/report';
-import { generateSyntheticTrace } from '../scripts/generate-synthetic-trace';
+import { generateSyntheticTrace } from '../devkit/traceGenerators/syntheticTrace';
 import { startTestHost, type TestHost } from './support/apiHarness';
 import { splitLines } from './support/lines';
 import { repoRoot } from './support/cli';

@@ -1,7 +1,7 @@
 /**
  * The folder boundaries in eslint.config.js are enforced: each restricted import or global is
  * reported as an error, and ordinary code is not. Among src-main/'s folders, each layer may import
- * only the layers below it.
+ * only the layers below it; test/ and scripts/ share code only through devkit/.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -21,6 +21,29 @@ async function lintErrors(relativePath: string, lines: readonly string[]): Promi
 }
 
 const importDefault = (source: string): string[] => [`import x from '${source}';`, 'export default x;'];
+
+/** A probe file, the imports that break its folder's boundary, and imports that keep it. */
+interface ImportCase {
+  file: string;
+  forbidden: string[];
+  allowed: string[];
+}
+
+/** Per case: each forbidden import alone is an error, and the allowed ones together are none. */
+function itChecksImports(cases: readonly ImportCase[]): void {
+  for (const { file, forbidden, allowed } of cases) {
+    const folder = path.dirname(file);
+    for (const source of forbidden) {
+      it(`${folder}/ rejects an import of ${source}`, async () => {
+        assert.deepEqual(await lintErrors(file, importDefault(source)), ['no-restricted-imports']);
+      });
+    }
+    it(`${folder}/ allows ${allowed.join(', ')}`, async () => {
+      const code = [...allowed.map((source, index) => `import x${index} from '${source}';`), `export default [${allowed.map((_, index) => `x${index}`).join(', ')}];`];
+      assert.deepEqual(await lintErrors(file, code), []);
+    });
+  }
+}
 
 describe('lint boundaries: shared/', () => {
   const file = 'shared/__lint_probe__.ts';
@@ -106,16 +129,16 @@ describe('lint boundaries: src-main/', () => {
 
 describe('lint boundaries: src-main/ layers', () => {
   /** Per folder (a probe file in it): imports that break the layer order, and imports that keep it. */
-  const cases: { file: string; forbidden: string[]; allowed: string[] }[] = [
+  const cases: ImportCase[] = [
     { file: 'src-main/engine/engine.ts', forbidden: ['../api/apiHost', '../cli/main', '../server/httpServer', '../electron/main', 'electron'], allowed: ['./workers/workerProtocol', './report/buildReport', '../../shared/report'] },
-    { file: 'src-main/engine/bytes/x.ts', forbidden: ['../adapters/registry', '../store/schema', '../ingest/ingestFile', '../analysis/analyzeSource', '../engine', '../../api/apiHost'], allowed: ['./contentHash', '../../../shared/analysis/volatileFields'] },
-    { file: 'src-main/engine/adapters/x.ts', forbidden: ['../store/traceWriter', '../ingest/ingestFile', '../analysis/requestHistory', '../pipeline/traceLoader', '../workers/ingestWorker', '../report/buildReport', '../engine', '../index', '..'], allowed: ['./registry', '../bytes/decodeLine', '../../../shared/trace/canonical'] },
+    { file: 'src-main/engine/bytes/x.ts', forbidden: ['../adapters/registry', '../store/schema', '../ingest/ingestFile', '../derive/analyzeSource', '../engine', '../../api/apiHost'], allowed: ['./contentHash', '../../../shared/analysis/volatileFields'] },
+    { file: 'src-main/engine/adapters/x.ts', forbidden: ['../store/traceWriter', '../ingest/ingestFile', '../derive/requestHistory', '../pipeline/traceLoader', '../workers/ingestWorker', '../report/buildReport', '../engine', '../index', '..'], allowed: ['./registry', '../bytes/decodeLine', '../../../shared/trace/canonical'] },
     { file: 'src-main/engine/adapters/kit/x.ts', forbidden: ['../../store/traceWriter', '../../ingest/ingestFile'], allowed: ['../formatAdapter', '../../bytes/contentHash'] },
-    { file: 'src-main/engine/store/x.ts', forbidden: ['../adapters/registry', '../analysis/analyzeSource', '../ingest/ingestFile', '../pipeline/traceLoader', '../workers/storeWorker', '../../api/queries', '../../cli/main'], allowed: ['./schema', '../bytes/zipEntries', '../../../shared/analysis/volatileFields'] },
-    { file: 'src-main/engine/ingest/x.ts', forbidden: ['../analysis/analyzeSource', '../report/buildReport', '../pipeline/traceLoader', '../workers/ingestWorker'], allowed: ['../adapters/registry', '../store/traceWriter', '../bytes/decodeLine'] },
-    { file: 'src-main/engine/analysis/x.ts', forbidden: ['../ingest/ingestFile', '../report/buildReport', '../pipeline/traceLoader'], allowed: ['../store/rawLines', '../adapters/formatAdapter', '../bytes/topLevelScan', '../../../shared/analysis/runAnalysis'] },
-    { file: 'src-main/engine/report/x.ts', forbidden: ['../pipeline/traceLoader', '../workers/workerProtocol'], allowed: ['../analysis/analyzeSource', '../store/traceDatabase'] },
-    { file: 'src-main/engine/pipeline/x.ts', forbidden: ['../workers/storeWorker', '../engine', '../../api/apiHost'], allowed: ['../ingest/ingestFile', '../store/traceWriter', '../analysis/requestAnalysis'] },
+    { file: 'src-main/engine/store/x.ts', forbidden: ['../adapters/registry', '../derive/analyzeSource', '../ingest/ingestFile', '../pipeline/traceLoader', '../workers/storeWorker', '../../api/queries', '../../cli/main'], allowed: ['./schema', '../bytes/zipEntries', '../../../shared/analysis/volatileFields'] },
+    { file: 'src-main/engine/ingest/x.ts', forbidden: ['../derive/analyzeSource', '../report/buildReport', '../pipeline/traceLoader', '../workers/ingestWorker'], allowed: ['../adapters/registry', '../store/traceWriter', '../bytes/decodeLine'] },
+    { file: 'src-main/engine/derive/x.ts', forbidden: ['../ingest/ingestFile', '../report/buildReport', '../pipeline/traceLoader'], allowed: ['../store/rawLines', '../adapters/formatAdapter', '../bytes/topLevelScan', '../../../shared/analysis/runAnalysis'] },
+    { file: 'src-main/engine/report/x.ts', forbidden: ['../pipeline/traceLoader', '../workers/workerProtocol'], allowed: ['../derive/analyzeSource', '../store/traceDatabase'] },
+    { file: 'src-main/engine/pipeline/x.ts', forbidden: ['../workers/storeWorker', '../engine', '../../api/apiHost'], allowed: ['../ingest/ingestFile', '../store/traceWriter', '../derive/requestAnalysis'] },
     { file: 'src-main/engine/workers/x.ts', forbidden: ['../engine', '../index', '../../server/httpServer'], allowed: ['../pipeline/traceLoader', '../ingest/followedFile'] },
     { file: 'src-main/api/x.ts', forbidden: ['../cli/main', '../electron/ipc', '../server/httpServer', '../engine/engine', '../engine/store/runs'], allowed: ['../engine', '../../shared/api'] },
     { file: 'src-main/api/queries/x.ts', forbidden: ['../../engine/store/readModel'], allowed: ['../../engine'] },
@@ -124,18 +147,7 @@ describe('lint boundaries: src-main/ layers', () => {
     { file: 'src-main/cli/x.ts', forbidden: ['../engine/store/traceDatabase'], allowed: ['../server/httpServer', '../electron/main', '../api/apiHost', '../engine'] },
   ];
 
-  for (const { file, forbidden, allowed } of cases) {
-    const folder = path.dirname(file);
-    for (const source of forbidden) {
-      it(`${folder}/ rejects an import of ${source}`, async () => {
-        assert.deepEqual(await lintErrors(file, importDefault(source)), ['no-restricted-imports']);
-      });
-    }
-    it(`${folder}/ allows ${allowed.join(', ')}`, async () => {
-      const code = [...allowed.map((source, index) => `import x${index} from '${source}';`), `export default [${allowed.map((_, index) => `x${index}`).join(', ')}];`];
-      assert.deepEqual(await lintErrors(file, code), []);
-    });
-  }
+  itChecksImports(cases);
 });
 
 describe('lint: React hooks in src-renderer/', () => {
@@ -171,4 +183,18 @@ describe('lint: React hooks in src-renderer/', () => {
     ];
     assert.deepEqual(await lintErrors(file, code), []);
   });
+});
+
+describe('lint boundaries: test/, scripts/ and devkit/', () => {
+  /** Per folder (a probe file in it): imports that would tie tests and scripts together, and the shared ones. */
+  const cases: ImportCase[] = [
+    { file: 'test/x.test.ts', forbidden: ['../scripts/generate-synthetic-trace', '../scripts/lib/benchTraces'], allowed: ['../devkit/traceGenerators/syntheticTrace', './support/cli', '../src-main/engine'] },
+    { file: 'test/e2e/x.test.ts', forbidden: ['../../scripts/screenshot-views'], allowed: ['../../devkit/browser', '../support/cli'] },
+    { file: 'scripts/x.ts', forbidden: ['../test/support/cli', '../test/fixtures/ui/x'], allowed: ['../devkit/browser', './lib/benchTraces'] },
+    { file: 'scripts/lib/x.ts', forbidden: ['../../test/support/engineHarness'], allowed: ['../../devkit/traceGenerators/prng', './measure'] },
+    { file: 'devkit/x.ts', forbidden: ['../test/support/cli', '../scripts/lib/measure'], allowed: ['./traceGenerators/prng', '../shared/trace/canonicalEvents'] },
+    { file: 'devkit/traceGenerators/x.ts', forbidden: ['../../test/support/cli', '../../scripts/bench'], allowed: ['./prng', '../browser'] },
+  ];
+
+  itChecksImports(cases);
 });

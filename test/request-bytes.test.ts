@@ -1,5 +1,5 @@
 /**
- * A request read message by message from its bytes (src-main/engine/analysis/requestBytes.ts) is
+ * A request read message by message from its bytes (src-main/engine/derive/requestBytes.ts) is
  * exactly the request read whole, for every logged request of the fixtures and examples, and for
  * random histories written with random whitespace; Responses bodies and broken lines are left to
  * the whole read.
@@ -9,9 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { RequestBytesReader } from '../src-main/engine/analysis/requestBytes';
+import { RequestBytesReader } from '../src-main/engine/derive/requestBytes';
 import { apiOf } from '../src-main/engine/adapters/httpExchangeApis';
-import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest } from '../shared/requests/normalizeRequest';
+import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest } from '../shared/requests/apiRequestBodies';
 import type { NormalizedRequest } from '../shared/requests/normalizedRequest';
 import { fixtures } from './support/formatTests';
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildTraceSchemaText, buildValidatorsModuleText, schemaPath, validatorsPath } from '../scripts/generate-trace-schema';
+import { buildTraceSchemaText, buildValidatorsModuleText, schemaPath, validatorsPath } from '../devkit/traceSchema';
 import { validateEvent } from '../src-main/engine/adapters/eventValidators';
 import { canonicalEventSchema, canonicalEventType } from '../shared/trace/canonicalEvents';
 

@@ -7,9 +7,9 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXCHANGE_GENERATOR_VERSION, generateExchangeTrace } from '../generate-exchange-trace';
-import { generateLongRunTrace, LONG_RUN_GENERATOR_VERSION, type LongRunStats } from '../generate-long-run-trace';
-import { generateSyntheticTrace, GENERATOR_VERSION, type GenerateStats } from '../generate-synthetic-trace';
+import { EXCHANGE_GENERATOR_VERSION, generateExchangeTrace } from '../../devkit/traceGenerators/exchangeTrace';
+import { generateLongRunTrace, LONG_RUN_GENERATOR_VERSION, type LongRunStats } from '../../devkit/traceGenerators/longRunTrace';
+import { generateSyntheticTrace, GENERATOR_VERSION, type GenerateStats } from '../../devkit/traceGenerators/syntheticTrace';
 
 const MB = 1024 * 1024;
 

@@ -2,7 +2,7 @@
  * One model request in a shape shared by every API (docs/semantics.md §9): the system prompt, the tool
  * definitions, the history as a flat list of messages, and the parameters. Requests logged by
  * OpenAI Chat Completions, Anthropic Messages, OpenAI Responses or the canonical `model_request`
- * event all normalize to it (normalizeRequest.ts), so two requests can be diffed whatever wrote them.
+ * event all normalize to it (apiRequestBodies.ts), so two requests can be diffed whatever wrote them.
  *
  * Messages are split so that each carries at most one tool result: an Anthropic user message with
  * three `tool_result` blocks and a text block becomes three `tool` messages and one `user` message.

@@ -1,7 +1,9 @@
 /**
  * API failures and how they cross a transport (`{error: {code, message}}`, shared/api.ts). Every
  * failure a caller can act on is an `ApiError` with a code from `apiErrorCodes`; anything else is
- * a bug and reaches the caller as `internal`, with its message and never as data.
+ * a bug and reaches the caller as `internal`, with its message and never as data. The renderer
+ * receives it as an `ApiCallError` (src-renderer/api/client.ts), whose codes also name failures of
+ * the transport itself.
  */
 import type { z } from 'zod';
 import type { ApiErrorCode } from '../../shared/api';

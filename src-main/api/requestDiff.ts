@@ -1,7 +1,7 @@
 /**
  * The request diff of the API (`requestDiff`): two model requests of a trace — logged, read back
  * from the trace file, or reconstructed from the events for formats that log none (see
- * engine/analysis/requestHistory.ts) — compared by shared/requests. Computed on demand, so ingest
+ * engine/derive/requestHistory.ts) — compared by shared/requests. Computed on demand, so ingest
  * pays nothing for it.
  */
 import type Database from 'better-sqlite3';

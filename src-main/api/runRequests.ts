@@ -1,4 +1,4 @@
-/** The `requests` method: a run's stored requests (engine/analysis/requestAnalysis.ts) and its context growth. */
+/** The `requests` method: a run's stored requests (engine/derive/requestAnalysis.ts) and its context growth. */
 import type Database from 'better-sqlite3';
 import type { ApiResponse } from '../../shared/api';
 import { contextGrowth, growthShape } from '../../shared/requests/contextGrowth';

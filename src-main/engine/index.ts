@@ -7,10 +7,10 @@
 export * from './engine';
 export * from './store/readModel';
 export { defaultCacheDir, identifyFile, openDatabase, type FileIdentity } from './store/traceDatabase';
-export { optionsKey } from './analysis/analyzeSource';
-export { storedRunRequests, type RequestSummary } from './analysis/requestAnalysis';
-export { hasLoggedRequests, LoggedRequestReader, reconstructedRequest, type CompactionMarker } from './analysis/requestHistory';
-export { TokenEstimator } from './analysis/tokenEstimator';
+export { optionsKey } from './derive/analyzeSource';
+export { storedRunRequests, type RequestSummary } from './derive/requestAnalysis';
+export { hasLoggedRequests, LoggedRequestReader, reconstructedRequest, type CompactionMarker } from './derive/requestHistory';
+export { TokenEstimator } from './derive/tokenEstimator';
 export { adapterNamed, formatNames } from './adapters/registry';
 export type { AdaptedEvent, MappedEvent } from './adapters/formatAdapter';
 export { decodeLine } from './bytes/decodeLine';

@@ -6,13 +6,17 @@
  */
 import { apiErrorSchema, apiMethods, type ApiMethod, type ApiResponse, type LoopscopeApi, type LoopscopeBridge } from '../../shared/api';
 
-/** An API failure the views show: `code` is machine-readable, `message` is for the user. */
-export class ApiError extends Error {
+/**
+ * A call the views made that failed, as they show it: `code` is machine-readable (an API error code
+ * from the answer, or `unreachable`, `http_<status>`, `invalid_response` when no usable answer
+ * came), `message` is for the user.
+ */
+export class ApiCallError extends Error {
   readonly code: string;
 
   constructor(code: string, message: string) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'ApiCallError';
     this.code = code;
   }
 }
@@ -23,7 +27,7 @@ function bridgeTransport(bridge: LoopscopeBridge): Transport {
   return async (method, request) => {
     const reply = await bridge.call(method, request);
     const failure = apiErrorSchema.safeParse(reply);
-    if (failure.success) throw new ApiError(failure.data.error.code, failure.data.error.message);
+    if (failure.success) throw new ApiCallError(failure.data.error.code, failure.data.error.message);
     return reply;
   };
 }
@@ -39,13 +43,13 @@ function httpTransport(): Transport {
         headers: { 'content-type': 'application/json' },
       });
     } catch {
-      throw new ApiError('unreachable', 'The Loopscope server is not answering. Is `loopscope serve` still running? Start it again and reload this page.');
+      throw new ApiCallError('unreachable', 'The Loopscope server is not answering. Is `loopscope serve` still running? Start it again and reload this page.');
     }
     const body: unknown = await response.json().catch(() => undefined);
     if (response.ok) return body;
     const failure = apiErrorSchema.safeParse(body);
-    if (failure.success) throw new ApiError(failure.data.error.code, failure.data.error.message);
-    throw new ApiError(`http_${response.status}`, `The Loopscope server answered ${response.status} ${response.statusText} to ${method}.`);
+    if (failure.success) throw new ApiCallError(failure.data.error.code, failure.data.error.message);
+    throw new ApiCallError(`http_${response.status}`, `The Loopscope server answered ${response.status} ${response.statusText} to ${method}.`);
   };
 }
 
@@ -55,7 +59,7 @@ async function call<M extends ApiMethod>(transport: Transport, method: M, reques
   const parsed = schemas.response.safeParse(reply);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ApiError('invalid_response', `The answer to ${method} does not match the API contract (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'unknown mismatch'}).`);
+    throw new ApiCallError('invalid_response', `The answer to ${method} does not match the API contract (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'unknown mismatch'}).`);
   }
   return parsed.data as ApiResponse<M>;
 }

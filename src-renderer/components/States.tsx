@@ -1,6 +1,6 @@
 /** What a view shows while it has nothing to show: why, and what the user can do about it. */
 import type { ReactNode } from 'react';
-import { ApiError, errorMessage } from '../api/client';
+import { ApiCallError, errorMessage } from '../api/client';
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -33,7 +33,7 @@ const hints: Readonly<Record<string, string>> = {
 };
 
 export function Failure({ what, error, onRetry }: { what: string; error: unknown; onRetry?: () => void }) {
-  const code = error instanceof ApiError ? error.code : null;
+  const code = error instanceof ApiCallError ? error.code : null;
   return (
     <div className="state state-error" role="alert" data-testid="error">
       <strong>Could not load {what}.</strong>

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
 import { example, examplesDir } from '../support/cli';
 
 interface ExpectedReport {

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openApp, saveScreenshot, serveTraceFile, type ServedTraceFile } from '../support/browser';
-import { editedJsonResult, editedJsonResultEvents } from '../fixtures/ui/editedJsonResult';
+import { openApp, saveScreenshot, serveTraceFile, type ServedTraceFile } from '../../devkit/browser';
+import { editedJsonResult, editedJsonResultEvents } from '../../devkit/uiTraces/editedJsonResult';
 
 let served: ServedTraceFile;
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'ui');
 

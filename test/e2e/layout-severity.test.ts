@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../../devkit/browser';
 import { repoRoot } from '../support/cli';
 
 const fixture = join(repoRoot, 'test', 'fixtures', 'ui', 'severity-and-repeats.jsonl');
@@ -292,6 +292,8 @@ describe('layout and severity at 1024 × 700', () => {
     const error = page.locator('[data-testid=error]');
     await error.waitFor();
     assert.match(await error.innerText(), /Could not load this trace/);
+    // The hint comes from the ApiCallError's code (not_found), so the client kept the API's code.
+    assert.match(await error.locator('.state-hint').innerText(), /no longer open/);
     assert.equal(await page.locator('[data-testid=runs-view]').count(), 0, "the previous trace's runs are gone");
     assert.equal(await page.locator('[data-testid=run-row]').count(), 0);
     assert.doesNotMatch(await page.locator('.top-bar').innerText(), /severity-and-repeats/);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openApp, serveTraceFile, waitForPage, type AppPage, type ServedTraceFile } from '../support/browser';
+import { openApp, serveTraceFile, waitForPage, type AppPage, type ServedTraceFile } from '../../devkit/browser';
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'live', ...fields })}\n`;
 const call = (step: number): string =>

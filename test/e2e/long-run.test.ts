@@ -1,6 +1,6 @@
 /**
  * A run longer than a browser can lay out, in the app: `loopscope serve` on one run of 50,000
- * events (scripts/generate-long-run-trace.ts), Debian's Chromium. At ~46 px a row, a million rows
+ * events (devkit/traceGenerators/longRunTrace.ts), Debian's Chromium. At ~46 px a row, a million rows
  * would be 46M px, past Chromium's ~33.5M px limit on an element's height; the timeline lays out a
  * window of 20,000 rows, moves it as the viewport nears an edge, and offers a slider over the whole
  * run. These tests cross the window's edges.
@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { generateLongRunTrace, type LongRunStats } from '../../scripts/generate-long-run-trace';
-import { launchBrowser, openApp, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../support/browser';
+import { generateLongRunTrace, type LongRunStats } from '../../devkit/traceGenerators/longRunTrace';
+import { launchBrowser, openApp, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../../devkit/browser';
 
 const events = 50_000;
 

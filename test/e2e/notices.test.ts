@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createApiHost, maxNotices, type ApiHost } from '../../src-main/api/apiHost';
 import { startServer, type RunningServer } from '../../src-main/server/httpServer';
-import { launchBrowser, openApp } from '../support/browser';
+import { launchBrowser, openApp } from '../../devkit/browser';
 import { repoRoot } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openApp, saveScreenshot, serveTraceFile, type AppPage, type ServedTraceFile } from '../support/browser';
+import { openApp, saveScreenshot, serveTraceFile, type AppPage, type ServedTraceFile } from '../../devkit/browser';
 
 const ts = (second: number): string => new Date(Date.UTC(2025, 5, 3, 10, 0, second)).toISOString();
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openApp, saveScreenshot, serveTraceFile, type ServedTraceFile } from '../support/browser';
+import { openApp, saveScreenshot, serveTraceFile, type ServedTraceFile } from '../../devkit/browser';
 import { assertHoldsNone, fakeSecrets, secretTrace } from '../support/fakeSecrets';
 
 const trace = secretTrace();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../../devkit/browser';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json');
 const sample = 'evalSpans1/count-lines/epoch1';

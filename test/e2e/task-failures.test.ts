@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { openApp, saveScreenshot, serveForSuite, type AppPage } from '../support/browser';
+import { openApp, saveScreenshot, serveForSuite, type AppPage } from '../../devkit/browser';
 import { UserActions } from '../support/userActions';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'claude-code-failures.jsonl');

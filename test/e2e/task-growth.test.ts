@@ -1,15 +1,15 @@
 /**
  * Task 4 of issue 15: "where did the context grow most, and what caused it" — answered on the first
  * screen of the growth view, at 1440×900 and at 1024×700, in two actions from the runs list. The
- * session (test/fixtures/ui/growthSession.ts): 112 logged requests of small results, one Read of a
+ * session (devkit/uiTraces/growthSession.ts): 112 logged requests of small results, one Read of a
  * large file in request 48, a compaction before request 81.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { openApp, saveScreenshot, serveTraceFile, type ServedTraceFile } from '../support/browser';
+import { openApp, saveScreenshot, serveTraceFile, type ServedTraceFile } from '../../devkit/browser';
 import { UserActions } from '../support/userActions';
-import { growthSession, growthSessionEvents } from '../fixtures/ui/growthSession';
+import { growthSession, growthSessionEvents } from '../../devkit/uiTraces/growthSession';
 
 let served: ServedTraceFile;
 

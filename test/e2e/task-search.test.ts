@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
 import { UserActions } from '../support/userActions';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'codex-kumquat-rollout.jsonl');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { openApp, saveScreenshot, serveForSuite } from '../support/browser';
+import { openApp, saveScreenshot, serveForSuite } from '../../devkit/browser';
 import { UserActions } from '../support/userActions';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'codex-rollout-durations.jsonl');

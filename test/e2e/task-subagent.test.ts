@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
 import { repoRoot } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
 import { UserActions } from '../support/userActions';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../support/browser';
+import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
 
 const session = '5d0c9e61-2b7a-4f3e-8a10-c4e2b7d9f015';
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'claude-code-noise', `${session}.jsonl`);

@@ -1,5 +1,5 @@
 /** Small Chat Completions conversations, normalized by the real normalizer, for the request tests. */
-import { normalizeChatCompletionsRequest } from '../../shared/requests/normalizeRequest';
+import { normalizeChatCompletionsRequest } from '../../shared/requests/apiRequestBodies';
 import type { NormalizedRequest } from '../../shared/requests/normalizedRequest';
 
 export type ChatMessage = Record<string, unknown>;

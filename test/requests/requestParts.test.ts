@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diffParams, diffRequests, diffTools } from '../../shared/requests/diffRequests';
 import { prefixChangeFinding } from '../../shared/requests/requestFindings';
-import { normalizeAnthropicMessagesRequest } from '../../shared/requests/normalizeRequest';
+import { normalizeAnthropicMessagesRequest } from '../../shared/requests/apiRequestBodies';
 import { chatRequest, user } from './requestBodies';
 
 const readFile = { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } };

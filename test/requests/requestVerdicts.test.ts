@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { compaction, compactionTokens, inputDropped } from '../../shared/requests/compaction';
 import { fitContextGrowth, growthShape } from '../../shared/requests/contextGrowth';
 import { diffRequests } from '../../shared/requests/diffRequests';
-import { normalizeAnthropicMessagesRequest, normalizeResponsesRequest } from '../../shared/requests/normalizeRequest';
+import { normalizeAnthropicMessagesRequest, normalizeResponsesRequest } from '../../shared/requests/apiRequestBodies';
 import type { NormalizedRequest } from '../../shared/requests/normalizedRequest';
 import {
   historyCompactedFinding,

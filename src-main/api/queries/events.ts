@@ -160,7 +160,7 @@ export const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   return { runPk: event.run_pk, index: shown('run_index', event.run_index), visibleIndex: event.visible_index === null ? null : shown('visible_index', event.visible_index) };
 };
 
-/** From the run's stored requests (analysis/requestAnalysis.ts), by line. */
+/** From the run's stored requests (engine/derive/requestAnalysis.ts), by line. */
 export const requestAt: Query<'requestAt'> = (db, scope, request) => {
   const event = eventInScope(db, scope, request.eventId);
   const found = requestNearLine(db, event.run_pk, event.line);

@@ -10,17 +10,17 @@
  * the request events and usages seen being written; the rest at the end (requestAnalysis.ts).
  */
 import type Database from 'better-sqlite3';
-import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../analysis/analyzeSource';
+import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../derive/analyzeSource';
 import type { TimelineRunSqlRow } from '../store/runAnalysis';
 import { runPksOfSource } from '../store/runs';
 import { updateSourceCounts, updateSourceIdentity } from '../store/sources';
-import { AnsweringUsages } from '../analysis/requestHistory';
+import { AnsweringUsages } from '../derive/requestHistory';
 import type { RequestEventSqlRow } from '../store/events';
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from '../store/schema';
 import type { FileIdentity } from '../store/traceDatabase';
-import { SourceRequestAnalyzer } from '../analysis/requestAnalysis';
+import { SourceRequestAnalyzer } from '../derive/requestAnalysis';
 import {
   decodeEvent,
   decodeRow,

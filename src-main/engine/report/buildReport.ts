@@ -5,8 +5,8 @@
 import type Database from 'better-sqlite3';
 import type { AnalysisOptions, AnalyzeReport, ParseError, ReportFinding, RequestReport, RunReport, Severity } from '../../../shared/report';
 import { millisBetween } from '../../../shared/trace/timestamps';
-import { optionsKey } from '../analysis/analyzeSource';
-import { storedSourceRequests, type RequestSummary } from '../analysis/requestAnalysis';
+import { optionsKey } from '../derive/analyzeSource';
+import { storedSourceRequests, type RequestSummary } from '../derive/requestAnalysis';
 import { parentRunOf, reportFindings, reportParseErrors, reportRuns, reportSource } from '../store/readModel';
 
 export interface ReportedSource {

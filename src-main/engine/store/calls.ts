@@ -2,7 +2,7 @@
  * Tool calls read back through the `calls` view (each call with its state and answer, see
  * schema.ts): pages of the Calls list, the calls of some events, latency samples, and what the
  * waterfall and sub-agent views need. Calls are written by `TraceStore` (traceWriter.ts), their
- * states by the analysis (analysis/analyzeSource.ts).
+ * states by the analysis (derive/analyzeSource.ts).
  */
 import type Database from 'better-sqlite3';
 import type { CallRow, CallSort } from '../../../shared/api';

@@ -1,6 +1,6 @@
 /**
  * The requests table: each model request of a run as the request analysis stored it
- * (analysis/requestAnalysis.ts) — written a run at a time, read back by run, by source, and by
+ * (derive/requestAnalysis.ts) — written a run at a time, read back by run, by source, and by
  * line — and the `requests_analyzed` mark of a source.
  */
 import type Database from 'better-sqlite3';

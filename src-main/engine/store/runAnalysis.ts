@@ -1,5 +1,5 @@
 /**
- * What the analysis of a run (analysis/analyzeSource.ts) reads back and writes besides findings:
+ * What the analysis of a run (derive/analyzeSource.ts) reads back and writes besides findings:
  * the run's rows as its timeline is assembled from, the call ↔ result states it decides, and which
  * sources are analyzed for which options.
  */

@@ -34,7 +34,7 @@ const schemaSql = `
     parent_source_id INTEGER REFERENCES sources(id),
     -- Whether the source's ingest built the search index (the app's does, the CLI's does not).
     search_indexed INTEGER NOT NULL DEFAULT 0,
-    -- Whether the requests of the source's runs were compared (analysis/requestAnalysis.ts).
+    -- Whether the requests of the source's runs were compared (derive/requestAnalysis.ts).
     requests_analyzed INTEGER NOT NULL DEFAULT 0
   );
   CREATE TABLE runs (
@@ -94,7 +94,7 @@ const schemaSql = `
     -- Of a response's input tokens, those the provider read from its prompt cache.
     cached_input_tokens INTEGER,
     -- Characters of what the event adds to the conversation (text, call arguments, output): sizes
-    -- the messages of a request reconstructed from events (analysis/requestHistory.ts).
+    -- the messages of a request reconstructed from events (derive/requestHistory.ts).
     content_chars INTEGER,
     -- An event's position in its run's list (0, 1, 2, … in file order): the key a run's events
     -- are paged by, so any page of a million-event run is one index seek, not an OFFSET walk.

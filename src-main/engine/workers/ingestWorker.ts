@@ -7,7 +7,7 @@
  * through the same messages.
  */
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { ensureAnalysis } from '../analysis/analyzeSource';
+import { ensureAnalysis } from '../derive/analyzeSource';
 import { GrowingFileIngest, ingestFile, type IngestOptions, type IngestProgress } from '../ingest/ingestFile';
 import type { FirstRowIds } from '../ingest/traceIngester';
 import { basename } from 'node:path';
@@ -284,13 +284,17 @@ async function ingestSource(
   return growing === null ? null : { ingest: growing, rows: job.rows };
 }
 
-/** The trace is open; `follow`, for a followed file, watches it until it is replaced or deleted. */
-interface OpenedTrace {
+/** The cache holds the trace; `follow`, for a followed file, watches it until it is replaced or deleted. */
+interface CachedTrace {
   done: Extract<IngestWorkerMessage, { type: 'done' }>;
   follow: (() => Promise<void>) | null;
 }
 
-async function openTrace(request: IngestRequest): Promise<OpenedTrace> {
+/**
+ * Brings the file's cache database up to date: a reusable cache only gets the analyses it lacks,
+ * otherwise the file and its companions are ingested into a fresh one.
+ */
+async function ingestOrReuseCache(request: IngestRequest): Promise<CachedTrace> {
   const identity = identifyFile(request.path);
   const prepared = prepareDatabase(identity, request.cacheDir, request.format, request.searchIndex, (format) => companionIdentities(adapterNamed(format), identity.path));
   if (prepared.reusable !== null) {
@@ -329,11 +333,11 @@ async function openTrace(request: IngestRequest): Promise<OpenedTrace> {
 }
 
 async function run(request: IngestRequest): Promise<void> {
-  const opened = await openTrace(request);
-  post(opened.done);
-  if (opened.follow === null) return;
+  const cached = await ingestOrReuseCache(request);
+  post(cached.done);
+  if (cached.follow === null) return;
   try {
-    await opened.follow();
+    await cached.follow();
   } catch (error) {
     post({ type: 'stopped', reason: `following the file stopped: ${error instanceof Error ? error.message : String(error)}` });
   }

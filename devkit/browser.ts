@@ -1,15 +1,18 @@
 /**
- * The browser end of the end-to-end tests: `loopscope serve` started the way a user starts it (the
- * built CLI, `npm run build` first) and Debian's Chromium driven by playwright-core. Never a
- * downloaded browser: when Chromium is missing the tests fail and say how to install it.
+ * The browser end of the end-to-end tests, the UI benchmarks and the screenshot scripts:
+ * `loopscope serve` started the way a user starts it (the built CLI, `npm run build` first) and
+ * Debian's Chromium driven by playwright-core. Never a downloaded browser: when Chromium is
+ * missing the callers fail and say how to install it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { repoRoot } from './cli';
+
+const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 
 export const chromiumPath = process.env['LOOPSCOPE_CHROMIUM'] ?? '/usr/bin/chromium';
 

@@ -6,7 +6,7 @@ import {
   normalizeCanonicalRequest,
   normalizeChatCompletionsRequest,
   normalizeResponsesRequest,
-} from '../../shared/requests/normalizeRequest';
+} from '../../shared/requests/apiRequestBodies';
 import { hashText, messageChars, messageHash, messageText, normalizedRequestSchema, rememberMessageHash, type NormalizedRequest, type RequestMessage } from '../../shared/requests/normalizedRequest';
 
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' } } };

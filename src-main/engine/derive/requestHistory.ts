@@ -21,7 +21,7 @@ import {
   type RequestEventSqlRow,
   type UsageEventSqlRow,
 } from '../store/readModel';
-import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/normalizeRequest';
+import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/apiRequestBodies';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
 import { apiOf } from '../adapters/httpExchangeApis';
 import { inspectSampleRequest } from '../adapters/inspectAi';

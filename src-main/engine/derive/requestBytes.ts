@@ -18,7 +18,7 @@ import { memberValue, scanArray, scanObject, scanTopLevel, ScanError, type Eleme
 import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../bytes/jsonBytes';
 import { apiOf } from '../adapters/httpExchangeApis';
 import { isRecord } from '../adapters/formatAdapter';
-import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/normalizeRequest';
+import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/apiRequestBodies';
 import { messageHash, rememberMessageHash, type NormalizedRequest, type RequestMessage, type ToolDefinition } from '../../../shared/requests/normalizedRequest';
 
 /**

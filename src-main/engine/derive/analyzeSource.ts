@@ -1,6 +1,6 @@
 /**
- * The analysis stage: assembles each run's stored rows into a compact timeline, runs the pure
- * analyses of shared/analysis, and stores the findings and the call ↔ result states.
+ * The derive stage for events: assembles each run's stored rows into a compact timeline, runs the
+ * pure analyses of shared/analysis, and stores the findings and the call ↔ result states.
  *
  * Rows reach the assembler two ways, through the same code: during ingest, the store worker feeds
  * it the rows it is writing (no read-back), and analyzes a run as soon as it ends; afterwards,
