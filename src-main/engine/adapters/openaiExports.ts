@@ -175,6 +175,206 @@ function newSubStep(step: number): SubStep {
   return { step, texts: [], refusals: [], reasoning: [], calls: [], hosted: [], clientCalls: [], approvals: [] };
 }
 
+/** What every event of one response carries: its run, its id and time, and where it was read. */
+interface ResponseContext {
+  run: RunState;
+  id: string;
+  ts: string | undefined;
+  model: string | undefined;
+  typeRaw: string;
+  line: LineRef;
+  emit: Emit;
+}
+
+function emitModelResponse(context: ResponseContext, part: SubStep, outcome: Outcome, extra: Partial<EventOf<'model_response'>>): void {
+  const { run, id, ts, model, typeRaw, line, emit } = context;
+  const event = modelResponse({
+    run_id: run.id,
+    ts,
+    step: part.step,
+    outcome,
+    text: part.texts.length > 0 ? part.texts.join('\n') : null,
+    tool_calls: part.calls,
+    refusal: part.refusals.length > 0 ? part.refusals.join('\n') : undefined,
+    reasoning: part.reasoning.length > 0 ? part.reasoning.join('\n') : undefined,
+    response_id: id,
+    model,
+    ...extra,
+  });
+  emit({ event, typeRaw, line });
+}
+
+/** The results of a model call's hosted calls, which the server ran before it sampled again. */
+function emitHostedResults(context: ResponseContext, part: SubStep): void {
+  const { run, ts, typeRaw, line, emit } = context;
+  for (const item of part.hosted) {
+    const result = hostedResult(item);
+    const callId = text(item['id'])!;
+    run.known.add(callId);
+    run.answered.add(callId);
+    const call = part.calls.find((candidate) => candidate.call_id === callId);
+    const event = toolResult({
+      run_id: run.id,
+      ts,
+      step: part.step,
+      call_id: callId,
+      name: call?.name,
+      status: result.ok ? 'ok' : 'error',
+      output: result.output,
+      error: result.error,
+    });
+    emit({ event, typeRaw: `${typeRaw}/output/${String(item['type'])}`, line });
+  }
+}
+
+/**
+ * Reads one response's output items in order into model calls. Hosted calls followed by more
+ * output close a model call: the server sampled the model again after running them.
+ */
+class ResponseOutputReader {
+  private sub: SubStep;
+
+  constructor(
+    private readonly context: ResponseContext,
+    firstStep: number,
+  ) {
+    this.sub = newSubStep(firstStep);
+  }
+
+  /** The model call the last output items went to: the one the response's own outcome is for. */
+  get current(): SubStep {
+    return this.sub;
+  }
+
+  read(item: Json): void {
+    const { run, ts, typeRaw, line, emit } = this.context;
+    const type = text(item['type']) ?? '(no type)';
+    if (type === 'message') {
+      this.closeHostedStep();
+      this.readMessage(item['content']);
+      return;
+    }
+    if (type === 'reasoning') {
+      this.closeHostedStep();
+      for (const part of Array.isArray(item['summary']) ? item['summary'] : []) {
+        if (isRecord(part) && typeof part['text'] === 'string') this.sub.reasoning.push(part['text']);
+      }
+      return;
+    }
+    const approvalOf = type === 'mcp_call' ? text(item['approval_request_id']) : undefined;
+    const approved = approvalOf === undefined ? undefined : run.open.get(approvalOf);
+    if (approvalOf !== undefined && approved?.kind === 'approval') {
+      this.emitApprovedCallResult(item, approvalOf, approved);
+      return;
+    }
+    const hosted = hostedCall(item, type);
+    if (hosted !== undefined) {
+      this.sub.hosted.push(item);
+      this.sub.calls.push(hosted);
+      return;
+    }
+    const client = clientCall(item, type);
+    if (client !== undefined) {
+      this.closeHostedStep();
+      this.sub.calls.push(client);
+      this.sub.clientCalls.push(client);
+      return;
+    }
+    if (type === 'mcp_approval_request' && typeof item['id'] === 'string') {
+      this.closeHostedStep();
+      const call: ToolCall = {
+        call_id: item['id'],
+        name: text(item['name']) ?? 'mcp',
+        ...(item['arguments'] !== undefined ? { arguments: item['arguments'] } : {}),
+        approval_request: true,
+        ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}),
+      };
+      this.sub.calls.push(call);
+      this.sub.approvals.push(call);
+      return;
+    }
+    // mcp_list_tools and item types Loopscope does not model: kept, shown as written.
+    emit({ event: unknownEvent(`${typeRaw}/output/${type}`, { run_id: run.id, step: this.sub.step, ts }), typeRaw: `${typeRaw}/output/${type}`, line });
+  }
+
+  private readMessage(content: unknown): void {
+    if (typeof content === 'string') this.sub.texts.push(content);
+    for (const part of Array.isArray(content) ? content : []) {
+      if (!isRecord(part)) continue;
+      if (part['type'] === 'output_text' && typeof part['text'] === 'string') this.sub.texts.push(part['text']);
+      if (part['type'] === 'refusal' && typeof part['refusal'] === 'string') this.sub.refusals.push(part['refusal']);
+    }
+  }
+
+  /** The execution of a call approved in an earlier step: its result, not a new call. */
+  private emitApprovedCallResult(item: Json, approvalId: string, approved: OpenCall): void {
+    const { run, ts, typeRaw, line, emit } = this.context;
+    run.open.delete(approvalId);
+    run.answered.add(approvalId);
+    const result = hostedResult(item);
+    const event = toolResult({
+      run_id: run.id,
+      ts,
+      step: approved.step,
+      call_id: approvalId,
+      name: approved.name,
+      status: result.ok ? 'ok' : 'error',
+      output: result.output,
+      error: result.error,
+      mcp_call_id: item['id'],
+    });
+    emit({ event, typeRaw: `${typeRaw}/output/mcp_call`, line });
+  }
+
+  private closeHostedStep(): void {
+    if (this.sub.hosted.length === 0) return;
+    emitModelResponse(this.context, this.sub, 'tool_calls', { hosted_step: true });
+    emitHostedResults(this.context, this.sub);
+    this.sub = newSubStep(++this.context.run.steps);
+  }
+}
+
+/** How a response ended, from its status and its last model call, and what its model_response records about it. */
+function responseOutcome(response: Json, status: string | undefined, last: SubStep): { outcome: Outcome; extra: Partial<EventOf<'model_response'>> } {
+  let outcome: Outcome;
+  const extra: Partial<EventOf<'model_response'>> = {};
+  const incompleteReason = isRecord(response['incomplete_details']) ? text(response['incomplete_details']['reason']) : undefined;
+  const error = errorText(response['error']);
+  if (status === 'failed') {
+    outcome = 'incomplete';
+    extra.incomplete_reason = (isRecord(response['error']) ? text(response['error']['code']) : undefined) ?? 'failed';
+    if (error !== undefined) extra.api_error = apiErrorOf(response['error'], error);
+  } else if (status === 'incomplete') {
+    outcome = 'incomplete';
+    extra.incomplete_reason = incompleteReason ?? 'incomplete';
+    // The provider's own word for why the response stopped (max_output_tokens, content_filter).
+    if (incompleteReason !== undefined) extra.finish_reason = incompleteReason;
+  } else if (status !== undefined && status !== 'completed') {
+    outcome = 'incomplete';
+    extra.incomplete_reason = status;
+  } else if (last.refusals.length > 0) {
+    // A refusal that came with a call stays a refusal (docs/semantics.md §1).
+    outcome = 'refusal';
+  } else if (last.calls.length > 0) outcome = 'tool_calls';
+  else outcome = 'final';
+  const usage = usageOf(response['usage']);
+  if (usage !== undefined) extra.usage = usage;
+  if (status !== undefined) extra['status'] = status;
+  return { outcome, extra };
+}
+
+/**
+ * Records the client calls and approval requests of a response's last model call: issued by this
+ * file, and, when the response asked for them to be run, waiting for their answer.
+ */
+function openIssuedCalls(run: RunState, last: SubStep, outcome: Outcome): void {
+  for (const call of [...last.clientCalls, ...last.approvals]) {
+    run.known.add(String(call.call_id));
+    if (outcome !== 'tool_calls') continue;
+    run.open.set(String(call.call_id), { name: call.name, step: last.step, kind: last.approvals.includes(call) ? 'approval' : 'client', approved: false });
+  }
+}
+
 class OpenAiExportMapper implements FormatMapper {
   private run: RunState | null = null;
 
@@ -388,162 +588,19 @@ class OpenAiExportMapper implements FormatMapper {
   /** One response: one model call, or several when hosted tools ran between samplings. */
   private mapResponse(run: RunState, response: Json, line: LineRef, emit: Emit, typeRaw: string): void {
     const id = text(response['id']) ?? `response@${line.lineNumber}`;
-    const ts = epochIso(response['created_at']);
-    const model = text(response['model']);
+    const context: ResponseContext = { run, id, ts: epochIso(response['created_at']), model: text(response['model']), typeRaw, line, emit };
     const status = text(response['status']);
     run.responseIds.add(id);
-    let sub = newSubStep(run.pendingRequestStep ?? ++run.steps);
+    const reader = new ResponseOutputReader(context, run.pendingRequestStep ?? ++run.steps);
     run.pendingRequestStep = null;
-    const emitResponse = (part: SubStep, outcome: Outcome, extra: Partial<EventOf<'model_response'>>): void => {
-      const event = modelResponse({
-        run_id: run.id,
-        ts,
-        step: part.step,
-        outcome,
-        text: part.texts.length > 0 ? part.texts.join('\n') : null,
-        tool_calls: part.calls,
-        refusal: part.refusals.length > 0 ? part.refusals.join('\n') : undefined,
-        reasoning: part.reasoning.length > 0 ? part.reasoning.join('\n') : undefined,
-        response_id: id,
-        model,
-        ...extra,
-      });
-      emit({ event, typeRaw, line });
-    };
-    const emitHostedResults = (part: SubStep): void => {
-      for (const item of part.hosted) {
-        const result = hostedResult(item);
-        const callId = text(item['id'])!;
-        run.known.add(callId);
-        run.answered.add(callId);
-        const call = part.calls.find((candidate) => candidate.call_id === callId);
-        const event = toolResult({
-          run_id: run.id,
-          ts,
-          step: part.step,
-          call_id: callId,
-          name: call?.name,
-          status: result.ok ? 'ok' : 'error',
-          output: result.output,
-          error: result.error,
-        });
-        emit({ event, typeRaw: `${typeRaw}/output/${String(item['type'])}`, line });
-      }
-    };
-    /** Hosted calls followed by more output: the server sampled the model again after running them. */
-    const closeHostedStep = (): void => {
-      if (sub.hosted.length === 0) return;
-      emitResponse(sub, 'tool_calls', { hosted_step: true });
-      emitHostedResults(sub);
-      sub = newSubStep(++run.steps);
-    };
-
     const output = Array.isArray(response['output']) ? response['output'] : [];
-    for (const item of output) {
-      if (!isRecord(item)) continue;
-      const type = text(item['type']) ?? '(no type)';
-      if (type === 'message') {
-        closeHostedStep();
-        const content = item['content'];
-        if (typeof content === 'string') sub.texts.push(content);
-        for (const part of Array.isArray(content) ? content : []) {
-          if (!isRecord(part)) continue;
-          if (part['type'] === 'output_text' && typeof part['text'] === 'string') sub.texts.push(part['text']);
-          if (part['type'] === 'refusal' && typeof part['refusal'] === 'string') sub.refusals.push(part['refusal']);
-        }
-        continue;
-      }
-      if (type === 'reasoning') {
-        closeHostedStep();
-        for (const part of Array.isArray(item['summary']) ? item['summary'] : []) {
-          if (isRecord(part) && typeof part['text'] === 'string') sub.reasoning.push(part['text']);
-        }
-        continue;
-      }
-      const approvalOf = type === 'mcp_call' ? text(item['approval_request_id']) : undefined;
-      const approved = approvalOf === undefined ? undefined : run.open.get(approvalOf);
-      if (approvalOf !== undefined && approved?.kind === 'approval') {
-        // The execution of a call approved in an earlier step: its result, not a new call.
-        run.open.delete(approvalOf);
-        run.answered.add(approvalOf);
-        const result = hostedResult(item);
-        const event = toolResult({
-          run_id: run.id,
-          ts,
-          step: approved.step,
-          call_id: approvalOf,
-          name: approved.name,
-          status: result.ok ? 'ok' : 'error',
-          output: result.output,
-          error: result.error,
-          mcp_call_id: item['id'],
-        });
-        emit({ event, typeRaw: `${typeRaw}/output/mcp_call`, line });
-        continue;
-      }
-      const hosted = hostedCall(item, type);
-      if (hosted !== undefined) {
-        sub.hosted.push(item);
-        sub.calls.push(hosted);
-        continue;
-      }
-      const client = clientCall(item, type);
-      if (client !== undefined) {
-        closeHostedStep();
-        sub.calls.push(client);
-        sub.clientCalls.push(client);
-        continue;
-      }
-      if (type === 'mcp_approval_request' && typeof item['id'] === 'string') {
-        closeHostedStep();
-        const call: ToolCall = {
-          call_id: item['id'],
-          name: text(item['name']) ?? 'mcp',
-          ...(item['arguments'] !== undefined ? { arguments: item['arguments'] } : {}),
-          approval_request: true,
-          ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}),
-        };
-        sub.calls.push(call);
-        sub.approvals.push(call);
-        continue;
-      }
-      // mcp_list_tools and item types Loopscope does not model: kept, shown as written.
-      emit({ event: unknownEvent(`${typeRaw}/output/${type}`, { run_id: run.id, step: sub.step, ts }), typeRaw: `${typeRaw}/output/${type}`, line });
-    }
-
-    let outcome: Outcome;
-    const extra: Partial<EventOf<'model_response'>> = {};
-    const incompleteReason = isRecord(response['incomplete_details']) ? text(response['incomplete_details']['reason']) : undefined;
-    const error = errorText(response['error']);
-    if (status === 'failed') {
-      outcome = 'incomplete';
-      extra.incomplete_reason = (isRecord(response['error']) ? text(response['error']['code']) : undefined) ?? 'failed';
-      if (error !== undefined) extra.api_error = apiErrorOf(response['error'], error);
-    } else if (status === 'incomplete') {
-      outcome = 'incomplete';
-      extra.incomplete_reason = incompleteReason ?? 'incomplete';
-      // The provider's own word for why the response stopped (max_output_tokens, content_filter).
-      if (incompleteReason !== undefined) extra.finish_reason = incompleteReason;
-    } else if (status !== undefined && status !== 'completed') {
-      outcome = 'incomplete';
-      extra.incomplete_reason = status;
-    } else if (sub.refusals.length > 0) {
-      // A refusal that came with a call stays a refusal (docs/semantics.md §1).
-      outcome = 'refusal';
-    }
-    else if (sub.calls.length > 0) outcome = 'tool_calls';
-    else outcome = 'final';
-    const usage = usageOf(response['usage']);
-    if (usage !== undefined) extra.usage = usage;
-    if (status !== undefined) extra['status'] = status;
-    emitResponse(sub, outcome, extra);
-    emitHostedResults(sub);
-    for (const call of [...sub.clientCalls, ...sub.approvals]) {
-      run.known.add(String(call.call_id));
-      if (outcome !== 'tool_calls') continue;
-      run.open.set(String(call.call_id), { name: call.name, step: sub.step, kind: sub.approvals.includes(call) ? 'approval' : 'client', approved: false });
-    }
-    run.last = { kind: 'response', line, ts, step: sub.step, id, status, outcome, error };
+    for (const item of output) if (isRecord(item)) reader.read(item);
+    const last = reader.current;
+    const { outcome, extra } = responseOutcome(response, status, last);
+    emitModelResponse(context, last, outcome, extra);
+    emitHostedResults(context, last);
+    openIssuedCalls(run, last, outcome);
+    run.last = { kind: 'response', line, ts: context.ts, step: last.step, id, status, outcome, error: errorText(response['error']) };
   }
 
   /** AgentOps' export of an Agents SDK run: the run span, and one response span per model call. */

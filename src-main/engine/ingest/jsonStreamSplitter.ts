@@ -99,30 +99,7 @@ export class JsonStreamSplitter {
       const opensValue = byte === OPEN_BRACE || byte === OPEN_BRACKET;
 
       if (this.recordStart === -1) {
-        if (byte === NEWLINE) this.line += 1;
-        if (this.elementDepth > 0) {
-          // Between the elements of a streamed array.
-          if (isWhitespace(byte) || byte === COMMA) continue;
-          if (byte === CLOSE_BRACKET) {
-            this.closeStreamedArray(offset + 1);
-            pieceStart = index + 1;
-            continue;
-          }
-          this.beginElement(offset, byte);
-          pieceStart = index;
-          if (this.kind === 'element') this.depth += 1;
-          continue;
-        }
-        if (isWhitespace(byte)) continue;
-        if (byte === OPEN_BRACKET && this.streamsTopLevelArrays) {
-          this.depth = 1;
-          this.elementDepth = 1;
-          this.memberArray = false;
-          continue;
-        }
-        this.begin(offset, byte === OPEN_BRACE && this.streamedMembers.size > 0 ? 'object' : opensValue ? 'value' : 'garbage');
-        pieceStart = index;
-        if (opensValue) this.depth = 1;
+        pieceStart = this.scanBetweenRecords(byte, opensValue, index, offset, pieceStart);
         continue;
       }
 
@@ -133,8 +110,7 @@ export class JsonStreamSplitter {
 
       if (this.kind === 'garbage') {
         if (byte === NEWLINE) {
-          this.accumulate(chunk.subarray(pieceStart, index));
-          emit(this.take(offset));
+          this.completeRecord(chunk, pieceStart, index, offset, emit);
           this.line += 1;
         }
         continue;
@@ -142,64 +118,92 @@ export class JsonStreamSplitter {
       if (byte === NEWLINE) this.line += 1;
 
       if (this.kind === 'scalar') {
-        // A bare number or literal element ends at the first byte that cannot be part of it.
-        if (byte === COMMA || byte === CLOSE_BRACKET || byte === CLOSE_BRACE || isWhitespace(byte)) {
-          this.accumulate(chunk.subarray(pieceStart, index));
-          emit(this.take(offset));
-          if (byte === CLOSE_BRACKET) {
-            this.closeStreamedArray(offset + 1);
-            pieceStart = index + 1;
-          }
-        }
+        pieceStart = this.scanScalarElement(chunk, byte, pieceStart, index, offset, emit);
         continue;
       }
 
       if (this.inString) {
-        // JSON strings hold no raw newline: one here means the string was cut; the record will not
-        // parse, and the framing carries on as if it had closed.
-        if (byte === NEWLINE) this.inString = false;
-        else if (this.escaped) this.escaped = false;
-        else if (byte === BACKSLASH) this.escaped = true;
-        else if (byte === QUOTE) this.inString = false;
-        if (this.key !== null && !this.key.closed) {
-          if (this.inString) {
-            if (this.key.bytes.length <= MAX_KEY_BYTES) this.key.bytes.push(byte);
-          } else this.key.closed = true;
-        }
-        if (!this.inString && this.kind === 'string') {
-          this.accumulate(chunk.subarray(pieceStart, index + 1));
-          emit(this.take(offset + 1));
-        }
+        this.scanStringByte(byte);
+        if (!this.inString && this.kind === 'string') this.completeRecord(chunk, pieceStart, index + 1, offset + 1, emit);
         continue;
       }
 
-      if (this.kind === 'object' && this.depth === 1) {
-        if (this.tailSkipsComma) {
-          if (isWhitespace(byte) || byte === COMMA) {
-            pieceStart = index + 1;
-            if (byte === COMMA) this.tailSkipsComma = false;
-            continue;
-          }
-          this.tailSkipsComma = false;
-        }
-        if (this.watchKey(byte, chunk, pieceStart, index, offset, emit)) {
-          pieceStart = index + 1;
-          continue;
-        }
+      if (this.kind === 'object' && this.depth === 1 && (this.skipsTailSeparator(byte) || this.watchKey(byte, chunk, pieceStart, index, offset, emit))) {
+        pieceStart = index + 1;
+        continue;
       }
 
       if (byte === QUOTE) this.inString = true;
       else if (opensValue) this.depth += 1;
       else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
         this.depth -= 1;
-        if (this.kind === 'element' && this.depth === this.elementDepth) {
-          this.accumulate(chunk.subarray(pieceStart, index + 1));
-          emit(this.take(offset + 1));
-        } else if (this.depth === 0) this.closeTopLevelValue(chunk.subarray(pieceStart, index + 1), offset + 1, emit);
+        if (this.kind === 'element' && this.depth === this.elementDepth) this.completeRecord(chunk, pieceStart, index + 1, offset + 1, emit);
+        else if (this.depth === 0) this.closeTopLevelValue(chunk.subarray(pieceStart, index + 1), offset + 1, emit);
       }
     }
     if (this.recordStart !== -1) this.accumulate(chunk.subarray(pieceStart));
     this.position += chunk.length;
+  }
+
+  /**
+   * A byte while no record is open: a blank, a streamed array's comma or `]`, or the first byte of
+   * a record, which it opens. Returns where the open record's first piece starts.
+   */
+  private scanBetweenRecords(byte: number, opensValue: boolean, index: number, offset: number, pieceStart: number): number {
+    if (byte === NEWLINE) this.line += 1;
+    if (this.elementDepth > 0) {
+      if (isWhitespace(byte) || byte === COMMA) return pieceStart;
+      if (byte === CLOSE_BRACKET) {
+        this.closeStreamedArray(offset + 1);
+        return index + 1;
+      }
+      this.beginElement(offset, byte);
+      if (this.kind === 'element') this.depth += 1;
+      return index;
+    }
+    if (isWhitespace(byte)) return pieceStart;
+    if (byte === OPEN_BRACKET && this.streamsTopLevelArrays) {
+      this.depth = 1;
+      this.elementDepth = 1;
+      this.memberArray = false;
+      return pieceStart;
+    }
+    this.begin(offset, byte === OPEN_BRACE && this.streamedMembers.size > 0 ? 'object' : opensValue ? 'value' : 'garbage');
+    if (opensValue) this.depth = 1;
+    return index;
+  }
+
+  /**
+   * A byte of a bare number or literal element, which ends at the first byte that cannot be part
+   * of it. Returns where the open record's next piece starts.
+   */
+  private scanScalarElement(chunk: Buffer, byte: number, pieceStart: number, index: number, offset: number, emit: (record: SplitLine) => void): number {
+    if (byte !== COMMA && byte !== CLOSE_BRACKET && byte !== CLOSE_BRACE && !isWhitespace(byte)) return pieceStart;
+    this.completeRecord(chunk, pieceStart, index, offset, emit);
+    if (byte !== CLOSE_BRACKET) return pieceStart;
+    this.closeStreamedArray(offset + 1);
+    return index + 1;
+  }
+
+  /** A byte inside a string: its end, its escapes, and the name of the member key being read. */
+  private scanStringByte(byte: number): void {
+    // JSON strings hold no raw newline: one here means the string was cut; the record will not
+    // parse, and the framing carries on as if it had closed.
+    if (byte === NEWLINE) this.inString = false;
+    else if (this.escaped) this.escaped = false;
+    else if (byte === BACKSLASH) this.escaped = true;
+    else if (byte === QUOTE) this.inString = false;
+    const key = this.key;
+    if (key !== null && !key.closed) {
+      if (!this.inString) key.closed = true;
+      else if (key.bytes.length <= MAX_KEY_BYTES) key.bytes.push(byte);
+    }
+  }
+
+  /** The open record's last piece ends before `pieceEnd` in `chunk`, at `endOffset` in the file: emits the record. */
+  private completeRecord(chunk: Buffer, pieceStart: number, pieceEnd: number, endOffset: number, emit: (record: SplitLine) => void): void {
+    this.accumulate(chunk.subarray(pieceStart, pieceEnd));
+    emit(this.take(endOffset));
   }
 
   /**
@@ -232,6 +236,20 @@ export class JsonStreamSplitter {
   /** Emits a record left open at the end of the input (a cut file). */
   end(emit: (record: SplitLine) => void): void {
     if (this.recordStart !== -1) emit(this.take(this.position));
+  }
+
+  /**
+   * Between a member array's `]` and the tail's first member: the blanks and the one comma there
+   * are not part of the tail. Returns true for such a byte.
+   */
+  private skipsTailSeparator(byte: number): boolean {
+    if (!this.tailSkipsComma) return false;
+    if (isWhitespace(byte) || byte === COMMA) {
+      if (byte === COMMA) this.tailSkipsComma = false;
+      return true;
+    }
+    this.tailSkipsComma = false;
+    return false;
   }
 
   /**
