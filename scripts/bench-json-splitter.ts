@@ -26,8 +26,8 @@ import { parseArgs } from 'node:util';
 import { JsonStreamSplitter, type JsonStreamSplitterOptions } from '../src-main/engine/ingest/jsonStreamSplitter';
 import type { SplitLine } from '../src-main/engine/ingest/lineSplitter';
 import { repoRoot } from './lib/benchTraces';
-import { Prng } from './lib/prng';
-import { codeLines, paragraph, sentence } from './lib/vocabulary';
+import { Prng } from '../devkit/traceGenerators/prng';
+import { codeLines, paragraph, sentence } from '../devkit/traceGenerators/vocabulary';
 
 const SPLITTER_PATH = 'src-main/engine/ingest/jsonStreamSplitter.ts';
 const CHUNK_BYTES = 1 << 20;
