@@ -20,13 +20,16 @@ import { basename } from 'node:path';
 import type { EventOf, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
 import { normalizeTerminalStatus } from '../../../shared/trace/runStatus';
 import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef, type MapFailure, type MappedEvent } from './formatAdapter';
-import { finite, text } from './kit/jsonValues';
+import { defined, modelResponse, runEnd, runStart, toolCallNotExecuted, toolCallStart, toolResult, unknownEvent } from './kit/events';
+import { contentText, field, finite, list, nonEmptyText, text, textMember, type JsonObject, type PartJoining } from './kit/jsonValues';
+import { StepBuilder } from './kit/stepBuilder';
 
 
 /** The line an event comes from, its raw type and time. */
 interface Source {
   line: LineRef;
   typeRaw: string;
+  /** Undefined when the line has no time or an empty one. */
   ts: string | undefined;
 }
 
@@ -109,7 +112,7 @@ class LoopAssembler {
   private runStart: RunStart | null = null;
   private held: MappedEvent[] | null = null;
   private step: OpenStep | null = null;
-  private stepCount = 0;
+  private readonly steps = new StepBuilder();
   private lastClosed: ClosedStep | null = null;
   private inputAfterLastStep = false;
   private pendingUsage: { usage: Usage; source: Source } | null = null;
@@ -130,7 +133,7 @@ class LoopAssembler {
 
   /** Emits the run_start; with `hold`, it and the events after it wait for `release` (the model is not known yet). */
   beginRun(config: NonNullable<RunStart['config']>, source: Source, hold: boolean): void {
-    this.runStart = { type: 'run_start', run_id: this.runId, ...(source.ts ? { ts: source.ts } : {}), config };
+    this.runStart = runStart({ run_id: this.runId, ts: source.ts, config });
     const mapped: MappedEvent = { event: this.runStart, typeRaw: source.typeRaw, line: source.line };
     if (hold) this.held = [mapped];
     else this.emit(mapped);
@@ -174,7 +177,7 @@ class LoopAssembler {
   /** A record Loopscope does not model: kept as an `unknown` event. */
   /** `text`: what the record says to the model in words (the user's message), for its summary, search and the run's task. */
   unknown(source: Source, text?: string): void {
-    this.queue({ type: 'unknown', type_raw: source.typeRaw, run_id: this.runId, ...(source.ts ? { ts: source.ts } : {}), ...(text ? { text } : {}) }, source);
+    this.queue(unknownEvent(source.typeRaw, { run_id: this.runId, ts: source.ts, text: nonEmptyText(text) }), source);
   }
 
   /** A model output (text, reasoning, tool call, hosted tool): joins the open step, or opens the next one. */
@@ -184,9 +187,8 @@ class LoopAssembler {
     if (step === null || step.sawInput || step.emitted) {
       this.closeStep('next_step');
       this.release();
-      this.stepCount += 1;
       step = {
-        n: this.stepCount,
+        n: this.steps.next(),
         source,
         model: this.model,
         texts: [],
@@ -218,15 +220,7 @@ class LoopAssembler {
   /** The loop starts running a call (`codex exec` streams say so before the call's output). */
   executionStart(source: Source, call: ToolCall): void {
     const open = this.openCalls.get(String(call.call_id));
-    const event: EventOf<'tool_call_start'> = {
-      type: 'tool_call_start',
-      run_id: this.runId,
-      ...(open !== undefined ? { step: open.step } : {}),
-      ...(source.ts ? { ts: source.ts } : {}),
-      call_id: call.call_id,
-      name: call.name,
-    };
-    this.queue(event, source);
+    this.queue(toolCallStart({ run_id: this.runId, step: open?.step, ts: source.ts, call_id: call.call_id, name: call.name }), source);
   }
 
   /** An input for the next model call (a user or developer message, a prompt). */
@@ -239,23 +233,21 @@ class LoopAssembler {
   }
 
   /** A tool output: answers the call with that id, with the run time Codex recorded for it, if any. */
-  result(source: Source, callId: string, fields: { output?: unknown; error?: { code?: string; message?: string }; latencyMs?: number | undefined }): void {
+  result(source: Source, callId: string, fields: { output: unknown; error: ToolError | undefined; latencyMs?: number | undefined }): void {
     this.supersedeEnd();
     const call = this.openCalls.get(callId);
     this.openCalls.delete(callId);
-    const step = call?.step ?? (this.stepCount > 0 ? this.stepCount : undefined);
-    const event: EventOf<'tool_result'> = {
-      type: 'tool_result',
+    const event = toolResult({
       run_id: this.runId,
-      ...(step !== undefined ? { step } : {}),
-      ...(source.ts ? { ts: source.ts } : {}),
+      step: call?.step ?? this.steps.stepSoFar,
+      ts: source.ts,
       call_id: callId,
-      ...(call ? { name: call.name } : {}),
+      name: call?.name,
       status: fields.error ? 'error' : 'ok',
-      ...(fields.output !== undefined ? { output: fields.output } : {}),
-      ...(fields.error ? { error: fields.error } : {}),
-      ...(fields.latencyMs !== undefined ? { latency_ms: fields.latencyMs } : {}),
-    };
+      output: fields.output,
+      error: fields.error,
+      latency_ms: fields.latencyMs,
+    });
     this.markInput();
     this.queue(event, source);
   }
@@ -319,19 +311,18 @@ class LoopAssembler {
       for (const [callId, call] of this.openCalls) {
         if (call.turn !== this.turn) continue;
         this.openCalls.delete(callId);
-        const event: EventOf<'tool_call_not_executed'> = {
-          type: 'tool_call_not_executed',
+        const event = toolCallNotExecuted({
           run_id: this.runId,
           step: call.step,
-          ...(source.ts ? { ts: source.ts } : {}),
+          ts: source.ts,
           call_id: callId,
           name: call.name,
           reason: `the turn was aborted (${abortReason}) before the call's output was recorded`,
-        };
+        });
         this.queue(event, source);
       }
     }
-    this.endCandidate = { event: { type: 'run_end', run_id: this.runId, ...(source.ts ? { ts: source.ts } : {}), ...end }, source };
+    this.endCandidate = { event: runEnd({ run_id: this.runId, ts: source.ts, ...end }), source };
   }
 
   private closeStep(reason: CloseReason): void {
@@ -353,21 +344,20 @@ class LoopAssembler {
       incompleteReason =
         reason === 'turn_aborted' ? 'turn_aborted' : reason === 'turn_failed' ? 'turn_failed' : reason === 'end_of_file' ? 'log_ends_mid_step' : 'no_message_or_call';
     }
-    const event: EventOf<'model_response'> = {
-      type: 'model_response',
+    const event = modelResponse({
       run_id: this.runId,
       step: step.n,
-      ...(step.source.ts ? { ts: step.source.ts } : {}),
+      ts: step.source.ts,
       outcome,
       text,
-      ...(step.calls.length > 0 ? { tool_calls: step.calls } : {}),
-      ...(incompleteReason !== undefined ? { incomplete_reason: incompleteReason } : {}),
-      ...(step.usage !== undefined ? { usage: step.usage } : {}),
-      ...(step.usageScope !== undefined ? { usage_scope: step.usageScope } : {}),
-      ...(step.model !== undefined ? { model: step.model } : {}),
-      ...(step.reasoning.length > 0 ? { reasoning: step.reasoning.join('\n\n') } : {}),
-      ...(step.hosted.length > 0 ? { hosted_tools: step.hosted } : {}),
-    };
+      tool_calls: step.calls.length > 0 ? step.calls : undefined,
+      incomplete_reason: incompleteReason,
+      usage: step.usage,
+      usage_scope: step.usageScope,
+      model: step.model,
+      reasoning: step.reasoning.length > 0 ? step.reasoning.join('\n\n') : undefined,
+      hosted_tools: step.hosted.length > 0 ? step.hosted : undefined,
+    });
     this.out({ event, typeRaw: step.source.typeRaw, line: step.source.line });
     for (const mapped of step.after) this.out(mapped);
     step.after = [];
@@ -394,13 +384,12 @@ class LoopAssembler {
     }
     const last = this.lastClosed;
     if (!deriveEnd || last === null || !last.final || this.inputAfterLastStep) return;
-    const event: RunEnd = {
-      type: 'run_end',
+    const event = runEnd({
       run_id: this.runId,
-      ...(last.source.ts ? { ts: last.source.ts } : {}),
+      ts: last.source.ts,
       status: 'model_finished',
       reason: `derived: this rollout records no turn end (task_complete); its last step (${last.n}) is a final answer with no input after it`,
-    };
+    });
     this.out({ event, typeRaw: 'derived/final_answer', line: last.source.line });
   }
 }
@@ -481,21 +470,21 @@ interface Reader {
   finish(): void;
 }
 
-function textOf(content: unknown, kind: string): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter((part): part is Record<string, unknown> => isRecord(part) && (part['type'] === kind || part['type'] === 'text'))
-    .map((part) => text(part['text']) ?? '')
-    .join('');
+/** An assistant message's `output_text` (or `text`) parts, written back to back as the model streamed them. */
+const ASSISTANT_TEXT_PARTS: PartJoining = {
+  separator: '',
+  partText: (part) => (isRecord(part) && (part['type'] === 'output_text' || part['type'] === 'text') ? textMember(part) : undefined),
+};
+
+/** A reasoning item's summary parts are paragraphs: empty ones are skipped, the others set apart by a blank line. */
+const REASONING_SUMMARY_PARTS: PartJoining = { separator: '\n\n', partText: (part) => nonEmptyText(textMember(part)) };
+
+function assistantText(content: unknown): string {
+  return contentText(content, ASSISTANT_TEXT_PARTS) ?? '';
 }
 
-function reasoningText(payload: Record<string, unknown>): string {
-  const summary = Array.isArray(payload['summary']) ? payload['summary'] : [];
-  return summary
-    .map((part) => (isRecord(part) ? (text(part['text']) ?? '') : ''))
-    .filter((text) => text !== '')
-    .join('\n\n');
+function reasoningText(payload: JsonObject): string {
+  return contentText(list(payload, 'summary'), REASONING_SUMMARY_PARTS) ?? '';
 }
 
 /** Codex session rollout: `{timestamp, type, payload}` per line. */
@@ -520,7 +509,7 @@ class RolloutReader implements Reader {
     if (!isRecord(payload)) return { reason: `not a Codex rollout record: "${type}" has no "payload" object` };
     const payloadType = text(payload['type']);
     const typeRaw = payloadType !== undefined && (type === 'response_item' || type === 'event_msg') ? `${type}/${payloadType}` : type;
-    const source: Source = { line, typeRaw, ts: text(value['timestamp']) };
+    const source: Source = { line, typeRaw, ts: nonEmptyText(value['timestamp']) };
     const loop = this.loop;
     if (!loop.started) {
       if (type === 'session_meta') {
@@ -554,7 +543,7 @@ class RolloutReader implements Reader {
     if (id !== undefined && id !== '') this.loop.runId = id;
     const cliVersion = text(payload['cli_version']);
     const config: NonNullable<RunStart['config']> = {
-      ...(text(payload['model_provider']) ? { provider: text(payload['model_provider']) } : {}),
+      ...defined({ provider: nonEmptyText(payload['model_provider']) }),
       versions: cliVersion !== undefined ? { codex_cli: cliVersion } : {},
     };
     for (const key of ['originator', 'cwd', 'source'] as const) {
@@ -582,7 +571,7 @@ class RolloutReader implements Reader {
       case 'message': {
         const role = text(payload['role']);
         if (role === 'assistant') {
-          loop.output(source, { text: textOf(payload['content'], 'output_text') });
+          loop.output(source, { text: assistantText(payload['content']) });
         } else {
           loop.markInput();
           loop.unknown({ ...source, typeRaw: `${source.typeRaw}/${role ?? 'unknown'}` });
@@ -617,7 +606,7 @@ class RolloutReader implements Reader {
         const exitCode = this.failedExits.get(callId);
         this.failedExits.delete(callId);
         const error = facts.error ?? (exitCode !== undefined ? { code: `exit_code_${exitCode}`, message: `exit code ${exitCode}` } : undefined);
-        loop.result(source, callId, { output, ...(error ? { error } : {}), latencyMs: facts.latencyMs });
+        loop.result(source, callId, { output, error, latencyMs: facts.latencyMs });
         return undefined;
       }
       case 'web_search_call':
@@ -634,9 +623,9 @@ class RolloutReader implements Reader {
     const loop = this.loop;
     switch (payloadType) {
       case 'token_count': {
-        const info = payload['info'];
-        const usage = isRecord(info) ? codexUsage(info['last_token_usage']) : undefined;
-        const key = isRecord(info) && info['total_token_usage'] !== undefined ? JSON.stringify(info['total_token_usage']) : null;
+        const info = field(payload, 'info');
+        const usage = codexUsage(info?.['last_token_usage']);
+        const key = info?.['total_token_usage'] !== undefined ? JSON.stringify(info['total_token_usage']) : null;
         if (usage === undefined || !loop.usage(source, usage, key)) loop.unknown(source);
         return undefined;
       }
@@ -665,7 +654,7 @@ class RolloutReader implements Reader {
         const last = payload['last_agent_message'];
         loop.endTurn(
           source,
-          { status: 'model_finished', reason: `task_complete${turnId ? ` (turn ${turnId})` : ''}`, ...(last !== undefined && last !== null ? { output: last } : {}) },
+          { status: 'model_finished', reason: `task_complete${turnId ? ` (turn ${turnId})` : ''}`, output: last ?? undefined },
           'turn_completed',
         );
         return undefined;
@@ -738,8 +727,7 @@ class ExecReader implements Reader {
         return undefined;
       }
       case 'turn.failed': {
-        const error = value['error'];
-        const message = isRecord(error) ? text(error['message']) : undefined;
+        const message = text(field(value, 'error')?.['message']);
         loop.endTurn(source, { status: 'failed', reason: `turn.failed${message ? `: ${message}` : ''}` }, 'turn_failed');
         return undefined;
       }
@@ -772,7 +760,7 @@ class ExecReader implements Reader {
       if (type === 'item.completed') {
         this.openItems.delete(id);
         const { output, error } = execResult(itemType, item);
-        loop.result(source, id, { ...(output !== undefined ? { output } : {}), ...(error ? { error } : {}) });
+        loop.result(source, id, { output, error });
       }
       return undefined;
     }
@@ -819,10 +807,9 @@ function execCall(id: string, itemType: string, item: Record<string, unknown>): 
 function execResult(itemType: string, item: Record<string, unknown>): { output: unknown; error: ToolError | undefined } {
   const status = text(item['status']);
   if (itemType === 'mcp_tool_call') {
-    const error = item['error'];
-    const failed = status === 'failed' || isRecord(error);
-    const message = isRecord(error) ? text(error['message']) : undefined;
-    return { output: item['result'] ?? null, error: failed ? { code: 'failed', ...(message ? { message } : {}) } : undefined };
+    const error = field(item, 'error');
+    const failed = status === 'failed' || error !== undefined;
+    return { output: item['result'] ?? null, error: failed ? defined({ code: 'failed', message: nonEmptyText(error?.['message']) }) : undefined };
   }
   if (itemType === 'file_change') {
     return { output: { changes: item['changes'] ?? [], status: status ?? null }, error: status === 'failed' ? { code: 'patch_failed' } : undefined };
@@ -883,9 +870,7 @@ class LegacyExecReader implements Reader {
     const source: Source = { line, typeRaw: `msg/${type}`, ts: undefined };
     if (!loop.started) loop.beginRun({ versions: {} }, { ...source, typeRaw: 'derived/run_start' }, true);
     if (type === 'session_configured') {
-      const sessionId = text(msg['session_id']);
-      const model = text(msg['model']);
-      loop.release({ ...(sessionId ? { runId: sessionId } : {}), ...(model ? { model } : {}) });
+      loop.release({ runId: nonEmptyText(msg['session_id']), model: nonEmptyText(msg['model']) });
       loop.unknown(source);
       return undefined;
     }
@@ -921,7 +906,7 @@ class LegacyExecReader implements Reader {
       case 'mcp_tool_call_end': {
         if (callId === undefined || callId === '') return { reason: `codex exec ${type} without a "call_id"` };
         const { output, error } = legacyResult(type, msg);
-        loop.result(source, callId, { output, ...(error ? { error } : {}), latencyMs: legacyDurationMillis(msg['duration']) });
+        loop.result(source, callId, { output, error, latencyMs: legacyDurationMillis(msg['duration']) });
         return undefined;
       }
       case 'web_search_begin':
@@ -937,16 +922,16 @@ class LegacyExecReader implements Reader {
         return undefined;
       }
       case 'token_count': {
-        const info = msg['info'];
-        const usage = isRecord(info) ? codexUsage(info['last_token_usage']) : codexUsage(msg);
+        const info = field(msg, 'info');
+        const usage = codexUsage(info !== undefined ? info['last_token_usage'] : msg);
         // Running totals repeat exactly when re-reported; the old flat counts are per call, never deduplicated.
-        const key = isRecord(info) && info['total_token_usage'] !== undefined ? JSON.stringify(info['total_token_usage']) : null;
+        const key = info?.['total_token_usage'] !== undefined ? JSON.stringify(info['total_token_usage']) : null;
         if (usage === undefined || !loop.usage(source, usage, key)) loop.unknown(source);
         return undefined;
       }
       case 'task_complete': {
         const last = msg['last_agent_message'];
-        loop.endTurn(source, { status: 'model_finished', reason: 'task_complete', ...(last !== undefined && last !== null ? { output: last } : {}) }, 'turn_completed');
+        loop.endTurn(source, { status: 'model_finished', reason: 'task_complete', output: last ?? undefined }, 'turn_completed');
         return undefined;
       }
       case 'turn_aborted': {
@@ -969,7 +954,7 @@ class LegacyExecReader implements Reader {
 
 function legacyCall(type: string, callId: string, msg: Record<string, unknown>): ToolCall {
   if (type === 'mcp_tool_call_begin') {
-    const invocation = isRecord(msg['invocation']) ? msg['invocation'] : {};
+    const invocation = field(msg, 'invocation') ?? {};
     return {
       call_id: callId,
       name: `mcp__${text(invocation['server']) ?? 'mcp'}__${text(invocation['tool']) ?? 'tool'}`,
@@ -977,7 +962,7 @@ function legacyCall(type: string, callId: string, msg: Record<string, unknown>):
     };
   }
   if (type === 'patch_apply_begin') return { call_id: callId, name: 'apply_patch', arguments: { changes: msg['changes'] ?? {} } };
-  return { call_id: callId, name: 'exec_command', arguments: { command: msg['command'] ?? null, ...(msg['cwd'] !== undefined ? { cwd: msg['cwd'] } : {}) } };
+  return { call_id: callId, name: 'exec_command', arguments: defined({ command: msg['command'] ?? null, cwd: msg['cwd'] }) };
 }
 
 /** An `*_end` event's `duration` (a Rust `Duration`: `{secs, nanos}`), in milliseconds. */
@@ -993,7 +978,7 @@ function legacyResult(type: string, msg: Record<string, unknown>): { output: unk
     const result = msg['result'];
     if (isRecord(result) && 'Err' in result) {
       const message = text(result['Err']);
-      return { output: result['Err'], error: { code: 'failed', ...(message !== undefined ? { message: firstLine(message) } : {}) } };
+      return { output: result['Err'], error: defined({ code: 'failed', message: message === undefined ? undefined : firstLine(message) }) };
     }
     const ok = isRecord(result) && 'Ok' in result ? result['Ok'] : result;
     const isError = isRecord(ok) && (ok['isError'] === true || ok['is_error'] === true);
@@ -1003,7 +988,7 @@ function legacyResult(type: string, msg: Record<string, unknown>): { output: unk
   const stderr = text(msg['stderr']) ?? '';
   const output = text(msg['aggregated_output']) ?? text(msg['formatted_output']) ?? (stderr !== '' ? `${stdout}${stdout && !stdout.endsWith('\n') ? '\n' : ''}${stderr}` : stdout);
   if (type === 'patch_apply_end') {
-    return { output, error: msg['success'] === false ? { code: 'patch_failed', ...(stderr ? { message: firstLine(stderr) } : {}) } : undefined };
+    return { output, error: msg['success'] === false ? defined({ code: 'patch_failed', message: stderr ? firstLine(stderr) : undefined }) : undefined };
   }
   const exitCode = finite(msg['exit_code']);
   if (exitCode !== undefined && exitCode !== 0) return { output, error: { code: `exit_code_${exitCode}`, message: stderr ? firstLine(stderr) : `exit code ${exitCode}` } };
