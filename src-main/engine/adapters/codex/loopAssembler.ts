@@ -15,7 +15,7 @@ import type { ToolCall, Usage } from '../../../../shared/trace/canonicalEvents';
 import type { AdaptedEvent, Emit, MappedEvent } from '../formatAdapter';
 import { modelResponse, runEnd, runStart, toolCallNotExecuted, toolCallStart, toolResult, unknownEvent } from '../kit/events';
 import { nonEmptyText } from '../kit/jsonValues';
-import { StepBuilder } from '../kit/stepBuilder';
+import { emitOrHold, HeldEvents, StepBuilder } from '../kit/stepBuilder';
 import type { RunConfig, RunEnd, Source, ToolError } from './readerBasics';
 import { RunStartHold, type RunStartPatch } from './runStartHold';
 
@@ -39,7 +39,7 @@ interface OpenStep {
   sawInput: boolean;
   emitted: boolean;
   /** Events of later lines, emitted right after the step's response to keep the file's order. */
-  after: MappedEvent[];
+  after: HeldEvents;
 }
 
 /**
@@ -101,12 +101,13 @@ export class LoopAssembler {
     this.startHold.emitOrHold(mapped);
   }
 
+  private readonly emitOut: Emit = (mapped) => this.out(mapped);
+
   /** Emits an event now, or right after the open step's response when that is not out yet. */
   private queue(event: AdaptedEvent, source: Source): void {
     const mapped: MappedEvent = { event, typeRaw: source.typeRaw, line: source.line };
     const step = this.step;
-    if (step !== null && !step.emitted) step.after.push(mapped);
-    else this.out(mapped);
+    emitOrHold(step !== null && !step.emitted ? step.after : undefined, mapped, this.emitOut);
   }
 
   /**
@@ -135,7 +136,7 @@ export class LoopAssembler {
         usageScope: undefined,
         sawInput: false,
         emitted: false,
-        after: [],
+        after: new HeldEvents(),
       };
       if (this.pendingUsage !== null) {
         step.usage = this.pendingUsage.usage;
@@ -294,9 +295,7 @@ export class LoopAssembler {
       reasoning: step.reasoning.length > 0 ? step.reasoning.join('\n\n') : undefined,
       hosted_tools: step.hosted.length > 0 ? step.hosted : undefined,
     });
-    this.out({ event, typeRaw: step.source.typeRaw, line: step.source.line });
-    for (const mapped of step.after) this.out(mapped);
-    step.after = [];
+    step.after.emitAfter({ event, typeRaw: step.source.typeRaw, line: step.source.line }, this.emitOut);
     this.lastClosed = { n: step.n, source: step.source, final: outcome === 'final' && text !== null };
   }
 
