@@ -4,7 +4,7 @@
  */
 import { agentsSpanEventsFormat } from './agentsSpanEvents';
 import { canonicalDocumentFormat, canonicalFormat } from './canonicalAdapter';
-import { clineFormat } from './cline';
+import { clineFormat } from './cline/uiMessages';
 import { claudeCodeFormat } from './claudeCode';
 import { codexFormat } from './codex';
 import { geminiCliFormat } from './geminiCli';
