@@ -4,7 +4,7 @@
  */
 import { agentsSpanEventsFormat } from './agentsSpanEvents';
 import { canonicalDocumentFormat, canonicalFormat } from './canonicalAdapter';
-import { clineFormat } from './cline';
+import { clineFormat } from './cline/uiMessages';
 import { claudeCodeFormat } from './claudeCode';
 import { codexFormat } from './codex';
 import { geminiCliFormat } from './geminiCli';
@@ -13,8 +13,8 @@ import { inspectAiFormat } from './inspectAi';
 import { miniSweAgentFormat } from './miniSweAgent';
 import { openaiExportFormat } from './openaiExports';
 import { openHandsFormat } from './openHands';
-import { otelConsoleFormat } from './otelConsole';
-import { otelOtlpFormat } from './otelOtlp';
+import { otelConsoleFormat } from './otel/console';
+import { otelOtlpFormat } from './otel/otlp';
 import { streamChunksFormat } from './streamChunks';
 import { sweAgentFormat } from './sweAgent';
 import type { DetectionSample, FormatAdapter } from './formatAdapter';

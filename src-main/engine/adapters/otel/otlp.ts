@@ -2,11 +2,12 @@
  * OpenTelemetry spans as OTLP JSON, one export request per line — what the OpenTelemetry
  * Collector's file exporter writes: `{resourceSpans: [{resource, scopeSpans: [{scope, spans}]}]}`,
  * attributes as `[{key, value: {stringValue | intValue | …}}]`, times as Unix nanoseconds. The
- * spans go through the shared GenAI mapping in otelSpans.ts; see docs/formats/otel.md.
+ * spans go through the shared GenAI mapping in assembler.ts; see docs/formats/otel.md.
  */
-import { isRecord, type Emit, type FormatAdapter, type LineRef, type MapFailure } from './formatAdapter';
-import { unknownEvent } from './kit/events';
-import { normalizeSpanId, SpanAssembler, timeFromUnixNanos, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './otelSpans';
+import { isRecord, type Emit, type FormatAdapter, type LineRef, type MapFailure } from '../formatAdapter';
+import { unknownEvent } from '../kit/events';
+import { SpanAssembler } from './assembler';
+import { normalizeSpanId, timeFromUnixNanos, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './spans';
 
 /** An OTLP `AnyValue` as a plain value: int64 text becomes a number when it is exact, arrays and key-value lists nest. */
 function anyValue(value: unknown): unknown {

@@ -3,12 +3,13 @@
  * object per span, written back to back (`{name, context{trace_id, span_id}, parent_id,
  * start_time, end_time, status{status_code}, attributes{…}, events[], resource}`), hence the
  * `json-values` framing. Pretty-printed OTLP JSON exports are read too. The spans go through the
- * shared GenAI mapping in otelSpans.ts; see docs/formats/otel.md.
+ * shared GenAI mapping in assembler.ts; see docs/formats/otel.md.
  */
-import { isRecord, type FormatAdapter, type MapFailure } from './formatAdapter';
-import { text } from './kit/jsonValues';
-import { mapOtlpExport } from './otelOtlp';
-import { normalizeSpanId, SpanAssembler, timeFromIso, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './otelSpans';
+import { isRecord, type FormatAdapter, type MapFailure } from '../formatAdapter';
+import { text } from '../kit/jsonValues';
+import { mapOtlpExport } from './otlp';
+import { SpanAssembler } from './assembler';
+import { normalizeSpanId, timeFromIso, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './spans';
 
 function isConsoleSpan(value: unknown): value is Record<string, unknown> {
   if (!isRecord(value) || typeof value['name'] !== 'string' || !isRecord(value['context'])) return false;

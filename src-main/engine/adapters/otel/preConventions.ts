@@ -1,6 +1,6 @@
 /**
  * Attribute families that came before the OpenTelemetry GenAI semantic conventions, read as the
- * `gen_ai.*` attributes they stand for, so the span mapping (otelSpans.ts) has one vocabulary:
+ * `gen_ai.*` attributes they stand for, so the span mapping (assembler.ts) has one vocabulary:
  *
  * - OpenInference (Arize; spec/semantic_conventions.md): `openinference.span.kind`, `llm.model_name`,
  *   `llm.token_count.*`, flattened `llm.input_messages.N.message.*` / `llm.output_messages.N.message.*`,
@@ -16,9 +16,10 @@
  *
  * A `gen_ai.*` attribute the span already has always wins. See docs/formats/otel.md.
  */
-import { isRecord } from './formatAdapter';
-import { text } from './kit/jsonValues';
-import { parseJsonish, type OtelSpan } from './otelSpans';
+import { isRecord } from '../formatAdapter';
+import { text } from '../kit/jsonValues';
+import { parseJsonish } from './attributes';
+import type { OtelSpan } from './spans';
 
 /** The span kinds of each family that are a model call, a tool call or an agent invocation. */
 function operationOf(attributes: Record<string, unknown>): string | undefined {
@@ -64,7 +65,7 @@ function unflatten(attributes: Record<string, unknown>, prefix: string): unknown
   return found ? root.filter((item) => item !== undefined) : undefined;
 }
 
-/** A flattened message (OpenInference wraps it in `message`, its calls in `tool_call`) in the OpenAI shape otelSpans reads. */
+/** A flattened message (OpenInference wraps it in `message`, its calls in `tool_call`) in the OpenAI shape attributes.ts reads. */
 function messageOf(flattened: unknown): unknown {
   const message = isRecord(flattened) && isRecord(flattened['message']) ? flattened['message'] : flattened;
   if (!isRecord(message) || !Array.isArray(message['tool_calls'])) return message;

@@ -1,0 +1,124 @@
+/**
+ * A span's start and end as canonical events: a run's start and end, a model call's request and
+ * response, a tool call's start and result.
+ */
+import type { CanonicalEvent, ToolCall } from '../../../../shared/trace/canonicalEvents';
+import { contentHash } from '../../bytes/contentHash';
+import type { ResultDigest } from '../formatAdapter';
+import { defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolCallStart, toolResult } from '../kit/events';
+import { arrayOrUndefined, contentAttr, errorOf, finishReasonsOf, httpStatusOf, numberAttr, outputContentOf, parseJsonish, requestParamsOf, stringAttr } from './attributes';
+import type { OtelSpan } from './spans';
+
+export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): CanonicalEvent {
+  const attributes = span.attributes;
+  const tools = arrayOrUndefined(parseJsonish(attributes['gen_ai.tool.definitions']));
+  const agent = {
+    id: stringAttr(attributes, 'gen_ai.agent.id'),
+    name: stringAttr(attributes, 'gen_ai.agent.name'),
+    description: stringAttr(attributes, 'gen_ai.agent.description'),
+  };
+  const provider = stringAttr(attributes, 'gen_ai.provider.name') ?? stringAttr(attributes, 'gen_ai.system');
+  const model = stringAttr(attributes, 'gen_ai.request.model');
+  const conversationId = stringAttr(attributes, 'gen_ai.conversation.id');
+  const task = contentAttr(span, 'gen_ai.input.messages');
+  return runStart({
+    run_id: runId,
+    ts: span.start!.iso,
+    config: defined({
+      provider,
+      model,
+      span: span.name,
+      agent: isAgent ? defined(agent) : undefined,
+      conversation_id: conversationId,
+      service: span.service ?? undefined,
+      tools,
+    }),
+    task,
+  });
+}
+
+/** The span's status code as written (`OK`, `ERROR`, `UNSET`); see docs/formats/otel.md for how it normalizes. */
+export function runEndOf(span: OtelSpan, runId: string): CanonicalEvent {
+  const error = span.statusCode === 'ERROR' ? errorOf(span) : undefined;
+  const output = contentAttr(span, 'gen_ai.output.messages');
+  const reason =
+    span.statusCode === 'ERROR'
+      ? [error?.code, error?.message].filter(Boolean).join(': ') || 'span status ERROR'
+      : span.statusCode === 'UNSET'
+        ? 'the span ended with status UNSET: no error was recorded'
+        : undefined;
+  return runEnd({ run_id: runId, ts: span.end!.iso, status: span.statusCode, reason, output });
+}
+
+export function modelRequestOf(span: OtelSpan, runId: string, step: number | undefined): CanonicalEvent {
+  const attributes = span.attributes;
+  const model = stringAttr(attributes, 'gen_ai.request.model');
+  const provider = stringAttr(attributes, 'gen_ai.provider.name') ?? stringAttr(attributes, 'gen_ai.system');
+  const messages = arrayOrUndefined(contentAttr(span, 'gen_ai.input.messages'));
+  const system = contentAttr(span, 'gen_ai.system_instructions');
+  const tools = arrayOrUndefined(parseJsonish(attributes['gen_ai.tool.definitions']));
+  const params = requestParamsOf(span);
+  return modelRequest({ run_id: runId, step, ts: span.start!.iso, model, provider, system, messages, tools, params });
+}
+
+export function modelResponseOf(span: OtelSpan, runId: string, step: number | undefined, derivedCalls: ToolCall[]): CanonicalEvent {
+  const attributes = span.attributes;
+  const content = outputContentOf(span);
+  const reasons = finishReasonsOf(span);
+  const finishReason = reasons[0] ?? content?.finishReason;
+  const calls = content !== undefined ? content.calls : derivedCalls;
+  const inputTokens = numberAttr(attributes, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
+  const outputTokens = numberAttr(attributes, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
+  const cachedTokens = numberAttr(attributes, 'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached');
+  const usage = definedIfAny({ input_tokens: inputTokens, output_tokens: outputTokens, cached_input_tokens: cachedTokens });
+  const responseId = stringAttr(attributes, 'gen_ai.response.id');
+  const model = stringAttr(attributes, 'gen_ai.response.model');
+  const failed = span.statusCode === 'ERROR';
+  const error = failed ? errorOf(span) : undefined;
+  return modelResponse({
+    run_id: runId,
+    step,
+    ts: span.end!.iso,
+    // A failed model call has no response to classify: it is incomplete, for the reason the span gives.
+    // A failed model span is the provider call failing: its error is the call's api_error (docs/semantics.md §7).
+    outcome: failed ? 'incomplete' : undefined,
+    incomplete_reason: failed ? `error${error?.code ? `: ${error.code}` : ''}${error?.message ? ` (${error.message})` : ''}` : undefined,
+    api_error: failed ? { ...httpStatusOf(attributes), ...defined({ type: error?.code, message: error?.message }) } : undefined,
+    finish_reason: finishReason,
+    finish_reasons: reasons.length > 1 ? reasons : undefined,
+    text: content?.text,
+    tool_calls: calls.length > 0 ? calls : undefined,
+    tool_calls_from: content === undefined && calls.length > 0 ? 'execute_tool spans' : undefined,
+    usage,
+    latency_ms: span.start !== null ? Math.max(0, (span.end!.micros - span.start.micros) / 1000) : undefined,
+    response_id: responseId,
+    model,
+  });
+}
+
+export function toolCallStartOf(span: OtelSpan, runId: string, step: number | null, callId: string): CanonicalEvent {
+  const name = stringAttr(span.attributes, 'gen_ai.tool.name');
+  const args = span.attributes['gen_ai.tool.call.arguments'];
+  return toolCallStart({ run_id: runId, step: step ?? undefined, ts: span.start!.iso, call_id: callId, name, arguments: args });
+}
+
+export function toolResultOf(span: OtelSpan, runId: string, step: number | null, callId: string): { event: CanonicalEvent; digest?: ResultDigest } {
+  const name = stringAttr(span.attributes, 'gen_ai.tool.name');
+  const output = span.attributes['gen_ai.tool.call.result'];
+  const failed = span.statusCode === 'ERROR';
+  const event = toolResult({
+    run_id: runId,
+    step: step ?? undefined,
+    ts: span.end!.iso,
+    call_id: callId,
+    name,
+    status: failed ? 'error' : 'ok',
+    output,
+    error: failed ? errorOf(span) : undefined,
+    latency_ms: span.start !== null ? Math.max(0, (span.end!.micros - span.start.micros) / 1000) : undefined,
+  });
+  // Without content capture two results cannot be compared: each gets its own identity, so the
+  // repeated-action analysis never takes "no output recorded" for "the same output".
+  const digest = output === undefined && !failed ? { hash: contentHash(`otel-span\u0000${span.traceId}\u0000${span.spanId}`), preview: '', chars: 0 } : undefined;
+  return digest === undefined ? { event } : { event, digest };
+}
