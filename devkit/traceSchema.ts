@@ -2,7 +2,7 @@
  * Builds, from the zod schemas in `shared/trace/canonicalEvents.ts` (the single source of truth
  * for the canonical trace format):
  * - `docs/trace-format.schema.json`, the published JSON Schema (draft 2020-12);
- * - `src-main/engine/adapters/generated/eventValidators.js`, that schema compiled by Ajv into one
+ * - `src-main/engine/adapters/canonical/generated/eventValidators.js`, that schema compiled by Ajv into one
  *   validation function per event type, which ingest runs on every line (compiled here, once, so
  *   no process pays for compiling it at start-up).
  *
@@ -38,7 +38,7 @@ export const schemaId = 'urn:loopscope:trace-format:event:v1';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const schemaPath = resolve(root, 'docs', 'trace-format.schema.json');
-export const validatorsPath = resolve(root, 'src-main', 'engine', 'adapters', 'generated', 'eventValidators.js');
+export const validatorsPath = resolve(root, 'src-main', 'engine', 'adapters', 'canonical', 'generated', 'eventValidators.js');
 
 /** Names for the shared pieces, so they land in `$defs` under readable names instead of being inlined. */
 function namedDefinitions(): z.core.$ZodRegistry<z.core.JSONSchemaMeta> {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readEvent, type EventReading } from '../src-main/engine/adapters/eventRepair';
+import { readEvent, type EventReading } from '../src-main/engine/adapters/canonical/eventRepair';
 import type { CanonicalEvent } from '../shared/trace/canonicalEvents';
 
 function read(value: Record<string, unknown>): EventReading {

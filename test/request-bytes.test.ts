@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { RequestBytesReader } from '../src-main/engine/derive/requestBytes';
-import { apiOf } from '../src-main/engine/adapters/httpExchangeApis';
+import { apiOf } from '../src-main/engine/adapters/httpExchange/apis';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest } from '../shared/requests/apiRequestBodies';
 import type { NormalizedRequest } from '../shared/requests/normalizedRequest';
 import { fixtures } from './support/formatTests';

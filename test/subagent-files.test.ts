@@ -10,7 +10,7 @@ import { copyFileSync, cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse } from '../shared/api';
-import { claudeCodeFormat } from '../src-main/engine/adapters/claudeCode';
+import { claudeCodeFormat } from '../src-main/engine/adapters/claudeCode/format';
 import { companionFiles, companionOwnerFile } from '../src-main/engine/ingest/companionFiles';
 import { startTestHost } from './support/apiHarness';
 import { analyzeJson, repoRoot } from './support/cli';

@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildTraceSchemaText, buildValidatorsModuleText, schemaPath, validatorsPath } from '../devkit/traceSchema';
-import { validateEvent } from '../src-main/engine/adapters/eventValidators';
+import { validateEvent } from '../src-main/engine/adapters/canonical/eventValidators';
 import { canonicalEventSchema, canonicalEventType } from '../shared/trace/canonicalEvents';
 
 const examplesDir = fileURLToPath(new URL('../examples/', import.meta.url));

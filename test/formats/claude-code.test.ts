@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode';
+import { claudeCodeFormat } from '../../src-main/engine/adapters/claudeCode/format';
 import type { AnalyzeReport } from '../../shared/report';
 import { openTrace, type IngestProgress } from '../../src-main/engine/engine';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../support/engineHarness';

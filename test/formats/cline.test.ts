@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { resultBlocks } from '../../src-main/engine/adapters/cline/results';
-import { clineFormat } from '../../src-main/engine/adapters/cline/uiMessages';
+import { clineFormat } from '../../src-main/engine/adapters/cline/format';
 import type { MappedEvent } from '../../src-main/engine/adapters/formatAdapter';
 import { openTrace, readReport } from '../../src-main/engine/engine';
 import { readRawLine } from '../../src-main/engine/store/rawLines';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { codexFormat } from '../../src-main/engine/adapters/codex';
+import { codexFormat } from '../../src-main/engine/adapters/codex/format';
 import { openTrace, readReport } from '../../src-main/engine/engine';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';

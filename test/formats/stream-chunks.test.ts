@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { streamChunksFormat } from '../../src-main/engine/adapters/streamChunks';
+import { streamChunksFormat } from '../../src-main/engine/adapters/streamChunks/format';
 import type { AnalyzeReport } from '../../shared/report';
 import { analyzeFile } from '../support/engineHarness';
 import { callLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../support/formatTests';

@@ -10,7 +10,7 @@
  * `user` observation. Tool-call results are `tool` messages with `tool_call_id`. The end is the
  * `exit` message or `info.exit_status`. See docs/formats/mini-swe-agent.md.
  */
-import { millisFromStartToResult } from './callLatency';
+import { millisFromStartToResult } from './kit/callLatency';
 import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
 import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
 import { text, finite, positive, field, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';

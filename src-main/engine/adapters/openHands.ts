@@ -15,7 +15,7 @@
  * answer. The end is the last `agent_state_changed` to a finished, failed or waiting state, or,
  * failing that, the agent's `finish` action. See docs/formats/openhands.md.
  */
-import { CallStartTimes } from './callLatency';
+import { CallStartTimes } from './kit/callLatency';
 import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
 import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
 import { text, finite, field, fileStem, type JsonObject } from './kit/jsonValues';

@@ -3,19 +3,19 @@
  * records could pass for another's is claimed by its own adapter.
  */
 import { agentsSpanEventsFormat } from './agentsSpanEvents';
-import { canonicalDocumentFormat, canonicalFormat } from './canonicalAdapter';
-import { clineFormat } from './cline/uiMessages';
-import { claudeCodeFormat } from './claudeCode';
-import { codexFormat } from './codex';
+import { canonicalDocumentFormat, canonicalFormat } from './canonical/format';
+import { clineFormat } from './cline/format';
+import { claudeCodeFormat } from './claudeCode/format';
+import { codexFormat } from './codex/format';
 import { geminiCliFormat } from './geminiCli';
-import { httpExchangeFormat } from './httpExchange';
+import { httpExchangeFormat } from './httpExchange/format';
 import { inspectAiFormat } from './inspectAi';
 import { miniSweAgentFormat } from './miniSweAgent';
 import { openaiExportFormat } from './openaiExports';
 import { openHandsFormat } from './openHands';
-import { otelConsoleFormat } from './otel/console';
-import { otelOtlpFormat } from './otel/otlp';
-import { streamChunksFormat } from './streamChunks';
+import { otelConsoleFormat } from './otel/consoleFormat';
+import { otelOtlpFormat } from './otel/otlpFormat';
+import { streamChunksFormat } from './streamChunks/format';
 import { sweAgentFormat } from './sweAgent';
 import type { DetectionSample, FormatAdapter } from './formatAdapter';
 

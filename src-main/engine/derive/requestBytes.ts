@@ -16,7 +16,7 @@
 import { contentHash } from '../bytes/contentHash';
 import { memberValue, scanArray, scanObject, scanTopLevel, ScanError, type ElementRange, type ScannedMember, type SkipMember, type TopLevelScan } from '../bytes/topLevelScan';
 import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../bytes/jsonBytes';
-import { apiOf } from '../adapters/httpExchangeApis';
+import { apiOf } from '../adapters/httpExchange/apis';
 import { isRecord } from '../adapters/formatAdapter';
 import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/apiRequestBodies';
 import { messageHash, rememberMessageHash, type NormalizedRequest, type RequestMessage, type ToolDefinition } from '../../../shared/requests/normalizedRequest';

@@ -23,7 +23,7 @@ import {
 } from '../store/readModel';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/apiRequestBodies';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
-import { apiOf } from '../adapters/httpExchangeApis';
+import { apiOf } from '../adapters/httpExchange/apis';
 import { inspectSampleRequest } from '../adapters/inspectAi';
 import { isRecord } from '../adapters/formatAdapter';
 import { RequestBytesReader } from './requestBytes';

@@ -4,7 +4,7 @@
  * the model was actually sent), else the UI's own evidence: an error message, an interruption, a
  * command's output.
  */
-import { millisFromStartToResult } from '../callLatency';
+import { millisFromStartToResult } from '../kit/callLatency';
 import type { Emit, LineRef } from '../formatAdapter';
 import { defined, toolResult, unknownEvent } from '../kit/events';
 import type { CallRequest } from './records';

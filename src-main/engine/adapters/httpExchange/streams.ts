@@ -4,12 +4,12 @@
  * reason, usage. A stream that never reached its closing event is incomplete, and each of its calls
  * keeps the arguments joined so far (possibly not valid JSON: the engine reports that).
  */
-import type { ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
-import { anthropicUsage, apiErrorFields, openAiUsage, readResponsesObject, readResponsesOutput, responsesFinishReason, type ApiErrorObject, type ApiKind, type ResponseView } from './httpExchangeApis';
-import { apiErrorFacts, describeApiError } from '../../../shared/trace/canonicalEvents';
-import type { SseEvent } from './httpExchangeSse';
-import { isRecord } from './formatAdapter';
-import { text } from './kit/jsonValues';
+import type { ToolCall, Usage } from '../../../../shared/trace/canonicalEvents';
+import { anthropicUsage, apiErrorFields, openAiUsage, readResponsesObject, readResponsesOutput, responsesFinishReason, type ApiErrorObject, type ApiKind, type ResponseView } from './apis';
+import { apiErrorFacts, describeApiError } from '../../../../shared/trace/canonicalEvents';
+import type { SseEvent } from './sse';
+import { isRecord } from '../formatAdapter';
+import { text } from '../kit/jsonValues';
 
 interface CallParts {
   callId: string | undefined;

@@ -6,11 +6,11 @@
  * (`mcp_call`, `web_search_call`, …) run at OpenAI and their item carries the outcome; an
  * `mcp_approval_request` waits for the loop's approval.
  */
-import type { Usage } from '../../../shared/trace/canonicalEvents';
-import { isRecord, type Emit, type LineRef, type MappedEvent } from './formatAdapter';
-import { apiErrorFields } from './httpExchangeApis';
-import { defined, toolResult } from './kit/events';
-import { appendText, callFor, count, isoFromEpochSeconds, newCall, type AssembledCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
+import type { Usage } from '../../../../shared/trace/canonicalEvents';
+import { isRecord, type Emit, type LineRef, type MappedEvent } from '../formatAdapter';
+import { apiErrorFields } from '../httpExchange/apis';
+import { defined, toolResult } from '../kit/events';
+import { appendText, callFor, count, isoFromEpochSeconds, newCall, type AssembledCall, type OpenResponse, type StreamLog } from './common';
 
 
 const KEY = 'responses';

@@ -4,10 +4,10 @@
  * tool calls and tool results inside the history) and what its non-streamed response says.
  * Streamed responses are assembled in httpExchangeStreams.ts into the same ResponseView.
  */
-import type { ApiError, ToolCall, Usage } from '../../../shared/trace/canonicalEvents';
-import { contentHash } from '../bytes/contentHash';
-import { isRecord } from './formatAdapter';
-import { contentText, text, textMember, type PartJoining } from './kit/jsonValues';
+import type { ApiError, ToolCall, Usage } from '../../../../shared/trace/canonicalEvents';
+import { contentHash } from '../../bytes/contentHash';
+import { isRecord } from '../formatAdapter';
+import { contentText, text, textMember, type PartJoining } from '../kit/jsonValues';
 
 export type ApiKind = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
 

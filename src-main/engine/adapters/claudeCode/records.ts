@@ -4,8 +4,8 @@
  * local command, …), and the text of content blocks. Pure functions; the mapper in claudeCode.ts
  * keeps the state across lines.
  */
-import { isRecord } from './formatAdapter';
-import { contentText, nonEmptyText, textMember, type PartJoining } from './kit/jsonValues';
+import { isRecord } from '../formatAdapter';
+import { contentText, nonEmptyText, textMember, type PartJoining } from '../kit/jsonValues';
 
 /** Record kinds Claude Code writes; any other `type` is still kept, as an unknown event. */
 export const conversationTypes = new Set(['user', 'assistant']);

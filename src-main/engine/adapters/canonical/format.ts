@@ -3,15 +3,15 @@
  * not one. Event types are matched through their accepted aliases; an object with an event type
  * Loopscope does not know is kept as an `unknown` event, never rejected.
  */
-import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../shared/trace/canonicalEvents';
-import { mayHoldUnsafeIntegers } from '../../../shared/trace/exactIntegers';
-import { CallStartTimes } from './callLatency';
+import { canonicalEventType, isErrorResult, type CanonicalEvent } from '../../../../shared/trace/canonicalEvents';
+import { mayHoldUnsafeIntegers } from '../../../../shared/trace/exactIntegers';
+import { CallStartTimes } from '../kit/callLatency';
 import { readEvent } from './eventRepair';
-import { SUMMARY_CHARS } from '../bytes/contentHash';
-import { outputPreview } from '../../../shared/toolOutput';
-import { resultIdentity } from '../bytes/resultIdentity';
-import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../bytes/topLevelScan';
-import { isRecord, type AdaptedEvent, type EventRepairs, type FormatAdapter, type LineRef, type MappedEvent, type RequestShape, type ResultDigest } from './formatAdapter';
+import { SUMMARY_CHARS } from '../../bytes/contentHash';
+import { outputPreview } from '../../../../shared/toolOutput';
+import { resultIdentity } from '../../bytes/resultIdentity';
+import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../../bytes/topLevelScan';
+import { isRecord, type AdaptedEvent, type EventRepairs, type FormatAdapter, type LineRef, type MappedEvent, type RequestShape, type ResultDigest } from '../formatAdapter';
 
 export interface AdaptedLine {
   ok: true;

@@ -11,15 +11,15 @@
  * their own. Tool results are not lines of their own: they are read from the next request of the
  * thread. See docs/formats/http-exchange.md.
  */
-import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../shared/trace/canonicalEvents';
-import { classifyResponse } from '../../../shared/trace/modelOutcome';
-import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { apiLabels, apiOf, callIdsIn, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, resultText, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './httpExchangeApis';
-import { looksLikeSse, parseSse } from './httpExchangeSse';
-import { assembleStream } from './httpExchangeStreams';
-import { defined, modelRequest, modelResponse, runEnd, toolResult, unknownEvent } from './kit/events';
-import { nonEmptyText } from './kit/jsonValues';
-import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
+import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../../shared/trace/canonicalEvents';
+import { classifyResponse } from '../../../../shared/trace/modelOutcome';
+import { toIsoTimestamp } from '../../../../shared/trace/timestamps';
+import { apiLabels, apiOf, callIdsIn, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, resultText, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './apis';
+import { looksLikeSse, parseSse } from './sse';
+import { assembleStream } from './streams';
+import { defined, modelRequest, modelResponse, runEnd, toolResult, unknownEvent } from '../kit/events';
+import { nonEmptyText } from '../kit/jsonValues';
+import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from '../formatAdapter';
 
 /** Exchanges with endpoints that are not model calls (token counting, model lists, telemetry) go here. */
 export const OTHER_REQUESTS_RUN_ID = 'other-requests';

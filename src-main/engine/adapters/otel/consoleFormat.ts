@@ -7,7 +7,7 @@
  */
 import { isRecord, type FormatAdapter, type MapFailure } from '../formatAdapter';
 import { text } from '../kit/jsonValues';
-import { mapOtlpExport } from './otlp';
+import { mapOtlpExport } from './otlpFormat';
 import { SpanAssembler } from './assembler';
 import { normalizeSpanId, timeFromIso, type OtelSpan, type OtelSpanEvent, type SpanStatusCode } from './spans';
 

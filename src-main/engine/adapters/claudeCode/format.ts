@@ -11,9 +11,9 @@
  * terminal record: a run_end is derived at the end of the file only from what its last record says.
  */
 import { basename, dirname, join } from 'node:path';
-import type { ApiError, EventOf, ToolCall } from '../../../shared/trace/canonicalEvents';
-import { classifyResponse } from '../../../shared/trace/modelOutcome';
-import { millisFromStartToResult } from './callLatency';
+import type { ApiError, EventOf, ToolCall } from '../../../../shared/trace/canonicalEvents';
+import { classifyResponse } from '../../../../shared/trace/modelOutcome';
+import { millisFromStartToResult } from '../kit/callLatency';
 import {
   companionTypeRaw,
   conversationTypes,
@@ -27,11 +27,11 @@ import {
   userRecordKind,
   userTypeRaw,
   type UserRecordKind,
-} from './claudeCodeRecords';
-import { defined, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent } from './kit/events';
-import { nonEmptyText } from './kit/jsonValues';
-import { emitOrHold, HeldEvents } from './kit/stepBuilder';
-import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from './formatAdapter';
+} from './records';
+import { defined, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent } from '../kit/events';
+import { nonEmptyText } from '../kit/jsonValues';
+import { emitOrHold, HeldEvents } from '../kit/stepBuilder';
+import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef, type MappedEvent } from '../formatAdapter';
 
 type Outcome = NonNullable<EventOf<'model_response'>['outcome']>;
 

@@ -4,13 +4,13 @@
  * finished responses into canonical events in the right order — the model_response first, anchored
  * to the response's first chunk, then the results of server-side tools that the stream carried.
  */
-import type { EventOf, ModelOutcome, Usage } from '../../../shared/trace/canonicalEvents';
-import { classifyResponse, isToolCallFinishReason } from '../../../shared/trace/modelOutcome';
-import type { Emit, LineRef } from './formatAdapter';
-import type { ApiErrorObject } from './httpExchangeApis';
-import { callsIfAny, modelResponse, runEnd, unknownEvent, type AdaptedToolCall } from './kit/events';
-import { nonEmptyText } from './kit/jsonValues';
-import { HeldEvents } from './kit/stepBuilder';
+import type { EventOf, ModelOutcome, Usage } from '../../../../shared/trace/canonicalEvents';
+import { classifyResponse, isToolCallFinishReason } from '../../../../shared/trace/modelOutcome';
+import type { Emit, LineRef } from '../formatAdapter';
+import type { ApiErrorObject } from '../httpExchange/apis';
+import { callsIfAny, modelResponse, runEnd, unknownEvent, type AdaptedToolCall } from '../kit/events';
+import { nonEmptyText } from '../kit/jsonValues';
+import { HeldEvents } from '../kit/stepBuilder';
 
 
 /** Text kept per response: enough for the summary and a look at it, bounded for long answers. */

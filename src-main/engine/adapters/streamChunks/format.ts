@@ -6,12 +6,12 @@
  * `stream_fragment`. See docs/formats/stream-chunks.md.
  */
 import { basename } from 'node:path';
-import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper } from './formatAdapter';
-import { apiErrorFields } from './httpExchangeApis';
-import { isAnthropicCompanion, isAnthropicEvent, mapAnthropicEvent } from './streamChunksAnthropic';
-import { CHAT_CHUNK, isChatChunk, mapChatChunk } from './streamChunksChat';
-import { StreamLog } from './streamChunksCommon';
-import { isResponsesError, isResponsesEvent, mapResponsesEvent } from './streamChunksResponses';
+import { isRecord, type DetectionSample, type FormatAdapter, type FormatMapper } from '../formatAdapter';
+import { apiErrorFields } from '../httpExchange/apis';
+import { isAnthropicCompanion, isAnthropicEvent, mapAnthropicEvent } from './anthropic';
+import { CHAT_CHUNK, isChatChunk, mapChatChunk } from './chat';
+import { StreamLog } from './common';
+import { isResponsesError, isResponsesEvent, mapResponsesEvent } from './responses';
 
 type Family = 'chat' | 'anthropic' | 'responses';
 

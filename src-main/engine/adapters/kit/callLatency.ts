@@ -3,8 +3,8 @@
  * record of its result are each written as it happens (docs/semantics.md §11). Each adapter decides
  * whether its timestamps mean that; none measures from the response that issued a call.
  */
-import type { Id } from '../../../shared/trace/canonicalEvents';
-import { millisBetween, toIsoTimestamp } from '../../../shared/trace/timestamps';
+import type { Id } from '../../../../shared/trace/canonicalEvents';
+import { millisBetween, toIsoTimestamp } from '../../../../shared/trace/timestamps';
 
 type Timestamp = string | number | undefined;
 

@@ -5,10 +5,10 @@
  * the first one, later ones may carry `name: ""`, or the whole arguments at once); `finish_reason`
  * closes the choice, and `usage` may come on that chunk or on a last one with `choices: []`.
  */
-import { isRecord, type Emit, type LineRef } from './formatAdapter';
-import { defined } from './kit/events';
-import { appendText, callFor, count, isoFromEpochSeconds, type FragmentFields, type OpenResponse, type StreamLog } from './streamChunksCommon';
-import type { Usage } from '../../../shared/trace/canonicalEvents';
+import { isRecord, type Emit, type LineRef } from '../formatAdapter';
+import { defined } from '../kit/events';
+import { appendText, callFor, count, isoFromEpochSeconds, type FragmentFields, type OpenResponse, type StreamLog } from './common';
+import type { Usage } from '../../../../shared/trace/canonicalEvents';
 
 
 export const CHAT_CHUNK = 'chat.completion.chunk';

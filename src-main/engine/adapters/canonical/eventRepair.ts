@@ -9,10 +9,10 @@
  * result, the `run_id` of any event — still makes the line a parse error.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import type { CanonicalEvent } from '../../../shared/trace/canonicalEvents';
-import { excerptOf } from '../bytes/decodeLine';
+import type { CanonicalEvent } from '../../../../shared/trace/canonicalEvents';
+import { excerptOf } from '../../bytes/decodeLine';
 import { validateEvent } from './eventValidators';
-import { isRecord, type EventRepairs } from './formatAdapter';
+import { isRecord, type EventRepairs } from '../formatAdapter';
 
 export type EventReading = { ok: true; event: CanonicalEvent; repairs?: EventRepairs } | { ok: false; reason: string };
 

@@ -6,7 +6,7 @@
  * at start-up. A loop author who checks a log against the published schema gets the same verdict.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { CanonicalEvent } from '../../../shared/trace/canonicalEvents';
+import type { CanonicalEvent } from '../../../../shared/trace/canonicalEvents';
 import * as generated from './generated/eventValidators.js';
 
 type EventType = CanonicalEvent['type'];

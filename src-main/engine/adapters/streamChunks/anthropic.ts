@@ -6,11 +6,11 @@
  * block; server tools (`server_tool_use`, `mcp_tool_use`) are run by Anthropic and their results
  * (`*_tool_result` blocks, in the same message or the next one) are in the stream.
  */
-import type { Usage } from '../../../shared/trace/canonicalEvents';
-import { isRecord, type Emit, type LineRef, type MappedEvent } from './formatAdapter';
-import { apiErrorFields } from './httpExchangeApis';
-import { defined, toolResult } from './kit/events';
-import { appendText, callFor, count, newCall, type OpenResponse, type StreamLog } from './streamChunksCommon';
+import type { Usage } from '../../../../shared/trace/canonicalEvents';
+import { isRecord, type Emit, type LineRef, type MappedEvent } from '../formatAdapter';
+import { apiErrorFields } from '../httpExchange/apis';
+import { defined, toolResult } from '../kit/events';
+import { appendText, callFor, count, newCall, type OpenResponse, type StreamLog } from './common';
 
 
 const KEY = 'anthropic';
