@@ -7,7 +7,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { JsonStreamSplitter } from './jsonStreamSplitter';
 import { LineSplitter, type SplitLine } from './lineSplitter';
-import { TraceIngester, type FirstRowIds, type IngestCounters, type IngesterOptions } from './traceIngester';
+import type { FirstRowIds } from './eventRecorder';
+import { TraceIngester, type IngestCounters, type IngesterOptions } from './traceIngester';
 import { isJsonEntry, readZipDirectory, readZipEntry, startsWithZipSignature } from '../bytes/zipEntries';
 import type { FileIdentity } from '../store/traceDatabase';
 import type { RowBatcher } from '../store/traceWriter';

@@ -9,7 +9,7 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { ensureAnalysis } from '../derive/analyzeSource';
 import { GrowingFileIngest, ingestFile, type IngestOptions, type IngestProgress } from '../ingest/ingestFile';
-import type { FirstRowIds } from '../ingest/traceIngester';
+import type { FirstRowIds } from '../ingest/eventRecorder';
 import { basename } from 'node:path';
 import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type CompanionSource, type FileIdentity } from '../store/traceDatabase';
 import { adapterNamed } from '../adapters/registry';
