@@ -6,7 +6,7 @@
  *   validation function per event type, which ingest runs on every line (compiled here, once, so
  *   no process pays for compiling it at start-up).
  *
- * `npm run schema` (scripts/generate-trace-schema.ts) writes both; `test/trace-schema.test.ts`
+ * `npm run schema` (scripts/generate-trace-schema.ts) writes both; `test/engine/adapters/traceSchema.test.ts`
  * fails when either committed file differs from what this builds.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';

@@ -39,7 +39,7 @@ const reviewed: readonly { check: string; sample: string; why: string }[] = [
     sample: 'const window = new BrowserWindow(secureWindowOptions(options));',
     why:
       'the options come from securityPolicy.ts secureWindowOptions(), which the tool cannot follow into; ' +
-      'test/electron-security.test.ts asserts they set contextIsolation, sandbox and no nodeIntegration',
+      'test/electron/electronSecurity.test.ts asserts they set contextIsolation, sandbox and no nodeIntegration',
   },
 ];
 

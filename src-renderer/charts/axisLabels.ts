@@ -1,6 +1,6 @@
 /**
  * Which labels an axis can show without overlapping: pure, so the rule is tested apart from the
- * SVG (test/charts/axisLabels.test.ts). A chart of 286 requests in 900 px has 3 px per request:
+ * SVG (test/renderer/charts/axisLabels.test.ts). A chart of 286 requests in 900 px has 3 px per request:
  * numbering every request would print a smear, so the numbers step by a round interval that fits,
  * and a few labels that matter more (the largest growth) are placed first and win any overlap.
  */

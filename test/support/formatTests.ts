@@ -1,4 +1,4 @@
-/** Helpers shared by the format tests (test/formats/): fixture paths, detection, report summaries, the engine's stored events. */
+/** Helpers shared by the format tests (test/engine/adapters/formats/): fixture paths, detection, report summaries, the engine's stored events. */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,0 +1,24 @@
+/** The search an event was opened from stays in its URL (src-renderer/navigation/route.ts). */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatRoute, parseRoute, routes } from '../../src-renderer/navigation/route';
+
+describe('a run route with a search', () => {
+  it('keeps the query beside step and event, and reads it back', () => {
+    const route = routes.run('t1', 3, { step: 2, eventId: 40, query: 'kumquat price' });
+    const hash = formatRoute(route);
+    assert.equal(hash, '#/trace/t1/run/3/step/2/event/40?q=kumquat+price');
+    assert.deepEqual(parseRoute(hash), route);
+  });
+
+  it('reads no query from a run URL without one, or with an empty one', () => {
+    assert.equal((parseRoute('#/trace/t1/run/3/step/2/event/40') as { query: string | null }).query, null);
+    assert.equal((parseRoute('#/trace/t1/run/3/event/40?q=%20') as { query: string | null }).query, null);
+    assert.equal(formatRoute(routes.run('t1', 3, { eventId: 40 })), '#/trace/t1/run/3/event/40');
+  });
+
+  it('keeps hostile text as text', () => {
+    const route = routes.run('t1', 1, { eventId: 5, query: '"/><script>&q=' });
+    assert.deepEqual(parseRoute(formatRoute(route)), route);
+  });
+});
