@@ -15,9 +15,7 @@ function relaxCspForDevServer(): Plugin {
     name: 'loopscope:relax-csp-for-dev-server',
     apply: 'serve',
     transformIndexHtml(html) {
-      return html
-        .replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
-        .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
+      return html.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
     },
   };
 }

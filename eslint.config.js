@@ -12,10 +12,8 @@ import tseslint from 'typescript-eslint';
  */
 const nodeBuiltinPaths = (message) => builtinModules.map((name) => ({ name, message }));
 
-const sharedMessage =
-  'shared/ runs in the main process and the renderer: keep it free of Node, Electron, React and SQLite.';
-const rendererMessage =
-  'src-renderer/ is a sandboxed web page: reach Node, Electron and the database only through window.loopscope.';
+const sharedMessage = 'shared/ runs in the main process and the renderer: keep it free of Node, Electron, React and SQLite.';
+const rendererMessage = 'src-renderer/ is a sandboxed web page: reach Node, Electron and the database only through window.loopscope.';
 
 /**
  * The engine's layers, lowest first. A folder may import the layers before its own and nothing
@@ -46,10 +44,7 @@ const engineEntryPattern = (message) => ({ regex: '^\\.\\.(/\\.\\.)*/?$|^(\\.\\.
 
 const engineOutwardMessage = 'The engine is imported by api/, cli/, electron/ and server/, never the other way round.';
 /** Every engine file: no application folder, no Electron. */
-const engineOutward = [
-  foldersPattern(appFolders, engineOutwardMessage),
-  { regex: '^electron(/|$)', message: engineOutwardMessage },
-];
+const engineOutward = [foldersPattern(appFolders, engineOutwardMessage), { regex: '^electron(/|$)', message: engineOutwardMessage }];
 
 /**
  * Tests and scripts share their helpers (trace generators, the traces the UI tests and screenshots
@@ -78,11 +73,7 @@ const engineLayerConfig = (layer) => {
         'no-restricted-imports': [
           'error',
           {
-            patterns: [
-              ...engineOutward,
-              foldersPattern(forbidden, message),
-              engineEntryPattern(message),
-            ],
+            patterns: [...engineOutward, foldersPattern(forbidden, message), engineEntryPattern(message)],
           },
         ],
       },
@@ -97,7 +88,12 @@ const appFolderConfig = (index) => {
   const earlierFolders =
     forbidden.length === 0
       ? []
-      : [foldersPattern(forbidden, `src-main/${folder}/ may not import ${forbidden.map((name) => `${name}/`).join(', ')}: cli starts the shells, electron and server carry the api, the api serves the engine.`)];
+      : [
+          foldersPattern(
+            forbidden,
+            `src-main/${folder}/ may not import ${forbidden.map((name) => `${name}/`).join(', ')}: cli starts the shells, electron and server carry the api, the api serves the engine.`,
+          ),
+        ];
   return {
     files: [`src-main/${folder}/**`],
     rules: {

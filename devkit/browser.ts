@@ -133,7 +133,8 @@ export async function openApp(browser: Browser, url: string, options: { colorSch
     void dialog.dismiss();
   });
   page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.request().method()} ${new URL(response.url()).pathname.replace(/^\/[^/]+/, '/<token>')}`);
+    if (response.status() >= 400)
+      problems.push(`HTTP ${response.status()} for ${response.request().method()} ${new URL(response.url()).pathname.replace(/^\/[^/]+/, '/<token>')}`);
   });
   // Listens before any page script runs (an init script is not subject to the page's CSP).
   await page.addInitScript({

@@ -20,7 +20,13 @@ const appendsPerSize = 7;
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'live', ...fields })}\n`;
 const call = (step: number): string =>
-  line({ type: 'model_response', step, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: `c${step}`, name: 'run_tests', arguments: `{"attempt":${step}}` }] });
+  line({
+    type: 'model_response',
+    step,
+    outcome: 'tool_calls',
+    finish_reason: 'tool_calls',
+    tool_calls: [{ call_id: `c${step}`, name: 'run_tests', arguments: `{"attempt":${step}}` }],
+  });
 const result = (step: number): string => line({ type: 'tool_result', step, call_id: `c${step}`, status: 'ok', output: `attempt ${step}: 3 passed, 1 failed` });
 
 function median(values: number[]): number {

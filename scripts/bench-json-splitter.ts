@@ -98,7 +98,10 @@ type InputName = (typeof inputNames)[number];
 
 function generateInput(name: InputName, targetBytes: number): Input {
   const options = { maxRecordBytes: 64 * MB };
-  const elements = (): string => records(name, targetBytes, (value) => `${JSON.stringify(value, null, 2)},\n`).toString().replace(/,\n$/, '');
+  const elements = (): string =>
+    records(name, targetBytes, (value) => `${JSON.stringify(value, null, 2)},\n`)
+      .toString()
+      .replace(/,\n$/, '');
   switch (name) {
     case 'pretty':
       return { name, bytes: records(name, targetBytes, (value) => `${JSON.stringify(value, null, 2)}\n`), options };
@@ -176,12 +179,25 @@ async function measureInput(name: InputName, targetBytes: number, repetitions: n
  */
 function measureEachInput(repetitions: number): void {
   console.log(`JsonStreamSplitter: working tree (new) vs ${args.baseline} (old); ${repetitions} repetitions, ${CHUNK_BYTES / MB} MiB chunks`);
-  console.log(`${'input'.padEnd(16)} ${'MB'.padStart(6)} ${'records'.padStart(8)} ${'old MB/s'.padStart(9)} ${'new MB/s'.padStart(9)} ${'new/old'.padStart(8)}`);
+  console.log(
+    `${'input'.padEnd(16)} ${'MB'.padStart(6)} ${'records'.padStart(8)} ${'old MB/s'.padStart(9)} ${'new MB/s'.padStart(9)} ${'new/old'.padStart(8)}`,
+  );
   const ratios: number[] = [];
   for (const name of inputNames) {
     const row = execFileSync(
       process.execPath,
-      [...process.execArgv, fileURLToPath(import.meta.url), '--baseline', args.baseline!, '--size', args.size!, '--repetitions', String(repetitions), '--input', name],
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        '--baseline',
+        args.baseline!,
+        '--size',
+        args.size!,
+        '--repetitions',
+        String(repetitions),
+        '--input',
+        name,
+      ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
     );
     process.stdout.write(row);

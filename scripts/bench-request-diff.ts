@@ -57,10 +57,21 @@ function trace(before: string, after: string): string {
   const ts = (second: number) => new Date(Date.UTC(2025, 5, 3, 10, 0, second)).toISOString();
   const system = { role: 'system', content: 'You read log files and summarize them.' };
   const user = { role: 'user', content: 'Summarize server.log.' };
-  const call = { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"server.log"}' } }] };
+  const call = {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"server.log"}' } }],
+  };
   const events = [
     { type: 'run_start', run_id, ts: ts(0) },
-    { type: 'model_request', run_id, step: 1, ts: ts(1), model: 'gpt-4.1', messages: [system, user, call, { role: 'tool', tool_call_id: 'call_1', content: before }] },
+    {
+      type: 'model_request',
+      run_id,
+      step: 1,
+      ts: ts(1),
+      model: 'gpt-4.1',
+      messages: [system, user, call, { role: 'tool', tool_call_id: 'call_1', content: before }],
+    },
     { type: 'model_response', run_id, step: 1, ts: ts(2), outcome: 'final', finish_reason: 'stop', text: 'Mostly routine.' },
     {
       type: 'model_request',
@@ -109,7 +120,11 @@ interface MainThreadTasks {
 function mainThreadTasks(traceJson: Buffer): MainThreadTasks {
   const parsed = JSON.parse(traceJson.toString('utf8')) as { traceEvents: TraceEvent[] } | TraceEvent[];
   const events = Array.isArray(parsed) ? parsed : parsed.traceEvents;
-  const mainThreads = new Set(events.filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain').map((event) => `${event.pid}:${event.tid}`));
+  const mainThreads = new Set(
+    events
+      .filter((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
+      .map((event) => `${event.pid}:${event.tid}`),
+  );
   const tasks = events.filter((event) => event.ph === 'X' && event.name === 'RunTask' && mainThreads.has(`${event.pid}:${event.tid}`));
   const loaded = events.find((event) => event.name === 'loopscope:diff-loaded')?.ts ?? Number.POSITIVE_INFINITY;
   const longest = (selected: TraceEvent[]) => Math.max(0, ...selected.map((event) => (event.dur ?? 0) / 1000));
@@ -208,7 +223,9 @@ async function main(): Promise<void> {
   writeFileSync(multiLine, trace(before, after));
   const singleLine = join(dir, 'long-line.jsonl');
   writeFileSync(singleLine, trace(before.replaceAll('\n', ' '), after.replaceAll('\n', ' ')));
-  console.log(`Request diff benchmark: one tool result of ${(before.length / 1024 / 1024).toFixed(2)} MB (${before.split('\n').length} lines) with ${edits} words edited, ${repetitions} runs per case.`);
+  console.log(
+    `Request diff benchmark: one tool result of ${(before.length / 1024 / 1024).toFixed(2)} MB (${before.split('\n').length} lines) with ${edits} words edited, ${repetitions} runs per case.`,
+  );
   const servers = { multiLine: await serveTraces([multiLine]), singleLine: await serveTraces([singleLine]) };
   const browser = await launchBrowser();
   const cases: { name: string; server: ServedTraces; swap: Swap }[] = [
@@ -237,7 +254,9 @@ async function main(): Promise<void> {
       for (let run = 0; run < repetitions; run += 1) results.push(await measure(browser, page, '[data-testid=timeline-row][data-type=model_request] >> nth=1'));
       await context.close();
       if (errors.length > 0) throw new Error(`the page failed: ${errors.join('; ')}`);
-      console.log(`\n${name} — API answer ${(results[0]!.answerBytes / 1024).toFixed(0)} KiB${swap ? ' (after the swap)' : ''} (${results[0]!.method}, in the ${results[0]!.thread === 'worker' ? 'diff worker' : results[0]!.thread}, ${results[0]!.ins} insertions shown)`);
+      console.log(
+        `\n${name} — API answer ${(results[0]!.answerBytes / 1024).toFixed(0)} KiB${swap ? ' (after the swap)' : ''} (${results[0]!.method}, in the ${results[0]!.thread === 'worker' ? 'diff worker' : results[0]!.thread}, ${results[0]!.ins} insertions shown)`,
+      );
       results.forEach((result, run) => {
         console.log(
           `  run ${run + 1}${run === 0 ? ' (cold worker)' : ''}: d → diff shown ${format(result.toShown)} (API answer ${format(result.apiAnswer)}, word diff + render ${format(result.diffAndRender)}); ` +

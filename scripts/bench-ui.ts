@@ -264,7 +264,12 @@ function median(values: readonly number[]): number | null {
 }
 
 function below(value: number | null, limit: number, unit: string, inclusive = false): UiVerdict {
-  return { value: value === null ? null : round(value), unit, target: `${inclusive ? '≤' : '<'} ${limit.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${unit}`, pass: value === null ? null : inclusive ? value <= limit : value < limit };
+  return {
+    value: value === null ? null : round(value),
+    unit,
+    target: `${inclusive ? '≤' : '<'} ${limit.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${unit}`,
+    pass: value === null ? null : inclusive ? value <= limit : value < limit,
+  };
 }
 
 function frameStats(intervals: readonly number[], longTasks: readonly number[]): FrameStats {
@@ -463,7 +468,10 @@ async function measureReopen(browser: Browser, trace: TraceInfo, cacheDir: strin
     const firstReady = states.findIndex((sample) => sample.state === 'ready');
     const [summary] = await callApi<TraceProgress[]>(server.url, 'listTraces');
     const total = shownAt - server.spawnedAt;
-    const load = (await page.evaluate('window.__bench.loadBreakdown()')) as { domContentLoaded: number | null; calls: { method: string; start: number; end: number }[] };
+    const load = (await page.evaluate('window.__bench.loadBreakdown()')) as {
+      domContentLoaded: number | null;
+      calls: { method: string; start: number; end: number }[];
+    };
     const marks = (await page.evaluate("window.__bench.marks.filter((mark) => mark.name === 'loopscope:runs-shown')")) as { time: number; runRows: number }[];
     report.reopen = {
       serverStartToUrlMs: round(server.urlAt - server.spawnedAt),
@@ -474,7 +482,9 @@ async function measureReopen(browser: Browser, trace: TraceInfo, cacheDir: strin
       reused: summary?.reused ?? null,
       breakdown: {
         domContentLoadedMs: load.domContentLoaded === null ? null : round(load.domContentLoaded),
-        calls: load.calls.filter((call) => call.start <= shownTime).map((call) => ({ method: call.method, startMs: round(call.start), endMs: round(call.end) })),
+        calls: load.calls
+          .filter((call) => call.start <= shownTime)
+          .map((call) => ({ method: call.method, startMs: round(call.start), endMs: round(call.end) })),
       },
       marks: marks.map((mark) => ({ ms: round(mark.time), runRows: mark.runRows })),
       domRowsMs: shown.domTime === null ? null : round(shown.domTime),
@@ -521,7 +531,10 @@ interface MeasuredInPage {
 
 async function measureSearch(page: Page, traceId: string, report: UiBenchReport, log: (message: string) => void, traceName: string): Promise<void> {
   log(`search "${RARE_WORD}"…`);
-  const api = (await page.evaluate(`window.__bench.searchApi(${JSON.stringify(traceId)}, ${JSON.stringify(RARE_WORD)}, ${REPETITIONS})`)) as { times: number[]; total: number | null };
+  const api = (await page.evaluate(`window.__bench.searchApi(${JSON.stringify(traceId)}, ${JSON.stringify(RARE_WORD)}, ${REPETITIONS})`)) as {
+    times: number[];
+    total: number | null;
+  };
   const ui: MeasuredInPage[] = [];
   const runsHash = formatRoute(routes.trace(traceId, 'runs'));
   for (let index = 0; index < REPETITIONS; index += 1) {
@@ -591,7 +604,8 @@ async function measureScroll(
   log: (message: string) => void,
 ): Promise<void> {
   log('run view: scrolling the timeline…');
-  const runViewOpenMs = (await page.evaluate(`window.__bench.openRun(${JSON.stringify(formatRoute(routes.run(traceId, runPk)))}, ${WAIT_MS * 3})`)) as number | null;
+  const runViewOpenMs = (await page.evaluate(`window.__bench.openRun(${JSON.stringify(formatRoute(routes.run(traceId, runPk)))}, ${WAIT_MS * 3})`)) as
+    number | null;
   if (runViewOpenMs === null) throw new Error('the run view did not show its timeline within a minute');
   const slider = page.locator('[data-testid=timeline-position]');
   const sliderMax = (await slider.count()) > 0 ? await slider.getAttribute('max') : null;
@@ -600,7 +614,10 @@ async function measureScroll(
 
   const geometry = (await page.evaluate(`window.__bench.scrollStart(${WAIT_MS})`)) as ScrollGeometry;
   const steps = (await page.evaluate(`window.__bench.scrollSteps(${JSON.stringify({ steps: SCROLL_STEPS, timeoutMs: WAIT_MS })})`)) as StepsResult;
-  const bottom = sliderEvents === null ? null : ((await page.evaluate(`window.__bench.scrollToBottom(${JSON.stringify({ times: BOTTOM_SCROLLS, timeoutMs: WAIT_MS })})`)) as BottomScrollsResult);
+  const bottom =
+    sliderEvents === null
+      ? null
+      : ((await page.evaluate(`window.__bench.scrollToBottom(${JSON.stringify({ times: BOTTOM_SCROLLS, timeoutMs: WAIT_MS })})`)) as BottomScrollsResult);
 
   const jumps: JumpScroll[] = [];
   let endResult: { lastRow: RowFacts | null; extraScrolls: number } | null = null;
@@ -642,7 +659,9 @@ async function measureScroll(
       endResult = { lastRow: result.lastRow, extraScrolls: 0 };
       if (sliderEvents === null) {
         // The scrollbar's 100 %: the list can grow under it as the rows there are measured.
-        const more = (await page.evaluate(`window.__bench.scrollEnd(${JSON.stringify({ lastLine: lastEvent.line, maxScrolls: END_SLACK_SCROLLS, timeoutMs: WAIT_MS })})`)) as { attempts: number; lastRow: RowFacts | null };
+        const more = (await page.evaluate(
+          `window.__bench.scrollEnd(${JSON.stringify({ lastLine: lastEvent.line, maxScrolls: END_SLACK_SCROLLS, timeoutMs: WAIT_MS })})`,
+        )) as { attempts: number; lastRow: RowFacts | null };
         endResult = { lastRow: more.lastRow, extraScrolls: more.attempts };
       }
     }
@@ -677,7 +696,10 @@ async function measureScroll(
         ? null
         : {
             fromLine: bottom.fromLine,
-            scrolls: bottom.scrolls.map((scroll) => ({ lastLine: scroll.lastRow?.line ?? null, filledMs: scroll.filledMs === null ? null : round(scroll.filledMs) })),
+            scrolls: bottom.scrolls.map((scroll) => ({
+              lastLine: scroll.lastRow?.line ?? null,
+              filledMs: scroll.filledMs === null ? null : round(scroll.filledMs),
+            })),
             frames: frameStats(bottom.intervals, bottom.longTasks),
           },
     overall,
@@ -694,12 +716,25 @@ async function measureScroll(
       p95Frame: below(overall.p95Ms, FRAME_BUDGET_MS, 'ms', true),
       longestTask: { value: overall.longestTaskMs ?? 0, unit: 'ms', target: `no long task > ${LONG_TASK_MS} ms`, pass: overall.longTasks === 0 },
       rowsFilled: below(worstFill, FILL_TARGET_MS, 'ms'),
-      endReachable: { value: lastShown?.line ?? null, unit: 'line', target: `line ${lastEvent.line.toLocaleString('en-US')} (${lastEvent.type}) shown`, pass: endResult === null ? null : reachable },
+      endReachable: {
+        value: lastShown?.line ?? null,
+        unit: 'line',
+        target: `line ${lastEvent.line.toLocaleString('en-US')} (${lastEvent.type}) shown`,
+        pass: endResult === null ? null : reachable,
+      },
     },
   };
 }
 
-async function measureJumps(page: Page, traceId: string, runPk: number, steps: StepTargets, eventTarget: { eventId: number; line: number }, report: UiBenchReport, log: (message: string) => void): Promise<void> {
+async function measureJumps(
+  page: Page,
+  traceId: string,
+  runPk: number,
+  steps: StepTargets,
+  eventTarget: { eventId: number; line: number },
+  report: UiBenchReport,
+  log: (message: string) => void,
+): Promise<void> {
   log('run view: jumps to steps, to an event, and j…');
   const jumps: CursorJump[] = [];
   const record = (what: string, measured: MeasuredInPage): void => {
@@ -739,7 +774,13 @@ async function measureJumps(page: Page, traceId: string, runPk: number, steps: S
   report.jumps = { jumps };
 }
 
-async function measureLongRun(browser: Browser, trace: LongRunTraceInfo, cacheDir: string, report: UiBenchReport, log: (message: string) => void): Promise<void> {
+async function measureLongRun(
+  browser: Browser,
+  trace: LongRunTraceInfo,
+  cacheDir: string,
+  report: UiBenchReport,
+  log: (message: string) => void,
+): Promise<void> {
   let server: ServedTrace | undefined;
   let context: BrowserContext | undefined;
   try {
@@ -751,7 +792,8 @@ async function measureLongRun(browser: Browser, trace: LongRunTraceInfo, cacheDi
     const runs = await callApi<RunsPage>(server.url, 'runs', { traceId, offset: 0, limit: 10 });
     const run = runs.rows[0];
     if (!run) throw new Error('the long-run trace has no run');
-    const eventsAt = (offset: number, limit: number) => callApi<EventsPage>(server!.url, 'runEvents', { traceId, runPk: run.runPk, offset: Math.max(0, offset), limit });
+    const eventsAt = (offset: number, limit: number) =>
+      callApi<EventsPage>(server!.url, 'runEvents', { traceId, runPk: run.runPk, offset: Math.max(0, offset), limit });
     const head = await eventsAt(0, 50);
     const total = head.total;
     const tail = await eventsAt(total - 50, 50);
@@ -775,7 +817,7 @@ async function measureLongRun(browser: Browser, trace: LongRunTraceInfo, cacheDi
     const middleSteps = stepsStarting(middlePage, false);
     const first = stepsStarting(head, true)[0];
     const last = stepsStarting(tail, false).at(-1);
-    if (first === undefined || last === undefined || middleSteps.length < 4) throw new Error('could not find the run\'s steps from its events');
+    if (first === undefined || last === undefined || middleSteps.length < 4) throw new Error("could not find the run's steps from its events");
     const steps: StepTargets = { first, last, middle: middleSteps[0]!, afterMiddle: middleSteps.slice(1) };
     // An event two thirds into the run, away from the steps jumped to.
     const eventTarget = (await eventsAt(Math.floor((total * 2) / 3), 1)).rows[0];
@@ -819,7 +861,14 @@ export async function runUiBench(options: UiBenchOptions = {}): Promise<UiBenchR
     browser: `Chromium ${browser.version()} (headless, software rendering)`,
     viewport: VIEWPORT,
     syntheticTrace: { path: displayPath(synthetic.path), mb: round(synthetic.stats.bytes / MB), reused: synthetic.reused },
-    longRunTrace: { path: displayPath(longRun.path), events: longRun.stats.events, lines: longRun.stats.lines, mb: round(longRun.stats.bytes / MB), reused: longRun.reused, ingestSeconds: null },
+    longRunTrace: {
+      path: displayPath(longRun.path),
+      events: longRun.stats.events,
+      lines: longRun.stats.lines,
+      mb: round(longRun.stats.bytes / MB),
+      reused: longRun.reused,
+      ingestSeconds: null,
+    },
     builds: [],
     loadAverage: { start: round(loadavg()[0] ?? 0, 2), end: null },
     pageProblems: [],
@@ -891,7 +940,10 @@ function describeBuilds(builds: UiBenchReport['builds']): string {
   const scripts = [...new Set(builds.map((build) => build.script))];
   const writes = [...new Set(builds.map((build) => build.builtAt ?? 'gone'))];
   if (scripts.length === 0) return 'n/a';
-  const rebuilt = writes.length > 1 ? ` (rebuilt during the run with the same content: ${writes.map((write) => write.slice(11, 19)).join(', ')} UTC)` : ` (written ${writes[0]?.slice(11, 19)} UTC)`;
+  const rebuilt =
+    writes.length > 1
+      ? ` (rebuilt during the run with the same content: ${writes.map((write) => write.slice(11, 19)).join(', ')} UTC)`
+      : ` (written ${writes[0]?.slice(11, 19)} UTC)`;
   if (scripts.length === 1) return `out/renderer/assets/${scripts[0]}${rebuilt}`;
   return `CHANGED DURING THE RUN (rebuilt with other code meanwhile): ${builds.map((build) => `${build.page}: ${build.script}`).join('; ')}`;
 }
@@ -921,7 +973,9 @@ export function formatUiReport(report: UiBenchReport): string {
         'ingest progress when rows shown',
         progress ? `${fmt(p.verdict.value, 1)} %` : 'n/a',
         p.verdict,
-        progress ? `   (${fmt(progress.bytesRead / MB, 1)} of ${fmt(progress.totalBytes / MB, 1)} MB, ${fmt(progress.events)} events, state ${progress.state}; asked ${fmt(progress.askedAfterMs)} ms after)` : '',
+        progress
+          ? `   (${fmt(progress.bytesRead / MB, 1)} of ${fmt(progress.totalBytes / MB, 1)} MB, ${fmt(progress.events)} events, state ${progress.state}; asked ${fmt(progress.askedAfterMs)} ms after)`
+          : '',
       ),
       line('server start → trace ready', `${fmt(p.serverStartToReadyMs === null ? null : p.serverStartToReadyMs / 1000, 2)} s`),
       '',
@@ -955,8 +1009,18 @@ export function formatUiReport(report: UiBenchReport): string {
   if (s) {
     out.push(
       `Search (FTS5): "${s.term}" in ${s.trace}, ${s.hits === null ? '?' : fmt(s.hits)} hit(s), ${REPETITIONS} runs each`,
-      line('API search, in page (fetch), median', `${fmt(s.api.medianMs, 1)} ms`, s.verdicts.api, `   (${s.api.samples.map((time) => fmt(time, 1)).join(', ')})`),
-      line('UI submit → results shown, median', `${fmt(s.ui.medianMs, 1)} ms`, s.verdicts.ui, `   (${s.ui.samples.map((time) => fmt(time, 1)).join(', ')})${sourcesNote(s.ui.sources ?? [])}`),
+      line(
+        'API search, in page (fetch), median',
+        `${fmt(s.api.medianMs, 1)} ms`,
+        s.verdicts.api,
+        `   (${s.api.samples.map((time) => fmt(time, 1)).join(', ')})`,
+      ),
+      line(
+        'UI submit → results shown, median',
+        `${fmt(s.ui.medianMs, 1)} ms`,
+        s.verdicts.ui,
+        `   (${s.ui.samples.map((time) => fmt(time, 1)).join(', ')})${sourcesNote(s.ui.sources ?? [])}`,
+      ),
       '',
     );
   }
@@ -964,7 +1028,9 @@ export function formatUiReport(report: UiBenchReport): string {
   if (c) {
     out.push(
       `Scrolling the ${fmt(c.events)}-event run's timeline (scrollHeight ${fmt(c.scrollHeightPx)} px for ~${fmt(c.listHeightPx)} px of rows; ${
-        c.sliderEvents === null ? 'no position slider: the scrollbar spans the run' : `the scrollbar spans a window of it, the position slider ${fmt(c.sliderEvents)} events`
+        c.sliderEvents === null
+          ? 'no position slider: the scrollbar spans the run'
+          : `the scrollbar spans a window of it, the position slider ${fmt(c.sliderEvents)} events`
       }; run view opened in ${fmt(c.runViewOpenMs)} ms)`,
       line(
         `${c.steps.count} steps of one viewport, one per frame`,
@@ -985,11 +1051,23 @@ export function formatUiReport(report: UiBenchReport): string {
           ),
         );
       } else {
-        out.push(line(`scrollbar to ${fmt(jump.fraction * 100)} % → rows filled`, `${fmt(jump.filledMs)} ms`, jump.verdict, `   (lines ${fmt(jump.firstLine)}–${fmt(jump.lastLine)}; ${frames(jump.frames)})`));
+        out.push(
+          line(
+            `scrollbar to ${fmt(jump.fraction * 100)} % → rows filled`,
+            `${fmt(jump.filledMs)} ms`,
+            jump.verdict,
+            `   (lines ${fmt(jump.firstLine)}–${fmt(jump.lastLine)}; ${frames(jump.frames)})`,
+          ),
+        );
       }
     }
     out.push(
-      line('frame interval p95, whole scroll', `${fmt(c.overall.p95Ms, 1)} ms`, c.verdicts.p95Frame, `   (p50 ${fmt(c.overall.p50Ms, 1)}, max ${fmt(c.overall.maxMs, 1)} ms over ${c.overall.frames} frames)`),
+      line(
+        'frame interval p95, whole scroll',
+        `${fmt(c.overall.p95Ms, 1)} ms`,
+        c.verdicts.p95Frame,
+        `   (p50 ${fmt(c.overall.p50Ms, 1)}, max ${fmt(c.overall.maxMs, 1)} ms over ${c.overall.frames} frames)`,
+      ),
       line(
         'long tasks, whole scroll',
         `${c.overall.longTasks}${c.overall.longestTaskMs === null ? '' : `, ≤ ${fmt(c.overall.longestTaskMs, 1)} ms`}`,
@@ -1030,7 +1108,14 @@ export function formatUiReport(report: UiBenchReport): string {
             : jump.markBeforeRowShown
               ? `; mark at ${fmt(jump.markMs, 1)} ms came BEFORE the row was on screen (DOM) at ${fmt(jump.domMs, 1)} ms: the DOM time counts`
               : `; mark at ${fmt(jump.markMs, 1)} ms, row on screen in the DOM at ${fmt(jump.domMs, 1)} ms`;
-      out.push(line(jump.what, `${fmt(jump.ms, 1)} ms`, jump.verdict, `   (cursor on line ${jump.cursorLine === null ? 'none' : fmt(jump.cursorLine)}${dom})${sourceNote[jump.source]}`));
+      out.push(
+        line(
+          jump.what,
+          `${fmt(jump.ms, 1)} ms`,
+          jump.verdict,
+          `   (cursor on line ${jump.cursorLine === null ? 'none' : fmt(jump.cursorLine)}${dom})${sourceNote[jump.source]}`,
+        ),
+      );
     }
     out.push('');
   }

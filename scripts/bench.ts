@@ -87,7 +87,19 @@ interface ComparisonReport {
 }
 
 interface TraceBenchReport {
-  trace: { path: string; bytes: number; mb: number; lines: number; events: number; garbageLines: number; runs: number; maxLineBytes: number; seed: number; reused: boolean; generateSeconds: number };
+  trace: {
+    path: string;
+    bytes: number;
+    mb: number;
+    lines: number;
+    events: number;
+    garbageLines: number;
+    runs: number;
+    maxLineBytes: number;
+    seed: number;
+    reused: boolean;
+    generateSeconds: number;
+  };
   baseline?: BaselineReport;
   engine?: EngineReport;
   comparisons?: ComparisonReport[];
@@ -284,7 +296,12 @@ async function runDuckDb(trace: TraceInfo): Promise<ComparisonReport> {
   const script = compiledScript('duckdbLoad');
   try {
     const run = await measureNode({ args: [script, trace.path, join(dir, 'trace.duckdb')], cwd: repoRoot });
-    const base = { tool: 'DuckDB read_json → table', command: "CREATE TABLE trace AS SELECT * FROM read_json(<trace>, format = 'newline_delimited', ignore_errors = true)", wallSeconds: round(run.wallSeconds, 3), peakRssMb: toMb(run.peakRssBytes) };
+    const base = {
+      tool: 'DuckDB read_json → table',
+      command: "CREATE TABLE trace AS SELECT * FROM read_json(<trace>, format = 'newline_delimited', ignore_errors = true)",
+      wallSeconds: round(run.wallSeconds, 3),
+      peakRssMb: toMb(run.peakRssBytes),
+    };
     if (run.exitCode !== 0) return { ...base, records: null, error: run.stderr.trim().split('\n').slice(-3).join(' ') };
     return { ...base, records: (JSON.parse(run.stdout) as { rows: number }).rows };
   } finally {
@@ -298,10 +315,17 @@ async function runJq(trace: TraceInfo): Promise<ComparisonReport> {
   // Line by line (-R, fromjson?), so a broken line is skipped instead of ending the run, as a
   // person reading a real trace with jq must.
   const args = ['-c', '-R', 'fromjson? // empty', trace.path];
-  const base = { tool: 'jq -c (line by line)', command: `jq ${args.slice(0, 3).map((arg) => (arg.includes(' ') ? `'${arg}'` : arg)).join(' ')} <trace> > /dev/null` };
+  const base = {
+    tool: 'jq -c (line by line)',
+    command: `jq ${args
+      .slice(0, 3)
+      .map((arg) => (arg.includes(' ') ? `'${arg}'` : arg))
+      .join(' ')} <trace> > /dev/null`,
+  };
   try {
     const run = await measureProgram('jq', { args, cwd: repoRoot, discardStdout: true });
-    if (run.exitCode !== 0) return { ...base, wallSeconds: round(run.wallSeconds, 3), peakRssMb: toMb(run.peakRssBytes), records: null, error: run.stderr.trim().slice(-300) };
+    if (run.exitCode !== 0)
+      return { ...base, wallSeconds: round(run.wallSeconds, 3), peakRssMb: toMb(run.peakRssBytes), records: null, error: run.stderr.trim().slice(-300) };
     return { ...base, wallSeconds: round(run.wallSeconds, 3), peakRssMb: toMb(run.peakRssBytes), records: null };
   } catch (error) {
     return { ...base, wallSeconds: 0, peakRssMb: null, records: null, error: `jq could not be run: ${(error as Error).message}` };
@@ -356,21 +380,29 @@ function traceReport(report: TraceBenchReport): string[] {
   out.push(...table(rows), '');
   if (report.verdicts) {
     const { throughputRatio, peakRss } = report.verdicts;
-    out.push(`throughput engine/baseline  ${fmt(throughputRatio.value, 2).padEnd(10)} target ${throughputRatio.target.padEnd(10)} ${throughputRatio.pass ? 'PASS' : 'MISS'}`);
+    out.push(
+      `throughput engine/baseline  ${fmt(throughputRatio.value, 2).padEnd(10)} target ${throughputRatio.target.padEnd(10)} ${throughputRatio.pass ? 'PASS' : 'MISS'}`,
+    );
     out.push(`engine peak RSS (tree)      ${`${fmt(peakRss.value)} MB`.padEnd(10)} target ${peakRss.target.padEnd(10)} ${peakRss.pass ? 'PASS' : 'MISS'}`);
   }
   const duckdb = report.comparisons?.find((other) => other.tool.startsWith('DuckDB'));
   if (engine && duckdb && duckdb.error === undefined) {
     const faster = engine.ingest.wallSeconds < duckdb.wallSeconds;
-    out.push(`load time vs DuckDB         ${fmt(engine.ingest.wallSeconds, 2)} s vs ${fmt(duckdb.wallSeconds, 2)} s  target: faster     ${faster ? 'PASS' : 'MISS'}`);
+    out.push(
+      `load time vs DuckDB         ${fmt(engine.ingest.wallSeconds, 2)} s vs ${fmt(duckdb.wallSeconds, 2)} s  target: faster     ${faster ? 'PASS' : 'MISS'}`,
+    );
   }
   for (const other of report.comparisons ?? []) if (other.error !== undefined) out.push(`${other.tool} failed: ${other.error}`);
   if (engine) {
     const e = engine.ingest;
     out.push(`database size               ${fmt(engine.dbMb)} MB = ${fmt(engine.dbToFileRatio, 2)} × file size`);
     out.push(`reopen unchanged file       ${fmt(engine.reopen.wallSeconds, 2)} s`);
-    out.push(`engine result               ${fmt(e.events, 0)} events, ${fmt(e.runs, 0)} runs, ${fmt(e.findings, 0)} findings, ${fmt(e.parseErrors, 0)} parse errors`);
-    out.push(`peak RSS detail             sampled tree ${fmt(e.sampledTreePeakRssMb)} MB (${e.maxProcesses ?? 'n/a'} process(es) at most), main process VmHWM ${fmt(e.childMaxRssMb)} MB`);
+    out.push(
+      `engine result               ${fmt(e.events, 0)} events, ${fmt(e.runs, 0)} runs, ${fmt(e.findings, 0)} findings, ${fmt(e.parseErrors, 0)} parse errors`,
+    );
+    out.push(
+      `peak RSS detail             sampled tree ${fmt(e.sampledTreePeakRssMb)} MB (${e.maxProcesses ?? 'n/a'} process(es) at most), main process VmHWM ${fmt(e.childMaxRssMb)} MB`,
+    );
   }
   if (report.error) out.push('', `ERROR: ${report.error}`);
   return out;
@@ -378,7 +410,11 @@ function traceReport(report: TraceBenchReport): string[] {
 
 function printReport(report: BenchReport): void {
   const { machine } = report;
-  const out: string[] = ['Loopscope ingest benchmark', `machine  ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB RAM, ${machine.os}, Node ${machine.node}`, ''];
+  const out: string[] = [
+    'Loopscope ingest benchmark',
+    `machine  ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB RAM, ${machine.os}, Node ${machine.node}`,
+    '',
+  ];
   for (const trace of report.traces) out.push(...traceReport(trace), '');
   if (report.ui) out.push('error' in report.ui ? `UI (Chromium, playwright-core)\nERROR: ${report.ui.error}` : formatUiReport(report.ui), '');
   process.stdout.write(`${out.join('\n')}\n`);

@@ -112,9 +112,13 @@ function run(input: string): number {
       const high = finding.severity === 'HIGH';
       if (high && accepted === undefined) failing += 1;
       const verdict = accepted !== undefined ? `reviewed: ${accepted.why}` : high ? 'FAILS THE BUILD' : 'not high severity';
-      process.stdout.write(`${finding.severity} ${finding.check} (${finding.confidence}) ${finding.file}:${finding.location}: ${finding.description}\n  ${finding.sample}\n  → ${verdict}\n`);
+      process.stdout.write(
+        `${finding.severity} ${finding.check} (${finding.confidence}) ${finding.file}:${finding.location}: ${finding.description}\n  ${finding.sample}\n  → ${verdict}\n`,
+      );
     }
-    process.stdout.write(`electronegativity ${TOOL.split('@').at(-1)} over ${input} (Electron ${electronVersion}): ${findings.length} findings, ${failing} high-severity not reviewed\n`);
+    process.stdout.write(
+      `electronegativity ${TOOL.split('@').at(-1)} over ${input} (Electron ${electronVersion}): ${findings.length} findings, ${failing} high-severity not reviewed\n`,
+    );
     return failing > 0 ? 1 : 0;
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -13,7 +13,12 @@ function main(): void {
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
   const outPath = values.out ?? `bench-data/exchange-${values.size}-seed${seed}.jsonl`;
-  const stats = generateExchangeTrace({ targetBytes: parseSize(values.size), seed, outPath, onProgress: (bytes) => process.stderr.write(`\r${(bytes / 1024 ** 2).toFixed(0)} MB…`) });
+  const stats = generateExchangeTrace({
+    targetBytes: parseSize(values.size),
+    seed,
+    outPath,
+    onProgress: (bytes) => process.stderr.write(`\r${(bytes / 1024 ** 2).toFixed(0)} MB…`),
+  });
   process.stderr.write('\r');
   console.log(JSON.stringify({ path: outPath, ...stats }, null, 2));
 }

@@ -6,6 +6,12 @@
 import { parseArgs } from 'node:util';
 import { generateLongRunTrace } from '../devkit/traceGenerators/longRunTrace';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, seed: { type: 'string', default: '1' }, out: { type: 'string', default: 'bench-data/long-run.jsonl' } } });
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '1000000' },
+    seed: { type: 'string', default: '1' },
+    out: { type: 'string', default: 'bench-data/long-run.jsonl' },
+  },
+});
 const stats = generateLongRunTrace({ events: Number(values.events), seed: Number(values.seed), outPath: values.out });
 console.log(JSON.stringify(stats));

@@ -133,7 +133,9 @@ async function writeGolden(outDir: string, samplesDir: string): Promise<void> {
     ];
     await analyzeAll(inputs, outDir, caches);
     if (hasSamples) runSamplesScript(samplesDir, outDir);
-    console.log(`${inputs.length} reports in ${outDir}${hasSamples ? ` (with the samples in ${samplesDir}, and npm run samples)` : ` (no samples: ${samplesDir} does not exist)`}`);
+    console.log(
+      `${inputs.length} reports in ${outDir}${hasSamples ? ` (with the samples in ${samplesDir}, and npm run samples)` : ` (no samples: ${samplesDir} does not exist)`}`,
+    );
   } finally {
     rmSync(caches, { recursive: true, force: true });
   }

@@ -61,7 +61,8 @@ function requestsLine(runs: readonly RunReport[]): string {
   const longest = runs.reduce((best, run) => (run.requests.length > best.requests.length ? run : best), runs[0]!);
   const first = longest.requests[0]!;
   const last = longest.requests.at(-1)!;
-  const tokens = (request: RequestReport): string => (request.input_tokens === null ? '?' : `${request.input_tokens}${request.input_tokens_source === 'estimated' ? ' est.' : ''}`);
+  const tokens = (request: RequestReport): string =>
+    request.input_tokens === null ? '?' : `${request.input_tokens}${request.input_tokens_source === 'estimated' ? ' est.' : ''}`;
   const rewrites = longest.requests.filter((request) => request.rewrite !== null).length;
   return (
     `requests: ${requests.length} (${reconstructed === requests.length ? 'reconstructed' : reconstructed === 0 ? 'logged' : `${reconstructed} reconstructed`}); ` +

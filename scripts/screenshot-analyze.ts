@@ -12,8 +12,15 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const root = resolve(import.meta.dirname, '..');
-const examples = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['examples/budget-exhausted.jsonl', 'examples/dangling-call.jsonl', 'examples/broken-lines.jsonl'];
-const colors: Record<string, string> = { '1': 'font-weight:bold;color:#fff', '2': 'color:#8a8f98', '31': 'color:#ff6b6b', '33': 'color:#f7c948', '36': 'color:#5ccfe6' };
+const examples =
+  process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['examples/budget-exhausted.jsonl', 'examples/dangling-call.jsonl', 'examples/broken-lines.jsonl'];
+const colors: Record<string, string> = {
+  '1': 'font-weight:bold;color:#fff',
+  '2': 'color:#8a8f98',
+  '31': 'color:#ff6b6b',
+  '33': 'color:#f7c948',
+  '36': 'color:#5ccfe6',
+};
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

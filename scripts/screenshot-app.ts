@@ -20,7 +20,8 @@ const imagesDir = join(root, 'docs', 'images');
 const dir = mkdtempSync(join(tmpdir(), 'loopscope-shot-'));
 const trace = join(dir, 'support-agent.jsonl');
 // Only the canonical examples: one in another format (its expected report names it) would not read as part of this trace.
-const isCanonical = (name: string): boolean => (JSON.parse(readFileSync(join(examplesDir, 'expected', name.replace(/\.jsonl$/, '.json')), 'utf8')) as { format?: string }).format === undefined;
+const isCanonical = (name: string): boolean =>
+  (JSON.parse(readFileSync(join(examplesDir, 'expected', name.replace(/\.jsonl$/, '.json')), 'utf8')) as { format?: string }).format === undefined;
 const examples = readdirSync(examplesDir)
   .filter((name) => name.endsWith('.jsonl') && isCanonical(name))
   .sort();
@@ -87,7 +88,12 @@ function growthRun(): string {
     const big = step === 6;
     const name = big ? 'read_file' : ['list_dir', 'search_code', 'read_file'][step % 3]!;
     events.push({
-      type: 'model_response', run_id: 'fix-checkout-test', step, ts: ts(step * 4), outcome: 'tool_calls', finish_reason: 'tool_calls',
+      type: 'model_response',
+      run_id: 'fix-checkout-test',
+      step,
+      ts: ts(step * 4),
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
       tool_calls: [{ call_id: `c${step}`, name, arguments: JSON.stringify({ path: big ? 'fixtures/orders.json' : `src/checkout/${step}.ts` }) }],
       usage: { input_tokens: input, cached_input_tokens: Math.max(0, input - 400), output_tokens: 60 + step * 3 },
     });
@@ -95,7 +101,16 @@ function growthRun(): string {
     events.push({ type: 'tool_result', run_id: 'fix-checkout-test', step, ts: ts(step * 4 + 2), call_id: `c${step}`, name, output });
     input += Math.ceil(output.length / 4) + 80;
   }
-  events.push({ type: 'model_response', run_id: 'fix-checkout-test', step: 15, ts: ts(70), outcome: 'final', finish_reason: 'stop', text: 'Fixed: the fixture had a stale currency.', usage: { input_tokens: input, output_tokens: 40 } });
+  events.push({
+    type: 'model_response',
+    run_id: 'fix-checkout-test',
+    step: 15,
+    ts: ts(70),
+    outcome: 'final',
+    finish_reason: 'stop',
+    text: 'Fixed: the fixture had a stale currency.',
+    usage: { input_tokens: input, output_tokens: 40 },
+  });
   events.push({ type: 'run_end', run_id: 'fix-checkout-test', ts: ts(71), status: 'completed' });
   return events.map((event) => JSON.stringify(event)).join('\n') + '\n';
 }
@@ -111,10 +126,19 @@ await shootFirstRun(growthTrace, 900, async (page) => {
 });
 // A loop still running: its file followed, a line appended while the run is shown, Follow new events on.
 const liveTrace = join(dir, 'deploy-agent.jsonl');
-const liveLine = (fields: object, second: number): string => `${JSON.stringify({ run_id: 'deploy-staging', ts: new Date(Date.now() - 60_000 + second * 1000).toISOString(), ...fields })}\n`;
+const liveLine = (fields: object, second: number): string =>
+  `${JSON.stringify({ run_id: 'deploy-staging', ts: new Date(Date.now() - 60_000 + second * 1000).toISOString(), ...fields })}\n`;
 const liveStep = (step: number, name: string, args: object, output: string): string =>
-  liveLine({ type: 'model_response', step, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: `c${step}`, name, arguments: JSON.stringify(args) }] }, step * 3) +
-  liveLine({ type: 'tool_result', step, call_id: `c${step}`, name, status: 'ok', output }, step * 3 + 1);
+  liveLine(
+    {
+      type: 'model_response',
+      step,
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: `c${step}`, name, arguments: JSON.stringify(args) }],
+    },
+    step * 3,
+  ) + liveLine({ type: 'tool_result', step, call_id: `c${step}`, name, status: 'ok', output }, step * 3 + 1);
 writeFileSync(
   liveTrace,
   liveLine({ type: 'run_start', task: 'Deploy the release branch to staging and check it is healthy.' }, 0) +
@@ -127,7 +151,20 @@ await shootFirstRun(
   620,
   async (page) => {
     await page.keyboard.press('f');
-    writeFileSync(liveTrace, liveLine({ type: 'model_response', step: 4, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c4', name: 'deploy', arguments: '{"env":"staging","image":"api:2.4.0"}' }] }, 12), { flag: 'a' });
+    writeFileSync(
+      liveTrace,
+      liveLine(
+        {
+          type: 'model_response',
+          step: 4,
+          outcome: 'tool_calls',
+          finish_reason: 'tool_calls',
+          tool_calls: [{ call_id: 'c4', name: 'deploy', arguments: '{"env":"staging","image":"api:2.4.0"}' }],
+        },
+        12,
+      ),
+      { flag: 'a' },
+    );
     await page.locator('[data-testid=timeline-row][data-line="8"] [data-testid=call-chip][data-call-state=pending]').waitFor();
     await page.mouse.move(0, 0);
     await page.screenshot({ path: join(imagesDir, 'app-live.png') });

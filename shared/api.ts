@@ -391,7 +391,13 @@ export const requestRowSchema = z.object({
   rewrite: z.object({ messageIndex: z.number().int(), messageNumber: z.number().int(), kind: rewriteKindSchema }).nullable(),
   /** The system prompt or tool definitions changed since the previous request. */
   prefixChange: z
-    .object({ system: z.boolean(), toolsAdded: z.array(z.string()), toolsRemoved: z.array(z.string()), toolsChanged: z.array(z.string()), toolsReordered: z.boolean() })
+    .object({
+      system: z.boolean(),
+      toolsAdded: z.array(z.string()),
+      toolsRemoved: z.array(z.string()),
+      toolsChanged: z.array(z.string()),
+      toolsReordered: z.boolean(),
+    })
     .nullable(),
   /** The history was compacted before this request (the growth chart marks it). */
   compaction: z
@@ -557,7 +563,14 @@ export const apiMethods = {
    * in the run's event list (without bookkeeping when `hideBookkeeping`); null when there is none.
    */
   stepPosition: {
-    request: z.object({ traceId, runPk: z.number().int(), step: z.number().int(), direction: z.enum(['at', 'after', 'before']), hideBookkeeping: z.boolean().default(false), collapsedSpans }),
+    request: z.object({
+      traceId,
+      runPk: z.number().int(),
+      step: z.number().int(),
+      direction: z.enum(['at', 'after', 'before']),
+      hideBookkeeping: z.boolean().default(false),
+      collapsedSpans,
+    }),
     response: z.object({ step: z.number().int(), index: z.number().int() }).nullable(),
   },
   /**
@@ -568,7 +581,12 @@ export const apiMethods = {
     request: z.object({
       traceId,
       eventId: z.number().int(),
-      maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
       revealSecrets: z.boolean().default(false),
     }),
     response: z.object({
@@ -659,7 +677,20 @@ export const apiMethods = {
     request: z.object({ traceId, eventId: z.number().int(), previousEventId: z.number().int().optional() }),
     response: requestDiffSchema,
   },
-  rawLine: { request: z.object({ traceId, sourceId: z.number().int(), line: z.number().int(), maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(1024 * 1024) }), response: rawRecordSchema },
+  rawLine: {
+    request: z.object({
+      traceId,
+      sourceId: z.number().int(),
+      line: z.number().int(),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
+    }),
+    response: rawRecordSchema,
+  },
 } as const;
 
 export type ApiMethod = keyof typeof apiMethods;

@@ -15,14 +15,16 @@ const locationPhrase = /\s+at (?:line|step) …/g;
 const locationParenthesis = /\s*\((?:\s*(?:…|step|line|call_id|,))+\s*\)/g;
 
 export function findingTemplate(message: string): string {
-  return message
-    .replace(idPattern, '…')
-    // The same mark as an id: a hash or id made only of digits must not split a group.
-    .replace(numberPattern, '…')
-    .replace(locationPhrase, '')
-    .replace(locationParenthesis, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    message
+      .replace(idPattern, '…')
+      // The same mark as an id: a hash or id made only of digits must not split a group.
+      .replace(numberPattern, '…')
+      .replace(locationPhrase, '')
+      .replace(locationParenthesis, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** A short, stable key for a template (FNV-1a, 32 bits, with its length), to ask for a group's occurrences without sending the template back. */

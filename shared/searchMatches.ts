@@ -40,7 +40,9 @@ function tokensOf(text: string): Token[] {
 }
 
 export function phrasesOf(words: readonly string[]): Phrase[] {
-  return words.map((word, index) => ({ tokens: tokensOf(word).map((token) => token.folded), prefix: index === words.length - 1 })).filter((phrase) => phrase.tokens.length > 0);
+  return words
+    .map((word, index) => ({ tokens: tokensOf(word).map((token) => token.folded), prefix: index === words.length - 1 }))
+    .filter((phrase) => phrase.tokens.length > 0);
 }
 
 /** Where the phrases occur in the text: [start, end) ranges, in text order, not overlapping. */

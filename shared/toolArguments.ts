@@ -28,7 +28,8 @@ export function shellQuote(word: string): string {
  */
 export function commandLine(argv: readonly string[]): string {
   const [shell, flag, script, ...rest] = argv;
-  if (shell !== undefined && flag !== undefined && script !== undefined && rest.length === 0 && /(^|\/)(ba|z|da|k)?sh$/.test(shell) && /^-[a-z]*c$/.test(flag)) return script;
+  if (shell !== undefined && flag !== undefined && script !== undefined && rest.length === 0 && /(^|\/)(ba|z|da|k)?sh$/.test(shell) && /^-[a-z]*c$/.test(flag))
+    return script;
   return argv.map(shellQuote).join(' ');
 }
 

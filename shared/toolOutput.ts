@@ -137,5 +137,9 @@ export function decodeToolOutput(output: unknown): DecodedOutput {
 
 /** The one-line start of an output for a summary: decoded, whitespace runs as one space, at most `chars` characters. */
 export function outputPreview(output: unknown, chars: number): string {
-  return decodeToolOutput(output).text.slice(0, chars * 4).replace(/\s+/g, ' ').trim().slice(0, chars);
+  return decodeToolOutput(output)
+    .text.slice(0, chars * 4)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, chars);
 }

@@ -38,19 +38,19 @@ function AppShell() {
 
   return (
     <ShowShortcutsContext.Provider value={openShortcuts}>
-    <DropTarget info={info} onError={setDropError}>
-      <Notices />
-      {dropError !== null && (
-        <div className="banner banner-error" role="alert">
-          {dropError}{' '}
-          <button type="button" className="link-button" onClick={() => setDropError(null)}>
-            Dismiss
-          </button>
-        </div>
-      )}
-      {route.view === 'start' ? <StartScreen info={info} /> : <TraceView route={route} />}
-      {showShortcuts && <ShortcutsDialog onClose={closeShortcuts} />}
-    </DropTarget>
+      <DropTarget info={info} onError={setDropError}>
+        <Notices />
+        {dropError !== null && (
+          <div className="banner banner-error" role="alert">
+            {dropError}{' '}
+            <button type="button" className="link-button" onClick={() => setDropError(null)}>
+              Dismiss
+            </button>
+          </div>
+        )}
+        {route.view === 'start' ? <StartScreen info={info} /> : <TraceView route={route} />}
+        {showShortcuts && <ShortcutsDialog onClose={closeShortcuts} />}
+      </DropTarget>
     </ShowShortcutsContext.Provider>
   );
 }

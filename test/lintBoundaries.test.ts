@@ -15,9 +15,7 @@ const eslint = new ESLint({ cwd: root });
 async function lintErrors(relativePath: string, lines: readonly string[]): Promise<string[]> {
   const [result] = await eslint.lintText(`${lines.join('\n')}\n`, { filePath: path.join(root, relativePath) });
   assert.ok(result, 'ESLint returned no result');
-  return result.messages
-    .filter((message) => message.severity === 2)
-    .map((message) => message.ruleId ?? message.message);
+  return result.messages.filter((message) => message.severity === 2).map((message) => message.ruleId ?? message.message);
 }
 
 const importDefault = (source: string): string[] => [`import x from '${source}';`, 'export default x;'];
@@ -39,7 +37,10 @@ function itChecksImports(cases: readonly ImportCase[]): void {
       });
     }
     it(`${folder}/ allows ${allowed.join(', ')}`, async () => {
-      const code = [...allowed.map((source, index) => `import x${index} from '${source}';`), `export default [${allowed.map((_, index) => `x${index}`).join(', ')}];`];
+      const code = [
+        ...allowed.map((source, index) => `import x${index} from '${source}';`),
+        `export default [${allowed.map((_, index) => `x${index}`).join(', ')}];`,
+      ];
       assert.deepEqual(await lintErrors(file, code), []);
     });
   }
@@ -79,11 +80,7 @@ describe('lint boundaries: shared/', () => {
   }
 
   it('allows zod and relative shared imports', async () => {
-    const code = [
-      `import { z } from 'zod';`,
-      `import { severitySchema } from './report';`,
-      'export const severities = z.array(severitySchema);',
-    ];
+    const code = [`import { z } from 'zod';`, `import { severitySchema } from './report';`, 'export const severities = z.array(severitySchema);'];
     assert.deepEqual(await lintErrors(file, code), []);
   });
 });
@@ -130,21 +127,87 @@ describe('lint boundaries: src-main/', () => {
 describe('lint boundaries: src-main/ layers', () => {
   /** Per folder (a probe file in it): imports that break the layer order, and imports that keep it. */
   const cases: ImportCase[] = [
-    { file: 'src-main/engine/engine.ts', forbidden: ['../api/apiHost', '../cli/main', '../server/httpServer', '../electron/main', 'electron'], allowed: ['./workers/workerProtocol', './report/buildReport', '../../shared/report'] },
-    { file: 'src-main/engine/bytes/x.ts', forbidden: ['../adapters/registry', '../store/schema', '../ingest/ingestFile', '../derive/analyzeSource', '../engine', '../../api/apiHost'], allowed: ['./contentHash', '../../../shared/analysis/volatileFields'] },
-    { file: 'src-main/engine/adapters/x.ts', forbidden: ['../store/traceWriter', '../ingest/ingestFile', '../derive/requestHistory', '../pipeline/traceLoader', '../workers/ingestWorker', '../report/buildReport', '../engine', '../index', '..'], allowed: ['./registry', '../bytes/decodeLine', '../../../shared/trace/canonical'] },
-    { file: 'src-main/engine/adapters/kit/x.ts', forbidden: ['../../store/traceWriter', '../../ingest/ingestFile'], allowed: ['../formatAdapter', '../../bytes/contentHash'] },
-    { file: 'src-main/engine/store/x.ts', forbidden: ['../adapters/registry', '../derive/analyzeSource', '../ingest/ingestFile', '../pipeline/traceLoader', '../workers/storeWorker', '../../api/queries', '../../cli/main'], allowed: ['./schema', '../bytes/zipEntries', '../../../shared/analysis/volatileFields'] },
-    { file: 'src-main/engine/ingest/x.ts', forbidden: ['../derive/analyzeSource', '../report/buildReport', '../pipeline/traceLoader', '../workers/ingestWorker'], allowed: ['../adapters/registry', '../store/traceWriter', '../bytes/decodeLine'] },
-    { file: 'src-main/engine/derive/x.ts', forbidden: ['../ingest/ingestFile', '../report/buildReport', '../pipeline/traceLoader'], allowed: ['../store/rawLines', '../adapters/formatAdapter', '../bytes/topLevelScan', '../../../shared/analysis/runAnalysis'] },
-    { file: 'src-main/engine/report/x.ts', forbidden: ['../pipeline/traceLoader', '../workers/workerProtocol'], allowed: ['../derive/analyzeSource', '../store/traceDatabase'] },
-    { file: 'src-main/engine/pipeline/x.ts', forbidden: ['../workers/storeWorker', '../engine', '../../api/apiHost'], allowed: ['../ingest/ingestFile', '../store/traceWriter', '../derive/requestAnalysis'] },
-    { file: 'src-main/engine/workers/x.ts', forbidden: ['../engine', '../index', '../../server/httpServer'], allowed: ['../pipeline/traceLoader', '../ingest/followedFile'] },
-    { file: 'src-main/api/x.ts', forbidden: ['../cli/main', '../electron/ipc', '../server/httpServer', '../engine/engine', '../engine/store/runs'], allowed: ['../engine', '../../shared/api'] },
+    {
+      file: 'src-main/engine/engine.ts',
+      forbidden: ['../api/apiHost', '../cli/main', '../server/httpServer', '../electron/main', 'electron'],
+      allowed: ['./workers/workerProtocol', './report/buildReport', '../../shared/report'],
+    },
+    {
+      file: 'src-main/engine/bytes/x.ts',
+      forbidden: ['../adapters/registry', '../store/schema', '../ingest/ingestFile', '../derive/analyzeSource', '../engine', '../../api/apiHost'],
+      allowed: ['./contentHash', '../../../shared/analysis/volatileFields'],
+    },
+    {
+      file: 'src-main/engine/adapters/x.ts',
+      forbidden: [
+        '../store/traceWriter',
+        '../ingest/ingestFile',
+        '../derive/requestHistory',
+        '../pipeline/traceLoader',
+        '../workers/ingestWorker',
+        '../report/buildReport',
+        '../engine',
+        '../index',
+        '..',
+      ],
+      allowed: ['./registry', '../bytes/decodeLine', '../../../shared/trace/canonical'],
+    },
+    {
+      file: 'src-main/engine/adapters/kit/x.ts',
+      forbidden: ['../../store/traceWriter', '../../ingest/ingestFile'],
+      allowed: ['../formatAdapter', '../../bytes/contentHash'],
+    },
+    {
+      file: 'src-main/engine/store/x.ts',
+      forbidden: [
+        '../adapters/registry',
+        '../derive/analyzeSource',
+        '../ingest/ingestFile',
+        '../pipeline/traceLoader',
+        '../workers/storeWorker',
+        '../../api/queries',
+        '../../cli/main',
+      ],
+      allowed: ['./schema', '../bytes/zipEntries', '../../../shared/analysis/volatileFields'],
+    },
+    {
+      file: 'src-main/engine/ingest/x.ts',
+      forbidden: ['../derive/analyzeSource', '../report/buildReport', '../pipeline/traceLoader', '../workers/ingestWorker'],
+      allowed: ['../adapters/registry', '../store/traceWriter', '../bytes/decodeLine'],
+    },
+    {
+      file: 'src-main/engine/derive/x.ts',
+      forbidden: ['../ingest/ingestFile', '../report/buildReport', '../pipeline/traceLoader'],
+      allowed: ['../store/rawLines', '../adapters/formatAdapter', '../bytes/topLevelScan', '../../../shared/analysis/runAnalysis'],
+    },
+    {
+      file: 'src-main/engine/report/x.ts',
+      forbidden: ['../pipeline/traceLoader', '../workers/workerProtocol'],
+      allowed: ['../derive/analyzeSource', '../store/traceDatabase'],
+    },
+    {
+      file: 'src-main/engine/pipeline/x.ts',
+      forbidden: ['../workers/storeWorker', '../engine', '../../api/apiHost'],
+      allowed: ['../ingest/ingestFile', '../store/traceWriter', '../derive/requestAnalysis'],
+    },
+    {
+      file: 'src-main/engine/workers/x.ts',
+      forbidden: ['../engine', '../index', '../../server/httpServer'],
+      allowed: ['../pipeline/traceLoader', '../ingest/followedFile'],
+    },
+    {
+      file: 'src-main/api/x.ts',
+      forbidden: ['../cli/main', '../electron/ipc', '../server/httpServer', '../engine/engine', '../engine/store/runs'],
+      allowed: ['../engine', '../../shared/api'],
+    },
     { file: 'src-main/api/queries/x.ts', forbidden: ['../../engine/store/readModel'], allowed: ['../../engine'] },
     { file: 'src-main/server/x.ts', forbidden: ['../cli/main', '../electron/ipc', '../engine/index'], allowed: ['../api/apiHost'] },
     { file: 'src-main/electron/x.ts', forbidden: ['../cli/main', '../engine/adapters/registry'], allowed: ['../api/apiError', 'electron'] },
-    { file: 'src-main/cli/x.ts', forbidden: ['../engine/store/traceDatabase'], allowed: ['../server/httpServer', '../electron/main', '../api/apiHost', '../engine'] },
+    {
+      file: 'src-main/cli/x.ts',
+      forbidden: ['../engine/store/traceDatabase'],
+      allowed: ['../server/httpServer', '../electron/main', '../api/apiHost', '../engine'],
+    },
   ];
 
   itChecksImports(cases);
@@ -188,11 +251,19 @@ describe('lint: React hooks in src-renderer/', () => {
 describe('lint boundaries: test/, scripts/ and devkit/', () => {
   /** Per folder (a probe file in it): imports that would tie tests and scripts together, and the shared ones. */
   const cases: ImportCase[] = [
-    { file: 'test/x.test.ts', forbidden: ['../scripts/generate-synthetic-trace', '../scripts/lib/benchTraces'], allowed: ['../devkit/traceGenerators/syntheticTrace', './support/cli', '../src-main/engine'] },
+    {
+      file: 'test/x.test.ts',
+      forbidden: ['../scripts/generate-synthetic-trace', '../scripts/lib/benchTraces'],
+      allowed: ['../devkit/traceGenerators/syntheticTrace', './support/cli', '../src-main/engine'],
+    },
     { file: 'test/e2e/x.test.ts', forbidden: ['../../scripts/screenshot-views'], allowed: ['../../devkit/browser', '../support/cli'] },
     { file: 'scripts/x.ts', forbidden: ['../test/support/cli', '../test/fixtures/ui/x'], allowed: ['../devkit/browser', './lib/benchTraces'] },
     { file: 'scripts/lib/x.ts', forbidden: ['../../test/support/engineHarness'], allowed: ['../../devkit/traceGenerators/prng', './measure'] },
-    { file: 'devkit/x.ts', forbidden: ['../test/support/cli', '../scripts/lib/measure'], allowed: ['./traceGenerators/prng', '../shared/trace/canonicalEvents'] },
+    {
+      file: 'devkit/x.ts',
+      forbidden: ['../test/support/cli', '../scripts/lib/measure'],
+      allowed: ['./traceGenerators/prng', '../shared/trace/canonicalEvents'],
+    },
     { file: 'devkit/traceGenerators/x.ts', forbidden: ['../../test/support/cli', '../../scripts/bench'], allowed: ['./prng', '../browser'] },
   ];
 

@@ -31,7 +31,13 @@ interface Exchange {
 
 function line(exchange: Exchange): string {
   return JSON.stringify({
-    request: { timestamp: exchange.requestAt / 1000, method: 'POST', url: 'https://api.anthropic.com/v1/messages?beta=true', headers: { 'content-type': 'application/json' }, body: exchange.body },
+    request: {
+      timestamp: exchange.requestAt / 1000,
+      method: 'POST',
+      url: 'https://api.anthropic.com/v1/messages?beta=true',
+      headers: { 'content-type': 'application/json' },
+      body: exchange.body,
+    },
     response: { timestamp: exchange.requestAt / 1000 + 1.5, status_code: 200, headers: { 'content-type': 'application/json' }, body: exchange.response },
     logged_at: new Date(exchange.requestAt + 1500).toISOString(),
   });
@@ -49,17 +55,44 @@ function* session(rng: Prng, index: number, clockStart: number): Generator<strin
       yield line({
         requestAt: clock,
         body: { model: 'claude-3-5-haiku-20241022', max_tokens: 1, messages: [{ role: 'user', content: 'quota' }] },
-        response: { id: `msg_q${index}_${turn}`, type: 'message', role: 'assistant', model: 'claude-3-5-haiku-20241022', content: [{ type: 'text', text: 'I' }], stop_reason: 'max_tokens', usage: { input_tokens: 8, output_tokens: 1 } },
+        response: {
+          id: `msg_q${index}_${turn}`,
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-3-5-haiku-20241022',
+          content: [{ type: 'text', text: 'I' }],
+          stop_reason: 'max_tokens',
+          usage: { input_tokens: 8, output_tokens: 1 },
+        },
       });
     }
-    const body = { model: 'claude-sonnet-4-20250514', max_tokens: 32000, temperature: 1, system, tools, messages, metadata: { user_id: `user_session_${index}` } };
+    const body = {
+      model: 'claude-sonnet-4-20250514',
+      max_tokens: 32000,
+      temperature: 1,
+      system,
+      tools,
+      messages,
+      metadata: { user_id: `user_session_${index}` },
+    };
     const requestText = JSON.stringify(body);
     const input = tokensOf(requestText.length);
     const final = turn === turns;
-    const calls = final ? [] : Array.from({ length: rng.weighted([[1, 70], [2, 20], [3, 10]] as const) }, () => {
-      const name = rng.pick(toolNames);
-      return { type: 'tool_use', id: `toolu_${rng.hex(24)}`, name, input: toolArguments(rng, name) };
-    });
+    const calls = final
+      ? []
+      : Array.from(
+          {
+            length: rng.weighted([
+              [1, 70],
+              [2, 20],
+              [3, 10],
+            ] as const),
+          },
+          () => {
+            const name = rng.pick(toolNames);
+            return { type: 'tool_use', id: `toolu_${rng.hex(24)}`, name, input: toolArguments(rng, name) };
+          },
+        );
     const content = final ? [{ type: 'text', text: paragraph(rng, rng.int(2, 5)) }] : [{ type: 'text', text: sentence(rng) }, ...calls];
     yield line({
       requestAt: clock,
@@ -71,7 +104,12 @@ function* session(rng: Prng, index: number, clockStart: number): Generator<strin
         model: 'claude-sonnet-4-20250514',
         content,
         stop_reason: final ? 'end_turn' : 'tool_use',
-        usage: { input_tokens: Math.max(1, input - cached), cache_read_input_tokens: cached, cache_creation_input_tokens: 0, output_tokens: tokensOf(JSON.stringify(content).length) },
+        usage: {
+          input_tokens: Math.max(1, input - cached),
+          cache_read_input_tokens: cached,
+          cache_creation_input_tokens: 0,
+          output_tokens: tokensOf(JSON.stringify(content).length),
+        },
       },
     });
     cached = input;

@@ -16,7 +16,12 @@ export interface WrittenCounts {
 }
 
 /** Runs `generate`, writing every line it emits; `counts` is kept current (the generator reads `bytes` to know when to stop). */
-export function writeGeneratedTrace(outPath: string, counts: WrittenCounts, onProgress: ((bytes: number) => void) | undefined, generate: (emit: (line: string) => void) => void): void {
+export function writeGeneratedTrace(
+  outPath: string,
+  counts: WrittenCounts,
+  onProgress: ((bytes: number) => void) | undefined,
+  generate: (emit: (line: string) => void) => void,
+): void {
   mkdirSync(dirname(resolve(outPath)), { recursive: true });
   const partialPath = `${outPath}.partial`;
   const fd = openSync(partialPath, 'w');

@@ -41,7 +41,13 @@ export function generateLongRunTrace(options: { events: number; seed: number; ou
       emit(JSON.stringify(event));
       events += 1;
     };
-    write({ type: 'run_start', run_id: runId, ts: ts(), task: 'Keep the test suite green while refactoring the parser.', config: { provider: 'openai', model: 'gpt-4.1' } });
+    write({
+      type: 'run_start',
+      run_id: runId,
+      ts: ts(),
+      task: 'Keep the test suite green while refactoring the parser.',
+      config: { provider: 'openai', model: 'gpt-4.1' },
+    });
     while (events < options.events - 2) {
       step += 1;
       const callCount = 1 + prng.int(0, 1);
@@ -49,11 +55,31 @@ export function generateLongRunTrace(options: { events: number; seed: number; ou
         const name = prng.pick(tools);
         return { call_id: `call_${step}_${i}`, name, arguments: JSON.stringify({ path: `src/module_${prng.int(0, 499)}.ts`, line: prng.int(0, 899) }) };
       });
-      write({ type: 'model_response', run_id: runId, step, ts: ts(), outcome: 'tool_calls', finish_reason: 'tool_calls', text: null, tool_calls: calls, usage: { input_tokens: 900 + step, output_tokens: 20 + prng.int(0, 59) } });
-      for (const call of calls) write({ type: 'tool_call_start', run_id: runId, step, ts: ts(), call_id: call.call_id, name: call.name, arguments: call.arguments });
+      write({
+        type: 'model_response',
+        run_id: runId,
+        step,
+        ts: ts(),
+        outcome: 'tool_calls',
+        finish_reason: 'tool_calls',
+        text: null,
+        tool_calls: calls,
+        usage: { input_tokens: 900 + step, output_tokens: 20 + prng.int(0, 59) },
+      });
+      for (const call of calls)
+        write({ type: 'tool_call_start', run_id: runId, step, ts: ts(), call_id: call.call_id, name: call.name, arguments: call.arguments });
       for (const call of calls) {
         const word = step === rareStep ? ` ${RARE_WORD}` : '';
-        write({ type: 'tool_result', run_id: runId, step, ts: ts(), call_id: call.call_id, name: call.name, status: 'ok', output: `ok ${call.name} step ${step}: ${prng.int(0, 99999)} bytes checked${word}` });
+        write({
+          type: 'tool_result',
+          run_id: runId,
+          step,
+          ts: ts(),
+          call_id: call.call_id,
+          name: call.name,
+          status: 'ok',
+          output: `ok ${call.name} step ${step}: ${prng.int(0, 99999)} bytes checked${word}`,
+        });
       }
     }
     write({ type: 'run_end', run_id: runId, ts: ts(), status: 'SUCCESS', output: 'All tests pass.' });

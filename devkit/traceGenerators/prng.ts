@@ -75,7 +75,10 @@ export class Prng {
 
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += Math.floor(this.next() * 4294967296).toString(16).padStart(8, '0');
+    while (out.length < length)
+      out += Math.floor(this.next() * 4294967296)
+        .toString(16)
+        .padStart(8, '0');
     return out.slice(0, length);
   }
 }

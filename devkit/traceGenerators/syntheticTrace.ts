@@ -52,16 +52,7 @@ export interface GenerateStats {
   seconds: number;
 }
 
-type Scenario =
-  | 'normal'
-  | 'budget_tool_calls'
-  | 'budget_turns'
-  | 'dangling_call'
-  | 'repeated_action'
-  | 'refusal'
-  | 'truncated'
-  | 'tool_failure'
-  | 'crashed';
+type Scenario = 'normal' | 'budget_tool_calls' | 'budget_turns' | 'dangling_call' | 'repeated_action' | 'refusal' | 'truncated' | 'tool_failure' | 'crashed';
 
 const scenarioWeights: readonly (readonly [Scenario, number])[] = [
   ['normal', 80],
@@ -135,8 +126,7 @@ function* runLines({ rng, index, stats }: RunContext): Generator<string> {
   if (scenario === 'repeated_action') planned = Math.max(planned, 8);
   planned = Math.min(planned, budgets.max_turns);
   const repeatCount = rng.int(3, 4);
-  const anomalyStep =
-    scenario === 'repeated_action' ? rng.int(1, Math.max(1, planned - repeatCount - 1)) : rng.int(1, Math.max(1, planned - 1));
+  const anomalyStep = scenario === 'repeated_action' ? rng.int(1, Math.max(1, planned - repeatCount - 1)) : rng.int(1, Math.max(1, planned - 1));
   const crashStep = rng.int(1, planned);
   const recoversFromTruncation = scenario === 'truncated' && rng.chance(0.5);
 
@@ -222,7 +212,11 @@ function* runLines({ rng, index, stats }: RunContext): Generator<string> {
 
     const calls: PlannedCall[] = [];
     if (kind === 'tools') {
-      const n = rng.weighted([[1, 60], [2, 22], [3, 12]] as const);
+      const n = rng.weighted([
+        [1, 60],
+        [2, 22],
+        [3, 12],
+      ] as const);
       if (scenario === 'repeated_action' && step >= anomalyStep && step < anomalyStep + repeatCount) {
         repeated ??= planCall('search_code');
         // Same name and arguments, fresh call id.
@@ -243,8 +237,7 @@ function* runLines({ rng, index, stats }: RunContext): Generator<string> {
             ? sentence(rng)
             : '';
     const responseId = style === 'anthropic' ? `msg_${rng.hex(24)}` : `chatcmpl-${rng.hex(24)}`;
-    const finishReason =
-      kind === 'final' ? fr.stop : kind === 'tools' ? fr.tools : kind === 'length' ? fr.length : fr.refusal;
+    const finishReason = kind === 'final' ? fr.stop : kind === 'tools' ? fr.tools : kind === 'length' ? fr.length : fr.refusal;
     const toolCallsOut = calls.map((c) => ({
       call_id: c.call_id,
       name: c.name,
@@ -369,7 +362,16 @@ function* runLines({ rng, index, stats }: RunContext): Generator<string> {
           : toolOutput(rng, c.name, rng.logNormalInt(3000, 0.6, 1024, 8192));
         result = { status: 'ok', output };
       }
-      yield JSON.stringify({ type: 'tool_result', run_id: runId, step, ts: ts(rng.int(5, 3000)), call_id: c.call_id, name: c.name, ...result, latency_ms: rng.int(3, 3000) });
+      yield JSON.stringify({
+        type: 'tool_result',
+        run_id: runId,
+        step,
+        ts: ts(rng.int(5, 3000)),
+        call_id: c.call_id,
+        name: c.name,
+        ...result,
+        latency_ms: rng.int(3, 3000),
+      });
       const content = result.status === 'ok' ? result.output : result.error;
       group.push(JSON.stringify({ role: 'tool', tool_call_id: c.call_id, content: typeof content === 'string' ? content : JSON.stringify(content) }));
     }
@@ -400,7 +402,20 @@ function* runLines({ rng, index, stats }: RunContext): Generator<string> {
 /** The counts of a generator about to start. */
 export function emptyStats(generatorVersion: number, options: Pick<GenerateOptions, 'seed' | 'targetBytes'>): GenerateStats {
   const { seed, targetBytes } = options;
-  return { generatorVersion, seed, targetBytes, bytes: 0, lines: 0, events: 0, garbageLines: 0, runs: 0, maxLineBytes: 0, eventTypes: {}, scenarios: {}, seconds: 0 };
+  return {
+    generatorVersion,
+    seed,
+    targetBytes,
+    bytes: 0,
+    lines: 0,
+    events: 0,
+    garbageLines: 0,
+    runs: 0,
+    maxLineBytes: 0,
+    eventTypes: {},
+    scenarios: {},
+    seconds: 0,
+  };
 }
 
 export function generateSyntheticTrace(options: GenerateOptions): GenerateStats {

@@ -19,11 +19,102 @@ export const finishReasons: Record<ProviderStyle, { stop: string; tools: string;
   google: { stop: 'STOP', tools: 'STOP', length: 'MAX_TOKENS', refusal: 'SAFETY' },
 };
 
-const dirs = ['src', 'src/engine', 'src/engine/ingest', 'src/ui', 'src/ui/components', 'lib', 'test', 'test/fixtures', 'scripts', 'docs', 'packages/core/src', 'packages/cli/src'];
-const stems = ['index', 'parser', 'reader', 'ingest', 'store', 'schema', 'runTable', 'timeline', 'diff', 'budget', 'findings', 'config', 'worker', 'cache', 'adapter', 'format', 'utils', 'session', 'retry', 'client'];
+const dirs = [
+  'src',
+  'src/engine',
+  'src/engine/ingest',
+  'src/ui',
+  'src/ui/components',
+  'lib',
+  'test',
+  'test/fixtures',
+  'scripts',
+  'docs',
+  'packages/core/src',
+  'packages/cli/src',
+];
+const stems = [
+  'index',
+  'parser',
+  'reader',
+  'ingest',
+  'store',
+  'schema',
+  'runTable',
+  'timeline',
+  'diff',
+  'budget',
+  'findings',
+  'config',
+  'worker',
+  'cache',
+  'adapter',
+  'format',
+  'utils',
+  'session',
+  'retry',
+  'client',
+];
 const exts = ['.ts', '.tsx', '.js', '.json', '.md', '.py', '.go'];
-const words = ['the', 'loop', 'request', 'result', 'tool', 'call', 'budget', 'step', 'parser', 'cache', 'stream', 'fragment', 'model', 'history', 'error', 'retry', 'limit', 'token', 'index', 'file', 'buffer', 'offset', 'line', 'event', 'schema', 'value', 'missing', 'returns', 'expected', 'before', 'after', 'while', 'when', 'should', 'because', 'config', 'timeout', 'handler', 'queue', 'worker'];
-const identifiers = ['parseLine', 'readChunk', 'ingestFile', 'openStore', 'applyBudget', 'classifyResponse', 'joinFragments', 'findDangling', 'hashResult', 'diffRequests', 'normalizeStatus', 'loadConfig', 'retryWithBackoff', 'scheduleWork', 'flushBatch'];
+const words = [
+  'the',
+  'loop',
+  'request',
+  'result',
+  'tool',
+  'call',
+  'budget',
+  'step',
+  'parser',
+  'cache',
+  'stream',
+  'fragment',
+  'model',
+  'history',
+  'error',
+  'retry',
+  'limit',
+  'token',
+  'index',
+  'file',
+  'buffer',
+  'offset',
+  'line',
+  'event',
+  'schema',
+  'value',
+  'missing',
+  'returns',
+  'expected',
+  'before',
+  'after',
+  'while',
+  'when',
+  'should',
+  'because',
+  'config',
+  'timeout',
+  'handler',
+  'queue',
+  'worker',
+];
+const identifiers = [
+  'parseLine',
+  'readChunk',
+  'ingestFile',
+  'openStore',
+  'applyBudget',
+  'classifyResponse',
+  'joinFragments',
+  'findDangling',
+  'hashResult',
+  'diffRequests',
+  'normalizeStatus',
+  'loadConfig',
+  'retryWithBackoff',
+  'scheduleWork',
+  'flushBatch',
+];
 const types = ['Buffer', 'string', 'number', 'Event', 'RunRecord', 'StepInfo', 'Finding', 'Map<string, number>', 'Promise<void>', 'boolean'];
 const tasks = [
   'Fix the failing test in {path} and make sure the whole suite passes.',
@@ -54,11 +145,7 @@ export function paragraph(rng: Prng, sentences: number): string {
 }
 
 export function task(rng: Prng): string {
-  return rng
-    .pick(tasks)
-    .replace('{path}', path(rng))
-    .replace('{ident}', rng.pick(identifiers))
-    .replace('{word}', rng.pick(words));
+  return rng.pick(tasks).replace('{path}', path(rng)).replace('{ident}', rng.pick(identifiers)).replace('{word}', rng.pick(words));
 }
 
 export const systemPrompt =
@@ -75,12 +162,40 @@ interface ToolSpec {
 }
 
 export const toolSpecs: readonly ToolSpec[] = [
-  { name: 'read_file', description: 'Read a text file from the workspace.', properties: { path: { type: 'string', description: 'Path relative to the workspace root.' }, offset: { type: 'integer', description: 'First line to read (1-based).' }, limit: { type: 'integer', description: 'Maximum number of lines.' } } },
-  { name: 'list_dir', description: 'List the entries of a directory with sizes and dates.', properties: { path: { type: 'string', description: 'Directory path.' }, recursive: { type: 'boolean', description: 'Descend into subdirectories.' } } },
-  { name: 'search_code', description: 'Search the workspace for a regular expression.', properties: { query: { type: 'string', description: 'Regular expression.' }, path: { type: 'string', description: 'Directory to search.' }, max_results: { type: 'integer', description: 'Result cap.' } } },
-  { name: 'run_tests', description: 'Run the test suite or a subset of it.', properties: { pattern: { type: 'string', description: 'Test name or file pattern.' } } },
+  {
+    name: 'read_file',
+    description: 'Read a text file from the workspace.',
+    properties: {
+      path: { type: 'string', description: 'Path relative to the workspace root.' },
+      offset: { type: 'integer', description: 'First line to read (1-based).' },
+      limit: { type: 'integer', description: 'Maximum number of lines.' },
+    },
+  },
+  {
+    name: 'list_dir',
+    description: 'List the entries of a directory with sizes and dates.',
+    properties: { path: { type: 'string', description: 'Directory path.' }, recursive: { type: 'boolean', description: 'Descend into subdirectories.' } },
+  },
+  {
+    name: 'search_code',
+    description: 'Search the workspace for a regular expression.',
+    properties: {
+      query: { type: 'string', description: 'Regular expression.' },
+      path: { type: 'string', description: 'Directory to search.' },
+      max_results: { type: 'integer', description: 'Result cap.' },
+    },
+  },
+  {
+    name: 'run_tests',
+    description: 'Run the test suite or a subset of it.',
+    properties: { pattern: { type: 'string', description: 'Test name or file pattern.' } },
+  },
   { name: 'http_get', description: 'Fetch a JSON document from the issue tracker API.', properties: { url: { type: 'string', description: 'Absolute URL.' } } },
-  { name: 'write_file', description: 'Write a text file (overwrites).', properties: { path: { type: 'string', description: 'Path.' }, content: { type: 'string', description: 'Full new content.' } } },
+  {
+    name: 'write_file',
+    description: 'Write a text file (overwrites).',
+    properties: { path: { type: 'string', description: 'Path.' }, content: { type: 'string', description: 'Full new content.' } },
+  },
 ];
 
 export type ToolName = 'read_file' | 'list_dir' | 'search_code' | 'run_tests' | 'http_get' | 'write_file';
@@ -190,7 +305,11 @@ export function toolOutput(rng: Prng, name: ToolName, targetBytes: number): stri
         items.push(item);
         size += JSON.stringify(item).length;
       }
-      return { status: 200, headers: { 'content-type': 'application/json', 'x-ratelimit-remaining': String(rng.int(0, 5000)) }, body: { items, next_page: rng.chance(0.5) ? rng.int(2, 9) : null } };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-ratelimit-remaining': String(rng.int(0, 5000)) },
+        body: { items, next_page: rng.chance(0.5) ? rng.int(2, 9) : null },
+      };
     }
     case 'write_file':
       return { ok: true, bytes_written: rng.int(100, targetBytes * 4) };

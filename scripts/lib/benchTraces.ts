@@ -24,7 +24,10 @@ export function displayPath(path: string): string {
 export type TraceKind = 'synthetic' | 'exchange';
 export const traceKinds: readonly TraceKind[] = ['synthetic', 'exchange'];
 
-const generators: Record<TraceKind, { version: number; generate: (options: { targetBytes: number; seed: number; outPath: string; onProgress?: (bytes: number) => void }) => GenerateStats }> = {
+const generators: Record<
+  TraceKind,
+  { version: number; generate: (options: { targetBytes: number; seed: number; outPath: string; onProgress?: (bytes: number) => void }) => GenerateStats }
+> = {
   synthetic: { version: GENERATOR_VERSION, generate: generateSyntheticTrace },
   exchange: { version: EXCHANGE_GENERATOR_VERSION, generate: generateExchangeTrace },
 };
@@ -99,7 +102,12 @@ export function ensureLongRunTrace(events: number, seed: number, regenerate: boo
   if (!regenerate && existsSync(path) && existsSync(metaPath)) {
     try {
       const stats = JSON.parse(readFileSync(metaPath, 'utf8')) as LongRunMeta;
-      if (stats.generatorVersion === LONG_RUN_GENERATOR_VERSION && stats.seed === seed && stats.targetEvents === events && statSync(path).size === stats.bytes) {
+      if (
+        stats.generatorVersion === LONG_RUN_GENERATOR_VERSION &&
+        stats.seed === seed &&
+        stats.targetEvents === events &&
+        statSync(path).size === stats.bytes
+      ) {
         log(`reusing ${displayPath(path)}`);
         return { path, reused: true, stats };
       }
@@ -110,7 +118,13 @@ export function ensureLongRunTrace(events: number, seed: number, regenerate: boo
   log(`generating ${displayPath(path)} (${events.toLocaleString('en-US')} events, one run, seed ${seed})…`);
   const started = performance.now();
   const generated = generateLongRunTrace({ events, seed, outPath: path });
-  const stats: LongRunMeta = { ...generated, generatorVersion: LONG_RUN_GENERATOR_VERSION, seed, targetEvents: events, seconds: (performance.now() - started) / 1000 };
+  const stats: LongRunMeta = {
+    ...generated,
+    generatorVersion: LONG_RUN_GENERATOR_VERSION,
+    seed,
+    targetEvents: events,
+    seconds: (performance.now() - started) / 1000,
+  };
   writeFileSync(metaPath, `${JSON.stringify(stats, null, 2)}\n`);
   log(`generated in ${stats.seconds.toFixed(1)} s`);
   return { path, reused: false, stats };

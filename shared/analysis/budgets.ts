@@ -299,7 +299,12 @@ function afterExhaustionFindings(timeline: RunTimeline, breaches: ReadonlyMap<Li
       callId: action.tool?.callId ?? null,
       line: action.entry.line,
       message: afterExhaustionMessage(limit, action, counter, later),
-      details: { limit: limit.limit, max: limit.max, used: limit.limit === 'max_turns' || limit.limit === 'max_tool_calls' ? counter + 1 : counter, after_exhaustion: true },
+      details: {
+        limit: limit.limit,
+        max: limit.max,
+        used: limit.limit === 'max_turns' || limit.limit === 'max_tool_calls' ? counter + 1 : counter,
+        after_exhaustion: true,
+      },
     }),
   );
 }
@@ -334,7 +339,14 @@ function stoppedByBudgetFinding(timeline: RunTimeline, { checks, reached, stepAt
     step: stepAtEnd,
     line: endLine,
     message: `${what}, at step ${stepAtEnd ?? '?'}${raw}${belowNote}`,
-    details: { limit: limitName, limit_raw: timeline.endLimit, max: stopped?.max ?? null, used: stopped?.used ?? null, below_limit: stopped === undefined ? null : below, inferred: false },
+    details: {
+      limit: limitName,
+      limit_raw: timeline.endLimit,
+      max: stopped?.max ?? null,
+      used: stopped?.used ?? null,
+      below_limit: stopped === undefined ? null : below,
+      inferred: false,
+    },
   });
 }
 

@@ -44,7 +44,15 @@ interface Pairing {
 }
 
 export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
-  const pairing: Pairing = { timeline, findings: [], resolutions: new Map(), resultOf: new Map(), unanswered: new Map(), issuedSoFar: new Map(), notIssued: new Map() };
+  const pairing: Pairing = {
+    timeline,
+    findings: [],
+    resolutions: new Map(),
+    resultOf: new Map(),
+    unanswered: new Map(),
+    issuedSoFar: new Map(),
+    notIssued: new Map(),
+  };
   const answeredBeforeIssue = pairInLogOrder(pairing);
   pairAnswersBeforeTheirCall(pairing, answeredBeforeIssue);
   resolveUnanswered(pairing, lastStepOf(timeline));

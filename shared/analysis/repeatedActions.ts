@@ -67,11 +67,7 @@ function countWindow(window: readonly Action[]): Map<string, TimelineCall[]> {
   return counted;
 }
 
-export function analyzeRepeatedActions(
-  timeline: RunTimeline,
-  resultOf: ReadonlyMap<TimelineCall, ResultEntry>,
-  options: AnalysisOptions,
-): Finding[] {
+export function analyzeRepeatedActions(timeline: RunTimeline, resultOf: ReadonlyMap<TimelineCall, ResultEntry>, options: AnalysisOptions): Finding[] {
   const actions = actionsOf(timeline, resultOf);
   const tokensByStep = new Map<number, number>();
   for (const response of responses(timeline)) {

@@ -32,14 +32,22 @@ export function incompletenessOf(response: ResponseEntry): Incompleteness | null
   const reason = response.finishReason;
   if (response.calls.length === 0 && ((reason !== null && isToolCallFinishReason(reason)) || response.outcome === 'tool_calls')) {
     const said = reason !== null ? `"${reason}"` : 'outcome tool_calls';
-    return { kind: 'dropped_tool_call', severity: 'error', cause: `finished with ${said} but carries no tool call: the provider likely dropped a malformed call` };
+    return {
+      kind: 'dropped_tool_call',
+      severity: 'error',
+      cause: `finished with ${said} but carries no tool call: the provider likely dropped a malformed call`,
+    };
   }
   if (reason !== null && (isTruncationFinishReason(reason) || isContentFilterFinishReason(reason))) {
     const by = `${isContentFilterFinishReason(reason) ? "by the provider's content filter " : ''}(finish reason "${reason}")`;
     return { kind: 'truncated_response', severity: 'warning', cause: `was cut off ${by}: its text and any tool call in it are incomplete` };
   }
   if (reason !== null && !isKnownFinishReason(reason)) {
-    return { kind: 'unknown_finish_reason', severity: 'warning', cause: `has an unknown finish reason "${reason}": the response cannot be trusted as complete` };
+    return {
+      kind: 'unknown_finish_reason',
+      severity: 'warning',
+      cause: `has an unknown finish reason "${reason}": the response cannot be trusted as complete`,
+    };
   }
   if (response.outcome !== 'incomplete') return null;
   const what =
@@ -64,10 +72,13 @@ export function analyzeResponseOutcomes(timeline: RunTimeline): Finding[] {
       verdicts.set(response, verdict);
       // A call the provider refused is reported once, as api_error (docs/semantics.md §7); it still
       // counts as incomplete when the loop acts on it.
-      if (response.apiError === null) findings.push(finding(timeline, verdict.kind, { severity: verdict.severity, ...where, message: `${stepText(response)} ${verdict.cause}` }));
+      if (response.apiError === null)
+        findings.push(finding(timeline, verdict.kind, { severity: verdict.severity, ...where, message: `${stepText(response)} ${verdict.cause}` }));
     }
     if (response.outcome === 'refusal') {
-      findings.push(finding(timeline, 'refusal', { severity: 'warning', ...where, message: `${stepText(response)} is a refusal: the model declined the task` }));
+      findings.push(
+        finding(timeline, 'refusal', { severity: 'warning', ...where, message: `${stepText(response)} is a refusal: the model declined the task` }),
+      );
     }
   }
   findings.push(...executedIncompleteCalls(timeline, verdicts), ...acceptedIncompleteAnswer(timeline, verdicts));

@@ -9,7 +9,8 @@ export function analyzeUnterminatedRun(timeline: RunTimeline): Finding[] {
   if (!timeline.started && timeline.entries.length === 0) return [];
   const lastStep = timeline.entries.reduce<number | null>((max, entry) => (entry.step !== null ? Math.max(max ?? 0, entry.step) : max), null);
   const last = timeline.entries.at(-1);
-  const seen = last === undefined ? 'the run started and logged no model or tool event' : `its last model or tool event is ${describe(last)} (line ${last.line})`;
+  const seen =
+    last === undefined ? 'the run started and logged no model or tool event' : `its last model or tool event is ${describe(last)} (line ${last.line})`;
   const open = unansweredCalls(timeline.entries);
   const openText = open === 0 ? '' : `; ${open} call${open === 1 ? '' : 's'} still without a result`;
   return [

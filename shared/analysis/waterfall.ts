@@ -34,7 +34,12 @@ function span(startMs: number | null, endMs: number | null): SpanTimes | null {
   return { startMs, endMs };
 }
 
-export function toolCallTimes(call: { issuedAt: string | null; startedAt: string | null; answeredAt: string | null; latencyMs: number | null }): SpanTimes | null {
+export function toolCallTimes(call: {
+  issuedAt: string | null;
+  startedAt: string | null;
+  answeredAt: string | null;
+  latencyMs: number | null;
+}): SpanTimes | null {
   const latency = validLatency(call.latencyMs);
   const end = millis(call.answeredAt);
   const issued = millis(call.startedAt) ?? millis(call.issuedAt);

@@ -142,7 +142,11 @@ export function normalizeMessages(items: readonly unknown[]): RequestMessage[] {
     }
     const type = item['type'];
     if (type === 'function_call') {
-      const call = { callId: idOrNull(item['call_id']) ?? idOrNull(item['id']) ?? '', name: stringOrNull(item['name']) ?? '', arguments: parsedArguments(item['arguments']) };
+      const call = {
+        callId: idOrNull(item['call_id']) ?? idOrNull(item['id']) ?? '',
+        name: stringOrNull(item['name']) ?? '',
+        arguments: parsedArguments(item['arguments']),
+      };
       const last = messages.at(-1);
       if (last && last.role === 'assistant' && assistantEnd === sourceIndex - 1) last.toolCalls.push(call);
       else messages.push(message('assistant', sourceIndex, { toolCalls: [call] }));
@@ -161,10 +165,11 @@ export function normalizeMessages(items: readonly unknown[]): RequestMessage[] {
     if (role === 'assistant') {
       messages.push(assistantMessage(item, sourceIndex));
       assistantEnd = sourceIndex;
-    }
-    else if (role === 'user') messages.push(...userMessages(item, sourceIndex));
+    } else if (role === 'user') messages.push(...userMessages(item, sourceIndex));
     else if (role === 'tool') {
-      messages.push(message('tool', sourceIndex, { content: contentParts(item['content']), toolCallId: idOrNull(item['tool_call_id']), name: stringOrNull(item['name']) }));
+      messages.push(
+        message('tool', sourceIndex, { content: contentParts(item['content']), toolCallId: idOrNull(item['tool_call_id']), name: stringOrNull(item['name']) }),
+      );
     } else messages.push(message(role, sourceIndex, { content: contentParts(item['content']), name: stringOrNull(item['name']) }));
   });
   return messages;
@@ -234,12 +239,22 @@ const responsesBodySchema = z.looseObject({
  * developer messages become the system prompt. The engine calls it with messages it normalized
  * one by one (each distinct message once: requests resend the same history).
  */
-export function assembleRequest(explicitSystem: string | null, normalizedMessages: RequestMessage[], tools: ToolDefinition[], params: Record<string, unknown>): NormalizedRequest {
+export function assembleRequest(
+  explicitSystem: string | null,
+  normalizedMessages: RequestMessage[],
+  tools: ToolDefinition[],
+  params: Record<string, unknown>,
+): NormalizedRequest {
   const { system, messages } = splitSystem(explicitSystem, normalizedMessages);
   return { system, tools, messages, params, reconstructed: false };
 }
 
-function request(explicitSystem: string | null, items: readonly unknown[], tools: readonly unknown[] | undefined, params: Record<string, unknown>): NormalizedRequest {
+function request(
+  explicitSystem: string | null,
+  items: readonly unknown[],
+  tools: readonly unknown[] | undefined,
+  params: Record<string, unknown>,
+): NormalizedRequest {
   return assembleRequest(explicitSystem, normalizeMessages(items), (tools ?? []).map(normalizeTool), params);
 }
 

@@ -38,7 +38,13 @@ export function inputDropped(before: number | null, after: number | null): boole
   return before !== null && after !== null && after > 0 && after < before * compactionDropRatio;
 }
 
-export function compaction(evidence: CompactionEvidence, marker: Compaction['marker'], tokensBefore: number | null, tokensAfter: number | null, messagesRemoved: number | null): Compaction {
+export function compaction(
+  evidence: CompactionEvidence,
+  marker: Compaction['marker'],
+  tokensBefore: number | null,
+  tokensAfter: number | null,
+  messagesRemoved: number | null,
+): Compaction {
   const tokensRemoved = tokensBefore !== null && tokensAfter !== null && tokensAfter < tokensBefore ? tokensBefore - tokensAfter : null;
   return { evidence, marker, tokensBefore, tokensAfter, tokensRemoved, messagesRemoved };
 }

@@ -193,7 +193,10 @@ export function groupAdded(shares: readonly Pick<TokenShare, 'appended' | 'role'
 export function scaleAdded(added: readonly AddedTokens[], growth: number): AddedTokens[] {
   const estimated = added.reduce((sum, group) => sum + group.tokens, 0);
   if (growth <= 0 || estimated <= 0) return [...added];
-  const scaled = scaleTo(added.map((group) => group.tokens), growth);
+  const scaled = scaleTo(
+    added.map((group) => group.tokens),
+    growth,
+  );
   return added.map((group, i) => ({ ...group, tokens: scaled[i]! })).sort((a, b) => b.tokens - a.tokens);
 }
 
@@ -220,15 +223,27 @@ export function attributeRequestTokens(
   const appendedSet = new Set(appended);
   const shares: TokenShare[] = [];
   if (request.system !== null) shares.push({ source: 'system', messageIndex: null, role: null, tools: [], appended: false, tokens: counts.system });
-  if (request.tools.length > 0) shares.push({ source: 'tools', messageIndex: null, role: null, tools: request.tools.map((tool) => tool.name), appended: false, tokens: counts.tools });
+  if (request.tools.length > 0)
+    shares.push({ source: 'tools', messageIndex: null, role: null, tools: request.tools.map((tool) => tool.name), appended: false, tokens: counts.tools });
   const tools = messageTools(request);
   request.messages.forEach((message, messageIndex) => {
-    shares.push({ source: 'message', messageIndex, role: message.role, tools: tools[messageIndex]!, appended: appendedSet.has(messageIndex), tokens: counts.messages[messageIndex] ?? 0 });
+    shares.push({
+      source: 'message',
+      messageIndex,
+      role: message.role,
+      tools: tools[messageIndex]!,
+      appended: appendedSet.has(messageIndex),
+      tokens: counts.messages[messageIndex] ?? 0,
+    });
   });
 
   const estimated = shares.reduce((sum, share) => sum + share.tokens, 0);
   const scaledToRecorded = recordedInputTokens !== null && estimated > 0;
-  if (scaledToRecorded) scaleTo(shares.map((share) => share.tokens), recordedInputTokens).forEach((tokens, i) => (shares[i]!.tokens = tokens));
+  if (scaledToRecorded)
+    scaleTo(
+      shares.map((share) => share.tokens),
+      recordedInputTokens,
+    ).forEach((tokens, i) => (shares[i]!.tokens = tokens));
   const added = groupAdded(shares);
   return {
     total: scaledToRecorded ? recordedInputTokens : estimated,

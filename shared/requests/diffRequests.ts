@@ -192,7 +192,13 @@ export interface PrefixChange {
 }
 
 export function prefixChange(system: SystemDiff, tools: ToolsDiff): PrefixChange | null {
-  const change = { system: system.changed, toolsAdded: tools.added, toolsRemoved: tools.removed, toolsChanged: tools.changed.map((tool) => tool.name), toolsReordered: tools.reordered };
+  const change = {
+    system: system.changed,
+    toolsAdded: tools.added,
+    toolsRemoved: tools.removed,
+    toolsChanged: tools.changed.map((tool) => tool.name),
+    toolsReordered: tools.reordered,
+  };
   const changed = change.system || change.toolsAdded.length + change.toolsRemoved.length + change.toolsChanged.length > 0 || change.toolsReordered;
   return changed ? change : null;
 }

@@ -16,7 +16,13 @@ export interface AddedGroup {
 
 export interface GrowthCauseInput {
   added: readonly AddedGroup[];
-  prefixChange: { system: boolean; toolsAdded: readonly string[]; toolsRemoved: readonly string[]; toolsChanged: readonly string[]; toolsReordered: boolean } | null;
+  prefixChange: {
+    system: boolean;
+    toolsAdded: readonly string[];
+    toolsRemoved: readonly string[];
+    toolsChanged: readonly string[];
+    toolsReordered: boolean;
+  } | null;
   rewrite: { messageNumber: number } | null;
 }
 
@@ -48,7 +54,8 @@ export function growthCauses(request: GrowthCauseInput): GrowthCause[] {
   const prefix = request.prefixChange;
   if (prefix !== null) {
     if (prefix.system) causes.push({ label: 'system prompt changed', tokens: null });
-    if (prefix.toolsAdded.length + prefix.toolsRemoved.length + prefix.toolsChanged.length > 0 || prefix.toolsReordered) causes.push({ label: 'tool definitions changed', tokens: null });
+    if (prefix.toolsAdded.length + prefix.toolsRemoved.length + prefix.toolsChanged.length > 0 || prefix.toolsReordered)
+      causes.push({ label: 'tool definitions changed', tokens: null });
   }
   if (request.rewrite !== null) causes.push({ label: `history rewritten at message ${request.rewrite.messageNumber}`, tokens: null });
   return causes;

@@ -77,7 +77,8 @@ export function messageText(message: RequestMessage): string {
 export function messageChars(message: RequestMessage): number {
   let chars = 0;
   for (const part of message.content) chars += part.type === 'text' ? part.text.length : (JSON.stringify(part.value)?.length ?? 0);
-  for (const call of message.toolCalls) chars += call.name.length + (typeof call.arguments === 'string' ? call.arguments.length : (JSON.stringify(call.arguments)?.length ?? 0));
+  for (const call of message.toolCalls)
+    chars += call.name.length + (typeof call.arguments === 'string' ? call.arguments.length : (JSON.stringify(call.arguments)?.length ?? 0));
   return chars;
 }
 

@@ -9,9 +9,18 @@ import { formatCount } from '../formatCount';
 import { compactionTokens, type Compaction } from './compaction';
 import type { HistoryVerdict, PrefixChange, ToolPairing } from './diffRequests';
 
-export type RequestFindingKind = Extract<FindingKind, 'history_rewrite' | 'history_compacted' | 'system_or_tools_changed' | 'missing_tool_result_in_history' | 'reconstruction_mismatch'>;
+export type RequestFindingKind = Extract<
+  FindingKind,
+  'history_rewrite' | 'history_compacted' | 'system_or_tools_changed' | 'missing_tool_result_in_history' | 'reconstruction_mismatch'
+>;
 
-export const requestFindingKinds: readonly RequestFindingKind[] = ['history_rewrite', 'history_compacted', 'system_or_tools_changed', 'missing_tool_result_in_history', 'reconstruction_mismatch'];
+export const requestFindingKinds: readonly RequestFindingKind[] = [
+  'history_rewrite',
+  'history_compacted',
+  'system_or_tools_changed',
+  'missing_tool_result_in_history',
+  'reconstruction_mismatch',
+];
 
 export interface RequestFinding {
   kind: RequestFindingKind;
@@ -95,7 +104,9 @@ export function prefixChangeText(change: PrefixChange): string {
     change.toolsChanged.length > 0 && `changed: ${change.toolsChanged.join(', ')}`,
     change.toolsReordered && 'sent in another order',
   ].filter((part): part is string => part !== false);
-  const what = [change.system && 'the system prompt', tools.length > 0 && `the tool definitions (${tools.join('; ')})`].filter((part): part is string => part !== false);
+  const what = [change.system && 'the system prompt', tools.length > 0 && `the tool definitions (${tools.join('; ')})`].filter(
+    (part): part is string => part !== false,
+  );
   return what.join(' and ');
 }
 
@@ -161,23 +172,19 @@ export function reconstructionDisagrees(estimated: number, recorded: number | nu
  * (docs/semantics.md §4).
  */
 export function missingToolResultFindings(requestNumber: number, pairing: ToolPairing): RequestFinding[] {
-  const withoutResult = pairing.missingToolResults.map(
-    (call): RequestFinding => ({
-      kind: 'missing_tool_result_in_history',
-      severity: 'error',
-      callId: call.callId,
-      message: `Request ${requestNumber} carries tool call ${call.callId} (${call.name}, message ${call.messageNumber}) without its result.`,
-      details: { request: requestNumber, problem: 'missing_result', name: call.name, message_index: call.messageIndex, message_number: call.messageNumber },
-    }),
-  );
-  const withoutCall = pairing.orphanToolResults.map(
-    (result): RequestFinding => ({
-      kind: 'missing_tool_result_in_history',
-      severity: 'error',
-      callId: result.callId,
-      message: `Request ${requestNumber} carries a tool result for ${result.callId ?? 'no call id'} (message ${result.messageNumber}) without the call that issued it.`,
-      details: { request: requestNumber, problem: 'orphan_result', message_index: result.messageIndex, message_number: result.messageNumber },
-    }),
-  );
+  const withoutResult = pairing.missingToolResults.map((call): RequestFinding => ({
+    kind: 'missing_tool_result_in_history',
+    severity: 'error',
+    callId: call.callId,
+    message: `Request ${requestNumber} carries tool call ${call.callId} (${call.name}, message ${call.messageNumber}) without its result.`,
+    details: { request: requestNumber, problem: 'missing_result', name: call.name, message_index: call.messageIndex, message_number: call.messageNumber },
+  }));
+  const withoutCall = pairing.orphanToolResults.map((result): RequestFinding => ({
+    kind: 'missing_tool_result_in_history',
+    severity: 'error',
+    callId: result.callId,
+    message: `Request ${requestNumber} carries a tool result for ${result.callId ?? 'no call id'} (message ${result.messageNumber}) without the call that issued it.`,
+    details: { request: requestNumber, problem: 'orphan_result', message_index: result.messageIndex, message_number: result.messageNumber },
+  }));
   return [...withoutResult, ...withoutCall];
 }

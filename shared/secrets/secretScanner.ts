@@ -120,8 +120,30 @@ const valueGroups = ['awsValue', 'headerValue', 'bearerValue'] as const;
  */
 const anchors = new RegExp(
   [
-    'sk-', 'AIza', 'AKIA', 'ASIA', 'ccess_', 'ccessK', 'ccessk', 'CCESS_KEY', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'xox',
-    'slack.com', 'SG.', 'k_live_', 'hf_', 'uthorization', 'UTHORIZATION', 'earer', 'PRIVATE KEY', 'eyJ',
+    'sk-',
+    'AIza',
+    'AKIA',
+    'ASIA',
+    'ccess_',
+    'ccessK',
+    'ccessk',
+    'CCESS_KEY',
+    'ghp_',
+    'gho_',
+    'ghu_',
+    'ghs_',
+    'ghr_',
+    'github_pat_',
+    'xox',
+    'slack.com',
+    'SG.',
+    'k_live_',
+    'hf_',
+    'uthorization',
+    'UTHORIZATION',
+    'earer',
+    'PRIVATE KEY',
+    'eyJ',
   ]
     .map((literal) => literal.replace(/[.]/g, '\\.'))
     .join('|'),
@@ -158,7 +180,7 @@ function looksRandom(value: string): boolean {
 
 /** A base64 or base64url character other than padding: what an encoded blob is made of. */
 function isBlobCharacter(code: number): boolean {
-  return isTokenCharacter(code) || code === 43 /* + */ || code === 47 /* / */ || code === 45 /* - */ || code === 95 /* _ */;
+  return isTokenCharacter(code) || code === 43 /* + */ || code === 47 /* / */ || code === 45 /* - */ || code === 95; /* _ */
 }
 
 /**
@@ -338,7 +360,11 @@ export function secretMask(kind: SecretKind, value: string): string {
 }
 
 /** `text` with each credential in it replaced by `replacement(span, value)`. */
-export function replaceSecrets(text: string, replacement: (span: SecretSpan, value: string) => string, spans: readonly SecretSpan[] = findSecrets(text)): string {
+export function replaceSecrets(
+  text: string,
+  replacement: (span: SecretSpan, value: string) => string,
+  spans: readonly SecretSpan[] = findSecrets(text),
+): string {
   if (spans.length === 0) return text;
   let out = '';
   let at = 0;

@@ -65,7 +65,11 @@ function outputTexts(value: unknown, depth = 0): string[] {
 
 function meaningfulLines(text: string): string[] {
   const lines: string[] = [];
-  for (const raw of text.slice(0, SCANNED_CHARS).replace(ansiSequence, '').replace(wrapperTag, '\n').split(/\r?\n|\r/)) {
+  for (const raw of text
+    .slice(0, SCANNED_CHARS)
+    .replace(ansiSequence, '')
+    .replace(wrapperTag, '\n')
+    .split(/\r?\n|\r/)) {
     const line = raw.trim();
     if (!/[\p{L}\p{N}]/u.test(line)) continue;
     if (boilerplate.some((pattern) => pattern.test(line))) continue;

@@ -19,7 +19,17 @@ const finishReasons = {
   toolCalls: ['tool_calls', 'tool_use', 'function_call', 'tool_call', 'malformed_function_call'],
   truncated: ['length', 'max_tokens', 'max_output_tokens', 'model_context_window_exceeded', 'model_length'],
   refusal: ['refusal'],
-  contentFilter: ['content_filter', 'content_filtered', 'safety', 'recitation', 'blocklist', 'prohibited_content', 'spii', 'image_safety', 'guardrail_intervened'],
+  contentFilter: [
+    'content_filter',
+    'content_filtered',
+    'safety',
+    'recitation',
+    'blocklist',
+    'prohibited_content',
+    'spii',
+    'image_safety',
+    'guardrail_intervened',
+  ],
   other: ['pause_turn'],
 } as const;
 

@@ -109,7 +109,10 @@ async function callChecked(method: string, request: unknown, answer: (method: Ap
   const checked = schemas.response.safeParse(await answer(method, parsed.data));
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new ApiError('internal', `internal error: the ${method} response does not match the API contract (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`);
+    throw new ApiError(
+      'internal',
+      `internal error: the ${method} response does not match the API contract (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`,
+    );
   }
   return checked.data;
 }

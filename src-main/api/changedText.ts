@@ -104,7 +104,9 @@ function byPrefixAndSuffix(previous: string, next: string): ChangedText {
   const trail = trailChars > 0 ? ` ⋯ ${trailChars.toLocaleString('en-US')} unchanged characters not sent ⋯` : '';
   const previousCut = cap(previous.slice(start, previousEnd));
   const nextCut = cap(next.slice(start, nextEnd));
-  const notes = [`too many changes to list: the changed stretch (characters ${(prefix + 1).toLocaleString('en-US')}–${(previous.length - suffix).toLocaleString('en-US')} of the previous text) is sent`];
+  const notes = [
+    `too many changes to list: the changed stretch (characters ${(prefix + 1).toLocaleString('en-US')}–${(previous.length - suffix).toLocaleString('en-US')} of the previous text) is sent`,
+  ];
   if (previousCut.capped || nextCut.capped) notes.push(`cut at ${MAX_EXCERPT_CHARS / 1024} KiB per side`);
   return { previousText: lead + previousCut.text + trail, nextText: lead + nextCut.text + trail, excerpt: notes.join('; ') };
 }

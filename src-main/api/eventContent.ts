@@ -14,7 +14,16 @@
  */
 import type Database from 'better-sqlite3';
 import type { EventContent } from '../../shared/api';
-import { absorbedLineLocation, adapterNamed, decodeLine, RawLineReader, sourcePath, type AdaptedEvent, type ContentEventSqlRow, type MappedEvent } from '../engine';
+import {
+  absorbedLineLocation,
+  adapterNamed,
+  decodeLine,
+  RawLineReader,
+  sourcePath,
+  type AdaptedEvent,
+  type ContentEventSqlRow,
+  type MappedEvent,
+} from '../engine';
 import { maskSecrets } from '../../shared/secrets/secretScanner';
 import { idText } from '../../shared/trace/canonicalEvents';
 
@@ -39,9 +48,19 @@ function contentOf(event: AdaptedEvent): EventContent {
     case 'tool_result':
       return { output: event.output, error: event.error, arguments: [], text: null };
     case 'model_response':
-      return { output: undefined, error: undefined, arguments: (event.tool_calls ?? []).map((call) => ({ callId: idText(call.call_id), name: call.name, value: call.arguments })), text: event.text ?? event.refusal ?? null };
+      return {
+        output: undefined,
+        error: undefined,
+        arguments: (event.tool_calls ?? []).map((call) => ({ callId: idText(call.call_id), name: call.name, value: call.arguments })),
+        text: event.text ?? event.refusal ?? null,
+      };
     case 'tool_call_start':
-      return { output: undefined, error: undefined, arguments: [{ callId: idText(event.call_id), name: event.name ?? '', value: event.arguments }], text: null };
+      return {
+        output: undefined,
+        error: undefined,
+        arguments: [{ callId: idText(event.call_id), name: event.name ?? '', value: event.arguments }],
+        text: null,
+      };
     case 'run_start':
       return { output: undefined, error: undefined, arguments: [], text: textOf(event.task) };
     case 'unknown':
@@ -55,7 +74,12 @@ function contentOf(event: AdaptedEvent): EventContent {
  * The content of the stored event `row` (with `absorbedLines`, the lines folded into it), or null
  * when its record cannot be read whole or mapped alone.
  */
-export function eventContent(db: Database.Database, row: ContentEventSqlRow, absorbedLines: readonly number[], options: { revealSecrets: boolean }): EventContent | null {
+export function eventContent(
+  db: Database.Database,
+  row: ContentEventSqlRow,
+  absorbedLines: readonly number[],
+  options: { revealSecrets: boolean },
+): EventContent | null {
   if (row.byte_length > CONTENT_MAX_BYTES) return null;
   let reader: RawLineReader | null;
   try {

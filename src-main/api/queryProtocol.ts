@@ -3,7 +3,24 @@ import { z } from 'zod';
 import type { ApiMethod } from '../../shared/api';
 
 /** The API methods answered from a trace database (the others are the host's own: traces, dialogs, recent files). */
-export const queryMethods = ['runs', 'run', 'runEvents', 'eventPosition', 'stepPosition', 'requestAt', 'event', 'calls', 'callLatency', 'findings', 'parseErrors', 'rawLine', 'search', 'requestDiff', 'requests', 'runWaterfall'] as const satisfies readonly ApiMethod[];
+export const queryMethods = [
+  'runs',
+  'run',
+  'runEvents',
+  'eventPosition',
+  'stepPosition',
+  'requestAt',
+  'event',
+  'calls',
+  'callLatency',
+  'findings',
+  'parseErrors',
+  'rawLine',
+  'search',
+  'requestDiff',
+  'requests',
+  'runWaterfall',
+] as const satisfies readonly ApiMethod[];
 export type QueryMethod = (typeof queryMethods)[number];
 
 export function isQueryMethod(method: ApiMethod): method is QueryMethod {

@@ -46,7 +46,13 @@ interface ComparedRequest {
  * The request an event stands for: a `model_request` event is a logged request; in a run with no
  * logged requests, a response stands for the request reconstructed for it.
  */
-function comparedRequest(db: Database.Database, reader: LoggedRequestReader, estimator: TokenEstimator, event: DiffEventSqlRow, reconstructed: boolean): ComparedRequest {
+function comparedRequest(
+  db: Database.Database,
+  reader: LoggedRequestReader,
+  estimator: TokenEstimator,
+  event: DiffEventSqlRow,
+  reconstructed: boolean,
+): ComparedRequest {
   if (!reconstructed) {
     if (event.type !== 'model_request') throw new ApiError('invalid_request', `event ${event.id} is a ${event.type}, not a model request`);
     const logged = reader.readEvent(event.run_pk, event.id);
@@ -55,7 +61,11 @@ function comparedRequest(db: Database.Database, reader: LoggedRequestReader, est
     return { eventId: event.id, request: logged.request, messageTokens: estimator.request(logged.request).messages.slice(), compaction: null };
   }
   const isResponse = event.type === 'model_response' || (event.type === 'stream_fragment' && event.outcome !== null);
-  if (!isResponse) throw new ApiError('invalid_request', `event ${event.id} is a ${event.type}: this run logs no requests, so a request is named by the response it was sent for`);
+  if (!isResponse)
+    throw new ApiError(
+      'invalid_request',
+      `event ${event.id} is a ${event.type}: this run logs no requests, so a request is named by the response it was sent for`,
+    );
   const rebuilt = reconstructedRequest(db, event.run_pk, event.id);
   if (rebuilt === null) throw new ApiError('not_found', `no response ${event.id} in its run`);
   return { eventId: event.id, request: rebuilt.request, messageTokens: rebuilt.messageTokens, compaction: rebuilt.compaction };
@@ -101,7 +111,10 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
   // A marker counts only between adjacent requests: against an earlier one, other turns lie between.
   const marker = previousId === previousRequestEventId(db, event.run_pk, event.id, reconstructed) ? next.compaction : null;
   const diff = diffRequests(before, next.request, marker !== null);
-  const compacted = diff.history.verdict === 'rewritten' && diff.history.kind === 'compacted' ? compaction(marker === null ? 'diff' : 'marker', marker, null, null, diff.history.counts.removed + diff.history.counts.modified) : null;
+  const compacted =
+    diff.history.verdict === 'rewritten' && diff.history.kind === 'compacted'
+      ? compaction(marker === null ? 'diff' : 'marker', marker, null, null, diff.history.counts.removed + diff.history.counts.modified)
+      : null;
   // Request numbers in the finding texts count from the run's first request.
   const number = requestsUpTo(db, event.run_pk, event.id, reconstructed) ?? 1;
   const findings =
@@ -133,7 +146,8 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
       const beforeMessage = entry.previousIndex === null ? undefined : before.messages[entry.previousIndex];
       const after = entry.nextIndex === null ? undefined : next.request.messages[entry.nextIndex];
       const base = { status: entry.status, previousIndex: entry.previousIndex, nextIndex: entry.nextIndex, role: (after ?? beforeMessage)?.role ?? 'unknown' };
-      if (beforeMessage !== undefined && after !== undefined && entry.status === 'modified') return [{ ...base, ...changedText(messageText(beforeMessage), messageText(after)) }];
+      if (beforeMessage !== undefined && after !== undefined && entry.status === 'modified')
+        return [{ ...base, ...changedText(messageText(beforeMessage), messageText(after)) }];
       return [
         {
           ...base,
@@ -147,7 +161,13 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
     tools: {
       added: diff.tools.added,
       removed: diff.tools.removed,
-      changed: diff.tools.changed.map(({ name, description, parameters, previous: before, next: after }) => ({ name, description, parameters, previousJson: indentedJson(before), nextJson: indentedJson(after) })),
+      changed: diff.tools.changed.map(({ name, description, parameters, previous: before, next: after }) => ({
+        name,
+        description,
+        parameters,
+        previousJson: indentedJson(before),
+        nextJson: indentedJson(after),
+      })),
       reordered: diff.tools.reordered,
     },
     compaction: compacted === null ? null : { evidence: compacted.evidence, marker: compacted.marker },

@@ -32,7 +32,16 @@ export function runRequests(db: Database.Database, runPk: number): ApiResponse<'
       requestIndices: counted.map((record) => record.index),
       cumulative: growth.cumulative,
       steps: growth.growth,
-      fit: growth.fit === null ? null : { ...growth.fit, shape: growthShape(growth.fit, records.some((record) => record.compaction !== null)) },
+      fit:
+        growth.fit === null
+          ? null
+          : {
+              ...growth.fit,
+              shape: growthShape(
+                growth.fit,
+                records.some((record) => record.compaction !== null),
+              ),
+            },
       typicalGrowth: growth.typicalGrowth,
       // Steps name requests by their index in the run, not in the counted series.
       largestGrowth: growth.largestGrowth.map((step) => ({ ...step, requestIndex: counted[step.requestIndex]!.index })),

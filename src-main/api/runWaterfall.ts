@@ -33,16 +33,43 @@ export function runWaterfall(db: Database.Database, runPk: number): Waterfall {
   for (const response of responses) {
     const times = modelCallTimes({ respondedAt: response.ts, previousAt: response.previous_ts, latencyMs: response.latency_ms });
     if (times === null) untimed += 1;
-    else model.push({ times, span: { kind: 'model', eventId: response.id, issuerEventId: null, step: response.step, name: null, failed: response.api_error !== null || response.outcome === 'incomplete' } });
+    else
+      model.push({
+        times,
+        span: {
+          kind: 'model',
+          eventId: response.id,
+          issuerEventId: null,
+          step: response.step,
+          name: null,
+          failed: response.api_error !== null || response.outcome === 'incomplete',
+        },
+      });
   }
   const tool: typeof model = [];
   for (const call of calls) {
     // A call that never ran (not executed, not issued) has no time to draw.
     if (call.state === 'unexecuted' || call.state === 'not_issued') continue;
     const ran = call.answer_type === 'tool_result';
-    const times = toolCallTimes({ issuedAt: call.issued_ts, startedAt: startedAt.get(call.call_id) ?? null, answeredAt: ran ? call.answered_ts : null, latencyMs: ran ? call.latency_ms : null });
+    const times = toolCallTimes({
+      issuedAt: call.issued_ts,
+      startedAt: startedAt.get(call.call_id) ?? null,
+      answeredAt: ran ? call.answered_ts : null,
+      latencyMs: ran ? call.latency_ms : null,
+    });
     if (times === null) untimed += 1;
-    else tool.push({ times, span: { kind: 'tool', eventId: ran ? call.answer_event_id! : call.event_id, issuerEventId: call.event_id, step: call.step, name: call.name, failed: call.state === 'error' } });
+    else
+      tool.push({
+        times,
+        span: {
+          kind: 'tool',
+          eventId: ran ? call.answer_event_id! : call.event_id,
+          issuerEventId: call.event_id,
+          step: call.step,
+          name: call.name,
+          failed: call.state === 'error',
+        },
+      });
   }
   const spans: Span[] = [];
   for (const group of [model, tool]) {

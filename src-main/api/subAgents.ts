@@ -51,10 +51,7 @@ export function startingCall(
   runPk: number,
   callId: string | null,
 ): { callName: string | null; callEventId: number | null; callStep: number | null; label: string | null } {
-  const call =
-    callId === null
-      ? undefined
-      : callOfRun(db, runPk, callId);
+  const call = callId === null ? undefined : callOfRun(db, runPk, callId);
   if (call === undefined || callId === null) return { callName: null, callEventId: null, callStep: null, label: null };
   return { callName: call.name, callEventId: call.event_id, callStep: call.step, label: callLabel(db, call.source_id, call.line, callId) };
 }

@@ -126,7 +126,11 @@ export class TraceSession {
   }
 
   private queryTrace(handle: TraceHandle): QueryTrace {
-    return { dbPath: handle.dbPath, sourceIds: [handle.sourceId, ...handle.companions.map((companion) => companion.sourceId)], optionsKey: this.context.analysisKey };
+    return {
+      dbPath: handle.dbPath,
+      sourceIds: [handle.sourceId, ...handle.companions.map((companion) => companion.sourceId)],
+      optionsKey: this.context.analysisKey,
+    };
   }
 
   /** Starts a new ingest (the previous one's handle stopped first); `notice` says why, when it is not the page's asking. */
@@ -169,7 +173,11 @@ export class TraceSession {
       onStopped: (reason) =>
         report(() => {
           if (!current() || this.summary.follow === null) return;
-          this.summary = { ...this.summary, follow: { ...this.summary.follow, state: 'stopped' }, notice: `${this.summary.name} is no longer followed: ${reason}.` };
+          this.summary = {
+            ...this.summary,
+            follow: { ...this.summary.follow, state: 'stopped' },
+            notice: `${this.summary.name} is no longer followed: ${reason}.`,
+          };
           this.updated();
         }),
     };

@@ -29,7 +29,10 @@ export function formatTextReport(report: AnalyzeReport, options: { color: boolea
   for (const file of report.files) {
     out.push(
       paint(ansi.bold, file.path) +
-        paint(ansi.dim, `  ${file.format} · ${plural(file.lines, 'line')} · ${plural(file.events, 'event')} · ${plural(file.parse_errors.length, 'parse error')}`),
+        paint(
+          ansi.dim,
+          `  ${file.format} · ${plural(file.lines, 'line')} · ${plural(file.events, 'event')} · ${plural(file.parse_errors.length, 'parse error')}`,
+        ),
     );
     const runs = report.runs.filter((run) => run.file === file.path);
     for (const run of runs) out.push('', ...formatRun(run, findingsByRun.get(runKey(run.file, run.run_id)) ?? [], paint, severityColor));
@@ -93,7 +96,8 @@ function formatRun(
   severityColor: Record<Severity, string>,
 ): string[] {
   const raw = run.status_raw !== '' && run.status_raw !== run.status ? ` (${run.status_raw})` : '';
-  const tokens = run.input_tokens === null && run.output_tokens === null ? null : `${formatTokens(run.input_tokens)} in / ${formatTokens(run.output_tokens)} out tokens`;
+  const tokens =
+    run.input_tokens === null && run.output_tokens === null ? null : `${formatTokens(run.input_tokens)} in / ${formatTokens(run.output_tokens)} out tokens`;
   const facts = [
     plural(run.steps, 'step'),
     plural(run.tool_calls, 'tool call'),

@@ -164,7 +164,8 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
   if (name === 'serve' && values['no-sandbox']) throw new UsageError('--no-sandbox is for the desktop app (open); serve starts no sandbox of its own');
   let port: number | undefined;
   if (values.port !== undefined) {
-    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port needs a port number from 0 (any free port) to 65535, got "${values.port}"`);
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
+      throw new UsageError(`--port needs a port number from 0 (any free port) to 65535, got "${values.port}"`);
     port = Number(values.port);
   }
   if (values['no-follow'] && values['idle-after'] !== undefined) throw new UsageError('--idle-after is for followed files; leave it out with --no-follow');
@@ -173,7 +174,11 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
 }
 
 function uiOptions(command: UiCommand): ServeOptions {
-  return { ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}), ...(command.port !== undefined ? { port: command.port } : {}), idleAfterMs: command.idleAfterMs };
+  return {
+    ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}),
+    ...(command.port !== undefined ? { port: command.port } : {}),
+    idleAfterMs: command.idleAfterMs,
+  };
 }
 
 async function serve(command: UiCommand): Promise<number> {
@@ -207,7 +212,10 @@ function tellOwner(file: string, owner: string): void {
 
 /** The files to open for the command line's paths: sub-agent transcripts as their sessions. */
 function uiTraceFiles(paths: readonly string[]): string[] {
-  return withCompanionsInTheirTrace(paths.map((path) => ({ path, fromDirectory: false })), tellOwner).map((file) => file.path);
+  return withCompanionsInTheirTrace(
+    paths.map((path) => ({ path, fromDirectory: false })),
+    tellOwner,
+  ).map((file) => file.path);
 }
 
 function reachesFailLevel(report: AnalyzeReport, failOn: FailOn): boolean {
@@ -229,8 +237,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
       ...(command.format !== undefined ? { format: command.format } : {}),
       ...(showProgress
         ? {
-            onProgress: (p) =>
-              process.stderr.write(`\r${file}: ${formatProgress(p.bytesRead, p.totalBytes)} · ${formatCount(p.events)} events`),
+            onProgress: (p) => process.stderr.write(`\r${file}: ${formatProgress(p.bytesRead, p.totalBytes)} · ${formatCount(p.events)} events`),
           }
         : {}),
     });

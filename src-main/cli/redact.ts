@@ -63,7 +63,8 @@ function reason(error: unknown): string {
 
 export function redactFile(inputPath: string, outputPath: string): RedactSummary {
   const identity = identifyFile(inputPath);
-  if (sameFile(inputPath, outputPath)) throw new RedactError(`${outputPath}: OUT must be another file than IN (the copy is written beside the trace, never over it)`);
+  if (sameFile(inputPath, outputPath))
+    throw new RedactError(`${outputPath}: OUT must be another file than IN (the copy is written beside the trace, never over it)`);
   const input = openSync(identity.path, 'r');
   const temporary = join(dirname(resolve(outputPath)), `.${basename(outputPath)}.${process.pid}.partial`);
   let output: number | null = null;
@@ -103,13 +104,21 @@ export function redactFile(inputPath: string, outputPath: string): RedactSummary
       }
       const written = pending.subarray(context, cut);
       const shifted = spans.map((span) => ({ ...span, start: span.start - context, end: span.end - context }));
-      writeAll(output, replaceLineSecrets(written, shifted, shifted.map((span) => redactionPlaceholder(span.kind))));
+      writeAll(
+        output,
+        replaceLineSecrets(
+          written,
+          shifted,
+          shifted.map((span) => redactionPlaceholder(span.kind)),
+        ),
+      );
       for (const span of spans) redacted.set(span.kind, (redacted.get(span.kind) ?? 0) + 1);
       const keepFrom = Math.max(0, cut - CONTEXT_BYTES);
       pending = Buffer.from(pending.subarray(keepFrom));
       context = cut - keepFrom;
     }
-    if (fstatSync(input).size !== identity.size) throw new RedactError(`${inputPath}: the file changed while it was being redacted; run redact again once it is complete`);
+    if (fstatSync(input).size !== identity.size)
+      throw new RedactError(`${inputPath}: the file changed while it was being redacted; run redact again once it is complete`);
     closeSync(output);
     output = null;
     try {

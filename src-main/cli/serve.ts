@@ -46,7 +46,8 @@ export async function serveUntilInterrupted(files: readonly string[], options: S
   try {
     serving = await serveFiles(files, options);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ServeError(`port ${options.port} is already in use; choose another with --port, or leave it out for a free one`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new ServeError(`port ${options.port} is already in use; choose another with --port, or leave it out for a free one`);
     throw error;
   }
   process.stdout.write(`Loopscope is serving ${files.length} file${files.length === 1 ? '' : 's'} at ${serving.url}\n`);

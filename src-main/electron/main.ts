@@ -140,7 +140,12 @@ function installMenu(): void {
 /** The window where it was last closed, when that place is still on a connected display. */
 function createWindow(stateFile: string): BrowserWindow {
   const saved = readWindowState(stateFile);
-  const bounds = saved && restorableBounds(saved, screen.getAllDisplays().map((display) => display.workArea));
+  const bounds =
+    saved &&
+    restorableBounds(
+      saved,
+      screen.getAllDisplays().map((display) => display.workArea),
+    );
   const window = createMainWindow({ preloadPath, bounds: bounds ?? {}, maximized: saved?.maximized ?? false });
   window.on('close', () => {
     try {
@@ -213,7 +218,9 @@ function useUserDataDirSwitch(): void {
 /** A failure nobody catches is logged instead of Electron's default: a modal dialog. */
 function logUncaughtErrors(): void {
   process.on('uncaughtException', (error) => stderrLog(`uncaught error in the main process: ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) => stderrLog(`unhandled rejection in the main process: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  process.on('unhandledRejection', (reason) =>
+    stderrLog(`unhandled rejection in the main process: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+  );
 }
 
 logUncaughtErrors();

@@ -4,13 +4,7 @@
  * and header rules.
  */
 import { BrowserWindow, shell, type Rectangle, type Session, type WebContents } from 'electron';
-import {
-  isPermissionGranted,
-  navigationDecision,
-  newWindowDecision,
-  secureWindowOptions,
-  securityHeadersResponse,
-} from './securityPolicy';
+import { isPermissionGranted, navigationDecision, newWindowDecision, secureWindowOptions, securityHeadersResponse } from './securityPolicy';
 
 function openExternally(url: string): void {
   shell.openExternal(url).catch((error: unknown) => console.error(`Loopscope could not open ${url}:`, error));
@@ -43,14 +37,10 @@ export function guardWebContents(contents: WebContents, rendererPage: URL): void
  * keeps only its relaxed `<meta>` policy.
  */
 export function hardenSession(session: Session, rendererPage: URL, options: { contentSecurityPolicyHeader: boolean }): void {
-  session.setPermissionRequestHandler((_contents, permission, callback, details) =>
-    callback(isPermissionGranted(permission, details, rendererPage)),
-  );
+  session.setPermissionRequestHandler((_contents, permission, callback, details) => callback(isPermissionGranted(permission, details, rendererPage)));
   session.setPermissionCheckHandler((_contents, permission, _origin, details) => isPermissionGranted(permission, details, rendererPage));
   if (options.contentSecurityPolicyHeader) {
-    session.webRequest.onHeadersReceived((details, callback) =>
-      callback(securityHeadersResponse(details.url, details.responseHeaders ?? {}, rendererPage)),
-    );
+    session.webRequest.onHeadersReceived((details, callback) => callback(securityHeadersResponse(details.url, details.responseHeaders ?? {}, rendererPage)));
   }
 }
 

@@ -112,7 +112,17 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
         const stop = async (): Promise<void> => {
           await worker.terminate();
         };
-        settle(() => resolve({ path, dbPath: message.dbPath, sourceId: message.sourceId, companions: message.companions, reused: message.reused, idle: message.idle, stop }));
+        settle(() =>
+          resolve({
+            path,
+            dbPath: message.dbPath,
+            sourceId: message.sourceId,
+            companions: message.companions,
+            reused: message.reused,
+            idle: message.idle,
+            stop,
+          }),
+        );
       } else if (message.type === 'followed') options.follow?.onFollowed(message.progress, message.idle);
       else if (message.type === 'replaced') options.follow?.onReplaced(message.reason);
       else if (message.type === 'stopped') options.follow?.onStopped(message.reason);

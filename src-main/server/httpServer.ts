@@ -41,7 +41,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-
 /** API requests are small JSON objects; anything larger is refused before it is read. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 

@@ -59,7 +59,10 @@ async function call<M extends ApiMethod>(transport: Transport, method: M, reques
   const parsed = schemas.response.safeParse(reply);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ApiCallError('invalid_response', `The answer to ${method} does not match the API contract (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'unknown mismatch'}).`);
+    throw new ApiCallError(
+      'invalid_response',
+      `The answer to ${method} does not match the API contract (${issue ? `${issue.path.join('.')}: ${issue.message}` : 'unknown mismatch'}).`,
+    );
   }
   return parsed.data as ApiResponse<M>;
 }

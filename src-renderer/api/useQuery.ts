@@ -3,10 +3,7 @@ import type { LoopscopeApi } from '../../shared/api';
 import { useLatest } from '../components/useLatest';
 import { useApi } from './ApiContext';
 
-export type QueryState<T> =
-  | { status: 'loading'; data?: T }
-  | { status: 'error'; error: unknown; data?: T }
-  | { status: 'ready'; data: T };
+export type QueryState<T> = { status: 'loading'; data?: T } | { status: 'error'; error: unknown; data?: T } | { status: 'ready'; data: T };
 
 /**
  * Loads `load(api)` whenever `key` changes (the key names everything the request depends on, so

@@ -13,7 +13,18 @@ export function runSeverityClass(run: Pick<RunRow, 'status' | 'findings'>): stri
 
 export function StatusBadge({ status, raw }: { status: RunStatus; raw: string }) {
   return (
-    <span className={`badge status status-${status}`} title={status === 'running' ? 'No terminal event yet: the file is still being written' : raw === '' ? 'No terminal status was written' : `As written in the trace: ${visibleText(raw)}`} data-testid="run-status" data-status={status}>
+    <span
+      className={`badge status status-${status}`}
+      title={
+        status === 'running'
+          ? 'No terminal event yet: the file is still being written'
+          : raw === ''
+            ? 'No terminal status was written'
+            : `As written in the trace: ${visibleText(raw)}`
+      }
+      data-testid="run-status"
+      data-status={status}
+    >
       {humanize(status)}
     </span>
   );

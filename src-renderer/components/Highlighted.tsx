@@ -20,7 +20,8 @@ export function Highlighted({
     const from = Math.max(start, position);
     const to = Math.min(end, text.length);
     if (to <= from) continue;
-    if (from > position) parts.push(<VisibleText key={`t${position}`} text={text.slice(position, from)} plainNewlines={plainNewlines} keepNewlines={keepNewlines} />);
+    if (from > position)
+      parts.push(<VisibleText key={`t${position}`} text={text.slice(position, from)} plainNewlines={plainNewlines} keepNewlines={keepNewlines} />);
     parts.push(
       <mark key={`m${from}`} className="search-match">
         <VisibleText text={text.slice(from, to)} plainNewlines={plainNewlines} keepNewlines={keepNewlines} />
@@ -28,6 +29,7 @@ export function Highlighted({
     );
     position = to;
   }
-  if (position < text.length) parts.push(<VisibleText key={`t${position}`} text={text.slice(position)} plainNewlines={plainNewlines} keepNewlines={keepNewlines} />);
+  if (position < text.length)
+    parts.push(<VisibleText key={`t${position}`} text={text.slice(position)} plainNewlines={plainNewlines} keepNewlines={keepNewlines} />);
   return <>{parts}</>;
 }

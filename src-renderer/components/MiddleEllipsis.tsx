@@ -10,7 +10,15 @@ const fileNameEndChars = 14;
  * id's last segment or characters) always shows. A path's directory gives way first, then the
  * start of its file name; the full value is on hover.
  */
-export function MiddleEllipsis({ text, kind, title }: { text: string; kind: 'path' | 'id'; /** What the hover says instead of the value alone (the value must be in it). */ title?: string }) {
+export function MiddleEllipsis({
+  text,
+  kind,
+  title,
+}: {
+  text: string;
+  kind: 'path' | 'id';
+  /** What the hover says instead of the value alone (the value must be in it). */ title?: string;
+}) {
   const { head: directory, tail: name } = kind === 'path' ? pathParts(text) : { head: '', tail: text };
   const { head, tail } = kind === 'path' ? idParts(name, fileNameEndChars) : idParts(name);
   return (

@@ -8,7 +8,8 @@ export function RawLine({ traceId, sourceId, line }: { traceId: string; sourceId
   const raw = useQuery(`rawLine:${traceId}:${sourceId}:${line}`, (api) => api.rawLine({ traceId, sourceId, line }));
   if (raw.status === 'loading') return <Loading what={`line ${line}`} />;
   if (raw.status === 'error') return <Failure what={`line ${line}`} error={raw.error} />;
-  if (raw.data.stale) return <div className="banner banner-warning">The file changed since it was read; line {line} no longer holds what was read. Reload the trace.</div>;
+  if (raw.data.stale)
+    return <div className="banner banner-warning">The file changed since it was read; line {line} no longer holds what was read. Reload the trace.</div>;
   return (
     <pre className="raw-line" data-testid="raw-line">
       <VisibleText text={raw.data.text} />

@@ -34,7 +34,8 @@ export function TextDiff({
   if (state === undefined) {
     return (
       <div className="text-diff text-diff-pending" data-testid={testId} data-state="pending" role="status">
-        <span className="spinner" aria-hidden="true" /> Diffing {formatCount(previous.length + next.length)} characters {layout === 'words' ? 'word by word' : 'line by line'}…
+        <span className="spinner" aria-hidden="true" /> Diffing {formatCount(previous.length + next.length)} characters{' '}
+        {layout === 'words' ? 'word by word' : 'line by line'}…
       </div>
     );
   }

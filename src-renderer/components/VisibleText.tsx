@@ -25,7 +25,15 @@ export function visibleText(text: string): string {
  * `plainNewlines`: a newline only breaks the line, without its escape (long text read as text,
  * such as the unchanged parts of a diff); every other invisible character still shows.
  */
-export const VisibleText = memo(function VisibleText({ text, keepNewlines = false, plainNewlines = false }: { text: string; keepNewlines?: boolean; plainNewlines?: boolean }) {
+export const VisibleText = memo(function VisibleText({
+  text,
+  keepNewlines = false,
+  plainNewlines = false,
+}: {
+  text: string;
+  keepNewlines?: boolean;
+  plainNewlines?: boolean;
+}) {
   const parts: ReactNode[] = [];
   let last = 0;
   for (const match of text.matchAll(invisible)) {

@@ -34,7 +34,8 @@ function readJsonString(text: string): { value: string; complete: boolean; lengt
 
 function commandOfArgv(parts: string[]): string {
   const [program, flag, script] = parts;
-  if (parts.length === 3 && program !== undefined && shells.has(program) && flag !== undefined && shellScriptFlags.has(flag) && script !== undefined) return script;
+  if (parts.length === 3 && program !== undefined && shells.has(program) && flag !== undefined && shellScriptFlags.has(flag) && script !== undefined)
+    return script;
   return parts.join(' ');
 }
 

@@ -67,7 +67,10 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
       flush();
       const ordered = /\d/.test(item[1] ?? '');
       const previous = blocks.at(-1);
-      const items = previous?.kind === 'list' && previous.ordered === ordered && lines[index - 1] !== undefined && listItem.test(lines[index - 1] ?? '') ? previous.items : null;
+      const items =
+        previous?.kind === 'list' && previous.ordered === ordered && lines[index - 1] !== undefined && listItem.test(lines[index - 1] ?? '')
+          ? previous.items
+          : null;
       if (items !== null) items.push(inlineParts(item[2] ?? ''));
       else blocks.push({ kind: 'list', ordered, items: [inlineParts(item[2] ?? '')] });
       continue;

@@ -63,7 +63,8 @@ export function useWindowedVirtualizer(options: {
     if (target === null || target.index < start || target.index >= start + size) return;
     pending.current = null;
     const index = target.index - start;
-    const offset = target.align !== null ? virtualizer.getOffsetForIndex(index, target.align)?.[0] : (virtualizer.measurementsCache[index]?.start ?? 0) + target.delta;
+    const offset =
+      target.align !== null ? virtualizer.getOffsetForIndex(index, target.align)?.[0] : (virtualizer.measurementsCache[index]?.start ?? 0) + target.delta;
     if (offset === undefined) return;
     settling.current = { offset, until: performance.now() + settleMs, index, align: target.align };
     if (target.align !== null) virtualizer.scrollToIndex(index, { align: target.align });

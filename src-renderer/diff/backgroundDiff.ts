@@ -29,7 +29,8 @@ function onPage(job: Pending): void {
   // A task of its own, so the caller's render finishes first.
   setTimeout(() => {
     try {
-      const result = job.layout === 'side-by-side' ? sideBySide(job.previous, job.next, job.limits) : diffTexts(job.previous, job.next, job.limits, job.preferLines);
+      const result =
+        job.layout === 'side-by-side' ? sideBySide(job.previous, job.next, job.limits) : diffTexts(job.previous, job.next, job.limits, job.preferLines);
       job.resolve({ ...result, thread: 'page' });
     } catch (error) {
       job.reject(error instanceof Error ? error : new Error(String(error)));
@@ -82,7 +83,11 @@ export interface BackgroundDiff {
 }
 
 /** `preferLines`: diff line by line first (JSON), see `diffTexts`; `layout`: a word diff or two columns of lines (sideBySide.ts). */
-export function diffInBackground(previous: string, next: string, options: { limits?: DiffLimits; preferLines?: boolean; layout?: DiffLayout } = {}): BackgroundDiff {
+export function diffInBackground(
+  previous: string,
+  next: string,
+  options: { limits?: DiffLimits; preferLines?: boolean; layout?: DiffLayout } = {},
+): BackgroundDiff {
   const limits = options.limits ?? defaultDiffLimits;
   const preferLines = options.preferLines ?? false;
   const layout = options.layout ?? 'words';
@@ -98,7 +103,16 @@ export function diffInBackground(previous: string, next: string, options: { limi
   }
   pending.set(id, job);
   const chunks = [...pieces(previous), ...pieces(next)];
-  target.postMessage({ type: 'diff', id, previousLength: previous.length, nextLength: next.length, chunks: chunks.length, limits, preferLines, layout } satisfies DiffWorkerRequest);
+  target.postMessage({
+    type: 'diff',
+    id,
+    previousLength: previous.length,
+    nextLength: next.length,
+    chunks: chunks.length,
+    limits,
+    preferLines,
+    layout,
+  } satisfies DiffWorkerRequest);
   // The first piece now, each next one in a task of its own: the page stays free between them.
   let sent = 0;
   const sendPiece = (): void => {

@@ -35,7 +35,8 @@ function runNext(): void {
   const job = queue.shift();
   if (job === undefined) return;
   try {
-    const result = job.layout === 'side-by-side' ? sideBySide(job.previous, job.next, job.limits) : diffTexts(job.previous, job.next, job.limits, job.preferLines);
+    const result =
+      job.layout === 'side-by-side' ? sideBySide(job.previous, job.next, job.limits) : diffTexts(job.previous, job.next, job.limits, job.preferLines);
     scope.postMessage({ id: job.id, result });
   } catch (error) {
     scope.postMessage({ id: job.id, error: error instanceof Error ? error.message : String(error) });
@@ -54,7 +55,15 @@ scope.onmessage = (event) => {
   const message = event.data;
   switch (message.type) {
     case 'diff':
-      arriving.set(message.id, { id: message.id, previousLength: message.previousLength, limits: message.limits, preferLines: message.preferLines, layout: message.layout, chunks: message.chunks, received: [] });
+      arriving.set(message.id, {
+        id: message.id,
+        previousLength: message.previousLength,
+        limits: message.limits,
+        preferLines: message.preferLines,
+        layout: message.layout,
+        chunks: message.chunks,
+        received: [],
+      });
       return;
     case 'chunk': {
       const job = arriving.get(message.id);
@@ -63,7 +72,14 @@ scope.onmessage = (event) => {
       if (job.received.length < job.chunks) return;
       arriving.delete(job.id);
       const both = job.received.join('');
-      queue.push({ id: job.id, previous: both.slice(0, job.previousLength), next: both.slice(job.previousLength), limits: job.limits, preferLines: job.preferLines, layout: job.layout });
+      queue.push({
+        id: job.id,
+        previous: both.slice(0, job.previousLength),
+        next: both.slice(job.previousLength),
+        limits: job.limits,
+        preferLines: job.preferLines,
+        layout: job.layout,
+      });
       schedule();
       return;
     }

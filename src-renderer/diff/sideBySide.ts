@@ -26,9 +26,7 @@ export type SideRow =
   /** Unchanged lines folded away: `rows` are them, shown on demand. */
   | { kind: 'fold'; rows: SideRow[] };
 
-export type SideBySideResult =
-  | { kind: 'lines'; json: boolean; rows: SideRow[]; ms: number }
-  | { kind: 'gave-up'; reason: string; ms: number };
+export type SideBySideResult = { kind: 'lines'; json: boolean; rows: SideRow[]; ms: number } | { kind: 'gave-up'; reason: string; ms: number };
 
 /** Unchanged lines kept next to a change; a longer unchanged stretch is folded. */
 export const contextLines = 3;
@@ -88,7 +86,11 @@ function fold(rows: SideRow[]): SideRow[] {
     const keepBefore = index === 0 ? 0 : contextLines;
     const keepAfter = end === rows.length ? 0 : contextLines;
     if (stretch.length > keepBefore + keepAfter + 1) {
-      out.push(...stretch.slice(0, keepBefore), { kind: 'fold', rows: stretch.slice(keepBefore, stretch.length - keepAfter) }, ...stretch.slice(stretch.length - keepAfter));
+      out.push(
+        ...stretch.slice(0, keepBefore),
+        { kind: 'fold', rows: stretch.slice(keepBefore, stretch.length - keepAfter) },
+        ...stretch.slice(stretch.length - keepAfter),
+      );
     } else {
       out.push(...stretch);
     }
@@ -107,7 +109,11 @@ export function sideBySide(previous: string, next: string, limits: DiffLimits, n
   const ended = (value: string) => (value === '' || value.endsWith('\n') ? value : `${value}\n`);
   const changes = diffLines(ended(before), ended(after), { timeout: limits.timeoutMs, maxEditLength: limits.maxEditLength });
   if (changes === undefined) {
-    return { kind: 'gave-up', ms: now() - started, reason: `Too many changed lines to pair within ${limits.timeoutMs} ms or ${limits.maxEditLength} edits (jsdiff's limits). Both sides are shown in full instead.` };
+    return {
+      kind: 'gave-up',
+      ms: now() - started,
+      reason: `Too many changed lines to pair within ${limits.timeoutMs} ms or ${limits.maxEditLength} edits (jsdiff's limits). Both sides are shown in full instead.`,
+    };
   }
   const rows: SideRow[] = [];
   let budget = wordDiffBudget;

@@ -30,9 +30,7 @@ export const defaultDiffLimits: DiffLimits = { timeoutMs: 1500, maxEditLength: 5
 /** Above this many characters in the changed stretch, multi-line text is diffed line by line first. */
 const lineFirstChars = 32 * 1024;
 
-export type TextDiffResult =
-  | { kind: 'diff'; method: 'words' | 'lines+words'; parts: DiffPart[]; ms: number }
-  | { kind: 'gave-up'; reason: string; ms: number };
+export type TextDiffResult = { kind: 'diff'; method: 'words' | 'lines+words'; parts: DiffPart[]; ms: number } | { kind: 'gave-up'; reason: string; ms: number };
 
 const isSpace = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13;
 const isNewline = (code: number): boolean => code === 10;
@@ -108,7 +106,13 @@ function formatLimit(value: number): string {
   return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-export function diffTexts(previous: string, next: string, limits: DiffLimits = defaultDiffLimits, preferLines = false, now: () => number = () => performance.now()): TextDiffResult {
+export function diffTexts(
+  previous: string,
+  next: string,
+  limits: DiffLimits = defaultDiffLimits,
+  preferLines = false,
+  now: () => number = () => performance.now(),
+): TextDiffResult {
   const started = now();
   let prefix = commonPrefix(previous, next, isSpace);
   let suffix = commonSuffix(previous, next, prefix, isSpace);
@@ -156,5 +160,10 @@ export function diffTexts(previous: string, next: string, limits: DiffLimits = d
     const said = reasons.join('; then ');
     return { kind: 'gave-up', ms, reason: `${said.charAt(0).toUpperCase()}${said.slice(1)}. Both sides are shown in full instead.` };
   }
-  return { kind: 'diff', method, ms, parts: merge([part(previous.slice(0, prefix), 'same'), ...middle, part(previous.slice(previous.length - suffix), 'same')]) };
+  return {
+    kind: 'diff',
+    method,
+    ms,
+    parts: merge([part(previous.slice(0, prefix), 'same'), ...middle, part(previous.slice(previous.length - suffix), 'same')]),
+  };
 }

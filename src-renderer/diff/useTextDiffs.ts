@@ -18,7 +18,11 @@ export type TextDiffState = BackgroundDiffResult | { kind: 'failed'; message: st
  * `identity` names the set of jobs (the pair of requests and the layout): when it changes, the
  * diffs still waiting are cancelled and the new ones start. `done` says every job has its result.
  */
-export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob[], layout: DiffLayout = 'words'): { results: ReadonlyMap<string, TextDiffState>; done: boolean } {
+export function useTextDiffs(
+  identity: string | null,
+  jobs: readonly TextDiffJob[],
+  layout: DiffLayout = 'words',
+): { results: ReadonlyMap<string, TextDiffState>; done: boolean } {
   const [state, setState] = useState<{ identity: string | null; results: Map<string, TextDiffState> }>({ identity: null, results: new Map() });
   // `identity` stands for the jobs and the layout: a new array of the same jobs starts nothing.
   const latest = useLatest({ jobs, layout });
@@ -31,11 +35,17 @@ export function useTextDiffs(identity: string | null, jobs: readonly TextDiffJob
     const running = wanted.jobs.map((job) => {
       const diff = diffInBackground(job.previous, job.next, { preferLines: job.preferLines ?? false, layout: wanted.layout });
       diff.result.then(
-        (result) => active && setState((previous) => (previous.identity === identity ? { identity, results: new Map(previous.results).set(job.key, result) } : previous)),
+        (result) =>
+          active && setState((previous) => (previous.identity === identity ? { identity, results: new Map(previous.results).set(job.key, result) } : previous)),
         (error: unknown) =>
           active &&
           setState((previous) =>
-            previous.identity === identity ? { identity, results: new Map(previous.results).set(job.key, { kind: 'failed', message: error instanceof Error ? error.message : String(error) }) } : previous,
+            previous.identity === identity
+              ? {
+                  identity,
+                  results: new Map(previous.results).set(job.key, { kind: 'failed', message: error instanceof Error ? error.message : String(error) }),
+                }
+              : previous,
           ),
       );
       return diff;

@@ -13,7 +13,7 @@ export const shortcutList: readonly { keys: string[]; action: string }[] = [
   { keys: ['Enter', 'F3'], action: 'Next search match (in an event opened from a search hit)' },
   { keys: ['d'], action: 'Diff the selected request with the previous one (in a run; on another event, the nearest request at or before it)' },
   { keys: ['s'], action: 'Switch a request diff between the word diff and side by side (in a request diff)' },
-  { keys: ['f'], action: 'Follow new events: keep the run\'s last event in view while its file is written (in a run of a followed file)' },
+  { keys: ['f'], action: "Follow new events: keep the run's last event in view while its file is written (in a run of a followed file)" },
   { keys: ['←', '→'], action: 'Resize the event inspector (on the focused divider beside it; Shift for bigger steps, Home / End for the limits)' },
   { keys: ['?'], action: 'Show this list' },
 ];

@@ -175,7 +175,11 @@ export function formatRoute(route: Route): string {
 export const routes = {
   start: (): Route => startRoute,
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
-  run: (traceId: string, runPk: number, where: { step?: number | null; eventId?: number | null; showAll?: boolean; collapsed?: readonly number[]; query?: string | null } = {}): Route => ({
+  run: (
+    traceId: string,
+    runPk: number,
+    where: { step?: number | null; eventId?: number | null; showAll?: boolean; collapsed?: readonly number[]; query?: string | null } = {},
+  ): Route => ({
     view: 'run',
     traceId,
     runPk,

@@ -10,7 +10,9 @@ import '../styles/timeline-noise.css';
 /** `hidden`: the run's bookkeeping events, null until the first page told. */
 export function BookkeepingBar({ route, hidden }: { route: RunRoute; hidden: number | null }) {
   if (hidden === null || hidden === 0) return null;
-  const toggled = formatRoute(routes.run(route.traceId, route.runPk, { step: route.step, eventId: route.eventId, showAll: !route.showAll, collapsed: route.collapsed }));
+  const toggled = formatRoute(
+    routes.run(route.traceId, route.runPk, { step: route.step, eventId: route.eventId, showAll: !route.showAll, collapsed: route.collapsed }),
+  );
   const noun = hidden === 1 ? 'bookkeeping event' : 'bookkeeping events';
   return (
     <div className="bookkeeping-bar muted" data-testid="bookkeeping-bar" data-hidden={hidden} data-show-all={route.showAll}>

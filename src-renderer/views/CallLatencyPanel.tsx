@@ -7,7 +7,15 @@ import type { ToolLatency } from '../../shared/api';
 import { formatCount, formatDuration } from '../components/format';
 import { VisibleText, visibleText } from '../components/VisibleText';
 
-export function CallLatencyPanel({ tools, selectedTool, onSelectTool }: { tools: readonly ToolLatency[]; selectedTool: string | undefined; onSelectTool: (name: string) => void }) {
+export function CallLatencyPanel({
+  tools,
+  selectedTool,
+  onSelectTool,
+}: {
+  tools: readonly ToolLatency[];
+  selectedTool: string | undefined;
+  onSelectTool: (name: string) => void;
+}) {
   const scale = Math.max(0, ...tools.map((tool) => tool.max ?? 0));
   const percent = (value: number | null) => (value === null || scale === 0 ? 0 : (value / scale) * 100);
   if (tools.every((tool) => tool.timed === 0)) {
@@ -37,7 +45,12 @@ export function CallLatencyPanel({ tools, selectedTool, onSelectTool }: { tools:
             <th scope="col" className="col-number">
               max
             </th>
-            <th scope="col" className="call-latency-bar-head" aria-label="Distribution" title="Bar: p50 (dark), p95, max (light), on one scale for every tool" />
+            <th
+              scope="col"
+              className="call-latency-bar-head"
+              aria-label="Distribution"
+              title="Bar: p50 (dark), p95, max (light), on one scale for every tool"
+            />
           </tr>
         </thead>
         <tbody>
@@ -55,7 +68,10 @@ export function CallLatencyPanel({ tools, selectedTool, onSelectTool }: { tools:
                   <VisibleText text={tool.name} />
                 </button>
               </th>
-              <td className="col-number" title={tool.timed < tool.calls ? `${formatCount(tool.timed)} of ${formatCount(tool.calls)} with a recorded duration` : undefined}>
+              <td
+                className="col-number"
+                title={tool.timed < tool.calls ? `${formatCount(tool.timed)} of ${formatCount(tool.calls)} with a recorded duration` : undefined}
+              >
                 {formatCount(tool.calls)}
               </td>
               <td className="col-number">{formatDuration(tool.p50, '—')}</td>

@@ -167,7 +167,12 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
 
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = calls.total ?? 0;
-  const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({ count, getScrollElement: () => scrollElement.current, estimateSize: rowHeight, overscan: 10 });
+  const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
+    count,
+    getScrollElement: () => scrollElement.current,
+    estimateSize: rowHeight,
+    overscan: 10,
+  });
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);
   const last = start + (items[items.length - 1]?.index ?? 0);
@@ -221,7 +226,11 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
     >
       <CallFilters filters={filters} names={names.status === 'ready' ? names.data : []} total={calls.total} onChange={setParams} />
       {latency.status === 'ready' && latency.data.tools.length > 0 && (
-        <CallLatencyPanel tools={latency.data.tools} selectedTool={filters.name} onSelectTool={(name) => setParams({ tool: name === filters.name ? undefined : name })} />
+        <CallLatencyPanel
+          tools={latency.data.tools}
+          selectedTool={filters.name}
+          onSelectTool={(name) => setParams({ tool: name === filters.name ? undefined : name })}
+        />
       )}
       {calls.error !== null && <Failure what="the calls" error={new Error(calls.error)} />}
       <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Tool calls" aria-rowcount={count} data-testid="calls-list">
@@ -239,7 +248,15 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
             </SortableHeaderCell>
           ))}
         </div>
-        <CallGridBody items={items} start={start} totalSize={virtualizer.getTotalSize()} rowsByIndex={rowsByIndex} selected={selected} traceId={traceId} gridClass={gridClass} />
+        <CallGridBody
+          items={items}
+          start={start}
+          totalSize={virtualizer.getTotalSize()}
+          rowsByIndex={rowsByIndex}
+          selected={selected}
+          traceId={traceId}
+          gridClass={gridClass}
+        />
         {calls.total === 0 && <NoCalls filtered={filtered} onClearFilters={() => setParams({ tool: undefined, state: undefined, text: undefined })} />}
       </div>
     </section>
@@ -281,7 +298,16 @@ function CallGridBody(props: {
       {items.map((item) => {
         const index = start + item.index;
         const row = rowsByIndex.get(index);
-        if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
+        if (!row)
+          return (
+            <div
+              key={item.key}
+              className={`grid-row ${gridClass} row-placeholder`}
+              style={{ transform: `translateY(${item.start}px)` }}
+              role="row"
+              aria-busy="true"
+            />
+          );
         return (
           <CallGridRow
             key={row.id}
@@ -334,7 +360,13 @@ const CallGridRow = memo(
       </a>
     );
   },
-  (previous, next) => previous.call === next.call && previous.index === next.index && previous.top === next.top && previous.selected === next.selected && previous.className === next.className && previous.href === next.href,
+  (previous, next) =>
+    previous.call === next.call &&
+    previous.index === next.index &&
+    previous.top === next.top &&
+    previous.selected === next.selected &&
+    previous.className === next.className &&
+    previous.href === next.href,
 );
 
 function CallFilters({

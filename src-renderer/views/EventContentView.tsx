@@ -98,7 +98,19 @@ function OutputFacts({ decoded }: { decoded: DecodedOutput }) {
  * A text view of markdown-looking text, drawn as structure by default; plain with line numbers
  * while a search is open, since that is where its matches are marked.
  */
-function ReadableText({ text, markdown, phrases, testId, label }: { text: string; markdown: boolean; phrases: readonly Phrase[]; testId: string; label: string }) {
+function ReadableText({
+  text,
+  markdown,
+  phrases,
+  testId,
+  label,
+}: {
+  text: string;
+  markdown: boolean;
+  phrases: readonly Phrase[];
+  testId: string;
+  label: string;
+}) {
   const [rendered, setRendered] = useState(markdown && phrases.length === 0);
   return (
     <>
@@ -112,7 +124,11 @@ function ReadableText({ text, markdown, phrases, testId, label }: { text: string
           </button>
         </div>
       )}
-      {markdown && rendered ? <MarkdownText text={text} testId={`${testId}-rendered`} /> : <OutputText text={text} phrases={phrases} testId={testId} label={label} />}
+      {markdown && rendered ? (
+        <MarkdownText text={text} testId={`${testId}-rendered`} />
+      ) : (
+        <OutputText text={text} phrases={phrases} testId={testId} label={label} />
+      )}
     </>
   );
 }
@@ -133,7 +149,14 @@ function ResultOutput({ output, error, phrases, testId }: { output: unknown; err
       {output === undefined || output === null ? (
         <p className="muted">The result records no output.</p>
       ) : (
-        <ReadableText key={String(phrases.length > 0)} text={decoded.text} markdown={decoded.kind === 'markdown'} phrases={phrases} testId={testId} label="Tool output" />
+        <ReadableText
+          key={String(phrases.length > 0)}
+          text={decoded.text}
+          markdown={decoded.kind === 'markdown'}
+          phrases={phrases}
+          testId={testId}
+          label="Tool output"
+        />
       )}
     </>
   );
@@ -159,14 +182,38 @@ function IssuedCalls({
       <h4>Tool calls issued</h4>
       {calls.map((call) => {
         const written = content?.arguments.find((argument) => argument.callId === call.callId);
-        return <IssuedCall key={call.callIndex} traceId={traceId} runPk={runPk} call={call} written={written === undefined ? null : written.value} phrases={phrases} query={query} />;
+        return (
+          <IssuedCall
+            key={call.callIndex}
+            traceId={traceId}
+            runPk={runPk}
+            call={call}
+            written={written === undefined ? null : written.value}
+            phrases={phrases}
+            query={query}
+          />
+        );
       })}
     </section>
   );
 }
 
 /** One call: its Arguments, and beside them its result's Output, fetched when the call has one. */
-function IssuedCall({ traceId, runPk, call, written, phrases, query }: { traceId: string; runPk: number; call: CallRow; written: unknown; phrases: readonly Phrase[]; query: string | null }) {
+function IssuedCall({
+  traceId,
+  runPk,
+  call,
+  written,
+  phrases,
+  query,
+}: {
+  traceId: string;
+  runPk: number;
+  call: CallRow;
+  written: unknown;
+  phrases: readonly Phrase[];
+  query: string | null;
+}) {
   const args = useMemo(() => (written === null ? null : readableArguments(written)), [written]);
   return (
     <div className="call-pair" data-testid="issued-call" data-call-id={call.callId}>
@@ -216,7 +263,21 @@ function IssuedCall({ traceId, runPk, call, written, phrases, query }: { traceId
   );
 }
 
-function CallResult({ traceId, runPk, call, answerEventId, phrases, query }: { traceId: string; runPk: number; call: CallRow; answerEventId: number; phrases: readonly Phrase[]; query: string | null }) {
+function CallResult({
+  traceId,
+  runPk,
+  call,
+  answerEventId,
+  phrases,
+  query,
+}: {
+  traceId: string;
+  runPk: number;
+  call: CallRow;
+  answerEventId: number;
+  phrases: readonly Phrase[];
+  query: string | null;
+}) {
   const result = useQuery(`event:${traceId}:${answerEventId}:call-result`, (api) => api.event({ traceId, eventId: answerEventId }));
   // The result's own step once known (a result belongs to the step of the call it answers until then).
   const step = result.status === 'ready' ? result.data.event.step : call.step;

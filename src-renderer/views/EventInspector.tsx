@@ -49,7 +49,9 @@ export function EventInspector({
   // Credentials come masked; revealed only on request, for the event shown. The run view keys the
   // inspector by event, so moving to another one (or back) starts masked again.
   const [revealSecrets, setRevealSecrets] = useState(false);
-  const detail = useQuery(`event:${traceId}:${eventId}:${maxBytes}:${revealSecrets ? 'revealed' : 'masked'}`, (api) => api.event({ traceId, eventId, maxBytes, revealSecrets }));
+  const detail = useQuery(`event:${traceId}:${eventId}:${maxBytes}:${revealSecrets ? 'revealed' : 'masked'}`, (api) =>
+    api.event({ traceId, eventId, maxBytes, revealSecrets }),
+  );
   return (
     <aside className="inspector" data-testid="event-inspector" data-event-id={eventId} data-state={detail.status} aria-label="Event inspector">
       <header className="inspector-header">
@@ -100,7 +102,11 @@ function EventDetail({
   const { event, record } = detail;
   const holdsSecrets = detail.findings.some((finding) => finding.kind === 'secret_in_trace');
   // Requests always have the action, whatever the run view has worked out so far.
-  const action = diffAction ?? (event.type === 'model_request' ? { route: routes.requestDiff(traceId, detail.runPk, event.eventId), label: 'Diff with previous request', hint: null } : null);
+  const action =
+    diffAction ??
+    (event.type === 'model_request'
+      ? { route: routes.requestDiff(traceId, detail.runPk, event.eventId), label: 'Diff with previous request', hint: null }
+      : null);
   return (
     <div className="inspector-body">
       <h3 className="inspector-title">
@@ -137,7 +143,9 @@ function EventDetail({
                 {secrets.revealed ? 'Mask secrets' : 'Reveal secrets'}
               </button>{' '}
               <span className="muted">
-                {secrets.revealed ? 'The record below shows the credentials as the trace wrote them; Copy as JSON copies them too.' : 'Credentials are masked in every view.'}
+                {secrets.revealed
+                  ? 'The record below shows the credentials as the trace wrote them; Copy as JSON copies them too.'
+                  : 'Credentials are masked in every view.'}
               </span>
             </p>
           )}
@@ -152,7 +160,14 @@ function EventDetail({
       {record === null ? (
         <p className="muted">This event has no record of its own in the file.</p>
       ) : (
-        <RecordView traceId={traceId} sourceId={event.sourceId} record={record} absorbedLines={detail.absorbedLines} onShowAll={onShowAll} searchQuery={searchQuery} />
+        <RecordView
+          traceId={traceId}
+          sourceId={event.sourceId}
+          record={record}
+          absorbedLines={detail.absorbedLines}
+          onShowAll={onShowAll}
+          searchQuery={searchQuery}
+        />
       )}
     </div>
   );

@@ -32,7 +32,9 @@ export function FindingsView({ traceId, revision }: { traceId: string; revision:
   if (groups.length === 0) {
     return (
       <section className="findings-view" data-testid="findings-view" data-state="ready">
-        <Empty title="No findings in this trace.">Every call got its result, no budget was exceeded, and every run ended. Parse errors, if any, are listed under Parse errors.</Empty>
+        <Empty title="No findings in this trace.">
+          Every call got its result, no budget was exceeded, and every run ended. Parse errors, if any, are listed under Parse errors.
+        </Empty>
       </section>
     );
   }
@@ -73,7 +75,15 @@ function FindingGroup(props: { traceId: string; revision: number; kind: FindingK
       {open && (
         <ul className="finding-list">
           {Array.from({ length: pages }, (_, page) => (
-            <TemplatePage key={page} traceId={traceId} revision={revision} kind={kind} severity={severity} offset={page * groupPageSize} onMore={page === pages - 1 ? () => setPages(pages + 1) : null} />
+            <TemplatePage
+              key={page}
+              traceId={traceId}
+              revision={revision}
+              kind={kind}
+              severity={severity}
+              offset={page * groupPageSize}
+              onMore={page === pages - 1 ? () => setPages(pages + 1) : null}
+            />
           ))}
         </ul>
       )}
@@ -100,7 +110,16 @@ function TemplatePage(props: { traceId: string; revision: number; kind: FindingK
         group.count === 1 ? (
           <FindingItem key={group.key} traceId={traceId} finding={group.first} />
         ) : (
-          <TemplateGroup key={group.key} traceId={traceId} revision={revision} kind={kind} severity={severity} templateKey={group.key} template={group.template} count={group.count} />
+          <TemplateGroup
+            key={group.key}
+            traceId={traceId}
+            revision={revision}
+            kind={kind}
+            severity={severity}
+            templateKey={group.key}
+            template={group.template}
+            count={group.count}
+          />
         ),
       )}
       {onMore !== null && remaining > 0 && (
@@ -114,7 +133,15 @@ function TemplatePage(props: { traceId: string; revision: number; kind: FindingK
   );
 }
 
-function TemplateGroup(props: { traceId: string; revision: number; kind: FindingKind; severity: Severity; templateKey: string; template: string; count: number }) {
+function TemplateGroup(props: {
+  traceId: string;
+  revision: number;
+  kind: FindingKind;
+  severity: Severity;
+  templateKey: string;
+  template: string;
+  count: number;
+}) {
   const { traceId, revision, kind, severity, templateKey, template, count } = props;
   const [open, setOpen] = useState(false);
   const [pages, setPages] = useState(1);
@@ -127,7 +154,15 @@ function TemplateGroup(props: { traceId: string; revision: number; kind: Finding
       {open && (
         <ul className="finding-list">
           {Array.from({ length: Math.ceil(shown / groupPageSize) }, (_, page) => (
-            <FindingPage key={page} traceId={traceId} revision={revision} kind={kind} severity={severity} templateKey={templateKey} offset={page * groupPageSize} />
+            <FindingPage
+              key={page}
+              traceId={traceId}
+              revision={revision}
+              kind={kind}
+              severity={severity}
+              templateKey={templateKey}
+              offset={page * groupPageSize}
+            />
           ))}
           {shown < count && (
             <li>

@@ -96,7 +96,8 @@ export function GrowthChart({
   const plotClip = `plot-${id}`;
   const geometry = chartGeometry(width, requests, growth);
   const { plotWidth, plotHeight, bottom, yRight, positionOf, centre } = geometry;
-  const line = (values: readonly number[]) => growth.requestIndices.map((requestIndex, k) => `${centre(requestIndex).toFixed(1)},${yRight(values[k] ?? 0).toFixed(1)}`).join(' ');
+  const line = (values: readonly number[]) =>
+    growth.requestIndices.map((requestIndex, k) => `${centre(requestIndex).toFixed(1)},${yRight(values[k] ?? 0).toFixed(1)}`).join(' ');
 
   const added = new Map(growth.largestGrowth.map((step) => [step.requestIndex, step.growth]));
   const highlightedPositions = highlighted.map((index) => positionOf.get(index)).filter((position): position is number => position !== undefined);
@@ -151,7 +152,9 @@ export function GrowthChart({
           );
         })}
         <g clipPath={`url(#${plotClip})`}>
-          {growth.fit && growth.requestIndices.length > 1 && <polyline points={line(growth.fit.predictedCumulative)} className="line-fit" data-testid="growth-fit-line" />}
+          {growth.fit && growth.requestIndices.length > 1 && (
+            <polyline points={line(growth.fit.predictedCumulative)} className="line-fit" data-testid="growth-fit-line" />
+          )}
           {growth.requestIndices.length > 0 && <polyline points={line(growth.cumulative)} className="line-cumulative" data-testid="growth-cumulative-line" />}
         </g>
         <line x1={margin.left} x2={width - margin.right} y1={bottom} y2={bottom} className="axis-line" />
@@ -200,12 +203,15 @@ function barDescription(request: RequestRow, rank: number, grew: number | undefi
   const cached = request.cachedInputTokens;
   return [
     `Request ${request.index + 1} (line ${request.line})`,
-    input === null ? 'input tokens unknown' : `${formatCount(input)} input tokens${request.inputTokensSource === 'estimated' ? ' (estimated, o200k tokenizer)' : ''}`,
+    input === null
+      ? 'input tokens unknown'
+      : `${formatCount(input)} input tokens${request.inputTokensSource === 'estimated' ? ' (estimated, o200k tokenizer)' : ''}`,
     cached !== null && `${formatCount(cached)} cached`,
     request.outputTokens !== null && `${formatCount(request.outputTokens)} output tokens`,
     grew !== undefined && `added ${formatCount(Math.round(grew))} tokens`,
     rank >= 0 && `the #${rank + 1} growth of the run`,
-    request.compaction && `history compacted before it${request.compaction.tokensRemoved === null ? '' : ` (−${formatCount(request.compaction.tokensRemoved)} tokens)`}`,
+    request.compaction &&
+      `history compacted before it${request.compaction.tokensRemoved === null ? '' : ` (−${formatCount(request.compaction.tokensRemoved)} tokens)`}`,
     'click for its diff',
   ]
     .filter(Boolean)
@@ -275,9 +281,17 @@ function GrowthBar(props: {
           fill={estimatedBar ? `url(#${hatch})` : undefined}
         />
       )}
-      {cached !== null && cached > 0 && <rect x={barX} y={yLeft(cached)} width={inputWidth} height={Math.max(0, bottom - yLeft(cached))} className="bar-cached" />}
+      {cached !== null && cached > 0 && (
+        <rect x={barX} y={yLeft(cached)} width={inputWidth} height={Math.max(0, bottom - yLeft(cached))} className="bar-cached" />
+      )}
       {request.outputTokens !== null && (
-        <rect x={barX + inputWidth + 1} y={yLeft(request.outputTokens)} width={outputWidth} height={Math.max(0, bottom - yLeft(request.outputTokens))} className="bar-output" />
+        <rect
+          x={barX + inputWidth + 1}
+          y={yLeft(request.outputTokens)}
+          width={outputWidth}
+          height={Math.max(0, bottom - yLeft(request.outputTokens))}
+          className="bar-output"
+        />
       )}
       {growthLabel !== null && input !== null && (
         <text x={x} y={yLeft(input) - 5} textAnchor="middle" className="growth-top-label">

@@ -17,7 +17,11 @@ export function ParseErrorsView({ traceId, revision }: { traceId: string; revisi
   const errors = usePagedRows(`parseErrors:${traceId}`, revision, (offset, limit) => api.parseErrors({ traceId, offset, limit }), 200);
   const renderRow = useCallback((row: ParseErrorRow) => <ParseErrorItem traceId={traceId} row={row} />, [traceId]);
   return (
-    <section className="list-view" data-testid="parse-errors-view" data-state={errors.error !== null ? 'error' : errors.total !== null && errors.fresh ? 'ready' : 'loading'}>
+    <section
+      className="list-view"
+      data-testid="parse-errors-view"
+      data-state={errors.error !== null ? 'error' : errors.total !== null && errors.fresh ? 'ready' : 'loading'}
+    >
       {errors.error !== null && <Failure what="the parse errors" error={new Error(errors.error)} />}
       {errors.total === 0 && <Empty title="Every line of this trace was read.">No line was cut, malformed or something other than an event.</Empty>}
       {errors.total !== null && errors.total > 0 && (

@@ -43,7 +43,8 @@ function diffJobs(diff: Diff): TextDiffJob[] {
   const jobs: TextDiffJob[] = [];
   if (diff.system.changed) jobs.push({ key: systemKey, previous: diff.system.previous ?? '', next: diff.system.next ?? '' });
   for (const change of diff.changes) {
-    if (change.status === 'modified' && change.nextIndex !== null) jobs.push({ key: messageKey(change.nextIndex), previous: change.previousText ?? '', next: change.nextText ?? '' });
+    if (change.status === 'modified' && change.nextIndex !== null)
+      jobs.push({ key: messageKey(change.nextIndex), previous: change.previousText ?? '', next: change.nextText ?? '' });
   }
   for (const tool of diff.tools.changed) jobs.push({ key: toolKey(tool.name), previous: tool.previousJson, next: tool.nextJson, preferLines: true });
   return jobs;
@@ -61,7 +62,8 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
   // hand-edited URL naming another event gets a page about that event, not a failed call.
   // While a follow refreshes the list, the previous one still answers.
   const listed = requests.data === undefined ? null : new Set(requests.data.requests.map((request) => request.eventId));
-  const notARequest = listed === null ? null : !listed.has(eventId) ? eventId : previousEventId !== null && !listed.has(previousEventId) ? previousEventId : null;
+  const notARequest =
+    listed === null ? null : !listed.has(eventId) ? eventId : previousEventId !== null && !listed.has(previousEventId) ? previousEventId : null;
   const diffKey = notARequest !== null || (listed === null && requests.status === 'loading') ? null : key;
   const diff = useQuery(diffKey, (api) => api.requestDiff({ traceId, eventId, ...(previousEventId === null ? {} : { previousEventId }) }));
 
@@ -165,13 +167,24 @@ function DiffNav(props: {
   const { traceId, runPk, eventId, previousEventId, layout } = route;
   return (
     <div className="diff-nav">
-      <button type="button" disabled={!previousInRun} onClick={() => onGo(previousInRun)} data-testid="diff-previous-request" title="The request before this one (k)">
+      <button
+        type="button"
+        disabled={!previousInRun}
+        onClick={() => onGo(previousInRun)}
+        data-testid="diff-previous-request"
+        title="The request before this one (k)"
+      >
         ← previous request
       </button>
       <button type="button" disabled={!nextInRun} onClick={() => onGo(nextInRun)} data-testid="diff-next-request" title="The request after this one (j)">
         next request →
       </button>
-      <CompareWith list={list} eventId={eventId} previousEventId={previousEventId} onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))} />
+      <CompareWith
+        list={list}
+        eventId={eventId}
+        previousEventId={previousEventId}
+        onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))}
+      />
       {showLayout && <LayoutToggle route={route} />}
       {listFailure !== null && (
         <span className="muted" title={listFailure.error instanceof Error ? listFailure.error.message : String(listFailure.error)}>
@@ -186,7 +199,17 @@ function DiffNav(props: {
 }
 
 /** The left side of the diff: the previous request (default) or any other request of the run. */
-function CompareWith({ list, eventId, previousEventId, onPick }: { list: readonly RequestRow[] | null; eventId: number; previousEventId: number | null; onPick: (eventId: number | null) => void }) {
+function CompareWith({
+  list,
+  eventId,
+  previousEventId,
+  onPick,
+}: {
+  list: readonly RequestRow[] | null;
+  eventId: number;
+  previousEventId: number | null;
+  onPick: (eventId: number | null) => void;
+}) {
   if (list === null) return null;
   return (
     <label className="compare-with">
@@ -242,7 +265,8 @@ function NotARequest({ traceId, runPk, eventId, side }: { traceId: string; runPk
   return (
     <div className="state state-empty" data-testid="diff-not-a-request" data-event-type={event.type}>
       <strong>
-        {side === 'this' ? 'This link' : 'The left side of this link'} names event {eventId}: a {humanize(event.type)} ({where}) of run <VisibleText text={runId} />, not a model request
+        {side === 'this' ? 'This link' : 'The left side of this link'} names event {eventId}: a {humanize(event.type)} ({where}) of run{' '}
+        <VisibleText text={runId} />, not a model request
         {found.data.runPk === runPk ? ' of this run' : ' of the run in the link'}.
       </strong>
       <div className="state-hint">
@@ -273,13 +297,25 @@ function FromNote({ traceId, fromEventId, request }: { traceId: string; fromEven
 }
 
 /** `row`: this request's row in the run's list, when compared with the request before it (what the analysis recorded for the pair). */
-function DiffBody({ diff, layout, results, against, row }: { diff: Diff; layout: DiffLayout; results: ReadonlyMap<string, TextDiffState>; against: string; row: RequestRow | undefined }) {
+function DiffBody({
+  diff,
+  layout,
+  results,
+  against,
+  row,
+}: {
+  diff: Diff;
+  layout: DiffLayout;
+  results: ReadonlyMap<string, TextDiffState>;
+  against: string;
+  row: RequestRow | undefined;
+}) {
   return (
     <>
       {diff.reconstructed && (
         <p className="banner banner-info" data-testid="reconstructed-note">
-          Reconstructed requests: this trace's format does not log what was sent to the model, so both requests were rebuilt from the trace's events (the task, each
-          response, each tool result) as the messages the model had seen. The system prompt, tools and parameters appear only where the trace records them.
+          Reconstructed requests: this trace's format does not log what was sent to the model, so both requests were rebuilt from the trace's events (the task,
+          each response, each tool result) as the messages the model had seen. The system prompt, tools and parameters appear only where the trace records them.
         </p>
       )}
       <Verdict diff={diff} against={against} row={row} />
@@ -309,8 +345,11 @@ function DiffBody({ diff, layout, results, against, row }: { diff: Diff; layout:
           <ul className="plain-list">
             {diff.missingToolResults.map((missing) => (
               <li key={`missing:${missing.callId}`} data-testid="missing-tool-result">
-                <SeverityBadge severity="warning" /> The call <code><VisibleText text={missing.callId} /></code> (<VisibleText text={missing.name} />) in message {missing.messageNumber} has
-                no result in this request.
+                <SeverityBadge severity="warning" /> The call{' '}
+                <code>
+                  <VisibleText text={missing.callId} />
+                </code>{' '}
+                (<VisibleText text={missing.name} />) in message {missing.messageNumber} has no result in this request.
               </li>
             ))}
             {diff.orphanToolResults.map((orphan, index) => (
@@ -320,7 +359,11 @@ function DiffBody({ diff, layout, results, against, row }: { diff: Diff; layout:
                   'names no call'
                 ) : (
                   <>
-                    answers <code><VisibleText text={orphan.callId} /></code>, a call no message of this request issued
+                    answers{' '}
+                    <code>
+                      <VisibleText text={orphan.callId} />
+                    </code>
+                    , a call no message of this request issued
                   </>
                 )}
                 .
@@ -376,9 +419,9 @@ function Verdict({ diff, against, row }: { diff: Diff; against: string; row: Req
         <div className="verdict verdict-compacted" data-testid="diff-verdict" data-verdict="extends" data-compaction="token_drop">
           <strong>History compacted before this request, without the trace logging it</strong>
           <div className="verdict-cache" data-testid="diff-token-drop">
-            The provider recorded {compactionTokensLabel(unlogged)}, but the rebuilt history only grew (+{plural(appended.length, 'message')}): the harness compacted,
-            truncated or started over the history without a record of it, so this diff cannot show what was removed, and the rebuilt requests from here on hold more
-            than the model saw.
+            The provider recorded {compactionTokensLabel(unlogged)}, but the rebuilt history only grew (+{plural(appended.length, 'message')}): the harness
+            compacted, truncated or started over the history without a record of it, so this diff cannot show what was removed, and the rebuilt requests from
+            here on hold more than the model saw.
           </div>
           {prefixBroken && <CachePrefixNote />}
         </div>
@@ -389,8 +432,8 @@ function Verdict({ diff, against, row }: { diff: Diff; against: string; row: Req
         <strong>
           Extends {against}: +{plural(appended.length, 'message')}
         </strong>
-        {appended.length > 0 ? ` (${numberedSpan(numbers, appended[0]!, appended.at(-1)!)})` : ' — the same history, nothing added'}. Every earlier message is unchanged, so a
-        provider's prompt cache can serve the whole previous history.
+        {appended.length > 0 ? ` (${numberedSpan(numbers, appended[0]!, appended.at(-1)!)})` : ' — the same history, nothing added'}. Every earlier message is
+        unchanged, so a provider's prompt cache can serve the whole previous history.
         {prefixBroken && <CachePrefixNote />}
       </div>
     );
@@ -415,12 +458,18 @@ function Verdict({ diff, against, row }: { diff: Diff; against: string; row: Req
       data-message-number={history.messageNumber}
     >
       <strong>{compacted ? `History compacted at message ${history.messageNumber}` : `History rewritten at message ${history.messageNumber}: ${kind}`}</strong>{' '}
-      <span className="muted">(against {against}; {parts.join(', ')})</span>
+      <span className="muted">
+        (against {against}; {parts.join(', ')})
+      </span>
       {compacted && (
         <div className="verdict-cache" data-testid="diff-compaction">
           {marker !== null ? (
             <>
-              The trace marks it: <code><VisibleText text={marker.typeRaw} /></code> on line {marker.line}.{' '}
+              The trace marks it:{' '}
+              <code>
+                <VisibleText text={marker.typeRaw} />
+              </code>{' '}
+              on line {marker.line}.{' '}
             </>
           ) : (
             'Many earlier messages were replaced by fewer, typically a summary. '
@@ -484,9 +533,16 @@ function Messages({ diff, layout, results }: { diff: Diff; layout: DiffLayout; r
         const moved = run.previous !== null && run.next !== null && run.previous.first !== run.next.first;
         if (run.status === 'unchanged') {
           return (
-            <div key={index} className="diff-run diff-run-unchanged" data-testid="diff-run" data-status="unchanged" title="Token counts are estimates (o200k tokenizer)">
+            <div
+              key={index}
+              className="diff-run diff-run-unchanged"
+              data-testid="diff-run"
+              data-status="unchanged"
+              title="Token counts are estimates (o200k tokenizer)"
+            >
               {label}
-              {moved && ` (were ${numberedSpan(diff.messageNumbers.previous, run.previous!.first, run.previous!.last)})`}, {tokensLabel(run.tokens)} <span className="est-mark">est.</span>
+              {moved && ` (were ${numberedSpan(diff.messageNumbers.previous, run.previous!.first, run.previous!.last)})`}, {tokensLabel(run.tokens)}{' '}
+              <span className="est-mark">est.</span>
             </div>
           );
         }
@@ -523,16 +579,33 @@ function Messages({ diff, layout, results }: { diff: Diff; layout: DiffLayout; r
   );
 }
 
-function MessageChange({ change, numbers, layout, state }: { change: Change; numbers: Diff['messageNumbers']; layout: DiffLayout; state: TextDiffState | undefined }) {
+function MessageChange({
+  change,
+  numbers,
+  layout,
+  state,
+}: {
+  change: Change;
+  numbers: Diff['messageNumbers'];
+  layout: DiffLayout;
+  state: TextDiffState | undefined;
+}) {
   const index = change.nextIndex ?? change.previousIndex ?? 0;
   const text = change.nextText ?? change.previousText ?? '';
-  const number = change.nextIndex !== null ? numbers.next[change.nextIndex] : change.previousIndex !== null ? numbers.previous[change.previousIndex] : undefined;
+  const number =
+    change.nextIndex !== null ? numbers.next[change.nextIndex] : change.previousIndex !== null ? numbers.previous[change.previousIndex] : undefined;
   const was = change.previousIndex === null ? undefined : numbers.previous[change.previousIndex];
   let where = `message ${number ?? index + 1}`;
   if ((change.status === 'moved' || change.status === 'modified') && was !== undefined && was !== number) where += ` (was message ${was})`;
   const cut = change.excerpt === null && ((change.previousText?.length ?? 0) > apiTextLimit || (change.nextText?.length ?? 0) > apiTextLimit);
   return (
-    <article className={`diff-message diff-message-${change.status}`} data-testid="diff-message" data-status={change.status} data-index={index} data-role={change.role}>
+    <article
+      className={`diff-message diff-message-${change.status}`}
+      data-testid="diff-message"
+      data-status={change.status}
+      data-index={index}
+      data-role={change.role}
+    >
       <header className="diff-message-header">
         <span className={`badge diff-status diff-status-${change.status}`}>{change.status}</span> <strong>{where}</strong> · <VisibleText text={change.role} />
         {cut && <span className="muted"> · only its first 64 KiB are shown (the API cuts longer messages)</span>}
@@ -548,7 +621,9 @@ function MessageChange({ change, numbers, layout, state }: { change: Change; num
       ) : text === '' ? (
         <p className="muted">(no text)</p>
       ) : (
-        <div className={`diff-message-text wrap-text ${change.status === 'appended' ? 'diff-added-text' : change.status === 'removed' ? 'diff-removed-text' : ''}`}>
+        <div
+          className={`diff-message-text wrap-text ${change.status === 'appended' ? 'diff-added-text' : change.status === 'removed' ? 'diff-removed-text' : ''}`}
+        >
           <LongText text={text} limit={messagePreviewChars} />
         </div>
       )}
@@ -576,18 +651,27 @@ function Tools({ tools, layout, results }: { tools: Diff['tools']; layout: DiffL
     <ul className="plain-list">
       {tools.added.map((name) => (
         <li key={`added:${name}`} data-testid="tool-change" data-change="added">
-          <span className="badge diff-status diff-status-appended">added</span> <code><VisibleText text={name} /></code>
+          <span className="badge diff-status diff-status-appended">added</span>{' '}
+          <code>
+            <VisibleText text={name} />
+          </code>
         </li>
       ))}
       {tools.removed.map((name) => (
         <li key={`removed:${name}`} data-testid="tool-change" data-change="removed">
-          <span className="badge diff-status diff-status-removed">removed</span> <code><VisibleText text={name} /></code>
+          <span className="badge diff-status diff-status-removed">removed</span>{' '}
+          <code>
+            <VisibleText text={name} />
+          </code>
         </li>
       ))}
       {tools.changed.map((tool) => (
         <li key={`changed:${tool.name}`} data-testid="tool-change" data-change="changed">
-          <span className="badge diff-status diff-status-modified">changed</span> <code><VisibleText text={tool.name} /></code>:{' '}
-          {[tool.description && 'description changed', tool.parameters && 'parameter schema changed'].filter(Boolean).join(', ') || 'definition changed'}
+          <span className="badge diff-status diff-status-modified">changed</span>{' '}
+          <code>
+            <VisibleText text={tool.name} />
+          </code>
+          : {[tool.description && 'description changed', tool.parameters && 'parameter schema changed'].filter(Boolean).join(', ') || 'definition changed'}
           <div className="tool-json-diff">
             <TextDiff previous={tool.previousJson} next={tool.nextJson} state={results.get(toolKey(tool.name))} layout={layout} testId="tool-diff" />
           </div>
@@ -618,13 +702,19 @@ function Params({ params }: { params: Diff['params'] }) {
         {params.map((param) => (
           <tr key={param.key} data-testid="param-change" data-key={param.key}>
             <td>
-              <code><VisibleText text={param.key} /></code>
+              <code>
+                <VisibleText text={param.key} />
+              </code>
             </td>
             <td className="wrap-text">
-              <del className="diff-del"><VisibleText text={paramValue(param.previous)} /></del>
+              <del className="diff-del">
+                <VisibleText text={paramValue(param.previous)} />
+              </del>
             </td>
             <td className="wrap-text">
-              <ins className="diff-ins"><VisibleText text={paramValue(param.next)} /></ins>
+              <ins className="diff-ins">
+                <VisibleText text={paramValue(param.next)} />
+              </ins>
             </td>
           </tr>
         ))}
@@ -632,4 +722,3 @@ function Params({ params }: { params: Diff['params'] }) {
     </table>
   );
 }
-

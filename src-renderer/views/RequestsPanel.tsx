@@ -57,7 +57,8 @@ function RequestsBody({ traceId, runPk, data, sort }: { traceId: string; runPk: 
           {estimated > 0 && (
             <>
               {' '}
-              ({estimated === requests.length ? 'all' : formatCount(estimated)} <span className="est-mark">estimated</span> with the o200k tokenizer: the trace records no usage
+              ({estimated === requests.length ? 'all' : formatCount(estimated)} <span className="est-mark">estimated</span> with the o200k tokenizer: the trace
+              records no usage
               {estimated === requests.length ? '' : ' for those'})
             </>
           )}
@@ -117,7 +118,8 @@ function FitSentence({ fit, compacted }: { fit: NonNullable<Growth['fit']>; comp
   const r2 = fit.rSquared === null ? '' : ` (R² ${fit.rSquared.toFixed(3)})`;
   const figures = (
     <>
-      <strong>S ≈ {formatTokenCount(fit.prefixTokens)} tokens</strong> resent by every request and <strong>T ≈ {formatTokenCount(fit.tokensPerTurn)} tokens</strong> per turn
+      <strong>S ≈ {formatTokenCount(fit.prefixTokens)} tokens</strong> resent by every request and{' '}
+      <strong>T ≈ {formatTokenCount(fit.tokensPerTurn)} tokens</strong> per turn
       {r2}
     </>
   );
@@ -130,7 +132,11 @@ function FitSentence({ fit, compacted }: { fit: NonNullable<Growth['fit']>; comp
           : 'the best fit of N×S + T×N(N+1)/2 is poor';
     return (
       <p data-testid="growth-fit" data-shape={fit.shape}>
-        This run does not grow by a steady step: {why}. <span className="muted">(Best fit: S ≈ {formatTokenCount(fit.prefixTokens)}, T ≈ {formatTokenCount(fit.tokensPerTurn)}{r2}.)</span>
+        This run does not grow by a steady step: {why}.{' '}
+        <span className="muted">
+          (Best fit: S ≈ {formatTokenCount(fit.prefixTokens)}, T ≈ {formatTokenCount(fit.tokensPerTurn)}
+          {r2}.)
+        </span>
       </p>
     );
   }
@@ -148,7 +154,19 @@ function FitSentence({ fit, compacted }: { fit: NonNullable<Growth['fit']>; comp
 }
 
 /** A sortable header: a button, `aria-sort` always, an arrow only while the table is sorted by it. */
-function SortHeader({ column, label, title, sort, onSort }: { column: RequestSort['column']; label: string; title: string; sort: RequestSort | null; onSort: (next: RequestSort | null) => void }) {
+function SortHeader({
+  column,
+  label,
+  title,
+  sort,
+  onSort,
+}: {
+  column: RequestSort['column'];
+  label: string;
+  title: string;
+  sort: RequestSort | null;
+  onSort: (next: RequestSort | null) => void;
+}) {
   const active = sort ?? { column: 'index', descending: false };
   const sorted = active.column === column ? (active.descending ? 'descending' : 'ascending') : 'none';
   return (
@@ -213,7 +231,11 @@ function RequestsTable({
               onClick={() => onOpen(request)}
             >
               <td className="numeric">
-                <a href={formatRoute(routes.requestDiff(traceId, runPk, request.eventId))} onClick={(event) => event.stopPropagation()} title="Open the diff with the previous request">
+                <a
+                  href={formatRoute(routes.requestDiff(traceId, runPk, request.eventId))}
+                  onClick={(event) => event.stopPropagation()}
+                  title="Open the diff with the previous request"
+                >
                   {request.index + 1}
                 </a>
               </td>
@@ -235,11 +257,11 @@ function RequestsTable({
                   </>
                 )}
               </td>
-            <td className="numeric">{request.cachedInputTokens === null ? '—' : formatCount(request.cachedInputTokens)}</td>
-            <td className="numeric">{request.outputTokens === null ? '—' : formatCount(request.outputTokens)}</td>
-            <td data-testid="request-rewrite">
-              <HistoryCell request={request} />
-            </td>
+              <td className="numeric">{request.cachedInputTokens === null ? '—' : formatCount(request.cachedInputTokens)}</td>
+              <td className="numeric">{request.outputTokens === null ? '—' : formatCount(request.outputTokens)}</td>
+              <td data-testid="request-rewrite">
+                <HistoryCell request={request} />
+              </td>
               <td className="added-cell">{request.added.length === 0 ? <span className="muted">—</span> : <VisibleText text={addedLabel(request.added)} />}</td>
             </tr>
           );
@@ -271,7 +293,15 @@ function HistoryCell({ request }: { request: RequestRow }) {
       {prefixChange !== null && (
         <span className="prefix-mark" data-testid="request-prefix-change">
           {' '}
-          · {[prefixChange.system && 'system prompt', (prefixChange.toolsAdded.length + prefixChange.toolsRemoved.length + prefixChange.toolsChanged.length > 0 || prefixChange.toolsReordered) && 'tools'].filter(Boolean).join(' and ')} changed
+          ·{' '}
+          {[
+            prefixChange.system && 'system prompt',
+            (prefixChange.toolsAdded.length + prefixChange.toolsRemoved.length + prefixChange.toolsChanged.length > 0 || prefixChange.toolsReordered) &&
+              'tools',
+          ]
+            .filter(Boolean)
+            .join(' and ')}{' '}
+          changed
         </span>
       )}
     </>

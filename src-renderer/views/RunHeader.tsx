@@ -59,9 +59,7 @@ export function RunHeader({
       )}
       <SubAgentOrigin traceId={traceId} detail={detail} />
       {detail.children.length > 0 && <SubAgentLinks traceId={traceId} detail={detail} />}
-      {findings.ordered.length > 0 && (
-        <FindingSummary ordered={findings.ordered} activeFindingId={activeFindingId} onSelectFinding={onSelectFinding} />
-      )}
+      {findings.ordered.length > 0 && <FindingSummary ordered={findings.ordered} activeFindingId={activeFindingId} onSelectFinding={onSelectFinding} />}
       {findings.ofRun.length > 0 && (
         <ul className="plain-list run-level-findings">
           {findings.ofRun.map((finding) => (
@@ -152,7 +150,12 @@ function SubAgentLinks({ traceId, detail }: { traceId: string; detail: RunDetail
         {detail.children.map((child) => (
           <a key={child.runPk} href={formatRoute(routes.run(traceId, child.runPk))} className="child-link" title={visibleText(child.runId)}>
             <VisibleText text={childRunName(child.runId, detail.run.runId)} />
-            {child.callId !== null && <span className="muted"> (call <VisibleText text={child.callId} />)</span>}
+            {child.callId !== null && (
+              <span className="muted">
+                {' '}
+                (call <VisibleText text={child.callId} />)
+              </span>
+            )}
           </a>
         ))}
       </span>
@@ -164,15 +167,21 @@ function SubAgentLinks({ traceId, detail }: { traceId: string; detail: RunDetail
  * The run's findings in the header: one marker per kind with its count (a run can have hundreds of
  * one kind), each opening the next finding of that kind; n / p walk them all in order.
  */
-function FindingSummary({ ordered, activeFindingId, onSelectFinding }: { ordered: readonly FindingRow[]; activeFindingId: number | null; onSelectFinding: (finding: FindingRow) => void }) {
+function FindingSummary({
+  ordered,
+  activeFindingId,
+  onSelectFinding,
+}: {
+  ordered: readonly FindingRow[];
+  activeFindingId: number | null;
+  onSelectFinding: (finding: FindingRow) => void;
+}) {
   const activeIndex = ordered.findIndex((finding) => finding.findingId === activeFindingId);
   const byKind = new Map<string, FindingRow[]>();
   for (const finding of ordered) byKind.set(finding.kind, [...(byKind.get(finding.kind) ?? []), finding]);
   return (
     <div className="run-findings" data-testid="run-findings">
-      <span className="muted">
-        Findings (n / p){activeIndex >= 0 ? ` — ${activeIndex + 1} of ${ordered.length}` : ''}:
-      </span>
+      <span className="muted">Findings (n / p){activeIndex >= 0 ? ` — ${activeIndex + 1} of ${ordered.length}` : ''}:</span>
       {[...byKind.values()].map((ofKind) => {
         const active = ofKind.find((finding) => finding.findingId === activeFindingId);
         // The next one of this kind after the active finding, wrapping to the first.

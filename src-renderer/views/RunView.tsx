@@ -73,10 +73,14 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
     [traceId, runPk, showAll, collapsed, leaveFindings],
   );
   const toggleSpan = useCallback(
-    (spanEventId: number) => navigate(routes.run(traceId, runPk, { step: route.step, eventId: route.eventId, showAll, collapsed: toggledSpans(collapsed, spanEventId) })),
+    (spanEventId: number) =>
+      navigate(routes.run(traceId, runPk, { step: route.step, eventId: route.eventId, showAll, collapsed: toggledSpans(collapsed, spanEventId) })),
     [traceId, runPk, route.step, route.eventId, showAll, collapsed],
   );
-  const closeInspector = useCallback(() => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })), [traceId, runPk, cursor, route.step, showAll, collapsed]);
+  const closeInspector = useCallback(
+    () => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })),
+    [traceId, runPk, cursor, route.step, showAll, collapsed],
+  );
   const moveStep = useStepWalk(route, collapsed, cursor?.event?.step ?? null, events, leaveFindings, setNotice);
   useShortcuts({
     f: () => {
@@ -110,8 +114,21 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   const detail = run.data;
   const ready = run.status === 'ready' && findings.status === 'ready' && events.total !== null && events.fresh;
   return (
-    <section className="run-view" data-testid="run-view" data-state={ready ? 'ready' : 'loading'} data-run-id={detail.run.runId} data-cursor-index={cursor?.index ?? ''}>
-      <RunHeader traceId={traceId} detail={detail} findings={findingIndex} activeFindingId={activeFindingId} onSelectFinding={goToFinding} section={route.section} />
+    <section
+      className="run-view"
+      data-testid="run-view"
+      data-state={ready ? 'ready' : 'loading'}
+      data-run-id={detail.run.runId}
+      data-cursor-index={cursor?.index ?? ''}
+    >
+      <RunHeader
+        traceId={traceId}
+        detail={detail}
+        findings={findingIndex}
+        activeFindingId={activeFindingId}
+        onSelectFinding={goToFinding}
+        section={route.section}
+      />
       <RunBanners
         findingsError={findings.status === 'error' ? { error: findings.error } : null}
         eventsError={events.error}
@@ -165,7 +182,14 @@ function RunBanners(props: {
       )}
       {follow !== null && (
         <div className="run-follow">
-          <button type="button" className="follow-toggle" aria-pressed={follow.on} onClick={follow.toggle} title="Keep the run's last event in view as the loop writes new ones (f)" data-testid="follow-toggle">
+          <button
+            type="button"
+            className="follow-toggle"
+            aria-pressed={follow.on}
+            onClick={follow.toggle}
+            title="Keep the run's last event in view as the loop writes new ones (f)"
+            data-testid="follow-toggle"
+          >
             {follow.on ? 'Following new events' : 'Follow new events'}
           </button>
         </div>
@@ -190,14 +214,38 @@ function TimelineSection(props: {
   onToggleSpan: (spanEventId: number) => void;
   inspector: { width: number | null; onWidthChange: (width: number) => void; onClose: () => void; diffAction: DiffAction | null };
 }) {
-  const { route, revision, collapsed, events, hiddenBookkeeping, findings, cursor, activeFindingId, followEnd, onSelectEvent, onSelectFinding, onToggleSpan, inspector } = props;
+  const {
+    route,
+    revision,
+    collapsed,
+    events,
+    hiddenBookkeeping,
+    findings,
+    cursor,
+    activeFindingId,
+    followEnd,
+    onSelectEvent,
+    onSelectFinding,
+    onToggleSpan,
+    inspector,
+  } = props;
   const { traceId, runPk, showAll, eventId } = route;
   return (
-    <div className={`run-body ${eventId !== null ? 'with-inspector' : ''}`} style={eventId !== null ? { gridTemplateColumns: inspectorColumns(inspector.width) } : undefined}>
+    <div
+      className={`run-body ${eventId !== null ? 'with-inspector' : ''}`}
+      style={eventId !== null ? { gridTemplateColumns: inspectorColumns(inspector.width) } : undefined}
+    >
       <div className="timeline-pane">
         <BookkeepingBar route={route} hidden={hiddenBookkeeping} />
         {/* One per run: another run's bars must not stand in while this one's load. */}
-        <Waterfall key={`${traceId}:${runPk}`} traceId={traceId} runPk={runPk} revision={revision} selectedEventId={eventId ?? cursor?.event?.eventId ?? null} onSelect={onSelectEvent} />
+        <Waterfall
+          key={`${traceId}:${runPk}`}
+          traceId={traceId}
+          runPk={runPk}
+          revision={revision}
+          selectedEventId={eventId ?? cursor?.event?.eventId ?? null}
+          onSelect={onSelectEvent}
+        />
         <Timeline
           traceId={traceId}
           runPk={runPk}
@@ -214,7 +262,16 @@ function TimelineSection(props: {
         />
       </div>
       {eventId !== null && <Splitter width={inspector.width} onChange={inspector.onWidthChange} />}
-      {eventId !== null && <EventInspector key={eventId} traceId={traceId} eventId={eventId} onClose={inspector.onClose} diffAction={inspector.diffAction} searchQuery={route.query} />}
+      {eventId !== null && (
+        <EventInspector
+          key={eventId}
+          traceId={traceId}
+          eventId={eventId}
+          onClose={inspector.onClose}
+          diffAction={inspector.diffAction}
+          searchQuery={route.query}
+        />
+      )}
     </div>
   );
 }
@@ -252,7 +309,10 @@ function useDiffAction(traceId: string, runPk: number, eventId: number | null, c
   useEffect(() => {
     if (event === undefined) return;
     if (event.type === 'model_request') {
-      setAction({ eventId: event.eventId, action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: null } });
+      setAction({
+        eventId: event.eventId,
+        action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: null },
+      });
       return;
     }
     if (event.type !== 'model_response') {
@@ -267,12 +327,20 @@ function useDiffAction(traceId: string, runPk: number, eventId: number | null, c
         else if (request.eventId === event.eventId)
           setAction({
             eventId: event.eventId,
-            action: { route: routes.requestDiff(traceId, runPk, event.eventId), label: 'Diff with previous request', hint: 'reconstructed: this format does not log requests' },
+            action: {
+              route: routes.requestDiff(traceId, runPk, event.eventId),
+              label: 'Diff with previous request',
+              hint: 'reconstructed: this format does not log requests',
+            },
           });
         else
           setAction({
             eventId: event.eventId,
-            action: { route: routes.requestDiff(traceId, runPk, request.eventId), label: 'Diff the request it answered with the previous one', hint: `the model request on line ${request.line}` },
+            action: {
+              route: routes.requestDiff(traceId, runPk, request.eventId),
+              label: 'Diff the request it answered with the previous one',
+              hint: `the model request on line ${request.line}`,
+            },
           });
       },
       // Without it the inspector offers no diff; the d key says why.

@@ -142,7 +142,14 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   const filters = parseFilters(params);
   const setParams = useSetTabParams(traceId, 'runs', params);
 
-  const request = { traceId, status: filters.status, findingKind: filters.findingKind, text: filters.text || undefined, sort: filters.sort, descending: filters.descending };
+  const request = {
+    traceId,
+    status: filters.status,
+    findingKind: filters.findingKind,
+    text: filters.text || undefined,
+    sort: filters.sort,
+    descending: filters.descending,
+  };
   const identity = JSON.stringify(request);
   const runs = usePagedRows(identity, revision, (offset, limit) => api.runs({ ...request, offset, limit }), pageSize);
 
@@ -199,7 +206,14 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   const gridClass = oneFile ? 'runs-grid runs-grid-one-file' : 'runs-grid';
   return (
     <section className="runs-view" data-testid="runs-view" data-state={state} data-total={runs.total ?? ''}>
-      <RunFilters status={filters.status} findingKind={filters.findingKind} text={filters.text} total={runs.total} inFileOrder={!filters.sorted} onChange={setParams} />
+      <RunFilters
+        status={filters.status}
+        findingKind={filters.findingKind}
+        text={filters.text}
+        total={runs.total}
+        inFileOrder={!filters.sorted}
+        onChange={setParams}
+      />
       {runs.error !== null && <Failure what="the runs" error={new Error(runs.error)} />}
       <div ref={scrollElement} className="grid-scroll" role="table" aria-label="Runs" aria-rowcount={count}>
         <div className={`grid-row grid-header ${gridClass}`} role="row">
@@ -215,8 +229,23 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
             </SortableHeaderCell>
           ))}
         </div>
-        <RunGridBody items={items} totalSize={virtualizer.getTotalSize()} rowsByIndex={rowsByIndex} selected={selected} ingesting={ingesting} traceId={traceId} gridClass={gridClass} />
-        {runs.total === 0 && <NoRuns traceId={traceId} filtered={filtered} ingesting={ingesting} onClearFilters={() => setParams({ status: undefined, kind: undefined, text: undefined })} />}
+        <RunGridBody
+          items={items}
+          totalSize={virtualizer.getTotalSize()}
+          rowsByIndex={rowsByIndex}
+          selected={selected}
+          ingesting={ingesting}
+          traceId={traceId}
+          gridClass={gridClass}
+        />
+        {runs.total === 0 && (
+          <NoRuns
+            traceId={traceId}
+            filtered={filtered}
+            ingesting={ingesting}
+            onClearFilters={() => setParams({ status: undefined, kind: undefined, text: undefined })}
+          />
+        )}
       </div>
     </section>
   );
@@ -258,7 +287,8 @@ function NoRuns({ traceId, filtered, ingesting, onClearFilters }: { traceId: str
         'Runs appear here as the file is read.'
       ) : (
         <>
-          No line of the file became an event of a run. See <a href={formatRoute(routes.trace(traceId, 'parse-errors'))}>Parse errors</a> for what could not be read.
+          No line of the file became an event of a run. See <a href={formatRoute(routes.trace(traceId, 'parse-errors'))}>Parse errors</a> for what could not be
+          read.
         </>
       )}
     </Empty>
@@ -281,7 +311,16 @@ function RunGridBody(props: {
     <div className="grid-body" style={{ height: totalSize }}>
       {items.map((item) => {
         const row = rowsByIndex.get(item.index);
-        if (!row) return <div key={item.key} className={`grid-row ${gridClass} row-placeholder`} style={{ transform: `translateY(${item.start}px)` }} role="row" aria-busy="true" />;
+        if (!row)
+          return (
+            <div
+              key={item.key}
+              className={`grid-row ${gridClass} row-placeholder`}
+              style={{ transform: `translateY(${item.start}px)` }}
+              role="row"
+              aria-busy="true"
+            />
+          );
         return (
           <RunGridRow
             key={row.id}
@@ -315,24 +354,31 @@ interface RunGridRowProps {
 }
 
 /** A row is a link to its run (click, middle-click, keyboard); its cells are a function of the run and the table's meta only. */
-const RunGridRow = memo(function RunGridRow({ run, top, selected, cells, href, gridClass }: RunGridRowProps) {
-  return (
-    <a
-      href={href}
-      className={`grid-row ${gridClass} run-row ${runSeverityClass(run)} ${selected ? 'row-selected' : ''}`}
-      style={{ transform: `translateY(${top}px)` }}
-      role="row"
-      data-testid="run-row"
-      data-run-id={run.runId}
-      data-run-pk={run.runPk}
-      data-status={run.status}
-      data-errors={run.findings.error}
-    >
-      {cells}
-    </a>
-  );
-}, (previous, next) =>
-  previous.run === next.run && previous.top === next.top && previous.selected === next.selected && previous.findingsPending === next.findingsPending && previous.href === next.href && previous.gridClass === next.gridClass,
+const RunGridRow = memo(
+  function RunGridRow({ run, top, selected, cells, href, gridClass }: RunGridRowProps) {
+    return (
+      <a
+        href={href}
+        className={`grid-row ${gridClass} run-row ${runSeverityClass(run)} ${selected ? 'row-selected' : ''}`}
+        style={{ transform: `translateY(${top}px)` }}
+        role="row"
+        data-testid="run-row"
+        data-run-id={run.runId}
+        data-run-pk={run.runPk}
+        data-status={run.status}
+        data-errors={run.findings.error}
+      >
+        {cells}
+      </a>
+    );
+  },
+  (previous, next) =>
+    previous.run === next.run &&
+    previous.top === next.top &&
+    previous.selected === next.selected &&
+    previous.findingsPending === next.findingsPending &&
+    previous.href === next.href &&
+    previous.gridClass === next.gridClass,
 );
 
 function RunFilters({
@@ -361,10 +407,23 @@ function RunFilters({
   return (
     <div className="filters" role="group" aria-label="Filter runs">
       <ChoiceFilter label="Status" value={status} options={runStatusSchema.options} onSelect={(value) => onChange({ status: value })} testId="filter-status" />
-      <ChoiceFilter label="Finding" value={findingKind} options={findingKindSchema.options} onSelect={(value) => onChange({ kind: value })} testId="filter-kind" />
+      <ChoiceFilter
+        label="Finding"
+        value={findingKind}
+        options={findingKindSchema.options}
+        onSelect={(value) => onChange({ kind: value })}
+        testId="filter-kind"
+      />
       <label>
         Text{' '}
-        <input type="text" value={draft} placeholder="run id, file or status" onChange={(event) => setDraft(event.target.value)} data-testid="filter-text" maxLength={500} />
+        <input
+          type="text"
+          value={draft}
+          placeholder="run id, file or status"
+          onChange={(event) => setDraft(event.target.value)}
+          data-testid="filter-text"
+          maxLength={500}
+        />
       </label>
       <span className="muted filters-total" data-testid="runs-total">
         {total === null ? '' : `${formatCount(total)} run${total === 1 ? '' : 's'}${inFileOrder ? ', in file order' : ''}`}
@@ -374,7 +433,13 @@ function RunFilters({
 }
 
 /** A filter over a fixed set of values, "any" meaning no filter. */
-function ChoiceFilter(props: { label: string; value: string | undefined; options: readonly string[]; onSelect: (value: string | undefined) => void; testId: string }) {
+function ChoiceFilter(props: {
+  label: string;
+  value: string | undefined;
+  options: readonly string[];
+  onSelect: (value: string | undefined) => void;
+  testId: string;
+}) {
   return (
     <label>
       {props.label}{' '}

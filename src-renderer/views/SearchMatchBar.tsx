@@ -11,7 +11,19 @@ import { useShortcuts } from '../keyboard/shortcuts';
 import { navigate } from '../navigation/useRoute';
 import { formatRoute, routes, type Route } from '../navigation/route';
 
-export function SearchMatchBar({ traceId, runPk, eventId, step, query }: { traceId: string; runPk: number; eventId: number; step: number | null; query: string }) {
+export function SearchMatchBar({
+  traceId,
+  runPk,
+  eventId,
+  step,
+  query,
+}: {
+  traceId: string;
+  runPk: number;
+  eventId: number;
+  step: number | null;
+  query: string;
+}) {
   const all = useQuery(`search-first:${traceId}:${query}`, (api) => api.search({ traceId, query, limit: 1 }));
   const after = useQuery(`search-after:${traceId}:${query}:${eventId}`, (api) => api.search({ traceId, query, afterEventId: eventId, limit: 1 }));
   const total = all.status === 'ready' ? all.data.total : null;
@@ -25,7 +37,9 @@ export function SearchMatchBar({ traceId, runPk, eventId, step, query }: { trace
   const bar = useRef<HTMLDivElement>(null);
   useEffect(() => {
     // Once the event is drawn: its first marked match in view (the Output comes before the JSON).
-    const frame = requestAnimationFrame(() => bar.current?.closest('[data-testid=event-inspector]')?.querySelector('mark')?.scrollIntoView({ block: 'center', inline: 'nearest' }));
+    const frame = requestAnimationFrame(() =>
+      bar.current?.closest('[data-testid=event-inspector]')?.querySelector('mark')?.scrollIntoView({ block: 'center', inline: 'nearest' }),
+    );
     return () => cancelAnimationFrame(frame);
   }, [eventId]);
   const position = total !== null && remaining !== null ? total - remaining : null;

@@ -14,7 +14,9 @@ export function SearchView({ traceId, query, revision }: { traceId: string; quer
   if (query === '') {
     return (
       <section className="list-view" data-testid="search-view" data-state="ready">
-        <Empty title="Search the whole trace.">Type words in the search box (Ctrl+F or ⌘F) and press Enter: messages, tool arguments and results are searched.</Empty>
+        <Empty title="Search the whole trace.">
+          Type words in the search box (Ctrl+F or ⌘F) and press Enter: messages, tool arguments and results are searched.
+        </Empty>
       </section>
     );
   }
@@ -31,12 +33,18 @@ function SearchResults({ traceId, query, revision }: { traceId: string; query: s
     if (answered) requestAnimationFrame(() => performance.mark('loopscope:search-shown', { detail: { query, total: hits.total } }));
   }, [answered, query, hits.total]);
   return (
-    <section className="list-view" data-testid="search-view" data-state={hits.error !== null ? 'error' : hits.total !== null && hits.fresh ? 'ready' : 'loading'} data-query={query}>
+    <section
+      className="list-view"
+      data-testid="search-view"
+      data-state={hits.error !== null ? 'error' : hits.total !== null && hits.fresh ? 'ready' : 'loading'}
+      data-query={query}
+    >
       {hits.error !== null && <Failure what="the search results" error={new Error(hits.error)} />}
       {hits.total === 0 && <Empty title="Nothing matches.">Every word must appear; the last one may be the start of a word. Try fewer or shorter words.</Empty>}
       {hits.total !== null && hits.total > 0 && (
         <p className="muted">
-          {formatCount(hits.total)} event{hits.total === 1 ? '' : 's'} match “<VisibleText text={query} />”.
+          {formatCount(hits.total)} event{hits.total === 1 ? '' : 's'} match “<VisibleText text={query} />
+          ”.
         </p>
       )}
       <PagedList rows={hits} estimateSize={56} renderRow={renderRow} testId="search-results" label="Search results" />

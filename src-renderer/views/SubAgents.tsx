@@ -42,7 +42,13 @@ function OpenSubAgentLink({ traceId, subAgent }: { traceId: string; subAgent: Su
     );
   }
   return (
-    <a className="subagent-link" href={formatRoute(routes.run(traceId, subAgent.child.runPk))} onClick={stopRowClick} data-testid="open-subagent" title={`Open run ${visibleText(subAgent.childRunId)}`}>
+    <a
+      className="subagent-link"
+      href={formatRoute(routes.run(traceId, subAgent.child.runPk))}
+      onClick={stopRowClick}
+      data-testid="open-subagent"
+      title={`Open run ${visibleText(subAgent.childRunId)}`}
+    >
       Open sub-agent run ↳
     </a>
   );

@@ -46,7 +46,20 @@ export interface TimelineProps {
   onToggleSpan: (spanEventId: number) => void;
 }
 
-export function Timeline({ traceId, runPk, showAll, collapsed, events, findings, cursorIndex, activeFindingId, followEnd, onSelectEvent, onSelectFinding, onToggleSpan }: TimelineProps) {
+export function Timeline({
+  traceId,
+  runPk,
+  showAll,
+  collapsed,
+  events,
+  findings,
+  cursorIndex,
+  activeFindingId,
+  followEnd,
+  onSelectEvent,
+  onSelectFinding,
+  onToggleSpan,
+}: TimelineProps) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = events.total ?? 0;
   const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
@@ -70,7 +83,8 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
   const cursorEventId = cursorIndex === null ? undefined : events.rowAt(cursorIndex)?.eventId;
   const cursorItem = cursorIndex === null ? undefined : virtualizer.measurementsCache[cursorIndex - start];
   const viewTop = virtualizer.scrollOffset ?? 0;
-  const cursorOnScreen = cursorEventId !== undefined && cursorItem !== undefined && cursorItem.end > viewTop && cursorItem.start < viewTop + (virtualizer.scrollRect?.height ?? 0);
+  const cursorOnScreen =
+    cursorEventId !== undefined && cursorItem !== undefined && cursorItem.end > viewTop && cursorItem.start < viewTop + (virtualizer.scrollRect?.height ?? 0);
   useEffect(() => {
     if (cursorOnScreen) requestAnimationFrame(() => performance.mark('loopscope:cursor-shown', { detail: { index: cursorIndex, eventId: cursorEventId } }));
   }, [cursorOnScreen, cursorIndex, cursorEventId]);
@@ -97,7 +111,14 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
           const stepFindings = startsStep && event?.step !== null && event?.step !== undefined ? findings.byStep.get(event.step) : undefined;
           const ownsActive = [...(rowFindings ?? []), ...(stepFindings ?? [])].some((finding) => finding.findingId === activeFindingId);
           return (
-            <div key={item.key} ref={virtualizer.measureElement} data-index={item.index} aria-rowindex={index + 2} className="timeline-slot" style={{ transform: `translateY(${item.start}px)` }}>
+            <div
+              key={item.key}
+              ref={virtualizer.measureElement}
+              data-index={item.index}
+              aria-rowindex={index + 2}
+              className="timeline-slot"
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
               {event === undefined ? (
                 <div className="timeline-row row-placeholder" aria-busy="true" />
               ) : (
@@ -138,7 +159,12 @@ export function Timeline({ traceId, runPk, showAll, collapsed, events, findings,
  * `followEnd` is on. The cursor moving, the run growing or follow turned on is what asks for a
  * scroll: the window moving and `scrollToIndex` (new on every render) ask for none.
  */
-function useScrollToCursor(windowed: Pick<WindowedVirtualizer, 'virtualizer' | 'start' | 'scrollToIndex'>, count: number, cursorIndex: number | null, followEnd: boolean): void {
+function useScrollToCursor(
+  windowed: Pick<WindowedVirtualizer, 'virtualizer' | 'start' | 'scrollToIndex'>,
+  count: number,
+  cursorIndex: number | null,
+  followEnd: boolean,
+): void {
   const { virtualizer } = windowed;
   const latestWindow = useLatest(windowed);
 
@@ -163,7 +189,9 @@ function useScrollToCursor(windowed: Pick<WindowedVirtualizer, 'virtualizer' | '
 function TimelinePosition({ count, shown, onChange }: { count: number; shown: { first: number; last: number } | null; onChange: (index: number) => void }) {
   return (
     <label className="timeline-position muted">
-      <span>{shown === null ? `${formatCount(count)} events` : `Events ${formatCount(shown.first + 1)}–${formatCount(shown.last + 1)} of ${formatCount(count)}`}</span>
+      <span>
+        {shown === null ? `${formatCount(count)} events` : `Events ${formatCount(shown.first + 1)}–${formatCount(shown.last + 1)} of ${formatCount(count)}`}
+      </span>
       <input
         type="range"
         min={0}
@@ -195,7 +223,21 @@ interface TimelineRowProps {
 }
 
 const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
-  const { traceId, runPk, showAll, collapsed, event, startsStep, selected, findings, stepFindings, activeFindingId, onSelectEvent, onSelectFinding, onToggleSpan } = props;
+  const {
+    traceId,
+    runPk,
+    showAll,
+    collapsed,
+    event,
+    startsStep,
+    selected,
+    findings,
+    stepFindings,
+    activeFindingId,
+    onSelectEvent,
+    onSelectFinding,
+    onToggleSpan,
+  } = props;
   // Unknown events have no lane of their own; they sit in the input lane, marked as "other".
   const lane = event.lane === 'other' ? 'input' : event.lane;
   const eventLink = (eventId: number) => formatRoute(routes.run(traceId, runPk, { eventId, showAll, collapsed }));
@@ -220,7 +262,9 @@ const TimelineRow = memo(function TimelineRow(props: TimelineRowProps) {
       {startsStep && (
         <div className="step-header" data-testid="step-header" data-step={event.step ?? ''}>
           <span className="step-title">{event.step === null ? 'Run' : event.step === 0 ? 'Before the first model call' : `Step ${event.step}`}</span>
-          {stepFindings?.map((finding) => <FindingMarker key={finding.findingId} finding={finding} active={finding.findingId === activeFindingId} onSelect={onSelectFinding} />)}
+          {stepFindings?.map((finding) => (
+            <FindingMarker key={finding.findingId} finding={finding} active={finding.findingId === activeFindingId} onSelect={onSelectFinding} />
+          ))}
         </div>
       )}
       <div className="timeline-columns">
@@ -258,14 +302,25 @@ function hueStyle(callId: string | null): CSSProperties | undefined {
 /** Links inside a row go where they point; they must not also select the row. */
 const stopRowClick = (event: MouseEvent) => event.stopPropagation();
 
-function EventChip({ event, answered, started, eventLink }: { event: EventRow; answered: CallRow | undefined; started: CallRow | undefined; eventLink: (eventId: number) => string }) {
+function EventChip({
+  event,
+  answered,
+  started,
+  eventLink,
+}: {
+  event: EventRow;
+  answered: CallRow | undefined;
+  started: CallRow | undefined;
+  eventLink: (eventId: number) => string;
+}) {
   const linked = event.type === 'tool_result' || event.type === 'tool_call_not_executed' || event.type === 'tool_call_start';
   const facts: string[] = [];
   if (event.name !== null) facts.push(event.name);
   if (event.outcome !== null) facts.push(event.outcome);
   if (event.finishReason !== null && event.finishReason !== event.outcome) facts.push(`finish: ${event.finishReason}`);
   if (event.type === 'tool_result') facts.push(event.resultOk === false ? `error${event.errorCode === null ? '' : ` ${event.errorCode}`}` : 'ok');
-  if (event.inputTokens !== null || event.outputTokens !== null) facts.push(`${formatCount(event.inputTokens ?? 0)} → ${formatCount(event.outputTokens ?? 0)} tokens`);
+  if (event.inputTokens !== null || event.outputTokens !== null)
+    facts.push(`${formatCount(event.inputTokens ?? 0)} → ${formatCount(event.outputTokens ?? 0)} tokens`);
   if (event.latencyMs !== null) facts.push(formatDuration(event.latencyMs));
   return (
     <div

@@ -32,7 +32,12 @@ const followPollMs = 250;
 
 /** Whether the summary says the views show something else now: another state, or a followed file's new lines. */
 function changedView(shown: TraceSummary, summary: TraceSummary): boolean {
-  return shown.state !== summary.state || shown.follow?.state !== summary.follow?.state || shown.follow?.revision !== summary.follow?.revision || shown.notice !== summary.notice;
+  return (
+    shown.state !== summary.state ||
+    shown.follow?.state !== summary.follow?.state ||
+    shown.follow?.revision !== summary.follow?.revision ||
+    shown.notice !== summary.notice
+  );
 }
 
 /**
@@ -63,7 +68,11 @@ function useTraceSummary(traceId: string): { summary: TraceSummary | null; error
           if (!active) return;
           const renewed = shown === null || changedView(shown, summary);
           const { progress } = summary;
-          const progressed = shown !== null && (shown.progress.bytesRead !== progress.bytesRead || shown.progress.events !== progress.events || shown.progress.parseErrors !== progress.parseErrors);
+          const progressed =
+            shown !== null &&
+            (shown.progress.bytesRead !== progress.bytesRead ||
+              shown.progress.events !== progress.events ||
+              shown.progress.parseErrors !== progress.parseErrors);
           if (renewed || (progressed && performance.now() - refreshedAt >= refreshMs)) {
             shown = summary;
             refreshedAt = performance.now();
@@ -86,7 +95,12 @@ function useTraceSummary(traceId: string): { summary: TraceSummary | null; error
   }, [api, traceId, attempt]);
 
   const current = state.traceId === traceId;
-  return { summary: current ? state.summary : null, error: current ? state.error : null, revision: state.revision, reload: () => setAttempt((value) => value + 1) };
+  return {
+    summary: current ? state.summary : null,
+    error: current ? state.error : null,
+    revision: state.revision,
+    reload: () => setAttempt((value) => value + 1),
+  };
 }
 
 const tabs: { tab: TraceTab; label: string }[] = [
@@ -160,7 +174,9 @@ export function TraceView({ route }: { route: TraceRoute }) {
           <div className="state-message">
             <VisibleText text={summary.error ?? 'The ingest failed.'} />
           </div>
-          <div className="state-hint">Check that the file exists and is readable, then reload it. `loopscope analyze FILE` prints the same reason in a terminal.</div>
+          <div className="state-hint">
+            Check that the file exists and is readable, then reload it. `loopscope analyze FILE` prints the same reason in a terminal.
+          </div>
         </div>
       ) : (
         <TraceBody route={route} summary={summary} revision={revision} />
@@ -183,7 +199,15 @@ function TraceBody({ route, summary, revision }: { route: TraceRoute; summary: T
   if (route.view === 'diff') return <RequestDiffView route={route} revision={revision} />;
   switch (route.tab) {
     case 'runs':
-      return <RunsTable traceId={summary.traceId} params={route.params} revision={revision} ingesting={summary.state === 'ingesting'} oneFile={summary.companions.length === 0} />;
+      return (
+        <RunsTable
+          traceId={summary.traceId}
+          params={route.params}
+          revision={revision}
+          ingesting={summary.state === 'ingesting'}
+          oneFile={summary.companions.length === 0}
+        />
+      );
     case 'findings':
       return <FindingsView traceId={summary.traceId} revision={revision} />;
     case 'calls':
@@ -263,8 +287,8 @@ function IngestStatus({ summary }: { summary: TraceSummary }) {
     <div className="ingest" data-testid="ingest-progress">
       <progress max={1} value={fraction} aria-label={`Reading ${baseName(summary.path)}`} />
       <span>
-        Reading {baseName(summary.path)}: {formatBytes(progress.bytesRead)} of {formatBytes(progress.totalBytes)} ({formatProgress(progress.bytesRead, progress.totalBytes)}) ·{' '}
-        {formatCount(progress.events)} events
+        Reading {baseName(summary.path)}: {formatBytes(progress.bytesRead)} of {formatBytes(progress.totalBytes)} (
+        {formatProgress(progress.bytesRead, progress.totalBytes)}) · {formatCount(progress.events)} events
         {progress.parseErrors > 0 && ` · ${formatCount(progress.parseErrors)} parse errors`} — runs appear as they are read.
       </span>
     </div>
@@ -286,8 +310,10 @@ function FollowStatus({ summary }: { summary: TraceSummary }) {
       {follow !== null && (
         <div className="follow-status muted" data-testid="follow-status" data-follow-state={follow.state}>
           <span className="badge live-badge">{follow.state === 'following' ? 'Live' : follow.state === 'idle' ? 'Idle' : 'Not followed'}</span>
-          {follow.state === 'following' && ` Following the file: new lines appear as they are written; a run without a terminal event is running, its unanswered calls pending, until the file has not grown for ${idleAfter}.`}
-          {follow.state === 'idle' && ` The file has not grown for ${idleAfter}: runs without a terminal event are shown unterminated, their unanswered calls dangling. Still watching: they run again if it grows.`}
+          {follow.state === 'following' &&
+            ` Following the file: new lines appear as they are written; a run without a terminal event is running, its unanswered calls pending, until the file has not grown for ${idleAfter}.`}
+          {follow.state === 'idle' &&
+            ` The file has not grown for ${idleAfter}: runs without a terminal event are shown unterminated, their unanswered calls dangling. Still watching: they run again if it grows.`}
           {follow.state === 'stopped' && ' What was read stays shown.'}
           {follow.grewAt !== null && ` Last grew at ${new Date(follow.grewAt).toLocaleTimeString()}.`}
         </div>

@@ -91,7 +91,12 @@ export function findingRoute(traceId: string, finding: FindingRow): Route {
 }
 
 /** The finding after (or before) the active one; with none active, the first at or after the cursor's line (or the last before it). */
-export function nextFinding(ordered: readonly FindingRow[], activeFindingId: number | null, cursorLine: number | null, direction: 1 | -1): FindingRow | undefined {
+export function nextFinding(
+  ordered: readonly FindingRow[],
+  activeFindingId: number | null,
+  cursorLine: number | null,
+  direction: 1 | -1,
+): FindingRow | undefined {
   const active = ordered.findIndex((finding) => finding.findingId === activeFindingId);
   if (active !== -1) return ordered[active + direction];
   if (direction === 1) return cursorLine === null ? ordered[0] : ordered.find((finding) => (finding.line ?? Infinity) >= cursorLine);

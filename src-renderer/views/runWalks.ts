@@ -56,25 +56,42 @@ export function useStepWalk(
   return (direction) => {
     const current = pendingStep.current ?? route.step ?? cursorStep;
     if (current === null && direction === -1) return;
-    const asked = api.stepPosition({ traceId, runPk, step: current ?? -1, direction: direction === 1 ? 'after' : 'before', hideBookkeeping: !showAll, collapsedSpans: collapsed });
+    const asked = api.stepPosition({
+      traceId,
+      runPk,
+      step: current ?? -1,
+      direction: direction === 1 ? 'after' : 'before',
+      hideBookkeeping: !showAll,
+      collapsedSpans: collapsed,
+    });
     pendingStep.current = current;
-    void asked.then(async (target) => {
-      if (target === null || pendingStep.current !== current) return;
-      pendingStep.current = target.step;
-      onMoved();
-      if (!inspectorOpen) {
-        navigate(routes.run(traceId, runPk, { step: target.step, showAll, collapsed }));
-        return;
-      }
-      // The inspector follows the cursor: show the step's first event.
-      const event = await events.load(target.index);
-      if (pendingStep.current === target.step && event) navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll, collapsed }));
-    }, (error: unknown) => onError(errorMessage(error)));
+    void asked.then(
+      async (target) => {
+        if (target === null || pendingStep.current !== current) return;
+        pendingStep.current = target.step;
+        onMoved();
+        if (!inspectorOpen) {
+          navigate(routes.run(traceId, runPk, { step: target.step, showAll, collapsed }));
+          return;
+        }
+        // The inspector follows the cursor: show the step's first event.
+        const event = await events.load(target.index);
+        if (pendingStep.current === target.step && event)
+          navigate(routes.run(traceId, runPk, { step: target.step, eventId: event.eventId, showAll, collapsed }));
+      },
+      (error: unknown) => onError(errorMessage(error)),
+    );
   };
 }
 
 /** d: the diff of the request at the cursor's event (or the nearest one at or before it), or a notice saying why there is none. */
-export function openRequestDiff(api: LoopscopeApi, traceId: string, runPk: number, event: EventRow | undefined, setNotice: (notice: string | null) => void): void {
+export function openRequestDiff(
+  api: LoopscopeApi,
+  traceId: string,
+  runPk: number,
+  event: EventRow | undefined,
+  setNotice: (notice: string | null) => void,
+): void {
   if (!event) {
     setNotice('Select an event first (click it, or j / k), then press d to diff its request.');
     return;

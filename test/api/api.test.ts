@@ -161,11 +161,21 @@ describe('API host over example traces', () => {
     const lines = fileLines(examplePath('budget-exhausted'));
     assert.deepEqual(
       events.rows.map((event) => [event.type, event.lane]),
-      lines.filter((line) => line !== '').map((line) => {
-        const type = (JSON.parse(line) as { type: string }).type;
-        const lane = { run_start: 'input', model_request: 'input', model_response: 'model', tool_call_start: 'call', tool_call_not_executed: 'call', tool_result: 'result', run_end: 'other' }[type];
-        return [type, lane];
-      }),
+      lines
+        .filter((line) => line !== '')
+        .map((line) => {
+          const type = (JSON.parse(line) as { type: string }).type;
+          const lane = {
+            run_start: 'input',
+            model_request: 'input',
+            model_response: 'model',
+            tool_call_start: 'call',
+            tool_call_not_executed: 'call',
+            tool_result: 'result',
+            run_end: 'other',
+          }[type];
+          return [type, lane];
+        }),
     );
     const page = (await t.host.call('runEvents', { traceId: id, runPk: run!.runPk, offset: 5, limit: 5 })) as ApiResponse<'runEvents'>;
     assert.deepEqual(
@@ -180,10 +190,17 @@ describe('API host over example traces', () => {
     const firstIndexOf = (step: number) => events.rows.findIndex((event) => event.step === step);
     const stepAt = (step: number, direction: 'at' | 'after' | 'before') => t.host.call('stepPosition', { traceId: id, runPk: run!.runPk, step, direction });
     const walked: unknown[] = [];
-    for (let position = (await stepAt(-1, 'after')) as ApiResponse<'stepPosition'>; position !== null; position = (await stepAt(position.step, 'after')) as ApiResponse<'stepPosition'>) {
+    for (
+      let position = (await stepAt(-1, 'after')) as ApiResponse<'stepPosition'>;
+      position !== null;
+      position = (await stepAt(position.step, 'after')) as ApiResponse<'stepPosition'>
+    ) {
       walked.push(position);
     }
-    assert.deepEqual(walked, [0, 1, 2, 3, 4, 5].map((step) => ({ step, index: firstIndexOf(step) })));
+    assert.deepEqual(
+      walked,
+      [0, 1, 2, 3, 4, 5].map((step) => ({ step, index: firstIndexOf(step) })),
+    );
     assert.deepEqual(await stepAt(3, 'at'), { step: 3, index: firstIndexOf(3) });
     assert.deepEqual(await stepAt(3, 'before'), { step: 2, index: firstIndexOf(2) });
     assert.equal(await stepAt(0, 'before'), null);
@@ -253,7 +270,6 @@ describe('API host over example traces', () => {
     );
   });
 
-
   it("a call's latency: what its result recorded, else the time from its tool_call_start, else not recorded (never the time since the response)", async () => {
     const id = traceId('latency-sources');
     const calls = (await t.host.call('calls', { traceId: id })) as ApiResponse<'calls'>;
@@ -289,10 +305,7 @@ describe('API host over example traces', () => {
     const all = (await t.host.call('findings', { traceId: id })) as ApiResponse<'findings'>;
     const want = combinedExamples.flatMap((name) => expected(name).findings);
     assert.equal(all.total, want.length);
-    assert.deepEqual(
-      all.rows.map((f) => [f.runId, f.kind]).sort(),
-      want.map((f) => [f.run_id, f.kind]).sort(),
-    );
+    assert.deepEqual(all.rows.map((f) => [f.runId, f.kind]).sort(), want.map((f) => [f.run_id, f.kind]).sort());
     assert.deepEqual(
       [...new Set(all.rows.map((f) => f.runId))],
       combinedExamples.filter((name) => expected(name).findings.length > 0),
@@ -367,7 +380,10 @@ describe('API host over example traces', () => {
     assert.deepEqual(await t.host.call('appInfo', {}), { version: '0.0.0-test', shell: 'browser', canOpenPaths: false });
     assert.equal((await callFailure(t.host, 'openPath', { path: examplePath('normal-query') })).code, 'not_allowed');
     assert.equal((await callFailure(t.host, 'openDialog', {})).code, 'not_allowed');
-    assert.equal(((await t.host.call('listTraces', {})) as TraceSummary[]).some((trace) => trace.path === examplePath('normal-query')), false);
+    assert.equal(
+      ((await t.host.call('listTraces', {})) as TraceSummary[]).some((trace) => trace.path === examplePath('normal-query')),
+      false,
+    );
   });
 
   it('keeps one trace per path, and reuses the database of an unchanged file on reload', async () => {
@@ -434,7 +450,9 @@ describe('API host: files that change or cannot be read', () => {
 
   it('turns thrown values into transport errors', () => {
     assert.deepEqual(toApiError(new ApiError('not_ready', 'wait')), { error: { code: 'not_ready', message: 'wait' } });
-    assert.deepEqual(toApiError(new TraceFileError('not_found', '/x.jsonl', 'no such file')), { error: { code: 'trace_file', message: '/x.jsonl: no such file' } });
+    assert.deepEqual(toApiError(new TraceFileError('not_found', '/x.jsonl', 'no such file')), {
+      error: { code: 'trace_file', message: '/x.jsonl: no such file' },
+    });
     assert.deepEqual(toApiError(new Error('boom\n    at somewhere')), { error: { code: 'internal', message: 'internal error: boom' } });
   });
 });
@@ -457,7 +475,10 @@ describe('API host in the desktop shell', () => {
         ['refusal.jsonl', 'tool-error.jsonl'],
       );
       for (const trace of picked) await t.settled(trace.traceId);
-      assert.deepEqual(((await t.host.call('recentFiles', {})) as string[]).sort(), [examplePath('normal-query'), examplePath('refusal'), examplePath('tool-error')].sort());
+      assert.deepEqual(
+        ((await t.host.call('recentFiles', {})) as string[]).sort(),
+        [examplePath('normal-query'), examplePath('refusal'), examplePath('tool-error')].sort(),
+      );
     } finally {
       await t.close();
     }
@@ -494,10 +515,16 @@ describe('runs while a large trace is being ingested', () => {
       assert.ok(batches > 1, `runs arrive batch by batch as they are stored (${batches} batches)`);
       const db = openDatabase(trace.dbPath, { readonly: true });
       try {
-        const stored = db.prepare<[], { id: number; run_id: string; status: string; steps: number; tool_calls: number }>('SELECT id, run_id, status, steps, tool_calls FROM runs ORDER BY id').all();
+        const stored = db
+          .prepare<[], { id: number; run_id: string; status: string; steps: number; tool_calls: number }>(
+            'SELECT id, run_id, status, steps, tool_calls FROM runs ORDER BY id',
+          )
+          .all();
         assert.equal(stored.length, generatedRuns);
         assert.deepEqual(
-          [...reported.values()].sort((a, b) => a.id - b.id).map((run) => ({ id: run.id, run_id: run.run_id, status: run.status, steps: run.steps, tool_calls: run.tool_calls })),
+          [...reported.values()]
+            .sort((a, b) => a.id - b.id)
+            .map((run) => ({ id: run.id, run_id: run.run_id, status: run.status, steps: run.steps, tool_calls: run.tool_calls })),
           stored,
         );
       } finally {
@@ -533,7 +560,10 @@ describe('runs while a large trace is being ingested', () => {
       const ready = (await t.host.call('runs', { traceId: summary.traceId, limit: 2000 })) as Runs;
       assert.equal(ready.total, generatedRuns);
       assert.equal(ready.partial, undefined);
-      assert.ok(ready.rows.some((row) => row.findings.error + row.findings.warning > 0), 'findings are counted once the trace is ready');
+      assert.ok(
+        ready.rows.some((row) => row.findings.error + row.findings.warning > 0),
+        'findings are counted once the trace is ready',
+      );
     } finally {
       await t.close();
     }
@@ -582,12 +612,19 @@ describe('API host: a file followed while it is written', () => {
     writeFileSync(path, line({ run_id: 'r2', type: 'run_start' }));
     const reread = await nextUpdate((summary) => summary.state === 'ready' && summary.notice !== null);
     assert.match(reread.notice ?? '', /^live\.jsonl was read again from the start at .+: it was truncated from \d+ to \d+ bytes\.$/);
-    assert.deepEqual((await runsOf(t, opened.traceId)).map((run) => run.runId), ['r2']);
+    assert.deepEqual(
+      (await runsOf(t, opened.traceId)).map((run) => run.runId),
+      ['r2'],
+    );
 
     rmSync(path);
     const stopped = await nextUpdate((summary) => summary.follow?.state === 'stopped');
     assert.match(stopped.notice ?? '', /is no longer followed: the file was deleted/);
-    assert.deepEqual((await runsOf(t, opened.traceId)).map((run) => run.runId), ['r2'], 'what was read stays');
+    assert.deepEqual(
+      (await runsOf(t, opened.traceId)).map((run) => run.runId),
+      ['r2'],
+      'what was read stays',
+    );
   });
 });
 

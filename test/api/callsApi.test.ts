@@ -45,7 +45,12 @@ describe('the calls API', () => {
   it('puts the same line in the tool_error finding', async () => {
     const findings = (await t.host.call('findings', { traceId: claudeCode, kind: 'tool_error' })) as ApiResponse<'findings'>;
     assert.equal(findings.total, 6);
-    assert.ok(findings.rows.some((finding) => finding.message === 'Edit (toolu_00000000000000000019, step 19) returned an error: File has not been read yet. Read it first before writing to it.'));
+    assert.ok(
+      findings.rows.some(
+        (finding) =>
+          finding.message === 'Edit (toolu_00000000000000000019, step 19) returned an error: File has not been read yet. Read it first before writing to it.',
+      ),
+    );
   });
 
   it('sorts by latency, slowest first, calls without one last', async () => {
@@ -53,14 +58,20 @@ describe('the calls API', () => {
     const latencies = slowest.rows.map((call) => call.latencyMs);
     assert.equal(slowest.rows[0]?.latencyMs, 48_217);
     assert.match(slowest.rows[0]?.argsSummary ?? '', /cargo test --workspace --all-features/);
-    assert.deepEqual(latencies, [...latencies].sort((a, b) => (b ?? -1) - (a ?? -1)));
+    assert.deepEqual(
+      latencies,
+      [...latencies].sort((a, b) => (b ?? -1) - (a ?? -1)),
+    );
     const fastest = await calls({ traceId: codex, sort: 'latency' });
     assert.equal(fastest.rows.at(-1)?.latencyMs, 48_217);
   });
 
   it('sorts by state with failures first, and by step, tool and log order', async () => {
     const byState = await calls({ traceId: claudeCode, sort: 'state' });
-    assert.deepEqual(byState.rows.slice(0, 6).map((call) => call.state), Array(6).fill('error'));
+    assert.deepEqual(
+      byState.rows.slice(0, 6).map((call) => call.state),
+      Array(6).fill('error'),
+    );
     assert.equal(byState.rows[6]?.state, 'ok');
     const byStepDown = await calls({ traceId: claudeCode, sort: 'step', descending: true });
     assert.equal(byStepDown.rows[0]?.step, 120);
@@ -68,7 +79,10 @@ describe('the calls API', () => {
     const names = byTool.rows.map((call) => call.name);
     assert.deepEqual(names, [...names].sort());
     const inLogOrder = await calls({ traceId: claudeCode });
-    assert.deepEqual(inLogOrder.rows.map((call) => call.step), [...inLogOrder.rows.map((call) => call.step)].sort((a, b) => (a ?? 0) - (b ?? 0)));
+    assert.deepEqual(
+      inLogOrder.rows.map((call) => call.step),
+      [...inLogOrder.rows.map((call) => call.step)].sort((a, b) => (a ?? 0) - (b ?? 0)),
+    );
   });
 
   it('filters by text in the tool name, call id, arguments or error line, case-insensitively, with LIKE characters taken literally', async () => {
@@ -78,7 +92,10 @@ describe('the calls API', () => {
     assert.deepEqual(steps((await calls({ traceId: claudeCode, text: 'src/legacy' })).rows), [7]);
     assert.equal((await calls({ traceId: claudeCode, text: 'grep' })).total, (await calls({ traceId: claudeCode, name: 'Grep' })).total);
     assert.equal((await calls({ traceId: claudeCode, text: '100%' })).total, 0);
-    assert.equal((await calls({ traceId: claudeCode, text: '_' })).rows.every((call) => `${call.name}${call.callId}${call.argsSummary}${call.errorLine}`.includes('_')), true);
+    assert.equal(
+      (await calls({ traceId: claudeCode, text: '_' })).rows.every((call) => `${call.name}${call.callId}${call.argsSummary}${call.errorLine}`.includes('_')),
+      true,
+    );
   });
 
   it('gives each tool its call count and nearest-rank p50, p95 and max, slowest first', async () => {

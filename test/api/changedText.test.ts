@@ -8,7 +8,10 @@ import { describe, it } from 'node:test';
 import { changedText } from '../../src-main/api/changedText';
 
 const numbered = (count: number, edit?: { at: number; text: string }[]): string =>
-  Array.from({ length: count }, (_, i) => edit?.find((e) => e.at === i)?.text ?? `line ${i}: the quick brown fox jumps over the lazy dog, again and again\n`).join('');
+  Array.from(
+    { length: count },
+    (_, i) => edit?.find((e) => e.at === i)?.text ?? `line ${i}: the quick brown fox jumps over the lazy dog, again and again\n`,
+  ).join('');
 
 describe('changed text of a modified message', () => {
   it('sends short texts whole', () => {

@@ -38,7 +38,9 @@ describe('event content, run task and search order through the API', () => {
     assert.match(output[0]!.text, /^## BOM handling/);
     assert.equal(taskResult.summary?.includes('\n'), false, 'a summary is one line');
     const call = events.find((row) => row.type === 'model_response' && row.step === 1)!;
-    assert.deepEqual((await event(call.eventId)).content?.arguments, [{ callId: 'toolu_bash1', name: 'Bash', value: { command: "grep -rln 'parse(' src/prices", description: 'Find CSV parsers' } }]);
+    assert.deepEqual((await event(call.eventId)).content?.arguments, [
+      { callId: 'toolu_bash1', name: 'Bash', value: { command: "grep -rln 'parse(' src/prices", description: 'Find CSV parsers' } },
+    ]);
     const answered = await event(events.find((row) => row.callId === 'toolu_bash1' && row.type === 'tool_result')!.eventId);
     assert.equal(answered.answers?.eventId, call.eventId);
   });

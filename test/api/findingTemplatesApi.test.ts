@@ -44,7 +44,10 @@ describe('findings grouped by message template', () => {
     const first = await findings({ kind: 'invalid_arguments', severity: 'error', templateKey: group.key, limit: 4 });
     const rest = await findings({ kind: 'invalid_arguments', severity: 'error', templateKey: group.key, offset: 4, limit: 4 });
     assert.equal(first.total, 6);
-    assert.deepEqual([...first.rows, ...rest.rows].map((finding) => finding.step), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      [...first.rows, ...rest.rows].map((finding) => finding.step),
+      [1, 2, 3, 4, 5, 6],
+    );
     assert.equal(new Set([...first.rows, ...rest.rows].map((finding) => finding.callId)).size, 6, 'each occurrence is its own finding');
   });
 

@@ -13,7 +13,11 @@ import { analyzeFile, temporaryDir } from '../support/engineHarness';
 
 const system = { role: 'system', content: 'You find where parcels are.' };
 const user = { role: 'user', content: 'Where are parcels A, B and C?' };
-const call = (id: string, q: string) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q }) } }] });
+const call = (id: string, q: string) => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q }) } }],
+});
 const result = (id: string, content: string) => ({ role: 'tool', tool_call_id: id, content });
 const ts = (second: number): string => `2025-06-03T10:00:${String(second).padStart(2, '0')}.000Z`;
 const request = (step: number, messages: object[], usage?: number) => [
@@ -40,7 +44,16 @@ const rewriteEvents = [
   ...request(1, [system, user], 500),
   ...request(2, [system, user, call('call_1', 'A'), result('call_1', 'A is in Leipzig')], 560),
   ...request(3, [system, user, call('call_1', 'A'), result('call_1', 'A is in Berlin'), call('call_2', 'B'), result('call_2', 'B is in Bonn')], 620),
-  ...request(4, [system, user, call('call_1', 'A'), result('call_1', 'A is in Berlin'), call('call_2', 'B'), result('call_2', 'B is in Bonn'), call('call_3', 'C'), { role: 'user', content: 'Go on.' }]),
+  ...request(4, [
+    system,
+    user,
+    call('call_1', 'A'),
+    result('call_1', 'A is in Berlin'),
+    call('call_2', 'B'),
+    result('call_2', 'B is in Bonn'),
+    call('call_3', 'C'),
+    { role: 'user', content: 'Go on.' },
+  ]),
   { type: 'run_end', run_id: 'r', ts: ts(30), status: 'completed' },
 ];
 
@@ -61,7 +74,16 @@ const reconstructedEvents = [
     },
     { type: 'tool_result', run_id: 'r', step, ts: ts(step * 3 + 1), call_id: `c${step}`, output: step === 3 ? bigResult : 'a.ts b.ts c.ts '.repeat(50) },
   ]),
-  { type: 'model_response', run_id: 'r', step: 5, ts: ts(20), outcome: 'final', finish_reason: 'stop', text: 'Done.', usage: { input_tokens: 11700, output_tokens: 5 } },
+  {
+    type: 'model_response',
+    run_id: 'r',
+    step: 5,
+    ts: ts(20),
+    outcome: 'final',
+    finish_reason: 'stop',
+    text: 'Done.',
+    usage: { input_tokens: 11700, output_tokens: 5 },
+  },
   { type: 'run_end', run_id: 'r', ts: ts(21), status: 'completed' },
 ];
 
@@ -98,8 +120,14 @@ describe('request analysis', () => {
         ['estimated', null, null],
       ],
     );
-    assert.deepEqual(requests.slice(0, 3).map((r) => r.input_tokens), [500, 560, 620]);
-    assert.ok(requests[3]!.input_tokens! > 20 && requests[3]!.input_tokens! < 200, `an o200k estimate of eight short messages, got ${requests[3]!.input_tokens}`);
+    assert.deepEqual(
+      requests.slice(0, 3).map((r) => r.input_tokens),
+      [500, 560, 620],
+    );
+    assert.ok(
+      requests[3]!.input_tokens! > 20 && requests[3]!.input_tokens! < 200,
+      `an o200k estimate of eight short messages, got ${requests[3]!.input_tokens}`,
+    );
     assert.equal(requests[2]!.line, 8, 'the third model_request is on line 8');
   });
 
@@ -129,7 +157,13 @@ describe('request analysis', () => {
       await analyzeFile(path, { cacheDir: cache.path });
       const again = await analyzeFile(path, { cacheDir: cache.path, analysis: { window: 4, threshold: 2 } });
       assert.equal(again.trace.reused, true);
-      assert.deepEqual(again.report.findings.filter((f) => f.kind === 'history_rewrite' || f.kind === 'missing_tool_result_in_history').map((f) => f.kind).sort(), ['history_rewrite', 'missing_tool_result_in_history']);
+      assert.deepEqual(
+        again.report.findings
+          .filter((f) => f.kind === 'history_rewrite' || f.kind === 'missing_tool_result_in_history')
+          .map((f) => f.kind)
+          .sort(),
+        ['history_rewrite', 'missing_tool_result_in_history'],
+      );
     } finally {
       cache.remove();
     }
@@ -141,14 +175,34 @@ describe('request analysis', () => {
     assert.equal(requests.length, 5);
     assert.ok(requests.every((r) => r.reconstructed && r.rewrite === null && r.input_tokens_source === 'recorded'));
     // Before response 1: the task. Before each next one: the assistant's call and its result.
-    assert.deepEqual(requests.map((r) => [r.messages, r.appended_messages]), [[1, 1], [3, 2], [5, 2], [7, 2], [9, 2]]);
-    assert.deepEqual(requests.map((r) => r.input_tokens), [1000, 1200, 1400, 11500, 11700]);
+    assert.deepEqual(
+      requests.map((r) => [r.messages, r.appended_messages]),
+      [
+        [1, 1],
+        [3, 2],
+        [5, 2],
+        [7, 2],
+        [9, 2],
+      ],
+    );
+    assert.deepEqual(
+      requests.map((r) => r.input_tokens),
+      [1000, 1200, 1400, 11500, 11700],
+    );
     assert.equal(report.findings.filter((f) => f.kind === 'history_rewrite').length, 0);
   });
 
   it('gives no token count, rather than an estimate of 0, for a reconstructed request the trace recorded nothing before', async () => {
     const events = [
-      { type: 'model_response', run_id: 'r', step: 1, ts: ts(1), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'ls', arguments: '{}' }] },
+      {
+        type: 'model_response',
+        run_id: 'r',
+        step: 1,
+        ts: ts(1),
+        outcome: 'tool_calls',
+        finish_reason: 'tool_calls',
+        tool_calls: [{ call_id: 'c1', name: 'ls', arguments: '{}' }],
+      },
       { type: 'tool_result', run_id: 'r', step: 1, ts: ts(2), call_id: 'c1', output: 'a.ts b.ts' },
       { type: 'model_response', run_id: 'r', step: 2, ts: ts(3), outcome: 'final', finish_reason: 'stop', text: 'Two files.' },
     ];
@@ -195,7 +249,11 @@ describe('requests method (the growth chart)', () => {
     const spike = answer.requests[3]!;
     assert.equal(spike.added[0]!.role, 'tool');
     assert.equal(spike.added[0]!.tool, 'read_file', 'the 40 KB read_file result is most of what request 4 added');
-    assert.equal(spike.added.reduce((sum, group) => sum + group.tokens, 0), 10_100, 'what the turn added is its recorded growth, split by role and tool');
+    assert.equal(
+      spike.added.reduce((sum, group) => sum + group.tokens, 0),
+      10_100,
+      'what the turn added is its recorded growth, split by role and tool',
+    );
     assert.ok(spike.added[0]!.tokens > 9900, `nearly all of it is the 40 KB result: ${spike.added[0]!.tokens}`);
   });
 
@@ -206,7 +264,13 @@ describe('requests method (the growth chart)', () => {
     assert.equal(diff.reconstructed, true);
     assert.equal(diff.previousEventId, answer.requests[2]!.eventId);
     assert.deepEqual(diff.history, { verdict: 'extends', appended: [5, 6] });
-    assert.deepEqual(diff.changes.map((change) => [change.status, change.role]), [['appended', 'assistant'], ['appended', 'tool']]);
+    assert.deepEqual(
+      diff.changes.map((change) => [change.status, change.role]),
+      [
+        ['appended', 'assistant'],
+        ['appended', 'tool'],
+      ],
+    );
     assert.ok(diff.runs.find((run) => run.status === 'appended')!.tokens >= 10_000, 'the 40 KB result is sized from its characters');
   });
 });

@@ -13,16 +13,31 @@ import { fixtures } from '../support/formatTests';
 
 const system = { role: 'system', content: 'You find where parcels are.' };
 const user = { role: 'user', content: 'Where are parcels A and B?' };
-const call = (id: string, q: string) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q }) } }] });
+const call = (id: string, q: string) => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q }) } }],
+});
 const result = (id: string, content: string) => ({ role: 'tool', tool_call_id: id, content });
-const lookupTool = (properties: object) => ({ type: 'function', function: { name: 'lookup', description: 'Where a parcel is.', parameters: { type: 'object', properties } } });
+const lookupTool = (properties: object) => ({
+  type: 'function',
+  function: { name: 'lookup', description: 'Where a parcel is.', parameters: { type: 'object', properties } },
+});
 const ts = (second: number): string => `2025-06-03T10:00:${String(second).padStart(2, '0')}.000Z`;
 
 /** Three requests; the third edits the result of the first call ("Leipzig" became "Berlin"). */
 const events = [
   { type: 'run_start', run_id: 'r', ts: ts(0) },
   { type: 'model_request', run_id: 'r', step: 1, ts: ts(1), model: 'gpt-4.1', messages: [system, user] },
-  { type: 'model_response', run_id: 'r', step: 1, ts: ts(2), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_1', name: 'lookup', arguments: '{"q":"A"}' }] },
+  {
+    type: 'model_response',
+    run_id: 'r',
+    step: 1,
+    ts: ts(2),
+    outcome: 'tool_calls',
+    finish_reason: 'tool_calls',
+    tool_calls: [{ call_id: 'call_1', name: 'lookup', arguments: '{"q":"A"}' }],
+  },
   { type: 'tool_result', run_id: 'r', step: 1, ts: ts(3), call_id: 'call_1', output: 'A is in Leipzig' },
   {
     type: 'model_request',
@@ -33,7 +48,15 @@ const events = [
     messages: [system, user, call('call_1', 'A'), result('call_1', 'A is in Leipzig')],
     tools: [lookupTool({ q: { type: 'string' } })],
   },
-  { type: 'model_response', run_id: 'r', step: 2, ts: ts(5), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_2', name: 'lookup', arguments: '{"q":"B"}' }] },
+  {
+    type: 'model_response',
+    run_id: 'r',
+    step: 2,
+    ts: ts(5),
+    outcome: 'tool_calls',
+    finish_reason: 'tool_calls',
+    tool_calls: [{ call_id: 'call_2', name: 'lookup', arguments: '{"q":"B"}' }],
+  },
   { type: 'tool_result', run_id: 'r', step: 2, ts: ts(6), call_id: 'call_2', output: 'B is in Bonn' },
   {
     type: 'model_request',
@@ -70,7 +93,8 @@ describe('request diff', () => {
     work.remove();
   });
 
-  const diff = async (eventId: number): Promise<ApiResponse<'requestDiff'>> => (await t.host.call('requestDiff', { traceId, eventId })) as ApiResponse<'requestDiff'>;
+  const diff = async (eventId: number): Promise<ApiResponse<'requestDiff'>> =>
+    (await t.host.call('requestDiff', { traceId, eventId })) as ApiResponse<'requestDiff'>;
 
   it('finds the request each event belongs to: the one at or before it, else the first', async () => {
     const runs = (await t.host.call('runs', { traceId })) as ApiResponse<'runs'>;

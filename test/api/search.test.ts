@@ -61,14 +61,28 @@ describe('search', () => {
   let runPks: Map<string, number>;
 
   const search = (query: string, options: { offset?: number; limit?: number; runPk?: number } = {}): ApiResponse<'search'> =>
-    searchEvents(db, { traceId: 'trace', query, offset: options.offset ?? 0, limit: options.limit ?? 200, ...(options.runPk !== undefined ? { runPk: options.runPk } : {}) });
-  const hitLines = (query: string): number[] => search(query).rows.map((hit) => hit.line).sort((a, b) => a - b);
+    searchEvents(db, {
+      traceId: 'trace',
+      query,
+      offset: options.offset ?? 0,
+      limit: options.limit ?? 200,
+      ...(options.runPk !== undefined ? { runPk: options.runPk } : {}),
+    });
+  const hitLines = (query: string): number[] =>
+    search(query)
+      .rows.map((hit) => hit.line)
+      .sort((a, b) => a - b);
 
   before(async () => {
     writeFileSync(tracePath, `${trace.join('\n')}\n`);
     const { trace: handle } = await analyzeFile(tracePath, { cacheDir, searchIndex: true });
     db = openDatabase(handle.dbPath, { readonly: true });
-    runPks = new Map(db.prepare<[], { run_id: string; id: number }>('SELECT run_id, id FROM runs').all().map((run) => [run.run_id, run.id]));
+    runPks = new Map(
+      db
+        .prepare<[], { run_id: string; id: number }>('SELECT run_id, id FROM runs')
+        .all()
+        .map((run) => [run.run_id, run.id]),
+    );
   });
   after(() => {
     db.close();
@@ -107,7 +121,10 @@ describe('search', () => {
 
   it('finds the text of a streamed response joined across its fragments', () => {
     const { rows } = search('hello world');
-    assert.deepEqual(rows.map((hit) => hit.line), [lines.lastFragment]);
+    assert.deepEqual(
+      rows.map((hit) => hit.line),
+      [lines.lastFragment],
+    );
     assert.deepEqual(highlighted(rows[0]!), ['Hello', 'world']);
   });
 
@@ -121,12 +138,38 @@ describe('search', () => {
     assert.deepEqual(hitLines('clearing SETTLED'), [lines.result]);
     assert.deepEqual(hitLines('clearing marmalade'), []);
     const { rows } = search('creme brulee');
-    assert.deepEqual(rows.map((hit) => hit.line), [lines.finalAnswer]);
+    assert.deepEqual(
+      rows.map((hit) => hit.line),
+      [lines.finalAnswer],
+    );
     assert.deepEqual(highlighted(rows[0]!), ['Crème', 'brûlée']);
   });
 
   it('reads FTS5 syntax as plain text and never fails on it', () => {
-    for (const query of ['"', '""', '*', 'OR', 'AND', 'NOT', 'NEAR(', 'NEAR(a b, 2)', '-', ':', 'text:', '^', '(', ')', '+', '{a b}', 'a"b', '"unbalanced', 'x OR', '- zanzibar', '"zanzibar"*', 'zanzibar*']) {
+    for (const query of [
+      '"',
+      '""',
+      '*',
+      'OR',
+      'AND',
+      'NOT',
+      'NEAR(',
+      'NEAR(a b, 2)',
+      '-',
+      ':',
+      'text:',
+      '^',
+      '(',
+      ')',
+      '+',
+      '{a b}',
+      'a"b',
+      '"unbalanced',
+      'x OR',
+      '- zanzibar',
+      '"zanzibar"*',
+      'zanzibar*',
+    ]) {
       assert.doesNotThrow(() => search(query), `query ${JSON.stringify(query)}`);
     }
     assert.deepEqual(hitLines('OR'), [lines.finalAnswer], '"OR" is the word or, not an operator');
@@ -144,7 +187,10 @@ describe('search', () => {
   });
 
   it('filters by run', () => {
-    assert.deepEqual(search('ledger', { runPk: runPks.get('r2')! }).rows.map((hit) => hit.line), [lines.secondTask]);
+    assert.deepEqual(
+      search('ledger', { runPk: runPks.get('r2')! }).rows.map((hit) => hit.line),
+      [lines.secondTask],
+    );
     assert.deepEqual(search('zanzibar', { runPk: runPks.get('r2')! }), { total: 0, offset: 0, rows: [] });
   });
 

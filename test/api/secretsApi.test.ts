@@ -61,7 +61,10 @@ describe('API host: credentials are masked in every answer', () => {
     const detail = await call<ApiResponse<'event'>>('event', { eventId: eventOnLine(2) });
     assertMasked('event', detail);
     const record = JSON.parse(detail.record?.text ?? 'null') as { messages: { content: string }[] };
-    assert.match(record.messages[0]?.content ?? '', /^Use sk-proj-…•••• \[openai key masked\] and this key:\n-----BEGIN RSA PRIVATE KEY…•••• \[private key masked\]$/);
+    assert.match(
+      record.messages[0]?.content ?? '',
+      /^Use sk-proj-…•••• \[openai key masked\] and this key:\n-----BEGIN RSA PRIVATE KEY…•••• \[private key masked\]$/,
+    );
     assert.deepEqual(
       detail.findings.map((f) => f.kind),
       ['secret_in_trace', 'secret_in_trace'],

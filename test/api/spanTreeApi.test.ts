@@ -12,7 +12,10 @@ describe("an Inspect sample's spans, through the API", () => {
   it('shows each span begin as a header with its name, type, count and time, indents by depth, and leaves a collapsed span out of the pages', async () => {
     const cache = temporaryDir('span-tree');
     try {
-      const trace = await openTrace(join(import.meta.dirname, '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json'), { cacheDir: cache.path, analysis: defaultAnalysis });
+      const trace = await openTrace(join(import.meta.dirname, '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json'), {
+        cacheDir: cache.path,
+        analysis: defaultAnalysis,
+      });
       const db = openDatabase(trace.dbPath, { readonly: true });
       try {
         const scope = { sourceIds: [1], optionsKey: '' };
@@ -20,7 +23,8 @@ describe("an Inspect sample's spans, through the API", () => {
         const list = (collapsedSpans: number[], page = { offset: 0, limit: 2000 }, hideBookkeeping = true) =>
           queries.runEvents(db, scope, { traceId: 't', runPk, ...page, hideBookkeeping, collapsedSpans });
         const open = list([]);
-        const describeRow = (row: (typeof open.rows)[number]) => `${'  '.repeat(row.spanDepth)}${row.span ? `[${row.span.name}/${row.span.type} ${row.span.events}]` : row.type}`;
+        const describeRow = (row: (typeof open.rows)[number]) =>
+          `${'  '.repeat(row.spanDepth)}${row.span ? `[${row.span.name}/${row.span.type} ${row.span.events}]` : row.type}`;
         assert.deepEqual(open.rows.map(describeRow), [
           'run_start',
           '[init/init 1]',
@@ -50,13 +54,19 @@ describe("an Inspect sample's spans, through the API", () => {
         assert.deepEqual(collapsed.rows.map((row) => row.span?.name ?? row.typeRaw).slice(3), ['solvers', 'event/score', 'sample/end']);
         assert.equal(collapsed.rows.find((row) => row.eventId === solvers)?.span?.collapsed, true);
         // A page that starts after the collapsed span is read past it.
-        assert.deepEqual(list([solvers], { offset: 4, limit: 1 }).rows.map((row) => row.typeRaw), ['event/score']);
+        assert.deepEqual(
+          list([solvers], { offset: 4, limit: 1 }).rows.map((row) => row.typeRaw),
+          ['event/score'],
+        );
         // A span collapsed inside a collapsed one hides nothing more.
         assert.equal(list([solvers, header('react').eventId]).total, collapsed.total);
         // Collapsing the inner span alone hides its six rows, and a page across it skips them.
         const react = list([header('react').eventId]);
         assert.equal(react.total, open.total - 6);
-        assert.deepEqual(list([header('react').eventId], { offset: 4, limit: 2 }).rows.map((row) => row.span?.name ?? row.typeRaw), ['react', 'event/score']);
+        assert.deepEqual(
+          list([header('react').eventId], { offset: 4, limit: 2 }).rows.map((row) => row.span?.name ?? row.typeRaw),
+          ['react', 'event/score'],
+        );
 
         // An event inside a collapsed span is placed at its span's header; one after it, past the hidden rows.
         const result = open.rows.find((row) => row.type === 'tool_result')!;
@@ -64,7 +74,8 @@ describe("an Inspect sample's spans, through the API", () => {
         assert.equal(queries.eventPosition(db, scope, { traceId: 't', eventId: result.eventId, collapsedSpans: [solvers] }).visibleIndex, 3);
         assert.equal(queries.eventPosition(db, scope, { traceId: 't', eventId: score.eventId, collapsedSpans: [solvers] }).visibleIndex, 4);
         // The sample is one record: its steps are found by step on that line, not all at its first event.
-        const step2 = (collapsedSpans: number[]) => queries.stepPosition(db, scope, { traceId: 't', runPk, step: 2, direction: 'at', hideBookkeeping: true, collapsedSpans })?.index;
+        const step2 = (collapsedSpans: number[]) =>
+          queries.stepPosition(db, scope, { traceId: 't', runPk, step: 2, direction: 'at', hideBookkeeping: true, collapsedSpans })?.index;
         assert.equal(open.rows[step2([])!]?.type, 'model_request');
         assert.equal(open.rows[step2([])!]?.step, 2);
         assert.equal(step2([solvers]), 3);
@@ -82,9 +93,16 @@ describe("an Inspect sample's spans, through the API", () => {
       const trace = await openTrace(join(fixtures, 'claude-code', 'parallel-split-lines.jsonl'), { cacheDir: cache.path, analysis: defaultAnalysis });
       const db = openDatabase(trace.dbPath, { readonly: true });
       try {
-        const rows = queries.runEvents(db, { sourceIds: [1], optionsKey: '' }, { traceId: 't', runPk: 1, offset: 0, limit: 2000, hideBookkeeping: false, collapsedSpans: [] }).rows;
+        const rows = queries.runEvents(
+          db,
+          { sourceIds: [1], optionsKey: '' },
+          { traceId: 't', runPk: 1, offset: 0, limit: 2000, hideBookkeeping: false, collapsedSpans: [] },
+        ).rows;
         assert.ok(rows.length > 0);
-        assert.deepEqual(rows.filter((row) => row.span !== null || row.spanDepth !== 0), []);
+        assert.deepEqual(
+          rows.filter((row) => row.span !== null || row.spanDepth !== 0),
+          [],
+        );
       } finally {
         db.close();
       }

@@ -64,31 +64,47 @@ describe('loopscope analyze --json', () => {
       (rawFiles[0]?.['parse_errors'] as Raw[]).map((e) => e['line']),
       [8, 10, 12],
     );
-    const runKeys = ['run_id', 'file', 'status', 'status_raw', 'steps', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens', 'started_at', 'ended_at'];
+    const runKeys = [
+      'run_id',
+      'file',
+      'status',
+      'status_raw',
+      'steps',
+      'tool_calls',
+      'tool_results',
+      'input_tokens',
+      'output_tokens',
+      'started_at',
+      'ended_at',
+    ];
     assert.equal(rawRuns.length, 2);
     for (const run of rawRuns) for (const key of runKeys) assert.ok(key in run, `runs[].${key}`);
     const dangling = rawRuns.find((run) => run['run_id'] === 'dangling-call');
-    assert.deepEqual(
-      dangling && Object.fromEntries(runKeys.map((key) => [key, dangling[key]])),
-      {
-        run_id: 'dangling-call',
-        file: example('dangling-call'),
-        status: 'protocol_error',
-        status_raw: 'PROTOCOL_ERROR',
-        steps: 1,
-        tool_calls: 2,
-        tool_results: 1,
-        input_tokens: 556,
-        output_tokens: 58,
-        started_at: '2025-06-03T10:12:03.550Z',
-        ended_at: '2025-06-03T10:12:05.407Z',
-      },
-    );
+    assert.deepEqual(dangling && Object.fromEntries(runKeys.map((key) => [key, dangling[key]])), {
+      run_id: 'dangling-call',
+      file: example('dangling-call'),
+      status: 'protocol_error',
+      status_raw: 'PROTOCOL_ERROR',
+      steps: 1,
+      tool_calls: 2,
+      tool_results: 1,
+      input_tokens: 556,
+      output_tokens: 58,
+      started_at: '2025-06-03T10:12:03.550Z',
+      ended_at: '2025-06-03T10:12:05.407Z',
+    });
     assert.equal(rawFindings.length, 1);
     const finding = rawFindings[0]!;
     for (const key of ['kind', 'severity', 'run_id', 'step', 'call_id', 'line', 'message']) assert.ok(key in finding, `findings[].${key}`);
     assert.deepEqual(
-      { kind: finding['kind'], severity: finding['severity'], run_id: finding['run_id'], step: finding['step'], call_id: finding['call_id'], line: finding['line'] },
+      {
+        kind: finding['kind'],
+        severity: finding['severity'],
+        run_id: finding['run_id'],
+        step: finding['step'],
+        call_id: finding['call_id'],
+        line: finding['line'],
+      },
       { kind: 'dangling_call', severity: 'error', run_id: 'dangling-call', step: 1, call_id: 'call_rzqwo72n3wZuot7UGAoKD1AF', line: 3 },
     );
     assert.ok(typeof finding['message'] === 'string' && finding['message'].length > 0);
@@ -391,8 +407,14 @@ describe('loopscope analyze DIR', () => {
     writeFileSync(join(dir, 'settings.json'), '{"theme": "dark"}\n');
     writeFileSync(join(dir, 'notes.txt'), 'not a trace\n');
     const { report } = json([dir, '--fail-on', 'never']);
-    assert.deepEqual(report.files.map((file) => file.path.slice(dir.length + 1)), ['nested/dangling-call.jsonl', 'normal-query.jsonl']);
-    assert.deepEqual(report.skipped.map((file) => file.path.slice(dir.length + 1)), ['settings.json']);
+    assert.deepEqual(
+      report.files.map((file) => file.path.slice(dir.length + 1)),
+      ['nested/dangling-call.jsonl', 'normal-query.jsonl'],
+    );
+    assert.deepEqual(
+      report.skipped.map((file) => file.path.slice(dir.length + 1)),
+      ['settings.json'],
+    );
     assert.deepEqual(kinds(report.findings), ['dangling_call']);
   });
 
@@ -401,8 +423,14 @@ describe('loopscope analyze DIR', () => {
     const { report } = json([project, '--fail-on', 'never']);
     const session = '3b8e0f4d-6a2c-4e91-b7d5-0c9f1e2a4d68';
     const agentFiles = report.files.filter((file) => file.path.includes('/subagents/'));
-    assert.deepEqual(agentFiles.map((file) => file.path), [join(project, session, 'subagents', 'agent-a3f9c21.jsonl')]);
+    assert.deepEqual(
+      agentFiles.map((file) => file.path),
+      [join(project, session, 'subagents', 'agent-a3f9c21.jsonl')],
+    );
     const agentRuns = report.runs.filter((run) => run.run_id === `${session}/agent-a3f9c21`);
-    assert.deepEqual(agentRuns.map((run) => run.parent?.run_id), [session]);
+    assert.deepEqual(
+      agentRuns.map((run) => run.parent?.run_id),
+      [session],
+    );
   });
 });

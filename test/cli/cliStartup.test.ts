@@ -91,13 +91,20 @@ describe('loopscope --version and COMMAND --help', () => {
 
   it("each command's --help (or -h) prints that command's usage and options, and nothing else runs", () => {
     const expected: Record<string, { has: RegExp[]; hasNot: RegExp[] }> = {
-      analyze: { has: [/^usage: loopscope analyze FILE\|DIR\.\.\./, /--fail-on LEVEL/, /--format NAME .*claude-code/], hasNot: [/loopscope serve/, /--no-sandbox/] },
+      analyze: {
+        has: [/^usage: loopscope analyze FILE\|DIR\.\.\./, /--fail-on LEVEL/, /--format NAME .*claude-code/],
+        hasNot: [/loopscope serve/, /--no-sandbox/],
+      },
       serve: { has: [/^usage: loopscope serve FILE\.\.\./, /--idle-after S/, /--no-follow/], hasNot: [/loopscope analyze/, /--no-sandbox/, /--fail-on/] },
       open: { has: [/^usage: loopscope open \[FILE\.\.\.\]/, /--idle-after S/, /--no-sandbox/], hasNot: [/loopscope serve/, /--fail-on/] },
       redact: { has: [/^usage: loopscope redact IN OUT/, /\[REDACTED:<kind>\]/], hasNot: [/loopscope analyze/, /--port/] },
     };
     for (const [command, { has, hasNot }] of Object.entries(expected)) {
-      for (const args of [[command, '--help'], [command, '-h'], [command, 'no-such-file.jsonl', '--help']]) {
+      for (const args of [
+        [command, '--help'],
+        [command, '-h'],
+        [command, 'no-such-file.jsonl', '--help'],
+      ]) {
         const result = cli(args);
         assert.equal(result.status, 0, `${args.join(' ')}: ${result.stderr}`);
         assert.equal(result.stderr, '', args.join(' '));

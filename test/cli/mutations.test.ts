@@ -93,7 +93,16 @@ describe('mutations of normal-query.jsonl', () => {
     const error = report.files[0]!.parse_errors[0]!;
     assert.match(error.message, /not valid JSON/);
     assert.equal(error.loaded, false);
-    assert.equal(error.offset, Buffer.byteLength(lines.slice(0, 4).map((l) => `${l}\n`).join('')), 'byte offset of line 5');
+    assert.equal(
+      error.offset,
+      Buffer.byteLength(
+        lines
+          .slice(0, 4)
+          .map((l) => `${l}\n`)
+          .join(''),
+      ),
+      'byte offset of line 5',
+    );
     assert.deepEqual(findingSet(report), [`dangling_call ${GET_ORDER} error`]);
     assert.equal(report.files[0]!.lines, 12);
     assert.equal(report.files[0]!.events, 11);

@@ -155,7 +155,10 @@ describe('the desktop data folder', () => {
     assert.equal(desktopDataFolder('loopscope', 'linux', {}, '/home/ana'), '/home/ana/.config/loopscope');
     assert.equal(desktopDataFolder('loopscope', 'linux', { XDG_CONFIG_HOME: '/cfg' }, '/home/ana'), '/cfg/loopscope');
     assert.equal(desktopDataFolder('loopscope', 'darwin', {}, '/Users/ana'), '/Users/ana/Library/Application Support/loopscope');
-    assert.equal(desktopDataFolder('loopscope', 'win32', { APPDATA: 'C:/Users/ana/AppData/Roaming' }, 'C:/Users/ana'), join('C:/Users/ana/AppData/Roaming', 'loopscope'));
+    assert.equal(
+      desktopDataFolder('loopscope', 'win32', { APPDATA: 'C:/Users/ana/AppData/Roaming' }, 'C:/Users/ana'),
+      join('C:/Users/ana/AppData/Roaming', 'loopscope'),
+    );
   });
 });
 
@@ -166,7 +169,13 @@ describe('starting Electron and watching the launch', () => {
   });
   after(() => work.remove());
 
-  const launchWith = (binary: string, waitMs = 20_000) => ({ binary, args: ['/opt/loopscope', '/t/a.jsonl'], env: process.env, logPath: join(work.path, 'data', 'launch.log'), waitMs });
+  const launchWith = (binary: string, waitMs = 20_000) => ({
+    binary,
+    args: ['/opt/loopscope', '/t/a.jsonl'],
+    env: process.env,
+    logPath: join(work.path, 'data', 'launch.log'),
+    waitMs,
+  });
 
   it('is ready once the app prints that its window is ready, and keeps its output in the launch log', async () => {
     const electron = standInElectron(`echo "gpu init"; echo "${windowReadyLine} (process $$)"; sleep 2`);
@@ -197,7 +206,7 @@ describe('starting Electron and watching the launch', () => {
     }
   });
 
-  it('fails with the exit code and only this launch\'s output, and appends to the log of earlier launches', async () => {
+  it("fails with the exit code and only this launch's output, and appends to the log of earlier launches", async () => {
     const electron = standInElectron(`echo '${noUsableSandbox}' >&2; exit 133`);
     try {
       const outcome = await launchDesktop(launchWith(electron.binary));
@@ -216,7 +225,7 @@ describe('starting Electron and watching the launch', () => {
 describe('why a launch failed', () => {
   const context = { binary: '/opt/electron/electron', logPath: '/home/ana/.config/loopscope/launch.log' };
 
-  it('names the sandbox remedies and the risk of --no-sandbox when Chromium\'s sandbox could not start', () => {
+  it("names the sandbox remedies and the risk of --no-sandbox when Chromium's sandbox could not start", () => {
     const reason = launchFailureReason({ kind: 'failed', code: 133, signal: null, output: `${noUsableSandbox}\n` }, context);
     assert.match(reason, /^the desktop app exited with code 133 before its window opened\./);
     assert.match(reason, /sudo chown root:root \/opt\/electron\/chrome-sandbox && sudo chmod 4755 \/opt\/electron\/chrome-sandbox/);
@@ -230,11 +239,22 @@ describe('why a launch failed', () => {
   it('recognises the SUID helper message too', () => {
     const suid =
       "[1:1:FATAL:setuid_sandbox_host.cc(163)] The SUID sandbox helper binary was found, but is not configured correctly. Rather than run without sandboxing I'm aborting now. You need to make sure that /opt/electron/chrome-sandbox is owned by root and has mode 4755.";
-    assert.match(launchFailureReason({ kind: 'failed', code: null, signal: 'SIGTRAP', output: suid }, context), /^the desktop app was killed by SIGTRAP[\s\S]*sudo chmod 4755/);
+    assert.match(
+      launchFailureReason({ kind: 'failed', code: null, signal: 'SIGTRAP', output: suid }, context),
+      /^the desktop app was killed by SIGTRAP[\s\S]*sudo chmod 4755/,
+    );
   });
 
   it('says there is no display when the window could not open on one', () => {
-    const reason = launchFailureReason({ kind: 'failed', code: 1, signal: null, output: '[9:9:ERROR:ozone_platform_x11.cc(247)] Missing X server or $DISPLAY\n[9:9:ERROR:env.cc(257)] The platform failed to initialize.  Exiting.\n' }, context);
+    const reason = launchFailureReason(
+      {
+        kind: 'failed',
+        code: 1,
+        signal: null,
+        output: '[9:9:ERROR:ozone_platform_x11.cc(247)] Missing X server or $DISPLAY\n[9:9:ERROR:env.cc(257)] The platform failed to initialize.  Exiting.\n',
+      },
+      context,
+    );
     assert.match(reason, /no display/);
     assert.doesNotMatch(reason, /sandbox/);
   });
@@ -291,7 +311,13 @@ describe('loopscope open with an Electron binary and a display', () => {
         timeout: 60_000,
       });
       assert.equal(result.status, 0, result.stderr);
-      assert.deepEqual(readFileSync(record, 'utf8').trimEnd().split('\n').map((argument) => (argument === '--no-sandbox' ? argument : resolve(argument))), ['--no-sandbox', resolve(repoRoot)]);
+      assert.deepEqual(
+        readFileSync(record, 'utf8')
+          .trimEnd()
+          .split('\n')
+          .map((argument) => (argument === '--no-sandbox' ? argument : resolve(argument))),
+        ['--no-sandbox', resolve(repoRoot)],
+      );
     } finally {
       electron.remove();
       config.remove();
@@ -302,7 +328,11 @@ describe('loopscope open with an Electron binary and a display', () => {
     const config = temporaryDir('xdg-config');
     const cache = temporaryDir('open-cache');
     const electron = standInElectron(`echo '${noUsableSandbox}' >&2; exit 133`);
-    const { child, output, exited, served } = openServingFallback(cache.path, { DISPLAY: ':0', ELECTRON_OVERRIDE_DIST_PATH: electron.dist, XDG_CONFIG_HOME: config.path });
+    const { child, output, exited, served } = openServingFallback(cache.path, {
+      DISPLAY: ':0',
+      ELECTRON_OVERRIDE_DIST_PATH: electron.dist,
+      XDG_CONFIG_HOME: config.path,
+    });
     try {
       const url = await served((text) => text.includes('instead.\n'));
       const stderr = output.stderr;

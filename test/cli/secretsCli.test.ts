@@ -37,7 +37,10 @@ function writeTrace(name: string, text: string): string {
 
 function cacheBytes(): Buffer {
   const files = readdirSync(cache.path, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
-  assert.ok(files.some((file) => file.name.endsWith('.sqlite')), 'the analysis left a database in the cache');
+  assert.ok(
+    files.some((file) => file.name.endsWith('.sqlite')),
+    'the analysis left a database in the cache',
+  );
   return Buffer.concat(files.map((file) => readFileSync(join(file.parentPath, file.name))));
 }
 
@@ -70,7 +73,10 @@ describe('loopscope analyze on a trace with credentials', () => {
       [[null, null]],
       'a line that is not JSON belongs to no run',
     );
-    assert.deepEqual(report.files[0]?.parse_errors.map((error) => error.line), [trace.parseErrorLine]);
+    assert.deepEqual(
+      report.files[0]?.parse_errors.map((error) => error.line),
+      [trace.parseErrorLine],
+    );
     assert.ok(secrets.filter((f) => f.line !== trace.parseErrorLine).every((f) => f.run_id === 'leaky-run' && typeof f.details['event_id'] === 'number'));
     // The run's errors: the credentials on its lines, and the result of call_2, which no response issued.
     assert.equal(report.runs[0]?.findings.error, trace.written.length - 1 + 1);
@@ -84,7 +90,12 @@ describe('loopscope analyze on a trace with credentials', () => {
     assert.match(text.stdout, /secret_in_trace/);
     assert.match(text.stdout, /findings outside any run\n {2}error {3}secret_in_trace line 6 /);
     const json = cli(['analyze', '--json', path]);
-    for (const [name, output] of Object.entries({ 'text stdout': text.stdout, 'text stderr': text.stderr, 'json stdout': json.stdout, 'json stderr': json.stderr })) {
+    for (const [name, output] of Object.entries({
+      'text stdout': text.stdout,
+      'text stderr': text.stderr,
+      'json stdout': json.stdout,
+      'json stderr': json.stderr,
+    })) {
       assertHoldsNone(name, output, trace.written);
     }
     assertHoldsNone('the cache database', cacheBytes(), trace.written);
@@ -99,7 +110,10 @@ describe('loopscope redact IN OUT', () => {
     const result = cli(['redact', input, output]);
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /^loopscope: 15 secrets redacted \(anthropic_api_key, openai_api_key, private_key, .*stripe_secret_key ×2.*\) in .*shared\.jsonl\n$/);
+    assert.match(
+      result.stderr,
+      /^loopscope: 15 secrets redacted \(anthropic_api_key, openai_api_key, private_key, .*stripe_secret_key ×2.*\) in .*shared\.jsonl\n$/,
+    );
     assertHoldsNone('stderr', result.stderr, trace.written);
 
     const before = readFileSync(input, 'latin1');
@@ -119,13 +133,20 @@ describe('loopscope redact IN OUT', () => {
 
     const original = analyzeJson(['--fail-on', 'never', input], { cacheDir: cache.path }).report;
     const redacted = analyzeJson(['--fail-on', 'never', output], { cacheDir: cache.path }).report;
-    assert.deepEqual(redacted.findings.filter((f) => f.kind === 'secret_in_trace'), []);
+    assert.deepEqual(
+      redacted.findings.filter((f) => f.kind === 'secret_in_trace'),
+      [],
+    );
     assert.deepEqual(
       redacted.runs.map((run) => [run.run_id, run.steps, run.tool_calls, run.tool_results]),
       original.runs.map((run) => [run.run_id, run.steps, run.tool_calls, run.tool_results]),
     );
     assert.equal(redacted.files[0]?.events, original.files[0]?.events);
-    assert.deepEqual(redacted.files[0]?.parse_errors.map((e) => e.line), [trace.parseErrorLine], 'the placeholder keeps each JSON line valid');
+    assert.deepEqual(
+      redacted.files[0]?.parse_errors.map((e) => e.line),
+      [trace.parseErrorLine],
+      'the placeholder keeps each JSON line valid',
+    );
   });
 
   it('copies a trace without credentials byte for byte, and says so', () => {

@@ -98,7 +98,11 @@ describe('loopscope serve refuses', () => {
     await once(occupant, 'listening');
     const port = (occupant.address() as { port: number }).port;
     try {
-      const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', example('dangling-call'), '--port', String(port), '--cache-dir', cache.path], { cwd: repoRoot });
+      const child = spawn(
+        process.execPath,
+        [join(repoRoot, 'bin', 'loopscope.js'), 'serve', example('dangling-call'), '--port', String(port), '--cache-dir', cache.path],
+        { cwd: repoRoot },
+      );
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const [code] = (await once(child, 'exit')) as [number | null];

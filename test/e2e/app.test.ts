@@ -29,7 +29,16 @@ function fileLine(path: string, line: number): string {
   return text.replace(/\r$/, '');
 }
 
-const served = ['dangling-call', 'broken-lines', 'budget-exhausted', 'repeated-action', 'interleaved-runs', 'normal-query', 'tool-after-budget', 'latency-sources'];
+const served = [
+  'dangling-call',
+  'broken-lines',
+  'budget-exhausted',
+  'repeated-action',
+  'interleaved-runs',
+  'normal-query',
+  'tool-after-budget',
+  'latency-sources',
+];
 
 async function openTrace(app: AppPage, url: string, name: string): Promise<void> {
   await app.page.goto(url);
@@ -140,7 +149,9 @@ describe('the browser UI served by loopscope serve', () => {
     const { page } = app;
     await openTrace(app, server.url, 'budget-exhausted');
     await openRun(page, 'budget-exhausted');
-    const steps = [...new Set(await page.locator('[data-testid=step-header]').evaluateAll((elements) => elements.map((element) => element.getAttribute('data-step'))))];
+    const steps = [
+      ...new Set(await page.locator('[data-testid=step-header]').evaluateAll((elements) => elements.map((element) => element.getAttribute('data-step')))),
+    ];
     assert.ok(steps.length >= expected('budget-exhausted').runs[0]!.steps, `every step has a header: ${steps.join(', ')}`);
     for (const step of steps) {
       await page.keyboard.press('j');
@@ -203,7 +214,10 @@ describe('the browser UI served by loopscope serve', () => {
     const { page } = app;
     await openTrace(app, server.url, 'dangling-call');
     await page.keyboard.press('Control+f');
-    assert.ok(await page.locator('[data-testid=search-input]').evaluate((input) => input === input.ownerDocument.activeElement), 'the search box has the focus');
+    assert.ok(
+      await page.locator('[data-testid=search-input]').evaluate((input) => input === input.ownerDocument.activeElement),
+      'the search box has the focus',
+    );
     await page.keyboard.type('Leipzig');
     await page.keyboard.press('Enter');
     await page.locator('[data-testid=search-view][data-state=ready][data-query="Leipzig"]').waitFor();
@@ -250,7 +264,10 @@ describe('the browser UI served by loopscope serve', () => {
     await calls.first().waitFor();
     assert.ok((await calls.count()) >= 3, 'at least the threshold of repeated calls');
     const titles = await calls.evaluateAll((elements) => elements.map((element) => element.querySelector('.repeated-call-title')?.textContent ?? ''));
-    assert.ok(titles.every((title) => title.includes('get_shipment')), titles.join(' | '));
+    assert.ok(
+      titles.every((title) => title.includes('get_shipment')),
+      titles.join(' | '),
+    );
     await group.locator('[data-testid=repeated-call] .result-preview').first().waitFor();
     await saveScreenshot(page, 'findings');
     assertClean(app);
@@ -316,7 +333,16 @@ describe('the browser UI served by loopscope serve', () => {
     const dialog = page.locator('[data-testid=shortcuts-dialog]');
     await dialog.waitFor();
     const text = await dialog.innerText();
-    for (const action of ['Next step', 'Previous step', 'Next finding', 'Previous finding', 'Open the selected event', 'Back', 'Search', 'Diff the selected request']) {
+    for (const action of [
+      'Next step',
+      'Previous step',
+      'Next finding',
+      'Previous finding',
+      'Open the selected event',
+      'Back',
+      'Search',
+      'Diff the selected request',
+    ]) {
       assert.ok(text.includes(action), `the list names "${action}"`);
     }
     await page.keyboard.press('Escape');
@@ -349,7 +375,12 @@ function serveEvents(name: string, events: () => object[]): { browser: () => Bro
   let server: ServedTraces | undefined;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-'));
-    writeFileSync(join(dir, name), events().map((event) => JSON.stringify(event)).join('\n') + '\n');
+    writeFileSync(
+      join(dir, name),
+      events()
+        .map((event) => JSON.stringify(event))
+        .join('\n') + '\n',
+    );
     browser = await launchBrowser();
     server = await serveTraces([join(dir, name)]);
   });
@@ -368,28 +399,37 @@ describe('trace content is text, never markup', () => {
     'report\u202Efdp.exe <a href="javascript:alert(7)">click me</a> <iframe src="https://example.com/frame"></iframe> ' +
     '\u001b[31mred alert\u001b[0m <img src="https://example.com/pixel.gif"> <link rel=stylesheet href="https://example.com/x.css">';
   const served = serveEvents('hostile.jsonl', () => [
-      { type: 'run_start', run_id: runId, ts: '2025-06-03T10:00:00.000Z', task: '<script>alert(2)</script> \u202Egnp.exe\u202C and a\u0007bell' },
-      { type: 'model_request', run_id: runId, step: 1, ts: '2025-06-03T10:00:00.100Z', messages: [{ role: 'user', content: '<script>alert(3)</script>' }] },
-      {
-        type: 'model_response',
-        run_id: runId,
-        step: 1,
-        ts: '2025-06-03T10:00:01.000Z',
-        outcome: 'tool_calls',
-        finish_reason: 'tool_calls',
-        tool_calls: [{ call_id: 'call_1', name: '<img src=x onerror=alert(4)>', arguments: '{"q":"<script>alert(5)</script>"}' }],
-      },
-      { type: 'tool_result', run_id: runId, step: 1, ts: '2025-06-03T10:00:02.000Z', call_id: 'call_1', name: '<img src=x onerror=alert(4)>', status: 'ok', output: '<img src=x onerror=alert(6)>' },
-      {
-        type: 'tool_result',
-        run_id: runId,
-        step: 1,
-        ts: '2025-06-03T10:00:02.500Z',
-        call_id: 'call_2',
-        name: 'fetch_page',
-        status: 'ok',
-        output: `${hostilePage} ${'A'.repeat(20_000)}`,
-      },
+    { type: 'run_start', run_id: runId, ts: '2025-06-03T10:00:00.000Z', task: '<script>alert(2)</script> \u202Egnp.exe\u202C and a\u0007bell' },
+    { type: 'model_request', run_id: runId, step: 1, ts: '2025-06-03T10:00:00.100Z', messages: [{ role: 'user', content: '<script>alert(3)</script>' }] },
+    {
+      type: 'model_response',
+      run_id: runId,
+      step: 1,
+      ts: '2025-06-03T10:00:01.000Z',
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: 'call_1', name: '<img src=x onerror=alert(4)>', arguments: '{"q":"<script>alert(5)</script>"}' }],
+    },
+    {
+      type: 'tool_result',
+      run_id: runId,
+      step: 1,
+      ts: '2025-06-03T10:00:02.000Z',
+      call_id: 'call_1',
+      name: '<img src=x onerror=alert(4)>',
+      status: 'ok',
+      output: '<img src=x onerror=alert(6)>',
+    },
+    {
+      type: 'tool_result',
+      run_id: runId,
+      step: 1,
+      ts: '2025-06-03T10:00:02.500Z',
+      call_id: 'call_2',
+      name: 'fetch_page',
+      status: 'ok',
+      output: `${hostilePage} ${'A'.repeat(20_000)}`,
+    },
     { type: 'run_end', run_id: runId, ts: '2025-06-03T10:00:03.000Z', status: 'MODEL_FINISHED' },
   ]);
 

@@ -13,7 +13,12 @@ import { editedJsonResult, editedJsonResultEvents } from '../../devkit/uiTraces/
 let served: ServedTraceFile;
 
 before(async () => {
-  served = await serveTraceFile('edited-json.jsonl', editedJsonResultEvents().map((event) => JSON.stringify(event)).join('\n') + '\n');
+  served = await serveTraceFile(
+    'edited-json.jsonl',
+    editedJsonResultEvents()
+      .map((event) => JSON.stringify(event))
+      .join('\n') + '\n',
+  );
 });
 
 after(async () => {
@@ -63,7 +68,13 @@ describe('request diff: side by side, and a link to an event that is not a reque
     assert.deepEqual(await changed.nth(2).locator('ins').allInnerTexts(), ['express']);
     assert.deepEqual(await changed.nth(2).locator('del').allInnerTexts(), ['standard']);
     // Unchanged properties stay on their own lines, unmarked.
-    assert.match(await sideBySide.locator('[data-testid=sbs-row][data-kind=same]').allInnerTexts().then((rows) => rows.join('\n')), /"note": "and sizes run small"/);
+    assert.match(
+      await sideBySide
+        .locator('[data-testid=sbs-row][data-kind=same]')
+        .allInnerTexts()
+        .then((rows) => rows.join('\n')),
+      /"note": "and sizes run small"/,
+    );
     assert.equal(await page.locator('[data-testid=diff-layout-side-by-side]').getAttribute('aria-current'), 'true');
     await saveScreenshot(page, 'diff-side-by-side');
 
@@ -94,7 +105,10 @@ describe('request diff: side by side, and a link to an event that is not a reque
     const notice = page.locator('[data-testid=diff-not-a-request]');
     await notice.waitFor();
     assert.equal(await notice.getAttribute('data-event-type'), 'tool_result');
-    assert.match(await notice.innerText(), new RegExp(`event ${resultId}: a tool result \\(step 1, line 4\\) of run ${editedJsonResult.runId}, not a model request of this run`));
+    assert.match(
+      await notice.innerText(),
+      new RegExp(`event ${resultId}: a tool result \\(step 1, line 4\\) of run ${editedJsonResult.runId}, not a model request of this run`),
+    );
     await saveScreenshot(page, 'diff-not-a-request');
     await notice.locator('[data-testid=not-a-request-event-link]').click();
     await page.waitForURL((url) => url.hash.endsWith(`/run/${runPk}/event/${resultId}`));

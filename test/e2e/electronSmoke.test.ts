@@ -79,7 +79,10 @@ describe('the desktop app in a real Electron', { skip: reason }, () => {
     env['LOOPSCOPE_CACHE_DIR'] = cacheDir;
     if (xvfb) env['DISPLAY'] = xvfb.display;
     app = await _electron.launch({ args: [`--user-data-dir=${userData}`, repoRoot, firstTrace], env, cwd: repoRoot, timeout: 60_000 });
-    app.process().stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    app
+      .process()
+      .stderr?.setEncoding('utf8')
+      .on('data', (chunk: string) => (stderr += chunk));
     page = await app.firstWindow();
     await page.waitForURL(/\/out\/renderer\/index\.html/);
     page.on('console', (message) => {
@@ -142,7 +145,7 @@ describe('the desktop app in a real Electron', { skip: reason }, () => {
     assert.equal(info.shell, 'electron');
   });
 
-  it('takes a second launch\'s files into the first window, with a notice for a missing one and no dialog', async () => {
+  it("takes a second launch's files into the first window, with a notice for a missing one and no dialog", async () => {
     const missing = join(work.path, 'not-there.jsonl');
     assert.ok('binary' in electron);
     const second = spawn(electron.binary, [`--user-data-dir=${userData}`, repoRoot, secondTrace, missing], { env, cwd: work.path, stdio: 'ignore' });

@@ -54,7 +54,10 @@ describe('Output and Arguments in the inspector', () => {
     const output = result.locator('[data-testid=event-output]');
     assert.equal(await output.locator('[data-testid=output-exit-code]').textContent(), 'exit code 1');
     assert.equal(await output.locator('[data-testid=output-duration]').textContent(), '4.50 s');
-    assert.equal(await output.locator('.output-body').textContent(), 'FAIL src/prices/importer.test.ts\n  ● importPrices › keeps rows after a BOM\n    Expected: 3\n    Received: 2\n');
+    assert.equal(
+      await output.locator('.output-body').textContent(),
+      'FAIL src/prices/importer.test.ts\n  ● importPrices › keeps rows after a BOM\n    Expected: 3\n    Received: 2\n',
+    );
     assert.equal(await output.locator('.output-gutter').textContent(), '1\n2\n3\n4');
     assert.match((await result.locator('[data-testid=answered-call]').textContent()) ?? '', /Answers the shell call call_A3 issued at step 3/);
 
@@ -77,8 +80,14 @@ describe('Output and Arguments in the inspector', () => {
     const { page } = app;
     await page.goto(served.url);
     await openOnlyRun(page, 'claude-code-task-output.jsonl');
-    assert.equal(await page.locator('[data-testid=run-task]').textContent(), 'Task: Audit the pricing module: list each file that parses CSV and say whether it strips a BOM.');
-    assert.equal(await page.locator('[data-testid=run-task]').getAttribute('title'), 'Audit the pricing module:\nlist each file that parses CSV and say whether it strips a BOM.');
+    assert.equal(
+      await page.locator('[data-testid=run-task]').textContent(),
+      'Task: Audit the pricing module: list each file that parses CSV and say whether it strips a BOM.',
+    );
+    assert.equal(
+      await page.locator('[data-testid=run-task]').getAttribute('title'),
+      'Audit the pricing module:\nlist each file that parses CSV and say whether it strips a BOM.',
+    );
 
     const prompt = await inspect(page, '[data-testid=timeline-row][data-lane=input][data-type=unknown]');
     assert.match((await prompt.locator('.inspector-title').textContent()) ?? '', /^Input message \(written as user\)/);
@@ -92,10 +101,20 @@ describe('Output and Arguments in the inspector', () => {
     const task = await inspect(page, '[data-testid=timeline-row][data-type=tool_result][data-step="2"]');
     const rendered = task.locator('[data-testid=output-text-rendered]');
     assert.equal(await rendered.locator('h6').first().textContent(), 'BOM handling');
-    assert.deepEqual(await rendered.locator('li').allTextContents(), ['csv.ts strips it in parse', 'importer.ts does not: it filters before parsing', 'legacy/loader.ts never sees one']);
+    assert.deepEqual(await rendered.locator('li').allTextContents(), [
+      'csv.ts strips it in parse',
+      'importer.ts does not: it filters before parsing',
+      'legacy/loader.ts never sees one',
+    ]);
     assert.equal(await rendered.locator('pre.markdown-code').textContent(), "const text = raw.replace(/^\\uFEFF/, '')");
     assert.doesNotMatch((await task.locator('[data-testid=event-output]').textContent()) ?? '', /"type":"text"/);
     await task.locator('[data-testid=show-plain]').click();
-    assert.equal(await task.locator('[data-testid=event-output] .output-body').textContent().then((text) => text?.split('\n')[0]), '## BOM handling');
+    assert.equal(
+      await task
+        .locator('[data-testid=event-output] .output-body')
+        .textContent()
+        .then((text) => text?.split('\n')[0]),
+      '## BOM handling',
+    );
   });
 });

@@ -87,7 +87,10 @@ describe('layout and severity at 1024 × 700', () => {
       const { page } = app;
       await openTrace(app, server.url, 'severity-and-repeats.jsonl');
       const stripe = (locator: Locator) =>
-        locator.evaluate((element) => ({ classes: [...element.classList], shadow: element.ownerDocument.defaultView?.getComputedStyle(element).boxShadow ?? '' }));
+        locator.evaluate((element) => ({
+          classes: [...element.classList],
+          shadow: element.ownerDocument.defaultView?.getComputedStyle(element).boxShadow ?? '',
+        }));
       // A theme colour as the browser computes it, to compare with the stripe's.
       const colour = (variable: string) =>
         page.locator('body').evaluate((body, name) => {
@@ -129,7 +132,11 @@ describe('layout and severity at 1024 × 700', () => {
     const { page } = app;
     await openTrace(app, server.url, 'severity-and-repeats.jsonl');
     const arrows = () => page.locator('[role=columnheader] .sort-indicator').allInnerTexts();
-    assert.deepEqual((await arrows()).filter((text) => text.trim() !== ''), [], 'no arrow in file order');
+    assert.deepEqual(
+      (await arrows()).filter((text) => text.trim() !== ''),
+      [],
+      'no arrow in file order',
+    );
     assert.equal(await page.locator('[role=columnheader][aria-sort=ascending], [role=columnheader][aria-sort=descending]').count(), 0);
     assert.match(await page.locator('[data-testid=runs-total]').innerText(), /3 runs, in file order/);
     await page.locator('[data-testid=sort-tokens]').click();
@@ -138,7 +145,10 @@ describe('layout and severity at 1024 × 700', () => {
     const sorted = page.locator('[role=columnheader][aria-sort=descending]');
     assert.equal(await sorted.count(), 1);
     assert.match(await sorted.innerText(), /Tokens in \/ out\s*▼/);
-    assert.deepEqual((await arrows()).filter((text) => text.trim() !== '').map((text) => text.trim()), ['▼']);
+    assert.deepEqual(
+      (await arrows()).filter((text) => text.trim() !== '').map((text) => text.trim()),
+      ['▼'],
+    );
     assert.doesNotMatch(await page.locator('[data-testid=runs-total]').innerText(), /file order/);
     assert.deepEqual(app.problems, []);
   });
@@ -179,7 +189,13 @@ describe('layout and severity at 1024 × 700', () => {
     await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
     // One run: no Run column (it would say the same on every row); step is a column of its own.
     await page.locator('[data-testid=call-row]').first().waitFor();
-    assert.deepEqual(await page.locator('[data-testid=calls-list] [role=columnheader]').allInnerTexts().then((texts) => texts.map((text) => text.replace(/[▲▼]/g, '').trim())), ['Step', 'Tool', 'Arguments', 'Result', 'Latency']);
+    assert.deepEqual(
+      await page
+        .locator('[data-testid=calls-list] [role=columnheader]')
+        .allInnerTexts()
+        .then((texts) => texts.map((text) => text.replace(/[▲▼]/g, '').trim())),
+      ['Step', 'Tool', 'Arguments', 'Result', 'Latency'],
+    );
     await page.locator('[data-testid=tab-findings]').click();
     await page.locator('[data-testid=findings-view][data-state=ready]').waitFor();
     const links = page.locator('[data-testid=finding-link]');
@@ -300,6 +316,9 @@ describe('layout and severity at 1024 × 700', () => {
     // The 404 that says so is expected: exactly it (and the console line Chromium logs for it), nothing else.
     const expected = (problem: string) => problem === 'HTTP 404 for POST /<token>/api/trace' || /^console error: Failed to load resource: .* 404/.test(problem);
     assert.ok(app.problems.some(expected), `the API answered 404: ${app.problems.join('; ')}`);
-    assert.deepEqual(app.problems.filter((problem) => !expected(problem)), []);
+    assert.deepEqual(
+      app.problems.filter((problem) => !expected(problem)),
+      [],
+    );
   });
 });

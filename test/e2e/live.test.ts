@@ -12,7 +12,13 @@ import { openApp, serveTraceFile, waitForPage, type AppPage, type ServedTraceFil
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'live', ...fields })}\n`;
 const call = (step: number): string =>
-  line({ type: 'model_response', step, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: `c${step}`, name: 'run_tests', arguments: `{"attempt":${step}}` }] });
+  line({
+    type: 'model_response',
+    step,
+    outcome: 'tool_calls',
+    finish_reason: 'tool_calls',
+    tool_calls: [{ call_id: `c${step}`, name: 'run_tests', arguments: `{"attempt":${step}}` }],
+  });
 const result = (step: number): string => line({ type: 'tool_result', step, call_id: `c${step}`, status: 'ok', output: `attempt ${step}: 3 passed` });
 
 /** Steps 1..n, each a call and its result, then the next call still waiting for its result. */
@@ -49,7 +55,9 @@ describe('a trace file followed while it is written', { timeout: 120_000 }, () =
     const started = performance.now();
     appendFileSync(path, text);
     lines += text.split('\n').length - 1;
-    await timeline(page).and(page.locator(`[aria-rowcount="${events}"]`)).waitFor({ timeout: 10_000 });
+    await timeline(page)
+      .and(page.locator(`[aria-rowcount="${events}"]`))
+      .waitFor({ timeout: 10_000 });
     return performance.now() - started;
   }
 
@@ -65,7 +73,11 @@ describe('a trace file followed while it is written', { timeout: 120_000 }, () =
     await pending.waitFor();
     assert.equal(await pending.locator('[data-testid=call-waiting]').innerText(), 'waiting for its result', 'not marked as a call without a result');
     assert.equal(await page.locator('[data-testid=status-raw]').innerText(), 'still being written: no terminal event yet');
-    assert.equal(await page.locator('[data-testid=run-findings] [data-testid=finding-marker]').count(), 0, 'a call waiting for its result is not a dangling call');
+    assert.equal(
+      await page.locator('[data-testid=run-findings] [data-testid=finding-marker]').count(),
+      0,
+      'a call waiting for its result is not a dangling call',
+    );
 
     // The user reads somewhere in the middle; the loop writes on.
     await page.evaluate(`document.querySelector('[data-testid=timeline]').scrollTop = 600`);
@@ -96,7 +108,9 @@ describe('a trace file followed while it is written', { timeout: 120_000 }, () =
   test('a file truncated under the viewer is read again from the start, and the page says so', async () => {
     const { page } = app;
     writeFileSync(path, runSoFar(1));
-    await page.locator('[data-testid=trace-notice]', { hasText: /read again from the start at .*: it was truncated from \d+ to \d+ bytes/ }).waitFor({ timeout: 10_000 });
+    await page
+      .locator('[data-testid=trace-notice]', { hasText: /read again from the start at .*: it was truncated from \d+ to \d+ bytes/ })
+      .waitFor({ timeout: 10_000 });
     await page.locator('[data-testid=tab-runs]').click();
     await page.locator('[data-testid=run-row][data-run-id="live"][data-status=running]').waitFor({ timeout: 10_000 });
   });

@@ -34,7 +34,10 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
     await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor({ timeout: 120_000 });
     await app.page.locator('[data-testid=run-row][data-run-id="long-run"]').click();
     await app.page.locator('[data-testid=run-view][data-state=ready][data-run-id="long-run"]').waitFor();
-    runUrl = app.page.url().split('#')[1]!.replace(/\/step\/.*$/, '');
+    runUrl = app.page
+      .url()
+      .split('#')[1]!
+      .replace(/\/step\/.*$/, '');
   });
 
   after(async () => {
@@ -59,11 +62,16 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
       // Below the sticky lane header (30 px), at least in part.
       return (element) => { const box = element.getBoundingClientRect(); return box.bottom > view.top + 30 && box.top < view.bottom; };
     })()`;
-    await waitForPage(page, `[...document.querySelectorAll('[data-testid=timeline] .timeline-slot')].filter(${inView}).every((slot) => !slot.querySelector('[aria-busy=true]'))`);
+    await waitForPage(
+      page,
+      `[...document.querySelectorAll('[data-testid=timeline] .timeline-slot')].filter(${inView}).every((slot) => !slot.querySelector('[aria-busy=true]'))`,
+    );
     const read = async () =>
-      ((await page.evaluate(
-        `[...document.querySelectorAll('[data-testid=timeline-row]')].filter(${inView}).map((row) => ({ line: Number(row.dataset.line), type: row.dataset.type, top: row.getBoundingClientRect().top }))`,
-      )) as { line: number; type: string; top: number }[]).sort((a, b) => a.top - b.top);
+      (
+        (await page.evaluate(
+          `[...document.querySelectorAll('[data-testid=timeline-row]')].filter(${inView}).map((row) => ({ line: Number(row.dataset.line), type: row.dataset.type, top: row.getBoundingClientRect().top }))`,
+        )) as { line: number; type: string; top: number }[]
+      ).sort((a, b) => a.top - b.top);
     // Rows are placed by measured heights, and the waterfall above the timeline loads on its own:
     // read until two reads 100 ms apart agree, the layout the user sees once it has settled.
     let rows = await read();
@@ -79,7 +87,8 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
   test('scrolling reaches every row: the window moves near its edge and the rows on screen stay put', async () => {
     const { page } = app;
     await goTo(page, runUrl);
-    const scrollToBottom = () => page.evaluate(`(() => { const element = document.querySelector('[data-testid=timeline]'); element.scrollTop = element.scrollHeight; })()`);
+    const scrollToBottom = () =>
+      page.evaluate(`(() => { const element = document.querySelector('[data-testid=timeline]'); element.scrollTop = element.scrollHeight; })()`);
     const heights: number[] = [];
     let rows = await visibleRows(page);
     assert.equal(rows[0]?.line, 1);
@@ -92,7 +101,11 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
       const lines = rows.map((row) => row.line);
       assert.ok(lines.length > 5, `rows on screen after scroll ${attempt}: ${lines.join(', ')}`);
       // One run, one event per line: the rows on screen are consecutive lines, none skipped.
-      assert.deepEqual(lines, lines.map((_, i) => lines[0]! + i), `consecutive rows after scroll ${attempt}`);
+      assert.deepEqual(
+        lines,
+        lines.map((_, i) => lines[0]! + i),
+        `consecutive rows after scroll ${attempt}`,
+      );
       if (attempt === 0) {
         // The first scroll went to the bottom of the first window (rows up to 20,000): that is
         // what stays on screen when the window moves on.
@@ -138,7 +151,7 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
     await selected(stats.rareStep - 1).waitFor();
   });
 
-  test("a result far into the run still links to its call: calls come with each page of events", async () => {
+  test('a result far into the run still links to its call: calls come with each page of events', async () => {
     const { page } = app;
     await goTo(page, `${runUrl}/step/${stats.steps - 10}`);
     const result = page.locator(`[data-testid=timeline-row][data-type=tool_result][data-step="${stats.steps - 10}"]`).first();

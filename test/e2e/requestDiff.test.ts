@@ -13,7 +13,11 @@ const ts = (second: number): string => new Date(Date.UTC(2025, 5, 3, 10, 0, seco
 
 const system = { role: 'system', content: 'You find where parcels are. Answer with the city.' };
 const user = { role: 'user', content: 'Where are parcels A and B?' };
-const call = (id: string, q: string) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q }) } }] });
+const call = (id: string, q: string) => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ q }) } }],
+});
 const result = (id: string, content: string) => ({ role: 'tool', tool_call_id: id, content });
 
 /** The lookup tool; the third request adds a `depot` parameter to it. */
@@ -36,7 +40,15 @@ function rewriteRun(): object[] {
   return [
     { type: 'run_start', run_id, ts: ts(0), task: 'Where are parcels A and B?' },
     { type: 'model_request', run_id, step: 1, ts: ts(1), model: 'gpt-4.1', params: { temperature: 0 }, tools: [lookupTool(false)], messages: [system, user] },
-    { type: 'model_response', run_id, step: 1, ts: ts(2), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_1', name: 'lookup', arguments: '{"q":"A"}' }] },
+    {
+      type: 'model_response',
+      run_id,
+      step: 1,
+      ts: ts(2),
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: 'call_1', name: 'lookup', arguments: '{"q":"A"}' }],
+    },
     { type: 'tool_result', run_id, step: 1, ts: ts(3), call_id: 'call_1', name: 'lookup', status: 'ok', output: before1 },
     {
       type: 'model_request',
@@ -48,7 +60,15 @@ function rewriteRun(): object[] {
       tools: [lookupTool(false)],
       messages: [system, user, call('call_1', 'A'), result('call_1', before1)],
     },
-    { type: 'model_response', run_id, step: 2, ts: ts(5), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'call_2', name: 'lookup', arguments: '{"q":"B"}' }] },
+    {
+      type: 'model_response',
+      run_id,
+      step: 2,
+      ts: ts(5),
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: 'call_2', name: 'lookup', arguments: '{"q":"B"}' }],
+    },
     { type: 'tool_result', run_id, step: 2, ts: ts(6), call_id: 'call_2', name: 'lookup', status: 'ok', output: result2 },
     {
       type: 'model_request',
@@ -69,7 +89,10 @@ function rewriteRun(): object[] {
 function growthRun(): object[] {
   const run_id = 'growth';
   const events: object[] = [{ type: 'run_start', run_id, ts: ts(20), task: 'Summarize the log files.' }];
-  const messages: object[] = [{ role: 'system', content: 'You read log files and summarize them.' }, { role: 'user', content: 'Summarize the log files.' }];
+  const messages: object[] = [
+    { role: 'system', content: 'You read log files and summarize them.' },
+    { role: 'user', content: 'Summarize the log files.' },
+  ];
   const big = Array.from({ length: 600 }, (_, index) => `line ${index}: request served in ${(index * 37) % 1000} ms by worker ${index % 7}`).join('\n');
   let second = 21;
   for (let step = 1; step <= 6; step += 1) {
@@ -79,7 +102,15 @@ function growthRun(): object[] {
       break;
     }
     const id = `read_${step}`;
-    events.push({ type: 'model_response', run_id, step, ts: ts(second++), outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: id, name: 'read_file', arguments: `{"path":"log-${step}.txt"}` }] });
+    events.push({
+      type: 'model_response',
+      run_id,
+      step,
+      ts: ts(second++),
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: id, name: 'read_file', arguments: `{"path":"log-${step}.txt"}` }],
+    });
     const output = step === 4 ? big : `log-${step}.txt holds ${step * 3} lines, all of them routine.`;
     events.push({ type: 'tool_result', run_id, step, ts: ts(second++), call_id: id, name: 'read_file', status: 'ok', output });
     messages.push(
@@ -157,7 +188,10 @@ describe('request diff and context growth in the browser', () => {
   const opened: AppPage[] = [];
 
   before(async () => {
-    served = await serveTraceFile('requests.jsonl', [...rewriteRun(), ...growthRun(), ...rebuiltRun(), ...unrelatedRun()].map((event) => JSON.stringify(event)).join('\n') + '\n');
+    served = await serveTraceFile(
+      'requests.jsonl',
+      [...rewriteRun(), ...growthRun(), ...rebuiltRun(), ...unrelatedRun()].map((event) => JSON.stringify(event)).join('\n') + '\n',
+    );
   });
 
   after(async () => {
@@ -216,7 +250,10 @@ describe('request diff and context growth in the browser', () => {
     assert.deepEqual(runs, ['unchanged', 'modified', 'appended']);
     assert.match(await page.locator('[data-testid=diff-run][data-status=unchanged]').innerText(), /messages 2–3 unchanged, ≈\d+ tokens/);
     // The tool's schema changed too: the cached prefix is lost from the first token.
-    assert.deepEqual(await page.locator('[data-testid=diff-finding]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-kind'))), ['history_rewrite', 'system_or_tools_changed']);
+    assert.deepEqual(await page.locator('[data-testid=diff-finding]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-kind'))), [
+      'history_rewrite',
+      'system_or_tools_changed',
+    ]);
 
     // The tool's new parameter, in a JSON diff of its two definitions; the temperature in the parameters table.
     const toolChange = page.locator('[data-testid=tool-change][data-change=changed]');
@@ -291,7 +328,10 @@ describe('request diff and context growth in the browser', () => {
     await readyDiff(page, response).waitFor();
     assert.match(await page.locator('[data-testid=reconstructed-note]').innerText(), /rebuilt from the trace's events/);
     assert.equal(await page.locator('[data-testid=diff-verdict]').getAttribute('data-verdict'), 'extends');
-    assert.ok((await page.locator('[data-testid=diff-message][data-status=appended]').count()) >= 1, 'the first response and its result are new in the second request');
+    assert.ok(
+      (await page.locator('[data-testid=diff-message][data-status=appended]').count()) >= 1,
+      'the first response and its result are new in the second request',
+    );
     await saveScreenshot(page, 'request-diff-reconstructed');
     assertClean(app);
   });
@@ -307,7 +347,10 @@ describe('request diff and context growth in the browser', () => {
     assert.equal(await modified.count(), 1);
     const diff = modified.locator('[data-testid=message-diff]');
     assert.equal(await diff.getAttribute('data-state'), 'gave-up');
-    assert.match(await diff.locator('[data-testid=diff-gave-up-reason]').innerText(), /^Too many changes to diff word by word(: more than 5,000 word edits| within 1,500 ms)/);
+    assert.match(
+      await diff.locator('[data-testid=diff-gave-up-reason]').innerText(),
+      /^Too many changes to diff word by word(: more than 5,000 word edits| within 1,500 ms)/,
+    );
     assert.equal(await diff.locator('ins, del').count(), 0);
     assert.match(await diff.locator('.side-previous').innerText(), /alpha0 alpha1 alpha2/);
     assert.match(await diff.locator('.side-next').innerText(), /omega0 omega1 omega2/);
@@ -324,13 +367,20 @@ describe('request diff and context growth in the browser', () => {
 
     const bars = page.locator('[data-testid=growth-bar]');
     assert.equal(await bars.count(), 6);
-    assert.deepEqual(await bars.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-estimated'))), Array(6).fill('true'), 'no usage recorded: every count is an estimate');
+    assert.deepEqual(
+      await bars.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-estimated'))),
+      Array(6).fill('true'),
+      'no usage recorded: every count is an estimate',
+    );
     assert.match(await page.locator('[data-testid=legend-estimated]').innerText(), /estimated \(o200k tokenizer\)/);
     // Estimated bars are drawn with the hatch pattern, not the solid fill.
     assert.match(String(await page.evaluate("getComputedStyle(document.querySelector('[data-testid=growth-bar] .bar-input')).fill")), /^url\("?#hatch-/);
     const inputCells = await page.locator('[data-testid=request-input-tokens]').allInnerTexts();
     assert.equal(inputCells.length, 6);
-    assert.ok(inputCells.every((cell) => /^[\d,]+ est\.$/.test(cell.trim())), inputCells.join(' | '));
+    assert.ok(
+      inputCells.every((cell) => /^[\d,]+ est\.$/.test(cell.trim())),
+      inputCells.join(' | '),
+    );
 
     // The fifth request (index 4) carries the 40 KB result: the largest growth, ranked first and marked in the chart.
     assert.equal(await bars.nth(4).getAttribute('data-rank'), '1');

@@ -18,12 +18,16 @@ const sample = 'evalSpans1/count-lines/epoch1';
 const openRows = 13;
 
 const rows = (page: Page) => page.locator('[data-testid=timeline-row]');
-const header = (page: Page, name: string) => page.locator('[data-testid=span-header]', { has: page.locator('[data-testid=span-name]', { hasText: new RegExp(`^${name}$`) }) });
+const header = (page: Page, name: string) =>
+  page.locator('[data-testid=span-header]', { has: page.locator('[data-testid=span-name]', { hasText: new RegExp(`^${name}$`) }) });
 const hashOf = (page: Page) => new URL(page.url()).hash;
 
 async function ready(page: Page, rowCount: number): Promise<void> {
   await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
-  await page.locator('[data-testid=timeline]').and(page.locator(`[aria-rowcount="${rowCount}"]`)).waitFor();
+  await page
+    .locator('[data-testid=timeline]')
+    .and(page.locator(`[aria-rowcount="${rowCount}"]`))
+    .waitFor();
   // Every row rendered (the list is short enough to render whole): none of a folded span is left.
   await waitForPage(page, `document.querySelectorAll('[data-testid=timeline-row]').length === ${rowCount}`);
 }
@@ -52,11 +56,16 @@ describe("an Inspect sample's spans as a collapsible tree", () => {
     const { page } = app;
     await ready(page, openRows);
     await saveScreenshot(page, 'span-tree-open');
-    const headers = await page.locator('[data-testid=span-header]').evaluateAll((elements) =>
-      elements.map((element) => [...element.children].map((part) => part.textContent ?? '').join(' | ')),
-    );
+    const headers = await page
+      .locator('[data-testid=span-header]')
+      .evaluateAll((elements) => elements.map((element) => [...element.children].map((part) => part.textContent ?? '').join(' | ')));
     // Chevron | name | type (when it is not the name) | rows inside | time from begin to end.
-    assert.deepEqual(headers, ['▾ | init | 1 event', '▾ | solvers | 7 events | 2.20 s', '▾ | react | solver | 6 events | 2.10 s', '▾ | bash | tool | 1 event | 500 ms']);
+    assert.deepEqual(headers, [
+      '▾ | init | 1 event',
+      '▾ | solvers | 7 events | 2.20 s',
+      '▾ | react | solver | 6 events | 2.10 s',
+      '▾ | bash | tool | 1 event | 500 ms',
+    ]);
     // The tool's result sits three spans deep (solvers ⊃ react ⊃ bash); the score after them is outside every span.
     assert.equal(await page.locator('[data-testid=timeline-row][data-type=tool_result]').getAttribute('data-span-depth'), '3');
     assert.equal(await page.locator('[data-testid=timeline-row]', { hasText: 'event/score' }).getAttribute('data-span-depth'), null);

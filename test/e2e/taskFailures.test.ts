@@ -73,7 +73,10 @@ describe('task: which tool calls failed, and why', { timeout: 120_000 }, () => {
       assert.equal(shown[failures.length]?.state, 'ok');
       // On screen without scrolling, and the words are there (cut with an ellipsis when long, whole in the tooltip).
       const viewport = page.viewportSize()!;
-      assert.ok(failed.every((row) => row.bottom <= viewport.height), 'every failed call is on the first screen');
+      assert.ok(
+        failed.every((row) => row.bottom <= viewport.height),
+        'every failed call is on the first screen',
+      );
       for (const [index, row] of failed.entries()) assert.ok(failures[index]!.line.startsWith(row.line!.slice(0, 20)), row.line!);
       await saveScreenshot(page, `task-failures-${size.width}`);
       assert.deepEqual(app.problems, []);
@@ -88,7 +91,10 @@ describe('task: which tool calls failed, and why', { timeout: 120_000 }, () => {
     // A trace whose findings are all info shows them open; otherwise the group is opened.
     const toggle = page.locator('[data-testid=finding-group][data-kind=tool_error] .group-toggle').first();
     if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-    await page.getByText('Bash (toolu_00000000000000000007, step 7) returned an error: ls: cannot access \'src/legacy\': No such file or directory').first().waitFor();
+    await page
+      .getByText("Bash (toolu_00000000000000000007, step 7) returned an error: ls: cannot access 'src/legacy': No such file or directory")
+      .first()
+      .waitFor();
 
     await page.locator('[data-testid=tab-calls]').click();
     await page.locator('[data-testid=filter-calls-text]').fill('missing script');

@@ -14,7 +14,12 @@ import { growthSession, growthSessionEvents } from '../../devkit/uiTraces/growth
 let served: ServedTraceFile;
 
 before(async () => {
-  served = await serveTraceFile('growth-session.jsonl', growthSessionEvents().map((event) => JSON.stringify(event)).join('\n') + '\n');
+  served = await serveTraceFile(
+    'growth-session.jsonl',
+    growthSessionEvents()
+      .map((event) => JSON.stringify(event))
+      .join('\n') + '\n',
+  );
 });
 
 after(async () => {
@@ -26,7 +31,10 @@ async function assertOnFirstScreen(page: Page, target: Locator, what: string): P
   const box = await target.boundingBox();
   const viewport = page.viewportSize()!;
   assert.ok(box !== null, `${what} is rendered`);
-  assert.ok(box.y >= 0 && box.y + box.height <= viewport.height && box.x >= 0 && box.x + box.width <= viewport.width, `${what} is on the first screen: ${JSON.stringify(box)} in ${viewport.width}×${viewport.height}`);
+  assert.ok(
+    box.y >= 0 && box.y + box.height <= viewport.height && box.x >= 0 && box.x + box.width <= viewport.width,
+    `${what} is on the first screen: ${JSON.stringify(box)} in ${viewport.width}×${viewport.height}`,
+  );
 }
 
 async function openGrowth(page: Page, actions: UserActions): Promise<void> {
@@ -69,10 +77,13 @@ describe('task: where did the context grow most, and what caused it', () => {
       const chart = await page.locator('[data-testid=growth-chart]').boundingBox();
       const pane = await page.locator('[data-testid=requests-panel]').boundingBox();
       assert.ok(chart !== null && pane !== null && chart.width >= pane.width - 60, `chart ${chart?.width} px wide in a ${pane?.width} px pane`);
-      const labels = await page.locator('[data-testid=growth-x-label]').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect()).map((r) => [r.left, r.right]));
+      const labels = await page
+        .locator('[data-testid=growth-x-label]')
+        .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect()).map((r) => [r.left, r.right]));
       assert.ok(labels.length >= 8 && labels.length < growthSession.requests, `${labels.length} request numbers`);
       labels.sort((a, b) => a[0]! - b[0]!);
-      for (let k = 1; k < labels.length; k += 1) assert.ok(labels[k]![0]! >= labels[k - 1]![1]!, `x labels ${k - 1} and ${k} overlap: ${JSON.stringify(labels.slice(k - 1, k + 1))}`);
+      for (let k = 1; k < labels.length; k += 1)
+        assert.ok(labels[k]![0]! >= labels[k - 1]![1]!, `x labels ${k - 1} and ${k} overlap: ${JSON.stringify(labels.slice(k - 1, k + 1))}`);
       // The top turn is labelled on the axis too.
       assert.ok(
         (await page.locator(`[data-testid=growth-bar][data-request-index="${growthSession.bigResultRequest - 1}"] [data-testid=growth-x-label]`).count()) === 1,

@@ -48,7 +48,7 @@ describe('task 5: search a word from a tool output, see it highlighted, go to th
       outputHits.map((place) => place.replace(/ · line \d+.*$/, '')),
       ['step 1 · tool result · shell', 'step 2 · tool result · shell', 'step 4 · tool result · shell'],
     );
-    assert.ok(places.indexOf(outputHits[0]!) > 0, 'the run\'s task, which names the word too, comes before the outputs');
+    assert.ok(places.indexOf(outputHits[0]!) > 0, "the run's task, which names the word too, comes before the outputs");
 
     await user.click(page.locator('[data-testid=search-hit]', { hasText: 'step 1 · tool result' }), 'the step 1 output hit');
     const inspector = page.locator('[data-testid=event-inspector][data-state=ready]');

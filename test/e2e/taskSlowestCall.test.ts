@@ -40,7 +40,9 @@ describe('task: the slowest tool call of a Codex rollout', { timeout: 120_000 },
       const command = first.locator('[data-testid=call-arguments]');
       assert.equal(await command.innerText(), '$ cargo test --workspace --all-features');
       assert.match((await command.getAttribute('title')) ?? '', /"command": \["bash", "-lc", "cargo test --workspace --all-features"\]/);
-      const clipped = await command.evaluate((element) => element.parentElement !== null && element.parentElement.scrollWidth > element.parentElement.clientWidth);
+      const clipped = await command.evaluate(
+        (element) => element.parentElement !== null && element.parentElement.scrollWidth > element.parentElement.clientWidth,
+      );
       if (size.width >= 1440) assert.equal(clipped, false, 'the whole command fits at 1440 px');
       const box = await first.boundingBox();
       assert.ok(box !== null && box.y + box.height <= size.height, 'the slowest call is on the first screen');

@@ -180,7 +180,10 @@ describe('a sub-agent transcript served alone', { timeout: 120_000 }, () => {
       const app = await openApp(browser, served.url);
       await app.page.locator(`[data-testid=run-row][data-run-id="${session}/agent-a51c0de"]`).click();
       const origin = app.page.locator('[data-testid=run-view][data-state=ready] [data-testid=subagent-origin]');
-      assert.equal(await origin.innerText(), `Sub-agent a51c0de of session ${session} — its session's transcript is not open (it was not found beside this file)`);
+      assert.equal(
+        await origin.innerText(),
+        `Sub-agent a51c0de of session ${session} — its session's transcript is not open (it was not found beside this file)`,
+      );
       assert.deepEqual(app.problems, []);
     } finally {
       await served.stop();

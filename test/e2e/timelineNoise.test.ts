@@ -69,14 +69,20 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     const onScreen = await rowsOnScreen(page);
     const lanes = new Set(onScreen.map((row) => row.lane));
     for (const lane of ['input', 'model', 'result']) assert.ok(lanes.has(lane), `no ${lane} row on the first screen: ${JSON.stringify(onScreen)}`);
-    assert.ok(onScreen.some((row) => row.calls > 0), 'no tool call on the first screen');
+    assert.ok(
+      onScreen.some((row) => row.calls > 0),
+      'no tool call on the first screen',
+    );
     // Not even the run's start, anchored to the first record that names the session (a hook's progress line), says "progress".
     assert.deepEqual(
       onScreen.filter((row) => /progress|file-history-snapshot|stop_hook_summary/.test(row.text)),
       [],
     );
     // The user's prompt (line 5) follows the run's start directly: the 40 prompt-hook lines and the snapshots between are folded.
-    assert.deepEqual(onScreen.slice(0, 3).map((row) => row.line), [2, 5, 47]);
+    assert.deepEqual(
+      onScreen.slice(0, 3).map((row) => row.line),
+      [2, 5, 47],
+    );
     assert.equal(await rows(page).count(), 13);
     const bar = page.locator('[data-testid=bookkeeping-bar]');
     assert.equal((await bar.textContent())?.replace(/\s+/g, ' '), `${bookkeeping} bookkeeping events hidden · Show all events`);
@@ -96,14 +102,21 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     const timeline = page.locator('[data-testid=timeline]');
     assert.equal(await timeline.getAttribute('aria-rowcount'), String(13 + bookkeeping));
     const first = await rowsOnScreen(page);
-    assert.ok(first.some((row) => row.text.includes('progress/hook_progress')), 'bookkeeping rows are listed');
+    assert.ok(
+      first.some((row) => row.text.includes('progress/hook_progress')),
+      'bookkeeping rows are listed',
+    );
     // Every row, read as the virtualized list renders it: the rows rendered so far, then the last of them
     // scrolled into view and the next one waited for, until the end of the run.
     const lineAt = new Map<number, number>();
     const lastIndex = 13 + bookkeeping + 1;
     for (;;) {
       const rendered = await page.locator('.timeline-slot:has([data-testid=timeline-row])').evaluateAll((slots) =>
-        slots.map((slot) => ({ index: Number(slot.getAttribute('aria-rowindex')), type: slot.firstElementChild?.getAttribute('data-type') ?? '', line: Number(slot.firstElementChild?.getAttribute('data-line')) })),
+        slots.map((slot) => ({
+          index: Number(slot.getAttribute('aria-rowindex')),
+          type: slot.firstElementChild?.getAttribute('data-type') ?? '',
+          line: Number(slot.firstElementChild?.getAttribute('data-line')),
+        })),
       );
       for (const row of rendered) if (row.type !== 'run_end') lineAt.set(row.index, row.line);
       const furthest = Math.max(...rendered.map((row) => row.index));
@@ -167,7 +180,9 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     assert.equal(await page.locator('[data-testid=waterfall-bar][data-kind=model]').count(), 5);
     assert.equal(await page.locator('[data-testid=waterfall-bar][data-kind=tool]').count(), 5);
     // Read and Grep ran in parallel: side by side, on two tracks.
-    const tops = await page.locator('[data-testid=waterfall-bar][data-kind=tool]').evaluateAll((elements) => elements.map((element) => /top: ([^;]+)/.exec(element.getAttribute('style') ?? '')?.[1] ?? ''));
+    const tops = await page
+      .locator('[data-testid=waterfall-bar][data-kind=tool]')
+      .evaluateAll((elements) => elements.map((element) => /top: ([^;]+)/.exec(element.getAttribute('style') ?? '')?.[1] ?? ''));
     assert.equal(new Set(tops).size, 2, `tool tracks: ${tops.join(', ')}`);
 
     // The failed test run's bar opens its result.

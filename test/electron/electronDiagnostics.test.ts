@@ -46,7 +46,10 @@ describe('web contents diagnostics', () => {
   });
 
   it('logs a failed load with its URL and Chromium error, but not a load aborted by a reload', () => {
-    assert.match(declaredListener('WebContents', 'did-fail-load'), /errorCode: number,\s*errorDescription: string,\s*validatedURL: string,\s*isMainFrame: boolean/);
+    assert.match(
+      declaredListener('WebContents', 'did-fail-load'),
+      /errorCode: number,\s*errorDescription: string,\s*validatedURL: string,\s*isMainFrame: boolean/,
+    );
     const { contents, lines } = webContentsStandIn();
     contents.emit('did-fail-load', {}, -6, 'ERR_FILE_NOT_FOUND', 'file:///opt/loopscope/out/renderer/index.html', true, 1, 1);
     contents.emit('did-fail-load', {}, -3, 'ERR_ABORTED', 'file:///opt/loopscope/out/renderer/index.html', true, 1, 1);

@@ -171,7 +171,12 @@ describe('Content-Security-Policy', () => {
   });
 
   it('allows no inline code, no eval and nothing from elsewhere', () => {
-    const directives = new Map(contentSecurityPolicy.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = new Map(
+      contentSecurityPolicy
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
     assert.deepEqual(directives.get('default-src'), ["'none'"]);
     assert.deepEqual(directives.get('script-src'), ["'self'"]);
     assert.deepEqual(directives.get('style-src'), ["'self'"]);
@@ -182,7 +187,7 @@ describe('Content-Security-Policy', () => {
   it('is set on the renderer files, replacing whatever policy a response carried', () => {
     const answer = securityHeadersResponse(
       'file:///opt/loopscope/out/renderer/assets/index-abc.js',
-      { 'content-security-policy': ["default-src *"], 'Content-Type': ['text/javascript'] },
+      { 'content-security-policy': ['default-src *'], 'Content-Type': ['text/javascript'] },
       rendererPage,
     );
     assert.deepEqual(answer, {

@@ -88,7 +88,10 @@ describe('application menu', () => {
     assert.deepEqual(submenu(help), [{ role: 'about' }]);
     const mac = applicationMenuTemplate({ actions, recentFiles: [], platform: 'darwin', developerTools: false });
     assert.equal(mac[0]?.role, 'appMenu');
-    assert.equal(mac.find((item) => item.role === 'help'), undefined);
+    assert.equal(
+      mac.find((item) => item.role === 'help'),
+      undefined,
+    );
   });
 
   it('offers developer tools only in the dev build, and never claims the page reload shortcut', () => {
@@ -177,7 +180,12 @@ describe('window state', () => {
   it('is ignored when missing, not JSON, or not a valid state', () => {
     const file = join(work.path, 'window-state.json');
     assert.equal(readWindowState(file), null);
-    for (const text of ['{', '{"x":1}', '{"x":0,"y":0,"width":10,"height":10,"maximized":false}', '{"x":"0","y":0,"width":900,"height":700,"maximized":false}']) {
+    for (const text of [
+      '{',
+      '{"x":1}',
+      '{"x":0,"y":0,"width":10,"height":10,"maximized":false}',
+      '{"x":"0","y":0,"width":900,"height":700,"maximized":false}',
+    ]) {
       writeFileSync(file, text);
       assert.equal(readWindowState(file), null, text);
     }
@@ -210,7 +218,9 @@ describe('files on the command line', () => {
 
   it('skips the app path when Electron runs the unpackaged app (`loopscope open`: electron <appDir> FILE…)', () => {
     assert.deepEqual(filesFromArgv(['/x/electron', '/opt/loopscope', 'run.jsonl'], { defaultApp: true, workingDirectory: '/w' }), ['/w/run.jsonl']);
-    assert.deepEqual(filesFromArgv(['/x/electron', '--no-sandbox', '/opt/loopscope', 'run.jsonl'], { defaultApp: true, workingDirectory: '/w' }), ['/w/run.jsonl']);
+    assert.deepEqual(filesFromArgv(['/x/electron', '--no-sandbox', '/opt/loopscope', 'run.jsonl'], { defaultApp: true, workingDirectory: '/w' }), [
+      '/w/run.jsonl',
+    ]);
   });
 
   it('drops switches before it counts the executable and the app path, wherever the switches are', () => {
@@ -223,7 +233,16 @@ describe('files on the command line', () => {
   });
 
   it("skips Electron's `-r MODULE` option with its value (Playwright starts the app as electron -r loader.js …)", () => {
-    const playwright = ['/x/electron', '-r', '/pw/lib/server/electron/loader.js', '--no-sandbox', '--inspect=0', '--remote-debugging-port=0', '/opt/loopscope', 'f.jsonl'];
+    const playwright = [
+      '/x/electron',
+      '-r',
+      '/pw/lib/server/electron/loader.js',
+      '--no-sandbox',
+      '--inspect=0',
+      '--remote-debugging-port=0',
+      '/opt/loopscope',
+      'f.jsonl',
+    ];
     assert.deepEqual(filesFromArgv(playwright, { defaultApp: true, workingDirectory: '/w' }), ['/w/f.jsonl']);
     assert.deepEqual(positionalArguments(['--require', 'm.js', 'app', '', '-v']), ['app']);
   });
@@ -243,7 +262,7 @@ describe('a second launch hands its files to the running app', () => {
     assert.deepEqual(filesFromSecondLaunch(['/x/electron'], '/elsewhere', data, true), expected);
   });
 
-  it('from argv, with switches dropped first, when the data is not Loopscope\'s (an older launch sends none)', () => {
+  it("from argv, with switches dropped first, when the data is not Loopscope's (an older launch sends none)", () => {
     const reordered = ['/x/electron', '--allow-file-access-from-files', '--original-process-start-time=1', '/opt/loopscope', 'b.jsonl'];
     for (const data of [undefined, null, {}, { loopscopeFiles: 'b.jsonl' }, { loopscopeFiles: [3] }]) {
       assert.deepEqual(filesFromSecondLaunch(reordered, '/home/ana', data, true), ['/home/ana/b.jsonl'], JSON.stringify(data));

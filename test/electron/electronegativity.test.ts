@@ -28,9 +28,16 @@ describe('npm run electronegativity', { timeout: 180_000 }, () => {
         '',
       ].join('\n'),
     );
-    const result = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'electronegativity.ts'), dir.path], { cwd: repoRoot, encoding: 'utf8', timeout: 170_000 });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'electronegativity.ts'), dir.path], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      timeout: 170_000,
+    });
     assert.equal(result.status, 1, `${result.stdout}${result.stderr}`);
-    assert.match(result.stdout, /^HIGH CONTEXT_ISOLATION_JS_CHECK \(FIRM\) main\.js:3:\d+: .*\n {2}const window = new BrowserWindow\(\{ webPreferences: \{ nodeIntegration: true, contextIsolation: false \} \}\);\n {2}→ FAILS THE BUILD$/m);
+    assert.match(
+      result.stdout,
+      /^HIGH CONTEXT_ISOLATION_JS_CHECK \(FIRM\) main\.js:3:\d+: .*\n {2}const window = new BrowserWindow\(\{ webPreferences: \{ nodeIntegration: true, contextIsolation: false \} \}\);\n {2}→ FAILS THE BUILD$/m,
+    );
     assert.match(result.stdout, /: \d+ findings, [1-9]\d* high-severity not reviewed\n$/);
   });
 });

@@ -21,7 +21,10 @@ describe('commandOfArguments', () => {
   });
 
   it('gives the part before the cut when the summary ends inside the command', () => {
-    assert.equal(commandOfArguments('{"command":["bash","-lc","cd /Users/x/Dev && sed -n 1,200p apps/very/long/pa'), 'cd /Users/x/Dev && sed -n 1,200p apps/very/long/pa…');
+    assert.equal(
+      commandOfArguments('{"command":["bash","-lc","cd /Users/x/Dev && sed -n 1,200p apps/very/long/pa'),
+      'cd /Users/x/Dev && sed -n 1,200p apps/very/long/pa…',
+    );
     assert.equal(commandOfArguments('{"command":"npm run te'), 'npm run te…');
     assert.equal(commandOfArguments('{"command":"echo \\u00e9\\u00'), 'echo é…');
     assert.equal(commandOfArguments('{"command":["git","log",'), 'git log …');

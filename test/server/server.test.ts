@@ -46,7 +46,12 @@ describe('HTTP server', () => {
   const indexHtml = '<!doctype html><title>Loopscope</title><script type="module" src="./assets/app.js"></script>';
 
   const api = (method: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
-    send(server.port, { method: 'POST', path: `/${server.token}/api/${method}`, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    send(server.port, {
+      method: 'POST',
+      path: `/${server.token}/api/${method}`,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   before(async () => {
     mkdirSync(join(assets, 'assets'), { recursive: true });
@@ -89,12 +94,25 @@ describe('HTTP server', () => {
 
   it('answers 404, with nothing that names Loopscope, without the right token', async () => {
     const wrongToken = `${server.token.slice(0, -1)}${server.token.endsWith('A') ? 'B' : 'A'}`;
-    for (const path of ['/', '/index.html', '/assets/app.js', '/api/listTraces', `/${wrongToken}/`, `/${wrongToken}/api/listTraces`, `/${server.token.slice(0, 20)}/`]) {
+    for (const path of [
+      '/',
+      '/index.html',
+      '/assets/app.js',
+      '/api/listTraces',
+      `/${wrongToken}/`,
+      `/${wrongToken}/api/listTraces`,
+      `/${server.token.slice(0, 20)}/`,
+    ]) {
       const reply = await send(server.port, { path });
       assert.equal(reply.status, 404, path);
       assert.doesNotMatch(reply.body, /loopscope/i, path);
     }
-    const post = await send(server.port, { method: 'POST', path: `/${wrongToken}/api/listTraces`, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const post = await send(server.port, {
+      method: 'POST',
+      path: `/${wrongToken}/api/listTraces`,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(post.status, 404);
   });
 
@@ -142,7 +160,7 @@ describe('HTTP server', () => {
     }
   });
 
-  it('sends the page\'s CSP (src-renderer/index.html\'s, with the frame-ancestors only a header can carry) and nosniff on every response', async () => {
+  it("sends the page's CSP (src-renderer/index.html's, with the frame-ancestors only a header can carry) and nosniff on every response", async () => {
     const html = readFileSync(join(repoRoot, 'src-renderer', 'index.html'), 'utf8');
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
     assert.equal(contentSecurityPolicy, `${meta}; frame-ancestors 'none'`);
@@ -177,7 +195,12 @@ describe('HTTP server', () => {
   });
 
   it('takes only JSON POSTs of bounded size', async () => {
-    const notJson = await send(server.port, { method: 'POST', path: `/${server.token}/api/listTraces`, headers: { 'content-type': 'application/json' }, body: '{"unclosed' });
+    const notJson = await send(server.port, {
+      method: 'POST',
+      path: `/${server.token}/api/listTraces`,
+      headers: { 'content-type': 'application/json' },
+      body: '{"unclosed',
+    });
     assert.deepEqual([notJson.status, (JSON.parse(notJson.body) as { error: { code: string } }).error.code], [400, 'invalid_request']);
     const form = await send(server.port, { method: 'POST', path: `/${server.token}/api/listTraces`, headers: { 'content-type': 'text/plain' }, body: '{}' });
     assert.equal(form.status, 415, 'a cross-site form or simple request cannot post text/plain');

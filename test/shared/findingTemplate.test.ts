@@ -23,8 +23,14 @@ describe('findingTemplate: what makes two findings the same', () => {
   });
 
   it('keeps what tells findings apart: the tool, the words of the message', () => {
-    assert.notEqual(findingTemplate('Bash (call_abc123def) returned an error without an error code'), findingTemplate('Read (call_abc123def) returned an error without an error code'));
-    assert.notEqual(findingTemplate('call X (c1d2e3f4g5) has invalid arguments: not JSON'), findingTemplate('call X (c1d2e3f4g5) has invalid arguments: missing "path"'));
+    assert.notEqual(
+      findingTemplate('Bash (call_abc123def) returned an error without an error code'),
+      findingTemplate('Read (call_abc123def) returned an error without an error code'),
+    );
+    assert.notEqual(
+      findingTemplate('call X (c1d2e3f4g5) has invalid arguments: not JSON'),
+      findingTemplate('call X (c1d2e3f4g5) has invalid arguments: missing "path"'),
+    );
   });
 
   it('leaves words alone: without digits, short codes, a word inside unicode text', () => {

@@ -30,7 +30,10 @@ describe('idParts: the head gives way, the tail that tells ids apart stays', () 
 
 describe('pathParts: the directory gives way, the file name stays', () => {
   it('splits a POSIX path before its file name', () => {
-    assert.deepEqual(pathParts('/home/me/.claude/projects/demo/subagents/agent-a1b2.jsonl'), { head: '/home/me/.claude/projects/demo/subagents', tail: '/agent-a1b2.jsonl' });
+    assert.deepEqual(pathParts('/home/me/.claude/projects/demo/subagents/agent-a1b2.jsonl'), {
+      head: '/home/me/.claude/projects/demo/subagents',
+      tail: '/agent-a1b2.jsonl',
+    });
   });
 
   it('splits a Windows path before its file name', () => {

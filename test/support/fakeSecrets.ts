@@ -19,11 +19,16 @@ export const fakeSecrets: Readonly<Record<Exclude<SecretKind, 'authorization_hea
   // 30 random characters and the 6 of their checksum, as GitHub issues them.
   github_token: 'gh' + 'p_' + filler(30) + githubChecksum(filler(30)),
   slack_token: ['xo' + 'xb', '1234567890', '0987654321', filler(24)].join('-'),
-  slack_webhook_url: 'https://hooks.' + 'slack.com/services/' + ['T0' + filler(9, 'ABCDEFGH0123456789'), 'B0' + filler(9, 'ABCDEFGH0123456789'), filler(24)].join('/'),
+  slack_webhook_url:
+    'https://hooks.' + 'slack.com/services/' + ['T0' + filler(9, 'ABCDEFGH0123456789'), 'B0' + filler(9, 'ABCDEFGH0123456789'), filler(24)].join('/'),
   sendgrid_api_key: ['S' + 'G', filler(22), filler(43)].join('.'),
   stripe_secret_key: 'sk' + '_live_' + filler(24),
   huggingface_token: 'h' + 'f_' + filler(34),
-  private_key: ['-----BEGIN RSA PRIVATE KEY-----', ...Array.from({ length: 4 }, (_, row) => filler(64, `MIIEow${row}ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/`)), '-----END RSA PRIVATE KEY-----'].join('\n'),
+  private_key: [
+    '-----BEGIN RSA PRIVATE KEY-----',
+    ...Array.from({ length: 4 }, (_, row) => filler(64, `MIIEow${row}ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/`)),
+    '-----END RSA PRIVATE KEY-----',
+  ].join('\n'),
   jwt: ['ey' + 'JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', 'ey' + 'JzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ', filler(43)].join('.'),
 };
 
@@ -47,7 +52,13 @@ export function secretTrace(): SecretTrace {
   const run = 'leaky-run';
   const escaped = (value: string): string => JSON.stringify(value).slice(1, -1);
   const lines: string[] = [
-    JSON.stringify({ type: 'run_start', run_id: run, ts: '2025-06-04T09:00:00.000Z', config: { provider: 'anthropic', api_key: s.anthropic_api_key }, task: 'Deploy the fix' }),
+    JSON.stringify({
+      type: 'run_start',
+      run_id: run,
+      ts: '2025-06-04T09:00:00.000Z',
+      config: { provider: 'anthropic', api_key: s.anthropic_api_key },
+      task: 'Deploy the fix',
+    }),
     JSON.stringify({
       type: 'model_request',
       run_id: run,
@@ -63,7 +74,14 @@ export function secretTrace(): SecretTrace {
       text: `Calling the maps API with ${s.google_api_key}`,
       tool_calls: [{ call_id: 'call_1', name: 'http_get', arguments: JSON.stringify({ url: 'https://api.example.com', token: s.github_token }) }],
     }),
-    JSON.stringify({ type: 'tool_call_start', run_id: run, step: 1, call_id: 'call_1', name: 'http_get', arguments: { slack: s.slack_token, mail: s.sendgrid_api_key } }),
+    JSON.stringify({
+      type: 'tool_call_start',
+      run_id: run,
+      step: 1,
+      call_id: 'call_1',
+      name: 'http_get',
+      arguments: { slack: s.slack_token, mail: s.sendgrid_api_key },
+    }),
     JSON.stringify({
       type: 'tool_result',
       run_id: run,
@@ -75,7 +93,15 @@ export function secretTrace(): SecretTrace {
     }),
     `oops, a crash dump: STRIPE=${s.stripe_secret_key} (not JSON)`,
     // Over 8 KB: read from its top level only (topLevelScan), its output previewed from its bytes.
-    JSON.stringify({ type: 'tool_result', run_id: run, step: 1, call_id: 'call_2', name: 'read_file', status: 'ok', output: `HF_TOKEN=${s.huggingface_token}\n${'log line\n'.repeat(1200)}session=${s.jwt}` }),
+    JSON.stringify({
+      type: 'tool_result',
+      run_id: run,
+      step: 1,
+      call_id: 'call_2',
+      name: 'read_file',
+      status: 'ok',
+      output: `HF_TOKEN=${s.huggingface_token}\n${'log line\n'.repeat(1200)}session=${s.jwt}`,
+    }),
     JSON.stringify({ type: 'model_response', run_id: run, step: 2, outcome: 'final', finish_reason: 'stop', text: `Posted to ${s.slack_webhook_url}` }),
     JSON.stringify({ type: 'run_end', run_id: run, status: 'MODEL_FINISHED', output: `Done; used ${s.stripe_secret_key}` }),
   ];

@@ -85,7 +85,9 @@ export function detectFile(adapter: FormatAdapter, path: string): string | null 
 
 /** The findings as sorted `[kind, call_id]` pairs. */
 export function findingsOf(report: AnalyzeReport): [string, string | null][] {
-  return report.findings.map((finding): [string, string | null] => [finding.kind, finding.call_id]).sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
+  return report.findings
+    .map((finding): [string, string | null] => [finding.kind, finding.call_id])
+    .sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`));
 }
 
 /** The runs' status, steps, calls, results and tokens. */
@@ -104,7 +106,14 @@ export function runsOf(report: AnalyzeReport) {
 
 /** The runs' status, steps, calls and results. */
 export function runCountsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results }));
+  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({
+    run_id,
+    status,
+    status_raw,
+    steps,
+    tool_calls,
+    tool_results,
+  }));
 }
 
 /** The columns every format test reads from the stored events. */

@@ -119,14 +119,26 @@ export const runEvents: Query<'runEvents'> = (db, scope, request) => {
 function hiddenBySpans(db: Database.Database, runPk: number, position: EventPosition, collapsed: readonly number[]): HiddenRange[] {
   if (collapsed.length === 0) return [];
   const spans = spanExtents(db, runPk, position, collapsed);
-  return mergeRanges(spans.flatMap(({ start, events, visible_events }) => (start === null ? [] : [[start + 1, start + (position === 'run_index' ? events : visible_events)] as const])));
+  return mergeRanges(
+    spans.flatMap(({ start, events, visible_events }) =>
+      start === null ? [] : [[start + 1, start + (position === 'run_index' ? events : visible_events)] as const],
+    ),
+  );
 }
 
 /** The span each of `events` begins (its header row), by event id; counts are of the list asked for. */
-function spanHeaders(db: Database.Database, events: readonly EventListSqlRow[], hideBookkeeping: boolean, collapsed: readonly number[]): Map<number, NonNullable<EventRow['span']>> {
+function spanHeaders(
+  db: Database.Database,
+  events: readonly EventListSqlRow[],
+  hideBookkeeping: boolean,
+  collapsed: readonly number[],
+): Map<number, NonNullable<EventRow['span']>> {
   const headers = new Map<number, NonNullable<EventRow['span']>>();
   if (!events.some((event) => event.type === 'unknown')) return headers;
-  for (const span of spansBegunBy(db, events.filter((event) => event.type === 'unknown').map((event) => event.id))) {
+  for (const span of spansBegunBy(
+    db,
+    events.filter((event) => event.type === 'unknown').map((event) => event.id),
+  )) {
     // A span with one time stamp (its other events untimed) has no measured length, not a length of 0.
     const duration = span.started_at === span.ended_at ? null : millisBetween(span.started_at, span.ended_at);
     headers.set(span.begin_event_id, {
@@ -157,7 +169,11 @@ function eventInScope(db: Database.Database, scope: TraceScope, eventId: number)
 export const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   const event = eventInScope(db, scope, request.eventId);
   const shown = (position: EventPosition, at: number) => shownIndexOf(at, hiddenBySpans(db, event.run_pk, position, request.collapsedSpans));
-  return { runPk: event.run_pk, index: shown('run_index', event.run_index), visibleIndex: event.visible_index === null ? null : shown('visible_index', event.visible_index) };
+  return {
+    runPk: event.run_pk,
+    index: shown('run_index', event.run_index),
+    visibleIndex: event.visible_index === null ? null : shown('visible_index', event.visible_index),
+  };
 };
 
 /** From the run's stored requests (engine/derive/requestAnalysis.ts), by line. */

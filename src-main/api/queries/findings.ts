@@ -21,7 +21,13 @@ export function toFindingRow(row: FindingListSqlRow): FindingRow {
 }
 
 export const findings: Query<'findings'> = (db, scope, request) => {
-  const filter: FindingFilter = { sourceIds: scope.sourceIds, optionsKey: scope.optionsKey, runPk: request.runPk, kind: request.kind, severity: request.severity };
+  const filter: FindingFilter = {
+    sourceIds: scope.sourceIds,
+    optionsKey: scope.optionsKey,
+    runPk: request.runPk,
+    kind: request.kind,
+    severity: request.severity,
+  };
   const groups = findingGroups(db, filter);
   if (request.templates === true || request.templateKey !== undefined) return findingsByTemplate(db, filter, request, groups);
   const page = findingPage(db, filter, request);

@@ -35,5 +35,11 @@ export function sourceSummary(db: Database.Database, scope: TraceScope): SourceS
   const main = sourceFormat(db, scope.sourceIds[0] ?? -1);
   if (main === undefined) throw new Error('the trace source is missing from its database');
   const totals = sourceTotals(db, scope.sourceIds);
-  return { format: main.format, formatReason: main.format_reason, bytes: totals?.bytes ?? 0, events: totals?.events ?? 0, parseErrors: totals?.parse_errors ?? 0 };
+  return {
+    format: main.format,
+    formatReason: main.format_reason,
+    bytes: totals?.bytes ?? 0,
+    events: totals?.events ?? 0,
+    parseErrors: totals?.parse_errors ?? 0,
+  };
 }

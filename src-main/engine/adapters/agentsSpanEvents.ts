@@ -189,8 +189,16 @@ function count(value: unknown): number | undefined {
 
 function usageOf(attributes: Attributes): Usage | undefined {
   const nested = isRecord(attributes['usage']) ? attributes['usage'] : {};
-  const input = count(first(attributes, ['llm.usage.prompt_tokens', 'llm.usage.input_tokens', 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens']) ?? nested['input_tokens'] ?? nested['prompt_tokens']);
-  const output = count(first(attributes, ['llm.usage.completion_tokens', 'llm.usage.output_tokens', 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens']) ?? nested['output_tokens'] ?? nested['completion_tokens']);
+  const input = count(
+    first(attributes, ['llm.usage.prompt_tokens', 'llm.usage.input_tokens', 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens']) ??
+      nested['input_tokens'] ??
+      nested['prompt_tokens'],
+  );
+  const output = count(
+    first(attributes, ['llm.usage.completion_tokens', 'llm.usage.output_tokens', 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens']) ??
+      nested['output_tokens'] ??
+      nested['completion_tokens'],
+  );
   const total = count(first(attributes, ['llm.usage.total_tokens', 'gen_ai.usage.total_tokens']) ?? nested['total_tokens']);
   const cached = count(first(attributes, ['llm.usage.cached_tokens', 'llm.usage.cache_read_input_tokens', 'gen_ai.usage.cached_tokens']));
   if (input === undefined && output === undefined && total === undefined) return undefined;
@@ -328,7 +336,10 @@ class SpanLog {
   private demote(emit: Emit, end: MappedEvent, why: string): void {
     const event = end.event;
     emit({
-      event: unknownEvent(`${end.typeRaw} (${why})`, { run_id: event.run_id !== undefined ? String(event.run_id) : undefined, ts: typeof event.ts === 'string' ? event.ts : undefined }),
+      event: unknownEvent(`${end.typeRaw} (${why})`, {
+        run_id: event.run_id !== undefined ? String(event.run_id) : undefined,
+        ts: typeof event.ts === 'string' ? event.ts : undefined,
+      }),
       typeRaw: `${end.typeRaw} (${why})`,
       line: end.line,
     });
@@ -433,7 +444,15 @@ class SpanLog {
     const { span } = line;
     switch (span.kind) {
       case 'agent':
-        trace.openSpans.set(span.spanId, { kind: 'agent', step: undefined, requestEmitted: false, startLine: ref, startTs: line.timestamp, name: span.name, model: undefined });
+        trace.openSpans.set(span.spanId, {
+          kind: 'agent',
+          step: undefined,
+          requestEmitted: false,
+          startLine: ref,
+          startTs: line.timestamp,
+          name: span.name,
+          model: undefined,
+        });
         trace.openAgents += 1;
         if (!trace.started) this.runStart(trace, line, ref, emit);
         else this.unknown(emit, trace, ref, `${typeRawOf(line)} (nested)`, line.timestamp);
@@ -446,7 +465,15 @@ class SpanLog {
         return;
       }
       case 'tool': {
-        trace.openSpans.set(span.spanId, { kind: 'tool', step: undefined, requestEmitted: false, startLine: ref, startTs: line.timestamp, name: span.name, model: undefined });
+        trace.openSpans.set(span.spanId, {
+          kind: 'tool',
+          step: undefined,
+          requestEmitted: false,
+          startLine: ref,
+          startTs: line.timestamp,
+          name: span.name,
+          model: undefined,
+        });
         const call = this.toolCall(trace, span);
         const event = toolCallStart({
           run_id: trace.runId,
@@ -460,7 +487,15 @@ class SpanLog {
         return;
       }
       default:
-        trace.openSpans.set(span.spanId, { kind: 'other', step: undefined, requestEmitted: false, startLine: ref, startTs: line.timestamp, name: span.name, model: undefined });
+        trace.openSpans.set(span.spanId, {
+          kind: 'other',
+          step: undefined,
+          requestEmitted: false,
+          startLine: ref,
+          startTs: line.timestamp,
+          name: span.name,
+          model: undefined,
+        });
         this.unknown(emit, trace, ref, typeRawOf(line), line.timestamp);
     }
   }

@@ -46,7 +46,9 @@ function functionResponse(call: JsonObject, callId: string): JsonObject | undefi
   const result = call['result'];
   const parts = Array.isArray(result) ? result : isRecord(result) ? [result] : [];
   const responses = parts.map((part) => field(part, 'functionResponse')).filter((response): response is JsonObject => response !== undefined);
-  return responses.find((response) => response['id'] === callId) ?? responses.find((response) => response['name'] === call['name'] && response['id'] === undefined);
+  return (
+    responses.find((response) => response['id'] === callId) ?? responses.find((response) => response['name'] === call['name'] && response['id'] === undefined)
+  );
 }
 
 function usageOf(tokens: JsonObject | undefined): JsonObject | undefined {
@@ -152,7 +154,8 @@ class RecordingMapper {
     if (last?.type !== 'gemini') return;
     const end = (status: string, reason: string) => runEnd({ run_id: this.runId, step: this.steps.step, ts: last.ts, status, reason });
     if (last.calls === 0) {
-      const reason = 'derived: the last message is a model reply without tool calls, so the CLI was waiting for the next prompt; Gemini CLI records no end of session';
+      const reason =
+        'derived: the last message is a model reply without tool calls, so the CLI was waiting for the next prompt; Gemini CLI records no end of session';
       this.out(end('waiting_for_input', reason), 'gemini', last.line);
     } else if (last.awaitingApproval) {
       const reason = 'derived: the last message has a tool call with status awaiting_approval and no result; Gemini CLI records no end of session';
@@ -168,7 +171,9 @@ export const geminiCliFormat: FormatAdapter = {
   detect(sample: DetectionSample) {
     const first = sample.framedValues[0];
     if (first !== undefined) {
-      return isRecording(first) ? `Gemini CLI chat recording: one document {sessionId, projectHash, messages[]} with ${(first['messages'] as unknown[]).length} messages` : null;
+      return isRecording(first)
+        ? `Gemini CLI chat recording: one document {sessionId, projectHash, messages[]} with ${(first['messages'] as unknown[]).length} messages`
+        : null;
     }
     // The newer JSONL recording starts with a one-line metadata record: not this format.
     if (isRecord(sample.values[0]) && 'sessionId' in sample.values[0]) return null;

@@ -32,7 +32,13 @@ function idOf(value: unknown): string | undefined {
 /** `header.json`, `_journal/start.json`, or the head of a plain JSON log: `{version, eval{task, model, …}, …}`. */
 function isEvalHeader(value: unknown): value is JsonObject {
   const evalSpec = field(value, 'eval');
-  return isRecord(value) && finite(value['version']) !== undefined && evalSpec !== undefined && typeof evalSpec['task'] === 'string' && typeof evalSpec['model'] === 'string';
+  return (
+    isRecord(value) &&
+    finite(value['version']) !== undefined &&
+    evalSpec !== undefined &&
+    typeof evalSpec['task'] === 'string' &&
+    typeof evalSpec['model'] === 'string'
+  );
 }
 
 /** `samples/<id>_epoch_<n>.json`, or an item of a plain log's `samples[]`. */
@@ -85,7 +91,10 @@ function budgetsOf(config: JsonObject | undefined): JsonObject | undefined {
   if (config === undefined) return undefined;
   const time = finite(config['time_limit']);
   const cost = finite(config['cost_limit']);
-  return definedIfAny({ deadline_ms: time !== undefined && time > 0 ? time * 1000 : undefined, max_cost_usd: cost !== undefined && cost > 0 ? cost : undefined });
+  return definedIfAny({
+    deadline_ms: time !== undefined && time > 0 ? time * 1000 : undefined,
+    max_cost_usd: cost !== undefined && cost > 0 ? cost : undefined,
+  });
 }
 
 const LIMIT_KEYS = ['message_limit', 'token_limit', 'time_limit', 'working_limit', 'cost_limit'];
@@ -260,7 +269,8 @@ class InspectAiMapper implements FormatMapper {
             name: text(event['function']),
             status: error !== undefined ? 'error' : 'ok',
             output: resolve(event['result']),
-            error: error !== undefined ? defined({ code: errorCode, message: errorMessage !== undefined ? String(resolve(errorMessage)) : undefined }) : undefined,
+            error:
+              error !== undefined ? defined({ code: errorCode, message: errorMessage !== undefined ? String(resolve(errorMessage)) : undefined }) : undefined,
             latency_ms: latency !== undefined && latency >= 0 ? Math.round(latency * 1000) : undefined,
           }),
           'tool',
@@ -344,17 +354,24 @@ function attachmentResolver(sample: JsonObject): Resolve {
 function chatMessage(message: unknown, resolve: Resolve): unknown {
   if (!isRecord(message)) return message;
   const content = resolve(message['content']);
-  const parts = Array.isArray(content) ? content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? { ...part, text: resolve(part['text']) } : part)) : content;
+  const parts = Array.isArray(content)
+    ? content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? { ...part, text: resolve(part['text']) } : part))
+    : content;
   const calls = list(message, 'tool_calls').filter(isRecord);
   return {
     ...message,
     content: parts,
-    ...(calls.length > 0 ? { tool_calls: calls.map((call) => ({ id: call['id'], type: 'function', function: { name: call['function'], arguments: call['arguments'] } })) } : {}),
+    ...(calls.length > 0
+      ? { tool_calls: calls.map((call) => ({ id: call['id'], type: 'function', function: { name: call['function'], arguments: call['arguments'] } })) }
+      : {}),
   };
 }
 
 /** A model event's request: its own `input` (the messages the model was sent), `tools`, `config` and `model`. */
-function modelEventRequest(event: JsonObject, resolve: Resolve): Pick<Extract<AdaptedEvent, { type: 'model_request' }>, 'messages' | 'tools' | 'params' | 'model'> {
+function modelEventRequest(
+  event: JsonObject,
+  resolve: Resolve,
+): Pick<Extract<AdaptedEvent, { type: 'model_request' }>, 'messages' | 'tools' | 'params' | 'model'> {
   const input = Array.isArray(event['input']) ? event['input'] : undefined;
   const tools = Array.isArray(event['tools']) ? event['tools'] : undefined;
   const model = text(event['model']);
@@ -452,7 +469,8 @@ function sampleStart(sample: JsonObject, events: readonly JsonObject[]): string 
  */
 function sampleEnd(sample: JsonObject, events: readonly JsonObject[], state: SampleState): AdaptedEvent {
   const ts = sampleCompletedAt(sample, events);
-  const end = (fields: { status: string; limit?: string; reason: string | undefined }) => runEnd({ run_id: state.runId, step: state.steps.stepSoFar, ts, ...fields });
+  const end = (fields: { status: string; limit?: string; reason: string | undefined }) =>
+    runEnd({ run_id: state.runId, step: state.steps.stepSoFar, ts, ...fields });
   const error = sample['error'];
   if (error !== undefined && error !== null) return end({ status: 'error', reason: isRecord(error) ? text(error['message']) : text(error) });
   const limit = field(sample, 'limit');
@@ -461,7 +479,10 @@ function sampleEnd(sample: JsonObject, events: readonly JsonObject[], state: Sam
     const value = finite(limit['limit']);
     return end({ status: `${type}_limit`, limit: `${type}_limit`, reason: `the sample hit its ${type} limit${value !== undefined ? ` of ${value}` : ''}` });
   }
-  return end({ status: 'completed', reason: 'derived: the sample was written to the log with no error and no limit (Inspect writes a sample once it has finished)' });
+  return end({
+    status: 'completed',
+    reason: 'derived: the sample was written to the log with no error and no limit (Inspect writes a sample once it has finished)',
+  });
 }
 
 export const inspectAiFormat: FormatAdapter = {
@@ -473,7 +494,8 @@ export const inspectAiFormat: FormatAdapter = {
       const names = sample.head.slice('zip:'.length).split('\n');
       const hasSamples = names.some((name) => name.startsWith('samples/'));
       const hasHeader = names.includes('header.json') || names.includes('_journal/start.json');
-      if (isEvalHeader(sample.framedValues[0])) return `Inspect AI .eval log: a ZIP with ${names.includes('header.json') ? 'header.json' : '_journal/start.json'} (eval.task, eval.model)${hasSamples ? ' and samples/ entries' : ''}`;
+      if (isEvalHeader(sample.framedValues[0]))
+        return `Inspect AI .eval log: a ZIP with ${names.includes('header.json') ? 'header.json' : '_journal/start.json'} (eval.task, eval.model)${hasSamples ? ' and samples/ entries' : ''}`;
       if (hasHeader && hasSamples) return 'Inspect AI .eval log: a ZIP with header.json or _journal/start.json and samples/ entries';
       return null;
     }
@@ -481,7 +503,8 @@ export const inspectAiFormat: FormatAdapter = {
     if (isEvalHeader(first) && (Array.isArray(first['samples']) || typeof first['status'] === 'string')) {
       return 'Inspect AI JSON eval log: one document with version, status, eval{task, model} and samples[]';
     }
-    if (sample.framedValues.length === 0 && headLooksLikeJsonLog(sample.head)) return 'Inspect AI JSON eval log: a document starting {"version", "status", "eval": {"eval_id"/"run_id", …}';
+    if (sample.framedValues.length === 0 && headLooksLikeJsonLog(sample.head))
+      return 'Inspect AI JSON eval log: a document starting {"version", "status", "eval": {"eval_id"/"run_id", …}';
     return null;
   },
   createMapper({ path }) {

@@ -12,7 +12,18 @@
  */
 import { millisFromStartToResult } from './kit/callLatency';
 import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
-import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import {
+  callsIfAny,
+  defined,
+  definedIfAny,
+  modelResponse,
+  runEnd,
+  runStart,
+  toolCallNotExecuted,
+  toolResult,
+  unknownEvent,
+  type AdaptedToolCall,
+} from './kit/events';
 import { text, finite, positive, field, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';
 import { StepBuilder } from './kit/stepBuilder';
 
@@ -53,13 +64,18 @@ function describe(value: unknown): string | null {
     if (typeof field(value, 'info')?.['mini_version'] === 'string') return 'mini-swe-agent trajectory: info.mini_version and messages[]';
     return null;
   }
-  if (looksLikeBareMessages(value)) return 'mini-swe-agent trajectory (early format): a list of {role, content} messages with ```mswea_bash_command actions and <returncode> observations';
+  if (looksLikeBareMessages(value))
+    return 'mini-swe-agent trajectory (early format): a list of {role, content} messages with ```mswea_bash_command actions and <returncode> observations';
   return null;
 }
 
 function headLooksLikeMini(head: string): boolean {
   if (/^\s*\{/.test(head)) {
-    return /"trajectory_format"\s*:\s*"mini-swe-agent/.test(head) || /"mini_version"\s*:\s*"/.test(head) || /"(agent|model|environment)_type"\s*:\s*"minisweagent\./.test(head);
+    return (
+      /"trajectory_format"\s*:\s*"mini-swe-agent/.test(head) ||
+      /"mini_version"\s*:\s*"/.test(head) ||
+      /"(agent|model|environment)_type"\s*:\s*"minisweagent\./.test(head)
+    );
   }
   return /^\s*\[\s*\{\s*"role"\s*:/.test(head) && /```mswea_bash_command/.test(head);
 }
@@ -136,7 +152,8 @@ class RunMapper {
       });
     } else {
       const recorded = Array.isArray(extra?.['actions']) ? extra['actions'].filter(isRecord).map((action) => text(action['command']) ?? '') : undefined;
-      const commands = recorded ?? (actionPattern ? [...(content ?? '').matchAll(actionPattern)].map((match) => (match[1] ?? '').trim()) : textActions(content ?? ''));
+      const commands =
+        recorded ?? (actionPattern ? [...(content ?? '').matchAll(actionPattern)].map((match) => (match[1] ?? '').trim()) : textActions(content ?? ''));
       // mini-swe-agent runs an action only when there is exactly one (else: a format error).
       if (commands.length === 1 || (recorded !== undefined && commands.length > 1)) {
         calls = commands.map((command, index) => ({
@@ -313,7 +330,8 @@ class RunMapper {
         run_id: this.runId,
         step: this.steps.step,
         status: 'Submitted',
-        reason: 'derived: the last command prints the submission marker and its output is recorded as the submission (no <returncode>); the document records no exit status',
+        reason:
+          'derived: the last command prints the submission marker and its output is recorded as the submission (no <returncode>); the document records no exit status',
       }),
       'messages',
     );
@@ -346,7 +364,8 @@ export const miniSweAgentFormat: FormatAdapter = {
     let documents = 0;
     return {
       map(value, line, emit) {
-        if (describe(value) === null) return { reason: 'not a mini-swe-agent trajectory: expected {info, messages[], trajectory_format} or a list of {role, content} messages' };
+        if (describe(value) === null)
+          return { reason: 'not a mini-swe-agent trajectory: expected {info, messages[], trajectory_format} or a list of {role, content} messages' };
         documents += 1;
         const runId = fileRunId + (documents > 1 ? `#${documents}` : '');
         const mapper = new RunMapper(runId, line, emit);

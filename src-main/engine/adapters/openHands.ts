@@ -17,7 +17,18 @@
  */
 import { CallStartTimes } from './kit/callLatency';
 import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
-import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, runStart, toolCallStart, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import {
+  callsIfAny,
+  defined,
+  definedIfAny,
+  modelResponse,
+  runEnd,
+  runStart,
+  toolCallStart,
+  toolResult,
+  unknownEvent,
+  type AdaptedToolCall,
+} from './kit/events';
 import { text, finite, field, fileStem, type JsonObject } from './kit/jsonValues';
 import { StepBuilder } from './kit/stepBuilder';
 
@@ -172,7 +183,11 @@ class RunMapper {
     this.out(unknownEvent(typeRaw, { run_id: this.runId, step: this.steps.stepSoFar, ts: timestamp(event['timestamp']) }), typeRaw, line);
   }
 
-  private response(fields: { ts: string | undefined; calls: AdaptedToolCall[]; text: string | undefined; rawResponse?: JsonObject | undefined }, typeRaw: string, line: LineRef): void {
+  private response(
+    fields: { ts: string | undefined; calls: AdaptedToolCall[]; text: string | undefined; rawResponse?: JsonObject | undefined },
+    typeRaw: string,
+    line: LineRef,
+  ): void {
     const step = this.steps.next();
     const { rawResponse } = fields;
     const choices = rawResponse?.['choices'];
@@ -238,7 +253,11 @@ class RunMapper {
     if (event['source'] === 'agent' && EXECUTABLE_ACTIONS.has(action) && id !== undefined) {
       // A legacy action parsed from the model's text: no call id, so one is derived from the event id.
       const derived = `${this.runId}:event${id}`;
-      this.response({ ts, calls: [{ call_id: derived, name: action, arguments: event['args'] }], text: text(field(event, 'args')?.['thought']) ?? text(event['message']) }, typeRaw, line);
+      this.response(
+        { ts, calls: [{ call_id: derived, name: action, arguments: event['args'] }], text: text(field(event, 'args')?.['thought']) ?? text(event['message']) },
+        typeRaw,
+        line,
+      );
       const step = this.steps.step;
       this.actionCalls.set(id, { callId: derived, name: action, step });
       this.callStarts.started(this.runId, derived, ts);
@@ -268,8 +287,7 @@ class RunMapper {
     // The exit code sits in extras.metadata (since late 2024) or in extras (before).
     const extras = field(event, 'extras');
     const exitCode = finite(field(extras, 'metadata')?.['exit_code']) ?? finite(extras?.['exit_code']);
-    const failed =
-      observation === 'error' || observation === 'user_rejected' || (exitCode !== undefined && exitCode !== 0) || event['success'] === false;
+    const failed = observation === 'error' || observation === 'user_rejected' || (exitCode !== undefined && exitCode !== 0) || event['success'] === false;
     const errorId = text(extras?.['error_id']);
     const code =
       observation === 'error'
@@ -290,7 +308,9 @@ class RunMapper {
         output: content,
         latency_ms: this.callStarts.latencyOf(this.runId, callId, ts),
         status: failed ? 'error' : undefined,
-        error: failed ? defined({ code, message: observation === 'error' && typeof content === 'string' ? content.slice(0, 500) : text(event['message']) }) : undefined,
+        error: failed
+          ? defined({ code, message: observation === 'error' && typeof content === 'string' ? content.slice(0, 500) : text(event['message']) })
+          : undefined,
       }),
       typeRaw,
       line,
@@ -324,7 +344,8 @@ class RunMapper {
           run_id: this.runId,
           step,
           status: 'finished',
-          reason: 'derived: the last model call is the agent\'s finish action (OpenHands then sets the agent state "finished"); no later agent_state_changed is recorded',
+          reason:
+            'derived: the last model call is the agent\'s finish action (OpenHands then sets the agent state "finished"); no later agent_state_changed is recorded',
         }),
         'action:finish',
         this.finished.line,

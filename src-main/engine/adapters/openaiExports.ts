@@ -40,7 +40,16 @@ interface OpenCall {
 type LastRecord =
   | { kind: 'none' }
   | { kind: 'request' }
-  | { kind: 'response'; line: LineRef; ts: string | undefined; step: number; id: string; status: string | undefined; outcome: Outcome; error: string | undefined };
+  | {
+      kind: 'response';
+      line: LineRef;
+      ts: string | undefined;
+      step: number;
+      id: string;
+      status: string | undefined;
+      outcome: Outcome;
+      error: string | undefined;
+    };
 
 interface RunState {
   id: string;
@@ -89,16 +98,27 @@ export function isResponsesRequest(value: unknown): value is Json {
   if (!isRecord(value) || value['object'] !== undefined || value['output'] !== undefined || value['messages'] !== undefined) return false;
   const input = value['input'];
   if (typeof input !== 'string' && !Array.isArray(input)) return false;
-  return typeof value['model'] === 'string' || typeof value['previous_response_id'] === 'string' || typeof value['instructions'] === 'string' || Array.isArray(value['tools']);
+  return (
+    typeof value['model'] === 'string' ||
+    typeof value['previous_response_id'] === 'string' ||
+    typeof value['instructions'] === 'string' ||
+    Array.isArray(value['tools'])
+  );
 }
 
 function isAgentOpsExport(value: unknown): value is Json {
-  return isRecord(value) && typeof value['trace_id'] === 'string' && Array.isArray(value['spans']) && value['spans'].some((span) => isRecord(span) && typeof span['span_name'] === 'string');
+  return (
+    isRecord(value) &&
+    typeof value['trace_id'] === 'string' &&
+    Array.isArray(value['spans']) &&
+    value['spans'].some((span) => isRecord(span) && typeof span['span_name'] === 'string')
+  );
 }
 
 function usageOf(raw: unknown): Json | undefined {
   if (!isRecord(raw)) return undefined;
-  const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined);
+  const count = (value: unknown): number | undefined =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
   const input = count(raw['input_tokens']);
   const output = count(raw['output_tokens']);
   const total = count(raw['total_tokens']);
@@ -141,9 +161,16 @@ function hostedCall(item: Json, type: string): ToolCall | undefined {
   if (type === 'mcp_call') args = item['arguments'];
   else if (type === 'web_search_call') args = item['action'];
   else if (type === 'file_search_call') args = item['queries'] === undefined ? undefined : { queries: item['queries'] };
-  else if (type === 'code_interpreter_call') args = { code: item['code'], ...(item['container_id'] !== undefined ? { container_id: item['container_id'] } : {}) };
+  else if (type === 'code_interpreter_call')
+    args = { code: item['code'], ...(item['container_id'] !== undefined ? { container_id: item['container_id'] } : {}) };
   const name = type === 'mcp_call' ? (text(item['name']) ?? 'mcp') : hostedCallNames[type]!;
-  return { call_id: id, name, ...(args !== undefined ? { arguments: args } : {}), hosted: true, ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}) };
+  return {
+    call_id: id,
+    name,
+    ...(args !== undefined ? { arguments: args } : {}),
+    hosted: true,
+    ...(item['server_label'] !== undefined ? { server_label: item['server_label'] } : {}),
+  };
 }
 
 /** The result a hosted call carries in its own item. */
@@ -389,7 +416,9 @@ class OpenAiExportMapper implements FormatMapper {
     });
     if (rejected.length === 0) return undefined;
     const loaded = records.length - rejected.length;
-    return { reason: `${rejected[0]}${rejected.length > 1 ? ` (and ${rejected.length - 1} more)` : ''}${loaded > 0 ? `; the other ${loaded} records were loaded` : ''}` };
+    return {
+      reason: `${rejected[0]}${rejected.length > 1 ? ` (and ${rejected.length - 1} more)` : ''}${loaded > 0 ? `; the other ${loaded} records were loaded` : ''}`,
+    };
   }
 
   finish(emit: Emit): void {
@@ -405,11 +434,17 @@ class OpenAiExportMapper implements FormatMapper {
     const clientCalls = [...run.open.values()].filter((call) => call.kind === 'client');
     const where = `the file's last record is response ${last.id}`;
     if (approvals.length > 0) {
-      end('waiting_for_approval', `${where}, whose ${approvals.map((call) => call.name).join(', ')} MCP call(s) await an mcp_approval_response that the file does not hold`);
+      end(
+        'waiting_for_approval',
+        `${where}, whose ${approvals.map((call) => call.name).join(', ')} MCP call(s) await an mcp_approval_response that the file does not hold`,
+      );
     } else if (clientCalls.length > 0) {
       // A file of responses alone cannot hold a tool result: the Responses API takes them in the next request.
       if (run.requests === 0) {
-        end('waiting_for_input', `${where}, whose ${clientCalls.map((call) => call.name).join(', ')} call(s) await their *_call_output; the Responses API takes those in the next request, and this file records no request`);
+        end(
+          'waiting_for_input',
+          `${where}, whose ${clientCalls.map((call) => call.name).join(', ')} call(s) await their *_call_output; the Responses API takes those in the next request, and this file records no request`,
+        );
       }
     } else if (last.status === 'failed') {
       end('failed', `${where}, with status "failed"${last.error ? `: ${last.error}` : ''}`);
@@ -458,7 +493,13 @@ class OpenAiExportMapper implements FormatMapper {
     }
     if (isResponsesRequest(record)) {
       const model = text(record['model']);
-      const run = this.runFor(this.fallbackRunId, line, emit, model !== undefined ? { model } : {}, typeof record['input'] === 'string' ? record['input'] : undefined);
+      const run = this.runFor(
+        this.fallbackRunId,
+        line,
+        emit,
+        model !== undefined ? { model } : {},
+        typeof record['input'] === 'string' ? record['input'] : undefined,
+      );
       this.mapRequest(run, record, line, emit);
       return undefined;
     }
@@ -479,7 +520,8 @@ class OpenAiExportMapper implements FormatMapper {
     const previous = text(request['previous_response_id']);
     const replayed = new Set<string>();
     for (const item of items) {
-      if (isRecord(item) && typeof item['type'] === 'string' && item['type'].endsWith('_call') && typeof item['call_id'] === 'string') replayed.add(item['call_id']);
+      if (isRecord(item) && typeof item['type'] === 'string' && item['type'].endsWith('_call') && typeof item['call_id'] === 'string')
+        replayed.add(item['call_id']);
     }
     const answeredApprovals = new Set<string>();
     for (const item of items) {
@@ -527,7 +569,16 @@ class OpenAiExportMapper implements FormatMapper {
     run.last = { kind: 'request' };
   }
 
-  private mapCallOutput(run: RunState, item: Json, type: string, callId: string, context: { replayed: boolean; previous: string | undefined }, line: LineRef, emit: Emit, ts: string | undefined): void {
+  private mapCallOutput(
+    run: RunState,
+    item: Json,
+    type: string,
+    callId: string,
+    context: { replayed: boolean; previous: string | undefined },
+    line: LineRef,
+    emit: Emit,
+    ts: string | undefined,
+  ): void {
     const call = run.open.get(callId);
     if (call === undefined) {
       // Resent history (a client that replays the whole conversation) answers a call again: not a new result.
@@ -636,7 +687,11 @@ class OpenAiExportMapper implements FormatMapper {
       text(record['trace_id'])!,
       line,
       emit,
-      { ...(model !== undefined ? { model } : {}), ...(isRecord(agent) && typeof agent['name'] === 'string' ? { agent: agent['name'] } : {}), exporter: 'agentops' },
+      {
+        ...(model !== undefined ? { model } : {}),
+        ...(isRecord(agent) && typeof agent['name'] === 'string' ? { agent: agent['name'] } : {}),
+        exporter: 'agentops',
+      },
       task,
       Number.isInteger(maxTurns) && maxTurns > 0 ? { max_turns: maxTurns } : undefined,
     );
@@ -650,7 +705,18 @@ class OpenAiExportMapper implements FormatMapper {
         const prompt = isRecord(promptHolder) ? parseEmbedded(promptHolder['prompt']) : undefined;
         const ts = epochIso(response['created_at']);
         if (Array.isArray(prompt) || typeof prompt === 'string') {
-          this.mapRequest(run, { input: prompt, ...(typeof response['model'] === 'string' ? { model: response['model'] } : {}), ...(response['instructions'] !== undefined ? { instructions: response['instructions'] } : {}) }, line, emit, 'span/agents.response/prompt', ts);
+          this.mapRequest(
+            run,
+            {
+              input: prompt,
+              ...(typeof response['model'] === 'string' ? { model: response['model'] } : {}),
+              ...(response['instructions'] !== undefined ? { instructions: response['instructions'] } : {}),
+            },
+            line,
+            emit,
+            'span/agents.response/prompt',
+            ts,
+          );
         }
         this.mapResponse(run, response, line, emit, 'span/agents.response');
         continue;
@@ -684,7 +750,10 @@ function describeRecord(value: unknown): string | null {
   if (isResponsesObject(value)) return `an OpenAI Responses API response object (${String(value['id'])})`;
   if (isResponsesRequest(value)) return 'an OpenAI Responses API request body (model, input)';
   if (Array.isArray(value)) {
-    const inner = value.slice(0, 20).map(describeRecord).filter((reason) => reason !== null);
+    const inner = value
+      .slice(0, 20)
+      .map(describeRecord)
+      .filter((reason) => reason !== null);
     if (inner.length > 0 && inner.length === Math.min(value.length, 20)) return `an array of ${value.length} Responses API records (first: ${inner[0]})`;
   }
   return null;

@@ -13,7 +13,18 @@
  * docs/formats/swe-agent.md.
  */
 import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type LineRef } from './formatAdapter';
-import { callsIfAny, defined, modelRequest, modelResponse, runEnd, runStart, toolCallNotExecuted, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
+import {
+  callsIfAny,
+  defined,
+  modelRequest,
+  modelResponse,
+  runEnd,
+  runStart,
+  toolCallNotExecuted,
+  toolResult,
+  unknownEvent,
+  type AdaptedToolCall,
+} from './kit/events';
 import { text, positive, fileStem, records, strings, type JsonObject } from './kit/jsonValues';
 import { StepBuilder } from './kit/stepBuilder';
 
@@ -210,7 +221,8 @@ class RunMapper {
               step,
               call_id: call.call_id,
               name: call.name,
-              reason: 'SWE-agent requeried the model instead of running this action (format error, blocked command or shell syntax error): the step is in trajectory[] but not in history[]',
+              reason:
+                'SWE-agent requeried the model instead of running this action (format error, blocked command or shell syntax error): the step is in trajectory[] but not in history[]',
             }),
             'trajectory/step',
           );

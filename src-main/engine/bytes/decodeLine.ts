@@ -76,7 +76,8 @@ export function repeatedKeyWarnings(bytes: Buffer, scan: TopLevelScan): string[]
   for (const key of IDENTIFYING_KEYS) {
     const values: string[] = [];
     for (let member = scan.get(key); member !== undefined; member = member.earlier) values.unshift(bytes.toString('utf8', member.start, member.end));
-    if (new Set(values).size > 1) warnings.push(`the key "${key}" is given ${values.length} times (${values.map((value) => excerptOf(value)).join(', then ')}): the last is used`);
+    if (new Set(values).size > 1)
+      warnings.push(`the key "${key}" is given ${values.length} times (${values.map((value) => excerptOf(value)).join(', then ')}): the last is used`);
   }
   return warnings;
 }

@@ -101,9 +101,11 @@ export function readZipDirectory(fd: number, size: number): ZipEntry[] {
 /** The entry's bytes, inflated. */
 export function readZipEntry(fd: number, entry: ZipEntry): Buffer {
   if ((entry.flags & 1) !== 0) throw new ZipFormatError(`entry ${entry.name} is encrypted`);
-  if (entry.method !== 0 && entry.method !== 8) throw new ZipFormatError(`entry ${entry.name} uses compression method ${entry.method} (only stored and deflate are read)`);
+  if (entry.method !== 0 && entry.method !== 8)
+    throw new ZipFormatError(`entry ${entry.name} uses compression method ${entry.method} (only stored and deflate are read)`);
   const header = readAt(fd, entry.localHeaderOffset, LOCAL_HEADER_BYTES);
-  if (header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) throw new ZipFormatError(`entry ${entry.name} has no local file header at byte ${entry.localHeaderOffset}`);
+  if (header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE)
+    throw new ZipFormatError(`entry ${entry.name} has no local file header at byte ${entry.localHeaderOffset}`);
   const dataOffset = entry.localHeaderOffset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
   const data = readAt(fd, dataOffset, entry.compressedSize);
   let bytes: Buffer;

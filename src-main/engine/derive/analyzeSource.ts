@@ -25,9 +25,7 @@ export function optionsKey(options: AnalysisOptions): string {
 }
 
 /** Event types that become timeline entries: all but the run's start and the requests (and unknown events). */
-export const timelineEventTypes: ReadonlySet<string> = new Set(
-  canonicalEventTypes.filter((type) => type !== 'run_start' && type !== 'model_request'),
-);
+export const timelineEventTypes: ReadonlySet<string> = new Set(canonicalEventTypes.filter((type) => type !== 'run_start' && type !== 'model_request'));
 
 /**
  * The entry of an event, its repeated strings passed through `shared`. A response's calls are
@@ -135,7 +133,9 @@ export class RunTimelineAssembler {
     this.slots.push({ fragment });
   }
 
-  addCall(row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>): void {
+  addCall(
+    row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>,
+  ): void {
     const call: TimelineCall = {
       callId: row.call_id,
       name: this.intern(row.name),

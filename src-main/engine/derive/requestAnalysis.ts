@@ -90,7 +90,12 @@ function newPairingProblems(pairing: ToolPairing, reported: Set<string>): ToolPa
   };
 }
 
-function analyzeLoggedRequests(events: readonly RequestEventSqlRow[], usages: ReadonlyMap<number, ResponseUsage>, reader: LoggedRequestReader, estimator: TokenEstimator): RequestRecord[] {
+function analyzeLoggedRequests(
+  events: readonly RequestEventSqlRow[],
+  usages: ReadonlyMap<number, ResponseUsage>,
+  reader: LoggedRequestReader,
+  estimator: TokenEstimator,
+): RequestRecord[] {
   const records: RequestRecord[] = [];
   const reported = new Set<string>();
   let previous: NormalizedRequest | null = null;
@@ -116,11 +121,19 @@ function analyzeLoggedRequests(events: readonly RequestEventSqlRow[], usages: Re
       findings.push(...missingToolResultFindings(number, newPairingProblems(checkToolPairing(request.messages), reported)));
     } else {
       const diff = diffRequests(previous, request);
-      appended = diff.alignment.entries.flatMap((entry) => (entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : []));
+      appended = diff.alignment.entries.flatMap((entry) =>
+        entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : [],
+      );
       if (diff.history.verdict === 'rewritten') {
         rewrite = { messageIndex: diff.history.firstDifference, messageNumber: diff.history.messageNumber, kind: diff.history.kind };
         if (diff.history.kind === 'compacted') {
-          compacted = compaction('diff', null, records.at(-1)?.inputTokens ?? null, tokens.inputTokens, diff.history.counts.removed + diff.history.counts.modified);
+          compacted = compaction(
+            'diff',
+            null,
+            records.at(-1)?.inputTokens ?? null,
+            tokens.inputTokens,
+            diff.history.counts.removed + diff.history.counts.modified,
+          );
           findings.push(historyCompactedFinding(number, compacted, diff.history.messageNumber));
         }
       }
@@ -240,7 +253,11 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
     previousInput = item.usage.inputTokens;
     if (item.message !== null) {
       for (const call of item.message.toolCalls) callNames.set(call.callId, call.name);
-      append('assistant', item.message.toolCalls.map((call) => call.name), item.tokens);
+      append(
+        'assistant',
+        item.message.toolCalls.map((call) => call.name),
+        item.tokens,
+      );
     }
   }
   return records;
@@ -398,7 +415,11 @@ function summaryOf(row: RequestSummarySqlRow): RequestSummary {
 /** The stored requests of a run, in order; null when its source's requests could not be analyzed. */
 export function storedRunRequests(db: Database.Database, runPk: number): RequestRecord[] | null {
   if (requestsAnalyzedForRun(db, runPk) !== true) return null;
-  return runRequestRows(db, runPk).map((row) => ({ ...summaryOf(row), added: JSON.parse(row.added_json) as AddedTokens[], findings: JSON.parse(row.findings_json) as RequestFinding[] }));
+  return runRequestRows(db, runPk).map((row) => ({
+    ...summaryOf(row),
+    added: JSON.parse(row.added_json) as AddedTokens[],
+    findings: JSON.parse(row.findings_json) as RequestFinding[],
+  }));
 }
 
 /** Every run's stored requests, by run, in one query (the report lists them all); empty when they could not be analyzed. */

@@ -14,7 +14,17 @@
  * read whole (requestHistory.ts); both give the same normalized request.
  */
 import { contentHash } from '../bytes/contentHash';
-import { memberValue, scanArray, scanObject, scanTopLevel, ScanError, type ElementRange, type ScannedMember, type SkipMember, type TopLevelScan } from '../bytes/topLevelScan';
+import {
+  memberValue,
+  scanArray,
+  scanObject,
+  scanTopLevel,
+  ScanError,
+  type ElementRange,
+  type ScannedMember,
+  type SkipMember,
+  type TopLevelScan,
+} from '../bytes/topLevelScan';
 import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../bytes/jsonBytes';
 import { apiOf } from '../adapters/httpExchange/apis';
 import { isRecord } from '../adapters/formatAdapter';
@@ -98,7 +108,8 @@ export class RequestBytesReader {
       for (const range of this.last.ranges) {
         // An object, array or string ends where it closes; a bare number could go on (`12` → `123`),
         // so it is the same element only if the byte after it is the same too.
-        const closed = this.last.bytes[range.end - 1] === CLOSE_BRACE || this.last.bytes[range.end - 1] === CLOSE_BRACKET || this.last.bytes[range.end - 1] === QUOTE;
+        const closed =
+          this.last.bytes[range.end - 1] === CLOSE_BRACE || this.last.bytes[range.end - 1] === CLOSE_BRACKET || this.last.bytes[range.end - 1] === QUOTE;
         if (range.end > common || (!closed && range.end === common)) break;
         known.push({ start: open + range.start, end: open + range.end });
       }
@@ -124,12 +135,14 @@ export class RequestBytesReader {
     return this.guard(() => {
       // One pass over the line: the request object, in it the body, in that the messages array.
       const found: { request?: TopLevelScan; body?: TopLevelScan } = {};
-      const nested = (name: 'request' | 'body', inner: SkipMember): SkipMember => (key, bytes, open) => {
-        if (key !== name || bytes[open] === OPEN_BRACKET) return null;
-        const { members, end } = scanObject(bytes, open, inner);
-        found[name] = members;
-        return { end, size: members.size };
-      };
+      const nested =
+        (name: 'request' | 'body', inner: SkipMember): SkipMember =>
+        (key, bytes, open) => {
+          if (key !== name || bytes[open] === OPEN_BRACKET) return null;
+          const { members, end } = scanObject(bytes, open, inner);
+          found[name] = members;
+          return { end, size: members.size };
+        };
       scanTopLevel(line, nested('request', nested('body', this.skipMessages)));
       const bodyScan = found.body;
       const url = value(line, found.request?.get('url'));

@@ -21,7 +21,13 @@ import {
   type RequestEventSqlRow,
   type UsageEventSqlRow,
 } from '../store/readModel';
-import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest, normalizeMessages, normalizeResponsesRequest } from '../../../shared/requests/apiRequestBodies';
+import {
+  normalizeAnthropicMessagesRequest,
+  normalizeCanonicalRequest,
+  normalizeChatCompletionsRequest,
+  normalizeMessages,
+  normalizeResponsesRequest,
+} from '../../../shared/requests/apiRequestBodies';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
 import { apiOf } from '../adapters/httpExchange/apis';
 import { inspectSampleRequest } from '../adapters/inspectAi';
@@ -118,7 +124,11 @@ export class LoggedRequestReader {
   read(event: RequestEventSqlRow, previous: LoggedRequest | null): LoggedRequest {
     const base = { eventId: event.id, line: event.line, step: event.step };
     if (event.byte_length > MAX_REQUEST_BYTES) {
-      return { ...base, record: null, request: { problem: `the request on line ${event.line} is ${event.byte_length} bytes, over the ${MAX_REQUEST_BYTES}-byte limit for a diff` } };
+      return {
+        ...base,
+        record: null,
+        request: { problem: `the request on line ${event.line} is ${event.byte_length} bytes, over the ${MAX_REQUEST_BYTES}-byte limit for a diff` },
+      };
     }
     const reader = this.reader(event.source_id);
     if (reader === null) return { ...base, record: null, request: { problem: `the file of line ${event.line} is not known` } };
@@ -189,7 +199,14 @@ function withStoredConversation(next: NormalizedRequest, previous: NormalizedReq
   const continues = next.params['previous_response_id'];
   if (typeof continues !== 'string') return next;
   const response = isRecord(previousRecord) && isRecord(previousRecord['response']) ? previousRecord['response'] : undefined;
-  const body = response === undefined ? undefined : isRecord(response['body']) ? response['body'] : typeof response['body_raw'] === 'string' ? streamedResponse(response['body_raw']) : undefined;
+  const body =
+    response === undefined
+      ? undefined
+      : isRecord(response['body'])
+        ? response['body']
+        : typeof response['body_raw'] === 'string'
+          ? streamedResponse(response['body_raw'])
+          : undefined;
   if (body === undefined || body['id'] !== continues) return next;
   const output = Array.isArray(body['output']) ? normalizeMessages(body['output']) : [];
   return { ...next, messages: [...previous.messages, ...output, ...next.messages] };
@@ -212,7 +229,11 @@ function streamedResponse(sse: string): Record<string, unknown> | undefined {
       continue;
     }
     if (!isRecord(event)) continue;
-    if (isRecord(event['response']) && (event['type'] === 'response.completed' || event['type'] === 'response.incomplete' || event['type'] === 'response.failed')) return event['response'];
+    if (
+      isRecord(event['response']) &&
+      (event['type'] === 'response.completed' || event['type'] === 'response.incomplete' || event['type'] === 'response.failed')
+    )
+      return event['response'];
     if (event['type'] === 'response.created' && isRecord(event['response'])) response = event['response'];
     if (event['type'] === 'response.output_item.done') items.push(event['item']);
   }
@@ -298,7 +319,12 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
     switch (event.type) {
       case 'run_start':
         if (event.content_chars !== null) {
-          yield { kind: 'message', eventId: event.id, message: textMessage('user', `The run's task (line ${event.line}, ${event.content_chars} characters)`), tokens: tokensOf(event.content_chars) };
+          yield {
+            kind: 'message',
+            eventId: event.id,
+            message: textMessage('user', `The run's task (line ${event.line}, ${event.content_chars} characters)`),
+            tokens: tokensOf(event.content_chars),
+          };
         }
         break;
       case 'unknown': {
@@ -308,10 +334,20 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
           yield { kind: 'compaction', eventId: event.id, marker: { typeRaw: event.type_raw, line: event.line } };
           if (marker.summary) {
             const tokens = ownLine ? tokensOf(event.byte_length) : 0;
-            yield { kind: 'message', eventId: event.id, message: textMessage('user', `The compaction summary (${event.type_raw} record, line ${event.line})`), tokens };
+            yield {
+              kind: 'message',
+              eventId: event.id,
+              message: textMessage('user', `The compaction summary (${event.type_raw} record, line ${event.line})`),
+              tokens,
+            };
           }
         } else if (namesModelInput(event.type_raw)) {
-          yield { kind: 'message', eventId: event.id, message: textMessage('user', `${event.type_raw} record (line ${event.line})`), tokens: ownLine ? tokensOf(event.byte_length) : 0 };
+          yield {
+            kind: 'message',
+            eventId: event.id,
+            message: textMessage('user', `${event.type_raw} record (line ${event.line})`),
+            tokens: ownLine ? tokensOf(event.byte_length) : 0,
+          };
         }
         break;
       }

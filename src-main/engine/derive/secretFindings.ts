@@ -14,7 +14,9 @@ export function replaceSecretFindings(db: Database.Database, sourceId: number, o
   for (const secret of sourceSecrets(db, sourceId)) {
     const where = secret.event_id === null ? ' (a line that is no event)' : '';
     const doubt =
-      secret.confidence === 'low' ? ' It may be a placeholder or test value (few distinct characters, a word such as "test" or "invalid", or a failed checksum), so this is a warning.' : '';
+      secret.confidence === 'low'
+        ? ' It may be a placeholder or test value (few distinct characters, a word such as "test" or "invalid", or a failed checksum), so this is a warning.'
+        : '';
     const message =
       `${secretLabels[secret.kind]} (${secret.kind}) in line ${secret.line}${where} at byte ${secret.line_offset} of the line, shown as ${secret.preview}: ` +
       `credentials must never be in a trace; \`loopscope redact\` writes a copy without them.${doubt}`;

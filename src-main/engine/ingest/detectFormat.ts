@@ -110,7 +110,8 @@ export function describeUnreadable(identity: FileIdentity): string | null {
   const startsWith = (magic: readonly number[]): boolean => magic.every((byte, i) => head[i] === byte);
   if (startsWith([0x1f, 0x8b])) return 'the file is gzip-compressed: decompress it first (gunzip -k FILE) and open the result';
   if (startsWith([0x28, 0xb5, 0x2f, 0xfd])) return 'the file is zstd-compressed: decompress it first (zstd -d FILE) and open the result';
-  if (startsWith([0xff, 0xfe]) || startsWith([0xfe, 0xff])) return 'the file is UTF-16 text: Loopscope reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.jsonl)';
+  if (startsWith([0xff, 0xfe]) || startsWith([0xfe, 0xff]))
+    return 'the file is UTF-16 text: Loopscope reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.jsonl)';
   const binary = knownBinaries.find((known) => startsWith(known.magic));
   if (binary !== undefined) return `the file is ${binary.name}, not a trace`;
   if (head.includes(0)) return 'the file is binary (it has NUL bytes in its first 4 KiB), not a trace';

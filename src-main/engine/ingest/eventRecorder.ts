@@ -18,7 +18,19 @@ import { decodeToolOutput } from '../../../shared/toolOutput';
 import type { EventSqlRow, RowBatcher } from '../store/traceWriter';
 import { addRunStart, addToolResult, newEventRow } from './eventRows';
 import { argumentsText, argumentsValue, digestFromEvent, parseArguments, sumOptional, textLength, truncate } from './fieldValues';
-import { ANSWER_TEXT_CHARS, countInStep, derivedCallId, loopActivityTypes, newRunState, rememberAnswer, runRow, spanRow, stepOf, type RunEnding, type RunState } from './runState';
+import {
+  ANSWER_TEXT_CHARS,
+  countInStep,
+  derivedCallId,
+  loopActivityTypes,
+  newRunState,
+  rememberAnswer,
+  runRow,
+  spanRow,
+  stepOf,
+  type RunEnding,
+  type RunState,
+} from './runState';
 import { SearchText } from './searchText';
 import { addStreamFragment, type OpenStream } from './streamAssembly';
 
@@ -100,7 +112,13 @@ export class EventRecorder {
       if (run.endedAt === null || ts > run.endedAt) run.endedAt = ts;
     }
     const row = newEventRow(this.nextEventId++, this.sourceId, this.format, run, mapped, step, ts);
-    const spans = run.spans.accept({ eventId: row.id, runIndex: row.run_index, visible: row.visible_index !== null, ts, ...(event.type === 'unknown' && event.span ? { marker: event.span } : {}) });
+    const spans = run.spans.accept({
+      eventId: row.id,
+      runIndex: row.run_index,
+      visible: row.visible_index !== null,
+      ts,
+      ...(event.type === 'unknown' && event.span ? { marker: event.span } : {}),
+    });
     row.span_depth = spans.depth;
     for (const span of spans.ended) this.writer.addSpan(spanRow(run.pk, span));
     if (run.end === null && loopActivityTypes.has(event.type)) run.pause = null;
@@ -117,7 +135,13 @@ export class EventRecorder {
    * What the event's type adds: its columns in the row, its words in the search text, and what it
    * changes in the run (its start, calls, results, end).
    */
-  private acceptByType(run: RunState, { event, line, requestShape, resultDigest, repairs }: MappedEvent, row: EventSqlRow, step: number, search: SearchText): void {
+  private acceptByType(
+    run: RunState,
+    { event, line, requestShape, resultDigest, repairs }: MappedEvent,
+    row: EventSqlRow,
+    step: number,
+    search: SearchText,
+  ): void {
     switch (event.type) {
       case 'run_start':
         addRunStart(run, event, row);
@@ -231,7 +255,10 @@ export class EventRecorder {
       // Named like a streamed call without an id, and paired with no result: none can name it (docs/semantics.md §10).
       const callId = written === undefined ? call.call_id : derivedCallId(run, step, index);
       if (written !== undefined) {
-        this.repairs.reportRepair(line, `${written}: the call (${excerptOf(call.name)}) is kept as call ${excerptOf(String(callId))}, an id derived from its run, step and position, which no result is paired with`);
+        this.repairs.reportRepair(
+          line,
+          `${written}: the call (${excerptOf(call.name)}) is kept as call ${excerptOf(String(callId))}, an id derived from its run, step and position, which no result is paired with`,
+        );
       }
       search.add(this.addCall(run, { eventId: row.id, line: row.line }, step, index, written === undefined ? call : { ...call, call_id: callId }, 'response'));
     });
@@ -277,7 +304,11 @@ export class EventRecorder {
     run.modelSteps.add(stream.step);
     const issuedBy = { eventId: stream.lastEventId, line: stream.lastLine };
     // A stream that never closed broke: incomplete, whatever it carried (docs/semantics.md §1).
-    const outcome = classifyResponse({ outcome: stream.closed ? undefined : 'incomplete', finishReason: stream.finishReason, toolCallCount: stream.calls.size });
+    const outcome = classifyResponse({
+      outcome: stream.closed ? undefined : 'incomplete',
+      finishReason: stream.finishReason,
+      toolCallCount: stream.calls.size,
+    });
     if (outcome === 'tool_calls') run.toolCalls += stream.calls.size;
     const search = new SearchText(this.searchTextChars);
     const streamedText = stream.textDeltas.join('');
@@ -310,7 +341,13 @@ export class EventRecorder {
    */
   private acceptRunEnd(run: RunState, event: EventOf<'run_end'>, normalized: NormalizedStatus, eventId: number): void {
     if (run.end !== null) return;
-    const ending: RunEnding = { status: normalized.status, statusRaw: normalized.raw, limit: event.limit ?? null, eventId, outputEventId: this.outputSource(run, event.output) };
+    const ending: RunEnding = {
+      status: normalized.status,
+      statusRaw: normalized.raw,
+      limit: event.limit ?? null,
+      eventId,
+      outputEventId: this.outputSource(run, event.output),
+    };
     // The answers its output may repeat are behind it now.
     run.recentAnswers = [];
     if (isPausedStatus(ending.status)) run.pause = ending;

@@ -12,7 +12,15 @@ import { truncate } from './fieldValues';
 import type { RunState } from './runState';
 
 /** The event's row with the columns every type has; the type-specific ones start null (see EventRecorder.acceptByType). */
-export function newEventRow(id: number, sourceId: number, format: string, run: RunState, { event, typeRaw, line }: MappedEvent, step: number, ts: string | null): EventSqlRow {
+export function newEventRow(
+  id: number,
+  sourceId: number,
+  format: string,
+  run: RunState,
+  { event, typeRaw, line }: MappedEvent,
+  step: number,
+  ts: string | null,
+): EventSqlRow {
   return {
     id,
     source_id: sourceId,

@@ -29,7 +29,8 @@ export function observeFile(path: string, known: ReadSoFar): FileChange {
   try {
     stats = statSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'deleted', reason: 'the file was deleted; what was read stays shown, but its lines can no longer be read from it' };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { kind: 'deleted', reason: 'the file was deleted; what was read stays shown, but its lines can no longer be read from it' };
     throw error;
   }
   const { ingested } = known;

@@ -37,9 +37,19 @@ const CHUNK_BYTES = 1 << 20;
 const PROGRESS_INTERVAL_MS = 100;
 
 /** Reads the bytes `identity` describes (a file still growing is read up to its size at identification). */
-export async function ingestFile(identity: FileIdentity, format: FormatAdapter, sourceId: number, rows: RowBatcher, options: IngestOptions): Promise<IngestProgress> {
+export async function ingestFile(
+  identity: FileIdentity,
+  format: FormatAdapter,
+  sourceId: number,
+  rows: RowBatcher,
+  options: IngestOptions,
+): Promise<IngestProgress> {
   if (format.framing === 'zip-json' && isZipFile(identity)) {
-    return ingestZipEntries(identity, new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), ingesterOptions(format, options)), options);
+    return ingestZipEntries(
+      identity,
+      new TraceIngester(sourceId, rows, format.createMapper({ path: identity.path }), ingesterOptions(format, options)),
+      options,
+    );
   }
   const file = new GrowingFileIngest(identity.path, format, sourceId, rows, options);
   await file.readTo(identity.size);
@@ -71,7 +81,10 @@ export class GrowingFileIngest {
     this.ingester = new TraceIngester(sourceId, rows, format.createMapper({ path }), ingesterOptions(format, options));
     this.splitter =
       format.framing === 'json-values' || format.framing === 'zip-json'
-        ? new JsonStreamSplitter({ maxRecordBytes: options.maxLineBytes, ...(format.streamedArrays !== undefined ? { streamedArrays: format.streamedArrays } : {}) })
+        ? new JsonStreamSplitter({
+            maxRecordBytes: options.maxLineBytes,
+            ...(format.streamedArrays !== undefined ? { streamedArrays: format.streamedArrays } : {}),
+          })
         : new LineSplitter({ maxLineBytes: options.maxLineBytes });
     this.accept = this.ingester.acceptLine.bind(this.ingester);
   }

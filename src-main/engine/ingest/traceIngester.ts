@@ -116,7 +116,12 @@ export class TraceIngester implements RepairReporter {
     const ref: LineRef = { lineNumber: line.lineNumber, offset: line.offset, length: line.length };
     // Valid JSON nested d levels deep has at least 2d bytes: shorter lines need no count.
     if (bytes.length > 2 * MAX_NESTING_DEPTH && nestsDeeperThan(bytes, MAX_NESTING_DEPTH)) {
-      this.reportError(line, `nested more than ${MAX_NESTING_DEPTH.toLocaleString('en-US')} levels deep, deeper than Loopscope reads; not loaded`, bytes.subarray(0, 512), false);
+      this.reportError(
+        line,
+        `nested more than ${MAX_NESTING_DEPTH.toLocaleString('en-US')} levels deep, deeper than Loopscope reads; not loaded`,
+        bytes.subarray(0, 512),
+        false,
+      );
       return;
     }
     if (bytes.length >= SCAN_FIRST_BYTES && this.mapper.mapScanned && this.acceptScannedLine(ref, bytes)) return;

@@ -36,7 +36,14 @@ import {
 
 const typeColumn = eventColumns.indexOf('type');
 const column = (name: keyof EventSqlRow): number => eventColumns.indexOf(name);
-const requestColumns = { id: column('id'), sourceId: column('source_id'), line: column('line'), step: column('step'), offset: column('byte_offset'), length: column('byte_length') };
+const requestColumns = {
+  id: column('id'),
+  sourceId: column('source_id'),
+  line: column('line'),
+  step: column('step'),
+  offset: column('byte_offset'),
+  length: column('byte_length'),
+};
 const usageColumns = { input: column('input_tokens'), cached: column('cached_input_tokens'), output: column('output_tokens') };
 
 /** What a run's request analysis needs of its rows, collected as they are written. */
@@ -219,7 +226,14 @@ export class TraceLoader {
     if (type === 'stream_fragment') run.streamed = true;
     else if (type === 'model_request') {
       const at = (name: keyof typeof requestColumns) => values[requestColumns[name]] as number;
-      run.events.push({ id, source_id: at('sourceId'), line: at('line'), step: values[requestColumns.step] as number | null, byte_offset: at('offset'), byte_length: at('length') });
+      run.events.push({
+        id,
+        source_id: at('sourceId'),
+        line: at('line'),
+        step: values[requestColumns.step] as number | null,
+        byte_offset: at('offset'),
+        byte_length: at('length'),
+      });
     }
     run.usages.add({
       id,

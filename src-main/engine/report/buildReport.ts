@@ -24,7 +24,10 @@ function requestReports(requests: readonly RequestSummary[]): RequestReport[] {
     reconstructed: request.reconstructed,
     messages: request.messages,
     appended_messages: request.appendedMessages,
-    rewrite: request.rewrite === null ? null : { message_index: request.rewrite.messageIndex, message_number: request.rewrite.messageNumber, kind: request.rewrite.kind },
+    rewrite:
+      request.rewrite === null
+        ? null
+        : { message_index: request.rewrite.messageIndex, message_number: request.rewrite.messageNumber, kind: request.rewrite.kind },
     prefix_change:
       request.prefixChange === null
         ? null
@@ -72,32 +75,33 @@ function parentOf(db: Database.Database, run: { run_id: string; source_id: numbe
   return file === undefined ? undefined : { run_id: parent.run_id, call_id: parent.call_id, file };
 }
 
-function buildSourceReport(db: Database.Database, { sourceId, displayPath }: ReportedSource, options: AnalysisOptions, displayPaths: ReadonlyMap<number, string>): AnalyzeReport {
+function buildSourceReport(
+  db: Database.Database,
+  { sourceId, displayPath }: ReportedSource,
+  options: AnalysisOptions,
+  displayPaths: ReadonlyMap<number, string>,
+): AnalyzeReport {
   const source = reportSource(db, sourceId);
   if (source === undefined) throw new Error(`source ${sourceId} is missing from its database`);
-  const parseErrors = reportParseErrors(db, sourceId).map(
-      (row): ParseError => ({
-        line: row.line,
-        offset: row.byte_offset,
-        length: row.byte_length,
-        message: row.message,
-        excerpt: row.excerpt,
-        loaded: row.loaded === 1,
-      }),
-    );
-  const findings = reportFindings(db, sourceId, optionsKey(options)).map(
-      (row): ReportFinding => ({
-        file: displayPath,
-        kind: row.kind,
-        severity: row.severity,
-        run_id: row.run_id,
-        step: row.step,
-        call_id: row.call_id,
-        line: row.line,
-        message: row.message,
-        ...(row.details_json !== null ? { details: JSON.parse(row.details_json) as Record<string, unknown> } : {}),
-      }),
-    );
+  const parseErrors = reportParseErrors(db, sourceId).map((row): ParseError => ({
+    line: row.line,
+    offset: row.byte_offset,
+    length: row.byte_length,
+    message: row.message,
+    excerpt: row.excerpt,
+    loaded: row.loaded === 1,
+  }));
+  const findings = reportFindings(db, sourceId, optionsKey(options)).map((row): ReportFinding => ({
+    file: displayPath,
+    kind: row.kind,
+    severity: row.severity,
+    run_id: row.run_id,
+    step: row.step,
+    call_id: row.call_id,
+    line: row.line,
+    message: row.message,
+    ...(row.details_json !== null ? { details: JSON.parse(row.details_json) as Record<string, unknown> } : {}),
+  }));
   const severityCounts = new Map<string, Record<Severity, number>>();
   for (const f of findings) {
     if (f.run_id === null) continue;
@@ -106,21 +110,30 @@ function buildSourceReport(db: Database.Database, { sourceId, displayPath }: Rep
     severityCounts.set(f.run_id, counts);
   }
   const requestsByRun = storedSourceRequests(db, sourceId);
-  const runs = reportRuns(db, sourceId).map(
-      ({ id, ...row }): RunReport => {
-        const parent = parentOf(db, { run_id: row.run_id, source_id: sourceId }, displayPaths);
-        return {
-          ...row,
-          file: displayPath,
-          duration_ms: millisBetween(row.started_at, row.ended_at),
-          findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
-          ...(parent !== undefined ? { parent } : {}),
-          requests: requestReports(requestsByRun.get(id) ?? []),
-        };
-      },
-    );
+  const runs = reportRuns(db, sourceId).map(({ id, ...row }): RunReport => {
+    const parent = parentOf(db, { run_id: row.run_id, source_id: sourceId }, displayPaths);
+    return {
+      ...row,
+      file: displayPath,
+      duration_ms: millisBetween(row.started_at, row.ended_at),
+      findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
+      ...(parent !== undefined ? { parent } : {}),
+      requests: requestReports(requestsByRun.get(id) ?? []),
+    };
+  });
   return {
-    files: [{ path: displayPath, format: source.format, format_reason: source.format_reason, bytes: source.bytes, lines: source.lines, events: source.events, unknown_events: source.unknown_events, parse_errors: parseErrors }],
+    files: [
+      {
+        path: displayPath,
+        format: source.format,
+        format_reason: source.format_reason,
+        bytes: source.bytes,
+        lines: source.lines,
+        events: source.events,
+        unknown_events: source.unknown_events,
+        parse_errors: parseErrors,
+      },
+    ],
     runs,
     findings,
     skipped: [],

@@ -44,9 +44,8 @@ const callListSelect = `
 const callLatencySql = "CASE WHEN a.type = 'tool_result' THEN a.latency_ms END";
 
 /** Calls the user has to look at first: failed, never answered, not run; answered ones last. */
-const callStateRankSql = "CASE c.state WHEN 'error' THEN 0 WHEN 'dangling' THEN 1 WHEN 'unexecuted' THEN 2 WHEN 'not_issued' THEN 3 WHEN 'pending' THEN 4 WHEN 'ok' THEN 5 ELSE 6 END";
-
-
+const callStateRankSql =
+  "CASE c.state WHEN 'error' THEN 0 WHEN 'dangling' THEN 1 WHEN 'unexecuted' THEN 2 WHEN 'not_issued' THEN 3 WHEN 'pending' THEN 4 WHEN 'ok' THEN 5 ELSE 6 END";
 
 /** ORDER BY for the Calls list; ties (and unknown values, always last) in log order. */
 function callOrder(sort: CallSort, descending: boolean): string {
@@ -103,10 +102,14 @@ export function callPage(db: Database.Database, query: CallPageQuery): { total: 
   }
   const where = conditions.join(' AND ');
   const total =
-    prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id WHERE ${where}`).get(
-      params,
-    )?.total ?? 0;
-  const rows = prepared<[Record<string, unknown>], CallListSqlRow>(db, `${callListSelect} WHERE ${where} ORDER BY ${callOrder(query.sort, query.descending)} LIMIT @limit OFFSET @offset`).all({
+    prepared<[Record<string, unknown>], { total: number }>(
+      db,
+      `SELECT count(*) AS total FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id WHERE ${where}`,
+    ).get(params)?.total ?? 0;
+  const rows = prepared<[Record<string, unknown>], CallListSqlRow>(
+    db,
+    `${callListSelect} WHERE ${where} ORDER BY ${callOrder(query.sort, query.descending)} LIMIT @limit OFFSET @offset`,
+  ).all({
     ...params,
     limit: query.limit,
     offset: query.offset,
@@ -121,7 +124,11 @@ export function callPage(db: Database.Database, query: CallPageQuery): { total: 
 }
 
 /** Each call of the scope (trace, or run `runPk`): its tool, run and latency. */
-export function callLatencySamples(db: Database.Database, sourceIds: readonly number[], runPk: number | undefined): { name: string; latency_ms: number | null; run_pk: number }[] {
+export function callLatencySamples(
+  db: Database.Database,
+  sourceIds: readonly number[],
+  runPk: number | undefined,
+): { name: string; latency_ms: number | null; run_pk: number }[] {
   const conditions = [`r.source_id IN (${idList(sourceIds)})`];
   if (runPk !== undefined) conditions.push('r.id = @runPk');
   return prepared<[Record<string, unknown>], { name: string; latency_ms: number | null; run_pk: number }>(
@@ -150,11 +157,19 @@ export function callsIssuedBy(db: Database.Database, runPk: number, eventId: num
 
 /** The call `callId` of run `runPk` that event `eventId` answers. */
 export function callAnsweredBy(db: Database.Database, runPk: number, callId: string, eventId: number): CallListSqlRow | undefined {
-  return prepared<[number, string, number], CallListSqlRow>(db, `${callListSelect} WHERE c.run_pk = ? AND c.call_id = ? AND c.answer_event_id = ? LIMIT 1`).all(runPk, callId, eventId)[0];
+  return prepared<[number, string, number], CallListSqlRow>(db, `${callListSelect} WHERE c.run_pk = ? AND c.call_id = ? AND c.answer_event_id = ? LIMIT 1`).all(
+    runPk,
+    callId,
+    eventId,
+  )[0];
 }
 
 /** The first call `callId` of run `runPk`: its tool, event, step and where it was issued. */
-export function callOfRun(db: Database.Database, runPk: number, callId: string): { name: string; event_id: number; step: number | null; line: number; source_id: number } | undefined {
+export function callOfRun(
+  db: Database.Database,
+  runPk: number,
+  callId: string,
+): { name: string; event_id: number; step: number | null; line: number; source_id: number } | undefined {
   return prepared<[number, string], { name: string; event_id: number; step: number | null; line: number; source_id: number }>(
     db,
     'SELECT c.name, c.event_id, c.step, c.line, r.source_id FROM tool_calls c JOIN runs r ON r.id = c.run_pk WHERE c.run_pk = ? AND c.call_id = ? ORDER BY c.id LIMIT 1',
@@ -193,5 +208,8 @@ export interface IssuedCallSqlRow {
 
 /** The run's calls by issuing event, in order. */
 export function issuedCalls(db: Database.Database, runPk: number): IterableIterator<IssuedCallSqlRow> {
-  return prepared<[number], IssuedCallSqlRow>(db, 'SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index').iterate(runPk);
+  return prepared<[number], IssuedCallSqlRow>(
+    db,
+    'SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index',
+  ).iterate(runPk);
 }

@@ -8,8 +8,29 @@ import { idList } from './sqlText';
 import type { EventSqlRow } from './traceWriter';
 
 const eventListColumnNames = [
-  'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'ts', 'call_id', 'name', 'outcome',
-  'finish_reason', 'input_tokens', 'output_tokens', 'latency_ms', 'result_ok', 'error_code', 'summary', 'run_index', 'visible_index', 'span_depth',
+  'id',
+  'source_id',
+  'run_pk',
+  'line',
+  'byte_offset',
+  'byte_length',
+  'type',
+  'type_raw',
+  'step',
+  'ts',
+  'call_id',
+  'name',
+  'outcome',
+  'finish_reason',
+  'input_tokens',
+  'output_tokens',
+  'latency_ms',
+  'result_ok',
+  'error_code',
+  'summary',
+  'run_index',
+  'visible_index',
+  'span_depth',
 ] as const satisfies readonly (keyof EventSqlRow)[];
 
 /** The stored event columns a view lists. */
@@ -61,7 +82,8 @@ export function firstPositionOfStep(
  */
 export function absorbedLinesAfter(db: Database.Database, sourceId: number, line: number): number[] {
   const nextEventLine =
-    prepared<[number, number], { line: number | null }>(db, 'SELECT min(line) AS line FROM events WHERE source_id = ? AND line > ?').get(sourceId, line)?.line ?? null;
+    prepared<[number, number], { line: number | null }>(db, 'SELECT min(line) AS line FROM events WHERE source_id = ? AND line > ?').get(sourceId, line)
+      ?.line ?? null;
   return prepared<[number, number, number | null, number | null], { line: number }>(
     db,
     'SELECT line FROM absorbed_lines WHERE source_id = ? AND line > ? AND (? IS NULL OR line < ?) ORDER BY line',
@@ -101,10 +123,10 @@ export function summarizedUnknownEvents(db: Database.Database, runPk: number, wi
 
 /** Where the record of an absorbed line is. */
 export function absorbedLineLocation(db: Database.Database, sourceId: number, line: number): { byte_offset: number; byte_length: number } | undefined {
-  return prepared<[number, number], { byte_offset: number; byte_length: number }>(db, 'SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1').get(
-    sourceId,
-    line,
-  );
+  return prepared<[number, number], { byte_offset: number; byte_length: number }>(
+    db,
+    'SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1',
+  ).get(sourceId, line);
 }
 
 /** A `model_request` event: where its record is. */
@@ -123,9 +145,10 @@ export function runHasModelRequest(db: Database.Database, runPk: number): boolea
 
 /** Every `model_request` event of the run, in order. */
 export function modelRequestEvents(db: Database.Database, runPk: number): RequestEventSqlRow[] {
-  return prepared<[number], RequestEventSqlRow>(db, "SELECT id, source_id, line, step, byte_offset, byte_length FROM events WHERE run_pk = ? AND type = 'model_request' ORDER BY id").all(
-    runPk,
-  );
+  return prepared<[number], RequestEventSqlRow>(
+    db,
+    "SELECT id, source_id, line, step, byte_offset, byte_length FROM events WHERE run_pk = ? AND type = 'model_request' ORDER BY id",
+  ).all(runPk);
 }
 
 /** A request or response event with the usage it records. */
@@ -195,7 +218,9 @@ export interface DiffEventSqlRow {
 /** Event `eventId` if it belongs to one of `sourceIds`. */
 export function diffEventInSources(db: Database.Database, sourceIds: readonly number[], eventId: number): DiffEventSqlRow | undefined {
   return db
-    .prepare<[number, string], DiffEventSqlRow>(`SELECT e.id, e.run_pk, e.line, e.type, e.outcome FROM events e WHERE e.id = ? AND e.source_id IN (SELECT value FROM json_each(?))`)
+    .prepare<[number, string], DiffEventSqlRow>(
+      `SELECT e.id, e.run_pk, e.line, e.type, e.outcome FROM events e WHERE e.id = ? AND e.source_id IN (SELECT value FROM json_each(?))`,
+    )
     .get(eventId, JSON.stringify(sourceIds));
 }
 
@@ -250,5 +275,8 @@ export function responseAndCallCounts(db: Database.Database, runPk: number): { r
 
 /** The run's `tool_call_start` events, in order. */
 export function callStarts(db: Database.Database, runPk: number): { call_id: string; ts: string | null }[] {
-  return prepared<[number], { call_id: string; ts: string | null }>(db, "SELECT call_id, ts FROM events WHERE run_pk = ? AND type = 'tool_call_start' ORDER BY run_index").all(runPk);
+  return prepared<[number], { call_id: string; ts: string | null }>(
+    db,
+    "SELECT call_id, ts FROM events WHERE run_pk = ? AND type = 'tool_call_start' ORDER BY run_index",
+  ).all(runPk);
 }

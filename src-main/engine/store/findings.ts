@@ -33,7 +33,11 @@ export function insertFinding(db: Database.Database, row: NewFindingSqlRow): voi
 /** Removes the run's findings under one options key: of `kinds` only, when given. */
 export function deleteRunFindings(db: Database.Database, runPk: number, optionsKey: string, kinds?: readonly string[]): void {
   if (kinds === undefined) prepared(db, 'DELETE FROM findings WHERE run_pk = ? AND options_key = ?').run(runPk, optionsKey);
-  else prepared(db, `DELETE FROM findings WHERE run_pk = ? AND options_key = ? AND kind IN (${kinds.map((kind) => `'${kind}'`).join(', ')})`).run(runPk, optionsKey);
+  else
+    prepared(db, `DELETE FROM findings WHERE run_pk = ? AND options_key = ? AND kind IN (${kinds.map((kind) => `'${kind}'`).join(', ')})`).run(
+      runPk,
+      optionsKey,
+    );
 }
 
 /** Removes the source's findings of one kind under one options key. */
@@ -119,10 +123,17 @@ export function findingGroups(db: Database.Database, filter: FindingFilter): { k
 }
 
 /** A page of the findings that pass the filter, in file order, and how many pass it. */
-export function findingPage(db: Database.Database, filter: FindingFilter, page: { limit: number; offset: number }): { total: number; rows: FindingListSqlRow[] } {
+export function findingPage(
+  db: Database.Database,
+  filter: FindingFilter,
+  page: { limit: number; offset: number },
+): { total: number; rows: FindingListSqlRow[] } {
   const { where, params } = findingWhere(filter, false);
   const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM findings f WHERE ${where}`).get(params)?.total ?? 0;
-  const rows = prepared<[Record<string, unknown>], FindingListSqlRow>(db, `${findingListSelect} WHERE ${where} ORDER BY ${findingOrder} LIMIT @limit OFFSET @offset`).all({
+  const rows = prepared<[Record<string, unknown>], FindingListSqlRow>(
+    db,
+    `${findingListSelect} WHERE ${where} ORDER BY ${findingOrder} LIMIT @limit OFFSET @offset`,
+  ).all({
     ...params,
     limit: page.limit,
     offset: page.offset,
@@ -148,7 +159,10 @@ export function findingsWithIds(db: Database.Database, ids: readonly number[]): 
 
 /** The run's findings under one options key anchored on `line`. */
 export function findingsOnLine(db: Database.Database, runPk: number, line: number, optionsKey: string): FindingListSqlRow[] {
-  return prepared<[number, number, string], FindingListSqlRow>(db, `${findingListSelect} WHERE f.run_pk = ? AND f.line = ? AND f.options_key = ? ORDER BY f.id`).all(runPk, line, optionsKey);
+  return prepared<[number, number, string], FindingListSqlRow>(
+    db,
+    `${findingListSelect} WHERE f.run_pk = ? AND f.line = ? AND f.options_key = ? ORDER BY f.id`,
+  ).all(runPk, line, optionsKey);
 }
 
 /** The `details_json` of the run's budget_exceeded findings under one options key. */

@@ -10,7 +10,9 @@ import type { ParseErrorSqlRow } from './traceWriter';
 /** The source's parse errors by line, as the report lists them. */
 export function reportParseErrors(db: Database.Database, sourceId: number): Omit<ParseErrorSqlRow, 'source_id'>[] {
   return db
-    .prepare<[number], Omit<ParseErrorSqlRow, 'source_id'>>('SELECT line, byte_offset, byte_length, message, excerpt, loaded FROM parse_errors WHERE source_id = ? ORDER BY line')
+    .prepare<[number], Omit<ParseErrorSqlRow, 'source_id'>>(
+      'SELECT line, byte_offset, byte_length, message, excerpt, loaded FROM parse_errors WHERE source_id = ? ORDER BY line',
+    )
     .all(sourceId);
 }
 
@@ -18,7 +20,11 @@ export function reportParseErrors(db: Database.Database, sourceId: number): Omit
 export type ParseErrorListSqlRow = ParseErrorSqlRow & { file: string };
 
 /** A page of the sources' parse errors, by file and line, and how many there are. */
-export function parseErrorPage(db: Database.Database, sourceIds: readonly number[], page: { limit: number; offset: number }): { total: number; rows: ParseErrorListSqlRow[] } {
+export function parseErrorPage(
+  db: Database.Database,
+  sourceIds: readonly number[],
+  page: { limit: number; offset: number },
+): { total: number; rows: ParseErrorListSqlRow[] } {
   const where = `p.source_id IN (${idList(sourceIds)})`;
   const total = prepared<[], { total: number }>(db, `SELECT count(*) AS total FROM parse_errors p WHERE ${where}`).get()?.total ?? 0;
   const rows = prepared<[number, number], ParseErrorListSqlRow>(

@@ -58,8 +58,12 @@ interface SourceIdentityRow {
 export function readRawLine(db: Database.Database, sourceId: number, line: number, options: { maxBytes?: number } = {}): RawLine | null {
   const location =
     db.prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM events WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
-    db.prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line) ??
-    db.prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1').get(sourceId, line);
+    db
+      .prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM parse_errors WHERE source_id = ? AND line = ? LIMIT 1')
+      .get(sourceId, line) ??
+    db
+      .prepare<[number, number], LocationSqlRow>('SELECT byte_offset, byte_length FROM absorbed_lines WHERE source_id = ? AND line = ? LIMIT 1')
+      .get(sourceId, line);
   if (location === undefined) return null;
   const reader = RawLineReader.open(db, sourceId);
   if (reader === null) return null;
@@ -118,7 +122,8 @@ export class RawLineReader {
   read(line: number, location: LocationSqlRow, options: { maxBytes?: number } = {}): RawLine {
     if (adapterNamed(this.format)?.framing === 'zip-json') {
       const zipEntry = zipEntryBytes(this.fd, this.size, location.byte_offset);
-      if (zipEntry !== null) return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };
+      if (zipEntry !== null)
+        return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };
     }
     const bytes = Buffer.alloc(Math.min(location.byte_length, options.maxBytes ?? location.byte_length));
     readSync(this.fd, bytes, 0, bytes.length, location.byte_offset);

@@ -41,8 +41,25 @@ export function replaceRunRequests(db: Database.Database, runPk: number, rows: r
   );
   for (const r of rows) {
     insert.run(
-      runPk, r.request_index, r.event_id, r.line, r.step, r.reconstructed, r.messages, r.appended_messages, r.rewrite_at, r.rewrite_number, r.rewrite_kind,
-      r.prefix_change_json, r.compaction_json, r.input_tokens, r.input_tokens_source, r.cached_input_tokens, r.output_tokens, r.added_json, r.findings_json,
+      runPk,
+      r.request_index,
+      r.event_id,
+      r.line,
+      r.step,
+      r.reconstructed,
+      r.messages,
+      r.appended_messages,
+      r.rewrite_at,
+      r.rewrite_number,
+      r.rewrite_kind,
+      r.prefix_change_json,
+      r.compaction_json,
+      r.input_tokens,
+      r.input_tokens_source,
+      r.cached_input_tokens,
+      r.output_tokens,
+      r.added_json,
+      r.findings_json,
     );
   }
 }
@@ -54,7 +71,10 @@ export function markRequestsAnalyzed(db: Database.Database, sourceId: number): v
 
 /** Whether the requests of the run's source were analyzed; undefined for an unknown run. */
 export function requestsAnalyzedForRun(db: Database.Database, runPk: number): boolean | undefined {
-  const row = prepared<[number], { requests_analyzed: number }>(db, 'SELECT s.requests_analyzed FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?').get(runPk);
+  const row = prepared<[number], { requests_analyzed: number }>(
+    db,
+    'SELECT s.requests_analyzed FROM runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ?',
+  ).get(runPk);
   return row === undefined ? undefined : row.requests_analyzed !== 0;
 }
 
@@ -85,6 +105,9 @@ export function requestFindingRows(db: Database.Database, runPk: number): { line
 /** The run's request on `line` or the nearest before it, else the nearest after it: one index seek, however long the run. */
 export function requestNearLine(db: Database.Database, runPk: number, line: number): { event_id: number; line: number; reconstructed: number } | undefined {
   const nearest = (sql: string) =>
-    prepared<[number, number], { event_id: number; line: number; reconstructed: number }>(db, `SELECT event_id, line, reconstructed FROM requests WHERE run_pk = ? AND ${sql} LIMIT 1`).get(runPk, line);
+    prepared<[number, number], { event_id: number; line: number; reconstructed: number }>(
+      db,
+      `SELECT event_id, line, reconstructed FROM requests WHERE run_pk = ? AND ${sql} LIMIT 1`,
+    ).get(runPk, line);
   return nearest('line <= ? ORDER BY line DESC') ?? nearest('line > ? ORDER BY line');
 }

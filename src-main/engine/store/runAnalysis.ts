@@ -9,13 +9,44 @@ import type { EventSqlRow, RunSqlRow, ToolCallSqlRow } from './traceWriter';
 /** The event fields analysis reads. */
 export type TimelineEventSqlRow = Pick<
   EventSqlRow,
-  'id' | 'line' | 'type' | 'step' | 'ts' | 'call_id' | 'name' | 'outcome' | 'finish_reason' | 'incomplete_reason' | 'input_tokens' | 'output_tokens' | 'cost_usd' | 'result_ok' | 'error_code' | 'error_line' | 'result_hash' | 'progress' | 'summary' | 'api_error'
+  | 'id'
+  | 'line'
+  | 'type'
+  | 'step'
+  | 'ts'
+  | 'call_id'
+  | 'name'
+  | 'outcome'
+  | 'finish_reason'
+  | 'incomplete_reason'
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cost_usd'
+  | 'result_ok'
+  | 'error_code'
+  | 'error_line'
+  | 'result_hash'
+  | 'progress'
+  | 'summary'
+  | 'api_error'
 >;
 
 /** The run fields analysis reads. */
 export type TimelineRunSqlRow = Pick<
   RunSqlRow,
-  'id' | 'run_id' | 'status' | 'status_raw' | 'end_limit' | 'budgets_json' | 'started_at' | 'ended_at' | 'first_line' | 'last_line' | 'start_event_id' | 'end_event_id' | 'output_event_id'
+  | 'id'
+  | 'run_id'
+  | 'status'
+  | 'status_raw'
+  | 'end_limit'
+  | 'budgets_json'
+  | 'started_at'
+  | 'ended_at'
+  | 'first_line'
+  | 'last_line'
+  | 'start_event_id'
+  | 'end_event_id'
+  | 'output_event_id'
 >;
 
 export interface CallStateSqlRow {
@@ -38,7 +69,9 @@ export class RunAnalysisRows {
     private readonly db: Database.Database,
     timelineEventTypes: ReadonlySet<string>,
   ) {
-    this.selectRun = db.prepare('SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id, output_event_id FROM runs WHERE id = ?');
+    this.selectRun = db.prepare(
+      'SELECT id, run_id, status, status_raw, end_limit, budgets_json, started_at, ended_at, first_line, last_line, start_event_id, end_event_id, output_event_id FROM runs WHERE id = ?',
+    );
     this.selectEvents = db.prepare(
       `SELECT id, line, type, step, ts, call_id, name, outcome, finish_reason, incomplete_reason, input_tokens, output_tokens, cost_usd,
               result_ok, error_code, error_line, result_hash, progress, summary, api_error
@@ -78,7 +111,9 @@ export class RunAnalysisRows {
 
   /** Records that every run of the source is analyzed for these options. */
   markAnalyzed(sourceId: number, optionsKey: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO analyses (source_id, options_key, completed_at) VALUES (?, ?, ?)').run(sourceId, optionsKey, new Date().toISOString());
+    this.db
+      .prepare('INSERT OR REPLACE INTO analyses (source_id, options_key, completed_at) VALUES (?, ?, ?)')
+      .run(sourceId, optionsKey, new Date().toISOString());
   }
 }
 

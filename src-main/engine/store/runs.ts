@@ -102,7 +102,10 @@ export function runPage(db: Database.Database, query: RunPageQuery): { total: nu
 
 /** Run `runPk` if it belongs to one of `sourceIds`. */
 export function runListRow(db: Database.Database, sourceIds: readonly number[], optionsKey: string, runPk: number): RunListSqlRow | undefined {
-  return prepared<[Record<string, unknown>], RunListSqlRow>(db, `${runListSelect} WHERE r.id = @runPk AND r.source_id IN (${idList(sourceIds)})`).get({ key: optionsKey, runPk });
+  return prepared<[Record<string, unknown>], RunListSqlRow>(db, `${runListSelect} WHERE r.id = @runPk AND r.source_id IN (${idList(sourceIds)})`).get({
+    key: optionsKey,
+    runPk,
+  });
 }
 
 export interface ParentRunSqlRow {
@@ -141,7 +144,11 @@ export interface ChildRunCandidateSqlRow {
 }
 
 /** Runs `run` may have started: those its tool results name, and companion-file runs under its id (`parentRunOf` decides). */
-export function childRunCandidates(db: Database.Database, sourceIds: readonly number[], run: { id: number; source_id: number; run_id: string }): ChildRunCandidateSqlRow[] {
+export function childRunCandidates(
+  db: Database.Database,
+  sourceIds: readonly number[],
+  run: { id: number; source_id: number; run_id: string },
+): ChildRunCandidateSqlRow[] {
   return prepared<[Record<string, unknown>], ChildRunCandidateSqlRow>(
     db,
     `SELECT r.id, r.run_id, r.source_id FROM runs r
@@ -237,5 +244,7 @@ export function reportRuns(db: Database.Database, sourceId: number): ReportRunSq
 
 /** The source's run keys in file order. */
 export function runPksOfSource(db: Database.Database, sourceId: number): number[] {
-  return prepared<[number], { id: number }>(db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line').all(sourceId).map((row) => row.id);
+  return prepared<[number], { id: number }>(db, 'SELECT id FROM runs WHERE source_id = ? ORDER BY first_line')
+    .all(sourceId)
+    .map((row) => row.id);
 }

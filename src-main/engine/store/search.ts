@@ -31,14 +31,25 @@ export function searchPage(
   const after =
     filter.afterEventId === undefined
       ? null
-      : db.prepare<[number], { run_pk: number; step: number; line: number; id: number }>('SELECT run_pk, ifnull(step, -1) AS step, line, id FROM events WHERE id = ?').get(filter.afterEventId);
+      : db
+          .prepare<[number], { run_pk: number; step: number; line: number; id: number }>(
+            'SELECT run_pk, ifnull(step, -1) AS step, line, id FROM events WHERE id = ?',
+          )
+          .get(filter.afterEventId);
   const position = after === undefined || after === null ? [] : [after.run_pk, after.step, after.line, after.id];
   const matching = `
     FROM search_index JOIN events e ON e.id = search_index.rowid
     WHERE search_index MATCH ? AND (? IS NULL OR e.run_pk = ?)${position.length > 0 ? ` AND (${positionColumns}) > (?, ?, ?, ?)` : ''}`;
   const parameters = [match, filter.runPk, filter.runPk, ...position];
-  const total = db.prepare<unknown[], number>(`SELECT count(*) ${matching}`).pluck().get(...parameters) ?? 0;
-  const eventIds = db.prepare<unknown[], number>(`SELECT e.id ${matching} ORDER BY ${positionColumns} LIMIT ? OFFSET ?`).pluck().all(...parameters, page.limit, page.offset);
+  const total =
+    db
+      .prepare<unknown[], number>(`SELECT count(*) ${matching}`)
+      .pluck()
+      .get(...parameters) ?? 0;
+  const eventIds = db
+    .prepare<unknown[], number>(`SELECT e.id ${matching} ORDER BY ${positionColumns} LIMIT ? OFFSET ?`)
+    .pluck()
+    .all(...parameters, page.limit, page.offset);
   return { total, eventIds };
 }
 

@@ -65,7 +65,8 @@ export function insertSourceRow(db: Database.Database, row: NewSourceSqlRow): nu
         `INSERT INTO sources (path, size, mtime_ms, fingerprint, format, format_reason, parent_source_id, search_indexed, ingest_started_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(row.path, row.size, row.mtime_ms, row.fingerprint, row.format, row.format_reason, row.parent_source_id, row.search_indexed, row.ingest_started_at).lastInsertRowid,
+      .run(row.path, row.size, row.mtime_ms, row.fingerprint, row.format, row.format_reason, row.parent_source_id, row.search_indexed, row.ingest_started_at)
+      .lastInsertRowid,
   );
 }
 

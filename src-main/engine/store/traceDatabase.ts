@@ -92,7 +92,9 @@ export function defaultCacheDir(): string {
 
 export function databasePathFor(identity: FileIdentity, cacheDir: string): string {
   const key = createHash('sha1').update(identity.path).digest('hex').slice(0, 16);
-  const safeName = basename(identity.path).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60);
+  const safeName = basename(identity.path)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 60);
   return join(cacheDir, `${safeName}-${key}.sqlite`);
 }
 

@@ -158,26 +158,104 @@ export interface RunSqlRow {
 }
 
 export const eventColumns: readonly (keyof EventSqlRow)[] = [
-  'id', 'source_id', 'run_pk', 'line', 'byte_offset', 'byte_length', 'type', 'type_raw', 'step', 'step_id', 'ts',
-  'call_id', 'name', 'outcome', 'finish_reason', 'tool_call_count', 'input_tokens', 'output_tokens', 'cost_usd', 'latency_ms',
-  'result_ok', 'error_code', 'result_hash', 'progress', 'summary', 'child_run_id', 'cached_input_tokens', 'content_chars', 'run_index', 'api_error',
-  'incomplete_reason', 'error_line', 'visible_index', 'span_depth',
+  'id',
+  'source_id',
+  'run_pk',
+  'line',
+  'byte_offset',
+  'byte_length',
+  'type',
+  'type_raw',
+  'step',
+  'step_id',
+  'ts',
+  'call_id',
+  'name',
+  'outcome',
+  'finish_reason',
+  'tool_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cost_usd',
+  'latency_ms',
+  'result_ok',
+  'error_code',
+  'result_hash',
+  'progress',
+  'summary',
+  'child_run_id',
+  'cached_input_tokens',
+  'content_chars',
+  'run_index',
+  'api_error',
+  'incomplete_reason',
+  'error_line',
+  'visible_index',
+  'span_depth',
 ];
-const spanColumns: readonly (keyof SpanSqlRow)[] = ['begin_event_id', 'run_pk', 'depth', 'name', 'type', 'last_index', 'events', 'visible_events', 'started_at', 'ended_at'];
+const spanColumns: readonly (keyof SpanSqlRow)[] = [
+  'begin_event_id',
+  'run_pk',
+  'depth',
+  'name',
+  'type',
+  'last_index',
+  'events',
+  'visible_events',
+  'started_at',
+  'ended_at',
+];
 export const toolCallColumns: readonly (keyof ToolCallSqlRow)[] = [
-  'id', 'run_pk', 'event_id', 'call_index', 'call_id', 'name', 'step', 'line', 'origin', 'args_hash', 'args_error',
+  'id',
+  'run_pk',
+  'event_id',
+  'call_index',
+  'call_id',
+  'name',
+  'step',
+  'line',
+  'origin',
+  'args_hash',
+  'args_error',
   'args_summary',
 ];
 const absorbedLineColumns: readonly (keyof AbsorbedLineSqlRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length'];
-const secretColumns: readonly (keyof SecretSqlRow)[] = ['source_id', 'line', 'byte_offset', 'line_offset', 'byte_length', 'kind', 'confidence', 'preview', 'event_id', 'run_pk', 'step'];
-const stepColumns: readonly (keyof StepSqlRow)[] = ['run_pk', 'step', 'first_line', 'last_line', 'started_at', 'ended_at', 'events', 'response_event_id'];
-const parseErrorColumns: readonly (keyof ParseErrorSqlRow)[] = [
-  'source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded',
+const secretColumns: readonly (keyof SecretSqlRow)[] = [
+  'source_id',
+  'line',
+  'byte_offset',
+  'line_offset',
+  'byte_length',
+  'kind',
+  'confidence',
+  'preview',
+  'event_id',
+  'run_pk',
+  'step',
 ];
+const stepColumns: readonly (keyof StepSqlRow)[] = ['run_pk', 'step', 'first_line', 'last_line', 'started_at', 'ended_at', 'events', 'response_event_id'];
+const parseErrorColumns: readonly (keyof ParseErrorSqlRow)[] = ['source_id', 'line', 'byte_offset', 'byte_length', 'message', 'excerpt', 'loaded'];
 export const runColumns: readonly (keyof RunSqlRow)[] = [
-  'id', 'source_id', 'run_id', 'status', 'status_raw', 'end_limit', 'budgets_json', 'config_json', 'first_line',
-  'last_line', 'started_at', 'ended_at', 'steps', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens',
-  'start_event_id', 'end_event_id', 'output_event_id',
+  'id',
+  'source_id',
+  'run_id',
+  'status',
+  'status_raw',
+  'end_limit',
+  'budgets_json',
+  'config_json',
+  'first_line',
+  'last_line',
+  'started_at',
+  'ended_at',
+  'steps',
+  'tool_calls',
+  'tool_results',
+  'input_tokens',
+  'output_tokens',
+  'start_event_id',
+  'end_event_id',
+  'output_event_id',
 ];
 
 export interface StreamOutcome {
@@ -218,10 +296,40 @@ function encode<Row extends object>(row: Row, columns: readonly (keyof Row)[]): 
  */
 export function encodeEvent(r: EventSqlRow): unknown[] {
   return [
-    r.id, r.source_id, r.run_pk, r.line, r.byte_offset, r.byte_length, r.type, r.type_raw, r.step, r.step_id, r.ts,
-    r.call_id, r.name, r.outcome, r.finish_reason, r.tool_call_count, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_ms,
-    r.result_ok, r.error_code, r.result_hash, r.progress, r.summary, r.child_run_id, r.cached_input_tokens, r.content_chars, r.run_index, r.api_error,
-    r.incomplete_reason, r.error_line, r.visible_index, r.span_depth,
+    r.id,
+    r.source_id,
+    r.run_pk,
+    r.line,
+    r.byte_offset,
+    r.byte_length,
+    r.type,
+    r.type_raw,
+    r.step,
+    r.step_id,
+    r.ts,
+    r.call_id,
+    r.name,
+    r.outcome,
+    r.finish_reason,
+    r.tool_call_count,
+    r.input_tokens,
+    r.output_tokens,
+    r.cost_usd,
+    r.latency_ms,
+    r.result_ok,
+    r.error_code,
+    r.result_hash,
+    r.progress,
+    r.summary,
+    r.child_run_id,
+    r.cached_input_tokens,
+    r.content_chars,
+    r.run_index,
+    r.api_error,
+    r.incomplete_reason,
+    r.error_line,
+    r.visible_index,
+    r.span_depth,
   ];
 }
 
@@ -231,15 +339,58 @@ export function encodeToolCall(r: ToolCallSqlRow): unknown[] {
 
 export function decodeEvent(v: readonly unknown[]): EventSqlRow {
   return {
-    id: v[0], source_id: v[1], run_pk: v[2], line: v[3], byte_offset: v[4], byte_length: v[5], type: v[6], type_raw: v[7], step: v[8], step_id: v[9], ts: v[10],
-    call_id: v[11], name: v[12], outcome: v[13], finish_reason: v[14], tool_call_count: v[15], input_tokens: v[16], output_tokens: v[17], cost_usd: v[18], latency_ms: v[19],
-    result_ok: v[20], error_code: v[21], result_hash: v[22], progress: v[23], summary: v[24], child_run_id: v[25], cached_input_tokens: v[26], content_chars: v[27], run_index: v[28], api_error: v[29],
-    incomplete_reason: v[30], error_line: v[31], visible_index: v[32], span_depth: v[33],
+    id: v[0],
+    source_id: v[1],
+    run_pk: v[2],
+    line: v[3],
+    byte_offset: v[4],
+    byte_length: v[5],
+    type: v[6],
+    type_raw: v[7],
+    step: v[8],
+    step_id: v[9],
+    ts: v[10],
+    call_id: v[11],
+    name: v[12],
+    outcome: v[13],
+    finish_reason: v[14],
+    tool_call_count: v[15],
+    input_tokens: v[16],
+    output_tokens: v[17],
+    cost_usd: v[18],
+    latency_ms: v[19],
+    result_ok: v[20],
+    error_code: v[21],
+    result_hash: v[22],
+    progress: v[23],
+    summary: v[24],
+    child_run_id: v[25],
+    cached_input_tokens: v[26],
+    content_chars: v[27],
+    run_index: v[28],
+    api_error: v[29],
+    incomplete_reason: v[30],
+    error_line: v[31],
+    visible_index: v[32],
+    span_depth: v[33],
   } as EventSqlRow;
 }
 
 export function decodeToolCall(v: readonly unknown[]): ToolCallSqlRow {
-  return { id: v[0], run_pk: v[1], event_id: v[2], call_index: v[3], call_id: v[4], name: v[5], step: v[6], line: v[7], origin: v[8], args_hash: v[9], args_error: v[10], args_summary: v[11] } as ToolCallSqlRow;
+  return {
+    id: v[0],
+    run_pk: v[1],
+    event_id: v[2],
+    call_index: v[3],
+    call_id: v[4],
+    name: v[5],
+    step: v[6],
+    line: v[7],
+    origin: v[8],
+    args_hash: v[9],
+    args_error: v[10],
+    args_summary: v[11],
+  } as ToolCallSqlRow;
 }
 
 export function decodeRow<Row extends object>(values: readonly unknown[], columns: readonly (keyof Row)[]): Row {
@@ -263,7 +414,19 @@ export class RowBatcher {
   constructor(private readonly ship: (batch: RowBatch) => void) {}
 
   private static empty(): RowBatch {
-    return { events: [], toolCalls: [], parseErrors: [], absorbedLines: [], streamOutcomes: [], runs: [], steps: [], spans: [], secrets: [], searchTexts: [], analyzeRuns: [] };
+    return {
+      events: [],
+      toolCalls: [],
+      parseErrors: [],
+      absorbedLines: [],
+      streamOutcomes: [],
+      runs: [],
+      steps: [],
+      spans: [],
+      secrets: [],
+      searchTexts: [],
+      analyzeRuns: [],
+    };
   }
 
   addEvent(row: EventSqlRow): void {
@@ -350,7 +513,12 @@ const ROWS_PER_STATEMENT = 64;
  * INSERT: with external content, its REPLACE would unindex the old row by reading search_text,
  * which by then holds the new text.
  */
-function inserter(db: Database.Database, table: string, columns: readonly string[], verb: 'INSERT OR REPLACE' | 'INSERT' = 'INSERT OR REPLACE'): (rows: readonly unknown[][]) => void {
+function inserter(
+  db: Database.Database,
+  table: string,
+  columns: readonly string[],
+  verb: 'INSERT OR REPLACE' | 'INSERT' = 'INSERT OR REPLACE',
+): (rows: readonly unknown[][]) => void {
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const prefix = `${verb} INTO ${table} (${columns.join(', ')}) VALUES `;
   const one = db.prepare<unknown[]>(prefix + tuple);

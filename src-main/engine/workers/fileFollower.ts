@@ -177,7 +177,11 @@ export async function followFile(idleMs: number, follower: TraceFollower, report
  * A completely read file has no parse state to go on with: when it changes, it is read again from
  * the start (and followed from then on, as a file being written).
  */
-export async function watchCompletedFile(identity: FileIdentity, report: (message: FollowReport) => void, grewReason = 'it grew since it was last read to its end'): Promise<void> {
+export async function watchCompletedFile(
+  identity: FileIdentity,
+  report: (message: FollowReport) => void,
+  grewReason = 'it grew since it was last read to its end',
+): Promise<void> {
   const known = readSoFar(identity.path, identity);
   const wakeups = new FileWakeups(identity.path);
   try {

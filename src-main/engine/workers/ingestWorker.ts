@@ -21,14 +21,7 @@ import type { FormatAdapter } from '../adapters/formatAdapter';
 import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunSqlRow } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
 import { followFile, idleWhenOpened, TraceFollower, watchCompletedFile } from './fileFollower';
-import {
-  ingestRequestSchema,
-  storeReplySchema,
-  type IngestRequest,
-  type IngestWorkerMessage,
-  type StoredRun,
-  type StoreRequest,
-} from './workerProtocol';
+import { ingestRequestSchema, storeReplySchema, type IngestRequest, type IngestWorkerMessage, type StoredRun, type StoreRequest } from './workerProtocol';
 
 /** Batches parsed but not yet written; a few keep both cores busy without growing memory. */
 const MAX_BATCHES_IN_FLIGHT = 4;
@@ -49,7 +42,13 @@ function post(message: IngestWorkerMessage): void {
  * request asks for them: the database is written without a journal during the load, so nobody may
  * read it before the ingest is done, yet a runs table can fill in from these.
  */
-function reportingRuns(request: IngestRequest, identity: FileIdentity, format: FormatAdapter, sourceId: number, write: (batch: RowBatch) => void): (batch: RowBatch) => void {
+function reportingRuns(
+  request: IngestRequest,
+  identity: FileIdentity,
+  format: FormatAdapter,
+  sourceId: number,
+  write: (batch: RowBatch) => void,
+): (batch: RowBatch) => void {
   if (!request.reportRuns) return write;
   const source = { sourceId, path: identity.path, format: format.name };
   return (batch) => {
@@ -105,9 +104,18 @@ class RowTarget {
  * Reads the file up to its identified size into `rows`. A file that is not followed is finished;
  * a followed one gets its first checkpoint, and the ingest that goes on from there is returned.
  */
-async function loadSource(job: SourceIngest, extra: Pick<IngestOptions, 'beforeNextChunk'> = {}): Promise<{ progress: IngestProgress; followed: GrowingFileIngest | null }> {
+async function loadSource(
+  job: SourceIngest,
+  extra: Pick<IngestOptions, 'beforeNextChunk'> = {},
+): Promise<{ progress: IngestProgress; followed: GrowingFileIngest | null }> {
   const { identity, format, source } = job;
-  const options: IngestOptions = { maxLineBytes: job.request.maxLineBytes, firstIds: source.firstIds, searchIndex: job.request.searchIndex, onProgress: job.report, ...extra };
+  const options: IngestOptions = {
+    maxLineBytes: job.request.maxLineBytes,
+    firstIds: source.firstIds,
+    searchIndex: job.request.searchIndex,
+    onProgress: job.report,
+    ...extra,
+  };
   if (!job.followed) return { progress: await ingestFile(identity, format, source.sourceId, job.rows.batcher, options), followed: null };
   const file = new GrowingFileIngest(identity.path, format, source.sourceId, job.rows.batcher, options);
   await file.readTo(identity.size);
@@ -118,7 +126,13 @@ async function loadSource(job: SourceIngest, extra: Pick<IngestOptions, 'beforeN
 
 /** Parses on this thread while the store worker writes; resolves once the database is complete (or checkpointed) and analyzed. */
 async function ingestThroughStoreWorker(job: SourceIngest): Promise<GrowingFileIngest | null> {
-  const { request, identity, format, dbPath, source: { sourceId } } = job;
+  const {
+    request,
+    identity,
+    format,
+    dbPath,
+    source: { sourceId },
+  } = job;
   const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
   const store = new Worker(workerUrl('storeWorker'), {
@@ -170,7 +184,13 @@ async function ingestThroughStoreWorker(job: SourceIngest): Promise<GrowingFileI
 }
 
 async function ingestOnThisThread(job: SourceIngest): Promise<GrowingFileIngest | null> {
-  const { request, identity, format, dbPath, source: { sourceId } } = job;
+  const {
+    request,
+    identity,
+    format,
+    dbPath,
+    source: { sourceId },
+  } = job;
   const db = openDatabase(dbPath);
   try {
     const loader = new TraceLoader(db, sourceId, request.analysis);
@@ -296,7 +316,9 @@ interface CachedTrace {
  */
 async function ingestOrReuseCache(request: IngestRequest): Promise<CachedTrace> {
   const identity = identifyFile(request.path);
-  const prepared = prepareDatabase(identity, request.cacheDir, request.format, request.searchIndex, (format) => companionIdentities(adapterNamed(format), identity.path));
+  const prepared = prepareDatabase(identity, request.cacheDir, request.format, request.searchIndex, (format) =>
+    companionIdentities(adapterNamed(format), identity.path),
+  );
   if (prepared.reusable !== null) {
     const { sourceId, companions } = prepared.reusable;
     try {

@@ -7,7 +7,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callsIfAny, defined, definedIfAny, modelResponse, runEnd, toolResult, unknownEvent } from '../../../src-main/engine/adapters/kit/events';
-import { ADJACENT_TEXT_PARTS, contentText, nonEmptyText, records, strings, textMember, type PartJoining } from '../../../src-main/engine/adapters/kit/jsonValues';
+import {
+  ADJACENT_TEXT_PARTS,
+  contentText,
+  nonEmptyText,
+  records,
+  strings,
+  textMember,
+  type PartJoining,
+} from '../../../src-main/engine/adapters/kit/jsonValues';
 import type { MappedEvent } from '../../../src-main/engine/adapters/formatAdapter';
 import { emitOrHold, HeldEvents, StepBuilder } from '../../../src-main/engine/adapters/kit/stepBuilder';
 
@@ -51,7 +59,10 @@ describe('content text', () => {
   it('joins the parts that have a text by the rule passed, skipping the others with their separator', () => {
     const parts = [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: '' }, { type: 'thinking', text: 'b' }];
     assert.equal(contentText(parts, ADJACENT_TEXT_PARTS), 'ab');
-    const textBlocksByLine: PartJoining = { separator: '\n', partText: (part) => (textMember(part) !== undefined && (part as { type?: unknown }).type === 'text' ? textMember(part) : undefined) };
+    const textBlocksByLine: PartJoining = {
+      separator: '\n',
+      partText: (part) => (textMember(part) !== undefined && (part as { type?: unknown }).type === 'text' ? textMember(part) : undefined),
+    };
     assert.equal(contentText(parts, textBlocksByLine), 'a\n');
     const nonEmptyByLine: PartJoining = { separator: '\n', partText: (part) => textMember(part) || undefined };
     assert.equal(contentText(parts, nonEmptyByLine), 'a\nb');
@@ -98,10 +109,20 @@ describe('StepBuilder', () => {
   it('lists the calls issued, in the order issued, with their steps', () => {
     const steps = new StepBuilder();
     steps.next();
-    steps.issued([{ call_id: 'a', name: 'read', arguments: undefined }, { call_id: 'b', name: 'edit', arguments: undefined }]);
+    steps.issued([
+      { call_id: 'a', name: 'read', arguments: undefined },
+      { call_id: 'b', name: 'edit', arguments: undefined },
+    ]);
     steps.next();
     steps.issued([{ call_id: 'c', name: 'bash', arguments: undefined }]);
-    assert.deepEqual([...steps.issuedCalls()], [['a', 1], ['b', 1], ['c', 2]]);
+    assert.deepEqual(
+      [...steps.issuedCalls()],
+      [
+        ['a', 1],
+        ['b', 1],
+        ['c', 2],
+      ],
+    );
   });
 });
 
@@ -121,7 +142,10 @@ describe('HeldEvents', () => {
     assert.deepEqual(emitted, []);
     const released = held.emitAfter(at(1, 'response'), emit);
     assert.deepEqual(emitted, ['response', 'result of the first call', 'progress']);
-    assert.deepEqual(released.map((mapped) => mapped.line.lineNumber), [2, 3]);
+    assert.deepEqual(
+      released.map((mapped) => mapped.line.lineNumber),
+      [2, 3],
+    );
   });
 
   it('holds nothing after its release, and emits at once when no response is open', () => {

@@ -15,7 +15,11 @@ function read(value: Record<string, unknown>): EventReading {
 function repaired(value: Record<string, unknown>): { event: Record<string, unknown>; diagnostics: string[]; callsWithoutId: [number, string][] } {
   const result = read(value);
   assert.ok(result.ok, result.ok ? '' : result.reason);
-  return { event: result.event as Record<string, unknown>, diagnostics: result.repairs?.diagnostics ?? [], callsWithoutId: [...(result.repairs?.callsWithoutId ?? [])] };
+  return {
+    event: result.event as Record<string, unknown>,
+    diagnostics: result.repairs?.diagnostics ?? [],
+    callsWithoutId: [...(result.repairs?.callsWithoutId ?? [])],
+  };
 }
 
 describe('reading a canonical event with bad fields', () => {
@@ -40,7 +44,7 @@ describe('reading a canonical event with bad fields', () => {
     ]);
   });
 
-  it('ignores a number that is not written as one, or that breaks the field\'s rule once read', () => {
+  it("ignores a number that is not written as one, or that breaks the field's rule once read", () => {
     const { event, diagnostics } = repaired({
       type: 'model_response',
       step: '1.5',
@@ -63,7 +67,10 @@ describe('reading a canonical event with bad fields', () => {
     assert.equal(event['progress'], false);
     assert.deepEqual(event['error'], { code: 'TIMEOUT' });
     // In the order of the schema's fields.
-    assert.deepEqual(diagnostics, ['"error.retryable" is the string "yes", not a boolean: ignored', '"progress" is the string "false": read as the boolean false']);
+    assert.deepEqual(diagnostics, [
+      '"error.retryable" is the string "yes", not a boolean: ignored',
+      '"progress" is the string "false": read as the boolean false',
+    ]);
     assert.equal(repaired({ type: 'run_end', hitCap: 'True' }).event['hitCap'], true);
     assert.equal(repaired({ type: 'tool_result', call_id: 'c1', progress: '1' }).event['progress'], undefined);
   });
@@ -80,29 +87,44 @@ describe('reading a canonical event with bad fields', () => {
     assert.deepEqual(diagnostics, []);
   });
 
-  it('ignores a value outside the field\'s choices, naming them', () => {
+  it("ignores a value outside the field's choices, naming them", () => {
     const { event, diagnostics } = repaired({ type: 'model_response', outcome: 'done', finish_reason: 'stop', model: 4 });
     assert.deepEqual(event, { type: 'model_response', finish_reason: 'stop' });
-    assert.deepEqual(diagnostics, ['"outcome" is the string "done", not one of final, tool_calls, refusal, incomplete: ignored', '"model" is 4, not a string: ignored']);
+    assert.deepEqual(diagnostics, [
+      '"outcome" is the string "done", not one of final, tool_calls, refusal, incomplete: ignored',
+      '"model" is 4, not a string: ignored',
+    ]);
   });
 
   it('keeps a tool call without a usable call_id for the ingester to name, and one without a name as (unnamed)', () => {
     const { event, diagnostics, callsWithoutId } = repaired({
       type: 'model_response',
-      tool_calls: [{ name: 'get_order' }, 'get_shipment', { call_id: 'c2', name: 'search_orders' }, { call_id: '', name: 'refund_order' }, { call_id: null, name: 7 }],
+      tool_calls: [
+        { name: 'get_order' },
+        'get_shipment',
+        { call_id: 'c2', name: 'search_orders' },
+        { call_id: '', name: 'refund_order' },
+        { call_id: null, name: 7 },
+      ],
     });
     const calls = event['tool_calls'] as { call_id: unknown; name: string }[];
-    assert.deepEqual(calls.map((call) => call.name), ['get_order', 'search_orders', 'refund_order', '(unnamed)']);
+    assert.deepEqual(
+      calls.map((call) => call.name),
+      ['get_order', 'search_orders', 'refund_order', '(unnamed)'],
+    );
     assert.equal(calls[1]?.call_id, 'c2');
     assert.deepEqual(callsWithoutId, [
       [0, '"tool_calls[0].call_id" is missing'],
       [2, '"tool_calls[3].call_id" is the empty string'],
       [3, '"tool_calls[4].call_id" is null'],
     ]);
-    assert.deepEqual(diagnostics, ['"tool_calls[1]" is the string "get_shipment", not a tool call: ignored', '"tool_calls[4].name" is 7: the call is kept as "(unnamed)"']);
+    assert.deepEqual(diagnostics, [
+      '"tool_calls[1]" is the string "get_shipment", not a tool call: ignored',
+      '"tool_calls[4].name" is 7: the call is kept as "(unnamed)"',
+    ]);
   });
 
-  it('reads a call written in a provider\'s shape from its own members: id, function.name, function.arguments or input', () => {
+  it("reads a call written in a provider's shape from its own members: id, function.name, function.arguments or input", () => {
     const { event, diagnostics, callsWithoutId } = repaired({
       type: 'model_response',
       tool_calls: [
@@ -128,12 +150,15 @@ describe('reading a canonical event with bad fields', () => {
     ]);
   });
 
-  it('reads a result\'s call_id from tool_call_id or tool_use_id, never from a bare id', () => {
+  it("reads a result's call_id from tool_call_id or tool_use_id, never from a bare id", () => {
     const { event, diagnostics } = repaired({ type: 'tool_result', tool_call_id: 'call_1', status: 'ok' });
     assert.equal(event['call_id'], 'call_1');
     assert.deepEqual(diagnostics, ['"call_id" is missing: its "tool_call_id" (call_1) is read as the call_id']);
     assert.equal(repaired({ type: 'tool_result', call_id: null, tool_use_id: 'toolu_2' }).event['call_id'], 'toolu_2');
-    assert.deepEqual(read({ type: 'tool_result', id: 'evt_9', status: 'ok' }), { ok: false, reason: 'invalid tool_result event: it has no "call_id", so it cannot be paired with a call' });
+    assert.deepEqual(read({ type: 'tool_result', id: 'evt_9', status: 'ok' }), {
+      ok: false,
+      reason: 'invalid tool_result event: it has no "call_id", so it cannot be paired with a call',
+    });
   });
 
   it('ignores a list of tool calls that is not a list', () => {
@@ -152,12 +177,21 @@ describe('reading a canonical event with bad fields', () => {
   it('repairs nested budgets of a run start', () => {
     const { event, diagnostics } = repaired({ type: 'run_start', config: { budgets: { max_turns: '8', max_tool_calls: 0 } } });
     assert.deepEqual(event['config'], { budgets: { max_turns: 8 } });
-    assert.deepEqual(diagnostics, ['"config.budgets.max_turns" is the string "8": read as the number 8', '"config.budgets.max_tool_calls" is 0, which must be > 0: ignored']);
+    assert.deepEqual(diagnostics, [
+      '"config.budgets.max_turns" is the string "8": read as the number 8',
+      '"config.budgets.max_tool_calls" is 0, which must be > 0: ignored',
+    ]);
   });
 
   it('refuses an event a bad or missing id leaves meaningless, saying why', () => {
-    assert.deepEqual(read({ type: 'tool_result', status: 'ok' }), { ok: false, reason: 'invalid tool_result event: it has no "call_id", so it cannot be paired with a call' });
-    assert.deepEqual(read({ type: 'tool_result', call_id: null, step: '1' }), { ok: false, reason: 'invalid tool_result event: its "call_id" is null, so it cannot be paired with a call' });
+    assert.deepEqual(read({ type: 'tool_result', status: 'ok' }), {
+      ok: false,
+      reason: 'invalid tool_result event: it has no "call_id", so it cannot be paired with a call',
+    });
+    assert.deepEqual(read({ type: 'tool_result', call_id: null, step: '1' }), {
+      ok: false,
+      reason: 'invalid tool_result event: its "call_id" is null, so it cannot be paired with a call',
+    });
     assert.deepEqual(read({ type: 'tool_call_not_executed', call_id: '' }), {
       ok: false,
       reason: 'invalid tool_call_not_executed event: its "call_id" is the empty string, so it cannot be paired with a call',

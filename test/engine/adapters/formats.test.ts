@@ -27,7 +27,10 @@ describe('format detection', () => {
       await assert.rejects(openTrace(path, { cacheDir: cache.path, analysis: defaultAnalysis }), (error: unknown) => {
         assert.ok(error instanceof TraceFileError);
         assert.equal(error.code, 'unknown_format');
-        assert.ok(error.message.includes(`no known trace format (tried ${formatNames().join(', ')}); the file has 2 JSON records in its first lines`), error.message);
+        assert.ok(
+          error.message.includes(`no known trace format (tried ${formatNames().join(', ')}); the file has 2 JSON records in its first lines`),
+          error.message,
+        );
         return true;
       });
     } finally {
@@ -91,12 +94,18 @@ describe('format detection', () => {
       assert.equal(report.files[0]?.format, 'loopscope-json', name);
       assert.deepEqual(summary(report), summary(lines), name);
     }
-    assert.ok(summary(lines).findings.some(([kind]) => kind === 'dangling_call'), 'the example keeps its finding');
+    assert.ok(
+      summary(lines).findings.some(([kind]) => kind === 'dangling_call'),
+      'the example keeps its finding',
+    );
   });
 
   it('times calls the same in a JSON document of Loopscope events as in the JSONL: recorded, from tool_call_start, or not recorded', async () => {
     const example = join(import.meta.dirname, '..', '..', '..', 'examples', 'latency-sources.jsonl');
-    const events = readFileSync(example, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const events = readFileSync(example, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
     const path = join(dir.path, 'latency-sources.json');
     writeFileSync(path, JSON.stringify(events, null, 2));
     const expected: [string, number | null][] = [
@@ -113,6 +122,9 @@ describe('format detection', () => {
     writeFileSync(path, '{"kind":"metric"}\n{"type":"run_start","run_id":"r"}\n');
     const { report } = await analyzeFile(path, { format: 'loopscope' });
     assert.equal(report.files[0]?.format_reason, 'chosen with --format');
-    assert.deepEqual(report.files[0]?.parse_errors.map((e) => e.line), [1]);
+    assert.deepEqual(
+      report.files[0]?.parse_errors.map((e) => e.line),
+      [1],
+    );
   });
 });

@@ -44,13 +44,19 @@ describe('sub-agent transcripts on disk', () => {
     mkdirSync(links);
     symlinkSync(realSession(), join(links, `${session}.jsonl`));
     const found = companionFiles(claudeCodeFormat, join(links, `${session}.jsonl`));
-    assert.deepEqual(found, agents.map((name) => join(real, session, 'subagents', name)));
+    assert.deepEqual(
+      found,
+      agents.map((name) => join(real, session, 'subagents', name)),
+    );
     const { report } = analyzeJson([join(links, `${session}.jsonl`), '--fail-on', 'never'], { cacheDir: cache.path });
     const children = report.runs.filter((run) => run.parent !== undefined);
-    assert.deepEqual(children.map((run) => [run.run_id, run.parent?.call_id]), [
-      [`${session}/agent-a51c0de`, 'toolu_01TaskRoundingSearch'],
-      [`${session}/agent-b62e1f0`, 'toolu_01TaskTestAudit'],
-    ]);
+    assert.deepEqual(
+      children.map((run) => [run.run_id, run.parent?.call_id]),
+      [
+        [`${session}/agent-a51c0de`, 'toolu_01TaskRoundingSearch'],
+        [`${session}/agent-b62e1f0`, 'toolu_01TaskTestAudit'],
+      ],
+    );
   });
 
   it('and beside the link, the link side first; a file reached both ways is listed once', () => {
@@ -73,14 +79,23 @@ describe('sub-agent transcripts on disk', () => {
     assert.equal(companionOwnerFile(agentFile), realSession());
     const { result, report } = analyzeJson([agentFile, '--fail-on', 'never'], { cacheDir: cache.path });
     assert.match(result.stderr, /is a sub-agent transcript of .*7c1d2e9a-4b3f-4e8a-9d21-5f6a7b8c9d0e\.jsonl: reading the session/);
-    assert.deepEqual(report.files.map((file) => file.path), [realSession(), ...agents.map((name) => join(real, session, 'subagents', name))]);
+    assert.deepEqual(
+      report.files.map((file) => file.path),
+      [realSession(), ...agents.map((name) => join(real, session, 'subagents', name))],
+    );
     const run = report.runs.find((candidate) => candidate.run_id === `${session}/agent-a51c0de`);
     assert.deepEqual(run?.parent && { run_id: run.parent.run_id, call_id: run.parent.call_id }, { run_id: session, call_id: 'toolu_01TaskRoundingSearch' });
   });
 
   it('a session and its sub-agent files named together are read once, as one trace', () => {
-    const { report } = analyzeJson([join(real, session, 'subagents', agents[1]!), realSession(), join(real, session, 'subagents', agents[0]!), '--fail-on', 'never'], { cacheDir: cache.path });
-    assert.deepEqual(report.files.map((file) => file.path), [realSession(), ...agents.map((name) => join(real, session, 'subagents', name))]);
+    const { report } = analyzeJson(
+      [join(real, session, 'subagents', agents[1]!), realSession(), join(real, session, 'subagents', agents[0]!), '--fail-on', 'never'],
+      { cacheDir: cache.path },
+    );
+    assert.deepEqual(
+      report.files.map((file) => file.path),
+      [realSession(), ...agents.map((name) => join(real, session, 'subagents', name))],
+    );
     assert.equal(report.runs.length, 3);
   });
 
@@ -90,7 +105,10 @@ describe('sub-agent transcripts on disk', () => {
     copyFileSync(join(real, session, 'subagents', agents[0]!), join(lone, agents[0]!));
     assert.equal(companionOwnerFile(join(lone, agents[0]!)), undefined);
     const { report } = analyzeJson([join(lone, agents[0]!), '--fail-on', 'never'], { cacheDir: cache.path });
-    assert.deepEqual(report.runs.map((run) => [run.run_id, run.parent]), [[`${session}/agent-a51c0de`, undefined]]);
+    assert.deepEqual(
+      report.runs.map((run) => [run.run_id, run.parent]),
+      [[`${session}/agent-a51c0de`, undefined]],
+    );
     const host = startTestHost();
     try {
       const summary = await host.openSettled(join(lone, agents[0]!));
@@ -113,9 +131,16 @@ describe('sub-agent transcripts on disk', () => {
       const summary = await host.openSettled(join(links, `${session}.jsonl`));
       const detail = (await host.host.call('run', { traceId: summary.traceId, runPk: 1 })) as ApiResponse<'run'>;
       const missing = detail.subAgents.filter((subAgent) => subAgent.child === null);
-      assert.deepEqual(missing.map((subAgent) => [subAgent.callId, subAgent.label, subAgent.missing]), [
-        ['toolu_01TaskChangelog', 'Draft changelog entry (general-purpose)', { file: 'agent-c73a2b1.jsonl', lookedIn: [join(links, session, 'subagents'), join(real, session, 'subagents')] }],
-      ]);
+      assert.deepEqual(
+        missing.map((subAgent) => [subAgent.callId, subAgent.label, subAgent.missing]),
+        [
+          [
+            'toolu_01TaskChangelog',
+            'Draft changelog entry (general-purpose)',
+            { file: 'agent-c73a2b1.jsonl', lookedIn: [join(links, session, 'subagents'), join(real, session, 'subagents')] },
+          ],
+        ],
+      );
       assert.deepEqual(
         detail.subAgents.filter((subAgent) => subAgent.child !== null).map((subAgent) => [subAgent.callId, subAgent.child?.steps, subAgent.missing]),
         [

@@ -39,7 +39,10 @@ describe('docs/trace-format.schema.json', () => {
   it('rejects what the zod schema rejects, naming the field', () => {
     const reason = (validation: ReturnType<typeof validateEvent>): string | null => (validation.ok ? null : validation.reason);
     assert.equal(reason(validateEvent('tool_result', { type: 'tool_result' })), 'invalid tool_result event: call_id: is required');
-    assert.equal(reason(validateEvent('model_response', { type: 'model_response', tool_calls: [{ call_id: 'c1' }] })), 'invalid model_response event: tool_calls.0.name: is required');
+    assert.equal(
+      reason(validateEvent('model_response', { type: 'model_response', tool_calls: [{ call_id: 'c1' }] })),
+      'invalid model_response event: tool_calls.0.name: is required',
+    );
     assert.equal(validateEvent('run_end', { type: 'run_end', status: 'MODEL_FINISHED', extra: { kept: true } }).ok, true);
   });
 

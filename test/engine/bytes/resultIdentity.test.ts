@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { NORMALIZED_RESULT_CHARS } from '../../../shared/analysis/volatileFields';
 import { resultIdentity } from '../../../src-main/engine/bytes/resultIdentity';
 
-const storm = (requestId: string, at: string): string => JSON.stringify({ code: 'RATE_LIMITED', message: `rate limit reached at ${at} (request ${requestId})` });
+const storm = (requestId: string, at: string): string =>
+  JSON.stringify({ code: 'RATE_LIMITED', message: `rate limit reached at ${at} (request ${requestId})` });
 
 describe('result identity', () => {
   it('is the same for errors that differ only by request id and timestamp, from the line bytes or from the event', () => {

@@ -30,11 +30,15 @@ describe('top-level scan', () => {
 
   it('rejects every strict prefix of an object line (a line cut anywhere)', () => {
     fc.assert(
-      fc.property(objectLine.filter((object) => Object.keys(object).length > 0), fc.nat(), (object, cut) => {
-        const text = JSON.stringify(object);
-        const bytes = Buffer.from(text.slice(0, 1 + (cut % (text.length - 1))));
-        assert.throws(() => scanTopLevel(bytes), ScanError);
-      }),
+      fc.property(
+        objectLine.filter((object) => Object.keys(object).length > 0),
+        fc.nat(),
+        (object, cut) => {
+          const text = JSON.stringify(object);
+          const bytes = Buffer.from(text.slice(0, 1 + (cut % (text.length - 1))));
+          assert.throws(() => scanTopLevel(bytes), ScanError);
+        },
+      ),
       { numRuns: 400 },
     );
   });

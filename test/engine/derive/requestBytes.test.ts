@@ -30,7 +30,9 @@ describe('a request read message by message', () => {
     const reader = new RequestBytesReader();
     let compared = 0;
     for (const name of ['anthropic-messages', 'openai-chat', 'openai-responses']) {
-      for (const line of readFileSync(join(fixtures, 'http-exchange', `${name}.jsonl`), 'utf8').split('\n').filter(Boolean)) {
+      for (const line of readFileSync(join(fixtures, 'http-exchange', `${name}.jsonl`), 'utf8')
+        .split('\n')
+        .filter(Boolean)) {
         const fromBytes = reader.exchange(Buffer.from(line));
         if (name === 'openai-responses') {
           assert.equal(fromBytes, null);
@@ -80,17 +82,47 @@ describe('a request read message by message', () => {
     const id = fc.constantFrom('call_1', 'call_2', 'call_3');
     const message = fc.oneof(
       fc.record({ role: fc.constantFrom('user', 'system', 'developer'), content: text }),
-      fc.record({ role: fc.constant('assistant'), content: fc.option(text, { nil: null }), tool_calls: fc.array(fc.record({ id, type: fc.constant('function'), function: fc.record({ name: fc.constantFrom('read', 'list'), arguments: fc.constantFrom('{"a":1}', '{}', 'not json') }) }), { maxLength: 2 }) }),
+      fc.record({
+        role: fc.constant('assistant'),
+        content: fc.option(text, { nil: null }),
+        tool_calls: fc.array(
+          fc.record({
+            id,
+            type: fc.constant('function'),
+            function: fc.record({ name: fc.constantFrom('read', 'list'), arguments: fc.constantFrom('{"a":1}', '{}', 'not json') }),
+          }),
+          { maxLength: 2 },
+        ),
+      }),
       fc.record({ role: fc.constant('tool'), tool_call_id: id, content: text }),
-      fc.record({ role: fc.constant('user'), content: fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text }), fc.record({ type: fc.constant('tool_result'), tool_use_id: id, content: text })), { maxLength: 3 }) }),
+      fc.record({
+        role: fc.constant('user'),
+        content: fc.array(
+          fc.oneof(fc.record({ type: fc.constant('text'), text }), fc.record({ type: fc.constant('tool_result'), tool_use_id: id, content: text })),
+          { maxLength: 3 },
+        ),
+      }),
     );
     const reader = new RequestBytesReader();
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 8 }), fc.constantFrom(0, 1, 2), fc.option(fc.constantFrom('be brief', 'you are a bot'), { nil: undefined }), (messages, indent, system) => {
-        const event = { type: 'model_request', run_id: 'r', model: 'm', ...(system !== undefined ? { system } : {}), messages, tools: [{ type: 'function', function: { name: 'read', parameters: {} } }], params: { max_completion_tokens: 5 } };
-        const line = indent === 0 ? JSON.stringify(event) : JSON.stringify(event, null, indent).replaceAll('\n', ' ');
-        assert.deepEqual(reader.canonical(Buffer.from(line)), normalizeCanonicalRequest(JSON.parse(line)));
-      }),
+      fc.property(
+        fc.array(message, { maxLength: 8 }),
+        fc.constantFrom(0, 1, 2),
+        fc.option(fc.constantFrom('be brief', 'you are a bot'), { nil: undefined }),
+        (messages, indent, system) => {
+          const event = {
+            type: 'model_request',
+            run_id: 'r',
+            model: 'm',
+            ...(system !== undefined ? { system } : {}),
+            messages,
+            tools: [{ type: 'function', function: { name: 'read', parameters: {} } }],
+            params: { max_completion_tokens: 5 },
+          };
+          const line = indent === 0 ? JSON.stringify(event) : JSON.stringify(event, null, indent).replaceAll('\n', ' ');
+          assert.deepEqual(reader.canonical(Buffer.from(line)), normalizeCanonicalRequest(JSON.parse(line)));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -116,7 +148,10 @@ describe('a request read message by message', () => {
         let history: unknown[] = first;
         const read = (messages: unknown[]) => {
           if (asExchange) {
-            const line = JSON.stringify({ request: { url: 'https://api.openai.com/v1/chat/completions', body: { model: 'm', messages, temperature: 0 } }, response: { status: 200 } });
+            const line = JSON.stringify({
+              request: { url: 'https://api.openai.com/v1/chat/completions', body: { model: 'm', messages, temperature: 0 } },
+              response: { status: 200 },
+            });
             assert.deepEqual(reader.exchange(Buffer.from(line)), wholeExchange(line));
           } else {
             const line = JSON.stringify({ type: 'model_request', run_id: 'r', model: 'm', messages });

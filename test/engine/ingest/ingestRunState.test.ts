@@ -14,7 +14,9 @@ const event = (fields: Record<string, unknown>): AdaptedEvent => fields as unkno
 describe('step numbering', () => {
   it('opens a step per request, puts its response and tool events in it', () => {
     const run = newRunState(1, 'r', 1);
-    const steps = ['model_request', 'model_response', 'tool_call_start', 'tool_result', 'model_request', 'model_response'].map((type) => stepOf(run, event({ type })));
+    const steps = ['model_request', 'model_response', 'tool_call_start', 'tool_result', 'model_request', 'model_response'].map((type) =>
+      stepOf(run, event({ type })),
+    );
     assert.deepEqual(steps, [1, 1, 1, 1, 2, 2]);
   });
 

@@ -39,7 +39,10 @@ function chunked(bytes: Buffer, cuts: number[]): Buffer[] {
   return [...chunks, bytes.subarray(start)];
 }
 
-const value = fc.oneof(fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }), fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }));
+const value = fc.oneof(
+  fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
+);
 
 describe('JSON stream splitter', () => {
   it('gives back every pretty-printed value, whatever the chunking', () => {
@@ -48,7 +51,10 @@ describe('JSON stream splitter', () => {
         const text = values.map((v) => JSON.stringify(v, null, 2)).join('\n');
         const records = split(chunked(Buffer.from(text), cuts));
         // Compared as JSON text: fast-check may build objects without a prototype, JSON.parse never does.
-        assert.deepEqual(records.map((record) => JSON.stringify(JSON.parse(record.text!))), values.map((v) => JSON.stringify(v)));
+        assert.deepEqual(
+          records.map((record) => JSON.stringify(JSON.parse(record.text!))),
+          values.map((v) => JSON.stringify(v)),
+        );
       }),
       { numRuns: 300 },
     );
@@ -56,7 +62,10 @@ describe('JSON stream splitter', () => {
 
   it('reports where each record starts', () => {
     const records = split([Buffer.from('{\n  "a": 1\n}\n\n{\n  "b": [\n    2\n  ]\n}\n')]);
-    assert.deepEqual(records.map((record) => record.lineNumber), [1, 5]);
+    assert.deepEqual(
+      records.map((record) => record.lineNumber),
+      [1, 5],
+    );
   });
 
   it('cuts a record that never closes at the next top-level value, so the rest still loads', () => {
@@ -68,7 +77,10 @@ describe('JSON stream splitter', () => {
 
   it('frames a stray non-JSON line as its own record', () => {
     const records = split([Buffer.from('{"a": 1}\nnot json at all\n{"b": 2}')]);
-    assert.deepEqual(records.map((record) => record.text), ['{"a": 1}', 'not json at all', '{"b": 2}']);
+    assert.deepEqual(
+      records.map((record) => record.text),
+      ['{"a": 1}', 'not json at all', '{"b": 2}'],
+    );
   });
 });
 
@@ -80,24 +92,36 @@ describe('JSON stream splitter: streamed arrays', () => {
       fc.property(fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (elements, cuts, pretty) => {
         const text = JSON.stringify(elements, null, pretty ? 2 : undefined);
         const records = split(chunked(Buffer.from(text), cuts), ['']);
-        assert.deepEqual(records.map((record) => JSON.stringify(JSON.parse(record.text!))), elements.map((element) => JSON.stringify(element)));
+        assert.deepEqual(
+          records.map((record) => JSON.stringify(JSON.parse(record.text!))),
+          elements.map((element) => JSON.stringify(element)),
+        );
         for (const record of records) {
           assert.equal(record.located, record.text);
-          assert.equal(text.split('\n').slice(record.lineNumber - 1).join('\n').includes(record.located), true);
+          assert.equal(
+            text
+              .split('\n')
+              .slice(record.lineNumber - 1)
+              .join('\n')
+              .includes(record.located),
+            true,
+          );
         }
       }),
       { numRuns: 300 },
     );
   });
 
-  it("splits a top-level object at a streamed member: the head with the array empty, each element, then the members after it", () => {
+  it('splits a top-level object at a streamed member: the head with the array empty, each element, then the members after it', () => {
     fc.assert(
       fc.property(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (samples, cuts, pretty) => {
         const text = JSON.stringify(documentWith(samples), null, pretty ? 2 : undefined);
         const records = split(chunked(Buffer.from(text), cuts), ['samples']);
         assert.deepEqual(
           records.map((record) => JSON.parse(record.text!) as unknown),
-          [{ ...documentWith([]), reductions: undefined }, ...samples, { reductions: [{ score: 1 }] }].map((value) => JSON.parse(JSON.stringify(value)) as unknown),
+          [{ ...documentWith([]), reductions: undefined }, ...samples, { reductions: [{ score: 1 }] }].map(
+            (value) => JSON.parse(JSON.stringify(value)) as unknown,
+          ),
         );
         // The head is located at the document's bytes up to the array's `[`.
         assert.equal(records[0]!.located, text.slice(0, text.indexOf('[', text.indexOf('"samples":')) + 1));

@@ -34,14 +34,20 @@ describe('an ingest killed half way', { timeout: 180_000 }, () => {
 
   it('is detected when the file is opened again, and redone: the report equals a fresh ingest', async () => {
     const crashedCache = join(dir.path, 'crashed-cache');
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'analyze', '--json', trace, '--cache-dir', crashedCache], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'analyze', '--json', trace, '--cache-dir', crashedCache], {
+      stdio: 'ignore',
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     // Kill it once its database holds some rows but well before the ingest could be done.
     const database = (): string | undefined => (existsSync(crashedCache) ? readdirSync(crashedCache).find((name) => name.endsWith('.sqlite')) : undefined);
-    await until(() => {
-      const name = database();
-      return name !== undefined && statSync(join(crashedCache, name)).size > 2 * 1024 * 1024;
-    }, 60_000, 'the database to fill');
+    await until(
+      () => {
+        const name = database();
+        return name !== undefined && statSync(join(crashedCache, name)).size > 2 * 1024 * 1024;
+      },
+      60_000,
+      'the database to fill',
+    );
     child.kill('SIGKILL');
     assert.equal(await exited, 'SIGKILL', 'the first run was killed, not finished');
     const killed = new Database(join(crashedCache, database()!), { readonly: true });

@@ -48,7 +48,9 @@ function findingKey(f: Expected['findings'][number]): string {
 
 describe('bundled examples', () => {
   it('has an expected outcome for every example trace', () => {
-    const traces = readdirSync(examplesDir).filter((file) => file.endsWith('.jsonl')).map((file) => file.replace(/\.jsonl$/, ''));
+    const traces = readdirSync(examplesDir)
+      .filter((file) => file.endsWith('.jsonl'))
+      .map((file) => file.replace(/\.jsonl$/, ''));
     assert.deepEqual([...traces].sort(), [...names].sort());
   });
 
@@ -57,14 +59,19 @@ describe('bundled examples', () => {
       const expected = JSON.parse(readFileSync(join(examplesDir, 'expected', `${name}.json`), 'utf8')) as Expected;
       // An expected file states nothing the test would silently skip.
       for (const field of Object.keys(expected)) assert.ok(TOP_LEVEL_FIELDS.has(field), `expected/${name}.json: unknown field ${field}`);
-      for (const run of expected.runs) assert.deepEqual(Object.keys(run).sort(), [...RUN_FIELDS].sort(), `expected/${name}.json: a run states exactly ${RUN_FIELDS.join(', ')}`);
-      for (const f of expected.findings) assert.deepEqual(Object.keys(f).sort(), [...FINDING_FIELDS].sort(), `expected/${name}.json: a finding states exactly ${FINDING_FIELDS.join(', ')}`);
+      for (const run of expected.runs)
+        assert.deepEqual(Object.keys(run).sort(), [...RUN_FIELDS].sort(), `expected/${name}.json: a run states exactly ${RUN_FIELDS.join(', ')}`);
+      for (const f of expected.findings)
+        assert.deepEqual(Object.keys(f).sort(), [...FINDING_FIELDS].sort(), `expected/${name}.json: a finding states exactly ${FINDING_FIELDS.join(', ')}`);
       const { report } = await analyzeFile(join(examplesDir, `${name}.jsonl`));
       assert.equal(report.files[0]?.format, expected.format ?? 'loopscope');
       const pick = (run: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(RUN_FIELDS.map((field) => [field, run[field]]));
       assert.deepEqual(report.runs.map(pick), expected.runs.map(pick));
       assert.deepEqual(report.findings.map(findingKey).sort(), expected.findings.map(findingKey).sort());
-      assert.deepEqual(report.files[0]?.parse_errors.map((error) => error.line), expected.parse_error_lines);
+      assert.deepEqual(
+        report.files[0]?.parse_errors.map((error) => error.line),
+        expected.parse_error_lines,
+      );
       for (const f of report.findings) assert.ok(f.message.length > 20 && f.line !== null, `finding ${f.kind} has a message and a line`);
       // docs/semantics.md §4: a finding about one call names it, so filtering by call id finds it.
       for (const f of report.findings) if (callFindingKinds.has(f.kind)) assert.ok(f.call_id !== null, `finding ${f.kind} at line ${f.line} names its call`);

@@ -16,13 +16,26 @@ import { defaultAnalysis, temporaryDir } from '../../support/engineHarness';
 
 const line = (fields: Record<string, unknown>): string => `${JSON.stringify({ run_id: 'r1', ...fields })}\n`;
 const callResponse = (step: number, callId: string, runId = 'r1'): string =>
-  line({ run_id: runId, type: 'model_response', step, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: callId, name: 'run_tests', arguments: `{"n":${step}}` }] });
-const result = (step: number, callId: string, runId = 'r1'): string => line({ run_id: runId, type: 'tool_result', step, call_id: callId, status: 'ok', output: `pass ${step}` });
+  line({
+    run_id: runId,
+    type: 'model_response',
+    step,
+    outcome: 'tool_calls',
+    finish_reason: 'tool_calls',
+    tool_calls: [{ call_id: callId, name: 'run_tests', arguments: `{"n":${step}}` }],
+  });
+const result = (step: number, callId: string, runId = 'r1'): string =>
+  line({ run_id: runId, type: 'tool_result', step, call_id: callId, status: 'ok', output: `pass ${step}` });
 
 type FollowEvent = { kind: 'followed'; progress: IngestProgress; idle: boolean } | { kind: 'replaced' | 'stopped'; reason: string };
 
 /** Opens `path` followed, and collects what the follow reports, to wait for the next of a kind. */
-async function follow(path: string, cacheDir: string, idleMs: number, storeWorkerMinBytes?: number): Promise<{ trace: TraceHandle; next: (kind: FollowEvent['kind'], match?: (event: FollowEvent) => boolean) => Promise<FollowEvent> }> {
+async function follow(
+  path: string,
+  cacheDir: string,
+  idleMs: number,
+  storeWorkerMinBytes?: number,
+): Promise<{ trace: TraceHandle; next: (kind: FollowEvent['kind'], match?: (event: FollowEvent) => boolean) => Promise<FollowEvent> }> {
   const seen: FollowEvent[] = [];
   const waiters: (() => void)[] = [];
   const record = (event: FollowEvent): void => {
@@ -35,7 +48,13 @@ async function follow(path: string, cacheDir: string, idleMs: number, storeWorke
     onReplaced: (reason) => record({ kind: 'replaced', reason }),
     onStopped: (reason) => record({ kind: 'stopped', reason }),
   };
-  const trace = await openTrace(path, { cacheDir, analysis: defaultAnalysis, follow: options, searchIndex: true, ...(storeWorkerMinBytes !== undefined ? { storeWorkerMinBytes } : {}) });
+  const trace = await openTrace(path, {
+    cacheDir,
+    analysis: defaultAnalysis,
+    follow: options,
+    searchIndex: true,
+    ...(storeWorkerMinBytes !== undefined ? { storeWorkerMinBytes } : {}),
+  });
   let consumed = 0;
   const next = async (kind: FollowEvent['kind'], match: (event: FollowEvent) => boolean = () => true): Promise<FollowEvent> => {
     const deadline = Date.now() + 10_000;
@@ -57,7 +76,11 @@ async function follow(path: string, cacheDir: string, idleMs: number, storeWorke
 function callStates(trace: TraceHandle): Map<string, string> {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
-    const rows = db.prepare<[], { call_id: string; state: string }>('SELECT c.call_id, s.state FROM tool_calls c JOIN call_states s ON s.event_id = c.event_id AND s.call_index = c.call_index').all();
+    const rows = db
+      .prepare<[], { call_id: string; state: string }>(
+        'SELECT c.call_id, s.state FROM tool_calls c JOIN call_states s ON s.event_id = c.event_id AND s.call_index = c.call_index',
+      )
+      .all();
     return new Map(rows.map((row) => [row.call_id, row.state]));
   } finally {
     db.close();
@@ -185,8 +208,14 @@ describe('following a trace file as it is written', { timeout: 60_000 }, () => {
       }
       await next('followed', (event) => event.kind === 'followed' && event.idle);
       const followed = readReport(trace, defaultAnalysis);
-      const wholeRead = readReport(await openTrace(path, { cacheDir: join(dir.path, 'whole-read-cache'), analysis: defaultAnalysis, searchIndex: true }), defaultAnalysis);
-      assert.ok(followed.runs.length > 3 && followed.findings.length > 3, `a trace with something to find: ${followed.runs.length} runs, ${followed.findings.length} findings`);
+      const wholeRead = readReport(
+        await openTrace(path, { cacheDir: join(dir.path, 'whole-read-cache'), analysis: defaultAnalysis, searchIndex: true }),
+        defaultAnalysis,
+      );
+      assert.ok(
+        followed.runs.length > 3 && followed.findings.length > 3,
+        `a trace with something to find: ${followed.runs.length} runs, ${followed.findings.length} findings`,
+      );
       assert.deepEqual(followed.runs, wholeRead.runs);
       assert.deepEqual(followed.findings, wholeRead.findings);
       assert.deepEqual(followed.files[0]?.parse_errors, wholeRead.files[0]?.parse_errors);

@@ -51,7 +51,9 @@ const runningAsRoot = process.getuid?.() === 0;
 
 /** The five-event trace the committed files are variants of. */
 function smallTrace(): string[] {
-  return readFileSync(join(corpusDir, 'crlf.jsonl'), 'utf8').split('\r\n').filter((line) => line !== '');
+  return readFileSync(join(corpusDir, 'crlf.jsonl'), 'utf8')
+    .split('\r\n')
+    .filter((line) => line !== '');
 }
 
 /** The files the manifest describes by recipe: too big to commit, or not files at all. */
@@ -73,7 +75,13 @@ function generate(recipe: NonNullable<CorpusCase['generated']>, dir: string): st
         `{"type":"model_response","run_id":"r1","step":1,"finish_reason":"tool_calls","tool_calls":[{"call_id":"c1","name":"get","arguments":{"q":${deep}}}]}`,
         `{"type":"tool_result","run_id":"r1","step":1,"call_id":"c1","name":"get","status":"ok","output":${deep}}`,
         `{"type":"deep_thought","run_id":"r1","x":${deep}}`,
-        JSON.stringify({ type: 'model_response', run_id: 'r1', step: 2, finish_reason: 'tool_calls', tool_calls: [{ call_id: 'deep', name: 'get', arguments: `{"q":${deep}}` }] }),
+        JSON.stringify({
+          type: 'model_response',
+          run_id: 'r1',
+          step: 2,
+          finish_reason: 'tool_calls',
+          tool_calls: [{ call_id: 'deep', name: 'get', arguments: `{"q":${deep}}` }],
+        }),
         '{"type":"tool_result","run_id":"r1","step":2,"call_id":"deep","name":"get","status":"ok","output":"done"}',
         '{"type":"run_end","run_id":"r1","status":"completed"}',
       ];
@@ -138,7 +146,6 @@ function analyzeMeasured(path: string, cacheDir: string, options: { asNobody: bo
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, maxRssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 };
 }
 
-
 async function allPages<Row>(fetch: (offset: number) => Promise<{ total: number; rows: Row[] }>): Promise<Row[]> {
   const rows: Row[] = [];
   for (;;) {
@@ -152,7 +159,9 @@ async function eventsOf(host: TestHost, traceId: string): Promise<EventRow[]> {
   const runs = await allPages((offset) => host.host.call('runs', { traceId, offset, limit: 2000 }) as Promise<ApiResponse<'runs'>>);
   const events: EventRow[] = [];
   for (const run of runs) {
-    events.push(...(await allPages((offset) => host.host.call('runEvents', { traceId, runPk: run.runPk, offset, limit: 2000 }) as Promise<ApiResponse<'runEvents'>>)));
+    events.push(
+      ...(await allPages((offset) => host.host.call('runEvents', { traceId, runPk: run.runPk, offset, limit: 2000 }) as Promise<ApiResponse<'runEvents'>>)),
+    );
   }
   return events;
 }
@@ -182,10 +191,13 @@ describe('the hostile-input corpus', { timeout: 600_000 }, () => {
   });
 
   it('lists every file of test/fixtures/hostile, and README.md lists every case', () => {
-    const committed = readdirSync(corpusDir).filter((name) => name !== 'expected.json' && name !== 'README.md').sort();
+    const committed = readdirSync(corpusDir)
+      .filter((name) => name !== 'expected.json' && name !== 'README.md')
+      .sort();
     assert.deepEqual(cases.flatMap((c) => (c.file === undefined ? [] : [c.file])).sort(), committed);
     const readme = readFileSync(join(corpusDir, 'README.md'), 'utf8');
-    for (const c of cases) assert.ok(readme.includes(`| ${c.file === undefined ? `(generated: ${c.generated})` : `\`${c.file}\``} |`), `README.md lists ${c.name}`);
+    for (const c of cases)
+      assert.ok(readme.includes(`| ${c.file === undefined ? `(generated: ${c.generated})` : `\`${c.file}\``} |`), `README.md lists ${c.name}`);
   });
 
   for (const c of cases.filter((each) => each.deleted === undefined)) {
@@ -242,7 +254,10 @@ describe('the hostile-input corpus', { timeout: 600_000 }, () => {
         JSON.stringify(file.parse_errors.map((error) => [error.line, error.message])),
       );
       file.parse_errors.forEach((error, index) => {
-        assert.ok(error.message.includes(expected.parse_errors[index]!.reason), `line ${error.line}: "${error.message}" says "${expected.parse_errors[index]!.reason}"`);
+        assert.ok(
+          error.message.includes(expected.parse_errors[index]!.reason),
+          `line ${error.line}: "${error.message}" says "${expected.parse_errors[index]!.reason}"`,
+        );
         // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
         assert.doesNotMatch(error.message + error.excerpt, /[\u0000-\u001f\u007f]/, 'control characters are shown as escapes');
       });
@@ -275,7 +290,15 @@ describe('the hostile-input corpus', { timeout: 600_000 }, () => {
         // Nothing is lost: each line is an event, a parse error or blank.
         const accounted = new Set([...events.map((event) => event.line), ...parseErrors.rows.map((error) => error.line)]);
         lines.forEach((line, index) => {
-          if (!accounted.has(index + 1)) assert.equal(line.toString('latin1').trim().replace(/^\u00ef\u00bb\u00bf/, ''), '', `line ${index + 1} is blank`);
+          if (!accounted.has(index + 1))
+            assert.equal(
+              line
+                .toString('latin1')
+                .trim()
+                .replace(/^\u00ef\u00bb\u00bf/, ''),
+              '',
+              `line ${index + 1} is blank`,
+            );
         });
       }
       if (expected.calls !== undefined) {
@@ -305,7 +328,7 @@ describe('the hostile-input corpus', { timeout: 600_000 }, () => {
     const runs = (await host.host.call('runs', { traceId })) as ApiResponse<'runs'>;
     await host.host.call('requests', { traceId, runPk: runs.rows[0]!.runPk });
     await host.host.call('search', { traceId, query: 'polluted' });
-    assert.equal((({}) as Record<string, unknown>)['polluted'], undefined, 'Object.prototype is untouched');
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined, 'Object.prototype is untouched');
     assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false);
   });
 

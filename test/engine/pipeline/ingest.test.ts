@@ -15,7 +15,13 @@ import { analyzeFile, defaultAnalysis, temporaryDir } from '../../support/engine
 const event = (fields: Record<string, unknown>): string => JSON.stringify({ run_id: 'r1', ...fields });
 const healthyRun = [
   event({ type: 'run_start', config: { model: 'm' } }),
-  event({ type: 'model_response', step: 1, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'get_order', arguments: '{"id":"A-1"}' }] }),
+  event({
+    type: 'model_response',
+    step: 1,
+    outcome: 'tool_calls',
+    finish_reason: 'tool_calls',
+    tool_calls: [{ call_id: 'c1', name: 'get_order', arguments: '{"id":"A-1"}' }],
+  }),
   event({ type: 'tool_result', step: 1, call_id: 'c1', status: 'ok', output: { ok: true } }),
   event({ type: 'model_response', step: 2, outcome: 'final', finish_reason: 'stop', text: 'done' }),
   event({ type: 'run_end', status: 'MODEL_FINISHED' }),
@@ -43,7 +49,12 @@ describe('ingest', () => {
   });
 
   it('loads a line with invalid UTF-8, replaces the bytes and reports it', async () => {
-    const broken = Buffer.concat([Buffer.from(`${healthyRun[0]}\n${healthyRun[1]}\n`), Buffer.from('{"type":"tool_result","run_id":"r1","call_id":"c1","status":"ok","output":"caf'), Buffer.from([0xff, 0xfe]), Buffer.from(`"}\n${healthyRun.slice(3).join('\n')}\n`)]);
+    const broken = Buffer.concat([
+      Buffer.from(`${healthyRun[0]}\n${healthyRun[1]}\n`),
+      Buffer.from('{"type":"tool_result","run_id":"r1","call_id":"c1","status":"ok","output":"caf'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(`"}\n${healthyRun.slice(3).join('\n')}\n`),
+    ]);
     const { report } = await analyzeFile(writeTrace(broken));
     assert.equal(report.files[0]?.events, 5);
     const [issue] = report.files[0]?.parse_errors ?? [];
@@ -68,7 +79,10 @@ describe('ingest', () => {
     const lines = [healthyRun[0], '{"type": "model_resp', '[1, 2, 3]', '{"run_id": "r1"}', '{"type":"tool_result","run_id":"r1"}', ...healthyRun.slice(1)];
     const { report } = await analyzeFile(writeTrace(lines.join('\n')));
     const errors = report.files[0]?.parse_errors ?? [];
-    assert.deepEqual(errors.map((e) => e.line), [2, 3, 4, 5]);
+    assert.deepEqual(
+      errors.map((e) => e.line),
+      [2, 3, 4, 5],
+    );
     assert.equal(errors[0]?.offset, Buffer.byteLength(`${lines[0]}\n`));
     assert.match(errors[0]?.message ?? '', /not valid JSON/);
     assert.match(errors[1]?.message ?? '', /array/);
@@ -82,7 +96,14 @@ describe('ingest', () => {
     const padding = 'x'.repeat(9000);
     const badFieldsRun = (long: boolean): string[] => [
       healthyRun[0]!,
-      event({ type: 'model_response', step: '1', outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'get_order', arguments: '{"id":"A-1"}' }], usage: { input_tokens: '100', output_tokens: 'n/a' } }),
+      event({
+        type: 'model_response',
+        step: '1',
+        outcome: 'tool_calls',
+        finish_reason: 'tool_calls',
+        tool_calls: [{ call_id: 'c1', name: 'get_order', arguments: '{"id":"A-1"}' }],
+        usage: { input_tokens: '100', output_tokens: 'n/a' },
+      }),
       event({ type: 'tool_result', step: '1', call_id: 'c1', status: 'ok', output: long ? padding : { ok: true }, latency_ms: '250' }),
       event({ type: 'model_response', step: 2, outcome: 'final', finish_reason: 'stop', text: 'done' }),
       event({ type: 'run_end', status: 'MODEL_FINISHED' }),
@@ -111,7 +132,15 @@ describe('ingest', () => {
 
     it('reads bad fields the same way in events written as one JSON document', async () => {
       const lines = await analyzeFile(writeTrace(badFieldsRun(false).join('\n')));
-      const document = await analyzeFile(writeTrace(JSON.stringify(badFieldsRun(false).map((line) => JSON.parse(line) as unknown), null, 2)));
+      const document = await analyzeFile(
+        writeTrace(
+          JSON.stringify(
+            badFieldsRun(false).map((line) => JSON.parse(line) as unknown),
+            null,
+            2,
+          ),
+        ),
+      );
       assert.equal(document.report.files[0]?.format, 'loopscope-json');
       assert.equal(document.report.files[0]?.events, 5);
       assert.deepEqual(document.report.findings, []);
@@ -125,7 +154,15 @@ describe('ingest', () => {
     it('keeps a call without a call_id under a derived id, and pairs no result with it by guess', async () => {
       const lines = [
         healthyRun[0]!,
-        event({ type: 'model_response', step: 1, finish_reason: 'tool_calls', tool_calls: [{ name: 'get_order', arguments: '{"id":"A-1"}' }, { call_id: 'c2', name: 'get_shipment', arguments: '{}' }] }),
+        event({
+          type: 'model_response',
+          step: 1,
+          finish_reason: 'tool_calls',
+          tool_calls: [
+            { name: 'get_order', arguments: '{"id":"A-1"}' },
+            { call_id: 'c2', name: 'get_shipment', arguments: '{}' },
+          ],
+        }),
         event({ type: 'tool_result', step: 1, call_id: 'c1', status: 'ok', output: 'shipped' }),
         event({ type: 'tool_result', step: 1, call_id: 'c2', status: 'ok', output: 'DPD' }),
         event({ type: 'model_response', step: 2, finish_reason: 'stop', text: 'done' }),
@@ -140,27 +177,37 @@ describe('ingest', () => {
           { kind: 'orphan_result', call_id: 'c1', line: 3 },
         ],
       );
-      assert.deepEqual(report.files[0]?.parse_errors.map(({ line, message, loaded }) => ({ line, message, loaded })), [
-        {
-          line: 2,
-          message: '"tool_calls[0].call_id" is missing: the call (get_order) is kept as call r1:step1:call0, an id derived from its run, step and position, which no result is paired with; the line was loaded',
-          loaded: true,
-        },
-      ]);
+      assert.deepEqual(
+        report.files[0]?.parse_errors.map(({ line, message, loaded }) => ({ line, message, loaded })),
+        [
+          {
+            line: 2,
+            message:
+              '"tool_calls[0].call_id" is missing: the call (get_order) is kept as call r1:step1:call0, an id derived from its run, step and position, which no result is paired with; the line was loaded',
+            loaded: true,
+          },
+        ],
+      );
     });
 
     it('still refuses a result without a usable call_id, saying why', async () => {
       const lines = [...healthyRun.slice(0, 3), event({ type: 'tool_result', step: '1', call_id: null, status: 'ok' }), ...healthyRun.slice(3)];
       const { report } = await analyzeFile(writeTrace(lines.join('\n')));
       assert.equal(report.files[0]?.events, 5);
-      assert.deepEqual(report.files[0]?.parse_errors.map(({ line, message, loaded }) => ({ line, message, loaded })), [
-        { line: 4, message: 'invalid tool_result event: its "call_id" is null, so it cannot be paired with a call', loaded: false },
-      ]);
+      assert.deepEqual(
+        report.files[0]?.parse_errors.map(({ line, message, loaded }) => ({ line, message, loaded })),
+        [{ line: 4, message: 'invalid tool_result event: its "call_id" is null, so it cannot be paired with a call', loaded: false }],
+      );
     });
   });
 
   it('keeps unknown event types and unknown fields as events', async () => {
-    const lines = [healthyRun[0], event({ type: 'memory_write', key: 'k' }), event({ ...JSON.parse(healthyRun[1]!), vendor_extra: { a: 1 } }), ...healthyRun.slice(2)];
+    const lines = [
+      healthyRun[0],
+      event({ type: 'memory_write', key: 'k' }),
+      event({ ...JSON.parse(healthyRun[1]!), vendor_extra: { a: 1 } }),
+      ...healthyRun.slice(2),
+    ];
     const cacheDir = temporaryDir('unknown');
     try {
       const path = writeTrace(lines.join('\n'));
@@ -193,7 +240,10 @@ describe('ingest', () => {
     it('returns every event and parse-error line byte for byte', async () => {
       const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
       const db = openDatabase(trace.dbPath, { readonly: true });
-      const expected = original.toString('latin1').split('\n').map((line) => Buffer.from(line, 'latin1'));
+      const expected = original
+        .toString('latin1')
+        .split('\n')
+        .map((line) => Buffer.from(line, 'latin1'));
       for (const lineNumber of [1, 2, 4, 5]) {
         assert.deepEqual(readRawLine(db, trace.sourceId, lineNumber)?.bytes, expected[lineNumber - 1], `line ${lineNumber}`);
       }
@@ -235,7 +285,10 @@ describe('ingest', () => {
       appendFileSync(path, `\n${event({ type: 'run_start', run_id: 'r2' })}`);
       const third = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
       assert.equal(third.reused, false);
-      assert.deepEqual(readReport(third, defaultAnalysis).runs.map((run) => run.run_id), ['r1', 'r2']);
+      assert.deepEqual(
+        readReport(third, defaultAnalysis).runs.map((run) => run.run_id),
+        ['r1', 'r2'],
+      );
       assert.equal(readdirSync(cacheDir.path).filter((f) => f.endsWith('.sqlite')).length, 1);
     });
 
@@ -289,7 +342,10 @@ describe('ingest', () => {
       await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
       const other = await openTrace(path, { cacheDir: cacheDir.path, analysis: { window: 4, threshold: 2 } });
       assert.equal(other.reused, true);
-      assert.deepEqual(readReport(other, { window: 4, threshold: 2 }).runs.map((run) => run.status), ['model_finished']);
+      assert.deepEqual(
+        readReport(other, { window: 4, threshold: 2 }).runs.map((run) => run.status),
+        ['model_finished'],
+      );
     });
   });
 });
@@ -298,7 +354,10 @@ describe('the stored trace', () => {
   it('holds every step of a run with its response, and every call with how it was answered', async () => {
     const cacheDir = temporaryDir('stored');
     try {
-      const trace = await openTrace(join(import.meta.dirname, '..', '..', '..', 'examples', 'budget-exhausted.jsonl'), { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const trace = await openTrace(join(import.meta.dirname, '..', '..', '..', 'examples', 'budget-exhausted.jsonl'), {
+        cacheDir: cacheDir.path,
+        analysis: defaultAnalysis,
+      });
       const db = openDatabase(trace.dbPath, { readonly: true });
       const steps = db.prepare('SELECT s.step, e.type, e.outcome FROM steps s LEFT JOIN events e ON e.id = s.response_event_id ORDER BY s.step').all();
       assert.deepEqual(steps, [
@@ -306,7 +365,16 @@ describe('the stored trace', () => {
         ...[1, 2, 3, 4, 5].map((step) => ({ step, type: 'model_response', outcome: 'tool_calls' })),
       ]);
       const calls = db.prepare('SELECT step, name, state FROM calls ORDER BY line, call_index').all() as { step: number; state: string }[];
-      assert.deepEqual(calls.map((call) => [call.step, call.state]), [[1, 'ok'], [2, 'ok'], [3, 'ok'], [4, 'ok'], [5, 'unexecuted']]);
+      assert.deepEqual(
+        calls.map((call) => [call.step, call.state]),
+        [
+          [1, 'ok'],
+          [2, 'ok'],
+          [3, 'ok'],
+          [4, 'ok'],
+          [5, 'unexecuted'],
+        ],
+      );
       db.close();
     } finally {
       cacheDir.remove();

@@ -38,7 +38,6 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 12 }) }),
 );
 
-
 function mutate(original: Buffer, change: Mutation): Buffer {
   const lines = splitLines(original);
   const join = (parts: Buffer[]) => Buffer.concat(parts.flatMap((line) => [line, Buffer.from('\n')]));
@@ -92,7 +91,9 @@ describe('ingest of mutated traces', { timeout: 300_000 }, () => {
         const { trace } = await analyzeFile(path, { cacheDir, format: 'loopscope' });
         const db = new Database(trace.dbPath, { readonly: true });
         try {
-          const source = db.prepare<[number], { lines: number; blank_lines: number }>('SELECT lines, blank_lines FROM sources WHERE id = ?').get(trace.sourceId)!;
+          const source = db
+            .prepare<[number], { lines: number; blank_lines: number }>('SELECT lines, blank_lines FROM sources WHERE id = ?')
+            .get(trace.sourceId)!;
           assert.equal(source.lines, lineCount(bytes), 'lines counted');
           const accounted = db
             .prepare<[number, number, number], { n: number }>(

@@ -24,13 +24,36 @@ function generatedTrace(): string {
     };
     ev({ type: 'run_start', config: { budgets: { max_tool_calls: 3 } } });
     ev({ type: 'model_request', step: 1, messages: [{ role: 'user', content: run % 5 === 0 ? longText : 'hi' }], tools: [{ name: 'search' }] });
-    ev({ type: 'model_response', step: 1, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: `${id}-c1`, name: 'search', arguments: { q: 'x' } }] });
-    if (run % 7 !== 0) ev({ type: 'tool_result', step: 1, call_id: `${id}-c1`, status: run % 3 === 0 ? 'error' : 'ok', output: run % 4 === 0 ? longText : 'found', error: run % 3 === 0 ? { code: 'TIMEOUT' } : undefined });
+    ev({
+      type: 'model_response',
+      step: 1,
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: `${id}-c1`, name: 'search', arguments: { q: 'x' } }],
+    });
+    if (run % 7 !== 0)
+      ev({
+        type: 'tool_result',
+        step: 1,
+        call_id: `${id}-c1`,
+        status: run % 3 === 0 ? 'error' : 'ok',
+        output: run % 4 === 0 ? longText : 'found',
+        error: run % 3 === 0 ? { code: 'TIMEOUT' } : undefined,
+      });
     ev({ type: 'model_response', step: 2, outcome: 'final', finish_reason: 'stop', text: 'done' });
     if (run % 11 !== 0) ev({ type: 'run_end', status: 'MODEL_FINISHED' });
   }
   // A run analyzed when it ended, then changed: its late call never gets a result.
-  lines.push(JSON.stringify({ run_id: 'run-1', type: 'model_response', step: 3, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'late', name: 'search', arguments: '{}' }] }));
+  lines.push(
+    JSON.stringify({
+      run_id: 'run-1',
+      type: 'model_response',
+      step: 3,
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: 'late', name: 'search', arguments: '{}' }],
+    }),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -59,7 +82,10 @@ describe('threaded and in-process loading', () => {
     assert.equal(a.report.runs.length, 700);
     // The late model call came after run-1's run_end: logged after the end, and its call never answered.
     const late = a.report.findings.filter((f) => f.run_id === 'run-1');
-    assert.deepEqual(late.map((f) => [f.kind, f.call_id]).sort(), [['dangling_call', 'late'], ['event_after_end', null]]);
+    assert.deepEqual(late.map((f) => [f.kind, f.call_id]).sort(), [
+      ['dangling_call', 'late'],
+      ['event_after_end', null],
+    ]);
     assert.equal(a.report.findings.filter((f) => f.kind === 'dangling_call').length, 1 + 100);
     assert.equal(a.report.findings.filter((f) => f.kind === 'unterminated_run').length, 64);
   });

@@ -18,16 +18,7 @@ import { analyzeFile, temporaryDir } from '../../support/engineHarness';
 type Api = 'chat' | 'anthropic';
 
 /** What one model call returned, in terms of the exchange, not of Loopscope's verdict on it. */
-type StepKind =
-  | 'final'
-  | 'calls'
-  | 'cut_call'
-  | 'cut_text'
-  | 'refusal_with_call'
-  | 'dropped_call'
-  | 'unknown_reason'
-  | 'filtered'
-  | 'broken_stream';
+type StepKind = 'final' | 'calls' | 'cut_call' | 'cut_text' | 'refusal_with_call' | 'dropped_call' | 'unknown_reason' | 'filtered' | 'broken_stream';
 
 interface StepSpec {
   kind: StepKind;
@@ -50,7 +41,10 @@ const stepKinds: Record<Api, readonly StepKind[]> = {
 const runSpec = fc.constantFrom<Api>('chat', 'anthropic').chain((api) =>
   fc.record({
     api: fc.constant(api),
-    steps: fc.array(fc.record({ kind: fc.constantFrom(...stepKinds[api]), callCount: fc.integer({ min: 1, max: 2 }), executed: fc.boolean() }), { minLength: 1, maxLength: 4 }),
+    steps: fc.array(fc.record({ kind: fc.constantFrom(...stepKinds[api]), callCount: fc.integer({ min: 1, max: 2 }), executed: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
   }),
 );
 
@@ -122,13 +116,16 @@ function assistantMessage(api: Api, response: Response): unknown {
   return {
     role: 'assistant',
     content: response.text,
-    ...(response.calls.length > 0 ? { tool_calls: response.calls.map((call) => ({ id: call.id, type: 'function', function: { name: TOOL.name, arguments: call.args } })) } : {}),
+    ...(response.calls.length > 0
+      ? { tool_calls: response.calls.map((call) => ({ id: call.id, type: 'function', function: { name: TOOL.name, arguments: call.args } })) }
+      : {}),
   };
 }
 
 function resultMessages(api: Api, calls: Call[]): unknown[] {
   if (calls.length === 0) return [];
-  if (api === 'anthropic') return [{ role: 'user', content: calls.map((call) => ({ type: 'tool_result', tool_use_id: call.id, content: `value of ${call.id}` })) }];
+  if (api === 'anthropic')
+    return [{ role: 'user', content: calls.map((call) => ({ type: 'tool_result', tool_use_id: call.id, content: `value of ${call.id}` })) }];
   return calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: `value of ${call.id}` }));
 }
 
@@ -147,7 +144,8 @@ function responseBody(api: Api, response: Response, step: number): { body?: unkn
   }
   if (response.broken) {
     // A Chat stream cut before any finish_reason (and before [DONE]).
-    const chunk = (delta: unknown): string => `data: ${JSON.stringify({ id: `chatcmpl-${step}`, object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta }] })}\n\n`;
+    const chunk = (delta: unknown): string =>
+      `data: ${JSON.stringify({ id: `chatcmpl-${step}`, object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta }] })}\n\n`;
     const call = response.calls[0]!;
     const args = call.args as string;
     return {
@@ -175,7 +173,13 @@ function writeBoth(spec: { api: Api; steps: StepSpec[] }): { http: string[]; can
     api === 'chat'
       ? [{ type: 'function', function: { name: TOOL.name, description: TOOL.description, parameters: TOOL.schema } }]
       : [{ name: TOOL.name, description: TOOL.description, input_schema: TOOL.schema }];
-  let history: unknown[] = api === 'chat' ? [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Start.' }] : [{ role: 'user', content: 'Start.' }];
+  let history: unknown[] =
+    api === 'chat'
+      ? [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: 'Start.' },
+        ]
+      : [{ role: 'user', content: 'Start.' }];
   let executedBefore: { calls: Call[]; step: number } = { calls: [], step: 0 };
   spec.steps.forEach((stepSpec, index) => {
     const step = index + 1;
@@ -184,13 +188,27 @@ function writeBoth(spec: { api: Api; steps: StepSpec[] }): { http: string[]; can
     const ts = 1_750_000_000 + step * 10;
     const body = { model: MODEL, max_tokens: 1024, ...(api === 'anthropic' ? { system: SYSTEM } : {}), messages: history, tools };
     const url = api === 'chat' ? 'https://api.openai.com/v1/chat/completions' : 'https://api.anthropic.com/v1/messages';
-    http.push(JSON.stringify({ request: { timestamp: ts, method: 'POST', url, body }, response: { timestamp: ts + 1, status_code: 200, ...responseBody(api, response, step) } }));
+    http.push(
+      JSON.stringify({
+        request: { timestamp: ts, method: 'POST', url, body },
+        response: { timestamp: ts + 1, status_code: 200, ...responseBody(api, response, step) },
+      }),
+    );
 
     // Canonical: the results this request carries, the request, then the response.
     for (const call of executedBefore.calls) {
       event({ type: 'tool_result', step: executedBefore.step, call_id: call.id, name: TOOL.name, status: 'ok', output: `value of ${call.id}` });
     }
-    event({ type: 'model_request', step, model: MODEL, provider: api === 'chat' ? 'openai' : 'anthropic', ...(api === 'anthropic' ? { system: SYSTEM } : {}), messages: history, tools, params: { model: MODEL, max_tokens: 1024 } });
+    event({
+      type: 'model_request',
+      step,
+      model: MODEL,
+      provider: api === 'chat' ? 'openai' : 'anthropic',
+      ...(api === 'anthropic' ? { system: SYSTEM } : {}),
+      messages: history,
+      tools,
+      params: { model: MODEL, max_tokens: 1024 },
+    });
     if (response.broken) {
       if (response.text !== null) event({ type: 'stream_fragment', step, text_delta: response.text });
       for (const [callIndex, call] of response.calls.entries()) {
@@ -214,7 +232,12 @@ function writeBoth(spec: { api: Api; steps: StepSpec[] }): { http: string[]; can
     // The next request's history: the assistant message, and the results of the calls the loop ran
     // (a call of the last step is never run: no later request would show its result).
     const ran = stepSpec.executed && !last ? response.calls : [];
-    history = [...history, assistantMessage(api, response), ...resultMessages(api, ran), ...(ran.length === 0 ? [{ role: 'user', content: `Go on after step ${step}.` }] : [])];
+    history = [
+      ...history,
+      assistantMessage(api, response),
+      ...resultMessages(api, ran),
+      ...(ran.length === 0 ? [{ role: 'user', content: `Go on after step ${step}.` }] : []),
+    ];
     executedBefore = { calls: ran, step };
   });
   const status = endStatus(spec.steps.at(-1)!);
@@ -252,9 +275,33 @@ describe('outcome parity between an HTTP exchange log and canonical JSONL', () =
         // The cases of docs/semantics.md §1 first: a cut call run anyway, then a retry to an answer;
         // a refusal with a call; a broken stream whose cut call was run.
         examples: [
-          [{ api: 'chat', steps: [{ kind: 'cut_call', callCount: 1, executed: true }, { kind: 'final', callCount: 1, executed: false }] }],
-          [{ api: 'anthropic', steps: [{ kind: 'calls', callCount: 2, executed: true }, { kind: 'refusal_with_call', callCount: 1, executed: false }] }],
-          [{ api: 'chat', steps: [{ kind: 'broken_stream', callCount: 1, executed: true }, { kind: 'cut_text', callCount: 1, executed: false }] }],
+          [
+            {
+              api: 'chat',
+              steps: [
+                { kind: 'cut_call', callCount: 1, executed: true },
+                { kind: 'final', callCount: 1, executed: false },
+              ],
+            },
+          ],
+          [
+            {
+              api: 'anthropic',
+              steps: [
+                { kind: 'calls', callCount: 2, executed: true },
+                { kind: 'refusal_with_call', callCount: 1, executed: false },
+              ],
+            },
+          ],
+          [
+            {
+              api: 'chat',
+              steps: [
+                { kind: 'broken_stream', callCount: 1, executed: true },
+                { kind: 'cut_text', callCount: 1, executed: false },
+              ],
+            },
+          ],
         ],
       },
     );

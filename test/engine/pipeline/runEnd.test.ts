@@ -11,7 +11,13 @@ import { analyzeFile, temporaryDir } from '../../support/engineHarness';
 
 const event = (fields: Record<string, unknown>): string => JSON.stringify({ run_id: 'r1', ...fields });
 const start = event({ type: 'run_start', config: { model: 'm' } });
-const callRefund = event({ type: 'model_response', step: 1, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'refund_order', arguments: '{"id":"A-1"}' }] });
+const callRefund = event({
+  type: 'model_response',
+  step: 1,
+  outcome: 'tool_calls',
+  finish_reason: 'tool_calls',
+  tool_calls: [{ call_id: 'c1', name: 'refund_order', arguments: '{"id":"A-1"}' }],
+});
 const refundDone = event({ type: 'tool_result', step: 1, call_id: 'c1', status: 'ok', output: { refunded: true } });
 const answer = event({ type: 'model_response', step: 2, outcome: 'final', finish_reason: 'stop', text: 'done' });
 
@@ -27,7 +33,14 @@ describe('the end of a run', () => {
   after(() => dir.remove());
 
   it('takes the status from the first run_end and reports the second as a duplicate', async () => {
-    const { run, findings } = await analyzeLines([start, callRefund, refundDone, answer, event({ type: 'run_end', status: 'succeeded' }), event({ type: 'run_end', status: 'failed' })]);
+    const { run, findings } = await analyzeLines([
+      start,
+      callRefund,
+      refundDone,
+      answer,
+      event({ type: 'run_end', status: 'succeeded' }),
+      event({ type: 'run_end', status: 'failed' }),
+    ]);
     assert.equal(run?.status, 'succeeded');
     assert.equal(run?.status_raw, 'succeeded');
     assert.deepEqual(findings, [['duplicate_run_end', 'warning', 6, null]]);
@@ -41,19 +54,39 @@ describe('the end of a run', () => {
   });
 
   it('counts a model call made after the end among the steps', async () => {
-    const { run, findings } = await analyzeLines([start, callRefund, refundDone, answer, event({ type: 'run_end', status: 'succeeded' }), event({ type: 'model_response', step: 3, outcome: 'final', finish_reason: 'stop', text: 'also…' })]);
+    const { run, findings } = await analyzeLines([
+      start,
+      callRefund,
+      refundDone,
+      answer,
+      event({ type: 'run_end', status: 'succeeded' }),
+      event({ type: 'model_response', step: 3, outcome: 'final', finish_reason: 'stop', text: 'also…' }),
+    ]);
     assert.equal(run?.steps, 3);
     assert.deepEqual(findings, [['event_after_end', 'warning', 6, null]]);
   });
 
   it('resumes a run paused for approval when the loop goes on, and ends it at the later run_end', async () => {
-    const { run, findings } = await analyzeLines([start, callRefund, event({ type: 'run_end', status: 'waiting_for_approval' }), refundDone, answer, event({ type: 'run_end', status: 'succeeded' })]);
+    const { run, findings } = await analyzeLines([
+      start,
+      callRefund,
+      event({ type: 'run_end', status: 'waiting_for_approval' }),
+      refundDone,
+      answer,
+      event({ type: 'run_end', status: 'succeeded' }),
+    ]);
     assert.equal(run?.status, 'succeeded');
     assert.deepEqual(findings, []);
   });
 
   it('leaves a resumed run that never logged its end unterminated, its unanswered call dangling', async () => {
-    const secondCall = event({ type: 'model_response', step: 2, outcome: 'tool_calls', finish_reason: 'tool_calls', tool_calls: [{ call_id: 'c2', name: 'refund_order', arguments: '{"id":"A-2"}' }] });
+    const secondCall = event({
+      type: 'model_response',
+      step: 2,
+      outcome: 'tool_calls',
+      finish_reason: 'tool_calls',
+      tool_calls: [{ call_id: 'c2', name: 'refund_order', arguments: '{"id":"A-2"}' }],
+    });
     const { run, findings } = await analyzeLines([start, callRefund, event({ type: 'run_end', status: 'waiting_for_approval' }), refundDone, secondCall]);
     assert.equal(run?.status, 'unterminated');
     assert.deepEqual(findings.map(([kind]) => kind).sort(), ['dangling_call', 'unterminated_run']);

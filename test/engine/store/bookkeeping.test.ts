@@ -11,13 +11,34 @@ import { fixtures } from '../../support/formatTests';
 
 describe('bookkeeping events', () => {
   it('folds Claude Code progress, snapshots, queue operations, session titles and hook summaries', () => {
-    for (const typeRaw of ['progress/hook_progress', 'progress/bash_progress', 'progress/agent_progress', 'progress/some_future_progress', 'progress', 'file-history-snapshot', 'queue-operation/enqueue', 'summary', 'system/turn_duration', 'system/stop_hook_summary']) {
+    for (const typeRaw of [
+      'progress/hook_progress',
+      'progress/bash_progress',
+      'progress/agent_progress',
+      'progress/some_future_progress',
+      'progress',
+      'file-history-snapshot',
+      'queue-operation/enqueue',
+      'summary',
+      'system/turn_duration',
+      'system/stop_hook_summary',
+    ]) {
       assert.equal(isBookkeeping('claude-code', 'unknown', typeRaw), true, typeRaw);
     }
   });
 
   it("keeps Claude Code's prompts, commands, compactions and interrupts", () => {
-    for (const typeRaw of ['user', 'user/command', 'user/meta', 'user/interrupt', 'user/compact_summary', 'system/compact_boundary', 'system/local_command', 'progressive', 'summary/other']) {
+    for (const typeRaw of [
+      'user',
+      'user/command',
+      'user/meta',
+      'user/interrupt',
+      'user/compact_summary',
+      'system/compact_boundary',
+      'system/local_command',
+      'progressive',
+      'summary/other',
+    ]) {
       assert.equal(isBookkeeping('claude-code', 'unknown', typeRaw), false, typeRaw);
     }
   });
@@ -32,7 +53,14 @@ describe('bookkeeping events', () => {
   });
 
   it("folds Codex turn settings, counters and mirrors, and keeps the user's and developer's messages", () => {
-    for (const typeRaw of ['turn_context', 'event_msg/token_count', 'event_msg/agent_message', 'event_msg/agent_reasoning', 'event_msg/task_started', 'ghost_snapshot']) {
+    for (const typeRaw of [
+      'turn_context',
+      'event_msg/token_count',
+      'event_msg/agent_message',
+      'event_msg/agent_reasoning',
+      'event_msg/task_started',
+      'ghost_snapshot',
+    ]) {
       assert.equal(isBookkeeping('codex', 'unknown', typeRaw), true, typeRaw);
     }
     for (const typeRaw of ['event_msg/user_message', 'response_item/message/user', 'response_item/message/developer', 'compacted', 'event_msg/turn_aborted']) {
@@ -76,11 +104,18 @@ describe("a run's events without bookkeeping, through the API", () => {
         assert.equal(content.rows.length, content.total);
         // A page further on is the same rows as the whole list has there: paged over the kept rows, in order.
         const page = queries.runEvents(db, scope, { ...request, offset: 3, limit: 4, hideBookkeeping: true });
-        assert.deepEqual(page.rows.map((row) => row.eventId), content.rows.slice(3, 7).map((row) => row.eventId));
+        assert.deepEqual(
+          page.rows.map((row) => row.eventId),
+          content.rows.slice(3, 7).map((row) => row.eventId),
+        );
         const progress = all.rows.find((row) => row.line === 7)!;
         assert.equal(queries.eventPosition(db, scope, { traceId: 't', eventId: progress.eventId, collapsedSpans: [] }).visibleIndex, null);
         const result = content.rows[5]!;
-        assert.deepEqual(queries.eventPosition(db, scope, { traceId: 't', eventId: result.eventId, collapsedSpans: [] }), { runPk: 1, index: all.rows.indexOf(all.rows.find((row) => row.eventId === result.eventId)!), visibleIndex: 5 });
+        assert.deepEqual(queries.eventPosition(db, scope, { traceId: 't', eventId: result.eventId, collapsedSpans: [] }), {
+          runPk: 1,
+          index: all.rows.indexOf(all.rows.find((row) => row.eventId === result.eventId)!),
+          visibleIndex: 5,
+        });
         // Step 1's first row: the run's first event at or after its line, not bookkeeping when that is hidden.
         const step = queries.stepPosition(db, scope, { traceId: 't', runPk: 1, step: 1, direction: 'at', hideBookkeeping: true, collapsedSpans: [] });
         assert.equal(content.rows[step!.index]?.step, 1);
@@ -97,7 +132,10 @@ describe('an Inspect sample without its bookkeeping, and its waterfall, through 
   it('folds span ends, sandbox, state, store and info events, keeps the span headers, the calls and the score, and places the calls in time', async () => {
     const cache = temporaryDir('bookkeeping-inspect');
     try {
-      const trace = await openTrace(join(import.meta.dirname, '..', '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json'), { cacheDir: cache.path, analysis: defaultAnalysis });
+      const trace = await openTrace(join(import.meta.dirname, '..', '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json'), {
+        cacheDir: cache.path,
+        analysis: defaultAnalysis,
+      });
       const db = openDatabase(trace.dbPath, { readonly: true });
       try {
         const scope = { sourceIds: [1], optionsKey: '' };
@@ -107,11 +145,17 @@ describe('an Inspect sample without its bookkeeping, and its waterfall, through 
         const content = queries.runEvents(db, scope, { ...request, hideBookkeeping: true });
         const kept = new Set(content.rows.map((row) => row.eventId));
         const folded = all.rows.filter((row) => !kept.has(row.eventId)).map((row) => row.typeRaw);
-        assert.deepEqual(folded.toSorted(), [...Array(4).fill('event/span_end'), 'event/info', 'event/sandbox', 'event/sandbox', 'event/state', 'event/store'].toSorted());
+        assert.deepEqual(
+          folded.toSorted(),
+          [...Array(4).fill('event/span_end'), 'event/info', 'event/sandbox', 'event/sandbox', 'event/state', 'event/store'].toSorted(),
+        );
         assert.equal(content.hiddenBookkeeping, 9);
         const shown = content.rows.map((row) => row.typeRaw);
         for (const typeRaw of ['event/span_begin', 'event/sample_init', 'event/score']) assert.ok(shown.includes(typeRaw), `${typeRaw} is shown`);
-        assert.deepEqual(content.rows.filter((row) => row.type === 'model_response' || row.type === 'tool_result').map((row) => row.type), ['model_response', 'tool_result', 'model_response']);
+        assert.deepEqual(
+          content.rows.filter((row) => row.type === 'model_response' || row.type === 'tool_result').map((row) => row.type),
+          ['model_response', 'tool_result', 'model_response'],
+        );
 
         // The model events record their time (output.time) and the tool its working_time: spans end at their events' times.
         const waterfall = queries.runWaterfall(db, scope, { traceId: 't', runPk: sample.runPk });

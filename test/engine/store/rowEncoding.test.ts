@@ -1,7 +1,16 @@
 /** The hand-written row encoders must put every value in its table's column order, or rows land in the wrong columns. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { decodeEvent, decodeToolCall, encodeEvent, encodeToolCall, eventColumns, toolCallColumns, type EventSqlRow, type ToolCallSqlRow } from '../../../src-main/engine/store/traceWriter';
+import {
+  decodeEvent,
+  decodeToolCall,
+  encodeEvent,
+  encodeToolCall,
+  eventColumns,
+  toolCallColumns,
+  type EventSqlRow,
+  type ToolCallSqlRow,
+} from '../../../src-main/engine/store/traceWriter';
 
 /** A row whose every value names its own column. */
 function selfNamed<Row>(columns: readonly (keyof Row & string)[]): Row {

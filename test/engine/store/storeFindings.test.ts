@@ -27,7 +27,11 @@ const finding = (overrides: Partial<NewFindingSqlRow>): NewFindingSqlRow => ({
   ...overrides,
 });
 
-const kinds = (db: Database.Database): string[] => db.prepare<[], { kind: string }>('SELECT kind FROM findings ORDER BY id').all().map((row) => row.kind);
+const kinds = (db: Database.Database): string[] =>
+  db
+    .prepare<[], { kind: string }>('SELECT kind FROM findings ORDER BY id')
+    .all()
+    .map((row) => row.kind);
 
 describe('the findings table', () => {
   it('stores a finding as given, ids in insertion order', () => {
@@ -69,7 +73,8 @@ describe('SQL text', () => {
   it('escapes LIKE pattern characters, so a search for them finds them literally', () => {
     assert.equal(containsPattern('50%_a\\b'), '%50\\%\\_a\\\\b%');
     const db = new Database(':memory:');
-    const like = (value: string, text: string): boolean => db.prepare<[string, string], { hit: number }>("SELECT ? LIKE ? ESCAPE '\\' AS hit").get(value, containsPattern(text))?.hit === 1;
+    const like = (value: string, text: string): boolean =>
+      db.prepare<[string, string], { hit: number }>("SELECT ? LIKE ? ESCAPE '\\' AS hit").get(value, containsPattern(text))?.hit === 1;
     assert.equal(like('rate is 50% now', '50%'), true);
     assert.equal(like('rate is 500 now', '50%'), false);
     assert.equal(like('a_b', 'a_b'), true);

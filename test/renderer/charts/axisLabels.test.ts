@@ -51,8 +51,29 @@ describe('axis labels', () => {
   });
 
   it('of two priority labels that overlap, the first in rank wins', () => {
-    assert.deepEqual(placeLabels([{ x: 100, width: 20 }, { x: 110, width: 20 }, { x: 200, width: 20 }], 4, { min: 0, max: 300 }), [0, 2]);
-    assert.deepEqual(placeLabels([{ x: 110, width: 20 }, { x: 100, width: 20 }], 4, { min: 0, max: 300 }), [0]);
+    assert.deepEqual(
+      placeLabels(
+        [
+          { x: 100, width: 20 },
+          { x: 110, width: 20 },
+          { x: 200, width: 20 },
+        ],
+        4,
+        { min: 0, max: 300 },
+      ),
+      [0, 2],
+    );
+    assert.deepEqual(
+      placeLabels(
+        [
+          { x: 110, width: 20 },
+          { x: 100, width: 20 },
+        ],
+        4,
+        { min: 0, max: 300 },
+      ),
+      [0],
+    );
   });
 
   it('a label outside the bounds is not placed; nothing to place gives nothing', () => {

@@ -5,7 +5,8 @@ import { defaultDiffLimits } from '../../../src-renderer/diff/textDiff';
 import { prettyJson, sideBySide, wordDiffBudget, type SideRow } from '../../../src-renderer/diff/sideBySide';
 
 const text = (row: SideRow, side: 'left' | 'right') => (row.kind === 'fold' ? null : (row[side]?.segments.map((s) => s.text).join('') ?? null));
-const changedWords = (row: SideRow, side: 'left' | 'right') => (row.kind === 'fold' ? [] : (row[side]?.segments.filter((s) => s.changed).map((s) => s.text.trim()) ?? []));
+const changedWords = (row: SideRow, side: 'left' | 'right') =>
+  row.kind === 'fold' ? [] : (row[side]?.segments.filter((s) => s.changed).map((s) => s.text.trim()) ?? []);
 
 describe('side-by-side diff', () => {
   it('pretty-prints JSON objects and arrays, and leaves other text alone', () => {
@@ -37,7 +38,10 @@ describe('side-by-side diff', () => {
     assert.ok(changedWords(changed[1]!, 'right').join(' ').includes('express'), 'the changed word is marked');
     assert.ok(!changedWords(changed[1]!, 'right').join(' ').includes('shipment'), 'the unchanged key is not');
     const added = result.rows.filter((row) => row.kind === 'added');
-    assert.deepEqual(added.map((row) => text(row, 'right')), ['    "shipping": 12']);
+    assert.deepEqual(
+      added.map((row) => text(row, 'right')),
+      ['    "shipping": 12'],
+    );
     assert.equal(added[0]!.kind !== 'fold' && added[0]!.left, null);
   });
 
@@ -71,7 +75,10 @@ describe('side-by-side diff', () => {
   it('text on one side only: every line removed or added', () => {
     const result = sideBySide('', 'new\ntext', defaultDiffLimits);
     assert.ok(result.kind === 'lines');
-    assert.deepEqual(result.rows.map((row) => row.kind), ['added', 'added']);
+    assert.deepEqual(
+      result.rows.map((row) => row.kind),
+      ['added', 'added'],
+    );
   });
 
   it('past the word-diff budget, paired lines are marked wholly changed instead of word by word', () => {

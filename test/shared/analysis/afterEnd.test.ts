@@ -7,12 +7,7 @@ import { lineOf, responseLine, run } from './timelineBuilder';
 
 describe('events after the end', () => {
   it('reports a tool result completing after the run was cancelled as an error naming the call and the terminal line', () => {
-    const t = run({ status: 'cancelled' })
-      .toolCalls({ id: 'c1', name: 'refund_order' })
-      .execution('c1')
-      .end()
-      .result('c1')
-      .build();
+    const t = run({ status: 'cancelled' }).toolCalls({ id: 'c1', name: 'refund_order' }).execution('c1').end().result('c1').build();
     const findings = analyzeAfterEnd(t);
     assert.equal(findings.length, 1);
     const [f] = findings;
@@ -20,7 +15,12 @@ describe('events after the end', () => {
     assert.equal(f?.severity, 'error');
     assert.equal(f?.call_id, 'c1');
     assert.equal(f?.line, lineOf(t, 'result', 'c1'));
-    assert.match(f?.message ?? '', new RegExp(`tool call c1 \\(refund_order\\) completed at line ${lineOf(t, 'result', 'c1')}, after the run had ended at line ${lineOf(t, 'run_end')} with status cancelled: the loop acted after its terminal event`));
+    assert.match(
+      f?.message ?? '',
+      new RegExp(
+        `tool call c1 \\(refund_order\\) completed at line ${lineOf(t, 'result', 'c1')}, after the run had ended at line ${lineOf(t, 'run_end')} with status cancelled: the loop acted after its terminal event`,
+      ),
+    );
     assert.deepEqual(f?.details, { end_line: lineOf(t, 'run_end'), event: 'result' });
   });
 
@@ -43,7 +43,10 @@ describe('events after the end', () => {
         ['warning', null, responseLine(t, 2)],
       ],
     );
-    assert.match(findings[1]?.message ?? '', /2 events were logged after the run had ended at line \d+ with status succeeded: a model call at step 3 \(line \d+\), a model call at step 4 \(line \d+\)/);
+    assert.match(
+      findings[1]?.message ?? '',
+      /2 events were logged after the run had ended at line \d+ with status succeeded: a model call at step 3 \(line \d+\), a model call at step 4 \(line \d+\)/,
+    );
     assert.match(findings[0]?.message ?? '', /tool call c2 \(send_email\) started at line/);
   });
 
@@ -68,13 +71,7 @@ describe('events after the end', () => {
   });
 
   it('treats events after a pause as the run resuming, not as events after the end', () => {
-    const t = run({ status: 'succeeded' })
-      .toolCalls({ id: 'c1', name: 'deploy' })
-      .pause('waiting_for_approval')
-      .execution('c1')
-      .result('c1')
-      .final()
-      .build();
+    const t = run({ status: 'succeeded' }).toolCalls({ id: 'c1', name: 'deploy' }).pause('waiting_for_approval').execution('c1').result('c1').final().build();
     assert.deepEqual(analyzeAfterEnd(t), []);
   });
 
@@ -101,7 +98,12 @@ describe('a second run_end', () => {
     assert.equal(f?.kind, 'duplicate_run_end');
     assert.equal(f?.severity, 'warning');
     assert.equal(f?.line, lineOf(t, 'run_end', undefined, 1));
-    assert.match(f?.message ?? '', new RegExp(`a second run_end at line ${lineOf(t, 'run_end', undefined, 1)} \\(status failed\\) for a run that had already ended at line ${lineOf(t, 'run_end')} with status succeeded: the first run_end counts, so the run's status is succeeded; the two disagree`));
+    assert.match(
+      f?.message ?? '',
+      new RegExp(
+        `a second run_end at line ${lineOf(t, 'run_end', undefined, 1)} \\(status failed\\) for a run that had already ended at line ${lineOf(t, 'run_end')} with status succeeded: the first run_end counts, so the run's status is succeeded; the two disagree`,
+      ),
+    );
   });
 
   it('says nothing of disagreement when both say the same', () => {
@@ -120,7 +122,10 @@ describe('events after the end: the details a message gives', () => {
   it('says only where the run ended when its run_end wrote no status', () => {
     const t = run({ status: 'failed' }).toolCalls({ id: 'c1', name: 'deploy' }).end({ statusRaw: null }).result('c1').build();
     const [f] = analyzeAfterEnd(t);
-    assert.equal(f?.message, `tool call c1 (deploy) completed at line ${lineOf(t, 'result', 'c1')}, after the run had ended at line ${lineOf(t, 'run_end')}: the loop acted after its terminal event`);
+    assert.equal(
+      f?.message,
+      `tool call c1 (deploy) completed at line ${lineOf(t, 'result', 'c1')}, after the run had ended at line ${lineOf(t, 'run_end')}: the loop acted after its terminal event`,
+    );
   });
 
   it('takes the name from the result of a call no response issued, and names none for a start of an unknown call', () => {
@@ -134,13 +139,19 @@ describe('events after the end: the details a message gives', () => {
   it('reports one side effect per call: its start, not also its result', () => {
     const t = run({ status: 'cancelled' }).toolCalls({ id: 'c1' }).end().execution('c1').result('c1').build();
     const findings = analyzeAfterEnd(t);
-    assert.deepEqual(findings.map((f) => [f.severity, f.line]), [['error', lineOf(t, 'execution', 'c1')]]);
+    assert.deepEqual(
+      findings.map((f) => [f.severity, f.line]),
+      [['error', lineOf(t, 'execution', 'c1')]],
+    );
   });
 
   it('writes one event in the singular, and a model call without a step without one', () => {
     const t = run({ status: 'succeeded' }).final().end().final({ step: null }).build();
     const [f] = analyzeAfterEnd(t);
-    assert.equal(f?.message, `1 event was logged after the run had ended at line ${lineOf(t, 'run_end')} with status succeeded: a model call (line ${responseLine(t, 1)})`);
+    assert.equal(
+      f?.message,
+      `1 event was logged after the run had ended at line ${lineOf(t, 'run_end')} with status succeeded: a model call (line ${responseLine(t, 1)})`,
+    );
     assert.deepEqual(f?.details, { end_line: lineOf(t, 'run_end'), events: 1, model_calls: 1 });
     assert.equal(f?.step, null);
   });
@@ -157,7 +168,10 @@ describe('events after the end: the details a message gives', () => {
   it('says nothing of disagreement when the second run_end wrote no status, and leaves its status out', () => {
     const t = run({ status: 'succeeded' }).final().end().end({ statusRaw: null }).build();
     const [f] = analyzeAfterEnd(t);
-    assert.equal(f?.message, `a second run_end at line ${lineOf(t, 'run_end', undefined, 1)} for a run that had already ended at line ${lineOf(t, 'run_end')} with status succeeded: the first run_end counts, so the run's status is succeeded`);
+    assert.equal(
+      f?.message,
+      `a second run_end at line ${lineOf(t, 'run_end', undefined, 1)} for a run that had already ended at line ${lineOf(t, 'run_end')} with status succeeded: the first run_end counts, so the run's status is succeeded`,
+    );
     assert.deepEqual(f?.details, { end_line: lineOf(t, 'run_end'), end_status_raw: 'succeeded', status_raw: null });
   });
 });

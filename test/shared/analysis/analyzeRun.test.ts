@@ -24,18 +24,33 @@ describe('analyzeRun', () => {
       .build();
     const { findings, calls } = analyzeRun(t, options);
     const lines = findings.map((f) => f.line ?? Infinity);
-    assert.deepEqual(lines, [...lines].sort((a, b) => a - b));
+    assert.deepEqual(
+      lines,
+      [...lines].sort((a, b) => a - b),
+    );
     assert.deepEqual(
       new Set(findings.map((f) => f.kind)),
-      new Set(['tool_error', 'orphan_result', 'repeated_action', 'invalid_arguments', 'dangling_call', 'budget_exceeded', 'truncated_response', 'unterminated_run']),
+      new Set([
+        'tool_error',
+        'orphan_result',
+        'repeated_action',
+        'invalid_arguments',
+        'dangling_call',
+        'budget_exceeded',
+        'truncated_response',
+        'unterminated_run',
+      ]),
     );
     for (const f of findings) assert.doesNotThrow(() => findingSchema.parse(f));
-    assert.deepEqual(calls.map((c) => [c.call.callId, c.state]), [
-      ['c1', 'ok'],
-      ['c2', 'error'],
-      ['c3', 'ok'],
-      ['c4', 'dangling'],
-    ]);
+    assert.deepEqual(
+      calls.map((c) => [c.call.callId, c.state]),
+      [
+        ['c1', 'ok'],
+        ['c2', 'error'],
+        ['c3', 'ok'],
+        ['c4', 'dangling'],
+      ],
+    );
   });
 
   it('reports nothing for a healthy run', () => {
@@ -48,6 +63,9 @@ describe('analyzeRun', () => {
       .build();
     const { findings, calls } = analyzeRun(t, options);
     assert.deepEqual(findings, []);
-    assert.deepEqual(calls.map((c) => c.state), ['ok', 'ok']);
+    assert.deepEqual(
+      calls.map((c) => c.state),
+      ['ok', 'ok'],
+    );
   });
 });

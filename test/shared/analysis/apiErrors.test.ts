@@ -17,12 +17,28 @@ describe('api errors', () => {
       findings.map((f) => [f.kind, f.severity, f.step, f.line]),
       [['api_error', 'info', 2, responseLine(t, 1)]],
     );
-    assert.equal(findings[0]?.message, `the model call at step 2 (line ${responseLine(t, 1)}) failed at the provider with HTTP 529 overloaded_error: Overloaded; the loop retried, and the call at step 3 (line ${responseLine(t, 2)}) went through`);
-    assert.deepEqual(findings[0]?.details, { status: 529, type: 'overloaded_error', message: 'Overloaded', retried: true, recovered_step: 3, recovered_line: responseLine(t, 2), later_failures: 0 });
+    assert.equal(
+      findings[0]?.message,
+      `the model call at step 2 (line ${responseLine(t, 1)}) failed at the provider with HTTP 529 overloaded_error: Overloaded; the loop retried, and the call at step 3 (line ${responseLine(t, 2)}) went through`,
+    );
+    assert.deepEqual(findings[0]?.details, {
+      status: 529,
+      type: 'overloaded_error',
+      message: 'Overloaded',
+      retried: true,
+      recovered_step: 3,
+      recovered_line: responseLine(t, 2),
+      later_failures: 0,
+    });
   });
 
   it('counts the failed attempts of a retry storm, each error its own finding', () => {
-    const t = run({ status: 'model_finished' }).apiError(429, 'rate_limit_error').apiError(429, 'rate_limit_error').apiError(529, 'overloaded_error').final().build();
+    const t = run({ status: 'model_finished' })
+      .apiError(429, 'rate_limit_error')
+      .apiError(429, 'rate_limit_error')
+      .apiError(529, 'overloaded_error')
+      .final()
+      .build();
     const findings = analyzeApiErrors(t);
     assert.deepEqual(
       findings.map((f) => [f.severity, f.details?.['later_failures'], f.details?.['recovered_step']]),
@@ -43,14 +59,20 @@ describe('api errors', () => {
       .build();
     const [f] = analyzeApiErrors(t);
     assert.equal(f?.severity, 'error');
-    assert.match(f?.message ?? '', /HTTP 400 invalid_request_error: messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: c2; no model call went through after it: the error ended the run$/);
+    assert.match(
+      f?.message ?? '',
+      /HTTP 400 invalid_request_error: messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: c2; no model call went through after it: the error ended the run$/,
+    );
     assert.deepEqual(f?.details?.['retried'], false);
   });
 
   it('is an error when every retry failed too, saying how many', () => {
     const t = run({ status: 'unterminated' }).final().apiError(500, 'api_error').apiError(500, 'api_error').build();
     const findings = analyzeApiErrors(t);
-    assert.deepEqual(findings.map((f) => f.severity), ['error', 'error']);
+    assert.deepEqual(
+      findings.map((f) => f.severity),
+      ['error', 'error'],
+    );
     assert.match(findings[0]?.message ?? '', /; 1 more attempt failed: the error ended the run$/);
   });
 
@@ -64,7 +86,12 @@ describe('api errors', () => {
       .build();
     const [f] = analyzeApiErrors(t);
     assert.equal(f?.severity, 'warning');
-    assert.match(f?.message ?? '', new RegExp(`the loop changed its request \\(tool activity at line ${lineOf(t, 'result', 'c2')}\\), then the call at step 3 \\(line ${responseLine(t, 2)}\\) went through$`));
+    assert.match(
+      f?.message ?? '',
+      new RegExp(
+        `the loop changed its request \\(tool activity at line ${lineOf(t, 'result', 'c2')}\\), then the call at step 3 \\(line ${responseLine(t, 2)}\\) went through$`,
+      ),
+    );
     assert.equal(f?.details?.['retried'], false);
   });
 
@@ -83,7 +110,12 @@ describe('api errors', () => {
   });
 
   it('reports nothing for responses the provider gave, however incomplete', () => {
-    const t = run({ status: 'unterminated' }).toolCalls({ id: 'c1' }).result('c1').response({ outcome: 'incomplete', finishReason: 'length' }).response({ outcome: 'incomplete', finishReason: null }).build();
+    const t = run({ status: 'unterminated' })
+      .toolCalls({ id: 'c1' })
+      .result('c1')
+      .response({ outcome: 'incomplete', finishReason: 'length' })
+      .response({ outcome: 'incomplete', finishReason: null })
+      .build();
     assert.deepEqual(analyzeApiErrors(t), []);
   });
 });
@@ -111,8 +143,14 @@ describe('api errors: what changed between the error and the call that went thro
       .final()
       .build();
     const findings = analyzeApiErrors(t);
-    assert.deepEqual(findings.map((f) => f.severity), ['warning', 'info']);
-    assert.match(findings[0]?.message ?? '', new RegExp(`tool activity at line ${lineOf(t, 'result', 'c1')}\\); 1 more attempt failed, then the call at step 4`));
+    assert.deepEqual(
+      findings.map((f) => f.severity),
+      ['warning', 'info'],
+    );
+    assert.match(
+      findings[0]?.message ?? '',
+      new RegExp(`tool activity at line ${lineOf(t, 'result', 'c1')}\\); 1 more attempt failed, then the call at step 4`),
+    );
   });
 
   it('counts only the failures after each error, up to the next call that went through', () => {
@@ -129,7 +167,10 @@ describe('api errors: what changed between the error and the call that went thro
 
   it('names a call without a step by its line', () => {
     const t = run({ status: 'model_finished' }).apiError(529, 'overloaded_error', null, { step: null }).final({ step: null }).build();
-    assert.equal(analyzeApiErrors(t)[0]?.message, `the model call at the call (line ${responseLine(t, 0)}) failed at the provider with HTTP 529 overloaded_error; the loop retried, and the call at the call (line ${responseLine(t, 1)}) went through`);
+    assert.equal(
+      analyzeApiErrors(t)[0]?.message,
+      `the model call at the call (line ${responseLine(t, 0)}) failed at the provider with HTTP 529 overloaded_error; the loop retried, and the call at the call (line ${responseLine(t, 1)}) went through`,
+    );
   });
 
   it('is an error in a paused run: only a run still being written may yet recover', () => {

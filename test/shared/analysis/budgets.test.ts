@@ -58,21 +58,24 @@ describe('budgets: terminations the loop reported', () => {
     assert.deepEqual(f?.details, { limit: 'max_cost_usd', limit_raw: 'max_cost_usd', max: null, used: null, below_limit: null, inferred: false });
   });
 
-  it(
-    'does not attribute the termination to another limit when the one the loop named was not declared',
-    () => {
-      const t = toolTurns({ status: 'budget_exceeded', endLimit: 'max_tool_calls', budgets: { max_turns: 2 } }, 2).build();
-      const [f] = analyzeBudgets(t);
-      assert.equal(f?.details?.['limit'], 'max_tool_calls');
-      assert.doesNotMatch(f?.message ?? '', /max_turns/);
-      assert.match(f?.message ?? '', /max_tool_calls/);
-      assert.equal(f?.details?.['max'], null);
-    },
-  );
+  it('does not attribute the termination to another limit when the one the loop named was not declared', () => {
+    const t = toolTurns({ status: 'budget_exceeded', endLimit: 'max_tool_calls', budgets: { max_turns: 2 } }, 2).build();
+    const [f] = analyzeBudgets(t);
+    assert.equal(f?.details?.['limit'], 'max_tool_calls');
+    assert.doesNotMatch(f?.message ?? '', /max_turns/);
+    assert.match(f?.message ?? '', /max_tool_calls/);
+    assert.equal(f?.details?.['max'], null);
+  });
 
   it('names the deadline, in milliseconds, when the loop stopped on it', () => {
     const t = toolTurns(
-      { status: 'budget_exceeded', endLimit: 'deadline', budgets: { deadline_ms: 60_000 }, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:01:05.000Z' },
+      {
+        status: 'budget_exceeded',
+        endLimit: 'deadline',
+        budgets: { deadline_ms: 60_000 },
+        startedAt: '2025-01-01T00:00:00.000Z',
+        endedAt: '2025-01-01T00:01:05.000Z',
+      },
       2,
     ).build();
     const [f] = analyzeBudgets(t);
@@ -97,7 +100,10 @@ describe('budgets: cost', () => {
   });
 
   it('infers a cost cap reached without a final answer', () => {
-    const t = run({ status: 'failed', budgets: { max_cost_usd: 0.02 } }).response({ calls: [{ id: 'c1' }], costUsd: 0.02 }).notExecuted('c1').build();
+    const t = run({ status: 'failed', budgets: { max_cost_usd: 0.02 } })
+      .response({ calls: [{ id: 'c1' }], costUsd: 0.02 })
+      .notExecuted('c1')
+      .build();
     const [f] = analyzeBudgets(t);
     assert.equal(f?.details?.['limit'], 'max_cost_usd');
     assert.equal(f?.details?.['inferred'], true);
@@ -123,7 +129,10 @@ describe('budgets: terminations inferred from the declared budgets', () => {
   }
 
   it('infers a deadline hit when the run outlived its deadline without a final answer', () => {
-    const t = toolTurns({ status: 'cancelled', budgets: { deadline_ms: 30_000 }, startedAt: '2025-01-01T00:00:00Z', endedAt: '2025-01-01T00:00:31Z' }, 2).build();
+    const t = toolTurns(
+      { status: 'cancelled', budgets: { deadline_ms: 30_000 }, startedAt: '2025-01-01T00:00:00Z', endedAt: '2025-01-01T00:00:31Z' },
+      2,
+    ).build();
     const [f, ...rest] = analyzeBudgets(t);
     assert.equal(rest.length, 0);
     assert.match(f?.message ?? '', /deadline budget without a final answer: 31,000 of 30,000 ms used/);
@@ -131,12 +140,16 @@ describe('budgets: terminations inferred from the declared budgets', () => {
   });
 
   it('does not infer a budget termination when the run ended with a final answer', () => {
-    const t = toolTurns({ status: 'succeeded', budgets: { max_steps: 4 } }, 3).final().build();
+    const t = toolTurns({ status: 'succeeded', budgets: { max_steps: 4 } }, 3)
+      .final()
+      .build();
     assert.deepEqual(analyzeBudgets(t), []);
   });
 
   it('does not infer a budget termination when the final answer came at the cap but business checks failed the run', () => {
-    const t = toolTurns({ status: 'failed', budgets: { max_steps: 4 } }, 3).final().build();
+    const t = toolTurns({ status: 'failed', budgets: { max_steps: 4 } }, 3)
+      .final()
+      .build();
     assert.deepEqual(analyzeBudgets(t), []);
   });
 
@@ -149,21 +162,19 @@ describe('budgets: terminations inferred from the declared budgets', () => {
     assert.deepEqual(analyzeBudgets(toolTurns({ status: 'failed' }, 20).build()), []);
   });
 
-  it(
-    'does not infer a budget termination when the last allowed step was a refusal',
-    () => {
-      const t = toolTurns({ status: 'refused', budgets: { max_steps: 2 } }, 1).response({ outcome: 'refusal' }).build();
-      assert.deepEqual(analyzeBudgets(t), []);
-    },
-  );
+  it('does not infer a budget termination when the last allowed step was a refusal', () => {
+    const t = toolTurns({ status: 'refused', budgets: { max_steps: 2 } }, 1)
+      .response({ outcome: 'refusal' })
+      .build();
+    assert.deepEqual(analyzeBudgets(t), []);
+  });
 
-  it(
-    'does not infer a budget termination for a run paused for approval',
-    () => {
-      const t = toolTurns({ status: 'waiting_for_approval', budgets: { max_steps: 2 } }, 1).toolCalls({ id: 'c9', name: 'deploy' }).build();
-      assert.deepEqual(analyzeBudgets(t), []);
-    },
-  );
+  it('does not infer a budget termination for a run paused for approval', () => {
+    const t = toolTurns({ status: 'waiting_for_approval', budgets: { max_steps: 2 } }, 1)
+      .toolCalls({ id: 'c9', name: 'deploy' })
+      .build();
+    assert.deepEqual(analyzeBudgets(t), []);
+  });
 });
 
 describe('budgets: actions after a budget was used up', () => {
@@ -185,12 +196,17 @@ describe('budgets: actions after a budget was used up', () => {
     assert.equal(f?.step, 2);
     assert.equal(f?.call_id, 'c3');
     assert.equal(f?.line, lineOf(t, 'execution', 'c3'));
-    assert.match(f?.message ?? '', /tool call c3 \(delete_file\) was executed after the tool-call budget was used up \(max_tool_calls 2; this was tool call 3\)/);
+    assert.match(
+      f?.message ?? '',
+      /tool call c3 \(delete_file\) was executed after the tool-call budget was used up \(max_tool_calls 2; this was tool call 3\)/,
+    );
     assert.deepEqual(f?.details, { limit: 'max_tool_calls', max: 2, used: 3, after_exhaustion: true });
   });
 
   it('anchors the finding at the result when the loop logged no execution start', () => {
-    const t = toolTurns({ status: 'succeeded', budgets: { max_tool_calls: 1 } }, 2).final().build();
+    const t = toolTurns({ status: 'succeeded', budgets: { max_tool_calls: 1 } }, 2)
+      .final()
+      .build();
     const [f] = analyzeBudgets(t);
     assert.equal(f?.call_id, 'c2');
     assert.equal(f?.line, lineOf(t, 'result', 'c2'));
@@ -221,7 +237,9 @@ describe('budgets: actions after a budget was used up', () => {
   });
 
   it('reports a model call made after max_turns was used up as an error at that response', () => {
-    const t = toolTurns({ status: 'succeeded', budgets: { max_turns: 2 } }, 2).final().build();
+    const t = toolTurns({ status: 'succeeded', budgets: { max_turns: 2 } }, 2)
+      .final()
+      .build();
     const findings = analyzeBudgets(t);
     assert.equal(findings.length, 1);
     const [f] = findings;
@@ -235,7 +253,12 @@ describe('budgets: actions after a budget was used up', () => {
 
   it('reports nothing for a run that stayed within all its budgets', () => {
     const t = toolTurns(
-      { status: 'succeeded', budgets: { max_turns: 5, max_tool_calls: 5, max_output_tokens: 10_000, deadline_ms: 60_000 }, startedAt: '2025-01-01T00:00:00Z', endedAt: '2025-01-01T00:00:10Z' },
+      {
+        status: 'succeeded',
+        budgets: { max_turns: 5, max_tool_calls: 5, max_output_tokens: 10_000, deadline_ms: 60_000 },
+        startedAt: '2025-01-01T00:00:00Z',
+        endedAt: '2025-01-01T00:00:10Z',
+      },
       2,
     )
       .final()
@@ -263,7 +286,10 @@ describe('budgets: every declared limit is checked before each action', () => {
     assert.equal(f?.severity, 'error');
     assert.equal(f?.call_id, 'c1');
     assert.equal(f?.line, lineOf(t, 'execution', 'c1'));
-    assert.match(f?.message ?? '', /tool call c1 \(refund_order\) was executed after the deadline had passed \(deadline_ms 60,000 ms; 61,000 ms had passed since the run started\)/);
+    assert.match(
+      f?.message ?? '',
+      /tool call c1 \(refund_order\) was executed after the deadline had passed \(deadline_ms 60,000 ms; 61,000 ms had passed since the run started\)/,
+    );
     assert.deepEqual(f?.details, { limit: 'deadline', max: 60_000, used: 61_000, after_exhaustion: true });
   });
 
@@ -320,7 +346,10 @@ describe('budgets: every declared limit is checked before each action', () => {
     assert.equal(rest.length, 0);
     assert.equal(f?.severity, 'error');
     assert.equal(f?.call_id, 'c2');
-    assert.match(f?.message ?? '', /tool call c2 \(delete_branch\) was executed after the output-token budget was used up \(max_output_tokens 1,000; 1,100 output tokens used\); 1 more action followed/);
+    assert.match(
+      f?.message ?? '',
+      /tool call c2 \(delete_branch\) was executed after the output-token budget was used up \(max_output_tokens 1,000; 1,100 output tokens used\); 1 more action followed/,
+    );
   });
 
   it('reports a model call made after the input-token budget (all calls together) was used up', () => {
@@ -341,13 +370,20 @@ describe('budgets: every declared limit is checked before each action', () => {
     const [f] = analyzeBudgets(over);
     assert.equal(f?.call_id, null);
     assert.equal(f?.step, 3);
-    assert.match(f?.message ?? '', /a model call was made at step 3 after the input-token budget was used up \(max_input_tokens 2,000; 2,000 input tokens used\)/);
+    assert.match(
+      f?.message ?? '',
+      /a model call was made at step 3 after the input-token budget was used up \(max_input_tokens 2,000; 2,000 input tokens used\)/,
+    );
   });
 
   it('reports a model call sent with more input than the context budget, and not one that fits it exactly', () => {
-    const fits = run({ status: 'succeeded', budgets: { max_context_tokens: 8_000 } }).final({ inputTokens: 8_000 }).build();
+    const fits = run({ status: 'succeeded', budgets: { max_context_tokens: 8_000 } })
+      .final({ inputTokens: 8_000 })
+      .build();
     assert.deepEqual(analyzeBudgets(fits), []);
-    const over = run({ status: 'succeeded', budgets: { context_limit: 8_000 } }).final({ inputTokens: 8_001 }).build();
+    const over = run({ status: 'succeeded', budgets: { context_limit: 8_000 } })
+      .final({ inputTokens: 8_001 })
+      .build();
     const [f] = analyzeBudgets(over);
     assert.equal(f?.severity, 'error');
     assert.match(f?.message ?? '', /a model call at step 1 was sent with 8,001 input tokens, over the context budget \(context_limit 8,000\)/);
@@ -355,7 +391,11 @@ describe('budgets: every declared limit is checked before each action', () => {
 
   it('reads the budget names loops use: max_cost, cost_limit, maxTurns, max_iterations', () => {
     for (const budgets of [{ max_cost: 0.01 }, { cost_limit: 0.01 }]) {
-      const t = run({ status: 'succeeded', budgets }).response({ calls: [{ id: 'c1' }], costUsd: 0.012 }).result('c1').final().build();
+      const t = run({ status: 'succeeded', budgets })
+        .response({ calls: [{ id: 'c1' }], costUsd: 0.012 })
+        .result('c1')
+        .final()
+        .build();
       const [f] = analyzeBudgets(t);
       assert.equal(f?.details?.['limit'], 'max_cost_usd', JSON.stringify(budgets));
       assert.equal(f?.call_id, 'c1');
@@ -369,7 +409,11 @@ describe('budgets: every declared limit is checked before each action', () => {
   });
 
   it('does not read max_tokens as a run budget: it caps one response', () => {
-    const t = run({ status: 'succeeded', budgets: { max_tokens: 100 } }).response({ calls: [{ id: 'c1' }], outputTokens: 90 }).result('c1').final({ outputTokens: 90 }).build();
+    const t = run({ status: 'succeeded', budgets: { max_tokens: 100 } })
+      .response({ calls: [{ id: 'c1' }], outputTokens: 90 })
+      .result('c1')
+      .final({ outputTokens: 90 })
+      .build();
     assert.deepEqual(analyzeBudgets(t), []);
   });
 });
@@ -419,7 +463,11 @@ describe('budgets: the verdict on the end counts up to the terminal event', () =
 describe('budgets: the limit a budget stop names', () => {
   for (const [endLimit, budgets, expected] of [
     ['time_limit', { time_limit: 60 }, /deadline budget: 65,000 of 60,000 ms used \(time_limit\)/],
-    ['context_window_exceeded', { max_context_length: 8_000 }, /max_context_tokens budget: 8,200 of 8,000 input tokens in one model call used \(max_context_length\)/],
+    [
+      'context_window_exceeded',
+      { max_context_length: 8_000 },
+      /max_context_tokens budget: 8,200 of 8,000 input tokens in one model call used \(max_context_length\)/,
+    ],
     ['iteration_limit', { max_iterations: 2 }, /max_turns budget: 2 of 2 model calls used \(max_iterations\)/],
   ] as const) {
     it(`reads ${endLimit} against the budget declared as ${Object.keys(budgets)[0]}`, () => {
@@ -454,8 +502,14 @@ describe('budgets: what counts against the tool-call budget', () => {
       .final()
       .build();
     const findings = analyzeBudgets(t);
-    assert.deepEqual(findings.map((f) => f.call_id), ['c2']);
-    assert.match(findings[0]?.message ?? '', /tool call c2 \(write_file\) was executed after the tool-call budget was used up \(tool_call_limit 1; this was tool call 2\): budget checks must happen before each action$/);
+    assert.deepEqual(
+      findings.map((f) => f.call_id),
+      ['c2'],
+    );
+    assert.match(
+      findings[0]?.message ?? '',
+      /tool call c2 \(write_file\) was executed after the tool-call budget was used up \(tool_call_limit 1; this was tool call 2\): budget checks must happen before each action$/,
+    );
     assert.deepEqual(findings[0]?.details, { limit: 'max_tool_calls', max: 1, used: 2, after_exhaustion: true });
   });
 
@@ -513,13 +567,19 @@ describe('budgets: how a declared budget is read', () => {
 
   it('reads an absolute deadline written as epoch seconds', () => {
     const start = '2025-01-01T00:00:00.000Z';
-    const t = toolTurns({ status: 'failed', budgets: { deadline: Date.parse(start) / 1000 + 10 }, startedAt: start, endedAt: '2025-01-01T00:00:12.000Z' }, 1).build();
+    const t = toolTurns(
+      { status: 'failed', budgets: { deadline: Date.parse(start) / 1000 + 10 }, startedAt: start, endedAt: '2025-01-01T00:00:12.000Z' },
+      1,
+    ).build();
     const [f] = analyzeBudgets(t);
     assert.deepEqual(f?.details, { limit: 'deadline', max: 10_000, used: 12_000, inferred: true });
   });
 
   it('ignores an absolute deadline that is neither a time nor a number', () => {
-    const t = toolTurns({ status: 'failed', budgets: { deadline: { at: 'noon' } } as never, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-02T00:00:00.000Z' }, 1).build();
+    const t = toolTurns(
+      { status: 'failed', budgets: { deadline: { at: 'noon' } } as never, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-02T00:00:00.000Z' },
+      1,
+    ).build();
     assert.deepEqual(analyzeBudgets(t), []);
   });
 });
@@ -536,8 +596,14 @@ describe('budgets: the clock', () => {
       .build();
     const findings = analyzeBudgets(t);
     // The model call at step 2 was sent after 35 s had been logged; so was the final answer.
-    assert.deepEqual(findings.map((f) => [f.step, f.details?.['used']]), [[2, 35_000]]);
-    assert.match(findings[0]?.message ?? '', /a model call was made at step 2 after the deadline had passed \(deadline_ms 30,000 ms; 35,000 ms had passed since the run started\); 1 more action followed/);
+    assert.deepEqual(
+      findings.map((f) => [f.step, f.details?.['used']]),
+      [[2, 35_000]],
+    );
+    assert.match(
+      findings[0]?.message ?? '',
+      /a model call was made at step 2 after the deadline had passed \(deadline_ms 30,000 ms; 35,000 ms had passed since the run started\); 1 more action followed/,
+    );
   });
 
   it('reads the run end time when no event up to the end has a timestamp', () => {
@@ -571,7 +637,10 @@ describe('budgets: token, cost and context counters', () => {
       .build();
     const findings = analyzeBudgets(t);
     // c2 started after 1,000 output tokens (400 + 600) had been used; the final call is a second action.
-    assert.deepEqual(findings.map((f) => f.call_id), ['c2']);
+    assert.deepEqual(
+      findings.map((f) => f.call_id),
+      ['c2'],
+    );
     assert.match(findings[0]?.message ?? '', /\(max_completion_tokens 1,000; 1,000 output tokens used\); 1 more action followed/);
     assert.deepEqual(findings[0]?.details, { limit: 'max_output_tokens', max: 1_000, used: 1_000, after_exhaustion: true });
   });
@@ -598,9 +667,15 @@ describe('budgets: token, cost and context counters', () => {
         .notExecuted('c2')
         .build();
     const stop = (t: ReturnType<typeof build>) => analyzeBudgets(t).find((f) => f.details?.['inferred'] === false);
-    assert.match(stop(build('input_tokens_reached', { max_prompt_tokens: 8_000 }))?.message ?? '', /max_input_tokens budget: 8,000 of 8,000 input tokens used \(max_prompt_tokens\)/);
+    assert.match(
+      stop(build('input_tokens_reached', { max_prompt_tokens: 8_000 }))?.message ?? '',
+      /max_input_tokens budget: 8,000 of 8,000 input tokens used \(max_prompt_tokens\)/,
+    );
     assert.match(stop(build('max_budget_usd', { max_budget_usd: 0.03 }))?.message ?? '', /max_cost_usd budget: 0\.03 of 0\.03 USD used \(max_budget_usd\)/);
-    assert.match(stop(build('context_length', { max_context_window: 4_000 }))?.message ?? '', /max_context_tokens budget: 5,000 of 4,000 input tokens in one model call used \(max_context_window\)/);
+    assert.match(
+      stop(build('context_length', { max_context_window: 4_000 }))?.message ?? '',
+      /max_context_tokens budget: 5,000 of 4,000 input tokens in one model call used \(max_context_window\)/,
+    );
   });
 
   it('reports a tool executed after the cost budget was used up with the money spent', () => {
@@ -611,7 +686,10 @@ describe('budgets: token, cost and context counters', () => {
       .build();
     const findings = analyzeBudgets(t);
     assert.equal(findings.length, 1);
-    assert.match(findings[0]?.message ?? '', /tool call c1 \(send_email\) was executed after the cost budget was used up \(max_budget_per_task 0\.02; 0\.025 USD used\); 1 more action followed: budget checks must happen before each action$/);
+    assert.match(
+      findings[0]?.message ?? '',
+      /tool call c1 \(send_email\) was executed after the cost budget was used up \(max_budget_per_task 0\.02; 0\.025 USD used\); 1 more action followed: budget checks must happen before each action$/,
+    );
   });
 
   it('reports the first model call sent over the context budget, counting the later ones, with "?" for an unknown step', () => {
@@ -635,7 +713,11 @@ describe('budgets: token, cost and context counters', () => {
   });
 
   it('does not hold a model call without input usage to the context budget', () => {
-    const t = run({ status: 'succeeded', budgets: { max_context_tokens: 1_000 } }).toolCalls({ id: 'c1' }).result('c1').final().build();
+    const t = run({ status: 'succeeded', budgets: { max_context_tokens: 1_000 } })
+      .toolCalls({ id: 'c1' })
+      .result('c1')
+      .final()
+      .build();
     assert.deepEqual(analyzeBudgets(t), []);
   });
 });
@@ -648,7 +730,16 @@ describe('budgets: stops the loop reported, told apart', () => {
       ['steps', 'max_turns'],
       ['Time', 'deadline'],
     ] as const) {
-      const t = toolTurns({ status: 'budget_exceeded', endLimit, budgets: { max_turns: 2, max_tool_calls: 2, timeout_ms: 1 }, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:00:01.000Z' }, 2).build();
+      const t = toolTurns(
+        {
+          status: 'budget_exceeded',
+          endLimit,
+          budgets: { max_turns: 2, max_tool_calls: 2, timeout_ms: 1 },
+          startedAt: '2025-01-01T00:00:00.000Z',
+          endedAt: '2025-01-01T00:00:01.000Z',
+        },
+        2,
+      ).build();
       const [f] = analyzeBudgets(t);
       assert.equal(f?.details?.['limit'], expected, endLimit);
       assert.match(f?.message ?? '', new RegExp(`stopped by its ${expected} budget`), endLimit);
@@ -676,7 +767,10 @@ describe('budgets: stops the loop reported, told apart', () => {
   });
 
   it('writes "?" for the step of a stop when no event has a step', () => {
-    const t = run({ status: 'budget_exceeded', endLimit: 'max_turns', budgets: { max_turns: 1 } }).response({ step: null, calls: [{ id: 'c1' }] }).notExecuted('c1').build();
+    const t = run({ status: 'budget_exceeded', endLimit: 'max_turns', budgets: { max_turns: 1 } })
+      .response({ step: null, calls: [{ id: 'c1' }] })
+      .notExecuted('c1')
+      .build();
     assert.match(analyzeBudgets(t)[0]?.message ?? '', /1 of 1 model calls used \(max_turns\), at step \? \(budget_exceeded\)$/);
     assert.equal(analyzeBudgets(t)[0]?.step, null);
   });
@@ -713,12 +807,18 @@ describe('budgets: inferred stops, clause by clause', () => {
   it('is inferred for a deadline passed before any model call, and says the response is missing', () => {
     const t = run({ status: 'cancelled', budgets: { deadline_ms: 1_000 }, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:00:05.000Z' }).build();
     const [f] = analyzeBudgets(t);
-    assert.match(f?.message ?? '', /5,000 of 1,000 ms used \(deadline_ms\), the last step \(\?\) being a missing response; the run ended with status cancelled$/);
+    assert.match(
+      f?.message ?? '',
+      /5,000 of 1,000 ms used \(deadline_ms\), the last step \(\?\) being a missing response; the run ended with status cancelled$/,
+    );
     assert.equal(f?.line, lineOf(t, 'run_end'));
   });
 
   it('judges the last response up to the terminal event, not one logged after it', () => {
-    const t = toolTurns({ status: 'failed', budgets: { max_steps: 2 } }, 2).end().final().build();
+    const t = toolTurns({ status: 'failed', budgets: { max_steps: 2 } }, 2)
+      .end()
+      .final()
+      .build();
     const inferred = analyzeBudgets(t).filter((f) => f.details?.['inferred'] === true);
     assert.equal(inferred.length, 1);
     assert.equal(inferred[0]?.line, lineOf(t, 'run_end'));
@@ -734,13 +834,36 @@ describe('budgets: inferred stops, clause by clause', () => {
 describe('budgets: every name of docs/semantics.md §5', () => {
   // The table of §5: each name a run may declare a limit under, and the limit it is.
   const declaredAs: Record<string, string> = {
-    max_turns: 'max_turns', max_steps: 'max_turns', max_iterations: 'max_turns', step_limit: 'max_turns', turn_limit: 'max_turns', iteration_limit: 'max_turns', max_model_calls: 'max_turns',
-    max_tool_calls: 'max_tool_calls', tool_call_limit: 'max_tool_calls',
-    deadline_ms: 'deadline', timeout_ms: 'deadline', timeout: 'deadline', timeout_s: 'deadline', timeout_seconds: 'deadline', time_limit: 'deadline',
-    max_output_tokens: 'max_output_tokens', max_completion_tokens: 'max_output_tokens', output_token_limit: 'max_output_tokens',
-    max_input_tokens: 'max_input_tokens', max_prompt_tokens: 'max_input_tokens', input_token_limit: 'max_input_tokens',
-    max_cost_usd: 'max_cost_usd', max_cost: 'max_cost_usd', cost_limit: 'max_cost_usd', max_budget_usd: 'max_cost_usd', max_budget_per_task: 'max_cost_usd',
-    max_context_tokens: 'max_context_tokens', context_limit: 'max_context_tokens', max_context_window: 'max_context_tokens', max_context_length: 'max_context_tokens',
+    max_turns: 'max_turns',
+    max_steps: 'max_turns',
+    max_iterations: 'max_turns',
+    step_limit: 'max_turns',
+    turn_limit: 'max_turns',
+    iteration_limit: 'max_turns',
+    max_model_calls: 'max_turns',
+    max_tool_calls: 'max_tool_calls',
+    tool_call_limit: 'max_tool_calls',
+    deadline_ms: 'deadline',
+    timeout_ms: 'deadline',
+    timeout: 'deadline',
+    timeout_s: 'deadline',
+    timeout_seconds: 'deadline',
+    time_limit: 'deadline',
+    max_output_tokens: 'max_output_tokens',
+    max_completion_tokens: 'max_output_tokens',
+    output_token_limit: 'max_output_tokens',
+    max_input_tokens: 'max_input_tokens',
+    max_prompt_tokens: 'max_input_tokens',
+    input_token_limit: 'max_input_tokens',
+    max_cost_usd: 'max_cost_usd',
+    max_cost: 'max_cost_usd',
+    cost_limit: 'max_cost_usd',
+    max_budget_usd: 'max_cost_usd',
+    max_budget_per_task: 'max_cost_usd',
+    max_context_tokens: 'max_context_tokens',
+    context_limit: 'max_context_tokens',
+    max_context_window: 'max_context_tokens',
+    max_context_length: 'max_context_tokens',
   };
   const seconds = new Set(['timeout', 'timeout_s', 'timeout_seconds', 'time_limit']);
 
@@ -748,7 +871,12 @@ describe('budgets: every name of docs/semantics.md §5', () => {
     it(`reads ${name} as ${limit}${limit === 'deadline' ? (seconds.has(name) ? ', in seconds' : ', in milliseconds') : ''}`, () => {
       // Every counter ends at 3 (3 model calls, 3 tool calls, 3 tokens each way, 3 USD, 3 s): a limit of 2 is reached.
       const start = '2025-01-01T00:00:00.000Z';
-      const builder = run({ status: 'budget_exceeded', budgets: { [name]: limit === 'deadline' && !seconds.has(name) ? 2_000 : 2 }, startedAt: start, endedAt: '2025-01-01T00:00:03.000Z' });
+      const builder = run({
+        status: 'budget_exceeded',
+        budgets: { [name]: limit === 'deadline' && !seconds.has(name) ? 2_000 : 2 },
+        startedAt: start,
+        endedAt: '2025-01-01T00:00:03.000Z',
+      });
       // The context counter is the input of the largest model call: 3 tokens in one call for that limit.
       const inputTokens = limit === 'max_context_tokens' ? 3 : 1;
       for (const id of ['c1', 'c2', 'c3']) builder.response({ calls: [{ id }], inputTokens, outputTokens: 1, costUsd: 1 }).result(id);
@@ -795,7 +923,10 @@ describe('budgets: limits that cannot be read', () => {
 
   it('ignores an absolute deadline written as a list', () => {
     const start = '2025-01-01T00:00:00.000Z';
-    const t = toolTurns({ status: 'failed', budgets: { deadline: ['2025-01-01T00:00:01.000Z'] } as never, startedAt: start, endedAt: '2025-01-01T00:00:05.000Z' }, 1).build();
+    const t = toolTurns(
+      { status: 'failed', budgets: { deadline: ['2025-01-01T00:00:01.000Z'] } as never, startedAt: start, endedAt: '2025-01-01T00:00:05.000Z' },
+      1,
+    ).build();
     assert.deepEqual(analyzeBudgets(t), []);
   });
 
@@ -822,13 +953,19 @@ describe('budgets: the step and the end', () => {
   });
 
   it('counts nothing after a terminal event that is the first event of the run', () => {
-    const t = run({ status: 'budget_exceeded', endLimit: 'max_turns', budgets: { max_turns: 1 } }).end().final().build();
+    const t = run({ status: 'budget_exceeded', endLimit: 'max_turns', budgets: { max_turns: 1 } })
+      .end()
+      .final()
+      .build();
     const stop = analyzeBudgets(t).find((f) => f.severity === 'warning');
     assert.equal(stop?.step, null);
     assert.match(stop?.message ?? '', /0 of 1 model calls used \(max_turns\), at step \? \(budget_exceeded\)/);
     assert.equal(stop?.line, lineOf(t, 'run_end'));
     // Inferred: the final answer after the end does not count as the run's last response.
-    const inferred = run({ status: 'failed', budgets: { deadline_ms: 1_000 }, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:00:05.000Z' }).end().final().build();
+    const inferred = run({ status: 'failed', budgets: { deadline_ms: 1_000 }, startedAt: '2025-01-01T00:00:00.000Z', endedAt: '2025-01-01T00:00:05.000Z' })
+      .end()
+      .final()
+      .build();
     assert.match(analyzeBudgets(inferred)[0]?.message ?? '', /the last step \(\?\) being a missing response/);
   });
 });

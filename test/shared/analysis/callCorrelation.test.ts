@@ -202,15 +202,12 @@ describe('call correlation: duplicate results', () => {
 
 describe('call correlation: duplicate call ids', () => {
   it('reports two calls reusing one call_id, each answered, only as a duplicate call id', () => {
-    const t = run()
-      .toolCalls({ id: 'c1', name: 'read_file' })
-      .result('c1')
-      .toolCalls({ id: 'c1', name: 'write_file' })
-      .result('c1')
-      .final()
-      .build();
+    const t = run().toolCalls({ id: 'c1', name: 'read_file' }).result('c1').toolCalls({ id: 'c1', name: 'write_file' }).result('c1').final().build();
     const outcome = correlateCalls(t);
-    assert.deepEqual(outcome.findings.map((f) => f.kind), ['duplicate_call_id']);
+    assert.deepEqual(
+      outcome.findings.map((f) => f.kind),
+      ['duplicate_call_id'],
+    );
     const [f] = outcome.findings;
     assert.equal(f?.severity, 'error');
     assert.equal(f?.step, 2);
@@ -219,17 +216,26 @@ describe('call correlation: duplicate call ids', () => {
     assert.match(f?.message ?? '', /read_file at step 1/);
     assert.match(f?.message ?? '', /write_file at step 2/);
     assert.deepEqual(f?.details, { first_line: callOf(t, 'c1', 0).line, second_line: callOf(t, 'c1', 1).line });
-    assert.deepEqual(outcome.resolutions.map((r) => r.state), ['ok', 'ok']);
+    assert.deepEqual(
+      outcome.resolutions.map((r) => r.state),
+      ['ok', 'ok'],
+    );
   });
 
   it('pairs a reused call_id within one response with its two results in order', () => {
     const t = run().toolCalls({ id: 'c1', name: 'a' }, { id: 'c1', name: 'b' }).result('c1').error('c1', 'timeout').final().build();
     const outcome = correlateCalls(t);
-    assert.deepEqual(outcome.findings.map((f) => f.kind), ['duplicate_call_id']);
-    assert.deepEqual(outcome.resolutions.map((r) => [r.call.name, r.state]), [
-      ['a', 'ok'],
-      ['b', 'error'],
-    ]);
+    assert.deepEqual(
+      outcome.findings.map((f) => f.kind),
+      ['duplicate_call_id'],
+    );
+    assert.deepEqual(
+      outcome.resolutions.map((r) => [r.call.name, r.state]),
+      [
+        ['a', 'ok'],
+        ['b', 'error'],
+      ],
+    );
   });
 
   it('reports the reused id and the dangling second call when only one result came back', () => {
@@ -266,7 +272,13 @@ describe('call correlation: what the messages say when something is unknown', ()
   });
 
   it('writes "?" for the step of a reused call_id when the responses carry no step', () => {
-    const t = run().response({ step: null, calls: [{ id: 'c1', name: 'a' }] }).result('c1').response({ step: null, calls: [{ id: 'c1', name: 'b' }] }).result('c1').final().build();
+    const t = run()
+      .response({ step: null, calls: [{ id: 'c1', name: 'a' }] })
+      .result('c1')
+      .response({ step: null, calls: [{ id: 'c1', name: 'b' }] })
+      .result('c1')
+      .final()
+      .build();
     const [f] = correlateCalls(t).findings;
     assert.equal(f?.kind, 'duplicate_call_id');
     assert.match(f?.message ?? '', /issued twice: a at step \? \(line \d+\) and b at step \? \(line \d+\)/);
@@ -290,12 +302,17 @@ describe('call correlation: the step a dangling call reports the run ended at', 
       .result('c1')
       .build();
     const findings = correlateCalls(t).findings;
-    assert.deepEqual(findings.map((f) => f.call_id), ['c2']);
+    assert.deepEqual(
+      findings.map((f) => f.call_id),
+      ['c2'],
+    );
     assert.match(findings[0]?.message ?? '', /the run ended at step 2 with status failed$/);
   });
 
   it('is left out when no event of the run has a step', () => {
-    const t = run({ status: 'failed' }).response({ step: null, calls: [{ id: 'c1', name: 'deploy' }] }).build();
+    const t = run({ status: 'failed' })
+      .response({ step: null, calls: [{ id: 'c1', name: 'deploy' }] })
+      .build();
     const [f] = correlateCalls(t).findings;
     assert.equal(f?.kind, 'dangling_call');
     assert.match(f?.message ?? '', /never received a result; the run ended with status failed$/);
@@ -311,8 +328,14 @@ describe('call correlation: a result logged before any call with its id', () => 
       .final()
       .build();
     const outcome = correlateCalls(t);
-    assert.deepEqual(outcome.findings.map((f) => f.kind), ['out_of_order_result']);
-    assert.deepEqual(outcome.resolutions.map((r) => r.state), ['not_issued', 'ok']);
+    assert.deepEqual(
+      outcome.findings.map((f) => f.kind),
+      ['out_of_order_result'],
+    );
+    assert.deepEqual(
+      outcome.resolutions.map((r) => r.state),
+      ['not_issued', 'ok'],
+    );
     assert.equal(outcome.resultOf.get(callOf(t, 'c1', 1)), t.entries[0]);
   });
 });
@@ -346,7 +369,9 @@ describe('call correlation: runs whose status was written differently', () => {
   });
 
   it('names a dangling call without a step by name and id only', () => {
-    const t = run({ status: 'failed', statusRaw: 'ERROR' }).response({ step: null, calls: [{ id: 'c1', name: 'deploy' }] }).build();
+    const t = run({ status: 'failed', statusRaw: 'ERROR' })
+      .response({ step: null, calls: [{ id: 'c1', name: 'deploy' }] })
+      .build();
     assert.equal(correlateCalls(t).findings[0]?.message, 'call deploy (c1) never received a result; the run ended with status failed (ERROR)');
   });
 });

@@ -43,13 +43,22 @@ describe('invalid arguments', () => {
     // docs/semantics.md §1: the call's arguments are unfinished because its response is; the
     // response gets truncated_response, and executing the call would be incomplete_call_executed.
     const t = run({ status: 'failed' })
-      .response({ outcome: 'incomplete', finishReason: 'length', calls: [{ id: 'c1', name: 'edit', origin: 'stream', argsError: 'stream ended before the call completed' }] })
+      .response({
+        outcome: 'incomplete',
+        finishReason: 'length',
+        calls: [{ id: 'c1', name: 'edit', origin: 'stream', argsError: 'stream ended before the call completed' }],
+      })
       .build();
     assert.deepEqual(analyzeInvalidArguments(t), []);
   });
 
   it('reports nothing when every call has valid arguments', () => {
-    const t = run().toolCalls({ id: 'c1', args: { a: 1 } }, { id: 'c2', args: {} }).result('c1').result('c2').final().build();
+    const t = run()
+      .toolCalls({ id: 'c1', args: { a: 1 } }, { id: 'c2', args: {} })
+      .result('c1')
+      .result('c2')
+      .final()
+      .build();
     assert.deepEqual(analyzeInvalidArguments(t), []);
   });
 });

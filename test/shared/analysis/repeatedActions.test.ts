@@ -36,8 +36,7 @@ function analyze(t: RunTimeline, options: AnalysisOptions = defaults) {
   return analyzeRepeatedActions(t, correlateCalls(t).resultOf, options);
 }
 
-const callIds = (f: ReturnType<typeof analyze>[number] | undefined): string[] =>
-  ((f?.details?.['calls'] ?? []) as { call_id: string }[]).map((c) => c.call_id);
+const callIds = (f: ReturnType<typeof analyze>[number] | undefined): string[] => ((f?.details?.['calls'] ?? []) as { call_id: string }[]).map((c) => c.call_id);
 
 describe('repeated actions: firing', () => {
   it('fires at the threshold-th identical call with identical results, naming the tool and arguments', () => {
@@ -84,7 +83,11 @@ describe('repeated actions: firing', () => {
   });
 
   it('counts calls that never got a result as no progress', () => {
-    const t = loop([{ ...A, noResult: true }, { ...A, noResult: true }, { ...A, noResult: true }]);
+    const t = loop([
+      { ...A, noResult: true },
+      { ...A, noResult: true },
+      { ...A, noResult: true },
+    ]);
     assert.equal(analyze(t).length, 1);
   });
 
@@ -99,12 +102,30 @@ describe('repeated actions: firing', () => {
 
 describe('repeated actions: progress', () => {
   it('does not fire when each repetition returns a different result (paging, polling that moves)', () => {
-    assert.deepEqual(analyze(loop([{ ...A, hash: 'page1' }, { ...A, hash: 'page2' }, { ...A, hash: 'page3' }, { ...A, hash: 'page4' }])), []);
+    assert.deepEqual(
+      analyze(
+        loop([
+          { ...A, hash: 'page1' },
+          { ...A, hash: 'page2' },
+          { ...A, hash: 'page3' },
+          { ...A, hash: 'page4' },
+        ]),
+      ),
+      [],
+    );
   });
 
   it('a result that alternates between two values (flapping) is no progress once both were seen', () => {
     // x is new (first), y is new (progress), then x, y, x were all returned before.
-    const findings = analyze(loop([{ ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'x' }]));
+    const findings = analyze(
+      loop([
+        { ...A, hash: 'x' },
+        { ...A, hash: 'y' },
+        { ...A, hash: 'x' },
+        { ...A, hash: 'y' },
+        { ...A, hash: 'x' },
+      ]),
+    );
     assert.equal(findings.length, 1);
     assert.equal(findings[0]?.call_id, 'c5');
     assert.deepEqual(callIds(findings[0]), ['c3', 'c4', 'c5']);
@@ -112,7 +133,15 @@ describe('repeated actions: progress', () => {
 
   it('a result equal to an earlier one that is not the last is no progress; a never-seen one is', () => {
     // c4 returns x again (seen at c1): no progress; c5 returns z, never seen: progress, which clears the count.
-    const acts: Act[] = [{ ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'x' }, { ...A, hash: 'y' }, { ...A, hash: 'z' }, { ...A, hash: 'x' }, { ...A, hash: 'y' }];
+    const acts: Act[] = [
+      { ...A, hash: 'x' },
+      { ...A, hash: 'y' },
+      { ...A, hash: 'x' },
+      { ...A, hash: 'y' },
+      { ...A, hash: 'z' },
+      { ...A, hash: 'x' },
+      { ...A, hash: 'y' },
+    ];
     assert.deepEqual(analyze(loop(acts)), []);
     assert.deepEqual(analyze(loop([...acts, { ...A, hash: 'z' }])).map(callIds), [['c6', 'c7', 'c8']]);
   });
@@ -145,8 +174,7 @@ describe('repeated actions: progress', () => {
 
 describe('repeated actions: window and threshold', () => {
   // A at positions 1, 4 and 8 of 8 tool calls; the others are all different.
-  const spread = (): RunTimeline =>
-    loop([A, { args: { q: 1 } }, { args: { q: 2 } }, A, { args: { q: 3 } }, { args: { q: 4 } }, { args: { q: 5 } }, A]);
+  const spread = (): RunTimeline => loop([A, { args: { q: 1 } }, { args: { q: 2 } }, A, { args: { q: 3 } }, { args: { q: 4 } }, { args: { q: 5 } }, A]);
 
   it('does not fire when the identical calls are spread wider than the window', () => {
     assert.deepEqual(analyze(spread(), { window: 6, threshold: 3 }), []);
@@ -184,9 +212,15 @@ describe('repeated actions: window and threshold', () => {
   });
 
   it('windows over tool calls only: responses without calls and results do not push calls out', () => {
-    const builder = run({ status: 'failed' }).toolCalls({ id: 'c1', ...A }).result('c1', { hash: 'same' });
+    const builder = run({ status: 'failed' })
+      .toolCalls({ id: 'c1', ...A })
+      .result('c1', { hash: 'same' });
     for (let i = 0; i < 5; i++) builder.response({ outcome: 'incomplete', finishReason: 'tool_calls', calls: [] });
-    builder.toolCalls({ id: 'c2', ...A }).result('c2', { hash: 'same' }).toolCalls({ id: 'c3', ...A }).result('c3', { hash: 'same' });
+    builder
+      .toolCalls({ id: 'c2', ...A })
+      .result('c2', { hash: 'same' })
+      .toolCalls({ id: 'c3', ...A })
+      .result('c3', { hash: 'same' });
     const findings = analyze(builder.build(), { window: 3, threshold: 3 });
     assert.deepEqual(callIds(findings[0]), ['c1', 'c2', 'c3']);
   });
@@ -220,7 +254,14 @@ describe('repeated actions: episodes and cost', () => {
 
   it('counts parallel identical calls of one turn as several tool calls but one turn', () => {
     const t = run({ status: 'failed' })
-      .response({ calls: [{ id: 'c1', ...A }, { id: 'c2', ...A }], inputTokens: 100, outputTokens: 10 })
+      .response({
+        calls: [
+          { id: 'c1', ...A },
+          { id: 'c2', ...A },
+        ],
+        inputTokens: 100,
+        outputTokens: 10,
+      })
       .result('c1', { hash: 'same' })
       .result('c2', { hash: 'same' })
       .response({ calls: [{ id: 'c3', ...A }], inputTokens: 200, outputTokens: 10 })
@@ -289,13 +330,25 @@ describe('repeated actions: which calls count', () => {
 describe('repeated actions: results without an identity', () => {
   it('a result without a hash is no progress, even after the action returned something else', () => {
     // x is the first result; the two results without identity show nothing new.
-    const findings = analyze(loop([{ ...A, hash: 'x' }, { ...A, hash: null }, { ...A, hash: null }]));
+    const findings = analyze(
+      loop([
+        { ...A, hash: 'x' },
+        { ...A, hash: null },
+        { ...A, hash: null },
+      ]),
+    );
     assert.deepEqual(findings.map(callIds), [['c1', 'c2', 'c3']]);
   });
 
   it('a result without a hash is not a result to differ from: the first hashed result after it is no progress', () => {
     // c2's x is the first result the action returned; only c3 (also x) could tell, and it is the same.
-    const findings = analyze(loop([{ ...A, hash: null }, { ...A, hash: 'x' }, { ...A, hash: 'x' }]));
+    const findings = analyze(
+      loop([
+        { ...A, hash: null },
+        { ...A, hash: 'x' },
+        { ...A, hash: 'x' },
+      ]),
+    );
     assert.deepEqual(findings.map(callIds), [['c1', 'c2', 'c3']]);
   });
 });

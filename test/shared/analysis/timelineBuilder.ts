@@ -181,7 +181,11 @@ export class TimelineBuilder {
 
   /** A run_end; the first one is where the run's status comes from. */
   end(spec: { statusRaw?: string | null; ts?: string | null } = {}): this {
-    const entry: TimelineEntry = { ...this.next(null, spec.ts ?? null), kind: 'run_end', statusRaw: spec.statusRaw === undefined ? (this.spec.statusRaw ?? this.spec.status ?? 'succeeded') : spec.statusRaw };
+    const entry: TimelineEntry = {
+      ...this.next(null, spec.ts ?? null),
+      kind: 'run_end',
+      statusRaw: spec.statusRaw === undefined ? (this.spec.statusRaw ?? this.spec.status ?? 'succeeded') : spec.statusRaw,
+    };
     this.entries.push(entry);
     this.endEventId ??= entry.eventId;
     return this;

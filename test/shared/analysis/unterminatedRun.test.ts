@@ -21,10 +21,18 @@ describe('unterminated run', () => {
   });
 
   it('says what the run was doing when its log stops: the last event and the calls still without a result', () => {
-    const issuing = analyzeUnterminatedRun(run({ status: 'unterminated' }).toolCalls({ id: 'c1' }).result('c1').toolCalls({ id: 'c2', name: 'deploy' }, { id: 'c3', name: 'notify' }).build());
-    assert.match(issuing[0]?.message ?? '', /its last model or tool event is a model response at step 2 issuing deploy \(c2\), notify \(c3\) \(line \d+\); 2 calls still without a result;/);
+    const issuing = analyzeUnterminatedRun(
+      run({ status: 'unterminated' }).toolCalls({ id: 'c1' }).result('c1').toolCalls({ id: 'c2', name: 'deploy' }, { id: 'c3', name: 'notify' }).build(),
+    );
+    assert.match(
+      issuing[0]?.message ?? '',
+      /its last model or tool event is a model response at step 2 issuing deploy \(c2\), notify \(c3\) \(line \d+\); 2 calls still without a result;/,
+    );
     const answered = analyzeUnterminatedRun(run({ status: 'unterminated' }).toolCalls({ id: 'c1', name: 'search' }).result('c1').build());
-    assert.match(answered[0]?.message ?? '', /its last model or tool event is the result of search \(c1\) at step 1, which no model response follows \(line \d+\); nothing after it says the loop ended/);
+    assert.match(
+      answered[0]?.message ?? '',
+      /its last model or tool event is the result of search \(c1\) at step 1, which no model response follows \(line \d+\); nothing after it says the loop ended/,
+    );
     assert.doesNotMatch(answered[0]?.message ?? '', /still without a result/);
     const startedOnly = analyzeUnterminatedRun(run({ status: 'unterminated', started: true }).build());
     assert.match(startedOnly[0]?.message ?? '', /the run started and logged no model or tool event/);
@@ -59,14 +67,26 @@ describe('unterminated run: what the last event was', () => {
   };
 
   it('names the outcome and finish reason of a response without calls', () => {
-    assert.equal(lastEvent(run({ status: 'unterminated' }).response({ outcome: 'incomplete', finishReason: 'length' }).build()), 'a model response at step 1 with outcome incomplete (finish reason "length")');
-    assert.equal(lastEvent(run({ status: 'unterminated' }).response({ outcome: 'incomplete', finishReason: null, step: null }).build()), 'a model response with outcome incomplete');
+    assert.equal(
+      lastEvent(run({ status: 'unterminated' }).response({ outcome: 'incomplete', finishReason: 'length' }).build()),
+      'a model response at step 1 with outcome incomplete (finish reason "length")',
+    );
+    assert.equal(
+      lastEvent(run({ status: 'unterminated' }).response({ outcome: 'incomplete', finishReason: null, step: null }).build()),
+      'a model response with outcome incomplete',
+    );
   });
 
   it('names the start of a call, an error result and a not-executed mark', () => {
     assert.equal(lastEvent(run({ status: 'unterminated' }).toolCalls({ id: 'c1' }).execution('c1').build()), 'the start of call c1 at step 1');
-    assert.equal(lastEvent(run({ status: 'unterminated' }).toolCalls({ id: 'c1', name: 'deploy' }).error('c1', 'timeout').build()), 'the error result of deploy (c1) at step 1, which no model response follows');
-    assert.equal(lastEvent(run({ status: 'unterminated' }).error('c1', 'timeout', { name: null, step: null }).build()), 'the error result of call (c1), which no model response follows');
+    assert.equal(
+      lastEvent(run({ status: 'unterminated' }).toolCalls({ id: 'c1', name: 'deploy' }).error('c1', 'timeout').build()),
+      'the error result of deploy (c1) at step 1, which no model response follows',
+    );
+    assert.equal(
+      lastEvent(run({ status: 'unterminated' }).error('c1', 'timeout', { name: null, step: null }).build()),
+      'the error result of call (c1), which no model response follows',
+    );
     assert.equal(lastEvent(run({ status: 'unterminated' }).toolCalls({ id: 'c1' }).notExecuted('c1').build()), 'a not-executed mark for call c1 at step 1');
   });
 

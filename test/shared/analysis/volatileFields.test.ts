@@ -40,7 +40,10 @@ describe('volatile fields: kept (real progress stays visible)', () => {
 
   it('durations, content hashes and content', () => {
     different('estimated 5 min remaining', 'estimated 3 min remaining');
-    different('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  out.bin', 'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3  out.bin');
+    different(
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  out.bin',
+      'a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3  out.bin',
+    );
     different('status: in_transit at Leipzig hub', 'status: out_for_delivery at Hamburg depot');
   });
 

@@ -208,13 +208,31 @@ describe('tool pairing: results without a call id, calls just before the last me
   it('a call in the next-to-last message owes its result; its finding names the tool and where it is', () => {
     const pairing = checkToolPairing(chatRequest([user('go'), call('c1', 'grep'), user('well?')]).messages);
     assert.deepEqual(pairing.missingToolResults, [{ callId: 'c1', name: 'grep', messageIndex: 1, messageNumber: 3 }]);
-    assert.deepEqual(missingToolResultFindings(2, pairing)[0]?.details, { request: 2, problem: 'missing_result', name: 'grep', message_index: 1, message_number: 3 });
+    assert.deepEqual(missingToolResultFindings(2, pairing)[0]?.details, {
+      request: 2,
+      problem: 'missing_result',
+      name: 'grep',
+      message_index: 1,
+      message_number: 3,
+    });
   });
 
   it('a call with an empty id is not answered by a result without one', () => {
-    const pairing = checkToolPairing(chatRequest([{ role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'ls', arguments: '{}' } }] }, { role: 'tool', content: 'x' }, user('next')]).messages);
-    assert.deepEqual(pairing.missingToolResults.map((missing) => missing.callId), ['']);
-    assert.deepEqual(pairing.orphanToolResults.map((orphan) => orphan.callId), [null]);
+    const pairing = checkToolPairing(
+      chatRequest([
+        { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+        { role: 'tool', content: 'x' },
+        user('next'),
+      ]).messages,
+    );
+    assert.deepEqual(
+      pairing.missingToolResults.map((missing) => missing.callId),
+      [''],
+    );
+    assert.deepEqual(
+      pairing.orphanToolResults.map((orphan) => orphan.callId),
+      [null],
+    );
   });
 });
 
@@ -307,7 +325,8 @@ describe('what a rewrite is called: the counts that decide it', () => {
 describe('alignment: the longest common subsequence', () => {
   const lcsLength = (a: string[], b: string[]) => {
     const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-    for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) table[i]![j] = a[i] === b[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!);
+    for (let i = a.length - 1; i >= 0; i--)
+      for (let j = b.length - 1; j >= 0; j--) table[i]![j] = a[i] === b[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!);
     return table[0]![0]!;
   };
   const texts = (previous: string[], next: string[]) => diff(previous.map(user), next.map(user)).alignment;
@@ -355,8 +374,17 @@ describe('alignment: the longest common subsequence', () => {
         const previous = previousTexts.map(user);
         const next = nextTexts.map(user);
         const { entries, previousHashes, nextHashes } = diff(previous, next).alignment;
-        assert.deepEqual(entries.filter((e) => e.previousIndex !== null).map((e) => e.previousIndex).sort((x, y) => x! - y!), previous.map((_, i) => i));
-        assert.deepEqual(entries.filter((e) => e.nextIndex !== null).map((e) => e.nextIndex), next.map((_, j) => j));
+        assert.deepEqual(
+          entries
+            .filter((e) => e.previousIndex !== null)
+            .map((e) => e.previousIndex)
+            .sort((x, y) => x! - y!),
+          previous.map((_, i) => i),
+        );
+        assert.deepEqual(
+          entries.filter((e) => e.nextIndex !== null).map((e) => e.nextIndex),
+          next.map((_, j) => j),
+        );
         let last = -1;
         for (const entry of entries) {
           if (entry.status === 'unchanged' || entry.status === 'moved') assert.equal(previousHashes[entry.previousIndex!], nextHashes[entry.nextIndex!]);

@@ -7,7 +7,16 @@ import {
   normalizeChatCompletionsRequest,
   normalizeResponsesRequest,
 } from '../../../shared/requests/apiRequestBodies';
-import { hashText, messageChars, messageHash, messageText, normalizedRequestSchema, rememberMessageHash, type NormalizedRequest, type RequestMessage } from '../../../shared/requests/normalizedRequest';
+import {
+  hashText,
+  messageChars,
+  messageHash,
+  messageText,
+  normalizedRequestSchema,
+  rememberMessageHash,
+  type NormalizedRequest,
+  type RequestMessage,
+} from '../../../shared/requests/normalizedRequest';
 
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' } } };
 
@@ -109,7 +118,10 @@ describe('request normalizers', () => {
         ['tool', 'c1', []],
       ],
     );
-    assert.deepEqual(normalizeResponsesRequest({ input: 'hi' })?.messages.map((m) => m.content), [[{ type: 'text', text: 'hi' }]]);
+    assert.deepEqual(
+      normalizeResponsesRequest({ input: 'hi' })?.messages.map((m) => m.content),
+      [[{ type: 'text', text: 'hi' }]],
+    );
   });
 
   it('gives the same messages for the same conversation in Chat Completions and Responses', () => {
@@ -130,7 +142,10 @@ describe('request normalizers', () => {
     assert.deepEqual(request.params, { temperature: 0.2, model: 'gpt-4.1-mini' });
     assert.deepEqual(hashes(request), hashes(normalizeChatCompletionsRequest(chatBody)));
     const anthropicStyle = normalizeCanonicalRequest({ type: 'model_request', system: 'S', messages: anthropicBody.messages });
-    assert.deepEqual(anthropicStyle?.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'user']);
+    assert.deepEqual(
+      anthropicStyle?.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'user'],
+    );
   });
 
   it('returns null for a body that is not of that API', () => {
@@ -194,7 +209,12 @@ describe('request normalizers: what counts as the same content', () => {
   it('an Anthropic assistant message: tool_use blocks become its calls, the other blocks its content', () => {
     const request = normalizeAnthropicMessagesRequest({
       model: 'm',
-      messages: [{ role: 'assistant', content: [{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 't1', name: 'read', input: { path: 'a' } }, { type: 'tool_use' }] }],
+      messages: [
+        {
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 't1', name: 'read', input: { path: 'a' } }, { type: 'tool_use' }],
+        },
+      ],
     })!;
     assert.deepEqual(request.messages[0], {
       role: 'assistant',
@@ -283,17 +303,35 @@ describe('request normalizers: system prompt, tools and parameters', () => {
     const request = normalizeResponsesRequest({
       instructions: 'Be brief.',
       input: [
-        { role: 'developer', content: [{ type: 'input_text', text: 'Use tools.' }, { type: 'image', url: 'x' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'input_text', text: 'Use tools.' },
+            { type: 'image', url: 'x' },
+          ],
+        },
         { role: 'system', content: 'Never guess.' },
         { role: 'user', content: 'go' },
         { role: 'system', content: 'Late.' },
       ],
     })!;
     assert.equal(request.system, 'Be brief.\n\nUse tools.\n\n{"type":"image","url":"x"}\n\nNever guess.');
-    assert.deepEqual(request.messages.map((m) => m.role), ['user', 'system']);
+    assert.deepEqual(
+      request.messages.map((m) => m.role),
+      ['user', 'system'],
+    );
     assert.equal(normalizeResponsesRequest({ input: [{ role: 'user', content: 'go' }] })!.system, null);
     assert.equal(normalizeAnthropicMessagesRequest({ system: '', messages: [] })!.system, null);
-    assert.equal(normalizeAnthropicMessagesRequest({ system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }], messages: [] })!.system, 'A\n\nB');
+    assert.equal(
+      normalizeAnthropicMessagesRequest({
+        system: [
+          { type: 'text', text: 'A' },
+          { type: 'text', text: 'B' },
+        ],
+        messages: [],
+      })!.system,
+      'A\n\nB',
+    );
     assert.equal(normalizeChatCompletionsRequest({ messages: [{ role: 'system', content: 'S' }] })!.messages.length, 0);
   });
 
@@ -328,10 +366,16 @@ describe('request normalizers: system prompt, tools and parameters', () => {
 
   it('max_completion_tokens and max_output_tokens read as max_tokens, unless the body has max_tokens itself', () => {
     assert.deepEqual(normalizeChatCompletionsRequest({ messages: [], max_completion_tokens: 9, stream: false })!.params, { max_tokens: 9, stream: false });
-    assert.deepEqual(normalizeChatCompletionsRequest({ messages: [], max_tokens: 5, max_completion_tokens: 9 })!.params, { max_tokens: 5, max_completion_tokens: 9 });
+    assert.deepEqual(normalizeChatCompletionsRequest({ messages: [], max_tokens: 5, max_completion_tokens: 9 })!.params, {
+      max_tokens: 5,
+      max_completion_tokens: 9,
+    });
     assert.deepEqual(normalizeAnthropicMessagesRequest({ messages: [], system: 'S', tools: [], top_k: 3 })!.params, { top_k: 3 });
     assert.deepEqual(normalizeResponsesRequest({ input: 'hi', instructions: 'I', tools: [], max_output_tokens: 4 })!.params, { max_tokens: 4 });
-    assert.deepEqual(normalizeCanonicalRequest({ messages: [], params: { max_completion_tokens: 3, model: 'old' }, model: 'new' })!.params, { max_tokens: 3, model: 'new' });
+    assert.deepEqual(normalizeCanonicalRequest({ messages: [], params: { max_completion_tokens: 3, model: 'old' }, model: 'new' })!.params, {
+      max_tokens: 3,
+      model: 'new',
+    });
     assert.deepEqual(normalizeCanonicalRequest({})!.params, {});
   });
 
@@ -345,7 +389,16 @@ describe('request normalizers: system prompt, tools and parameters', () => {
 });
 
 describe('a message as a tokenizer sees it', () => {
-  const message = (fields: Partial<RequestMessage>): RequestMessage => ({ role: 'assistant', content: [], toolCalls: [], toolCallId: null, name: null, isError: false, sourceIndex: 0, ...fields });
+  const message = (fields: Partial<RequestMessage>): RequestMessage => ({
+    role: 'assistant',
+    content: [],
+    toolCalls: [],
+    toolCallId: null,
+    name: null,
+    isError: false,
+    sourceIndex: 0,
+    ...fields,
+  });
   const image = { type: 'image', data: 'abc' };
   const parts: RequestMessage['content'] = [
     { type: 'text', text: 'Reading.' },
@@ -361,9 +414,13 @@ describe('a message as a tokenizer sees it', () => {
   });
 
   it('its characters: the text, other parts and arguments as JSON (a string argument as is), and each call name', () => {
-    const expected = 'Reading.'.length + JSON.stringify(image).length + 'read'.length + JSON.stringify({ path: 'a' }).length + 'grep'.length + 'raw args'.length;
+    const expected =
+      'Reading.'.length + JSON.stringify(image).length + 'read'.length + JSON.stringify({ path: 'a' }).length + 'grep'.length + 'raw args'.length;
     assert.equal(messageChars(message({ content: parts, toolCalls: calls })), expected);
-    assert.equal(messageChars(message({ content: [{ type: 'other', kind: 'x', value: undefined }], toolCalls: [{ callId: 'c', name: 'ls', arguments: undefined }] })), 2);
+    assert.equal(
+      messageChars(message({ content: [{ type: 'other', kind: 'x', value: undefined }], toolCalls: [{ callId: 'c', name: 'ls', arguments: undefined }] })),
+      2,
+    );
   });
 
   it('its identity: everything but where it sat; a hash remembered for a copy is the hash used', () => {
@@ -388,7 +445,9 @@ describe('a message as a tokenizer sees it', () => {
 
 describe('request normalizers: the remaining edges', () => {
   it('a part that is not a record, or a record whose type is no text type, is never text', () => {
-    const request = normalizeChatCompletionsRequest({ messages: [{ role: 'user', content: [null, { type: 'summary_text', text: 's' }, { type: 'text', text: 't' }] }] })!;
+    const request = normalizeChatCompletionsRequest({
+      messages: [{ role: 'user', content: [null, { type: 'summary_text', text: 's' }, { type: 'text', text: 't' }] }],
+    })!;
     assert.deepEqual(request.messages[0]!.content, [
       { type: 'other', kind: 'unknown', value: null },
       { type: 'other', kind: 'summary_text', value: { type: 'summary_text', text: 's' } },
@@ -398,8 +457,14 @@ describe('request normalizers: the remaining edges', () => {
 
   it('an assistant message keeps its name; a Responses string input is a user message; a null item is of unknown role', () => {
     assert.equal(normalizeChatCompletionsRequest({ messages: [{ role: 'assistant', name: 'bot', content: 'x' }] })!.messages[0]!.name, 'bot');
-    assert.deepEqual(normalizeResponsesRequest({ input: 'hi' })!.messages.map((m) => m.role), ['user']);
-    assert.deepEqual(normalizeResponsesRequest({ input: [null] })!.messages.map((m) => [m.role, m.content]), [['unknown', [{ type: 'other', kind: 'unknown', value: null }]]]);
+    assert.deepEqual(
+      normalizeResponsesRequest({ input: 'hi' })!.messages.map((m) => m.role),
+      ['user'],
+    );
+    assert.deepEqual(
+      normalizeResponsesRequest({ input: [null] })!.messages.map((m) => [m.role, m.content]),
+      [['unknown', [{ type: 'other', kind: 'unknown', value: null }]]],
+    );
   });
 
   it('a function_call without a name calls "", and joins no assistant message that an empty user message came after', () => {
@@ -420,7 +485,9 @@ describe('request normalizers: the remaining edges', () => {
   });
 
   it("a built-in tool's name is not among its parameters", () => {
-    assert.deepEqual(normalizeResponsesRequest({ input: [], tools: [{ type: 'web_search', name: 'search', size: 1 }] })!.tools, [{ name: 'search', description: null, parameters: { type: 'web_search', size: 1 } }]);
+    assert.deepEqual(normalizeResponsesRequest({ input: [], tools: [{ type: 'web_search', name: 'search', size: 1 }] })!.tools, [
+      { name: 'search', description: null, parameters: { type: 'web_search', size: 1 } },
+    ]);
   });
 
   it('an Anthropic body without messages is none; a canonical event without messages has none', () => {
@@ -445,7 +512,11 @@ describe('request normalizers: the remaining edges', () => {
 describe('request normalizers: a call as the first item', () => {
   it('a function_call with nothing before it starts an assistant message', () => {
     assert.deepEqual(
-      normalizeResponsesRequest({ input: [{ type: 'function_call', call_id: 'f1', name: 'ls' }] })!.messages.map((m) => [m.role, m.toolCalls.map((c) => c.callId), m.sourceIndex]),
+      normalizeResponsesRequest({ input: [{ type: 'function_call', call_id: 'f1', name: 'ls' }] })!.messages.map((m) => [
+        m.role,
+        m.toolCalls.map((c) => c.callId),
+        m.sourceIndex,
+      ]),
       [['assistant', ['f1'], 0]],
     );
   });

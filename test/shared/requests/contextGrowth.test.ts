@@ -36,16 +36,26 @@ describe('context growth', () => {
   it('attributes a request to its parts, scaled to the recorded total, and sums what the turn added by role and tool', () => {
     const request = chatRequest([user('Summarize'), ...turn('c1', 'x'.repeat(400))]);
     const quarter = (text: string) => Math.ceil(text.length / 4);
-    const counts = { system: quarter(request.system ?? ''), tools: quarter(canonicalJson(request.tools)), messages: request.messages.map((message) => quarter(messageText(message))) };
+    const counts = {
+      system: quarter(request.system ?? ''),
+      tools: quarter(canonicalJson(request.tools)),
+      messages: request.messages.map((message) => quarter(messageText(message))),
+    };
     const estimate = attributeRequestTokens(request, [1, 2], counts);
     assert.equal(estimate.scaledToRecorded, false);
     assert.equal(estimate.added.find((group) => group.tool === 'read_file')?.tokens, 100);
 
     const recorded = attributeRequestTokens(request, [1, 2], counts, 990);
     assert.equal(recorded.total, 990);
-    assert.equal(recorded.shares.reduce((sum, share) => sum + share.tokens, 0), 990);
+    assert.equal(
+      recorded.shares.reduce((sum, share) => sum + share.tokens, 0),
+      990,
+    );
     assert.deepEqual(recorded.added.map((group) => group.role).sort(), ['assistant', 'tool']);
-    assert.equal(recorded.appendedTokens, recorded.added.reduce((sum, group) => sum + group.tokens, 0));
+    assert.equal(
+      recorded.appendedTokens,
+      recorded.added.reduce((sum, group) => sum + group.tokens, 0),
+    );
     assert.ok(recorded.added.find((group) => group.tool === 'read_file')!.tokens > recorded.shares.find((s) => s.source === 'system')!.tokens);
   });
 });
@@ -86,7 +96,10 @@ describe('context growth: the typical step and the largest growth', () => {
   });
 
   it('equal steps keep the order of the run', () => {
-    assert.deepEqual(contextGrowth([0, 500, 1000, 1500]).largestGrowth.map((step) => step.requestIndex), [1, 2, 3]);
+    assert.deepEqual(
+      contextGrowth([0, 500, 1000, 1500]).largestGrowth.map((step) => step.requestIndex),
+      [1, 2, 3],
+    );
   });
 
   it('a run that never grows has no typical step and nothing ranked', () => {
@@ -123,7 +136,10 @@ describe('token attribution: scaling and grouping', () => {
     );
     // 1+2+3+4+0+0+0 = 10 estimated, 7 recorded: exact shares 0.7, 1.4, 2.1, 2.8 → floors 0, 1, 2, 2; the 2 left go to the .8 and the .7.
     const withTools = attributeRequestTokens(request, [], { system: 1, tools: 2, messages: [3, 4, 0, 0, 0] }, 7);
-    assert.deepEqual(withTools.shares.map((share) => share.tokens), [1, 1, 2, 3, 0, 0, 0]);
+    assert.deepEqual(
+      withTools.shares.map((share) => share.tokens),
+      [1, 1, 2, 3, 0, 0, 0],
+    );
     assert.equal(withTools.total, 7);
     assert.equal(withTools.scaledToRecorded, true);
   });
@@ -151,18 +167,28 @@ describe('token attribution: scaling and grouping', () => {
     assert.equal(attribution.scaledToRecorded, false);
 
     const bare = { ...request, system: null, tools: [] };
-    assert.deepEqual(attributeRequestTokens(bare, [], { system: 5, tools: 7, messages: [1] }).shares.map((share) => [share.source, share.tokens]), [
-      ['message', 1],
-      ['message', 0],
-      ['message', 0],
-      ['message', 0],
-      ['message', 0],
-    ]);
+    assert.deepEqual(
+      attributeRequestTokens(bare, [], { system: 5, tools: 7, messages: [1] }).shares.map((share) => [share.source, share.tokens]),
+      [
+        ['message', 1],
+        ['message', 0],
+        ['message', 0],
+        ['message', 0],
+        ['message', 0],
+      ],
+    );
   });
 
   it('a tool result whose call is not in the request is named by its own name field', () => {
-    const orphan = chatRequest([user('go'), { role: 'tool', tool_call_id: 'gone', name: 'grep', content: 'hit' }, { role: 'tool', tool_call_id: 'gone2', content: 'hit' }]);
-    assert.deepEqual(attributeRequestTokens(orphan, [], { system: 0, tools: 0, messages: [1, 1, 1] }).shares.map((share) => share.tools), [[], [], ['grep'], []]);
+    const orphan = chatRequest([
+      user('go'),
+      { role: 'tool', tool_call_id: 'gone', name: 'grep', content: 'hit' },
+      { role: 'tool', tool_call_id: 'gone2', content: 'hit' },
+    ]);
+    assert.deepEqual(
+      attributeRequestTokens(orphan, [], { system: 0, tools: 0, messages: [1, 1, 1] }).shares.map((share) => share.tools),
+      [[], [], ['grep'], []],
+    );
   });
 
   it('an estimate of nothing is not scaled to the recorded input', () => {
@@ -174,7 +200,15 @@ describe('token attribution: scaling and grouping', () => {
   it('groups what a turn added by role, and tool results by tool, largest first', () => {
     const share = (role: string | null, tools: string[], tokens: number, appended = true) => ({ role, tools, tokens, appended });
     assert.deepEqual(
-      groupAdded([share('tool', ['grep'], 10), share('tool', ['read_file'], 30), share('tool', ['grep'], 25), share('assistant', ['grep'], 20), share('user', [], 99, false), share(null, [], 50), share('tool', [], 1)]),
+      groupAdded([
+        share('tool', ['grep'], 10),
+        share('tool', ['read_file'], 30),
+        share('tool', ['grep'], 25),
+        share('assistant', ['grep'], 20),
+        share('user', [], 99, false),
+        share(null, [], 50),
+        share('tool', [], 1),
+      ]),
       [
         { role: 'tool', tool: 'grep', messages: 2, tokens: 35 },
         { role: 'tool', tool: 'read_file', messages: 1, tokens: 30 },
@@ -239,13 +273,21 @@ describe('context growth: the quality of the fit', () => {
 
 describe('token attribution: a named user message is no tool', () => {
   it('only a tool result is named by a tool; a user message with a name field calls none', () => {
-    const request = chatRequest([{ role: 'user', name: 'ann', content: 'hi' }, { role: 'tool', tool_call_id: 'x', name: 'grep', content: 'out' }]);
-    assert.deepEqual(attributeRequestTokens(request, [], { system: 0, tools: 0, messages: [1, 1] }).shares.filter((share) => share.source === 'message').map((share) => share.tools), [[], ['grep']]);
+    const request = chatRequest([
+      { role: 'user', name: 'ann', content: 'hi' },
+      { role: 'tool', tool_call_id: 'x', name: 'grep', content: 'out' },
+    ]);
+    assert.deepEqual(
+      attributeRequestTokens(request, [], { system: 0, tools: 0, messages: [1, 1] })
+        .shares.filter((share) => share.source === 'message')
+        .map((share) => share.tools),
+      [[], ['grep']],
+    );
   });
 });
 
 describe('token attribution: a tool without a name', () => {
-  it("results for a call sent without a name and results whose call is unknown are two groups, not one", () => {
+  it('results for a call sent without a name and results whose call is unknown are two groups, not one', () => {
     const share = (tools: string[], tokens: number) => ({ role: 'tool', tools, tokens, appended: true });
     assert.deepEqual(groupAdded([share([''], 5), share([], 3)]), [
       { role: 'tool', tool: '', messages: 1, tokens: 5 },

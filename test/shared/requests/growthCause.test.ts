@@ -36,11 +36,16 @@ describe('growth causes', () => {
   });
 
   it('a turn that only appended names no prefix change; reordered tools alone are a change', () => {
-    assert.deepEqual(growthCauses({ added: [{ role: 'user', tool: null, messages: 1, tokens: 30 }], prefixChange: null, rewrite: null }), [{ label: 'user message', tokens: 30 }]);
+    assert.deepEqual(growthCauses({ added: [{ role: 'user', tool: null, messages: 1, tokens: 30 }], prefixChange: null, rewrite: null }), [
+      { label: 'user message', tokens: 30 },
+    ]);
     assert.deepEqual(
       growthCauses({ added: [], prefixChange: { system: false, toolsAdded: [], toolsRemoved: [], toolsChanged: [], toolsReordered: true }, rewrite: null }),
       [{ label: 'tool definitions changed', tokens: null }],
     );
-    assert.deepEqual(growthCauses({ added: [], prefixChange: { system: false, toolsAdded: [], toolsRemoved: [], toolsChanged: [], toolsReordered: false }, rewrite: null }), []);
+    assert.deepEqual(
+      growthCauses({ added: [], prefixChange: { system: false, toolsAdded: [], toolsRemoved: [], toolsChanged: [], toolsReordered: false }, rewrite: null }),
+      [],
+    );
   });
 });

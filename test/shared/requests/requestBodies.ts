@@ -17,7 +17,11 @@ export const result = (id: string, output = `contents of ${id}`): ChatMessage =>
 export const turn = (id: string, output?: string): ChatMessage[] => [call(id), result(id, output)];
 
 export function chatRequest(messages: ChatMessage[], extra: Record<string, unknown> = {}): NormalizedRequest {
-  const request = normalizeChatCompletionsRequest({ model: 'gpt-4.1-mini', messages: [{ role: 'system', content: 'You are helpful.' }, ...messages], ...extra });
+  const request = normalizeChatCompletionsRequest({
+    model: 'gpt-4.1-mini',
+    messages: [{ role: 'system', content: 'You are helpful.' }, ...messages],
+    ...extra,
+  });
   if (!request) throw new Error('not a Chat Completions body');
   return request;
 }

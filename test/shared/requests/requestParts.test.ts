@@ -6,17 +6,26 @@ import { prefixChangeFinding } from '../../../shared/requests/requestFindings';
 import { normalizeAnthropicMessagesRequest } from '../../../shared/requests/apiRequestBodies';
 import { chatRequest, user } from './requestBodies';
 
-const readFile = { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } };
+const readFile = {
+  type: 'function',
+  function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+};
 const search = { type: 'function', function: { name: 'search', parameters: { type: 'object' } } };
 const shell = { type: 'function', function: { name: 'shell', parameters: { type: 'object' } } };
 
 describe('request parts diff', () => {
   it('names tools added, removed and whose schema changed', () => {
-    const widened = { type: 'function', function: { ...readFile.function, parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } } } } };
+    const widened = {
+      type: 'function',
+      function: { ...readFile.function, parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } } } },
+    };
     const d = diffRequests(chatRequest([user('hi')], { tools: [readFile, search] }), chatRequest([user('hi')], { tools: [widened, shell] }));
     assert.deepEqual(d.tools.added, ['shell']);
     assert.deepEqual(d.tools.removed, ['search']);
-    assert.deepEqual(d.tools.changed.map((c) => [c.name, c.description, c.parameters]), [['read_file', false, true]]);
+    assert.deepEqual(
+      d.tools.changed.map((c) => [c.name, c.description, c.parameters]),
+      [['read_file', false, true]],
+    );
   });
 
   it('reports each changed parameter before → after, and nothing for the same values in another key order', () => {
@@ -40,17 +49,26 @@ describe('request parts diff', () => {
 
 describe('tool definitions and parameters: the boundaries', () => {
   const withTools = (...tools: unknown[]) => chatRequest([user('hi')], { tools });
-  const fn = (name: string, description: string | undefined, parameters: unknown = { type: 'object' }) => ({ type: 'function', function: { name, description, parameters } });
+  const fn = (name: string, description: string | undefined, parameters: unknown = { type: 'object' }) => ({
+    type: 'function',
+    function: { name, description, parameters },
+  });
 
   it('a tool whose description alone changed is changed (description, not schema), and the finding names it', () => {
     const d = diffRequests(withTools(fn('read_file', 'Read a file')), withTools(fn('read_file', 'Read a file. Today is Tuesday.')));
-    assert.deepEqual(d.tools.changed.map((c) => [c.name, c.description, c.parameters, c.previous.description, c.next.description]), [['read_file', true, false, 'Read a file', 'Read a file. Today is Tuesday.']]);
+    assert.deepEqual(
+      d.tools.changed.map((c) => [c.name, c.description, c.parameters, c.previous.description, c.next.description]),
+      [['read_file', true, false, 'Read a file', 'Read a file. Today is Tuesday.']],
+    );
     assert.deepEqual(d.prefix, { system: false, toolsAdded: [], toolsRemoved: [], toolsChanged: ['read_file'], toolsReordered: false });
     assert.match(prefixChangeFinding(2, d.prefix)?.message ?? '', /^Request 2 changes the tool definitions \(changed: read_file\) of request 1\./);
   });
 
   it('a description dropped is a change too; the same definitions in another key order are not', () => {
-    assert.deepEqual(diffRequests(withTools(fn('ls', 'List')), withTools(fn('ls', undefined))).tools.changed.map((c) => c.description), [true]);
+    assert.deepEqual(
+      diffRequests(withTools(fn('ls', 'List')), withTools(fn('ls', undefined))).tools.changed.map((c) => c.description),
+      [true],
+    );
     const schema = { type: 'object', properties: { path: { type: 'string' } } };
     const sameSchema = { properties: { path: { type: 'string' } }, type: 'object' };
     assert.equal(diffRequests(withTools(fn('ls', 'List', schema)), withTools(fn('ls', 'List', sameSchema))).prefix, null);

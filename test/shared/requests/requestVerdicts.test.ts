@@ -45,14 +45,26 @@ describe('message numbers as logged', () => {
     assert.equal(rewrittenNumber(twoSystems(history), twoSystems([history[0]!, assistant('edited'), ...history.slice(2)])), 4);
   });
 
-  it("Anthropic: `system` is a field, not a message, so message 1 is the first of `messages`; tool results of one user message share its number", () => {
+  it('Anthropic: `system` is a field, not a message, so message 1 is the first of `messages`; tool results of one user message share its number', () => {
     const body = (result: string) => ({
       model: 'claude-sonnet-4-5',
       system: 'You read notes.',
       messages: [
         { role: 'user', content: 'Read a and b' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'read', input: {} }, { type: 'tool_use', id: 'b', name: 'read', input: {} }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'A' }, { type: 'tool_result', tool_use_id: 'b', content: result }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'a', name: 'read', input: {} },
+            { type: 'tool_use', id: 'b', name: 'read', input: {} },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'a', content: 'A' },
+            { type: 'tool_result', tool_use_id: 'b', content: result },
+          ],
+        },
       ],
     });
     const previous = normalizeAnthropicMessagesRequest(body('B'))!;
@@ -117,7 +129,10 @@ describe('system prompt and tool definitions between requests', () => {
   });
 
   it('the same system prompt and tools, or parameters alone changing, are no prefix change', () => {
-    const same = diffRequests(chatRequest(history, { tools: [tool('read')] }), chatRequest([...history, ...turn('c3')], { tools: [tool('read')], temperature: 0 }));
+    const same = diffRequests(
+      chatRequest(history, { tools: [tool('read')] }),
+      chatRequest([...history, ...turn('c3')], { tools: [tool('read')], temperature: 0 }),
+    );
     assert.equal(same.prefix, null);
     assert.equal(prefixChangeFinding(2, same.prefix), null);
   });
@@ -158,14 +173,18 @@ describe('compaction', () => {
     assert.equal(historyRewriteFinding(2, diff.history), null);
   });
 
-  it("a compaction the trace marks makes the rewrite a compaction whatever the counts say", () => {
+  it('a compaction the trace marks makes the rewrite a compaction whatever the counts say', () => {
     const previous = chatRequest([user('go'), assistant('ok')]);
     const next = chatRequest([user('Summary: go, ok.'), assistant('next'), user('more'), assistant('done')]);
     const unmarked = diffRequests(previous, next);
     assert.ok(unmarked.history.verdict === 'rewritten' && unmarked.history.kind !== 'compacted', 'two messages replaced by four reads as an edit');
     const marked = diffRequests(previous, next, true);
     assert.ok(marked.history.verdict === 'rewritten' && marked.history.kind === 'compacted');
-    assert.equal(diffRequests(previous, chatRequest([user('go'), assistant('ok'), user('more')]), true).history.verdict, 'extends', 'a marker does not make an extension a rewrite');
+    assert.equal(
+      diffRequests(previous, chatRequest([user('go'), assistant('ok'), user('more')]), true).history.verdict,
+      'extends',
+      'a marker does not make an extension a rewrite',
+    );
   });
 });
 
@@ -236,7 +255,10 @@ describe('compaction and mismatch: the boundaries', () => {
   it('a compaction seen in the diff of logged requests: one message replaced, no tokens known, the cache starts over where the histories part', () => {
     const found = compaction('diff', null, null, null, 1);
     const finding = historyCompactedFinding(3, found, 4);
-    assert.equal(finding.message, 'Request 3 follows a compaction of the history: 1 earlier message replaced. Provider prompt caching starts over from message 4.');
+    assert.equal(
+      finding.message,
+      'Request 3 follows a compaction of the history: 1 earlier message replaced. Provider prompt caching starts over from message 4.',
+    );
     assert.deepEqual(finding.details, {
       request: 3,
       evidence: 'diff',
@@ -273,14 +295,22 @@ describe('compaction and mismatch: the boundaries', () => {
     assert.equal(finding.kind, 'reconstruction_mismatch');
     assert.equal(finding.severity, 'info');
     assert.equal(finding.callId, null);
-    assert.match(finding.message, /^Request 5 was rebuilt from the trace as about 12,345 input tokens, but the provider recorded 2,000 for its response: the rebuilt history holds more than the model was sent/);
+    assert.match(
+      finding.message,
+      /^Request 5 was rebuilt from the trace as about 12,345 input tokens, but the provider recorded 2,000 for its response: the rebuilt history holds more than the model was sent/,
+    );
     assert.match(finding.message, /so the sizes of the rebuilt requests from here on are not what the model saw\.$/);
     assert.deepEqual(finding.details, { request: 5, estimated_input_tokens: 12_345, recorded_input_tokens: 2_000 });
   });
 });
 
 describe('what the growth fit may say: the boundaries', () => {
-  const fit = (prefixTokens: number, tokensPerTurn: number, rSquared: number | null, requests = 5) => ({ prefixTokens, tokensPerTurn, rSquared, predictedCumulative: new Array<number>(requests).fill(0) });
+  const fit = (prefixTokens: number, tokensPerTurn: number, rSquared: number | null, requests = 5) => ({
+    prefixTokens,
+    tokensPerTurn,
+    rSquared,
+    predictedCumulative: new Array<number>(requests).fill(0),
+  });
 
   it('R² of exactly 0.95 is a good fit; a prefix of exactly 0 is no negative prefix', () => {
     assert.equal(growthShape(fit(1000, 200, 0.95)), 'quadratic');

@@ -136,7 +136,10 @@ describe('masks', () => {
         const text = parts.join('');
         const spans = findSecrets(text);
         const marked = replaceSecrets(text, () => '\u0000', spans);
-        const outside = text.split('').filter((_, index) => !spans.some((span) => index >= span.start && index < span.end)).join('');
+        const outside = text
+          .split('')
+          .filter((_, index) => !spans.some((span) => index >= span.start && index < span.end))
+          .join('');
         assert.equal(marked.replaceAll('\u0000', ''), outside);
         for (const span of spans) assert.ok(secretKinds.includes(span.kind) && span.end > span.start);
       }),

@@ -40,17 +40,50 @@ const minimal: Record<string, Record<string, unknown>> = {
 /** Per field: [field path, values it accepts, values it rejects]. */
 type FieldRule = [path: string, good: readonly unknown[], bad: readonly unknown[]];
 
-const id: [readonly unknown[], readonly unknown[]] = [['call_1', 'x', 7, 0], ['', true, null, {}]];
-const text: [readonly unknown[], readonly unknown[]] = [['', 'gpt-4o'], [4, null, {}]];
-const nullableText: [readonly unknown[], readonly unknown[]] = [['', 'x', null], [4, {}]];
-const timestamp: [readonly unknown[], readonly unknown[]] = [['2025-06-03T14:21:07.452Z', 1748960467], [true, null, {}]];
-const count: [readonly unknown[], readonly unknown[]] = [[0, 3], [-1, 1.5, '3', null]];
-const nonnegative: [readonly unknown[], readonly unknown[]] = [[0, 12.5], [-0.5, '835']];
-const positiveInt: [readonly unknown[], readonly unknown[]] = [[1, 8], [0, -1, 2.5, '8']];
-const positive: [readonly unknown[], readonly unknown[]] = [[0.01, 60000], [0, -1, '1']];
-const flag: [readonly unknown[], readonly unknown[]] = [[true, false], ['true', 1]];
-const list: [readonly unknown[], readonly unknown[]] = [[[], [1, 'a']], [{}, 'a']];
-const record: [readonly unknown[], readonly unknown[]] = [[{}, { temperature: 0 }], [[], 'a', 3]];
+const id: [readonly unknown[], readonly unknown[]] = [
+  ['call_1', 'x', 7, 0],
+  ['', true, null, {}],
+];
+const text: [readonly unknown[], readonly unknown[]] = [
+  ['', 'gpt-4o'],
+  [4, null, {}],
+];
+const nullableText: [readonly unknown[], readonly unknown[]] = [
+  ['', 'x', null],
+  [4, {}],
+];
+const timestamp: [readonly unknown[], readonly unknown[]] = [
+  ['2025-06-03T14:21:07.452Z', 1748960467],
+  [true, null, {}],
+];
+const count: [readonly unknown[], readonly unknown[]] = [
+  [0, 3],
+  [-1, 1.5, '3', null],
+];
+const nonnegative: [readonly unknown[], readonly unknown[]] = [
+  [0, 12.5],
+  [-0.5, '835'],
+];
+const positiveInt: [readonly unknown[], readonly unknown[]] = [
+  [1, 8],
+  [0, -1, 2.5, '8'],
+];
+const positive: [readonly unknown[], readonly unknown[]] = [
+  [0.01, 60000],
+  [0, -1, '1'],
+];
+const flag: [readonly unknown[], readonly unknown[]] = [
+  [true, false],
+  ['true', 1],
+];
+const list: [readonly unknown[], readonly unknown[]] = [
+  [[], [1, 'a']],
+  [{}, 'a'],
+];
+const record: [readonly unknown[], readonly unknown[]] = [
+  [{}, { temperature: 0 }],
+  [[], 'a', 3],
+];
 const anything: [readonly unknown[], readonly unknown[]] = [['x', 1, { a: 1 }, [1], null], []];
 
 function rules(...entries: [string, [readonly unknown[], readonly unknown[]]][]): FieldRule[] {
@@ -62,7 +95,13 @@ const base = rules(['run_id', id], ['step', count], ['step_id', id], ['ts', time
 const usage = (prefix: string): FieldRule[] =>
   rules(
     ...(['input_tokens', 'output_tokens', 'cached_input_tokens', 'total_tokens', 'cost_usd', 'prompt_tokens', 'completion_tokens'] as const).map(
-      (field): [string, [readonly unknown[], readonly unknown[]]] => [`${prefix}.${field}`, [[0, 1234.5], [-1, '100']]],
+      (field): [string, [readonly unknown[], readonly unknown[]]] => [
+        `${prefix}.${field}`,
+        [
+          [0, 1234.5],
+          [-1, '100'],
+        ],
+      ],
     ),
   );
 
@@ -82,7 +121,15 @@ const budgets = (prefix: string): FieldRule[] =>
 const fieldRules: Record<string, FieldRule[]> = {
   run_start: [
     ...base,
-    ...rules(['config', record], ['config.provider', text], ['config.model', text], ['config.versions', record], ['config.budgets', record], ['budgets', record], ['task', anything]),
+    ...rules(
+      ['config', record],
+      ['config.provider', text],
+      ['config.model', text],
+      ['config.versions', record],
+      ['config.budgets', record],
+      ['budgets', record],
+      ['task', anything],
+    ),
     ...budgets('budgets'),
     ...budgets('config.budgets'),
   ],
@@ -90,9 +137,21 @@ const fieldRules: Record<string, FieldRule[]> = {
   model_response: [
     ...base,
     ...rules(
-      ['outcome', [['final', 'tool_calls', 'refusal', 'incomplete'], ['FINAL', 'done', '', null]]],
+      [
+        'outcome',
+        [
+          ['final', 'tool_calls', 'refusal', 'incomplete'],
+          ['FINAL', 'done', '', null],
+        ],
+      ],
       ['text', nullableText],
-      ['tool_calls', [[[], [{ call_id: 'c_1', name: 'search' }]], [{}, 'search']]],
+      [
+        'tool_calls',
+        [
+          [[], [{ call_id: 'c_1', name: 'search' }]],
+          [{}, 'search'],
+        ],
+      ],
       ['finish_reason', nullableText],
       ['refusal', nullableText],
       ['incomplete_reason', text],
@@ -100,8 +159,20 @@ const fieldRules: Record<string, FieldRule[]> = {
       ['latency_ms', nonnegative],
       ['response_id', text],
       ['model', text],
-      ['api_error', [['overloaded', { status: 529 }, {}], [529, true, null]]],
-      ['api_error.status', [[529, 200], [529.5, '529']]],
+      [
+        'api_error',
+        [
+          ['overloaded', { status: 529 }, {}],
+          [529, true, null],
+        ],
+      ],
+      [
+        'api_error.status',
+        [
+          [529, 200],
+          [529.5, '529'],
+        ],
+      ],
       ['api_error.type', text],
       ['api_error.code', text],
       ['api_error.message', text],
@@ -110,11 +181,30 @@ const fieldRules: Record<string, FieldRule[]> = {
   ],
   stream_fragment: [
     ...base,
-    ...rules(['response_id', text], ['index', count], ['call_id', id], ['name', text], ['arguments_delta', text], ['text_delta', text], ['finish_reason', nullableText]),
+    ...rules(
+      ['response_id', text],
+      ['index', count],
+      ['call_id', id],
+      ['name', text],
+      ['arguments_delta', text],
+      ['text_delta', text],
+      ['finish_reason', nullableText],
+    ),
   ],
   tool_call_start: [
     ...base,
-    ...rules(['call_id', id], ['name', text], ['arguments', anything], ['permission', [['allowed', 'denied', 'asked', 'auto', 'ask_once'], [true, 1, null]]]),
+    ...rules(
+      ['call_id', id],
+      ['name', text],
+      ['arguments', anything],
+      [
+        'permission',
+        [
+          ['allowed', 'denied', 'asked', 'auto', 'ask_once'],
+          [true, 1, null],
+        ],
+      ],
+    ),
   ],
   tool_result: [
     ...base,
@@ -123,7 +213,13 @@ const fieldRules: Record<string, FieldRule[]> = {
       ['name', text],
       ['status', text],
       ['output', anything],
-      ['error', [['boom', {}, { code: 'E1', message: 'no such file' }], [500, true, null]]],
+      [
+        'error',
+        [
+          ['boom', {}, { code: 'E1', message: 'no such file' }],
+          [500, true, null],
+        ],
+      ],
       ['error.code', text],
       ['error.retryable', flag],
       ['error.safe_message', text],
@@ -175,7 +271,10 @@ describe('canonical events: each type and its fields', () => {
           const fields = rejectedFields(withField(event, path, value));
           // A field inside a union (a tool error, an API error) is named by the union's field.
           const names = (field: string): boolean => field === path || field.startsWith(`${path}.`) || path.startsWith(`${field}.`);
-          assert.ok(fields.length > 0 && fields.every((field) => field !== '' && names(field)), `${type}.${path} = ${JSON.stringify(value)}: ${JSON.stringify(fields)}`);
+          assert.ok(
+            fields.length > 0 && fields.every((field) => field !== '' && names(field)),
+            `${type}.${path} = ${JSON.stringify(value)}: ${JSON.stringify(fields)}`,
+          );
         }
       }
     });
@@ -188,7 +287,16 @@ describe('canonical events: each type and its fields', () => {
   it("rejects a response's tool call without its call_id or name, naming the call's field", () => {
     assert.deepEqual(rejectedFields({ type: 'model_response', tool_calls: [{ call_id: 'c_1' }] }), ['tool_calls.0.name']);
     assert.deepEqual(rejectedFields({ type: 'model_response', tool_calls: [{ name: 'search' }] }), ['tool_calls.0.call_id']);
-    assert.deepEqual(rejectedFields({ type: 'model_response', tool_calls: [{ call_id: 'c_1', name: 'search', arguments: '{"q":1}' }, { call_id: 2, name: 5 }] }), ['tool_calls.1.name']);
+    assert.deepEqual(
+      rejectedFields({
+        type: 'model_response',
+        tool_calls: [
+          { call_id: 'c_1', name: 'search', arguments: '{"q":1}' },
+          { call_id: 2, name: 5 },
+        ],
+      }),
+      ['tool_calls.1.name'],
+    );
   });
 
   it('rejects an event of no canonical type', () => {
@@ -234,11 +342,15 @@ describe('canonicalEventType', () => {
   }
 
   it('has no alias beyond those', () => {
-    assert.equal(Object.keys(eventTypeAliases).length, new Set(Object.values(spellings).flatMap((names) => names.map((name) => name.trim().toLowerCase().replace(/[.-]/g, '_')))).size);
+    assert.equal(
+      Object.keys(eventTypeAliases).length,
+      new Set(Object.values(spellings).flatMap((names) => names.map((name) => name.trim().toLowerCase().replace(/[.-]/g, '_')))).size,
+    );
   });
 
   it('does not read bare words other formats use, or other separators', () => {
-    for (const name of ['start', 'response', 'end', 'tool', 'run start', 'run/start', 'runstart', 'x_run_start']) assert.equal(canonicalEventType(name), undefined, name);
+    for (const name of ['start', 'response', 'end', 'tool', 'run start', 'run/start', 'runstart', 'x_run_start'])
+      assert.equal(canonicalEventType(name), undefined, name);
   });
 });
 
@@ -272,7 +384,11 @@ describe('API errors', () => {
   });
 
   it('reads the status, the type (else the code) and the message of an object', () => {
-    assert.deepEqual(apiErrorFacts({ status: 529, type: 'overloaded_error', code: 'E529', message: 'Overloaded' }), { status: 529, type: 'overloaded_error', message: 'Overloaded' });
+    assert.deepEqual(apiErrorFacts({ status: 529, type: 'overloaded_error', code: 'E529', message: 'Overloaded' }), {
+      status: 529,
+      type: 'overloaded_error',
+      message: 'Overloaded',
+    });
     assert.deepEqual(apiErrorFacts({ code: 'rate_limit_exceeded' }), { status: null, type: 'rate_limit_exceeded', message: null });
     assert.deepEqual(apiErrorFacts({}), { status: null, type: null, message: null });
   });

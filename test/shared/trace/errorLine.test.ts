@@ -10,7 +10,7 @@ describe('errorLineOf', () => {
   });
 
   it('skips the "Exit code 1" header of a Claude Code Bash error', () => {
-    const content = 'Exit code 1\n\nls: cannot access \'types/\': No such file or directory';
+    const content = "Exit code 1\n\nls: cannot access 'types/': No such file or directory";
     assert.equal(errorLineOf({ error: { message: content }, output: content }), "ls: cannot access 'types/': No such file or directory");
   });
 
@@ -29,14 +29,24 @@ describe('errorLineOf', () => {
   });
 
   it('reads a Codex JSON output string when the error only repeats the exit code', () => {
-    const output = JSON.stringify({ output: "sed: apps/x.ts: No such file or directory\n", metadata: { exit_code: 1, duration_seconds: 0.1 } });
+    const output = JSON.stringify({ output: 'sed: apps/x.ts: No such file or directory\n', metadata: { exit_code: 1, duration_seconds: 0.1 } });
     assert.equal(errorLineOf({ error: { code: 'exit_code_1', message: 'exit code 1' }, output }), 'sed: apps/x.ts: No such file or directory');
   });
 
   it('skips the headers of a Codex exec_command / shell_command output', () => {
-    const output = 'Chunk ID: 7f3a\nWall time: 0.0123 seconds\nProcess exited with code 2\nOriginal token count: 14\nOutput:\npython: can\'t open file \'/w/run.py\': [Errno 2] No such file or directory\n';
-    assert.equal(errorLineOf({ error: { code: 'exit_code_2', message: 'exit code 2' }, output }), "python: can't open file '/w/run.py': [Errno 2] No such file or directory");
-    assert.equal(errorLineOf({ error: { message: 'exit code 1' }, output: 'Exit code: 1\nWall time: 2 seconds\nOutput:\nFAILED tests/test_a.py::test_b - AssertionError' }), 'FAILED tests/test_a.py::test_b - AssertionError');
+    const output =
+      "Chunk ID: 7f3a\nWall time: 0.0123 seconds\nProcess exited with code 2\nOriginal token count: 14\nOutput:\npython: can't open file '/w/run.py': [Errno 2] No such file or directory\n";
+    assert.equal(
+      errorLineOf({ error: { code: 'exit_code_2', message: 'exit code 2' }, output }),
+      "python: can't open file '/w/run.py': [Errno 2] No such file or directory",
+    );
+    assert.equal(
+      errorLineOf({
+        error: { message: 'exit code 1' },
+        output: 'Exit code: 1\nWall time: 2 seconds\nOutput:\nFAILED tests/test_a.py::test_b - AssertionError',
+      }),
+      'FAILED tests/test_a.py::test_b - AssertionError',
+    );
   });
 
   it('prefers stderr to stdout in an exec output object', () => {
@@ -44,7 +54,15 @@ describe('errorLineOf', () => {
   });
 
   it('joins content blocks', () => {
-    assert.equal(errorLineOf({ output: [{ type: 'text', text: '' }, { type: 'text', text: 'Permission denied: /etc/shadow' }] }), 'Permission denied: /etc/shadow');
+    assert.equal(
+      errorLineOf({
+        output: [
+          { type: 'text', text: '' },
+          { type: 'text', text: 'Permission denied: /etc/shadow' },
+        ],
+      }),
+      'Permission denied: /etc/shadow',
+    );
   });
 
   it('returns null when there is nothing but an exit code, or nothing at all', () => {

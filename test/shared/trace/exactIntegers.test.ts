@@ -47,7 +47,8 @@ describe('parseJsonExactly', () => {
   });
 
   it('leaves safe integers, fractions, exponents and digit strings as JSON.parse gives them', () => {
-    const text = '{"safe":9007199254740991,"fraction":12345678901234567890.5,"exponent":1e20,"big_exponent":12345678901234567e3,"text":"12345678901234567890","small":0.5}';
+    const text =
+      '{"safe":9007199254740991,"fraction":12345678901234567890.5,"exponent":1e20,"big_exponent":12345678901234567e3,"text":"12345678901234567890","small":0.5}';
     const { value, calls } = parseRecording(text);
     assert.deepEqual(value, JSON.parse(text));
     assert.deepEqual(calls, []);

@@ -14,7 +14,17 @@ import {
 const finals = ['stop', 'end_turn', 'stop_sequence', 'completed', 'COMPLETE', 'eos', 'eos_token'];
 const toolCallFinishes = ['tool_calls', 'tool_use', 'function_call', 'tool_call', 'MALFORMED_FUNCTION_CALL', 'tool-calls'];
 const truncations = ['length', 'max_tokens', 'MAX_OUTPUT_TOKENS', 'model_context_window_exceeded', 'model_length'];
-const contentFilters = ['content_filter', 'content_filtered', 'SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'guardrail_intervened'];
+const contentFilters = [
+  'content_filter',
+  'content_filtered',
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'guardrail_intervened',
+];
 const others = ['pause_turn'];
 const unknowns = ['weird_stop', 'stopped', 'toolcalls', 'max tokens'];
 
@@ -186,7 +196,10 @@ describe('classifyResponse', () => {
   });
 
   it('classifies a response with an incomplete_reason as incomplete, whatever else it says', () => {
-    assert.equal(classifyResponse({ outcome: 'tool_calls', finishReason: 'tool_calls', toolCallCount: 1, incompleteReason: 'stream_interrupted' }), 'incomplete');
+    assert.equal(
+      classifyResponse({ outcome: 'tool_calls', finishReason: 'tool_calls', toolCallCount: 1, incompleteReason: 'stream_interrupted' }),
+      'incomplete',
+    );
     assert.equal(classifyResponse({ finishReason: null, toolCallCount: 0, incompleteReason: '' }), 'final');
   });
 
@@ -236,7 +249,8 @@ describe('finish reason predicates', () => {
   });
 
   it('knows the common reasons and not made-up ones', () => {
-    for (const reason of ['stop', 'end_turn', 'tool_calls', 'tool_use', 'length', 'max_tokens', 'refusal', 'content_filter']) assert.equal(isKnownFinishReason(reason), true, reason);
+    for (const reason of ['stop', 'end_turn', 'tool_calls', 'tool_use', 'length', 'max_tokens', 'refusal', 'content_filter'])
+      assert.equal(isKnownFinishReason(reason), true, reason);
     for (const reason of ['weird_stop', '', 'done!']) assert.equal(isKnownFinishReason(reason), false, reason);
   });
 });

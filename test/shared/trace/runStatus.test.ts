@@ -1,7 +1,15 @@
 /** Every spelling of a terminal state Loopscope knows, normalized with the loop's own spelling kept, and the predicates over states (docs/semantics.md §2). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { claimsSuccess, foldSpelling, isOngoingStatus, isPausedStatus, normalizeTerminalStatus, runStatusSchema, type RunStatus } from '../../../shared/trace/runStatus';
+import {
+  claimsSuccess,
+  foldSpelling,
+  isOngoingStatus,
+  isPausedStatus,
+  normalizeTerminalStatus,
+  runStatusSchema,
+  type RunStatus,
+} from '../../../shared/trace/runStatus';
 
 /** The states of the table in docs/semantics.md §2. */
 const documentedStates = [
@@ -48,7 +56,19 @@ const spellingsByState: Record<string, readonly string[]> = {
   ],
   protocol_error: ['protocol_error'],
   refused: ['refused', 'refusal', 'rejected'],
-  failed: ['failed', 'exit_format', 'exit_error', 'exit_api', 'exit_environment_error', 'exit_command_timeout', 'exit_command', 'exit_forfeit', 'failure', 'error', 'errored'],
+  failed: [
+    'failed',
+    'exit_format',
+    'exit_error',
+    'exit_api',
+    'exit_environment_error',
+    'exit_command_timeout',
+    'exit_command',
+    'exit_forfeit',
+    'failure',
+    'error',
+    'errored',
+  ],
   // Inspect AI's operator_limit is an operator stopping the sample, not a budget.
   cancelled: ['cancelled', 'canceled', 'aborted', 'interrupted', 'user_interruption', 'stopped', 'operator_limit'],
   waiting_for_input: ['waiting_for_input', 'awaiting_user_input', 'paused'],
@@ -94,8 +114,10 @@ describe('normalizeTerminalStatus: qualified and exception statuses', () => {
   });
 
   it("reads an exception's class name as failed, and only a class name", () => {
-    for (const raw of ['KeyError', 'Http2Error', 'APIConnectionError', ' RuntimeException ']) assert.equal(normalizeTerminalStatus({ status: raw }).status, 'failed', raw);
-    for (const raw of ['keyError', 'KeyErrors', 'Key_Error', 'Exception', 'xValueError', 'KeyError: boom', 'Not an Error']) assert.equal(normalizeTerminalStatus({ status: raw }).status, 'unknown', raw);
+    for (const raw of ['KeyError', 'Http2Error', 'APIConnectionError', ' RuntimeException '])
+      assert.equal(normalizeTerminalStatus({ status: raw }).status, 'failed', raw);
+    for (const raw of ['keyError', 'KeyErrors', 'Key_Error', 'Exception', 'xValueError', 'KeyError: boom', 'Not an Error'])
+      assert.equal(normalizeTerminalStatus({ status: raw }).status, 'unknown', raw);
   });
 });
 

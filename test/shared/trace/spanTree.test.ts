@@ -14,7 +14,13 @@ function nest(steps: readonly Step[]): { depths: number[]; spans: Map<string, Sp
   steps.forEach((step, index) => {
     const marker = step !== null && 'kind' in step ? step : undefined;
     const plain = step !== null && !('kind' in step) ? step : {};
-    const { depth, ended } = nesting.accept({ eventId: 100 + index, runIndex: index, visible: plain.visible ?? marker?.kind !== 'end', ts: plain.ts ?? null, ...(marker ? { marker } : {}) });
+    const { depth, ended } = nesting.accept({
+      eventId: 100 + index,
+      runIndex: index,
+      visible: plain.visible ?? marker?.kind !== 'end',
+      ts: plain.ts ?? null,
+      ...(marker ? { marker } : {}),
+    });
     depths.push(depth);
     ended.forEach(keep);
   });
@@ -79,21 +85,51 @@ describe('span nesting', () => {
 
 describe('collapsed span ranges', () => {
   it('merges nested and adjacent ranges and drops empty ones', () => {
-    assert.deepEqual(mergeRanges([[10, 12], [2, 8], [4, 5], [9, 9], [20, 19]]), [[2, 12]]);
-    assert.deepEqual(mergeRanges([[5, 6], [1, 2]]), [[1, 2], [5, 6]]);
+    assert.deepEqual(
+      mergeRanges([
+        [10, 12],
+        [2, 8],
+        [4, 5],
+        [9, 9],
+        [20, 19],
+      ]),
+      [[2, 12]],
+    );
+    assert.deepEqual(
+      mergeRanges([
+        [5, 6],
+        [1, 2],
+      ]),
+      [
+        [1, 2],
+        [5, 6],
+      ],
+    );
     assert.deepEqual(mergeRanges([]), []);
   });
 
   it('maps positions to the shown list and back around hidden ranges', () => {
-    const hidden = mergeRanges([[2, 4], [8, 8]]);
+    const hidden = mergeRanges([
+      [2, 4],
+      [8, 8],
+    ]);
     // Positions 0 1 [2 3 4] 5 6 7 [8] 9 → shown 0 1 _ _ _ 2 3 4 _ 5
-    assert.deepEqual([0, 1, 5, 6, 7, 9].map((position) => shownIndexOf(position, hidden)), [0, 1, 2, 3, 4, 5]);
-    assert.deepEqual([0, 1, 2, 3, 4, 5].map((shown) => positionOfShown(shown, hidden)), [0, 1, 5, 6, 7, 9]);
+    assert.deepEqual(
+      [0, 1, 5, 6, 7, 9].map((position) => shownIndexOf(position, hidden)),
+      [0, 1, 2, 3, 4, 5],
+    );
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((shown) => positionOfShown(shown, hidden)),
+      [0, 1, 5, 6, 7, 9],
+    );
     assert.equal(hiddenCount(hidden), 4);
   });
 
   it('puts an event inside a collapsed span at its header', () => {
-    const hidden = mergeRanges([[2, 4], [8, 8]]);
+    const hidden = mergeRanges([
+      [2, 4],
+      [8, 8],
+    ]);
     assert.equal(shownIndexOf(3, hidden), 1);
     assert.equal(shownIndexOf(8, hidden), 4);
   });

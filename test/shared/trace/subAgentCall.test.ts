@@ -6,7 +6,12 @@ describe('callArgumentsIn', () => {
   it("finds an Anthropic tool_use block's input by its id, among other blocks", () => {
     const record = {
       type: 'assistant',
-      message: { content: [{ type: 'text', text: 'x' }, { type: 'tool_use', id: 'toolu_2', name: 'Task', input: { description: 'Find helpers', subagent_type: 'Explore' } }] },
+      message: {
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'tool_use', id: 'toolu_2', name: 'Task', input: { description: 'Find helpers', subagent_type: 'Explore' } },
+        ],
+      },
     };
     assert.deepEqual(callArgumentsIn(record, 'toolu_2'), { description: 'Find helpers', subagent_type: 'Explore' });
   });
@@ -17,7 +22,12 @@ describe('callArgumentsIn', () => {
   });
 
   it('finds nothing for another id, for arguments that are not an object, or in a non-object', () => {
-    const record = { content: [{ id: 'toolu_1', input: { description: 'a' } }, { id: 'toolu_3', arguments: 'not json' }] };
+    const record = {
+      content: [
+        { id: 'toolu_1', input: { description: 'a' } },
+        { id: 'toolu_3', arguments: 'not json' },
+      ],
+    };
     assert.equal(callArgumentsIn(record, 'toolu_2'), undefined);
     assert.equal(callArgumentsIn(record, 'toolu_3'), undefined);
     assert.equal(callArgumentsIn('toolu_1', 'toolu_1'), undefined);

@@ -47,7 +47,12 @@ function fieldName(segments: readonly string[]): string {
 }
 
 function pathSegments(instancePath: string): string[] {
-  return instancePath === '' ? [] : instancePath.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return instancePath === ''
+    ? []
+    : instancePath
+        .slice(1)
+        .split('/')
+        .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 const ARTICLES: Record<string, string> = { integer: 'an integer', object: 'an object', array: 'an array' };
@@ -133,7 +138,9 @@ function repairToolCalls(calls: unknown[], repairs: EventRepairs): unknown[] {
     }
     const args = fn?.['arguments'] ?? call['input'];
     if (call['arguments'] === undefined && args !== undefined) {
-      repairs.diagnostics.push(`"${at}.arguments" is missing: its "${fn?.['arguments'] === undefined ? 'input' : 'function.arguments'}" is read as the arguments`);
+      repairs.diagnostics.push(
+        `"${at}.arguments" is missing: its "${fn?.['arguments'] === undefined ? 'input' : 'function.arguments'}" is read as the arguments`,
+      );
       call['arguments'] = args;
     }
     kept.push(call);
@@ -182,7 +189,10 @@ function repairEvent(type: CanonicalEvent['type'], value: Record<string, unknown
         errors = validated.errors;
         continue;
       }
-      return { ok: false, reason: missingReason(type, missing, removed.has(missing) ? `its "${missing}" is ${describeValue(removed.get(missing))}` : `it has no "${missing}"`) };
+      return {
+        ok: false,
+        reason: missingReason(type, missing, removed.has(missing) ? `its "${missing}" is ${describeValue(removed.get(missing))}` : `it has no "${missing}"`),
+      };
     }
     let container: unknown = value;
     for (const segment of segments.slice(0, -1)) container = (container as Record<string, unknown>)[segment];
@@ -198,11 +208,15 @@ function repairEvent(type: CanonicalEvent['type'], value: Record<string, unknown
     if (earlier === undefined && (number !== undefined || flag !== undefined)) {
       parent[key] = number ?? flag;
       coerced.set(field, { written: current, diagnostic: repairs.diagnostics.length });
-      repairs.diagnostics.push(`"${field}" is ${describeValue(current)}: read as ${number === undefined ? `the boolean ${String(flag)}` : `the number ${String(number)}`}`);
+      repairs.diagnostics.push(
+        `"${field}" is ${describeValue(current)}: read as ${number === undefined ? `the boolean ${String(flag)}` : `the number ${String(number)}`}`,
+      );
     } else if (type === 'tool_result' && field === 'error' && current !== false && current !== null) {
       // A result that says it failed stays an error: dropping `error` would read it as ok.
       parent[key] = JSON.stringify(current);
-      repairs.diagnostics.push(`"error" is ${describeValue(current)}, ${expectation(fieldErrors)}: kept as the text ${excerptOf(JSON.stringify(parent[key]))}, so the result is still an error`);
+      repairs.diagnostics.push(
+        `"error" is ${describeValue(current)}, ${expectation(fieldErrors)}: kept as the text ${excerptOf(JSON.stringify(parent[key]))}, so the result is still an error`,
+      );
     } else {
       delete parent[key];
       if (segments.length === 1) removed.set(key, current);

@@ -11,7 +11,16 @@ import { SUMMARY_CHARS } from '../../bytes/contentHash';
 import { outputPreview } from '../../../../shared/toolOutput';
 import { resultIdentity } from '../../bytes/resultIdentity';
 import { memberPreview, memberValue, scanTopLevel, type TopLevelScan } from '../../bytes/topLevelScan';
-import { isRecord, type AdaptedEvent, type EventRepairs, type FormatAdapter, type LineRef, type MappedEvent, type RequestShape, type ResultDigest } from '../formatAdapter';
+import {
+  isRecord,
+  type AdaptedEvent,
+  type EventRepairs,
+  type FormatAdapter,
+  type LineRef,
+  type MappedEvent,
+  type RequestShape,
+  type ResultDigest,
+} from '../formatAdapter';
 
 export interface AdaptedLine {
   ok: true;
@@ -211,10 +220,13 @@ export const canonicalDocumentFormat: FormatAdapter = {
     const document = sample.framedValues[0];
     if (Array.isArray(document)) {
       const found = canonicalRecords(document.slice(0, 20));
-      return found === null ? null : `a JSON array of ${document.length} records, ${found.count} of the first ${Math.min(20, document.length)} Loopscope events (${found.names})`;
+      return found === null
+        ? null
+        : `a JSON array of ${document.length} records, ${found.count} of the first ${Math.min(20, document.length)} Loopscope events (${found.names})`;
     }
     const found = canonicalRecords(sample.framedValues);
-    if (found !== null) return `${found.count} of the first ${sample.framedValues.length} JSON values are Loopscope events (${found.names}), written across lines`;
+    if (found !== null)
+      return `${found.count} of the first ${sample.framedValues.length} JSON values are Loopscope events (${found.names}), written across lines`;
     return sample.framedValues.length === 0 && ARRAY_HEAD.test(sample.head) ? 'a JSON array of Loopscope events (from its first bytes)' : null;
   },
   createMapper: canonicalFormat.createMapper,

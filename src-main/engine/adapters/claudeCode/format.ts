@@ -72,10 +72,7 @@ interface OpenMessage {
 }
 
 /** The last record of a run that tells whether its loop was done: what a run_end is derived from. */
-type LastWord =
-  | { kind: 'message'; message: OpenMessage }
-  | { kind: 'interrupt'; line: LineRef; ts: string | undefined; text: string }
-  | { kind: 'open' };
+type LastWord = { kind: 'message'; message: OpenMessage } | { kind: 'interrupt'; line: LineRef; ts: string | undefined; text: string } | { kind: 'open' };
 
 interface RunState {
   id: string;
@@ -335,7 +332,14 @@ class ClaudeCodeMapper implements FormatMapper {
     return { event, typeRaw: conversationTypes.has(type) ? type : 'run_start', line };
   }
 
-  private mapAssistant(run: RunState, record: Record<string, unknown>, message: Record<string, unknown>, ts: string | undefined, line: LineRef, emit: Emit): void {
+  private mapAssistant(
+    run: RunState,
+    record: Record<string, unknown>,
+    message: Record<string, unknown>,
+    ts: string | undefined,
+    line: LineRef,
+    emit: Emit,
+  ): void {
     const id = nonEmptyText(message['id']) ?? nonEmptyText(record['uuid']) ?? `line-${line.lineNumber}`;
     let open = run.open;
     if (open === null || open.id !== id) {
@@ -418,7 +422,9 @@ class ClaudeCodeMapper implements FormatMapper {
       const call = run.openCalls.get(callId);
       run.openCalls.delete(callId);
       if (call?.prompt !== undefined) this.forgetPromptedCall(call.prompt, callId);
-      const childRunId = this.childRunOfCall.get(callId) ?? (childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? `${run.sessionId}/agent-${childAgent}` : undefined);
+      const childRunId =
+        this.childRunOfCall.get(callId) ??
+        (childAgent !== undefined && run.sessionId !== undefined && results.length === 1 ? `${run.sessionId}/agent-${childAgent}` : undefined);
       this.childRunOfCall.delete(callId);
       const isError = block['is_error'] === true;
       const output = block['content'];
@@ -528,7 +534,13 @@ class ClaudeCodeMapper implements FormatMapper {
       emit({ event, typeRaw, line });
     };
     if (last.kind === 'interrupt') {
-      end('cancelled', `derived: the run's last record is the user's interrupt "${last.text}" (line ${last.line.lineNumber})`, last.line, last.ts, 'user/interrupt');
+      end(
+        'cancelled',
+        `derived: the run's last record is the user's interrupt "${last.text}" (line ${last.line.lineNumber})`,
+        last.line,
+        last.ts,
+        'user/interrupt',
+      );
       return;
     }
     if (last.kind !== 'message' || run.openCalls.size > 0) return;
@@ -536,9 +548,21 @@ class ClaudeCodeMapper implements FormatMapper {
     const where = `the assistant message at line ${message.line.lineNumber} (step ${message.step})`;
     if (message.apiError !== undefined) {
       const text = message.texts.join('\n').slice(0, 200);
-      end('failed', `derived: the run's last record is Claude Code's API error message, ${where}${text ? `: ${text}` : ''}`, message.line, message.lastTs, 'assistant/api_error');
+      end(
+        'failed',
+        `derived: the run's last record is Claude Code's API error message, ${where}${text ? `: ${text}` : ''}`,
+        message.line,
+        message.lastTs,
+        'assistant/api_error',
+      );
     } else if (message.outcome === 'final') {
-      end('model_finished', `derived: the run's last record is ${where}, which has text and no tool_use, and every call has its result`, message.line, message.lastTs, 'assistant');
+      end(
+        'model_finished',
+        `derived: the run's last record is ${where}, which has text and no tool_use, and every call has its result`,
+        message.line,
+        message.lastTs,
+        'assistant',
+      );
     } else if (message.outcome === 'refusal') {
       end('refused', `derived: the run's last record is ${where}, a refusal (stop_reason "refusal")`, message.line, message.lastTs, 'assistant');
     }

@@ -58,7 +58,10 @@ export function timestampOf(record: Record<string, unknown>): string | undefined
 }
 
 /** Claude Code's rule for a message's content blocks: only its `text` blocks (not tool uses or thinking), one a line. */
-const TEXT_BLOCKS_BY_LINE: PartJoining = { separator: '\n', partText: (block) => (isRecord(block) && block['type'] === 'text' ? textMember(block) : undefined) };
+const TEXT_BLOCKS_BY_LINE: PartJoining = {
+  separator: '\n',
+  partText: (block) => (isRecord(block) && block['type'] === 'text' ? textMember(block) : undefined),
+};
 
 /** The text of a message's content: a plain string, or its `text` blocks joined by newlines; '' for anything else. */
 export function messageText(content: unknown): string {

@@ -128,7 +128,13 @@ export class ClineMapper implements FormatMapper {
         this.keepAsWritten(message, emit);
         this.last =
           sub === 'mistake_limit_reached'
-            ? { kind: 'budget', line, ts, limit: 'max_consecutive_mistakes', what: 'Cline stopped at its limit of consecutive mistakes and asks the user how to go on' }
+            ? {
+                kind: 'budget',
+                line,
+                ts,
+                limit: 'max_consecutive_mistakes',
+                what: 'Cline stopped at its limit of consecutive mistakes and asks the user how to go on',
+              }
             : { kind: 'budget', line, ts, limit: 'max_requests', what: 'Cline reached its limit of auto-approved requests and asks the user to go on' };
         return true;
       case 'user_feedback':
@@ -257,10 +263,33 @@ export class ClineMapper implements FormatMapper {
     return this.step === null || !stepHasContent(this.step) ? this.results.latest() : undefined;
   }
 
-  private addCall(message: Json, sub: string, asked: boolean, text: string, position: number, line: LineRef, ts: string, typeRaw: string, emit: Emit): ClineCall {
+  private addCall(
+    message: Json,
+    sub: string,
+    asked: boolean,
+    text: string,
+    position: number,
+    line: LineRef,
+    ts: string,
+    typeRaw: string,
+    emit: Emit,
+  ): ClineCall {
     const step = this.contentStep(message, line, ts, typeRaw, emit, false);
     const { name, headers, arguments: args } = callRequestOf(sub, text);
-    const call: ClineCall = { callId: `msg-${position}`, name, headers, arguments: args, asked, step: step.step, line, ts, outputs: [], outputLine: undefined, outputTs: undefined, error: undefined };
+    const call: ClineCall = {
+      callId: `msg-${position}`,
+      name,
+      headers,
+      arguments: args,
+      asked,
+      step: step.step,
+      line,
+      ts,
+      outputs: [],
+      outputLine: undefined,
+      outputTs: undefined,
+      error: undefined,
+    };
     step.calls.push(call);
     if (asked) this.last = { kind: 'paused', status: 'waiting_for_approval', line, ts, what: `${typeRaw} ${name}` };
     else {
@@ -283,7 +312,17 @@ export class ClineMapper implements FormatMapper {
     const ownCall = sub === 'diff_error' || sub === 'clineignore_error' || missing !== null;
     let call = ownCall ? undefined : this.latestCall();
     if (ownCall) {
-      call = this.addCall(record, 'tool', false, JSON.stringify({ tool: sub === 'diff_error' ? 'editedExistingFile' : (missing?.[1] ?? 'tool'), path: text }), position, line, ts, typeRaw, emit);
+      call = this.addCall(
+        record,
+        'tool',
+        false,
+        JSON.stringify({ tool: sub === 'diff_error' ? 'editedExistingFile' : (missing?.[1] ?? 'tool'), path: text }),
+        position,
+        line,
+        ts,
+        typeRaw,
+        emit,
+      );
       if (missing !== null) call.headers = [missing[1]!];
       else if (sub === 'clineignore_error') call.headers = [];
     }
@@ -302,5 +341,4 @@ export class ClineMapper implements FormatMapper {
     step.held.emitAfter(this.event(event, step.typeRaw, step.line), emit);
     this.results.await(step.calls);
   }
-
 }

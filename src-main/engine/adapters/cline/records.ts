@@ -133,7 +133,11 @@ export function callRequestOf(sub: string, text: string): CallRequest {
   if (sub === 'command') {
     const requiresApproval = text.endsWith(COMMAND_REQ_APP);
     const command = requiresApproval ? text.slice(0, -COMMAND_REQ_APP.length) : text;
-    return { name: 'execute_command', headers: resultHeaderNames['command']!, arguments: { command, ...(requiresApproval ? { requires_approval: true } : {}) } };
+    return {
+      name: 'execute_command',
+      headers: resultHeaderNames['command']!,
+      arguments: { command, ...(requiresApproval ? { requires_approval: true } : {}) },
+    };
   }
   if (sub === 'use_mcp_server') {
     const request = parseJsonText(text) ?? { text };

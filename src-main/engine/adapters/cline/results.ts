@@ -77,7 +77,8 @@ function blockOutcome(body: string): { ok: true } | { ok: false; code: string | 
  * task interrupted in between was idle for an unknown time: the call's latency is not recorded.
  */
 function sequentialCallLatency(startTs: string, endTs: string, interruptedTs: string | undefined): number | undefined {
-  const interruptedInBetween = interruptedTs !== undefined && millisFromStartToResult(startTs, interruptedTs) !== undefined && millisFromStartToResult(interruptedTs, endTs) !== undefined;
+  const interruptedInBetween =
+    interruptedTs !== undefined && millisFromStartToResult(startTs, interruptedTs) !== undefined && millisFromStartToResult(interruptedTs, endTs) !== undefined;
   return interruptedInBetween ? undefined : millisFromStartToResult(startTs, endTs);
 }
 
@@ -182,7 +183,10 @@ export class CallResults {
         ...base,
         ts: interrupted.ts,
         status: 'error',
-        error: { code: 'interrupted', message: 'the task was interrupted before this call’s result reached the model; Cline tells the model to assume it failed' },
+        error: {
+          code: 'interrupted',
+          message: 'the task was interrupted before this call’s result reached the model; Cline tells the model to assume it failed',
+        },
       });
       emit({ event, typeRaw: 'ask/resume_task', line: interrupted.line });
     } else if (call.outputs.length > 0 && call.outputLine !== undefined) {

@@ -94,7 +94,12 @@ function outcomeOf(step: Step): { outcome: Outcome; incompleteReason?: string } 
 export function responseOf(step: Step, runId: string, truncated: boolean): EventOf<'model_response'> {
   const { outcome, incompleteReason } = outcomeOf(step);
   const texts = [...step.texts, ...(step.question !== undefined ? [step.question] : []), ...(step.completion !== undefined ? [step.completion] : [])];
-  const toolCalls: ToolCall[] = step.calls.map((call) => ({ call_id: call.callId, name: call.name, arguments: call.arguments, ...(call.asked ? { approval: 'asked' } : {}) }));
+  const toolCalls: ToolCall[] = step.calls.map((call) => ({
+    call_id: call.callId,
+    name: call.name,
+    arguments: call.arguments,
+    ...(call.asked ? { approval: 'asked' } : {}),
+  }));
   const apiFailure = step.streamingFailed ?? step.apiFailed;
   return modelResponse({
     run_id: runId,
@@ -124,17 +129,49 @@ export function derivedEnd(last: LastWord, runId: string, steps: number): Mapped
   const at = (line: LineRef): string => `line ${line.lineNumber}`;
   switch (last.kind) {
     case 'completion':
-      return end('model_finished', `the task's last message is completion_result (${at(last.line)}): attempt_completion, the model presenting its result`, last.line, last.ts, last.typeRaw, {
-        ...(last.text !== undefined ? { output: last.text } : {}),
-      });
+      return end(
+        'model_finished',
+        `the task's last message is completion_result (${at(last.line)}): attempt_completion, the model presenting its result`,
+        last.line,
+        last.ts,
+        last.typeRaw,
+        {
+          ...(last.text !== undefined ? { output: last.text } : {}),
+        },
+      );
     case 'paused':
-      return end(last.status, `the task's last message is ${last.what} (${at(last.line)}), still waiting for the user`, last.line, last.ts, last.what.split(' ')[0]!);
+      return end(
+        last.status,
+        `the task's last message is ${last.what} (${at(last.line)}), still waiting for the user`,
+        last.line,
+        last.ts,
+        last.what.split(' ')[0]!,
+      );
     case 'interrupted':
-      return end('interrupted', `the task's last message is ask/resume_task (${at(last.line)}): the task was interrupted and not resumed`, last.line, last.ts, 'ask/resume_task');
+      return end(
+        'interrupted',
+        `the task's last message is ask/resume_task (${at(last.line)}): the task was interrupted and not resumed`,
+        last.line,
+        last.ts,
+        'ask/resume_task',
+      );
     case 'failed':
-      return end('failed', `the task's last message is ask/api_req_failed (${at(last.line)}): ${last.text.slice(0, 200)}`, last.line, last.ts, 'ask/api_req_failed');
+      return end(
+        'failed',
+        `the task's last message is ask/api_req_failed (${at(last.line)}): ${last.text.slice(0, 200)}`,
+        last.line,
+        last.ts,
+        'ask/api_req_failed',
+      );
     case 'budget':
-      return end('budget_exceeded', `${last.what} (${at(last.line)})`, last.line, last.ts, `ask/${last.limit === 'max_requests' ? 'auto_approval_max_req_reached' : 'mistake_limit_reached'}`, { limit: last.limit });
+      return end(
+        'budget_exceeded',
+        `${last.what} (${at(last.line)})`,
+        last.line,
+        last.ts,
+        `ask/${last.limit === 'max_requests' ? 'auto_approval_max_req_reached' : 'mistake_limit_reached'}`,
+        { limit: last.limit },
+      );
     case 'open':
       return undefined;
   }

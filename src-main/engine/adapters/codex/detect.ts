@@ -63,13 +63,19 @@ export function detectShape(sample: DetectionSample): { shape: Shape; reason: st
   const threadStarted = exec.some((value) => value['type'] === 'thread.started' && typeof value['thread_id'] === 'string');
   const itemEvents = exec.filter((value) => isRecord(value['item']) && typeof value['item']['id'] === 'string');
   if (exec.length * 2 >= values.length && (threadStarted || itemEvents.length >= 2)) {
-    return { shape: 'exec', reason: `codex exec --json stream: ${exec.length} of the first ${values.length} records are thread/turn/item events${threadStarted ? ' (thread.started with thread_id)' : ''}` };
+    return {
+      shape: 'exec',
+      reason: `codex exec --json stream: ${exec.length} of the first ${values.length} records are thread/turn/item events${threadStarted ? ' (thread.started with thread_id)' : ''}`,
+    };
   }
   const preamble = values.filter((value) => isRecord(value) && (typeof value['prompt'] === 'string' || isLegacyConfigLine(value)));
   const legacy = values.filter(isLegacyEvent);
   const known = legacy.filter((value) => legacyMsgTypes.has(String((value['msg'] as Record<string, unknown>)['type'])));
   if (known.length > 0 && (legacy.length + preamble.length) * 2 >= values.length) {
-    return { shape: 'exec-legacy', reason: `codex exec --json stream (before 0.44): ${legacy.length} of the first ${values.length} records are {id, msg: {type}} events` };
+    return {
+      shape: 'exec-legacy',
+      reason: `codex exec --json stream (before 0.44): ${legacy.length} of the first ${values.length} records are {id, msg: {type}} events`,
+    };
   }
   return null;
 }

@@ -167,11 +167,15 @@ function legacyResult(type: string, msg: Record<string, unknown>): { output: unk
   }
   const stdout = text(msg['stdout']) ?? '';
   const stderr = text(msg['stderr']) ?? '';
-  const output = text(msg['aggregated_output']) ?? text(msg['formatted_output']) ?? (stderr !== '' ? `${stdout}${stdout && !stdout.endsWith('\n') ? '\n' : ''}${stderr}` : stdout);
+  const output =
+    text(msg['aggregated_output']) ??
+    text(msg['formatted_output']) ??
+    (stderr !== '' ? `${stdout}${stdout && !stdout.endsWith('\n') ? '\n' : ''}${stderr}` : stdout);
   if (type === 'patch_apply_end') {
     return { output, error: msg['success'] === false ? defined({ code: 'patch_failed', message: stderr ? firstLine(stderr) : undefined }) : undefined };
   }
   const exitCode = finite(msg['exit_code']);
-  if (exitCode !== undefined && exitCode !== 0) return { output, error: { code: `exit_code_${exitCode}`, message: stderr ? firstLine(stderr) : `exit code ${exitCode}` } };
+  if (exitCode !== undefined && exitCode !== 0)
+    return { output, error: { code: `exit_code_${exitCode}`, message: stderr ? firstLine(stderr) : `exit code ${exitCode}` } };
   return { output, error: undefined };
 }

@@ -279,7 +279,13 @@ export class LoopAssembler {
     else {
       outcome = 'incomplete';
       incompleteReason =
-        reason === 'turn_aborted' ? 'turn_aborted' : reason === 'turn_failed' ? 'turn_failed' : reason === 'end_of_file' ? 'log_ends_mid_step' : 'no_message_or_call';
+        reason === 'turn_aborted'
+          ? 'turn_aborted'
+          : reason === 'turn_failed'
+            ? 'turn_failed'
+            : reason === 'end_of_file'
+              ? 'log_ends_mid_step'
+              : 'no_message_or_call';
     }
     const event = modelResponse({
       run_id: this.runId,

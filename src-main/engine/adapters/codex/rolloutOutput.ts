@@ -46,7 +46,8 @@ export function readRolloutOutput(output: unknown): RolloutOutputFacts {
       if (isRecord(parsed) && isRecord(parsed['metadata'])) {
         const code = finite(parsed['metadata']['exit_code']);
         metadataLatencyMs = secondsToMillis(finite(parsed['metadata']['duration_seconds']));
-        if (code !== undefined) return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs: metadataLatencyMs };
+        if (code !== undefined)
+          return { error: code === 0 ? undefined : { code: `exit_code_${code}`, message: `exit code ${code}` }, latencyMs: metadataLatencyMs };
       }
     } catch {
       // Not JSON after all: read it as text.

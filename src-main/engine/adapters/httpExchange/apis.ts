@@ -142,7 +142,9 @@ export function callIdsIn(api: ApiKind, item: unknown): string[] {
   if (api === 'anthropic-messages') {
     const content = item['content'];
     if (item['role'] !== 'assistant' || !Array.isArray(content)) return [];
-    return content.filter((block) => isRecord(block) && block['type'] === 'tool_use' && typeof block['id'] === 'string').map((block) => (block as Record<string, string>)['id']!);
+    return content
+      .filter((block) => isRecord(block) && block['type'] === 'tool_use' && typeof block['id'] === 'string')
+      .map((block) => (block as Record<string, string>)['id']!);
   }
   if (api === 'openai-chat') {
     const calls = item['tool_calls'];
@@ -243,7 +245,10 @@ function joinText(parts: readonly string[]): string | null {
   return nonEmpty.length > 0 ? nonEmpty.join('\n') : null;
 }
 
-function withOptional(view: ResponseView, extra: { usage?: Usage | undefined; responseId?: string | undefined; model?: string | undefined; refusal?: string | undefined }): ResponseView {
+function withOptional(
+  view: ResponseView,
+  extra: { usage?: Usage | undefined; responseId?: string | undefined; model?: string | undefined; refusal?: string | undefined },
+): ResponseView {
   if (extra.usage !== undefined) view.usage = extra.usage;
   if (extra.responseId !== undefined) view.responseId = extra.responseId;
   if (extra.model !== undefined) view.model = extra.model;
@@ -263,7 +268,7 @@ function readAnthropicMessage(body: Record<string, unknown>): ResponseView {
     }
   }
   return withOptional(
-    { complete: true, text: joinText(texts), toolCalls, finishReason: (text(body['stop_reason']) ?? null) },
+    { complete: true, text: joinText(texts), toolCalls, finishReason: text(body['stop_reason']) ?? null },
     { usage: anthropicUsage(body['usage']), responseId: text(body['id']), model: text(body['model']) },
   );
 }
@@ -321,7 +326,11 @@ export function readResponsesOutput(output: readonly unknown[]): { texts: string
       }
     }
     if ((item['type'] === 'function_call' || item['type'] === 'custom_tool_call') && typeof item['call_id'] === 'string') {
-      toolCalls.push({ call_id: item['call_id'], name: text(item['name']) ?? '', arguments: item['type'] === 'function_call' ? item['arguments'] : item['input'] });
+      toolCalls.push({
+        call_id: item['call_id'],
+        name: text(item['name']) ?? '',
+        arguments: item['type'] === 'function_call' ? item['arguments'] : item['input'],
+      });
     }
   }
   return { texts, refusals, toolCalls };
@@ -332,7 +341,12 @@ export function readResponsesObject(body: Record<string, unknown>, complete: boo
   const view: ResponseView = { complete, text: joinText(texts), toolCalls, finishReason: responsesFinishReason(body) };
   const error = responsesErrorText(body);
   if (error !== undefined) view.incompleteReason = error;
-  return withOptional(view, { usage: openAiUsage(body['usage']), responseId: text(body['id']), model: text(body['model']), refusal: joinText(refusals) ?? undefined });
+  return withOptional(view, {
+    usage: openAiUsage(body['usage']),
+    responseId: text(body['id']),
+    model: text(body['model']),
+    refusal: joinText(refusals) ?? undefined,
+  });
 }
 
 /** A non-streamed 2xx response body; null when it is not the API's response object. */
@@ -348,7 +362,11 @@ export function apiErrorFields(error: Record<string, unknown>): { type?: string;
   const type = text(error['type']);
   const code = text(error['code']);
   const message = text(error['message']);
-  return { ...(type !== undefined ? { type } : {}), ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message: message.slice(0, ERROR_MESSAGE_CHARS) } : {}) };
+  return {
+    ...(type !== undefined ? { type } : {}),
+    ...(code !== undefined ? { code } : {}),
+    ...(message !== undefined ? { message: message.slice(0, ERROR_MESSAGE_CHARS) } : {}),
+  };
 }
 
 /**

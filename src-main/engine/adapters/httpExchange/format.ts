@@ -14,7 +14,22 @@
 import { apiErrorFacts, describeApiError, type ModelOutcome, type ToolCall } from '../../../../shared/trace/canonicalEvents';
 import { classifyResponse } from '../../../../shared/trace/modelOutcome';
 import { toIsoTimestamp } from '../../../../shared/trace/timestamps';
-import { apiLabels, apiOf, callIdsIn, prefixHashes, readApiError, readRequest, readResponseBody, resultsIn, resultText, urlPath, type ApiErrorObject, type ApiKind, type RequestView, type ResponseView } from './apis';
+import {
+  apiLabels,
+  apiOf,
+  callIdsIn,
+  prefixHashes,
+  readApiError,
+  readRequest,
+  readResponseBody,
+  resultsIn,
+  resultText,
+  urlPath,
+  type ApiErrorObject,
+  type ApiKind,
+  type RequestView,
+  type ResponseView,
+} from './apis';
 import { looksLikeSse, parseSse } from './sse';
 import { assembleStream } from './streams';
 import { defined, modelRequest, modelResponse, runEnd, toolResult, unknownEvent } from '../kit/events';
@@ -66,9 +81,7 @@ interface PendingCall {
 }
 
 type ReadResponse =
-  | { kind: 'response'; view: ResponseView; streamed: boolean }
-  | { kind: 'http_error'; error: ApiErrorObject }
-  | { kind: 'unreadable'; reason: string };
+  { kind: 'response'; view: ResponseView; streamed: boolean } | { kind: 'http_error'; error: ApiErrorObject } | { kind: 'unreadable'; reason: string };
 
 function describeKind(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
@@ -179,12 +192,24 @@ class HttpExchangeMapper implements FormatMapper {
       emit({ event: unknownEvent(typeRaw, { run_id: OTHER_REQUESTS_RUN_ID, ts: requestTs }), typeRaw, line });
       return undefined;
     }
-    this.mapExchange({ api, url, typeRaw, view: readRequest(api, body), requestTs, response: isRecord(response) ? response : null, note: value['note'] }, line, emit);
+    this.mapExchange(
+      { api, url, typeRaw, view: readRequest(api, body), requestTs, response: isRecord(response) ? response : null, note: value['note'] },
+      line,
+      emit,
+    );
     return undefined;
   }
 
   private mapExchange(
-    exchange: { api: ApiKind; url: string; typeRaw: string; view: RequestView; requestTs: string | undefined; response: Record<string, unknown> | null; note: unknown },
+    exchange: {
+      api: ApiKind;
+      url: string;
+      typeRaw: string;
+      view: RequestView;
+      requestTs: string | undefined;
+      response: Record<string, unknown> | null;
+      note: unknown;
+    },
     line: LineRef,
     emit: Emit,
   ): void {
@@ -193,7 +218,10 @@ class HttpExchangeMapper implements FormatMapper {
     const hasTools = (view.tools?.length ?? 0) > 0;
     const sentAt = requestTs === undefined ? undefined : Date.parse(requestTs);
     const historyCallIds = view.items.flatMap((item) => callIdsIn(api, item));
-    const match = hashes === null ? this.continuedResponse(view.previousResponseId!) : this.matchThread({ hashes, callIds: historyCallIds, model: view.model, hasTools, sentAt });
+    const match =
+      hashes === null
+        ? this.continuedResponse(view.previousResponseId!)
+        : this.matchThread({ hashes, callIds: historyCallIds, model: view.model, hasTools, sentAt });
     const thread = match?.thread ?? this.newThread();
     this.touch(thread);
     thread.step += 1;
@@ -207,7 +235,16 @@ class HttpExchangeMapper implements FormatMapper {
     // A chain off a response this log does not hold: its history is out of sight, so a result for
     // a call not seen here cannot be told from one answered there.
     const historyUnseen = view.previousResponseId !== undefined && match === null;
-    this.emitToolResults(thread, step, view, { matchedLength: match?.length ?? 0, callIds: new Set(historyCallIds), unseen: historyUnseen }, read, requestTs, line, emit);
+    this.emitToolResults(
+      thread,
+      step,
+      view,
+      { matchedLength: match?.length ?? 0, callIds: new Set(historyCallIds), unseen: historyUnseen },
+      read,
+      requestTs,
+      line,
+      emit,
+    );
 
     const request = modelRequest({
       run_id: runId,
@@ -226,7 +263,12 @@ class HttpExchangeMapper implements FormatMapper {
     const responseTs = response === null ? undefined : isoOf(response['timestamp']);
     const failed = this.emitResponse(thread, step, read, requestTs, responseTs, line, emit);
     if (hashes !== null && hashes.length > 0) {
-      thread.states.push({ length: hashes.length, hash: hashes[hashes.length - 1]!, failed, settledAt: responseTs === undefined ? undefined : Date.parse(responseTs) });
+      thread.states.push({
+        length: hashes.length,
+        hash: hashes[hashes.length - 1]!,
+        failed,
+        settledAt: responseTs === undefined ? undefined : Date.parse(responseTs),
+      });
       if (thread.states.length > STATES_PER_THREAD) thread.states.shift();
     }
   }
@@ -288,7 +330,10 @@ class HttpExchangeMapper implements FormatMapper {
     emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });
     for (const call of view.toolCalls) this.issue(thread, step, call, outcome === 'tool_calls');
     if (view.responseId !== undefined) remember(this.responseThreads, view.responseId, thread, RESPONSE_IDS);
-    thread.last = view.apiError !== undefined ? { kind: 'api_error', line, ts, error: view.apiError } : { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
+    thread.last =
+      view.apiError !== undefined
+        ? { kind: 'api_error', line, ts, error: view.apiError }
+        : { kind: 'response', line, ts, outcome, finishReason: view.finishReason };
     return !view.complete;
   }
 
@@ -363,7 +408,13 @@ class HttpExchangeMapper implements FormatMapper {
    * response issued the latest call id the history carries. Only when no call id identifies one:
    * the longest prefix, then the same model, the same tools presence, the most recently continued.
    */
-  private matchThread(request: { hashes: readonly string[]; callIds: readonly string[]; model: string | undefined; hasTools: boolean; sentAt: number | undefined }): { thread: Thread; length: number } | null {
+  private matchThread(request: {
+    hashes: readonly string[];
+    callIds: readonly string[];
+    model: string | undefined;
+    hasTools: boolean;
+    sentAt: number | undefined;
+  }): { thread: Thread; length: number } | null {
     const { hashes, model, hasTools, sentAt } = request;
     const candidates = new Map<Thread, { length: number; score: number; order: number }>();
     let order = 0;
@@ -401,7 +452,15 @@ class HttpExchangeMapper implements FormatMapper {
   }
 
   private newThread(): Thread {
-    const thread: Thread = { runId: `thread-${this.threads.length + 1}`, step: 0, model: undefined, hasTools: false, states: [], issued: new Set(), last: null };
+    const thread: Thread = {
+      runId: `thread-${this.threads.length + 1}`,
+      step: 0,
+      model: undefined,
+      hasTools: false,
+      states: [],
+      issued: new Set(),
+      last: null,
+    };
     this.threads.push(thread);
     return thread;
   }

@@ -5,7 +5,17 @@
  * keeps the arguments joined so far (possibly not valid JSON: the engine reports that).
  */
 import type { ToolCall, Usage } from '../../../../shared/trace/canonicalEvents';
-import { anthropicUsage, apiErrorFields, openAiUsage, readResponsesObject, readResponsesOutput, responsesFinishReason, type ApiErrorObject, type ApiKind, type ResponseView } from './apis';
+import {
+  anthropicUsage,
+  apiErrorFields,
+  openAiUsage,
+  readResponsesObject,
+  readResponsesOutput,
+  responsesFinishReason,
+  type ApiErrorObject,
+  type ApiKind,
+  type ResponseView,
+} from './apis';
 import { apiErrorFacts, describeApiError } from '../../../../shared/trace/canonicalEvents';
 import type { SseEvent } from './sse';
 import { isRecord } from '../formatAdapter';
@@ -36,7 +46,10 @@ function toolCallsOf(calls: Iterable<CallParts>, fallbackId: (position: number) 
   return result;
 }
 
-function finish(view: ResponseView, extra: { usage?: Usage | undefined; responseId?: string | undefined; model?: string | undefined; refusal?: string }): ResponseView {
+function finish(
+  view: ResponseView,
+  extra: { usage?: Usage | undefined; responseId?: string | undefined; model?: string | undefined; refusal?: string },
+): ResponseView {
   if (extra.usage !== undefined) view.usage = extra.usage;
   if (extra.responseId !== undefined) view.responseId = extra.responseId;
   if (extra.model !== undefined) view.model = extra.model;

@@ -218,7 +218,12 @@ export class SpanAssembler {
     if (span === null) return;
     const runId = node.runId!;
     const typeRaw = span.name || '(unnamed span)';
-    const mapped = (line: LineRef, event: AdaptedEvent, resultDigest?: ResultDigest): MappedEvent => ({ event, typeRaw, line, ...(resultDigest ? { resultDigest } : {}) });
+    const mapped = (line: LineRef, event: AdaptedEvent, resultDigest?: ResultDigest): MappedEvent => ({
+      event,
+      typeRaw,
+      line,
+      ...(resultDigest ? { resultDigest } : {}),
+    });
     const isRunSpan = node.role === 'agent' || (node.parentId === null && claimRootRunSpan(trace, node));
     const startEvent = !node.startEmitted && span.start !== null;
     const endEvent = !node.endEmitted && span.end !== null;

@@ -118,7 +118,11 @@ export function outputContentOf(span: OtelSpan): OutputContent | undefined {
       if (!isRecord(part)) continue;
       if (part['type'] === 'text' && typeof part['content'] === 'string') texts.push(part['content']);
       if (part['type'] === 'tool_call' && (typeof part['id'] === 'string' || typeof part['id'] === 'number')) {
-        calls.push({ call_id: part['id'], name: typeof part['name'] === 'string' ? part['name'] : '', ...('arguments' in part ? { arguments: part['arguments'] } : {}) });
+        calls.push({
+          call_id: part['id'],
+          name: typeof part['name'] === 'string' ? part['name'] : '',
+          ...('arguments' in part ? { arguments: part['arguments'] } : {}),
+        });
       }
     }
     for (const call of Array.isArray(message['tool_calls']) ? message['tool_calls'] : []) {

@@ -69,7 +69,9 @@ function unflatten(attributes: Record<string, unknown>, prefix: string): unknown
 function messageOf(flattened: unknown): unknown {
   const message = isRecord(flattened) && isRecord(flattened['message']) ? flattened['message'] : flattened;
   if (!isRecord(message) || !Array.isArray(message['tool_calls'])) return message;
-  const calls = message['tool_calls'].filter((call) => call !== undefined).map((call) => (isRecord(call) && isRecord(call['tool_call']) ? call['tool_call'] : call));
+  const calls = message['tool_calls']
+    .filter((call) => call !== undefined)
+    .map((call) => (isRecord(call) && isRecord(call['tool_call']) ? call['tool_call'] : call));
   return { ...message, tool_calls: calls };
 }
 
@@ -94,7 +96,8 @@ function promptflowOutput(attributes: Record<string, unknown>): { messages: unkn
 
 function toolDefinitions(attributes: Record<string, unknown>): unknown[] | undefined {
   const openInference = unflatten(attributes, 'llm.tools.');
-  if (openInference !== undefined) return openInference.map((tool) => (isRecord(tool) && isRecord(tool['tool']) ? parseJsonish(tool['tool']['json_schema']) : tool));
+  if (openInference !== undefined)
+    return openInference.map((tool) => (isRecord(tool) && isRecord(tool['tool']) ? parseJsonish(tool['tool']['json_schema']) : tool));
   return unflatten(attributes, 'llm.request.functions.');
 }
 

@@ -6,7 +6,18 @@ import type { CanonicalEvent, ToolCall } from '../../../../shared/trace/canonica
 import { contentHash } from '../../bytes/contentHash';
 import type { ResultDigest } from '../formatAdapter';
 import { defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolCallStart, toolResult } from '../kit/events';
-import { arrayOrUndefined, contentAttr, errorOf, finishReasonsOf, httpStatusOf, numberAttr, outputContentOf, parseJsonish, requestParamsOf, stringAttr } from './attributes';
+import {
+  arrayOrUndefined,
+  contentAttr,
+  errorOf,
+  finishReasonsOf,
+  httpStatusOf,
+  numberAttr,
+  outputContentOf,
+  parseJsonish,
+  requestParamsOf,
+  stringAttr,
+} from './attributes';
 import type { OtelSpan } from './spans';
 
 export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): CanonicalEvent {
@@ -69,7 +80,12 @@ export function modelResponseOf(span: OtelSpan, runId: string, step: number | un
   const calls = content !== undefined ? content.calls : derivedCalls;
   const inputTokens = numberAttr(attributes, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
   const outputTokens = numberAttr(attributes, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
-  const cachedTokens = numberAttr(attributes, 'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached');
+  const cachedTokens = numberAttr(
+    attributes,
+    'gen_ai.usage.cache_read.input_tokens',
+    'gen_ai.usage.cache_read_input_tokens',
+    'gen_ai.usage.input_tokens.cached',
+  );
   const usage = definedIfAny({ input_tokens: inputTokens, output_tokens: outputTokens, cached_input_tokens: cachedTokens });
   const responseId = stringAttr(attributes, 'gen_ai.response.id');
   const model = stringAttr(attributes, 'gen_ai.response.model');
@@ -119,6 +135,7 @@ export function toolResultOf(span: OtelSpan, runId: string, step: number | null,
   });
   // Without content capture two results cannot be compared: each gets its own identity, so the
   // repeated-action analysis never takes "no output recorded" for "the same output".
-  const digest = output === undefined && !failed ? { hash: contentHash(`otel-span\u0000${span.traceId}\u0000${span.spanId}`), preview: '', chars: 0 } : undefined;
+  const digest =
+    output === undefined && !failed ? { hash: contentHash(`otel-span\u0000${span.traceId}\u0000${span.spanId}`), preview: '', chars: 0 } : undefined;
   return digest === undefined ? { event } : { event, digest };
 }

@@ -12,7 +12,6 @@ import { apiErrorFields } from '../httpExchange/apis';
 import { defined, toolResult } from '../kit/events';
 import { appendText, callFor, count, newCall, type OpenResponse, type StreamLog } from './common';
 
-
 const KEY = 'anthropic';
 
 export const anthropicStreamTypes: ReadonlySet<string> = new Set([

@@ -10,7 +10,6 @@ import { defined } from '../kit/events';
 import { appendText, callFor, count, isoFromEpochSeconds, type FragmentFields, type OpenResponse, type StreamLog } from './common';
 import type { Usage } from '../../../../shared/trace/canonicalEvents';
 
-
 export const CHAT_CHUNK = 'chat.completion.chunk';
 
 export function isChatChunk(value: Record<string, unknown>): boolean {

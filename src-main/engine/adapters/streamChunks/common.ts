@@ -12,7 +12,6 @@ import { callsIfAny, modelResponse, runEnd, unknownEvent, type AdaptedToolCall }
 import { nonEmptyText } from '../kit/jsonValues';
 import { HeldEvents } from '../kit/stepBuilder';
 
-
 /** Text kept per response: enough for the summary and a look at it, bounded for long answers. */
 const TEXT_CHARS = 4000;
 /** Ids of finished responses remembered, so a late chunk of one is not taken for a new response. */
@@ -181,13 +180,7 @@ export class StreamLog {
    * A chunk of an open response, kept as a stream_fragment on its own line. The response's first
    * chunk gets one too (besides the model_response anchored there), so the run starts at its line.
    */
-  fragment(
-    emit: Emit,
-    response: OpenResponse,
-    line: LineRef,
-    typeRaw: string,
-    fields: FragmentFields = {},
-  ): void {
+  fragment(emit: Emit, response: OpenResponse, line: LineRef, typeRaw: string, fields: FragmentFields = {}): void {
     const event: EventOf<'stream_fragment'> = { type: 'stream_fragment', run_id: this.runId, step: response.step, response_id: response.responseId, ...fields };
     emit({ event, typeRaw, line });
   }

@@ -12,11 +12,17 @@ import { apiErrorFields } from '../httpExchange/apis';
 import { defined, toolResult } from '../kit/events';
 import { appendText, callFor, count, isoFromEpochSeconds, newCall, type AssembledCall, type OpenResponse, type StreamLog } from './common';
 
-
 const KEY = 'responses';
 
 /** Items the loop itself must execute (client-side tools). */
-const loopCallItems: ReadonlySet<string> = new Set(['function_call', 'custom_tool_call', 'computer_call', 'local_shell_call', 'shell_call', 'apply_patch_call']);
+const loopCallItems: ReadonlySet<string> = new Set([
+  'function_call',
+  'custom_tool_call',
+  'computer_call',
+  'local_shell_call',
+  'shell_call',
+  'apply_patch_call',
+]);
 
 export function isResponsesEvent(value: Record<string, unknown>): boolean {
   const type = value['type'];
@@ -79,7 +85,14 @@ function applyItem(response: OpenResponse, key: string, item: Record<string, unk
 }
 
 /** The outcome a hosted tool's final item reports, as its tool result; null while it has none. */
-function hostedResult(log: StreamLog, response: OpenResponse, call: AssembledCall, item: Record<string, unknown>, line: LineRef, typeRaw: string): MappedEvent | null {
+function hostedResult(
+  log: StreamLog,
+  response: OpenResponse,
+  call: AssembledCall,
+  item: Record<string, unknown>,
+  line: LineRef,
+  typeRaw: string,
+): MappedEvent | null {
   if (!call.server || call.callId === null) return null;
   const status = typeof item['status'] === 'string' ? item['status'] : undefined;
   const error = item['error'];
@@ -158,7 +171,8 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
   }
   const outputIndex = typeof value['output_index'] === 'number' ? value['output_index'] : undefined;
   const itemId = typeof value['item_id'] === 'string' ? value['item_id'] : undefined;
-  const keyOf = (): string | undefined => (outputIndex !== undefined ? String(outputIndex) : itemId !== undefined ? itemKeys.get(response!)?.get(itemId) : undefined);
+  const keyOf = (): string | undefined =>
+    outputIndex !== undefined ? String(outputIndex) : itemId !== undefined ? itemKeys.get(response!)?.get(itemId) : undefined;
   switch (type) {
     case 'response.output_item.added':
     case 'response.output_item.done': {
@@ -167,7 +181,12 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
       const call = applyItem(response, String(outputIndex), item, type.endsWith('.done'));
       const result = call !== null && type.endsWith('.done') ? hostedResult(log, response, call, item, line, `${type}/${String(item['type'])}`) : null;
       if (result !== null) response.results.hold(result);
-      else log.fragment(emit, response, line, type, { index: outputIndex, ...(call?.callId ? { call_id: call.callId } : {}), ...(call?.name ? { name: call.name } : {}) });
+      else
+        log.fragment(emit, response, line, type, {
+          index: outputIndex,
+          ...(call?.callId ? { call_id: call.callId } : {}),
+          ...(call?.name ? { name: call.name } : {}),
+        });
       return undefined;
     }
     case 'response.function_call_arguments.delta':
@@ -209,7 +228,10 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
       if (!isRecord(body)) return { reason: `${type} without its response object` };
       if (endTs !== undefined) response.ts ??= endTs;
       endResponse(response, body);
-      log.fragment(emit, response, line, type, { ...(endTs !== undefined ? { ts: endTs } : {}), ...(response.finishReason !== null ? { finish_reason: response.finishReason } : {}) });
+      log.fragment(emit, response, line, type, {
+        ...(endTs !== undefined ? { ts: endTs } : {}),
+        ...(response.finishReason !== null ? { finish_reason: response.finishReason } : {}),
+      });
       log.close(emit, response);
       return undefined;
     case 'error':

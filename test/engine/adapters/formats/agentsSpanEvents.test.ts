@@ -76,7 +76,10 @@ describe('agents-span-events', () => {
     // The second model call, answered with the 400, failed at the provider: an api_error, once (docs/semantics.md §7).
     assert.deepEqual(findingsOf(report), [['api_error', 'trace_9e4f1a2b3c5d6e7f8091a2b3c4d5e6f7', 2, null]]);
     assert.equal(report.findings[0]?.severity, 'error');
-    assert.match(report.findings[0]?.message ?? '', /failed at the provider with Agents::Models::APIError: Bad request: messages with role 'tool' must be a response/);
+    assert.match(
+      report.findings[0]?.message ?? '',
+      /failed at the provider with Agents::Models::APIError: Bad request: messages with role 'tool' must be a response/,
+    );
   });
 });
 

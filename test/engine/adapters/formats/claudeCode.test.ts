@@ -156,7 +156,10 @@ describe('claude-code: how a run ends', () => {
     const [abandoned] = report.findings;
     assert.equal(abandoned?.line, 4);
     assert.equal(abandoned?.step, 1);
-    assert.match(abandoned?.message ?? '', /the user prompted again \("Forget the server\. Just fix the failing date test in ledger\.…"\) before the call's result was recorded: the session went on without it/);
+    assert.match(
+      abandoned?.message ?? '',
+      /the user prompted again \("Forget the server\. Just fix the failing date test in ledger\.…"\) before the call's result was recorded: the session went on without it/,
+    );
   });
 
   it('leaves a cut-off session unterminated with its unanswered call dangling, and reports its broken lines', async () => {
@@ -193,8 +196,14 @@ describe('claude-code: how a run ends', () => {
         ['api_error', 'error', 3],
       ],
     );
-    assert.match(report.findings[0]?.message ?? '', /failed at the provider with HTTP 529 overloaded_error: Overloaded; the loop retried, and the call at step 2 \(line 4\) went through$/);
-    assert.match(report.findings[1]?.message ?? '', /failed at the provider with unknown: API Error: Request timed out\.; no model call went through after it: the error ended the run$/);
+    assert.match(
+      report.findings[0]?.message ?? '',
+      /failed at the provider with HTTP 529 overloaded_error: Overloaded; the loop retried, and the call at step 2 \(line 4\) went through$/,
+    );
+    assert.match(
+      report.findings[1]?.message ?? '',
+      /failed at the provider with unknown: API Error: Request timed out\.; no model call went through after it: the error ended the run$/,
+    );
   });
 
   it('reads a compacted session that opens with summary lines as one run from its first line', async () => {
@@ -228,7 +237,10 @@ describe('claude-code: sub-agents', () => {
     assert.deepEqual(
       report.files.map((file) => [file.path, file.format, file.events]),
       // 9 lines: run_start + snapshot + prompt + 3 agent_progress + Task response + result + final + run_end.
-      [[session, 'claude-code', 10], [agentFile, 'claude-code', 9]],
+      [
+        [session, 'claude-code', 10],
+        [agentFile, 'claude-code', 9],
+      ],
     );
     assert.match(report.files[1]?.format_reason ?? '', /^opened with 3b8e0f4d-.*\.jsonl/);
     assert.deepEqual(runsOf(report), [
@@ -250,7 +262,9 @@ describe('claude-code: sub-agents', () => {
       await openTrace(session, { cacheDir: cache.path, analysis: defaultAnalysis, onProgress: (progress) => seen.push(progress) });
       const total = statSync(session).size + statSync(agentFile).size;
       assert.ok(seen.every((progress) => progress.totalBytes === total));
-      assert.ok(seen.every((progress, index) => index === 0 || (progress.bytesRead >= seen[index - 1]!.bytesRead && progress.events >= seen[index - 1]!.events)));
+      assert.ok(
+        seen.every((progress, index) => index === 0 || (progress.bytesRead >= seen[index - 1]!.bytesRead && progress.events >= seen[index - 1]!.events)),
+      );
       // 10 events in the session, 9 in its sub-agent.
       assert.deepEqual([seen.at(-1)?.bytesRead, seen.at(-1)?.events], [total, 19]);
     } finally {
@@ -265,7 +279,10 @@ describe('claude-code: sub-agents', () => {
       copyFileSync(fixture(`${SUBAGENT_SESSION}.jsonl`), session);
       const cacheDir = join(work.path, 'cache');
       const first = await analyzeFile(session, { cacheDir });
-      assert.deepEqual(first.report.runs.map((run) => run.run_id), [SUBAGENT_SESSION]);
+      assert.deepEqual(
+        first.report.runs.map((run) => run.run_id),
+        [SUBAGENT_SESSION],
+      );
       // The summariser of a compaction: no result names it, so it hangs under its session's run.
       const agents = join(work.path, SUBAGENT_SESSION, 'subagents');
       mkdirSync(agents, { recursive: true });
@@ -281,7 +298,10 @@ describe('claude-code: sub-agents', () => {
         ],
       );
       // Both files' events are kept: the second source's rows did not overwrite the first's.
-      assert.deepEqual(second.report.files.map((file) => file.events), [10, 9]);
+      assert.deepEqual(
+        second.report.files.map((file) => file.events),
+        [10, 9],
+      );
       const third = await analyzeFile(session, { cacheDir });
       assert.equal(third.trace.reused, true);
       assert.deepEqual(third.report, second.report);
@@ -295,7 +315,14 @@ describe('claude-code: sub-agents', () => {
     const { report } = await analyzeFile(path);
     assert.deepEqual(runsOf(report), [
       { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
-      { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c/sidechain-1', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+      {
+        run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c/sidechain-1',
+        status: 'model_finished',
+        status_raw: 'model_finished',
+        steps: 2,
+        tool_calls: 1,
+        tool_results: 1,
+      },
     ]);
     assert.deepEqual(report.runs[1]?.parent, { run_id: '1e3c5a7f-9b2d-4f6a-8c0e-7d5b3a1f9e2c', call_id: 'toolu_018yUSZEba6oEZdzT5DTGD4t', file: path });
     assert.deepEqual(findingsOf(report), []);
@@ -338,7 +365,12 @@ describe('claude-code: sub-agents', () => {
       const { report } = await analyzeFile(path);
       assert.deepEqual(
         report.runs.map((run) => [run.run_id.split('/')[1] ?? 'main', run.parent?.call_id ?? null]),
-        [['main', null], ['sidechain-1', 'toolu_taskB'], ['sidechain-2', 'toolu_taskA'], ['sidechain-3', null]],
+        [
+          ['main', null],
+          ['sidechain-1', 'toolu_taskB'],
+          ['sidechain-2', 'toolu_taskA'],
+          ['sidechain-3', null],
+        ],
       );
     } finally {
       work.remove();

@@ -16,7 +16,17 @@ import { readRawLine } from '../../../../src-main/engine/store/rawLines';
 import { openDatabase } from '../../../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { defaultAnalysis, temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES } from '../../../support/formatTests';
+import {
+  callLatencies,
+  fixtures,
+  findingsOf,
+  detectFile,
+  examplesAndOtherFixtures,
+  filesUnder,
+  runCountsOf as runsOf,
+  type StoredEvent,
+  TRACE_AND_LOG_NAMES,
+} from '../../../support/formatTests';
 
 const FORMAT = 'cline';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -41,7 +51,9 @@ async function ingest(path: string): Promise<{ report: AnalyzeReport; events: Ev
     const db = openDatabase(trace.dbPath, { readonly: true });
     try {
       const events = db
-        .prepare('SELECT line, type, type_raw, step, call_id, name, outcome, input_tokens, output_tokens, cost_usd, result_ok, error_code, summary FROM events ORDER BY id')
+        .prepare(
+          'SELECT line, type, type_raw, step, call_id, name, outcome, input_tokens, output_tokens, cost_usd, result_ok, error_code, summary FROM events ORDER BY id',
+        )
         .all() as EventRow[];
       const lines = new Map(events.map((event) => [event.line, readRawLine(db, trace.sourceId, event.line)?.bytes.toString('utf8')]));
       return { report: readReport(trace, defaultAnalysis), events, raw: (line) => lines.get(line) };
@@ -56,7 +68,10 @@ async function ingest(path: string): Promise<{ report: AnalyzeReport; events: Ev
 const canonical = (events: EventRow[]): string[] =>
   events
     .filter((event) => event.type !== 'unknown' && event.type !== 'tool_call_start')
-    .map((event) => `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}${event.result_ok === 0 ? ' error' : ''}`);
+    .map(
+      (event) =>
+        `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}${event.result_ok === 0 ? ' error' : ''}`,
+    );
 
 function detect(path: string): string | null {
   return detectFile(clineFormat, path);
@@ -67,7 +82,9 @@ describe('cline: ui_messages.json', () => {
     const { report, events, raw } = await ingest(fixture('task-completed.json'));
     assert.equal(report.files[0]?.format, FORMAT);
     assert.deepEqual(report.files[0]?.parse_errors, []);
-    assert.deepEqual(runsOf(report), [{ run_id: 'task-completed', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 4, tool_results: 4 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'task-completed', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 4, tool_results: 4 },
+    ]);
     assert.deepEqual(findingsOf(report), [['tool_error', 'msg-7']]);
     assert.deepEqual(canonical(events), [
       'run_start@0',
@@ -150,7 +167,13 @@ describe('cline: ui_messages.json', () => {
       { run_id: 'task-awaiting-approval', status: 'waiting_for_approval', status_raw: 'waiting_for_approval', steps: 2, tool_calls: 2, tool_results: 1 },
     ]);
     assert.deepEqual(findingsOf(report), [['tool_error', 'msg-2']]);
-    assert.deepEqual(canonical(events), ['run_start@0', 'model_response@1 tool_calls', 'tool_result@1 msg-2 error', 'model_response@2 tool_calls', 'run_end@2']);
+    assert.deepEqual(canonical(events), [
+      'run_start@0',
+      'model_response@1 tool_calls',
+      'tool_result@1 msg-2 error',
+      'model_response@2 tool_calls',
+      'run_end@2',
+    ]);
   });
 
   it('each element that is not a UI message is a parse error at its own line; the rest of the task loads', async () => {
@@ -168,7 +191,9 @@ describe('cline: ui_messages.json', () => {
           [44, 'element 4 is not a Cline UI message: not an object'],
         ],
       );
-      assert.deepEqual(runsOf(report), [{ run_id: 'ui_messages', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 4, tool_results: 4 }]);
+      assert.deepEqual(runsOf(report), [
+        { run_id: 'ui_messages', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 4, tool_results: 4 },
+      ]);
 
       // A UI message written on its own, outside an array, is read like one element.
       const object = join(dir.path, 'object.json');
@@ -191,7 +216,10 @@ describe('cline: mapping and detection', () => {
     const events: MappedEvent[] = [];
     const value = { ts: 1751878800000, type: 'say', say: 'task', text: 'hi' };
     const bytes = Buffer.from(JSON.stringify(value));
-    assert.equal(mapper.map(value, { lineNumber: 1, offset: 0, length: bytes.length }, (event) => events.push(event), bytes), undefined);
+    assert.equal(
+      mapper.map(value, { lineNumber: 1, offset: 0, length: bytes.length }, (event) => events.push(event), bytes),
+      undefined,
+    );
     mapper.finish((event) => events.push(event));
     assert.deepEqual(
       events.map(({ event }) => [event.type, event.run_id]),
@@ -200,7 +228,9 @@ describe('cline: mapping and detection', () => {
   });
 
   it('splits a request into its result blocks, leaving out what Cline appends after them', () => {
-    const blocks = resultBlocks("[read_file for 'a.ts'] Result:\none\n\n[search_files for 'x' in '*.ts'] Result:\nFound 0 results.\n\n<environment_details>\n# Time\n</environment_details>");
+    const blocks = resultBlocks(
+      "[read_file for 'a.ts'] Result:\none\n\n[search_files for 'x' in '*.ts'] Result:\nFound 0 results.\n\n<environment_details>\n# Time\n</environment_details>",
+    );
     assert.deepEqual(blocks, [
       { name: 'read_file', body: 'one' },
       { name: 'search_files', body: 'Found 0 results.' },
@@ -208,7 +238,8 @@ describe('cline: mapping and detection', () => {
   });
 
   it('recognises every fixture of its own, and a document too large for the sample from its first bytes', () => {
-    for (const path of filesUnder(join(fixtures, FORMAT), TRACE_AND_LOG_NAMES)) assert.match(detect(path) ?? '', /^Cline task history \(ui_messages\.json\)/, path);
+    for (const path of filesUnder(join(fixtures, FORMAT), TRACE_AND_LOG_NAMES))
+      assert.match(detect(path) ?? '', /^Cline task history \(ui_messages\.json\)/, path);
     const head = readFileSync(fixture('task-completed.json'), 'utf8').slice(0, 300);
     assert.match(clineFormat.detect({ path: 'ui_messages.json', values: [], framedValues: [], head }) ?? '', /from its first bytes/);
   });

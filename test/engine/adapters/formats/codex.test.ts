@@ -12,7 +12,16 @@ import { openTrace, readReport } from '../../../../src-main/engine/engine';
 import { openDatabase } from '../../../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, fixtures, findingsOf, detectFile, examplesAndOtherFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../../../support/formatTests';
+import {
+  callLatencies,
+  fixtures,
+  findingsOf,
+  detectFile,
+  examplesAndOtherFixtures,
+  traceFiles,
+  runCountsOf as runsOf,
+  type StoredEvent,
+} from '../../../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'codex', name);
 
@@ -144,7 +153,9 @@ describe('codex rollouts', () => {
       report.files[0]?.parse_errors.map((error) => error.line),
       [15],
     );
-    assert.deepEqual(runsOf(report), [{ run_id: '019c2e8b-4d17-7a05-93c2-b8e61f0d4a29', status: 'unterminated', status_raw: '', steps: 2, tool_calls: 2, tool_results: 1 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '019c2e8b-4d17-7a05-93c2-b8e61f0d4a29', status: 'unterminated', status_raw: '', steps: 2, tool_calls: 2, tool_results: 1 },
+    ]);
     assert.deepEqual(findingsOf(report), [
       ['dangling_call', 'call_Pt7yC1nXk5Dm'],
       ['unterminated_run', null],
@@ -153,7 +164,9 @@ describe('codex rollouts', () => {
 
   it('an interrupted turn marks its open call not executed; the next turn ends the run', async () => {
     const { report, events } = await ingest('rollout-interrupted.jsonl');
-    assert.deepEqual(runsOf(report), [{ run_id: '019c4a17-2f6e-7d90-a1b3-5e8c0f4d2a66', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 1 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '019c4a17-2f6e-7d90-a1b3-5e8c0f4d2a66', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 1 },
+    ]);
     assert.deepEqual(findingsOf(report), [['unexecuted_call', 'call_Xe2bL7uNa9Wq']]);
     assert.deepEqual(
       events.filter((event) => event.line === 9).map((event) => [event.type, event.type_raw]),
@@ -166,7 +179,9 @@ describe('codex rollouts', () => {
 
   it('a session that ends with turn_aborted is cancelled, with the reason as written', async () => {
     const { report, events } = await ingest('rollout-cancelled.jsonl');
-    assert.deepEqual(runsOf(report), [{ run_id: '01999c4e-77a0-7e12-b6f4-30d8a2c9e5b1', status: 'cancelled', status_raw: 'interrupted', steps: 2, tool_calls: 1, tool_results: 1 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '01999c4e-77a0-7e12-b6f4-30d8a2c9e5b1', status: 'cancelled', status_raw: 'interrupted', steps: 2, tool_calls: 1, tool_results: 1 },
+    ]);
     // The step the interruption cut is an incomplete response (docs/semantics.md §1); cancelled, so no more than a warning.
     assert.deepEqual(findingsOf(report), [['incomplete_response', null]]);
     // The step cut by the interruption had reasoning only.
@@ -184,11 +199,16 @@ describe('codex rollouts', () => {
       report.files[0]?.parse_errors.map((error) => [error.line, error.message]),
       [[15, 'Codex function_call without a "call_id"']],
     );
-    assert.deepEqual(runsOf(report), [{ run_id: '019aa8e3-0c5b-7f48-a2d9-64e1b07c3f85', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 2 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '019aa8e3-0c5b-7f48-a2d9-64e1b07c3f85', status: 'model_finished', status_raw: 'model_finished', steps: 3, tool_calls: 2, tool_results: 2 },
+    ]);
     // The compacted record replaces the history: the request after it is a compaction (info), not an extension.
     assert.deepEqual(findingsOf(report), [['history_compacted', null]]);
     assert.deepEqual(
-      events.filter((event) => event.type === 'unknown').map((event) => event.type_raw).filter((raw) => !raw.startsWith('event_msg/token') && raw !== 'turn_context'),
+      events
+        .filter((event) => event.type === 'unknown')
+        .map((event) => event.type_raw)
+        .filter((raw) => !raw.startsWith('event_msg/token') && raw !== 'turn_context'),
       [
         'event_msg/task_started',
         'response_item/message/user',
@@ -203,9 +223,10 @@ describe('codex rollouts', () => {
   it('0.116: shell_command writes "Exit code: N"; an exec_command_end before an output that shows no code gives it', async () => {
     const path = fixture('rollout-0.116-shell-command.jsonl');
     const { report } = await analyzeFile(path);
-    assert.deepEqual(runsOf(report).map(({ status, steps, tool_calls, tool_results }) => ({ status, steps, tool_calls, tool_results })), [
-      { status: 'model_finished', steps: 4, tool_calls: 3, tool_results: 3 },
-    ]);
+    assert.deepEqual(
+      runsOf(report).map(({ status, steps, tool_calls, tool_results }) => ({ status, steps, tool_calls, tool_results })),
+      [{ status: 'model_finished', steps: 4, tool_calls: 3, tool_results: 3 }],
+    );
     // Exit 1 from the header, exit 2 from exec_command_end; exit 0 is no error.
     assert.deepEqual(
       report.findings.map((finding) => [finding.kind, finding.call_id, finding.details?.['code']]),
@@ -260,9 +281,14 @@ describe('codex exec --json', () => {
   it('item events: calls paired by item id, parallel calls, failures, file changes, hosted search, two turns', async () => {
     const { report, events } = await ingest('exec-items.jsonl');
     assert.equal(report.files[0]?.format, 'codex');
-    assert.match(report.files[0]?.format_reason ?? '', /^codex exec --json stream: \d+ of the first \d+ records are thread\/turn\/item events \(thread\.started with thread_id\)/);
+    assert.match(
+      report.files[0]?.format_reason ?? '',
+      /^codex exec --json stream: \d+ of the first \d+ records are thread\/turn\/item events \(thread\.started with thread_id\)/,
+    );
     assert.deepEqual(report.files[0]?.parse_errors, []);
-    assert.deepEqual(runsOf(report), [{ run_id: '019c0d1e-6b3a-7c58-9f21-4ae0d7b5c163', status: 'model_finished', status_raw: 'model_finished', steps: 5, tool_calls: 4, tool_results: 4 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '019c0d1e-6b3a-7c58-9f21-4ae0d7b5c163', status: 'model_finished', status_raw: 'model_finished', steps: 5, tool_calls: 4, tool_results: 4 },
+    ]);
     // Usage is per turn: counted once, on the turn's last step.
     assert.equal(report.runs[0]?.input_tokens, 24000 + 9000);
     assert.equal(report.runs[0]?.output_tokens, 900 + 120);
@@ -293,7 +319,9 @@ describe('codex exec --json', () => {
 
   it('a stream cut after a command started: dangling call, unterminated run', async () => {
     const { report } = await analyzeFile(fixture('exec-truncated.jsonl'));
-    assert.deepEqual(runsOf(report), [{ run_id: '019c0e40-2d18-7b6f-a3c5-9e07f1d4b2a8', status: 'unterminated', status_raw: '', steps: 1, tool_calls: 1, tool_results: 0 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '019c0e40-2d18-7b6f-a3c5-9e07f1d4b2a8', status: 'unterminated', status_raw: '', steps: 1, tool_calls: 1, tool_results: 0 },
+    ]);
     assert.deepEqual(findingsOf(report), [
       ['dangling_call', 'item_1'],
       ['unterminated_run', null],
@@ -302,7 +330,9 @@ describe('codex exec --json', () => {
 
   it('turn.failed ends the run as failed', async () => {
     const { report } = await analyzeFile(fixture('exec-failed.jsonl'));
-    assert.deepEqual(runsOf(report), [{ run_id: '019c0e52-7a90-7d13-b8e2-04c6f9a1d35e', status: 'failed', status_raw: 'failed', steps: 1, tool_calls: 0, tool_results: 0 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: '019c0e52-7a90-7d13-b8e2-04c6f9a1d35e', status: 'failed', status_raw: 'failed', steps: 1, tool_calls: 0, tool_results: 0 },
+    ]);
     // The failed turn's response is incomplete (docs/semantics.md §1).
     assert.deepEqual(findingsOf(report), [['incomplete_response', null]]);
   });
@@ -313,7 +343,9 @@ describe('codex exec --json', () => {
     assert.match(report.files[0]?.format_reason ?? '', /^codex exec --json stream \(before 0\.44\)/);
     assert.deepEqual(report.files[0]?.parse_errors, []);
     // No session id in the stream: the run is named after the file.
-    assert.deepEqual(runsOf(report), [{ run_id: 'exec-legacy', status: 'model_finished', status_raw: 'model_finished', steps: 4, tool_calls: 3, tool_results: 3 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'exec-legacy', status: 'model_finished', status_raw: 'model_finished', steps: 4, tool_calls: 3, tool_results: 3 },
+    ]);
     assert.equal(report.runs[0]?.input_tokens, 3000 + 3400 + 3800 + 4000);
     assert.equal(report.runs[0]?.output_tokens, 150 + 300 + 80 + 120);
     assert.deepEqual(findingsOf(report), [['tool_error', 'call_Ym3cK7tGp0Uw']]);

@@ -12,7 +12,17 @@ import { after, describe, it } from 'node:test';
 import { geminiCliFormat } from '../../../../src-main/engine/adapters/geminiCli';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { analyzeFile, temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, fixtures, findingsOf, runsOf, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../../../support/formatTests';
+import {
+  callLatencies,
+  fixtures,
+  findingsOf,
+  runsOf,
+  ingestEvents,
+  detectFile,
+  assertRejectsExamplesAndFixtures,
+  traceFiles,
+  type StoredEvent,
+} from '../../../support/formatTests';
 
 const FORMAT = 'gemini-cli';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -27,7 +37,11 @@ interface EventRow extends StoredEvent {
 }
 
 function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  return ingestEvents<EventRow>(path, FORMAT, 'SELECT line, type, type_raw, step, ts, call_id, outcome, result_ok, error_code, summary FROM events ORDER BY id');
+  return ingestEvents<EventRow>(
+    path,
+    FORMAT,
+    'SELECT line, type, type_raw, step, ts, call_id, outcome, result_ok, error_code, summary FROM events ORDER BY id',
+  );
 }
 
 function detect(path: string): string | null {
@@ -58,7 +72,10 @@ describe('gemini-cli chat recordings', () => {
     const messageLines = readFileSync(fixture('session-parallel-cancel.json'), 'utf8')
       .split('\n')
       .flatMap((text, index) => (text === '    {' ? [index + 1] : []));
-    assert.deepEqual([...new Set(events.map((event) => event.line))].sort((a, b) => a - b), messageLines);
+    assert.deepEqual(
+      [...new Set(events.map((event) => event.line))].sort((a, b) => a - b),
+      messageLines,
+    );
     assert.deepEqual(
       events.map((event) => [event.type, event.type_raw, event.step, event.call_id, event.outcome, event.result_ok, event.error_code]),
       [
@@ -118,7 +135,12 @@ describe('gemini-cli chat recordings', () => {
     writeFileSync(
       jsonl,
       [
-        { sessionId: 'abcdef12-0000-4000-8000-000000000000', projectHash: 'ff', startTime: '2026-01-01T10:00:00.000Z', lastUpdated: '2026-01-01T10:00:00.000Z' },
+        {
+          sessionId: 'abcdef12-0000-4000-8000-000000000000',
+          projectHash: 'ff',
+          startTime: '2026-01-01T10:00:00.000Z',
+          lastUpdated: '2026-01-01T10:00:00.000Z',
+        },
         { id: 'u1', timestamp: '2026-01-01T10:00:01.000Z', type: 'user', content: 'hi' },
         { $set: { lastUpdated: '2026-01-01T10:00:01.000Z', messages: [] } },
       ]

@@ -27,7 +27,10 @@ describe('http-exchange: Anthropic Messages (claude-trace)', () => {
   it('rebuilds the main loop as one thread across moved cache_control marks, and keeps side calls and other endpoints apart', async () => {
     const { report } = await analyzeFile(fixture('anthropic-messages.jsonl'));
     assert.equal(report.files[0]?.format, 'http-exchange');
-    assert.match(report.files[0]?.format_reason ?? '', /^HTTP exchange log: 6 of the first 6 records are \{request\{url, body\}, response\{status_code, body \| body_raw\}\} pairs \(5 Anthropic Messages, 1 other endpoints\)$/);
+    assert.match(
+      report.files[0]?.format_reason ?? '',
+      /^HTTP exchange log: 6 of the first 6 records are \{request\{url, body\}, response\{status_code, body \| body_raw\}\} pairs \(5 Anthropic Messages, 1 other endpoints\)$/,
+    );
     assert.deepEqual(report.files[0]?.parse_errors, []);
     assert.deepEqual(runsOf(report), [
       // The quota probe (max_tokens 1): cut off by its own limit, so it never gave a final answer.
@@ -165,7 +168,10 @@ describe('http-exchange: API errors', () => {
         ['error', 7, null, 'overloaded_error', false],
       ],
     );
-    assert.match(apiErrors[0]?.message ?? '', /step 2 \(line 2\) failed at the provider with HTTP 400 invalid_request_error: messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_E2Lint\..*the error ended the run$/);
+    assert.match(
+      apiErrors[0]?.message ?? '',
+      /step 2 \(line 2\) failed at the provider with HTTP 400 invalid_request_error: messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_E2Lint\..*the error ended the run$/,
+    );
     assert.match(apiErrors[1]?.message ?? '', /HTTP 529 overloaded_error: Overloaded; the loop retried, and the call at step 2 \(line 4\) went through$/);
     assert.equal(report.findings.filter((finding) => finding.kind === 'unknown_finish_reason').length, 0);
   });
@@ -185,7 +191,8 @@ describe('http-exchange: detection', () => {
   });
 
   it('recognises a first exchange too large for the sample by how it starts, and nothing else that way', () => {
-    const head = '{"request":{"timestamp":1750000000.5,"method":"POST","url":"https://api.anthropic.com/v1/messages?beta=true","headers":{},"body":{"messages":[';
+    const head =
+      '{"request":{"timestamp":1750000000.5,"method":"POST","url":"https://api.anthropic.com/v1/messages?beta=true","headers":{},"body":{"messages":[';
     assert.match(httpExchangeFormat.detect({ path: 'log.jsonl', values: [], framedValues: [], head }) ?? '', /to \/v1\/messages, too large to sample whole$/);
     assert.equal(httpExchangeFormat.detect({ path: 'log.jsonl', values: [], framedValues: [], head: '{"type":"model_request","messages":[' }), null);
   });

@@ -121,8 +121,26 @@ const sampleParallel = {
       'tool_calls',
       { input_tokens: 500, output_tokens: 40, input_tokens_cache_read: 300, total_tokens: 840 },
     ),
-    { timestamp: '2025-04-01T09:00:04+00:00', event: 'tool', type: 'function', id: 'toolu_a', function: 'bash', arguments: { cmd: 'pytest -q' }, result: 'attachment://beef', working_time: 0.8 },
-    { timestamp: '2025-04-01T09:00:04.2+00:00', event: 'tool', type: 'function', id: 'toolu_b', function: 'read_file', arguments: { path: 'setup.cfg' }, result: '', error: { type: 'file_not_found', message: 'setup.cfg not found' } },
+    {
+      timestamp: '2025-04-01T09:00:04+00:00',
+      event: 'tool',
+      type: 'function',
+      id: 'toolu_a',
+      function: 'bash',
+      arguments: { cmd: 'pytest -q' },
+      result: 'attachment://beef',
+      working_time: 0.8,
+    },
+    {
+      timestamp: '2025-04-01T09:00:04.2+00:00',
+      event: 'tool',
+      type: 'function',
+      id: 'toolu_b',
+      function: 'read_file',
+      arguments: { path: 'setup.cfg' },
+      result: '',
+      error: { type: 'file_not_found', message: 'setup.cfg not found' },
+    },
     modelEvent('2025-04-01T09:00:06+00:00', { content: 'Tests pass now.' }, 'stop', { input_tokens: 700, output_tokens: 8 }),
     { timestamp: '2025-04-01T09:00:07+00:00', event: 'score', score: { value: 'C' } },
   ],
@@ -138,7 +156,10 @@ const sampleLimited = {
   messages: [],
   limit: { type: 'message', limit: 6 },
   events: [
-    modelEvent('2025-04-01T09:01:00+00:00', { content: '', tool_calls: [{ id: 'toolu_c', function: 'bash', arguments: { cmd: 'ls' } }] }, 'tool_calls', { input_tokens: 100, output_tokens: 10 }),
+    modelEvent('2025-04-01T09:01:00+00:00', { content: '', tool_calls: [{ id: 'toolu_c', function: 'bash', arguments: { cmd: 'ls' } }] }, 'tool_calls', {
+      input_tokens: 100,
+      output_tokens: 10,
+    }),
     { timestamp: '2025-04-01T09:01:01+00:00', event: 'sample_limit', type: 'message', message: 'Message limit 6 exceeded', limit: 6 },
   ],
 };
@@ -156,7 +177,11 @@ const sampleMessages = {
     { role: 'tool', tool_call_id: 'call_d', function: 'python', content: '', error: { type: 'unknown', message: 'ZeroDivisionError' } },
     { role: 'assistant', content: 'I give up.' },
   ],
-  output: { model: 'm', choices: [{ message: { role: 'assistant', content: 'I give up.' }, stop_reason: 'stop' }], usage: { input_tokens: 90, output_tokens: 4 } },
+  output: {
+    model: 'm',
+    choices: [{ message: { role: 'assistant', content: 'I give up.' }, stop_reason: 'stop' }],
+    usage: { input_tokens: 90, output_tokens: 4 },
+  },
   error: { message: 'RuntimeError: scorer crashed', traceback: 'Traceback …' },
 };
 
@@ -171,7 +196,10 @@ const sampleNested = {
     { role: 'tool', tool_call_id: 'toolu_e', function: 'bash', content: 'a\nb' },
   ],
   events: [
-    modelEvent('2025-04-01T09:02:00+00:00', { content: '', tool_calls: [{ id: 'toolu_e', function: 'bash', arguments: { cmd: 'ls' } }] }, 'tool_calls', { input_tokens: 50, output_tokens: 5 }),
+    modelEvent('2025-04-01T09:02:00+00:00', { content: '', tool_calls: [{ id: 'toolu_e', function: 'bash', arguments: { cmd: 'ls' } }] }, 'tool_calls', {
+      input_tokens: 50,
+      output_tokens: 5,
+    }),
     modelEvent('2025-04-01T09:02:02+00:00', { content: 'a and b.' }, 'stop', { input_tokens: 60, output_tokens: 4 }),
   ],
 };
@@ -222,7 +250,10 @@ function findingsOf(report: AnalyzeReport): [string, string | null, string | nul
 const canonical = (events: EventRow[]): string[] =>
   events
     .filter((event) => event.type !== 'unknown')
-    .map((event) => `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}${event.result_ok === 0 ? ' error' : ''}`);
+    .map(
+      (event) =>
+        `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}${event.result_ok === 0 ? ' error' : ''}`,
+    );
 
 /** Report, stored events (per run) and raw records of a file, read by the real engine. */
 async function ingest(path: string): Promise<{ report: AnalyzeReport; eventsOf: (runId: string) => EventRow[]; raw: (line: number) => Buffer | undefined }> {
@@ -277,7 +308,10 @@ describe('inspect-ai: .eval container', () => {
       ],
     );
     const kinds = findingsOf(report);
-    assert.ok(kinds.some(([kind, run, call]) => kind === 'dangling_call' && run === 'evalZip1/2/epoch1' && call === 'toolu_c'), JSON.stringify(kinds));
+    assert.ok(
+      kinds.some(([kind, run, call]) => kind === 'dangling_call' && run === 'evalZip1/2/epoch1' && call === 'toolu_c'),
+      JSON.stringify(kinds),
+    );
     assert.deepEqual(
       kinds.filter(([kind]) => kind === 'dangling_call' || kind === 'orphan_result'),
       [['dangling_call', 'evalZip1/2/epoch1', 'toolu_c']],
@@ -382,7 +416,12 @@ const sampleRanLater = {
     },
     { timestamp: '2025-04-02T14:00:05+00:00', event: 'tool', type: 'function', id: 'toolu_f', function: 'bash', arguments: { cmd: 'ls' }, result: 'run.sh' },
     {
-      ...modelEvent('2025-04-02T14:00:20+00:00', { content: 'Done.' }, 'stop', { input_tokens: 1500, input_tokens_cache_read: 1400, output_tokens: 20, total_tokens: 1520 }),
+      ...modelEvent('2025-04-02T14:00:20+00:00', { content: 'Done.' }, 'stop', {
+        input_tokens: 1500,
+        input_tokens_cache_read: 1400,
+        output_tokens: 20,
+        total_tokens: 1520,
+      }),
       input: [
         { role: 'system', content: 'You are an agent.' },
         { role: 'user', content: 'attachment://task', source: 'input' },
@@ -484,7 +523,13 @@ describe('inspect-ai: detection', () => {
 
   it('accepts a running .eval without header.json, from _journal/start.json', () => {
     const path = join(dir.path, 'running.eval');
-    writeFileSync(path, zipArchive([{ name: '_journal/start.json', data: { version: 2, eval: evalSpec } }, { name: 'samples/1_epoch_1.json', data: sampleNested }]));
+    writeFileSync(
+      path,
+      zipArchive([
+        { name: '_journal/start.json', data: { version: 2, eval: evalSpec } },
+        { name: 'samples/1_epoch_1.json', data: sampleNested },
+      ]),
+    );
     assert.match(detect(path) ?? '', /_journal\/start\.json/);
   });
 

@@ -13,7 +13,18 @@ import { miniSweAgentFormat } from '../../../../src-main/engine/adapters/miniSwe
 import type { MappedEvent } from '../../../../src-main/engine/adapters/formatAdapter';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { analyzeFile, temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, fixtures, findingsOf, runsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../../../support/formatTests';
+import {
+  callLatencies,
+  fixtures,
+  findingsOf,
+  runsOf,
+  normalized,
+  ingestEvents,
+  detectFile,
+  assertRejectsExamplesAndFixtures,
+  traceFiles,
+  type StoredEvent,
+} from '../../../support/formatTests';
 
 const FORMAT = 'mini-swe-agent';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -29,14 +40,21 @@ interface EventRow extends StoredEvent {
 }
 
 function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  return ingestEvents<EventRow>(path, FORMAT, 'SELECT line, type, type_raw, step, ts, call_id, outcome, finish_reason, cost_usd, result_ok, error_code FROM events ORDER BY id');
+  return ingestEvents<EventRow>(
+    path,
+    FORMAT,
+    'SELECT line, type, type_raw, step, ts, call_id, outcome, finish_reason, cost_usd, result_ok, error_code FROM events ORDER BY id',
+  );
 }
 
 function mapDirect(path: string): MappedEvent[] {
   const events: MappedEvent[] = [];
   const mapper = miniSweAgentFormat.createMapper({ path });
   const bytes = readFileSync(path);
-  assert.equal(mapper.map(JSON.parse(bytes.toString('utf8')), { lineNumber: 1, offset: 0, length: bytes.length }, (event) => events.push(event), bytes), undefined);
+  assert.equal(
+    mapper.map(JSON.parse(bytes.toString('utf8')), { lineNumber: 1, offset: 0, length: bytes.length }, (event) => events.push(event), bytes),
+    undefined,
+  );
   mapper.finish((event) => events.push(event));
   return events;
 }
@@ -54,11 +72,22 @@ describe('mini-swe-agent trajectories', () => {
     assert.equal(report.files[0]?.format, FORMAT);
     assert.deepEqual(report.files[0]?.parse_errors, []);
     assert.deepEqual(runsOf(report), [
-      { run_id: 'early-list', status: normalized('Submitted'), status_raw: 'Submitted', steps: 5, tool_calls: 4, tool_results: 4, input_tokens: null, output_tokens: null },
+      {
+        run_id: 'early-list',
+        status: normalized('Submitted'),
+        status_raw: 'Submitted',
+        steps: 5,
+        tool_calls: 4,
+        tool_results: 4,
+        input_tokens: null,
+        output_tokens: null,
+      },
     ]);
     assert.ok(events.every((event) => event.line === 1));
     assert.deepEqual(
-      events.filter((event) => event.type !== 'unknown').map((event) => [event.type, event.step, event.call_id, event.outcome, event.result_ok, event.error_code]),
+      events
+        .filter((event) => event.type !== 'unknown')
+        .map((event) => [event.type, event.step, event.call_id, event.outcome, event.result_ok, event.error_code]),
       [
         ['model_response', 1, null, 'tool_calls', null, null],
         ['tool_result', 1, 'early-list:step1', null, 1, null],
@@ -73,7 +102,10 @@ describe('mini-swe-agent trajectories', () => {
         ['run_end', 5, null, null, null, null],
       ],
     );
-    assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['system', 'user', 'user']);
+    assert.deepEqual(
+      events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
+      ['system', 'user', 'user'],
+    );
     // The response without a single action is an incomplete response (docs/semantics.md §1).
     assert.deepEqual(findingsOf(report), [
       ['incomplete_response', null],
@@ -86,7 +118,16 @@ describe('mini-swe-agent trajectories', () => {
   it('1.0 object: the step limit is a turn budget, usage per call from extra.response, LimitsExceeded', async () => {
     const { report, events } = await ingest(fixture('limits-exceeded.traj.json'));
     assert.deepEqual(runsOf(report), [
-      { run_id: 'limits-exceeded', status: normalized('LimitsExceeded'), status_raw: 'LimitsExceeded', steps: 3, tool_calls: 3, tool_results: 3, input_tokens: 3300, output_tokens: 120 },
+      {
+        run_id: 'limits-exceeded',
+        status: normalized('LimitsExceeded'),
+        status_raw: 'LimitsExceeded',
+        steps: 3,
+        tool_calls: 3,
+        tool_results: 3,
+        input_tokens: 3300,
+        output_tokens: 120,
+      },
     ]);
     assert.deepEqual(
       events.filter((event) => event.type === 'model_response').map((event) => event.finish_reason),
@@ -104,10 +145,21 @@ describe('mini-swe-agent trajectories', () => {
   it('1.1 tool calls: ids, a timeout as an error, a format error, the exit message answering the submitting call', async () => {
     const { report, events } = await ingest(fixture('toolcall-submitted.traj.json'));
     assert.deepEqual(runsOf(report), [
-      { run_id: 'toolcall-submitted', status: normalized('Submitted'), status_raw: 'Submitted', steps: 3, tool_calls: 4, tool_results: 3, input_tokens: 4100, output_tokens: 160 },
+      {
+        run_id: 'toolcall-submitted',
+        status: normalized('Submitted'),
+        status_raw: 'Submitted',
+        steps: 3,
+        tool_calls: 4,
+        tool_results: 3,
+        input_tokens: 4100,
+        output_tokens: 160,
+      },
     ]);
     assert.deepEqual(
-      events.filter((event) => event.type !== 'unknown' && event.type !== 'run_start').map((event) => [event.type, event.type_raw, event.step, event.call_id, event.outcome, event.result_ok]),
+      events
+        .filter((event) => event.type !== 'unknown' && event.type !== 'run_start')
+        .map((event) => [event.type, event.type_raw, event.step, event.call_id, event.outcome, event.result_ok]),
       [
         ['model_response', 'assistant', 1, null, 'tool_calls', null],
         ['tool_result', 'tool', 1, 'call_cat1', null, 1],
@@ -124,7 +176,10 @@ describe('mini-swe-agent trajectories', () => {
       events.filter((event) => event.type === 'model_response').map((event) => event.cost_usd),
       [0.004, 0.003, 0.005],
     );
-    assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['system', 'user', 'user/FormatError']);
+    assert.deepEqual(
+      events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
+      ['system', 'user', 'user/FormatError'],
+    );
     // The response mini-swe-agent answered with a format error is an incomplete response (docs/semantics.md §1).
     assert.deepEqual(findingsOf(report), [
       ['incomplete_response', null],
@@ -138,7 +193,16 @@ describe('mini-swe-agent trajectories', () => {
   it('2.x: an empty exception_info is no exception; a provider exception as the exit status is a failed run and the failed model call an api_error', async () => {
     const { report, events } = await ingest(fixture('provider-error.traj.json'));
     assert.deepEqual(runsOf(report), [
-      { run_id: 'provider-error', status: 'failed', status_raw: 'InternalServerError', steps: 3, tool_calls: 2, tool_results: 2, input_tokens: 2600, output_tokens: 70 },
+      {
+        run_id: 'provider-error',
+        status: 'failed',
+        status_raw: 'InternalServerError',
+        steps: 3,
+        tool_calls: 2,
+        tool_results: 2,
+        input_tokens: 2600,
+        output_tokens: 70,
+      },
     ]);
     // Both observations carry exception_info "": only the return code 1 makes an error.
     assert.deepEqual(
@@ -169,7 +233,17 @@ describe('mini-swe-agent trajectories', () => {
     assertRejectsExamplesAndFixtures(detect, ['swe-agent', 'openhands', 'gemini-cli', 'codex', 'claude-code']);
     // A chat transcript of {role, content} messages without mini-swe-agent's actions is not claimed.
     const chat = join(dir.path, 'chat.json');
-    writeFileSync(chat, JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], null, 2));
+    writeFileSync(
+      chat,
+      JSON.stringify(
+        [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+        null,
+        2,
+      ),
+    );
     assert.equal(detect(chat), null);
     const big = JSON.parse(readFileSync(fixture('toolcall-submitted.traj.json'), 'utf8')) as { messages: { content: string }[] };
     big.messages[1]!.content = 'x'.repeat(1_200_000);
@@ -185,7 +259,9 @@ describe('mini-swe-agent: latency', () => {
 
   it("a step's only action: from the response's timestamp to its observation's; several actions in a step: not recorded", async () => {
     // mini-swe-agent stamps a step's observations once all of its actions have run.
-    const trajectory = JSON.parse(readFileSync(fixture('toolcall-submitted.traj.json'), 'utf8')) as { messages: { tool_calls?: { id: string }[]; tool_call_id?: string }[] };
+    const trajectory = JSON.parse(readFileSync(fixture('toolcall-submitted.traj.json'), 'utf8')) as {
+      messages: { tool_calls?: { id: string }[]; tool_call_id?: string }[];
+    };
     const first = trajectory.messages.find((message) => message.tool_calls?.some((call) => call.id === 'call_pyt2'))!;
     first.tool_calls = first.tool_calls!.filter((call) => call.id !== 'call_pyt2');
     trajectory.messages = trajectory.messages.filter((message) => message.tool_call_id !== 'call_pyt2');

@@ -12,7 +12,18 @@ import type { MappedEvent } from '../../../../src-main/engine/adapters/formatAda
 import { openaiExportFormat } from '../../../../src-main/engine/adapters/openaiExports';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, fixtures, findingsOf, detectFile, examplesAndOtherFixtures, filesUnder, runCountsOf as runsOf, type StoredEvent, TRACE_AND_LOG_NAMES, ingestEvents } from '../../../support/formatTests';
+import {
+  callLatencies,
+  fixtures,
+  findingsOf,
+  detectFile,
+  examplesAndOtherFixtures,
+  filesUnder,
+  runCountsOf as runsOf,
+  type StoredEvent,
+  TRACE_AND_LOG_NAMES,
+  ingestEvents,
+} from '../../../support/formatTests';
 
 const FORMAT = 'openai-export';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -39,7 +50,9 @@ function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow
 }
 
 const canonical = (events: EventRow[]): string[] =>
-  events.filter((event) => event.type !== 'unknown').map((event) => `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}`);
+  events
+    .filter((event) => event.type !== 'unknown')
+    .map((event) => `${event.type}@${event.step}${event.call_id ? ` ${event.call_id}` : ''}${event.outcome ? ` ${event.outcome}` : ''}`);
 
 function detect(path: string): string | null {
   return detectFile(openaiExportFormat, path);
@@ -81,7 +94,9 @@ describe('openai-export: Responses API bodies', () => {
 
   it('hosted tools: the response is split where the server sampled again; results come from the items, a failed MCP call is a tool error', async () => {
     const { report, events } = await ingest(fixture('hosted-tools.json'));
-    assert.deepEqual(runsOf(report), [{ run_id: 'hosted-tools', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 2, tool_results: 2 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'hosted-tools', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 2, tool_results: 2 },
+    ]);
     assert.deepEqual(findingsOf(report), [['tool_error', 'mcp_5c3e77b0d414']]);
     assert.deepEqual(canonical(events), [
       'run_start@0',
@@ -93,14 +108,22 @@ describe('openai-export: Responses API bodies', () => {
     ]);
     const responses = events.filter((event) => event.type === 'model_response');
     // The response's usage is counted once, on its last model call.
-    assert.deepEqual(responses.map((event) => event.input_tokens), [null, 5120]);
+    assert.deepEqual(
+      responses.map((event) => event.input_tokens),
+      [null, 5120],
+    );
     assert.equal(events.find((event) => event.call_id === 'mcp_5c3e77b0d414' && event.type === 'tool_result')?.error_code, '503');
-    assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['response/output/mcp_list_tools']);
+    assert.deepEqual(
+      events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
+      ['response/output/mcp_list_tools'],
+    );
   });
 
   it('MCP approvals: an approved call is answered by the next response’s mcp_call, a denied one is not executed', async () => {
     const { report, events } = await ingest(fixture('mcp-approvals.json'));
-    assert.deepEqual(runsOf(report), [{ run_id: 'mcp-approvals', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 2, tool_results: 1 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'mcp-approvals', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 2, tool_results: 1 },
+    ]);
     assert.deepEqual(findingsOf(report), [['unexecuted_call', 'mcpr_91aa04c3e702']]);
     assert.deepEqual(canonical(events), [
       'run_start@0',
@@ -140,7 +163,9 @@ describe('openai-export: Responses API bodies', () => {
 
   it('resent history: outputs already seen are not results again, and a call older than the file is not an orphan', async () => {
     const { report, events } = await ingest(fixture('resent-history.json'));
-    assert.deepEqual(runsOf(report), [{ run_id: 'resent-history', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'resent-history', status: 'model_finished', status_raw: 'model_finished', steps: 2, tool_calls: 1, tool_results: 1 },
+    ]);
     assert.deepEqual(findingsOf(report), []);
     assert.deepEqual(
       events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
@@ -204,7 +229,10 @@ describe('openai-export: mapping and detection', () => {
     const events: MappedEvent[] = [];
     const value: unknown = JSON.parse(readFileSync(fixture('single-response-call.json'), 'utf8'));
     const bytes = Buffer.from(JSON.stringify(value));
-    assert.equal(mapper.map(value, { lineNumber: 1, offset: 0, length: bytes.length }, (event) => events.push(event), bytes), undefined);
+    assert.equal(
+      mapper.map(value, { lineNumber: 1, offset: 0, length: bytes.length }, (event) => events.push(event), bytes),
+      undefined,
+    );
     mapper.finish((event) => events.push(event));
     assert.deepEqual(
       events.map(({ event }) => [event.type, event.run_id]),

@@ -12,7 +12,17 @@ import { after, describe, it } from 'node:test';
 import { openHandsFormat } from '../../../../src-main/engine/adapters/openHands';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { analyzeFile, temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, type StoredEvent } from '../../../support/formatTests';
+import {
+  callLatencies,
+  fixtures,
+  findingsOf,
+  normalized,
+  ingestEvents,
+  detectFile,
+  assertRejectsExamplesAndFixtures,
+  traceFiles,
+  type StoredEvent,
+} from '../../../support/formatTests';
 
 const FORMAT = 'openhands';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -41,7 +51,11 @@ interface EventRow extends StoredEvent {
 }
 
 function ingest(path: string): Promise<{ report: AnalyzeReport; events: EventRow[] }> {
-  return ingestEvents<EventRow>(path, FORMAT, 'SELECT line, type, type_raw, step, call_id, outcome, tool_call_count, result_ok, error_code FROM events ORDER BY id');
+  return ingestEvents<EventRow>(
+    path,
+    FORMAT,
+    'SELECT line, type, type_raw, step, call_id, outcome, tool_call_count, result_ok, error_code FROM events ORDER BY id',
+  );
 }
 
 function detect(path: string): string | null {
@@ -76,9 +90,14 @@ describe('openhands event streams', () => {
     const elementLines = readFileSync(fixture('parallel-calls-finished.json'), 'utf8')
       .split('\n')
       .flatMap((text, index) => (text === '  {' ? [index + 1] : []));
-    assert.deepEqual([...new Set(events.map((event) => event.line))].sort((a, b) => a - b), elementLines);
     assert.deepEqual(
-      events.filter((event) => event.type !== 'unknown').map((event) => [event.type, event.step, event.call_id, event.outcome, event.tool_call_count, event.result_ok, event.error_code]),
+      [...new Set(events.map((event) => event.line))].sort((a, b) => a - b),
+      elementLines,
+    );
+    assert.deepEqual(
+      events
+        .filter((event) => event.type !== 'unknown')
+        .map((event) => [event.type, event.step, event.call_id, event.outcome, event.tool_call_count, event.result_ok, event.error_code]),
       [
         ['model_response', 1, null, 'tool_calls', 2, null, null],
         ['tool_call_start', 1, 'toolu_ls', null, null, null, null],
@@ -98,7 +117,12 @@ describe('openhands event streams', () => {
     );
     assert.deepEqual(
       events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
-      ['observation:agent_state_changed (loading)', 'action:message (user)', 'observation:agent_state_changed (running)', 'observation:agent_state_changed (finished)'],
+      [
+        'observation:agent_state_changed (loading)',
+        'action:message (user)',
+        'observation:agent_state_changed (running)',
+        'observation:agent_state_changed (finished)',
+      ],
     );
     assert.deepEqual(findingsOf(report), [
       ['tool_error', 'toolu_bad'],
@@ -109,7 +133,14 @@ describe('openhands event streams', () => {
   it('a text reply, then a call whose observation never comes before the agent errors: a true dangling call', async () => {
     const { report, events } = await ingest(fixture('dangling-then-error.json'));
     assert.deepEqual(
-      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),
+      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({
+        run_id,
+        status,
+        status_raw,
+        steps,
+        tool_calls,
+        tool_results,
+      })),
       [{ run_id: 'dangling-then-error', status: normalized('error'), status_raw: 'error', steps: 2, tool_calls: 1, tool_results: 0 }],
     );
     assert.deepEqual(
@@ -125,7 +156,14 @@ describe('openhands event streams', () => {
   it('events written back to back, legacy actions without call ids: a derived id per action, paired through cause', async () => {
     const { report, events } = await ingest(fixture('legacy-events.jsonl'));
     assert.deepEqual(
-      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results })),
+      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results }) => ({
+        run_id,
+        status,
+        status_raw,
+        steps,
+        tool_calls,
+        tool_results,
+      })),
       [{ run_id: 'legacy-events', status: normalized('finished'), status_raw: 'finished', steps: 2, tool_calls: 1, tool_results: 1 }],
     );
     // Each event is its own record, so each is anchored to its own line.
@@ -147,10 +185,34 @@ describe('openhands event streams', () => {
     const { report, events } = await ingest(fixture('eval-output.jsonl'));
     assert.deepEqual(report.files[0]?.parse_errors, []);
     assert.deepEqual(
-      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results, started_at }) => ({ run_id, status, status_raw, steps, tool_calls, tool_results, started_at })),
+      runsOf(report).map(({ run_id, status, status_raw, steps, tool_calls, tool_results, started_at }) => ({
+        run_id,
+        status,
+        status_raw,
+        steps,
+        tool_calls,
+        tool_results,
+        started_at,
+      })),
       [
-        { run_id: 'demo__repo-1', status: normalized('finished'), status_raw: 'finished', steps: 2, tool_calls: 1, tool_results: 1, started_at: '2025-04-30T10:00:00.000Z' },
-        { run_id: 'demo__repo-2', status: 'budget_exceeded', status_raw: 'budget_exceeded', steps: 2, tool_calls: 2, tool_results: 2, started_at: '2025-04-30T11:00:00.000Z' },
+        {
+          run_id: 'demo__repo-1',
+          status: normalized('finished'),
+          status_raw: 'finished',
+          steps: 2,
+          tool_calls: 1,
+          tool_results: 1,
+          started_at: '2025-04-30T10:00:00.000Z',
+        },
+        {
+          run_id: 'demo__repo-2',
+          status: 'budget_exceeded',
+          status_raw: 'budget_exceeded',
+          steps: 2,
+          tool_calls: 2,
+          tool_results: 2,
+          started_at: '2025-04-30T11:00:00.000Z',
+        },
       ],
     );
     // Every event of an instance is anchored to its line; the members after history are kept.

@@ -29,7 +29,9 @@ const UNSET_STATUS = normalizeTerminalStatus({ status: 'UNSET' }).status;
  * unterminated_run finding: those are checked apart.
  */
 function findingsOf(report: AnalyzeReport): [string, string | null, number | null, string | null][] {
-  return report.findings.filter((finding) => finding.kind !== 'unterminated_run').map((finding) => [finding.kind, finding.run_id, finding.step, finding.call_id]);
+  return report.findings
+    .filter((finding) => finding.kind !== 'unterminated_run')
+    .map((finding) => [finding.kind, finding.run_id, finding.step, finding.call_id]);
 }
 
 function unterminatedFindingRuns(report: AnalyzeReport): (string | null)[] {
@@ -90,15 +92,34 @@ function consoleSpan(spec: SpanSpec): Record<string, unknown> {
 }
 
 const agent = (id: string, start: number, end: number | undefined, extra: Partial<SpanSpec> = {}): Record<string, unknown> =>
-  consoleSpan({ name: 'invoke_agent Helper', id, start, ...(end !== undefined ? { end } : {}), attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Helper' }, ...extra });
-const chat = (id: string, parent: string, start: number, end: number | undefined, finish?: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>
+  consoleSpan({
+    name: 'invoke_agent Helper',
+    id,
+    start,
+    ...(end !== undefined ? { end } : {}),
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Helper' },
+    ...extra,
+  });
+const chat = (
+  id: string,
+  parent: string,
+  start: number,
+  end: number | undefined,
+  finish?: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> =>
   consoleSpan({
     name: 'chat gpt-test',
     id,
     parent,
     start,
     ...(end !== undefined ? { end } : {}),
-    attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-test', ...(finish ? { 'gen_ai.response.finish_reasons': JSON.stringify([finish]) } : {}), ...extra },
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-test',
+      ...(finish ? { 'gen_ai.response.finish_reasons': JSON.stringify([finish]) } : {}),
+      ...extra,
+    },
   });
 const tool = (id: string, parent: string, callId: string, start: number, end: number | undefined, extra: Partial<SpanSpec> = {}): Record<string, unknown> =>
   consoleSpan({
@@ -148,12 +169,21 @@ function eventOf<T extends string>(events: MappedEvent[], type: T): Record<strin
 describe('otel: detection', () => {
   it('recognises the console exporter fixtures and the OTLP fixture, each by its own adapter only', () => {
     for (const name of ['console-workflow.jsonl', 'console-nested-content.jsonl', 'console-openllmetry.jsonl', 'console-promptflow.json']) {
-      assert.match(detect(otelConsoleFormat, fixture(name)) ?? '', /^OpenTelemetry console-exporter spans: \d+ of the first \d+ JSON values have context\.trace_id\/span_id and start_time \(\d+ with gen_ai\.\* attributes\)$/);
+      assert.match(
+        detect(otelConsoleFormat, fixture(name)) ?? '',
+        /^OpenTelemetry console-exporter spans: \d+ of the first \d+ JSON values have context\.trace_id\/span_id and start_time \(\d+ with gen_ai\.\* attributes\)$/,
+      );
       assert.equal(detect(otelOtlpFormat, fixture(name)), null, name);
     }
-    assert.equal(detect(otelOtlpFormat, fixture('otlp-collector.jsonl')), 'OpenTelemetry OTLP JSON: 4 of the first 5 lines are export requests, 3 with resourceSpans');
+    assert.equal(
+      detect(otelOtlpFormat, fixture('otlp-collector.jsonl')),
+      'OpenTelemetry OTLP JSON: 4 of the first 5 lines are export requests, 3 with resourceSpans',
+    );
     assert.equal(detect(otelConsoleFormat, fixture('otlp-collector.jsonl')), null);
-    assert.equal(detect(otelOtlpFormat, fixture('otlp-openinference.jsonl')), 'OpenTelemetry OTLP JSON: 2 of the first 2 lines are export requests, 2 with resourceSpans');
+    assert.equal(
+      detect(otelOtlpFormat, fixture('otlp-openinference.jsonl')),
+      'OpenTelemetry OTLP JSON: 2 of the first 2 lines are export requests, 2 with resourceSpans',
+    );
     assert.equal(detect(otelConsoleFormat, fixture('otlp-openinference.jsonl')), null);
   });
 
@@ -176,8 +206,13 @@ describe('otel: detection', () => {
   });
 
   it('reads a pretty-printed OTLP export with the console adapter, which frames JSON values', () => {
-    const document = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: TRACE, spanId: '01', name: 'chat x', startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }] };
-    assert.match(otelConsoleFormat.detect({ path: 'otlp.json', values: [], framedValues: [document], head: '' }) ?? '', /^pretty-printed OpenTelemetry OTLP JSON/);
+    const document = {
+      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: TRACE, spanId: '01', name: 'chat x', startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }],
+    };
+    assert.match(
+      otelConsoleFormat.detect({ path: 'otlp.json', values: [], framedValues: [document], head: '' }) ?? '',
+      /^pretty-printed OpenTelemetry OTLP JSON/,
+    );
     // One export per line is the OTLP adapter's.
     assert.equal(otelConsoleFormat.detect({ path: 'otlp.jsonl', values: [document], framedValues: [document], head: '' }), null);
   });
@@ -203,7 +238,10 @@ describe('otel: span mapping', () => {
       '2 model_response 2',
       '4 run_end',
     ]);
-    assert.ok(events.every(({ event }) => event.run_id === TRACE), 'the root agent’s run is the trace');
+    assert.ok(
+      events.every(({ event }) => event.run_id === TRACE),
+      'the root agent’s run is the trace',
+    );
     // Output messages were not captured: the response's call is the execute_tool span's, and says so.
     assert.deepEqual(eventOf(events, 'model_response')['tool_calls'], [{ call_id: 'call_1', name: 'lookup' }]);
     assert.equal(eventOf(events, 'model_response')['tool_calls_from'], 'execute_tool spans');
@@ -214,14 +252,22 @@ describe('otel: span mapping', () => {
   it('keeps one copy of a span exported twice or first open: start events on the first record, end events on the closed one', () => {
     const A = 'a000000000000001';
     const C = 'c000000000000001';
-    const { events } = mapRecords(otelConsoleFormat, [agent(A, 0.5, undefined), chat(C, A, 1, undefined), chat(C, A, 1, 2, 'stop'), chat(C, A, 1, 2, 'stop'), agent(A, 0.5, 3)]);
+    const { events } = mapRecords(otelConsoleFormat, [
+      agent(A, 0.5, undefined),
+      chat(C, A, 1, undefined),
+      chat(C, A, 1, 2, 'stop'),
+      chat(C, A, 1, 2, 'stop'),
+      agent(A, 0.5, 3),
+    ]);
     assert.deepEqual(outline(events), ['1 run_start', '2 model_request 1', '3 model_response 1', '5 run_end']);
   });
 
   it('flushes a trace a few records after its root ended: later copies are ignored, a span closed later still gets its end event', () => {
     const A = 'a000000000000001';
     const other = 'ffffffffffffffffffffffffffffffff';
-    const filler = Array.from({ length: 8 }, (_, index) => consoleSpan({ name: 'http.get', id: `f00000000000000${index}`, trace: other, parent: 'e000000000000000', start: 5 + index, end: 5.5 + index }));
+    const filler = Array.from({ length: 8 }, (_, index) =>
+      consoleSpan({ name: 'http.get', id: `f00000000000000${index}`, trace: other, parent: 'e000000000000000', start: 5 + index, end: 5.5 + index }),
+    );
     const { events } = mapRecords(otelConsoleFormat, [
       chat('c000000000000001', A, 1, 2, 'tool_calls'),
       tool('7000000000000001', A, 'call_1', 2.1, undefined),
@@ -234,7 +280,10 @@ describe('otel: span mapping', () => {
     assert.deepEqual(mine, ['3 run_start', '1 model_request 1', '1 model_response 1', '2 tool_call_start 1 call_1', '3 run_end', '13 tool_result 1 call_1']);
     // The trace was flushed before the filler trace, which has no root here and waits for the end
     // (where the trace's late tool_result comes first: traces are flushed in the order they appeared).
-    assert.equal(events.findIndex(({ event }) => event.run_id === other), mine.length);
+    assert.equal(
+      events.findIndex(({ event }) => event.run_id === other),
+      mine.length,
+    );
   });
 
   it('puts spans beside an agent span (same parent, inside its time range) in its run, and nested agents in their own runs', () => {
@@ -267,8 +316,20 @@ describe('otel: span mapping', () => {
     const A = 'a000000000000001';
     const { events } = mapRecords(otelConsoleFormat, [
       chat('c000000000000001', A, 1, 2, 'tool_calls'),
-      tool('7000000000000001', A, 'call_1', 2.1, 2.5, { status: 'ERROR', description: 'lookup timed out', attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.id': 'call_1', 'error.type': 'TimeoutError' } }),
-      consoleSpan({ name: 'chat gpt-test', id: 'c000000000000002', parent: A, start: 3, end: 3.5, status: 'ERROR', attributes: { 'gen_ai.operation.name': 'chat', 'error.type': 'RateLimitError' } }),
+      tool('7000000000000001', A, 'call_1', 2.1, 2.5, {
+        status: 'ERROR',
+        description: 'lookup timed out',
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.id': 'call_1', 'error.type': 'TimeoutError' },
+      }),
+      consoleSpan({
+        name: 'chat gpt-test',
+        id: 'c000000000000002',
+        parent: A,
+        start: 3,
+        end: 3.5,
+        status: 'ERROR',
+        attributes: { 'gen_ai.operation.name': 'chat', 'error.type': 'RateLimitError' },
+      }),
       agent(A, 0.5, 4, { status: 'ERROR', description: 'gave up' }),
     ]);
     const result = eventOf(events, 'tool_result');
@@ -283,7 +344,16 @@ describe('otel: span mapping', () => {
 
   it('reads captured content: input and output messages, tool calls by id, arguments and results', () => {
     const A = 'a000000000000001';
-    const output = [{ role: 'assistant', parts: [{ type: 'text', content: 'Checking.' }, { type: 'tool_call', id: 'call_9', name: 'lookup', arguments: { id: 7 } }], finish_reason: 'tool_call' }];
+    const output = [
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'text', content: 'Checking.' },
+          { type: 'tool_call', id: 'call_9', name: 'lookup', arguments: { id: 7 } },
+        ],
+        finish_reason: 'tool_call',
+      },
+    ];
     const { events } = mapRecords(otelConsoleFormat, [
       chat('c000000000000001', A, 1, 2, 'tool_calls', {
         'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Find 7' }] }]),
@@ -293,7 +363,19 @@ describe('otel: span mapping', () => {
         'gen_ai.usage.output_tokens': 9,
       }),
       // A tool span without a call id answers the first unclaimed call of its name.
-      consoleSpan({ name: 'execute_tool lookup', id: '7000000000000001', parent: A, start: 2.1, end: 2.2, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.arguments': '{"id": 7}', 'gen_ai.tool.call.result': 'found' } }),
+      consoleSpan({
+        name: 'execute_tool lookup',
+        id: '7000000000000001',
+        parent: A,
+        start: 2.1,
+        end: 2.2,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'lookup',
+          'gen_ai.tool.call.arguments': '{"id": 7}',
+          'gen_ai.tool.call.result': 'found',
+        },
+      }),
       agent(A, 0.5, 3),
     ]);
     const request = eventOf(events, 'model_request');
@@ -375,7 +457,12 @@ describe('otel: span mapping', () => {
     };
     for (let index = 0; index < 20_100; index += 1) {
       const trace = (index + 1).toString(16).padStart(32, '0');
-      mapper.map(consoleSpan({ name: 'work', id: 'b000000000000001', parent: 'c000000000000001', trace, start: 1 }), { lineNumber: index + 1, offset: 0, length: 1 }, emit, Buffer.alloc(0));
+      mapper.map(
+        consoleSpan({ name: 'work', id: 'b000000000000001', parent: 'c000000000000001', trace, start: 1 }),
+        { lineNumber: index + 1, offset: 0, length: 1 },
+        emit,
+        Buffer.alloc(0),
+      );
     }
     assert.ok(emitted >= 100, `${emitted} events emitted before the end`);
     mapper.finish(emit);
@@ -492,11 +579,26 @@ describe('otel: attribute families that came before the GenAI conventions', () =
           'llm.token_count.prompt_details.cache_read': 64,
         },
       }),
-      consoleSpan({ name: 'lookup', id: '7000000000000001', parent: A, start: 2.1, end: 2.2, attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup', 'input.value': '{"id": 7}', 'output.value': 'found' } }),
+      consoleSpan({
+        name: 'lookup',
+        id: '7000000000000001',
+        parent: A,
+        start: 2.1,
+        end: 2.2,
+        attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup', 'input.value': '{"id": 7}', 'output.value': 'found' },
+      }),
       consoleSpan({ name: 'postprocess', id: '8000000000000001', parent: A, start: 2.3, end: 2.4, attributes: { 'openinference.span.kind': 'CHAIN' } }),
       consoleSpan({ name: 'Agent.run', id: A, start: 0.5, end: 3, status: 'OK', attributes: { 'openinference.span.kind': 'AGENT', 'agent.name': 'Finder' } }),
     ]);
-    assert.deepEqual(outline(events), ['4 run_start', '1 model_request 1', '1 model_response 1', '2 tool_call_start 1 call_7', '2 tool_result 1 call_7', '3 unknown', '4 run_end']);
+    assert.deepEqual(outline(events), [
+      '4 run_start',
+      '1 model_request 1',
+      '1 model_response 1',
+      '2 tool_call_start 1 call_7',
+      '2 tool_result 1 call_7',
+      '3 unknown',
+      '4 run_end',
+    ]);
     assert.deepEqual(eventOf(events, 'run_start')['config'], { span: 'Agent.run', agent: { name: 'Finder' }, service: 'unit' });
     const request = eventOf(events, 'model_request');
     assert.deepEqual(request['messages'], [{ role: 'user', content: 'Find 7' }]);
@@ -537,9 +639,35 @@ describe('otel: attribute families that came before the GenAI conventions', () =
         },
       }),
       // No call id on a traceloop tool span: it answers the first unclaimed call of its name.
-      consoleSpan({ name: 'lookup.tool', id: '7000000000000001', parent: A, start: 2.1, end: 2.2, attributes: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'lookup', 'traceloop.entity.input': '{"args": [7]}', 'traceloop.entity.output': '"found"' } }),
-      consoleSpan({ name: 'finder.task', id: '8000000000000001', parent: A, start: 2.3, end: 2.4, attributes: { 'traceloop.span.kind': 'task', 'traceloop.entity.name': 'finder' } }),
-      consoleSpan({ name: 'finder.agent', id: A, start: 0.5, end: 3, status: 'OK', attributes: { 'traceloop.span.kind': 'agent', 'traceloop.entity.name': 'finder' } }),
+      consoleSpan({
+        name: 'lookup.tool',
+        id: '7000000000000001',
+        parent: A,
+        start: 2.1,
+        end: 2.2,
+        attributes: {
+          'traceloop.span.kind': 'tool',
+          'traceloop.entity.name': 'lookup',
+          'traceloop.entity.input': '{"args": [7]}',
+          'traceloop.entity.output': '"found"',
+        },
+      }),
+      consoleSpan({
+        name: 'finder.task',
+        id: '8000000000000001',
+        parent: A,
+        start: 2.3,
+        end: 2.4,
+        attributes: { 'traceloop.span.kind': 'task', 'traceloop.entity.name': 'finder' },
+      }),
+      consoleSpan({
+        name: 'finder.agent',
+        id: A,
+        start: 0.5,
+        end: 3,
+        status: 'OK',
+        attributes: { 'traceloop.span.kind': 'agent', 'traceloop.entity.name': 'finder' },
+      }),
       consoleSpan({
         name: 'anthropic.completion',
         id: 'c000000000000002',
@@ -584,7 +712,10 @@ describe('otel: attribute families that came before the GenAI conventions', () =
   });
 
   it('promptflow: an LLM span is a model call whose inputs hold the messages and whose output is the OpenAI response; its generated message when the output was streamed', () => {
-    const response = { id: 'chatcmpl-1', choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'We open at', tool_calls: null } }] };
+    const response = {
+      id: 'chatcmpl-1',
+      choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant', content: 'We open at', tool_calls: null } }],
+    };
     const llm = (id: string, start: number, output: unknown, generated: string): Record<string, unknown> =>
       consoleSpan({
         name: 'openai_chat',
@@ -607,10 +738,25 @@ describe('otel: attribute families that came before the GenAI conventions', () =
     const { events } = mapRecords(otelConsoleFormat, [
       llm('c000000000000001', 1, response, 'We open at'),
       llm('c000000000000002', 3, '<generator object at 0x1>', 'Nine.'),
-      consoleSpan({ name: 'embed', id: 'e000000000000001', parent: A, start: 5, end: 5.5, attributes: { framework: 'promptflow', span_type: 'Embedding', 'llm.usage.prompt_tokens': 3 } }),
+      consoleSpan({
+        name: 'embed',
+        id: 'e000000000000001',
+        parent: A,
+        start: 5,
+        end: 5.5,
+        attributes: { framework: 'promptflow', span_type: 'Embedding', 'llm.usage.prompt_tokens': 3 },
+      }),
       consoleSpan({ name: 'answer', id: A, start: 0.5, end: 6, attributes: { framework: 'promptflow', span_type: 'Function', function: 'answer' } }),
     ]);
-    assert.deepEqual(outline(events), ['4 run_start', '1 model_request 1', '1 model_response 1', '2 model_request 2', '2 model_response 2', '3 unknown', '4 run_end']);
+    assert.deepEqual(outline(events), [
+      '4 run_start',
+      '1 model_request 1',
+      '1 model_response 1',
+      '2 model_request 2',
+      '2 model_response 2',
+      '3 unknown',
+      '4 run_end',
+    ]);
     const responses = events.filter((mapped) => mapped.event.type === 'model_response').map((mapped) => mapped.event as Record<string, unknown>);
     assert.deepEqual(
       responses.map((event) => [event['model'], event['finish_reason'], event['text'], event['response_id'], event['usage']]),
@@ -624,8 +770,20 @@ describe('otel: attribute families that came before the GenAI conventions', () =
 
   it('a gen_ai.* attribute the span has wins over its older name; spans of no family, and hostile keys, are left as they were', () => {
     const { events } = mapRecords(otelConsoleFormat, [
-      chat('c000000000000001', A, 1, 2, 'stop', { 'gen_ai.usage.input_tokens': 5, 'llm.token_count.prompt': 9, 'openinference.span.kind': 'LLM', 'llm.input_messages.0.__proto__.polluted': 'yes' }),
-      consoleSpan({ name: 'retrieve', id: '8000000000000001', parent: A, start: 2.1, end: 2.2, attributes: { 'openinference.span.kind': 'RETRIEVER', 'llm.token_count.prompt': 3 } }),
+      chat('c000000000000001', A, 1, 2, 'stop', {
+        'gen_ai.usage.input_tokens': 5,
+        'llm.token_count.prompt': 9,
+        'openinference.span.kind': 'LLM',
+        'llm.input_messages.0.__proto__.polluted': 'yes',
+      }),
+      consoleSpan({
+        name: 'retrieve',
+        id: '8000000000000001',
+        parent: A,
+        start: 2.1,
+        end: 2.2,
+        attributes: { 'openinference.span.kind': 'RETRIEVER', 'llm.token_count.prompt': 3 },
+      }),
       agent(A, 0.5, 3),
     ]);
     assert.deepEqual(eventOf(events, 'model_response')['usage'], { input_tokens: 5 });
@@ -636,13 +794,23 @@ describe('otel: attribute families that came before the GenAI conventions', () =
 
   it('through the engine: an OpenInference OTLP export, an OpenLLMetry console trace and a promptflow console trace become steps, calls and results', async () => {
     const stored = async (name: string, format: string) =>
-      ingestEvents<{ type: string; step: number | null; call_id: string | null; name: string | null; finish_reason: string | null; input_tokens: number | null; output_tokens: number | null }>(
+      ingestEvents<{
+        type: string;
+        step: number | null;
+        call_id: string | null;
+        name: string | null;
+        finish_reason: string | null;
+        input_tokens: number | null;
+        output_tokens: number | null;
+      }>(
         fixture(name),
         format,
         "SELECT type, step, call_id, name, finish_reason, input_tokens, output_tokens FROM events WHERE type IN ('model_response', 'tool_result') ORDER BY id",
       );
     const openInference = await stored('otlp-openinference.jsonl', 'otel-otlp');
-    assert.deepEqual(runsOf(openInference.report), [{ run_id: '5d0c3b2a19f8e7d6c5b4a39281706f5e', status: 'succeeded', status_raw: 'OK', steps: 2, tool_calls: 2, tool_results: 2 }]);
+    assert.deepEqual(runsOf(openInference.report), [
+      { run_id: '5d0c3b2a19f8e7d6c5b4a39281706f5e', status: 'succeeded', status_raw: 'OK', steps: 2, tool_calls: 2, tool_results: 2 },
+    ]);
     assert.deepEqual(
       openInference.report.findings.map((finding) => [finding.kind, finding.step, finding.call_id]),
       [['tool_error', 1, 'call_bergen']],

@@ -12,7 +12,18 @@ import { sweAgentFormat } from '../../../../src-main/engine/adapters/sweAgent';
 import type { MappedEvent } from '../../../../src-main/engine/adapters/formatAdapter';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { analyzeFile, temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, fixtures, findingsOf, normalized, ingestEvents, detectFile, assertRejectsExamplesAndFixtures, traceFiles, runCountsOf as runsOf, type StoredEvent } from '../../../support/formatTests';
+import {
+  callLatencies,
+  fixtures,
+  findingsOf,
+  normalized,
+  ingestEvents,
+  detectFile,
+  assertRejectsExamplesAndFixtures,
+  traceFiles,
+  runCountsOf as runsOf,
+  type StoredEvent,
+} from '../../../support/formatTests';
 
 const FORMAT = 'swe-agent';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
@@ -57,7 +68,9 @@ describe('swe-agent trajectories', () => {
     assert.deepEqual(runsOf(report), [{ run_id: 'textkit__textkit-42', status: normalized(raw), status_raw: raw, steps: 5, tool_calls: 4, tool_results: 3 }]);
     // Every event comes from the one document record.
     assert.ok(events.every((event) => event.line === 1));
-    const calls = events.filter((event) => event.type !== 'unknown' && event.type !== 'model_request').map((e) => [e.type, e.step, e.call_id, e.name, e.outcome]);
+    const calls = events
+      .filter((event) => event.type !== 'unknown' && event.type !== 'model_request')
+      .map((e) => [e.type, e.step, e.call_id, e.name, e.outcome]);
     assert.deepEqual(calls, [
       ['run_start', 0, null, null, null],
       ['model_response', 1, null, null, 'tool_calls'],
@@ -74,11 +87,19 @@ describe('swe-agent trajectories', () => {
       ['run_end', 5, null, null, null],
     ]);
     assert.equal(events.filter((event) => event.type === 'model_request').length, 5, 'each step with a query is a recorded request');
-    assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['trajectory/exit']);
+    assert.deepEqual(
+      events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
+      ['trajectory/exit'],
+    );
     assert.equal(events.find((event) => event.call_id === 'call_f1nd')?.latency_ms, 310);
     const budget: [string, string | null][] = normalized(raw) === 'budget_exceeded' ? [['budget_exceeded', null]] : [];
     // The format error (step 2) is an incomplete response (docs/semantics.md §1).
-    assert.deepEqual(findingsOf(report), [...budget, ['incomplete_response', null], ['unexecuted_call', 'textkit__textkit-42:step3']].sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`)));
+    assert.deepEqual(
+      findingsOf(report),
+      [...budget, ['incomplete_response', null], ['unexecuted_call', 'textkit__textkit-42:step3']].sort((a, b) =>
+        `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`),
+      ),
+    );
   });
 
   it('1.x: the cost limit is kept in the config, not declared as a budget (no cost per call), and the exit names its limit', () => {
@@ -93,7 +114,9 @@ describe('swe-agent trajectories', () => {
   it('0.x thought/action: derived call ids paired with their own step, the last observation taken from the trajectory, exit_context', async () => {
     const { report, events } = await ingest(fixture('thought-action-exit-context.traj'));
     const raw = 'submitted (exit_context)';
-    assert.deepEqual(runsOf(report), [{ run_id: 'thought-action-exit-context', status: normalized(raw), status_raw: raw, steps: 3, tool_calls: 3, tool_results: 3 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'thought-action-exit-context', status: normalized(raw), status_raw: raw, steps: 3, tool_calls: 3, tool_results: 3 },
+    ]);
     assert.deepEqual(
       events.filter((event) => event.type === 'tool_result').map((event) => [event.step, event.call_id, event.name]),
       [
@@ -102,16 +125,24 @@ describe('swe-agent trajectories', () => {
         [3, 'thought-action-exit-context:step3', 'grep'],
       ],
     );
-    assert.deepEqual(events.filter((event) => event.type === 'unknown').map((event) => event.type_raw), ['trajectory/exit_context']);
+    assert.deepEqual(
+      events.filter((event) => event.type === 'unknown').map((event) => event.type_raw),
+      ['trajectory/exit_context'],
+    );
     const budget: [string, string | null][] = normalized(raw) === 'budget_exceeded' ? [['budget_exceeded', null]] : [];
     assert.deepEqual(findingsOf(report), budget);
-    const call = mapDirect(fixture('thought-action-exit-context.traj')).find((event) => event.event.type === 'model_response')?.event as Record<string, unknown>;
+    const call = mapDirect(fixture('thought-action-exit-context.traj')).find((event) => event.event.type === 'model_response')?.event as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(call['tool_calls'], [{ call_id: 'thought-action-exit-context:step1', name: 'ls', arguments: { action: 'ls' } }]);
   });
 
   it('history only: messages in order, results by tool_call_ids, the end derived from the recorded submit', async () => {
     const { report, events } = await ingest(fixture('history-only-demo.traj'));
-    assert.deepEqual(runsOf(report), [{ run_id: 'history-only-demo', status: normalized('submitted'), status_raw: 'submitted', steps: 2, tool_calls: 2, tool_results: 2 }]);
+    assert.deepEqual(runsOf(report), [
+      { run_id: 'history-only-demo', status: normalized('submitted'), status_raw: 'submitted', steps: 2, tool_calls: 2, tool_results: 2 },
+    ]);
     assert.deepEqual(findingsOf(report), []);
     assert.deepEqual(
       events.map((event) => event.type_raw),
@@ -156,8 +187,14 @@ describe('swe-agent trajectories', () => {
     const doc = readFileSync(fixture('history-only-demo.traj'), 'utf8');
     writeFileSync(path, `${doc}\n{"unrelated": true}\n${doc}`);
     const { report } = await analyzeFile(path, { format: FORMAT });
-    assert.deepEqual(report.files[0]?.parse_errors.map((error) => error.message), ['not a SWE-agent trajectory: expected an object with trajectory[], history[] or attempts[]']);
-    assert.deepEqual(report.runs.map((run) => run.run_id), ['two', 'two#2']);
+    assert.deepEqual(
+      report.files[0]?.parse_errors.map((error) => error.message),
+      ['not a SWE-agent trajectory: expected an object with trajectory[], history[] or attempts[]'],
+    );
+    assert.deepEqual(
+      report.runs.map((run) => run.run_id),
+      ['two', 'two#2'],
+    );
   });
 });
 
