@@ -8,11 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+import { repoRoot } from './repoPaths';
 
 export const chromiumPath = process.env['LOOPSCOPE_CHROMIUM'] ?? '/usr/bin/chromium';
 

@@ -11,8 +11,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
   budgetsSchema,
@@ -33,12 +32,12 @@ import {
   toolResultSchema,
   usageSchema,
 } from '../shared/trace/canonicalEvents';
+import { repoRoot } from './repoPaths';
 
 export const schemaId = 'urn:loopscope:trace-format:event:v1';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const schemaPath = resolve(root, 'docs', 'trace-format.schema.json');
-export const validatorsPath = resolve(root, 'src-main', 'engine', 'adapters', 'canonical', 'generated', 'eventValidators.js');
+export const schemaPath = resolve(repoRoot, 'docs', 'trace-format.schema.json');
+export const validatorsPath = resolve(repoRoot, 'src-main', 'engine', 'adapters', 'canonical', 'generated', 'eventValidators.js');
 
 /** Names for the shared pieces, so they land in `$defs` under readable names instead of being inlined. */
 function namedDefinitions(): z.core.$ZodRegistry<z.core.JSONSchemaMeta> {

@@ -25,9 +25,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { JsonStreamSplitter, type JsonStreamSplitterOptions } from '../src-main/engine/ingest/jsonStreamSplitter';
 import type { SplitLine } from '../src-main/engine/ingest/lineSplitter';
-import { repoRoot } from './lib/benchTraces';
 import { Prng } from '../devkit/traceGenerators/prng';
 import { codeLines, paragraph, sentence } from '../devkit/traceGenerators/vocabulary';
+import { repoRoot } from '../devkit/repoPaths';
 
 const SPLITTER_PATH = 'src-main/engine/ingest/jsonStreamSplitter.ts';
 const CHUNK_BYTES = 1 << 20;

@@ -31,9 +31,10 @@ import { launchBrowser } from '../devkit/browser';
 import { formatRoute, routes } from '../src-renderer/navigation/route';
 import { RARE_WORD } from '../devkit/traceGenerators/longRunTrace';
 import { parseSize } from '../devkit/traceGenerators/syntheticTrace';
-import { displayPath, ensureLongRunTrace, ensureTrace, repoRoot, type LongRunTraceInfo, type TraceInfo } from './lib/benchTraces';
+import { displayPath, ensureLongRunTrace, ensureTrace, type LongRunTraceInfo, type TraceInfo } from './lib/benchTraces';
 import { callApi, epochNow, serveTrace, type ServedTrace, type TraceProgress } from './lib/loopscopeServe';
 import { pageProbe } from './lib/uiPageProbe';
+import { repoRoot } from '../devkit/repoPaths';
 
 const MB = 1024 * 1024;
 const FRAME_BUDGET_MS = 1000 / 60;

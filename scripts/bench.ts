@@ -23,8 +23,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatUiReport, runUiBench, type UiBenchReport } from './bench-ui';
 import { parseSize } from '../devkit/traceGenerators/syntheticTrace';
-import { displayPath as display, ensureTrace, repoRoot, traceKinds, type TraceInfo } from './lib/benchTraces';
+import { displayPath as display, ensureTrace, traceKinds, type TraceInfo } from './lib/benchTraces';
 import { measureNode, measureProgram, type MeasuredRun } from './lib/measure';
+import { repoRoot } from '../devkit/repoPaths';
 
 const MB = 1024 * 1024;
 const THROUGHPUT_TARGET = 0.5; // engine MB/s ÷ baseline MB/s, at least

@@ -15,9 +15,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { repoRoot } from '../devkit/repoPaths';
 
 const TOOL = '@doyensec/electronegativity@1.10.3';
-const repoRoot = resolve(import.meta.dirname, '..');
 
 interface Finding {
   check: string;

@@ -24,8 +24,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateSyntheticTrace } from '../devkit/traceGenerators/syntheticTrace';
+import { repoRoot } from '../devkit/repoPaths';
 
-const repoRoot = resolve(import.meta.dirname, '..');
 const cliPath = join(repoRoot, 'bin', 'loopscope.js');
 /** The CLI needs Node.js 22: the project's own (the `node` dev dependency) when tsx runs on an older one. */
 const projectNode = join(repoRoot, 'node_modules', '.bin', 'node');

@@ -8,10 +8,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { repoRoot } from '../devkit/repoPaths';
 
-const root = resolve(import.meta.dirname, '..');
+const root = repoRoot;
 const examples =
   process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['examples/budget-exhausted.jsonl', 'examples/dangling-call.jsonl', 'examples/broken-lines.jsonl'];
 const colors: Record<string, string> = {

@@ -8,11 +8,12 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchBrowser, serveTraces } from '../devkit/browser';
+import { repoRoot } from '../devkit/repoPaths';
 
-const root = resolve(import.meta.dirname, '..');
+const root = repoRoot;
 const examplesDir = join(root, 'examples');
 const imagesDir = join(root, 'docs', 'images');
 

@@ -9,12 +9,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { editedJsonResult, editedJsonResultEvents } from '../devkit/uiTraces/editedJsonResult';
 import { growthSession, growthSessionEvents } from '../devkit/uiTraces/growthSession';
 import { launchBrowser, serveTraces } from '../devkit/browser';
+import { repoRoot } from '../devkit/repoPaths';
 
-const root = resolve(import.meta.dirname, '..');
+const root = repoRoot;
 const imagesDir = join(root, 'docs', 'images');
 const fixturesDir = join(root, 'test', 'fixtures', 'ui');
 const dir = mkdtempSync(join(tmpdir(), 'loopscope-shot-'));

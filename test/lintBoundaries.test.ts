@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ESLint } from 'eslint';
+import { repoRoot } from '../devkit/repoPaths';
 
-const root = path.resolve(import.meta.dirname, '..');
-const eslint = new ESLint({ cwd: root });
+const eslint = new ESLint({ cwd: repoRoot });
 
 /** Lints `lines` as if they were the file at `relativePath`; returns the rule ids of its errors. */
 async function lintErrors(relativePath: string, lines: readonly string[]): Promise<string[]> {
-  const [result] = await eslint.lintText(`${lines.join('\n')}\n`, { filePath: path.join(root, relativePath) });
+  const [result] = await eslint.lintText(`${lines.join('\n')}\n`, { filePath: path.join(repoRoot, relativePath) });
   assert.ok(result, 'ESLint returned no result');
   return result.messages.filter((message) => message.severity === 2).map((message) => message.ruleId ?? message.message);
 }

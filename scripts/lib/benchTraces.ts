@@ -5,15 +5,13 @@
  * - the one-run `long-run` trace of about a million events (scripts/bench-ui.ts).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { EXCHANGE_GENERATOR_VERSION, generateExchangeTrace } from '../../devkit/traceGenerators/exchangeTrace';
 import { generateLongRunTrace, LONG_RUN_GENERATOR_VERSION, type LongRunStats } from '../../devkit/traceGenerators/longRunTrace';
 import { generateSyntheticTrace, GENERATOR_VERSION, type GenerateStats } from '../../devkit/traceGenerators/syntheticTrace';
+import { repoRoot } from '../../devkit/repoPaths';
 
 const MB = 1024 * 1024;
-
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Repo-relative when inside the repo, absolute otherwise. */
 export function displayPath(path: string): string {

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from './benchTraces';
+import { repoRoot } from '../../devkit/repoPaths';
 
 export interface ServedTrace {
   /** `http://127.0.0.1:PORT/<token>/`. */

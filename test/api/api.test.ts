@@ -15,8 +15,8 @@ import { openTrace, TraceFileError, type StoredRuns } from '../../src-main/engin
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import { generateSyntheticTrace } from '../../devkit/traceGenerators/syntheticTrace';
 import { callFailure, startTestHost, type TestHost } from '../support/apiHarness';
-import { examplesDir } from '../support/cli';
 import { defaultAnalysis, temporaryDir } from '../support/engineHarness';
+import { examplesDir } from '../../devkit/repoPaths';
 
 interface ExpectedRun {
   run_id: string;

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse, CallRow } from '../../shared/api';
 import { startTestHost, type TestHost } from '../support/apiHarness';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
-const fixtures = join(import.meta.dirname, '..', 'fixtures', 'ui');
+const fixtures = join(testFixturesDir, 'ui');
 
 describe('the calls API', () => {
   let t: TestHost;

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ApiResponse } from '../../shared/api';
 import { findingTemplate, findingTemplateKey } from '../../shared/findingTemplate';
 import { startTestHost, type TestHost } from '../support/apiHarness';
-import { repoRoot } from '../support/cli';
+import { repoRoot } from '../../devkit/repoPaths';
 
 type Findings = ApiResponse<'findings'>;
 const fixture = join(repoRoot, 'test', 'fixtures', 'ui', 'severity-and-repeats.jsonl');

@@ -7,12 +7,13 @@ import { openTrace } from '../../src-main/engine/engine';
 import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import { defaultAnalysis, temporaryDir } from '../support/engineHarness';
 import { fixtures } from '../support/formatTests';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
 describe("an Inspect sample's spans, through the API", () => {
   it('shows each span begin as a header with its name, type, count and time, indents by depth, and leaves a collapsed span out of the pages', async () => {
     const cache = temporaryDir('span-tree');
     try {
-      const trace = await openTrace(join(import.meta.dirname, '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json'), {
+      const trace = await openTrace(join(testFixturesDir, 'ui', 'inspect-spans', 'spans.json'), {
         cacheDir: cache.path,
         analysis: defaultAnalysis,
       });

@@ -10,8 +10,9 @@ import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { minimumNodeMajor, nodeVersionProblem } from '../../bin/nodeVersion.js';
 import packageJson from '../../package.json';
-import { repoRoot, runCli } from '../support/cli';
+import { runCli } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { repoRoot } from '../../devkit/repoPaths';
 
 describe('nodeVersionProblem', () => {
   it('accepts the minimum major version and later ones', () => {

@@ -7,8 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { AnalyzeReport } from '../../shared/report';
-import { analyzeJson, examplesDir } from '../support/cli';
+import { analyzeJson } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { examplesDir } from '../../devkit/repoPaths';
 
 /**
  * examples/normal-query.jsonl, 1-based lines:

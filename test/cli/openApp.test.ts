@@ -13,8 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { desktopAppName, desktopDataFolder, launchDesktop, launchFailureReason } from '../../src-main/cli/desktopLaunch';
 import { desktopUnavailableReason, findElectronBinary } from '../../src-main/cli/openApp';
 import { windowReadyLine } from '../../src-main/electron/launchArguments';
-import { example, repoRoot } from '../support/cli';
+import { example } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { repoRoot } from '../../devkit/repoPaths';
 
 const installed = { binary: '/opt/electron/electron' };
 const notInstalled = { missing: 'The Electron binary is not installed (/x/node_modules/electron/dist has no Electron executable)' };

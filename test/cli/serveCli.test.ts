@@ -9,8 +9,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TraceSummary } from '../../shared/api';
-import { example, repoRoot, runCli } from '../support/cli';
+import { example, runCli } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { repoRoot } from '../../devkit/repoPaths';
 
 const SERVING_LINE = /^Loopscope is serving (\d+) files? at (http:\/\/127\.0\.0\.1:(\d+)\/[A-Za-z0-9_-]{43}\/)$/m;
 

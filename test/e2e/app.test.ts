@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
-import { example, examplesDir } from '../support/cli';
+import { example } from '../support/cli';
+import { examplesDir } from '../../devkit/repoPaths';
 
 interface ExpectedReport {
   runs: { run_id: string; status: string; status_raw: string; steps: number }[];

@@ -21,8 +21,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import { findElectronBinary } from '../../src-main/cli/openApp';
-import { examplesDir, repoRoot } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { examplesDir, repoRoot } from '../../devkit/repoPaths';
 
 const electron = findElectronBinary(process.env);
 

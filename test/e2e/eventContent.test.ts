@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
-const fixtures = join(import.meta.dirname, '..', 'fixtures', 'ui');
+const fixtures = join(testFixturesDir, 'ui');
 
 async function openOnlyRun(page: Page, traceName: string): Promise<void> {
   await page.locator('[data-testid=trace-item] a', { hasText: traceName }).click();

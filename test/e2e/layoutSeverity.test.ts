@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchBrowser, openApp, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../../devkit/browser';
-import { repoRoot } from '../support/cli';
+import { repoRoot } from '../../devkit/repoPaths';
 
 const fixture = join(repoRoot, 'test', 'fixtures', 'ui', 'severity-and-repeats.jsonl');
 const sessionName = '3b8e0f4d-6a2c-4e91-b7d5-0c9f1e2a4d68';

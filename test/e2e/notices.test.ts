@@ -11,8 +11,8 @@ import type { Browser } from 'playwright-core';
 import { createApiHost, maxNotices, type ApiHost } from '../../src-main/api/apiHost';
 import { startServer, type RunningServer } from '../../src-main/server/httpServer';
 import { launchBrowser, openApp } from '../../devkit/browser';
-import { repoRoot } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { repoRoot } from '../../devkit/repoPaths';
 
 describe('notices in the page', () => {
   let cache: { path: string; remove: () => void };

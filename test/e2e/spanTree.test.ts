@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, waitForPage, type AppPage, type ServedTraces } from '../../devkit/browser';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
-const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json');
+const fixture = join(testFixturesDir, 'ui', 'inspect-spans', 'spans.json');
 const sample = 'evalSpans1/count-lines/epoch1';
 /** Rows of the sample with bookkeeping folded and every span open. */
 const openRows = 13;

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openApp, saveScreenshot, serveForSuite, type AppPage } from '../../devkit/browser';
 import { UserActions } from '../support/userActions';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
-const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'claude-code-failures.jsonl');
+const fixture = join(testFixturesDir, 'ui', 'claude-code-failures.jsonl');
 
 /** What the session's failed calls say, in step order: the first line of each error output. */
 const failures = [

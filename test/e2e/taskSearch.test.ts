@@ -10,8 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
 import { UserActions } from '../support/userActions';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
-const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'codex-kumquat-rollout.jsonl');
+const fixture = join(testFixturesDir, 'ui', 'codex-kumquat-rollout.jsonl');
 
 function hashOf(app: AppPage): string {
   return decodeURIComponent(new URL(app.page.url()).hash);

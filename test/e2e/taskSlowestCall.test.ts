@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openApp, saveScreenshot, serveForSuite } from '../../devkit/browser';
 import { UserActions } from '../support/userActions';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
-const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'codex-rollout-durations.jsonl');
+const fixture = join(testFixturesDir, 'ui', 'codex-rollout-durations.jsonl');
 
 describe('task: the slowest tool call of a Codex rollout', { timeout: 120_000 }, () => {
   const suite = serveForSuite([fixture]);

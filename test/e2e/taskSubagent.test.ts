@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
-import { repoRoot } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
 import { UserActions } from '../support/userActions';
+import { repoRoot } from '../../devkit/repoPaths';
 
 const session = '7c1d2e9a-4b3f-4e8a-9d21-5f6a7b8c9d0e';
 const fixtureDir = join(repoRoot, 'test', 'fixtures', 'ui', 'task-subagent');

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, openRunFromList, saveScreenshot, serveTraces, type AppPage, type ServedTraces } from '../../devkit/browser';
+import { testFixturesDir } from '../../devkit/repoPaths';
 
 const session = '5d0c9e61-2b7a-4f3e-8a10-c4e2b7d9f015';
-const fixture = join(import.meta.dirname, '..', 'fixtures', 'ui', 'claude-code-noise', `${session}.jsonl`);
+const fixture = join(testFixturesDir, 'ui', 'claude-code-noise', `${session}.jsonl`);
 /** Hook progress 184, bash progress 200, snapshots 4, the stop hook's summary 1. */
 const bookkeeping = 389;
 

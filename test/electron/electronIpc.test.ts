@@ -9,8 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { apiErrorSchema, apiMethods } from '../../shared/api';
 import { createApiHost, type ApiHost } from '../../src-main/api/apiHost';
 import { answerApiMessage } from '../../src-main/electron/ipc';
-import { examplesDir } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { examplesDir } from '../../devkit/repoPaths';
 
 const rendererPage = new URL('file:///opt/loopscope/out/renderer/index.html');
 const rendererTop = { url: `${rendererPage.href}#/traces`, parent: null };

@@ -19,7 +19,7 @@ import {
   secureWindowOptions,
   securityHeadersResponse,
 } from '../../src-main/electron/securityPolicy';
-import { repoRoot } from '../support/cli';
+import { repoRoot } from '../../devkit/repoPaths';
 
 const rendererPage = new URL('file:///opt/loopscope/out/renderer/index.html');
 const preloadPath = '/opt/loopscope/out/preload/index.cjs';

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { repoRoot } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { repoRoot } from '../../devkit/repoPaths';
 
 describe('npm run electronegativity', { timeout: 180_000 }, () => {
   const dir = temporaryDir('electronegativity');

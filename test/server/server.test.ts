@@ -12,8 +12,8 @@ import type { TraceSummary } from '../../shared/api';
 import { contentSecurityPolicy } from '../../shared/contentSecurityPolicy';
 import { MAX_REQUEST_BYTES, startServer, type RunningServer } from '../../src-main/server/httpServer';
 import { startTestHost, type TestHost } from '../support/apiHarness';
-import { examplesDir, repoRoot } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
+import { examplesDir, repoRoot } from '../../devkit/repoPaths';
 
 interface Reply {
   status: number;

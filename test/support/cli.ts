@@ -5,11 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { analyzeReportSchema, type AnalyzeReport } from '../../shared/report';
-
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const examplesDir = join(repoRoot, 'examples');
+import { examplesDir, repoRoot } from '../../devkit/repoPaths';
 
 export function example(name: string): string {
   return join('examples', `${name}.jsonl`);

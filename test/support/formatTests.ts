@@ -10,11 +10,10 @@ import { openDatabase } from '../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../shared/report';
 import { normalizeTerminalStatus } from '../../shared/trace/runStatus';
 import { defaultAnalysis, temporaryDir } from './engineHarness';
+import { examplesDir, testFixturesDir } from '../../devkit/repoPaths';
 
-/** The repository root. */
-export const root = join(import.meta.dirname, '..', '..');
 /** test/fixtures/formats: one directory per format. */
-export const fixtures = join(root, 'test', 'fixtures', 'formats');
+export const fixtures = join(testFixturesDir, 'formats');
 
 /** Files under `dir` (recursively) whose name matches `pattern`; none when `dir` does not exist. */
 export function filesUnder(dir: string, pattern: RegExp): string[] {
@@ -43,7 +42,7 @@ export function traceFiles(dir: string): string[] {
  * their `expected/<name>.json` names that `format`.
  */
 function examplesInOtherFormats(): Set<string> {
-  const examples = join(root, 'examples');
+  const examples = examplesDir;
   const others = readdirSync(examples).filter((file) => {
     if (!file.endsWith('.jsonl')) return false;
     const expected = JSON.parse(readFileSync(join(examples, 'expected', file.replace(/\.jsonl$/, '.json')), 'utf8')) as { format?: string };
@@ -55,7 +54,7 @@ function examplesInOtherFormats(): Set<string> {
 /** Files under examples/ whose name matches `pattern`, but the examples in another format. */
 function canonicalExampleFiles(pattern: RegExp): string[] {
   const others = examplesInOtherFormats();
-  return filesUnder(join(root, 'examples'), pattern).filter((path) => !others.has(path));
+  return filesUnder(examplesDir, pattern).filter((path) => !others.has(path));
 }
 
 /** The canonical examples and every other format's fixtures whose name matches `pattern`. */

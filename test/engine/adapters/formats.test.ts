@@ -8,13 +8,14 @@ import { openTrace, TraceFileError } from '../../../src-main/engine/engine';
 import { formatNames } from '../../../src-main/engine/adapters/registry';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../../support/engineHarness';
 import { callLatencies } from '../../support/formatTests';
+import { examplesDir } from '../../../devkit/repoPaths';
 
 describe('format detection', () => {
   const dir = temporaryDir('formats');
   after(() => dir.remove());
 
   it('names the format of a Loopscope trace and why', async () => {
-    const { report } = await analyzeFile(join(import.meta.dirname, '..', '..', '..', 'examples', 'normal-query.jsonl'));
+    const { report } = await analyzeFile(join(examplesDir, 'normal-query.jsonl'));
     assert.equal(report.files[0]?.format, 'loopscope');
     assert.match(report.files[0]?.format_reason ?? '', /^\d+ of the first \d+ records are Loopscope events \(run_start, model_request/);
   });
@@ -67,7 +68,7 @@ describe('format detection', () => {
   });
 
   it('reads Loopscope events written as one JSON document (an array, or pretty-printed) as it reads them one a line', async () => {
-    const events = readFileSync(join(import.meta.dirname, '..', '..', '..', 'examples', 'dangling-call.jsonl'), 'utf8')
+    const events = readFileSync(join(examplesDir, 'dangling-call.jsonl'), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as unknown);
@@ -101,7 +102,7 @@ describe('format detection', () => {
   });
 
   it('times calls the same in a JSON document of Loopscope events as in the JSONL: recorded, from tool_call_start, or not recorded', async () => {
-    const example = join(import.meta.dirname, '..', '..', '..', 'examples', 'latency-sources.jsonl');
+    const example = join(examplesDir, 'latency-sources.jsonl');
     const events = readFileSync(example, 'utf8')
       .trim()
       .split('\n')

@@ -13,8 +13,9 @@ import type { ApiResponse } from '../../../shared/api';
 import { claudeCodeFormat } from '../../../src-main/engine/adapters/claudeCode/format';
 import { companionFiles, companionOwnerFile } from '../../../src-main/engine/ingest/companionFiles';
 import { startTestHost } from '../../support/apiHarness';
-import { analyzeJson, repoRoot } from '../../support/cli';
+import { analyzeJson } from '../../support/cli';
 import { temporaryDir } from '../../support/engineHarness';
+import { repoRoot } from '../../../devkit/repoPaths';
 
 const session = '7c1d2e9a-4b3f-4e8a-9d21-5f6a7b8c9d0e';
 const fixture = join(repoRoot, 'test', 'fixtures', 'ui', 'task-subagent');

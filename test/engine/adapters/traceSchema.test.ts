@@ -6,12 +6,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { buildTraceSchemaText, buildValidatorsModuleText, schemaPath, validatorsPath } from '../../../devkit/traceSchema';
 import { validateEvent } from '../../../src-main/engine/adapters/canonical/eventValidators';
 import { canonicalEventSchema, canonicalEventType } from '../../../shared/trace/canonicalEvents';
-
-const examplesDir = fileURLToPath(new URL('../../../examples/', import.meta.url));
+import { examplesDir } from '../../../devkit/repoPaths';
 
 /**
  * Examples that contain malformed lines on purpose; `examples/expected/<name>.json` lists them.

@@ -14,8 +14,9 @@ import { apiOf } from '../../../src-main/engine/adapters/httpExchange/apis';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest } from '../../../shared/requests/apiRequestBodies';
 import type { NormalizedRequest } from '../../../shared/requests/normalizedRequest';
 import { fixtures } from '../../support/formatTests';
+import { examplesDir } from '../../../devkit/repoPaths';
 
-const examples = join(import.meta.dirname, '..', '..', '..', 'examples');
+const examples = examplesDir;
 
 function wholeExchange(line: string): NormalizedRequest | null {
   const request = (JSON.parse(line) as { request: { url: string; body: Record<string, unknown> } }).request;

@@ -10,8 +10,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generateSyntheticTrace } from '../../../devkit/traceGenerators/syntheticTrace';
-import { analyzeJson, repoRoot } from '../../support/cli';
+import { analyzeJson } from '../../support/cli';
 import { temporaryDir } from '../../support/engineHarness';
+import { repoRoot } from '../../../devkit/repoPaths';
 
 /** Waits until `ready` says yes, polling every 20 ms; fails after `timeoutMs`. */
 async function until(ready: () => boolean, timeoutMs: number, what: string): Promise<void> {

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeFile } from '../../support/engineHarness';
+import { examplesDir } from '../../../devkit/repoPaths';
 
 interface Expected {
   /** The format of an example that is not a canonical trace (an HTTP exchange log); absent for the canonical ones. */
@@ -23,7 +24,6 @@ const RUN_FIELDS = ['run_id', 'status', 'status_raw', 'steps', 'tool_calls', 'to
 const FINDING_FIELDS = ['kind', 'severity', 'run_id', 'step', 'call_id'] as const;
 const TOP_LEVEL_FIELDS = new Set(['format', 'notes', 'runs', 'findings', 'parse_error_lines']);
 
-const examplesDir = join(import.meta.dirname, '..', '..', '..', 'examples');
 const names = readdirSync(join(examplesDir, 'expected'))
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.replace(/\.json$/, ''));

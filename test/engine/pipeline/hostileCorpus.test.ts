@@ -16,8 +16,8 @@ import { analyzeReportSchema, type AnalyzeReport } from '../../../shared/report'
 import { generateSyntheticTrace } from '../../../devkit/traceGenerators/syntheticTrace';
 import { startTestHost, type TestHost } from '../../support/apiHarness';
 import { splitLines } from '../../support/lines';
-import { repoRoot } from '../../support/cli';
 import { temporaryDir } from '../../support/engineHarness';
+import { repoRoot } from '../../../devkit/repoPaths';
 
 const corpusDir = join(repoRoot, 'test', 'fixtures', 'hostile');
 

@@ -11,6 +11,7 @@ import { openDatabase } from '../../../src-main/engine/store/traceDatabase';
 import { SCHEMA_VERSION, storedSchemaVersion } from '../../../src-main/engine/store/schema';
 import { readRawLine, SourceChangedError } from '../../../src-main/engine/store/rawLines';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../../support/engineHarness';
+import { examplesDir, testFixturesDir } from '../../../devkit/repoPaths';
 
 const event = (fields: Record<string, unknown>): string => JSON.stringify({ run_id: 'r1', ...fields });
 const healthyRun = [
@@ -354,7 +355,7 @@ describe('the stored trace', () => {
   it('holds every step of a run with its response, and every call with how it was answered', async () => {
     const cacheDir = temporaryDir('stored');
     try {
-      const trace = await openTrace(join(import.meta.dirname, '..', '..', '..', 'examples', 'budget-exhausted.jsonl'), {
+      const trace = await openTrace(join(examplesDir, 'budget-exhausted.jsonl'), {
         cacheDir: cacheDir.path,
         analysis: defaultAnalysis,
       });
@@ -386,7 +387,7 @@ describe('lines an adapter folds into events anchored elsewhere', () => {
   it('stay retrievable byte for byte, every one of them', async () => {
     const cacheDir = temporaryDir('absorbed');
     try {
-      const path = join(import.meta.dirname, '..', '..', 'fixtures', 'formats', 'claude-code', 'parallel-split-lines.jsonl');
+      const path = join(testFixturesDir, 'formats', 'claude-code', 'parallel-split-lines.jsonl');
       const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
       const db = openDatabase(trace.dbPath, { readonly: true });
       const lines = readFileSync(path, 'utf8').split('\n');

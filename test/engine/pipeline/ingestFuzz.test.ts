@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { analyzeFile, temporaryDir } from '../../support/engineHarness';
 import { splitLines } from '../../support/lines';
-import { examplesDir } from '../../support/cli';
+import { examplesDir } from '../../../devkit/repoPaths';
 
 const examples = readdirSync(examplesDir)
   .filter((name) => name.endsWith('.jsonl'))

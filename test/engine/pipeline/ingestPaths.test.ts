@@ -9,8 +9,8 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeFile, temporaryDir } from '../../support/engineHarness';
+import { examplesDir } from '../../../devkit/repoPaths';
 
-const examplesDir = join(import.meta.dirname, '..', '..', '..', 'examples');
 const threaded = { storeWorkerMinBytes: 0 };
 const inProcess = { storeWorkerMinBytes: Number.MAX_SAFE_INTEGER };
 

@@ -8,6 +8,7 @@ import { openDatabase } from '../../../src-main/engine/store/traceDatabase';
 import { isBookkeeping } from '../../../shared/trace/bookkeeping';
 import { defaultAnalysis, temporaryDir } from '../../support/engineHarness';
 import { fixtures } from '../../support/formatTests';
+import { testFixturesDir } from '../../../devkit/repoPaths';
 
 describe('bookkeeping events', () => {
   it('folds Claude Code progress, snapshots, queue operations, session titles and hook summaries', () => {
@@ -132,7 +133,7 @@ describe('an Inspect sample without its bookkeeping, and its waterfall, through 
   it('folds span ends, sandbox, state, store and info events, keeps the span headers, the calls and the score, and places the calls in time', async () => {
     const cache = temporaryDir('bookkeeping-inspect');
     try {
-      const trace = await openTrace(join(import.meta.dirname, '..', '..', 'fixtures', 'ui', 'inspect-spans', 'spans.json'), {
+      const trace = await openTrace(join(testFixturesDir, 'ui', 'inspect-spans', 'spans.json'), {
         cacheDir: cache.path,
         analysis: defaultAnalysis,
       });

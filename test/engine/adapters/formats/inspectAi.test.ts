@@ -15,7 +15,8 @@ import { readRawLine } from '../../../../src-main/engine/store/rawLines';
 import { openDatabase } from '../../../../src-main/engine/store/traceDatabase';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { analyzeFile, defaultAnalysis, temporaryDir } from '../../../support/engineHarness';
-import { callLatencies, modelLatencies, root, fixtures, detectFile, type StoredEvent } from '../../../support/formatTests';
+import { callLatencies, modelLatencies, fixtures, detectFile, type StoredEvent } from '../../../support/formatTests';
+import { examplesDir } from '../../../../devkit/repoPaths';
 
 const FORMAT = 'inspect-ai';
 const jsonLog = join(fixtures, FORMAT, 'eval-log.json');
@@ -537,8 +538,8 @@ describe('inspect-ai: detection', () => {
     const other = join(dir.path, 'other.zip');
     writeFileSync(other, zipArchive([{ name: 'data.json', data: { a: 1 } }]));
     assert.equal(detect(other), null);
-    const examples = readdirSync(join(root, 'examples')).filter((name) => name.endsWith('.jsonl'));
-    for (const name of examples) assert.equal(detect(join(root, 'examples', name)), null, name);
+    const examples = readdirSync(examplesDir).filter((name) => name.endsWith('.jsonl'));
+    for (const name of examples) assert.equal(detect(join(examplesDir, name)), null, name);
     for (const format of readdirSync(fixtures)) {
       if (format === FORMAT) continue;
       for (const name of readdirSync(join(fixtures, format))) {

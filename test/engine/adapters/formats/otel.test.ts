@@ -16,7 +16,8 @@ import { sampleFile } from '../../../../src-main/engine/ingest/detectFormat';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { normalizeTerminalStatus } from '../../../../shared/trace/runStatus';
 import { analyzeFile } from '../../../support/engineHarness';
-import { callLatencies, modelLatencies, root, fixtures, ingestEvents, runCountsOf as runsOf } from '../../../support/formatTests';
+import { callLatencies, modelLatencies, fixtures, ingestEvents, runCountsOf as runsOf } from '../../../support/formatTests';
+import { examplesDir } from '../../../../devkit/repoPaths';
 
 const fixture = (name: string): string => join(fixtures, 'otel', name);
 
@@ -188,7 +189,7 @@ describe('otel: detection', () => {
   });
 
   it('rejects the canonical examples and the other formats’ fixtures', () => {
-    const examples = traceFiles(join(root, 'examples')).filter((path) => path.endsWith('.jsonl'));
+    const examples = traceFiles(examplesDir).filter((path) => path.endsWith('.jsonl'));
     const others = [...examples, ...traceFiles(fixtures).filter((path) => !path.includes(join('formats', 'otel')))];
     assert.ok(others.length > 20);
     for (const path of others) {
