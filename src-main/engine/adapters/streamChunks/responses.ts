@@ -144,25 +144,115 @@ function endResponse(response: OpenResponse, body: Record<string, unknown>): voi
   response.ended = true;
 }
 
-export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>, line: LineRef, emit: Emit): { reason: string } | undefined {
-  const type = value['type'] as string;
-  let response = log.get(KEY);
-  const body = value['response'];
-  if (type === 'response.created' || type === 'response.queued' || type === 'response.in_progress') {
-    if (!isRecord(body) || typeof body['id'] !== 'string') return { reason: `${type} without a response id` };
-    const ts = isoFromEpochSeconds(body['created_at']);
-    log.seen(line, ts);
-    if (response !== undefined && response.responseId === body['id']) {
-      log.fragment(emit, response, line, type);
-      return undefined;
-    }
-    // A response that never completed was cut where the next one starts.
-    if (response !== undefined) log.close(emit, response);
-    response = log.start(KEY, body['id'], line, type, ts, typeof body['model'] === 'string' ? body['model'] : undefined);
-    itemKeys.set(response, new Map());
-    log.fragment(emit, response, line, type, defined({ ts }));
+/** Why an event could not be mapped; undefined when it was. */
+type Rejection = { reason: string } | undefined;
+
+/** An event inside an open response, with the fields every handler reads. */
+interface ResponseEvent {
+  log: StreamLog;
+  response: OpenResponse;
+  value: Record<string, unknown>;
+  type: string;
+  line: LineRef;
+  emit: Emit;
+  outputIndex: number | undefined;
+}
+
+/** `response.created` / `.queued` / `.in_progress`: the first starts a response, the rest repeat it. */
+function mapResponseStart(log: StreamLog, current: OpenResponse | undefined, type: string, body: unknown, line: LineRef, emit: Emit): Rejection {
+  if (!isRecord(body) || typeof body['id'] !== 'string') return { reason: `${type} without a response id` };
+  const ts = isoFromEpochSeconds(body['created_at']);
+  log.seen(line, ts);
+  if (current !== undefined && current.responseId === body['id']) {
+    log.fragment(emit, current, line, type);
     return undefined;
   }
+  // A response that never completed was cut where the next one starts.
+  if (current !== undefined) log.close(emit, current);
+  const response = log.start(KEY, body['id'], line, type, ts, typeof body['model'] === 'string' ? body['model'] : undefined);
+  itemKeys.set(response, new Map());
+  log.fragment(emit, response, line, type, defined({ ts }));
+  return undefined;
+}
+
+/** The call key an argument event addresses: its output_index, else the key its item id was announced with. */
+function argumentsKey({ response, value, outputIndex }: ResponseEvent): string | undefined {
+  const itemId = typeof value['item_id'] === 'string' ? value['item_id'] : undefined;
+  return outputIndex !== undefined ? String(outputIndex) : itemId !== undefined ? itemKeys.get(response)?.get(itemId) : undefined;
+}
+
+/** `response.output_item.added` / `.done`: an output item announced or final; a hosted tool's final item may carry its result. */
+function mapOutputItem({ log, response, value, type, line, emit, outputIndex }: ResponseEvent): Rejection {
+  const item = value['item'];
+  if (!isRecord(item) || outputIndex === undefined) return { reason: `${type} without an output_index or an item` };
+  const call = applyItem(response, String(outputIndex), item, type.endsWith('.done'));
+  const result = call !== null && type.endsWith('.done') ? hostedResult(log, response, call, item, line, `${type}/${String(item['type'])}`) : null;
+  if (result !== null) response.results.hold(result);
+  else
+    log.fragment(emit, response, line, type, {
+      index: outputIndex,
+      ...(call?.callId ? { call_id: call.callId } : {}),
+      ...(call?.name ? { name: call.name } : {}),
+    });
+  return undefined;
+}
+
+/** A fragment of a call's arguments (function, custom tool or MCP call). */
+function mapArgumentsDelta(event: ResponseEvent): Rejection {
+  const { log, response, value, type, line, emit, outputIndex } = event;
+  const key = argumentsKey(event);
+  const delta = value['delta'];
+  if (key === undefined || typeof delta !== 'string') return { reason: `${type} without an output_index/item_id or a string delta` };
+  const call = callFor(response, key);
+  call.argumentParts.push(delta);
+  call.streamed = true;
+  log.fragment(emit, response, line, type, { ...(outputIndex !== undefined ? { index: outputIndex } : {}), arguments_delta: delta });
+  return undefined;
+}
+
+/** A call's whole arguments, which replace its fragments. */
+function mapArgumentsDone(event: ResponseEvent): Rejection {
+  const { log, response, value, type, line, emit, outputIndex } = event;
+  const key = argumentsKey(event);
+  const whole = value['arguments'] ?? value['input'];
+  if (key !== undefined && typeof whole === 'string') {
+    const call = callFor(response, key);
+    call.argumentParts = [whole];
+    call.streamed = true;
+  }
+  log.fragment(emit, response, line, type, outputIndex !== undefined ? { index: outputIndex } : {});
+  return undefined;
+}
+
+/** `response.completed` / `.incomplete` / `.failed`: the final response object closes the response. */
+function mapResponseEnd({ log, response, type, line, emit }: ResponseEvent, body: unknown, endTs: string | undefined): Rejection {
+  if (!isRecord(body)) return { reason: `${type} without its response object` };
+  if (endTs !== undefined) response.ts ??= endTs;
+  endResponse(response, body);
+  log.fragment(emit, response, line, type, {
+    ...(endTs !== undefined ? { ts: endTs } : {}),
+    ...(response.finishReason !== null ? { finish_reason: response.finishReason } : {}),
+  });
+  log.close(emit, response);
+  return undefined;
+}
+
+/** The bare `error` event: the stream failed, which ends the response. */
+function mapStreamError({ log, response, value, type, line, emit }: ResponseEvent): Rejection {
+  response.failure = `stream error${typeof value['code'] === 'string' ? ` ${value['code']}` : ''}${typeof value['message'] === 'string' ? `: ${value['message']}` : ''}`;
+  response.apiError = apiErrorFields({ code: value['code'], message: value['message'] });
+  response.ended = true;
+  log.fragment(emit, response, line, type);
+  log.close(emit, response);
+  return undefined;
+}
+
+export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>, line: LineRef, emit: Emit): Rejection {
+  const type = value['type'] as string;
+  const response = log.get(KEY);
+  const body = value['response'];
+  if (type === 'response.created' || type === 'response.queued' || type === 'response.in_progress')
+    return mapResponseStart(log, response, type, body, line, emit);
   const endTs = isRecord(body) ? isoFromEpochSeconds(body['completed_at']) : undefined;
   log.seen(line, endTs);
   if (response === undefined) {
@@ -170,50 +260,19 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
     return undefined;
   }
   const outputIndex = typeof value['output_index'] === 'number' ? value['output_index'] : undefined;
-  const itemId = typeof value['item_id'] === 'string' ? value['item_id'] : undefined;
-  const keyOf = (): string | undefined =>
-    outputIndex !== undefined ? String(outputIndex) : itemId !== undefined ? itemKeys.get(response!)?.get(itemId) : undefined;
+  const event: ResponseEvent = { log, response, value, type, line, emit, outputIndex };
   switch (type) {
     case 'response.output_item.added':
-    case 'response.output_item.done': {
-      const item = value['item'];
-      if (!isRecord(item) || outputIndex === undefined) return { reason: `${type} without an output_index or an item` };
-      const call = applyItem(response, String(outputIndex), item, type.endsWith('.done'));
-      const result = call !== null && type.endsWith('.done') ? hostedResult(log, response, call, item, line, `${type}/${String(item['type'])}`) : null;
-      if (result !== null) response.results.hold(result);
-      else
-        log.fragment(emit, response, line, type, {
-          index: outputIndex,
-          ...(call?.callId ? { call_id: call.callId } : {}),
-          ...(call?.name ? { name: call.name } : {}),
-        });
-      return undefined;
-    }
+    case 'response.output_item.done':
+      return mapOutputItem(event);
     case 'response.function_call_arguments.delta':
     case 'response.custom_tool_call_input.delta':
-    case 'response.mcp_call_arguments.delta': {
-      const key = keyOf();
-      const delta = value['delta'];
-      if (key === undefined || typeof delta !== 'string') return { reason: `${type} without an output_index/item_id or a string delta` };
-      const call = callFor(response, key);
-      call.argumentParts.push(delta);
-      call.streamed = true;
-      log.fragment(emit, response, line, type, { ...(outputIndex !== undefined ? { index: outputIndex } : {}), arguments_delta: delta });
-      return undefined;
-    }
+    case 'response.mcp_call_arguments.delta':
+      return mapArgumentsDelta(event);
     case 'response.function_call_arguments.done':
     case 'response.custom_tool_call_input.done':
-    case 'response.mcp_call_arguments.done': {
-      const key = keyOf();
-      const whole = value['arguments'] ?? value['input'];
-      if (key !== undefined && typeof whole === 'string') {
-        const call = callFor(response, key);
-        call.argumentParts = [whole];
-        call.streamed = true;
-      }
-      log.fragment(emit, response, line, type, outputIndex !== undefined ? { index: outputIndex } : {});
-      return undefined;
-    }
+    case 'response.mcp_call_arguments.done':
+      return mapArgumentsDone(event);
     case 'response.output_text.delta':
       appendText(response, value['delta']);
       log.fragment(emit, response, line, type, typeof value['delta'] === 'string' ? { text_delta: value['delta'] } : {});
@@ -225,22 +284,9 @@ export function mapResponsesEvent(log: StreamLog, value: Record<string, unknown>
     case 'response.completed':
     case 'response.incomplete':
     case 'response.failed':
-      if (!isRecord(body)) return { reason: `${type} without its response object` };
-      if (endTs !== undefined) response.ts ??= endTs;
-      endResponse(response, body);
-      log.fragment(emit, response, line, type, {
-        ...(endTs !== undefined ? { ts: endTs } : {}),
-        ...(response.finishReason !== null ? { finish_reason: response.finishReason } : {}),
-      });
-      log.close(emit, response);
-      return undefined;
+      return mapResponseEnd(event, body, endTs);
     case 'error':
-      response.failure = `stream error${typeof value['code'] === 'string' ? ` ${value['code']}` : ''}${typeof value['message'] === 'string' ? `: ${value['message']}` : ''}`;
-      response.apiError = apiErrorFields({ code: value['code'], message: value['message'] });
-      response.ended = true;
-      log.fragment(emit, response, line, type);
-      log.close(emit, response);
-      return undefined;
+      return mapStreamError(event);
     default:
       log.fragment(emit, response, line, type, outputIndex !== undefined ? { index: outputIndex } : {});
       return undefined;
