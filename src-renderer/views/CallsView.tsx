@@ -6,7 +6,7 @@
  */
 import { createColumnHelper, FlexRender, rowSortingFeature, tableFeatures, useTable, type Row, type SortingState, type Updater } from '@tanstack/react-table';
 import type { VirtualItem } from '@tanstack/react-virtual';
-import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { callSortSchema, callStateSchema, type CallRow, type CallSort } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { usePagedRows, useShownRows } from '../api/usePagedRows';
@@ -145,28 +145,27 @@ function parseCallParams(params: RouteParams) {
   };
 }
 
-export function CallsView({ traceId, params, revision }: { traceId: string; params: RouteParams; revision: number }) {
-  const api = useApi();
-  const filters = parseCallParams(params);
-  const setParams = useSetTabParams(traceId, 'calls', params);
-  const request = { traceId, name: filters.name, state: filters.state, text: filters.text || undefined, sort: filters.sort, descending: filters.descending };
-  const identity = JSON.stringify(request);
-  const calls = usePagedRows(identity, revision, (offset, limit) => api.calls({ ...request, offset, limit }), pageSize);
-  // The tool names of the whole trace, whatever the filters.
+/** The tool names of the whole trace and each tool's latency distribution, whatever the filters. */
+function useTraceTools(traceId: string, revision: number) {
   const names = useQuery(`callNames:${traceId}:${revision}`, (client) => client.calls({ traceId, limit: 1 }).then((page) => page.names));
   const latency = useQuery(`callLatency:${traceId}:${revision}`, (client) => client.callLatency({ traceId }));
-  // The run is a column only when there is more than one: inside one run it says the same on every row.
-  const columns = latency.status === 'ready' && latency.data.runs > 1 ? withRunColumns : callColumns;
+  return { names, latency };
+}
 
+/** The table's sorting as the URL says it, and the change a header click makes to the URL. */
+function callSorting(filters: ReturnType<typeof parseCallParams>, setParams: (changes: Record<string, string | undefined>) => void) {
   const sorting: SortingState = filters.sort === 'position' ? [] : [{ id: columnBySort.get(filters.sort) ?? 'step', desc: filters.descending }];
   const onSortingChange = (updater: Updater<SortingState>) => {
     const next = (typeof updater === 'function' ? updater(sorting) : updater)[0];
     const sort = next ? sortByColumn.get(next.id) : null;
     setParams({ sort: sort ?? undefined, desc: sort && next?.desc ? '1' : undefined });
   };
+  return { sorting, onSortingChange };
+}
 
+/** The scroll box and the window of rows drawn in it: `first` and `last` are indexes in the whole list. */
+function useCallWindow(count: number) {
   const scrollElement = useRef<HTMLDivElement>(null);
-  const count = calls.total ?? 0;
   const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
     count,
     getScrollElement: () => scrollElement.current,
@@ -176,6 +175,57 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);
   const last = start + (items[items.length - 1]?.index ?? 0);
+  return { scrollElement, virtualizer, start, scrollToIndex, items, first, last };
+}
+
+/**
+ * j/k/Enter over the rows, and the selected row takes the focus once it is drawn: Enter then opens
+ * it, wherever the focus was before (on the Calls tab just clicked, Enter would otherwise follow
+ * that link again).
+ */
+function useFocusedKeyboardRow(options: {
+  identity: string;
+  count: number;
+  scrollElement: RefObject<HTMLDivElement | null>;
+  scrollToIndex: (index: number, align: 'auto') => void;
+  open: (index: number | null) => void;
+}): number | null {
+  const { identity, count, scrollElement, scrollToIndex, open } = options;
+  const focusPending = useRef(false);
+  const selected = useKeyboardRow({
+    identity,
+    count,
+    scrollTo: (index) => {
+      focusPending.current = true;
+      scrollToIndex(index, 'auto');
+    },
+    open,
+  });
+  useEffect(() => {
+    if (!focusPending.current || selected === null) return;
+    const row = scrollElement.current?.querySelector<HTMLElement>(`[data-row-index="${selected}"]`);
+    if (!row) return;
+    focusPending.current = false;
+    row.focus({ preventScroll: true });
+  });
+  return selected;
+}
+
+export function CallsView({ traceId, params, revision }: { traceId: string; params: RouteParams; revision: number }) {
+  const api = useApi();
+  const filters = parseCallParams(params);
+  const setParams = useSetTabParams(traceId, 'calls', params);
+  const request = { traceId, name: filters.name, state: filters.state, text: filters.text || undefined, sort: filters.sort, descending: filters.descending };
+  const identity = JSON.stringify(request);
+  const calls = usePagedRows(identity, revision, (offset, limit) => api.calls({ ...request, offset, limit }), pageSize);
+  const { names, latency } = useTraceTools(traceId, revision);
+  // The run is a column only when there is more than one: inside one run it says the same on every row.
+  const columns = latency.status === 'ready' && latency.data.runs > 1 ? withRunColumns : callColumns;
+
+  const { sorting, onSortingChange } = callSorting(filters, setParams);
+
+  const count = calls.total ?? 0;
+  const { scrollElement, virtualizer, start, scrollToIndex, items, first, last } = useCallWindow(count);
   const data = useShownRows(calls, first, last, toWindowRow);
 
   const table = useTable({
@@ -192,27 +242,15 @@ export function CallsView({ traceId, params, revision }: { traceId: string; para
   });
   const rowsByIndex = new Map(table.getRowModel().rows.map((row) => [row.original.index, row]));
 
-  // The selected row takes the focus once it is drawn: Enter then opens it, wherever the focus was
-  // before (on the Calls tab just clicked, Enter would otherwise follow that link again).
-  const focusPending = useRef(false);
-  const selected = useKeyboardRow({
+  const selected = useFocusedKeyboardRow({
     identity,
     count,
-    scrollTo: (index) => {
-      focusPending.current = true;
-      scrollToIndex(index, 'auto');
-    },
+    scrollElement,
+    scrollToIndex,
     open: (index) => {
       const call = index === null ? undefined : calls.rowAt(index);
       if (call) navigate(callRoute(traceId, call));
     },
-  });
-  useEffect(() => {
-    if (!focusPending.current || selected === null) return;
-    const row = scrollElement.current?.querySelector<HTMLElement>(`[data-row-index="${selected}"]`);
-    if (!row) return;
-    focusPending.current = false;
-    row.focus({ preventScroll: true });
   });
 
   const filtered = filters.name !== undefined || filters.state !== undefined || filters.text !== '';

@@ -6,7 +6,7 @@
  * run's requests and context growth are its second section (`/requests`). Bookkeeping events are
  * folded away unless the URL says `?all=1`; the cursor and j/k move over the rows listed.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, type Dispatch, type SetStateAction } from 'react';
 import type { EventRow, FindingRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
@@ -45,8 +45,7 @@ interface Cursor {
  * last event in view until the cursor is moved.
  */
 export function RunView({ route, revision, followed }: { route: RunRoute; revision: number; followed: boolean }) {
-  const api = useApi();
-  const { traceId, runPk, showAll } = route;
+  const { traceId, runPk } = route;
   const collapsed = useCollapsedSpans(route);
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
@@ -59,52 +58,12 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
   const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor);
   const { activeFindingId, goToFinding, moveFinding, leaveFindings } = useFindingWalk(traceId, runPk, findingIndex.ordered, cursor?.event?.line ?? null);
-  const inspectorOpen = route.eventId !== null;
   const [followingEnd, setFollowingEnd] = useState(false);
   // Moving the cursor is reading somewhere else: the view stops jumping to the end.
   useEffect(() => setFollowingEnd(false), [runPk, route.eventId, route.step]);
 
-  // An event of the timeline or a span of the waterfall.
-  const goToEvent = useCallback(
-    (event: { eventId: number; step: number | null }) => {
-      leaveFindings();
-      navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll, collapsed }));
-    },
-    [traceId, runPk, showAll, collapsed, leaveFindings],
-  );
-  const toggleSpan = useCallback(
-    (spanEventId: number) =>
-      navigate(routes.run(traceId, runPk, { step: route.step, eventId: route.eventId, showAll, collapsed: toggledSpans(collapsed, spanEventId) })),
-    [traceId, runPk, route.step, route.eventId, showAll, collapsed],
-  );
-  const closeInspector = useCallback(
-    () => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })),
-    [traceId, runPk, cursor, route.step, showAll, collapsed],
-  );
-  const moveStep = useStepWalk(route, collapsed, cursor?.event?.step ?? null, events, leaveFindings, setNotice);
-  useShortcuts({
-    f: () => {
-      if (followed) setFollowingEnd((on) => !on);
-    },
-    j: () => moveStep(1),
-    ArrowDown: () => moveStep(1),
-    k: () => moveStep(-1),
-    ArrowUp: () => moveStep(-1),
-    n: () => moveFinding(1),
-    p: () => moveFinding(-1),
-    // With an event opened from a search, Enter is the search's next match (SearchMatchBar).
-    Enter:
-      inspectorOpen && route.query !== null
-        ? undefined
-        : () => {
-            if (cursor?.event) goToEvent(cursor.event);
-          },
-    Escape: () => {
-      if (inspectorOpen) closeInspector();
-      else navigate(lastListRoute(traceId));
-    },
-    d: () => openRequestDiff(api, traceId, runPk, cursor?.event, setNotice),
-  });
+  const { goToEvent, toggleSpan, closeInspector } = useRunNavigation(route, collapsed, cursor, leaveFindings);
+  useRunShortcuts({ route, collapsed, cursor, events, followed, setFollowingEnd, setNotice, leaveFindings, moveFinding, goToEvent, closeInspector });
 
   const [inspectorWidth, setInspectorWidth] = useInspectorWidth();
 
@@ -159,6 +118,74 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
       )}
     </section>
   );
+}
+
+type GoToEvent = (event: { eventId: number; step: number | null }) => void;
+
+/** Where a click takes the run view: an event (of the timeline, or a span of the waterfall), a span collapsed or expanded, the inspector closed. */
+function useRunNavigation(route: RunRoute, collapsed: number[], cursor: Cursor | null, leaveFindings: () => void) {
+  const { traceId, runPk, showAll } = route;
+  const goToEvent: GoToEvent = useCallback(
+    (event) => {
+      leaveFindings();
+      navigate(routes.run(traceId, runPk, { step: event.step, eventId: event.eventId, showAll, collapsed }));
+    },
+    [traceId, runPk, showAll, collapsed, leaveFindings],
+  );
+  const toggleSpan = useCallback(
+    (spanEventId: number) =>
+      navigate(routes.run(traceId, runPk, { step: route.step, eventId: route.eventId, showAll, collapsed: toggledSpans(collapsed, spanEventId) })),
+    [traceId, runPk, route.step, route.eventId, showAll, collapsed],
+  );
+  const closeInspector = useCallback(
+    () => navigate(routes.run(traceId, runPk, { step: cursor?.event?.step ?? route.step, showAll, collapsed })),
+    [traceId, runPk, cursor, route.step, showAll, collapsed],
+  );
+  return { goToEvent, toggleSpan, closeInspector };
+}
+
+/** The run view's keys: f follow, j/k steps, n/p findings, Enter opens the cursor's event, Esc closes or goes back to the list, d diffs the request. */
+function useRunShortcuts(options: {
+  route: RunRoute;
+  collapsed: number[];
+  cursor: Cursor | null;
+  events: PagedRows<TimelineEvent>;
+  followed: boolean;
+  setFollowingEnd: Dispatch<SetStateAction<boolean>>;
+  setNotice: (notice: string | null) => void;
+  leaveFindings: () => void;
+  moveFinding: (direction: 1 | -1) => void;
+  goToEvent: GoToEvent;
+  closeInspector: () => void;
+}): void {
+  const { route, collapsed, cursor, events, followed, setFollowingEnd, setNotice, leaveFindings, moveFinding, goToEvent, closeInspector } = options;
+  const api = useApi();
+  const { traceId, runPk } = route;
+  const inspectorOpen = route.eventId !== null;
+  const moveStep = useStepWalk(route, collapsed, cursor?.event?.step ?? null, events, leaveFindings, setNotice);
+  useShortcuts({
+    f: () => {
+      if (followed) setFollowingEnd((on) => !on);
+    },
+    j: () => moveStep(1),
+    ArrowDown: () => moveStep(1),
+    k: () => moveStep(-1),
+    ArrowUp: () => moveStep(-1),
+    n: () => moveFinding(1),
+    p: () => moveFinding(-1),
+    // With an event opened from a search, Enter is the search's next match (SearchMatchBar).
+    Enter:
+      inspectorOpen && route.query !== null
+        ? undefined
+        : () => {
+            if (cursor?.event) goToEvent(cursor.event);
+          },
+    Escape: () => {
+      if (inspectorOpen) closeInspector();
+      else navigate(lastListRoute(traceId));
+    },
+    d: () => openRequestDiff(api, traceId, runPk, cursor?.event, setNotice),
+  });
 }
 
 /** Above the run's body: what could not be loaded, the last key's notice, and the follow toggle (null: the file is not followed, or the section has no timeline). */

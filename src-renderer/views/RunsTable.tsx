@@ -136,13 +136,11 @@ function parseFilters(params: RouteParams) {
 /** The File column only when the trace has several files (sub-agent transcripts): with one, it says the same on every row, and the top bar already names it. */
 const oneFileColumns = columns.filter((definition) => definition.id !== 'file');
 
-export function RunsTable(props: { traceId: string; params: RouteParams; revision: number; ingesting: boolean; oneFile: boolean }) {
-  const { traceId, params, revision, ingesting, oneFile } = props;
-  const api = useApi();
-  const filters = parseFilters(params);
-  const setParams = useSetTabParams(traceId, 'runs', params);
+type RunsFilters = ReturnType<typeof parseFilters>;
 
-  const request = {
+/** What the server is asked for: the filters and the order, without the page. */
+function runsRequest(traceId: string, filters: RunsFilters) {
+  return {
     traceId,
     status: filters.status,
     findingKind: filters.findingKind,
@@ -150,9 +148,10 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
     sort: filters.sort,
     descending: filters.descending,
   };
-  const identity = JSON.stringify(request);
-  const runs = usePagedRows(identity, revision, (offset, limit) => api.runs({ ...request, offset, limit }), pageSize);
+}
 
+/** The table's sorting as the URL says it, and the change a header click makes to the URL. */
+function runSorting(filters: RunsFilters, setParams: (changes: Record<string, string | undefined>) => void) {
   // No arrow until the user sorts: rows in file order are not "sorted by run".
   const sorting: SortingState = filters.sorted ? [{ id: columnBySort.get(filters.sort) ?? 'run', desc: filters.descending }] : [];
   const onSortingChange = (updater: Updater<SortingState>) => {
@@ -160,9 +159,12 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
     const sort = next ? sortByColumn.get(next.id) : null;
     setParams({ sort: sort ?? undefined, desc: next?.desc ? '1' : undefined });
   };
+  return { sorting, onSortingChange };
+}
 
+/** The scroll box and the window of rows drawn in it. */
+function useRunWindow(count: number) {
   const scrollElement = useRef<HTMLDivElement>(null);
-  const count = runs.total ?? 0;
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scrollElement.current,
@@ -174,6 +176,22 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
+  return { scrollElement, virtualizer, items, first, last };
+}
+
+export function RunsTable(props: { traceId: string; params: RouteParams; revision: number; ingesting: boolean; oneFile: boolean }) {
+  const { traceId, params, revision, ingesting, oneFile } = props;
+  const api = useApi();
+  const filters = parseFilters(params);
+  const setParams = useSetTabParams(traceId, 'runs', params);
+
+  const request = runsRequest(traceId, filters);
+  const identity = JSON.stringify(request);
+  const runs = usePagedRows(identity, revision, (offset, limit) => api.runs({ ...request, offset, limit }), pageSize);
+  const { sorting, onSortingChange } = runSorting(filters, setParams);
+
+  const count = runs.total ?? 0;
+  const { scrollElement, virtualizer, items, first, last } = useRunWindow(count);
   const data = useShownRows(runs, first, last, toWindowRow);
 
   const table = useTable({

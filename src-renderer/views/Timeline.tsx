@@ -71,36 +71,15 @@ export function Timeline({
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);
   const last = start + (items[items.length - 1]?.index ?? 0);
-  const { want } = events;
-  useEffect(() => {
-    // One row before the window too: it says whether the first visible row starts a step.
-    if (count > 0) want(Math.max(0, first - 1), last);
-  }, [want, first, last, count]);
+  useWantedEvents(events, count, first, last);
 
   useScrollToCursor({ virtualizer, start, scrollToIndex }, count, cursorIndex, followEnd);
 
-  // The cursor's row loaded and inside the viewport: what the jump benchmark times (scripts/bench-ui.ts), after the paint that shows it.
-  const cursorEventId = cursorIndex === null ? undefined : events.rowAt(cursorIndex)?.eventId;
-  const cursorItem = cursorIndex === null ? undefined : virtualizer.measurementsCache[cursorIndex - start];
-  const viewTop = virtualizer.scrollOffset ?? 0;
-  const cursorOnScreen =
-    cursorEventId !== undefined && cursorItem !== undefined && cursorItem.end > viewTop && cursorItem.start < viewTop + (virtualizer.scrollRect?.height ?? 0);
-  useEffect(() => {
-    if (cursorOnScreen) requestAnimationFrame(() => performance.mark('loopscope:cursor-shown', { detail: { index: cursorIndex, eventId: cursorEventId } }));
-  }, [cursorOnScreen, cursorIndex, cursorEventId]);
+  useCursorShownMark({ virtualizer, start }, cursorIndex, cursorIndex === null ? undefined : events.rowAt(cursorIndex)?.eventId);
 
   const timeline = (
     <div ref={scrollElement} className="timeline" data-testid="timeline" role="grid" aria-label="Run timeline" aria-rowcount={count}>
-      <div className="timeline-lanes timeline-columns" role="row">
-        <div role="columnheader" className="timeline-gutter">
-          Line
-        </div>
-        {lanes.map(({ lane, label }) => (
-          <div key={lane} role="columnheader" className={`lane-header lane-${lane}`} data-testid={`lane-${lane}`}>
-            {label}
-          </div>
-        ))}
-      </div>
+      <TimelineLaneHeaders />
       <div className="timeline-body" style={{ height: virtualizer.getTotalSize() }}>
         {items.map((item) => {
           const index = start + item.index;
@@ -152,6 +131,42 @@ export function Timeline({
       {timeline}
     </div>
   );
+}
+
+/** Asks for the pages of the rows in the window, and of one row before it: that row says whether the first visible row starts a step. */
+function useWantedEvents(events: PagedRows<TimelineEvent>, count: number, first: number, last: number): void {
+  const { want } = events;
+  useEffect(() => {
+    if (count > 0) want(Math.max(0, first - 1), last);
+  }, [want, first, last, count]);
+}
+
+/** The row of column headers: the line gutter, then one header per lane. */
+function TimelineLaneHeaders() {
+  return (
+    <div className="timeline-lanes timeline-columns" role="row">
+      <div role="columnheader" className="timeline-gutter">
+        Line
+      </div>
+      {lanes.map(({ lane, label }) => (
+        <div key={lane} role="columnheader" className={`lane-header lane-${lane}`} data-testid={`lane-${lane}`}>
+          {label}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Marks `loopscope:cursor-shown` once the cursor's row is loaded and inside the viewport, after the paint that shows it: what the jump benchmark times (scripts/bench-ui.ts). */
+function useCursorShownMark(windowed: Pick<WindowedVirtualizer, 'virtualizer' | 'start'>, cursorIndex: number | null, cursorEventId: number | undefined): void {
+  const { virtualizer, start } = windowed;
+  const cursorItem = cursorIndex === null ? undefined : virtualizer.measurementsCache[cursorIndex - start];
+  const viewTop = virtualizer.scrollOffset ?? 0;
+  const cursorOnScreen =
+    cursorEventId !== undefined && cursorItem !== undefined && cursorItem.end > viewTop && cursorItem.start < viewTop + (virtualizer.scrollRect?.height ?? 0);
+  useEffect(() => {
+    if (cursorOnScreen) requestAnimationFrame(() => performance.mark('loopscope:cursor-shown', { detail: { index: cursorIndex, eventId: cursorEventId } }));
+  }, [cursorOnScreen, cursorIndex, cursorEventId]);
 }
 
 /**
