@@ -71,41 +71,55 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-function findingsOf(csv: string): Finding[] {
+/** The report's findings, or null when it is malformed: a row without the header's columns, or a check that is not a check's name. */
+function findingsOf(csv: string): Finding[] | null {
   const [header, ...rows] = parseCsv(csv);
   const columns = (header ?? []).map((name) => name.trim());
   const column = (row: string[], name: string): string => row[columns.indexOf(name)]?.trim() ?? '';
-  return rows
-    .filter((row) => row.length > 1)
-    .map((row) => ({
-      check: column(row, 'issue'),
-      severity: column(row, 'severity'),
-      confidence: column(row, 'confidence'),
-      file: column(row, 'filename'),
-      location: column(row, 'location'),
-      sample: column(row, 'sample'),
-      description: column(row, 'description'),
-    }));
+  const written = rows.filter((row) => row.length > 1);
+  if (!columns.includes('issue') || written.some((row) => row.length !== columns.length || !/^[A-Z_]+_CHECK$/.test(column(row, 'issue')))) return null;
+  return written.map((row) => ({
+    check: column(row, 'issue'),
+    severity: column(row, 'severity'),
+    confidence: column(row, 'confidence'),
+    file: column(row, 'filename'),
+    location: column(row, 'location'),
+    sample: column(row, 'sample'),
+    description: column(row, 'description'),
+  }));
 }
+
+const MAX_ATTEMPTS = 3;
 
 function run(input: string): number {
   const electronVersion = (JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'electron', 'package.json'), 'utf8')) as { version: string }).version;
   const work = mkdtempSync(join(tmpdir(), 'loopscope-electronegativity-'));
   try {
-    const report = join(work, 'findings.csv');
-    const tool = spawnSync('npx', ['--yes', TOOL, '--input', input, '--output', report, '--relative', '--electron-version', electronVersion], {
-      cwd: work,
-      encoding: 'utf8',
-      env: { ...process.env, npm_config_ignore_scripts: 'true', npm_config_update_notifier: 'false' },
-    });
-    let csv: string;
-    try {
-      csv = readFileSync(report, 'utf8');
-    } catch {
-      process.stderr.write(`electronegativity did not run (exit ${tool.status ?? tool.signal}):\n${tool.stdout}${tool.stderr}${tool.error?.message ?? ''}\n`);
-      return 2;
+    // The tool writes its CSV rows with writes that can interleave: now and then a report has rows
+    // spliced into each other. Read as one finding, such a report would hide the high ones; it is
+    // produced again instead, and a tool that never writes a whole report fails the check.
+    let findings: Finding[] | null = null;
+    for (let attempt = 1; findings === null; attempt += 1) {
+      if (attempt > MAX_ATTEMPTS) {
+        process.stderr.write(`electronegativity wrote a malformed report ${MAX_ATTEMPTS} times in a row\n`);
+        return 2;
+      }
+      const report = join(work, `findings-${attempt}.csv`);
+      const tool = spawnSync('npx', ['--yes', TOOL, '--input', input, '--output', report, '--relative', '--electron-version', electronVersion], {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...process.env, npm_config_ignore_scripts: 'true', npm_config_update_notifier: 'false' },
+      });
+      let csv: string;
+      try {
+        csv = readFileSync(report, 'utf8');
+      } catch {
+        process.stderr.write(`electronegativity did not run (exit ${tool.status ?? tool.signal}):\n${tool.stdout}${tool.stderr}${tool.error?.message ?? ''}\n`);
+        return 2;
+      }
+      findings = findingsOf(csv);
+      if (findings === null) process.stderr.write(`electronegativity wrote a malformed report (attempt ${attempt}); running it again\n`);
     }
-    const findings = findingsOf(csv);
     let failing = 0;
     for (const finding of findings) {
       const accepted = reviewed.find((entry) => entry.check === finding.check && entry.sample === finding.sample);
