@@ -21,25 +21,16 @@ import {
   detectFile,
   assertRejectsExamplesAndFixtures,
   traceFiles,
+  runsOf as runSummariesOf,
   type StoredEvent,
 } from '../../../support/formatTests';
 
 const FORMAT = 'openhands';
 const fixture = (name: string): string => join(fixtures, FORMAT, name);
 
+/** The runs as the shared summary gives them, with when each started and ended. */
 function runsOf(report: AnalyzeReport) {
-  return report.runs.map(({ run_id, status, status_raw, steps, tool_calls, tool_results, input_tokens, output_tokens, started_at, ended_at }) => ({
-    run_id,
-    status,
-    status_raw,
-    steps,
-    tool_calls,
-    tool_results,
-    input_tokens,
-    output_tokens,
-    started_at,
-    ended_at,
-  }));
+  return runSummariesOf(report).map((counts, index) => ({ ...counts, started_at: report.runs[index]!.started_at, ended_at: report.runs[index]!.ended_at }));
 }
 
 interface EventRow extends StoredEvent {
