@@ -2,17 +2,17 @@
  * Aligns the messages of two requests and classifies each one (docs/semantics.md §9).
  *
  * Rules, in order:
- * 1. Unchanged: the longest common subsequence of content hashes, found patience-style — common
- *    prefix and suffix first, then hashes that occur exactly once on each side as anchors (their
+ * 1. Unchanged: the longest common subsequence of message identities (normalizedRequest.ts), found patience-style — common
+ *    prefix and suffix first, then identities that occur exactly once on each side as anchors (their
  *    longest increasing run), recursively between anchors; a gap without unique anchors gets an
  *    exact LCS when it is small (≤ `exactLcsCells` cells) and a greedy in-order match otherwise.
- * 2. Moved: a message not in that subsequence whose hash is still on the other side, paired in order.
+ * 2. Moved: a message not in that subsequence whose identity is still on the other side, paired in order.
  * 3. Modified: within one gap between unchanged messages, a previous and a next message with the
  *    same role and the same tool identity (the call answered, the calls issued), paired in order.
  *    A tool result for another call is another message, not an edit of this one.
  * 4. What is left is removed (only in the previous request) or appended (only in the next).
  */
-import { messageHash, type RequestMessage } from './normalizedRequest';
+import { messageIdentity, type RequestMessage } from './normalizedRequest';
 
 export type AlignmentStatus = 'unchanged' | 'appended' | 'removed' | 'modified' | 'moved';
 
@@ -39,8 +39,8 @@ export interface RequestAlignment {
   /** Next-request order; a removed message sits where it was, before the messages added in its gap. */
   entries: AlignmentEntry[];
   runs: AlignmentRun[];
-  previousHashes: string[];
-  nextHashes: string[];
+  previousIdentities: string[];
+  nextIdentities: string[];
 }
 
 /** Above this many DP cells a gap without unique anchors is not searched for a common subsequence. */
@@ -90,7 +90,7 @@ function exactLcs(a: readonly string[], a0: number, a1: number, b: readonly stri
   }
 }
 
-/** A common subsequence, not the longest: each next hash takes the first unused equal one after the last taken. */
+/** A common subsequence, not the longest: each next identity takes the first unused equal one after the last taken. */
 function greedyInOrder(a: readonly string[], a0: number, a1: number, b: readonly string[], b0: number, b1: number, out: Match[]): void {
   const positions = new Map<string, number[]>();
   for (let i = a1 - 1; i >= a0; i--) {
@@ -173,10 +173,10 @@ function runsOf(entries: readonly AlignmentEntry[]): AlignmentRun[] {
 }
 
 export function alignRequests(previous: readonly RequestMessage[], next: readonly RequestMessage[]): RequestAlignment {
-  const previousHashes = previous.map(messageHash);
-  const nextHashes = next.map(messageHash);
+  const previousIdentities = previous.map(messageIdentity);
+  const nextIdentities = next.map(messageIdentity);
   const unchanged: Match[] = [];
-  commonSubsequence(previousHashes, 0, previous.length, nextHashes, 0, next.length, unchanged);
+  commonSubsequence(previousIdentities, 0, previous.length, nextIdentities, 0, next.length, unchanged);
 
   const partnerOfNext = new Array<number | null>(next.length).fill(null);
   const statusOfNext = new Array<AlignmentStatus>(next.length).fill('appended');
@@ -188,15 +188,15 @@ export function alignRequests(previous: readonly RequestMessage[], next: readonl
   }
 
   const leftoverPrevious = new Map<string, number[]>();
-  previousHashes.forEach((hash, i) => {
+  previousIdentities.forEach((identity, i) => {
     if (previousTaken[i]) return;
-    const queue = leftoverPrevious.get(hash);
+    const queue = leftoverPrevious.get(identity);
     if (queue) queue.push(i);
-    else leftoverPrevious.set(hash, [i]);
+    else leftoverPrevious.set(identity, [i]);
   });
-  nextHashes.forEach((hash, j) => {
+  nextIdentities.forEach((identity, j) => {
     if (statusOfNext[j] !== 'appended') return;
-    const i = leftoverPrevious.get(hash)?.shift();
+    const i = leftoverPrevious.get(identity)?.shift();
     if (i === undefined) return;
     partnerOfNext[j] = i;
     statusOfNext[j] = 'moved';
@@ -242,5 +242,5 @@ export function alignRequests(previous: readonly RequestMessage[], next: readonl
     entries.push({ status, previousIndex: partnerOfNext[j] ?? null, nextIndex: j });
   });
   emitRemovedBefore(previous.length);
-  return { entries, runs: runsOf(entries), previousHashes, nextHashes };
+  return { entries, runs: runsOf(entries), previousIdentities, nextIdentities };
 }

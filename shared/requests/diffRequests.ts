@@ -70,12 +70,12 @@ export function differenceNumber(previous: readonly RequestMessage[], next: read
 }
 
 export function historyVerdict(alignment: RequestAlignment, numberOf: (firstDifference: number) => number): HistoryVerdict {
-  const { previousHashes, nextHashes, entries } = alignment;
+  const { previousIdentities, nextIdentities, entries } = alignment;
   let prefix = 0;
-  // Past the end of the next request its hash is undefined, which no previous hash equals.
-  while (prefix < previousHashes.length && previousHashes[prefix] === nextHashes[prefix]) prefix++;
-  if (prefix === previousHashes.length) {
-    return { verdict: 'extends', appended: nextHashes.map((_, j) => j).slice(prefix) };
+  // Past the end of the next request its identity is undefined, which no previous identity equals.
+  while (prefix < previousIdentities.length && previousIdentities[prefix] === nextIdentities[prefix]) prefix++;
+  if (prefix === previousIdentities.length) {
+    return { verdict: 'extends', appended: nextIdentities.map((_, j) => j).slice(prefix) };
   }
   return { verdict: 'rewritten', firstDifference: prefix, messageNumber: numberOf(prefix), kind: rewriteKind(entries), counts: countChanges(entries) };
 }

@@ -92,47 +92,51 @@ export function messageNumber(message: RequestMessage): number {
 }
 
 /**
+ * A string field with its length before it, so no two fields run together into the same text;
+ * `-` for null and `~` for a field left out (as canonical JSON tells them apart).
+ */
+function field(value: string | null | undefined): string {
+  if (value === undefined) return '~';
+  return value === null ? '-' : `${value.length}:${value}`;
+}
+
+/**
  * What identifies a message's content: everything but where it sat in the request. Two messages
- * with the same content hash are the same message for alignment.
+ * have the same identity exactly when their role, content, calls, answered call, name and error
+ * flag are the same — texts as written, other values as canonical JSON (key order does not
+ * count), each field length-prefixed and each item tagged, so the string decodes one way only.
+ *
+ * The identity is that string itself, not a hash of it: alignment compares identities and keys
+ * maps with them, and V8 hashes and compares strings natively, where hashing every character in
+ * JavaScript cost more than the rest of a request's analysis. Nothing stores an identity.
  */
-export function messageContentJson(message: RequestMessage): string {
-  const { role, content, toolCalls, toolCallId, name, isError } = message;
-  return canonicalJson({ role, content, toolCalls, toolCallId, name, isError });
+function contentIdentity(message: RequestMessage): string {
+  const { role, content, toolCalls, toolCallId, name, isError } = message as Partial<RequestMessage>;
+  let identity = `${field(role)}${field(toolCallId)}${field(name)}${isError === undefined ? '~' : isError ? '1' : '0'}`;
+  if (content === undefined) identity += '~';
+  else for (const part of content) identity += part.type === 'text' ? `t${field(part.text)}` : `o${field(part.kind)}${field(canonicalJson(part.value))}`;
+  identity += '|';
+  if (toolCalls === undefined) identity += '~';
+  else for (const call of toolCalls) identity += `c${field(call.callId)}${field(call.name)}${field(canonicalJson(call.arguments))}`;
+  return identity;
 }
 
-/** Hashes of messages already hashed: a request is compared twice (as the next, then as the previous) and sized once. */
-const hashes = new WeakMap<RequestMessage, string>();
+/** Identities already built: a request is compared twice (as the next, then as the previous) and sized once. */
+const identities = new WeakMap<RequestMessage, string>();
 
 /**
- * cyrb53 over the canonical JSON: 53 bits, as hex. Pure (no node:crypto, so the renderer can run
- * it); collisions among the few thousand messages of one run are negligible at 53 bits.
+ * Records a message's identity built elsewhere: the engine normalizes each distinct message once
+ * and hands out copies (each with its own `sourceIndex`), whose identity it already knows.
  */
-/**
- * Records a message's hash computed elsewhere: the engine normalizes each distinct message once
- * and hands out copies (each with its own `sourceIndex`), whose hash it already knows.
- */
-export function rememberMessageHash(message: RequestMessage, hash: string): void {
-  hashes.set(message, hash);
+export function rememberMessageIdentity(message: RequestMessage, identity: string): void {
+  identities.set(message, identity);
 }
 
-export function messageHash(message: RequestMessage): string {
-  let hash = hashes.get(message);
-  if (hash === undefined) {
-    hash = hashText(messageContentJson(message));
-    hashes.set(message, hash);
+export function messageIdentity(message: RequestMessage): string {
+  let identity = identities.get(message);
+  if (identity === undefined) {
+    identity = contentIdentity(message);
+    identities.set(message, identity);
   }
-  return hash;
-}
-
-export function hashText(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
+  return identity;
 }

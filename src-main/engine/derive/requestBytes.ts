@@ -1,8 +1,8 @@
 /**
  * A logged request read from its bytes, message by message: the requests of a run resend the same
- * history, so each message is hashed on its bytes and parsed and normalized only the first time
- * those bytes are seen; later requests reuse it (and its content hash, for alignment). The same
- * goes for the tool definitions. A request line is never parsed whole.
+ * history, so each message is parsed and normalized only the first time its bytes are seen (they
+ * key a map as they are: V8 hashes a string natively); later requests reuse it (and its identity,
+ * for alignment). The same goes for the tool definitions. A request line is never parsed whole.
  *
  * Most of a request is the previous request's messages array, byte for byte: its bytes are
  * compared with that array's (memcmp), and the elements wholly inside the common prefix are taken
@@ -13,7 +13,6 @@
  * continuation needs the response it names), a body in an unexpected shape — returns null and is
  * read whole (requestHistory.ts); both give the same normalized request.
  */
-import { contentHash } from '../bytes/contentHash';
 import {
   memberValue,
   scanArray,
@@ -29,7 +28,13 @@ import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../bytes/jsonBy
 import { apiOf } from '../adapters/httpExchange/apis';
 import { isRecord } from '../adapters/formatAdapter';
 import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/apiRequestBodies';
-import { messageHash, rememberMessageHash, type NormalizedRequest, type RequestMessage, type ToolDefinition } from '../../../shared/requests/normalizedRequest';
+import {
+  messageIdentity,
+  rememberMessageIdentity,
+  type NormalizedRequest,
+  type RequestMessage,
+  type ToolDefinition,
+} from '../../../shared/requests/normalizedRequest';
 
 /**
  * Bytes of distinct messages (and tool lists) remembered; more start the cache over (they are
@@ -41,7 +46,7 @@ const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
 interface NormalizedElement {
   /** What one element of the messages array normalizes to (an Anthropic user turn with several tool results: several). */
   messages: RequestMessage[];
-  hashes: string[];
+  identities: string[];
 }
 
 /** The members of a body that are not parameters, by API. */
@@ -204,7 +209,7 @@ export class RequestBytesReader {
       elements.push(element);
       element.messages.forEach((message, i) => {
         const copy = { ...message, sourceIndex: index };
-        rememberMessageHash(copy, element.hashes[i]!);
+        rememberMessageIdentity(copy, element.identities[i]!);
         messages.push(copy);
       });
     }
@@ -219,13 +224,13 @@ export class RequestBytesReader {
 
   /** One element, normalized once per distinct bytes; null for a Responses item that merges with its neighbours. */
   private element(bytes: Buffer): NormalizedElement | null {
-    const key = contentHash(bytes);
+    const key = bytes.toString('latin1');
     const known = this.elements.get(key);
     if (known !== undefined) return known;
     const item: unknown = JSON.parse(bytes.toString('utf8'));
     if (isRecord(item) && item['type'] === 'function_call') return null;
     const messages = normalizeMessages([item]);
-    const normalized = { messages, hashes: messages.map(messageHash) };
+    const normalized = { messages, identities: messages.map(messageIdentity) };
     this.remember(bytes.length);
     this.elements.set(key, normalized);
     return normalized;
@@ -233,7 +238,7 @@ export class RequestBytesReader {
 
   /** The tool definitions; the same bytes give the same array, which diffTools then skips. */
   private tools(array: Buffer): ToolDefinition[] {
-    const key = contentHash(array);
+    const key = array.toString('latin1');
     const known = this.toolLists.get(key);
     if (known !== undefined) return known;
     const tools = (JSON.parse(array.toString('utf8')) as unknown[]).map(normalizeTool);

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import type { RequestTokenCounts } from '../../../shared/requests/contextGrowth';
-import { messageChars, messageHash, messageText, type NormalizedRequest, type RequestMessage } from '../../../shared/requests/normalizedRequest';
+import { messageChars, messageIdentity, messageText, type NormalizedRequest, type RequestMessage } from '../../../shared/requests/normalizedRequest';
 
 type CountTokens = (text: string) => number;
 let loadedTokenizer: CountTokens | undefined;
@@ -30,23 +30,31 @@ export function tokensForChars(chars: number): number {
 }
 /** Tokens an API adds around each message (role, separators): OpenAI documents 3–4 for chat messages. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
-/** Distinct messages remembered; a run with more starts over (counts are only recomputed, never wrong). */
-const CACHE_LIMIT = 50_000;
+/**
+ * Characters of message identities remembered (an identity holds its message's text); more start
+ * the cache over (counts are only recomputed, never wrong).
+ */
+const CACHE_CHARS = 32 * 1024 * 1024;
 
 export class TokenEstimator {
-  private readonly byHash = new Map<string, number>();
+  private readonly byIdentity = new Map<string, number>();
+  private cachedChars = 0;
 
   text(text: string): number {
     return text === '' ? 0 : countTokens(text);
   }
 
   message(message: RequestMessage): number {
-    const hash = messageHash(message);
-    const known = this.byHash.get(hash);
+    const identity = messageIdentity(message);
+    const known = this.byIdentity.get(identity);
     if (known !== undefined) return known;
     const tokens = this.text(messageText(message)) + MESSAGE_OVERHEAD_TOKENS;
-    if (this.byHash.size >= CACHE_LIMIT) this.byHash.clear();
-    this.byHash.set(hash, tokens);
+    if (this.cachedChars + identity.length > CACHE_CHARS) {
+      this.byIdentity.clear();
+      this.cachedChars = 0;
+    }
+    this.byIdentity.set(identity, tokens);
+    this.cachedChars += identity.length;
     return tokens;
   }
 

@@ -276,7 +276,7 @@ describe('alignment: edits pair in order, within their gap, removals first', () 
     // The longest common subsequence keeps task and one more; every other message moved, to where it is now.
     assert.equal(alignment.entries.filter((entry) => entry.status === 'unchanged').length, 2);
     assert.equal(moved.length, 3);
-    for (const entry of moved) assert.equal(alignment.previousHashes[entry.previousIndex!], alignment.nextHashes[entry.nextIndex!]);
+    for (const entry of moved) assert.equal(alignment.previousIdentities[entry.previousIndex!], alignment.nextIdentities[entry.nextIndex!]);
     const movedRun = alignment.runs.find((run) => run.status === 'moved' && run.end - run.start > 1);
     assert.ok(movedRun);
     const covered = alignment.entries.slice(movedRun.start, movedRun.end).map((entry) => entry.previousIndex!);
@@ -373,7 +373,7 @@ describe('alignment: the longest common subsequence', () => {
       fc.property(fc.array(symbol, { maxLength: 12 }), fc.array(symbol, { maxLength: 12 }), (previousTexts, nextTexts) => {
         const previous = previousTexts.map(user);
         const next = nextTexts.map(user);
-        const { entries, previousHashes, nextHashes } = diff(previous, next).alignment;
+        const { entries, previousIdentities, nextIdentities } = diff(previous, next).alignment;
         assert.deepEqual(
           entries
             .filter((e) => e.previousIndex !== null)
@@ -387,8 +387,9 @@ describe('alignment: the longest common subsequence', () => {
         );
         let last = -1;
         for (const entry of entries) {
-          if (entry.status === 'unchanged' || entry.status === 'moved') assert.equal(previousHashes[entry.previousIndex!], nextHashes[entry.nextIndex!]);
-          if (entry.status === 'modified') assert.notEqual(previousHashes[entry.previousIndex!], nextHashes[entry.nextIndex!]);
+          if (entry.status === 'unchanged' || entry.status === 'moved')
+            assert.equal(previousIdentities[entry.previousIndex!], nextIdentities[entry.nextIndex!]);
+          if (entry.status === 'modified') assert.notEqual(previousIdentities[entry.previousIndex!], nextIdentities[entry.nextIndex!]);
           if (entry.status !== 'unchanged') continue;
           assert.ok(entry.previousIndex! > last);
           last = entry.previousIndex!;

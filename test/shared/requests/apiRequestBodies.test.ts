@@ -1,6 +1,8 @@
 /** The three API request shapes and the canonical event normalize to the same request model. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import {
   normalizeAnthropicMessagesRequest,
   normalizeCanonicalRequest,
@@ -8,12 +10,11 @@ import {
   normalizeResponsesRequest,
 } from '../../../shared/requests/apiRequestBodies';
 import {
-  hashText,
   messageChars,
-  messageHash,
+  messageIdentity,
   messageText,
   normalizedRequestSchema,
-  rememberMessageHash,
+  rememberMessageIdentity,
   type NormalizedRequest,
   type RequestMessage,
 } from '../../../shared/requests/normalizedRequest';
@@ -63,9 +64,9 @@ const responsesBody = {
   tools: [{ type: 'function', name: 'weather', description: 'Current weather', parameters: weatherSchema }],
 };
 
-function hashes(request: NormalizedRequest | null): string[] {
+function identities(request: NormalizedRequest | null): string[] {
   assert.ok(request);
-  return request.messages.map(messageHash);
+  return request.messages.map(messageIdentity);
 }
 
 describe('request normalizers', () => {
@@ -102,7 +103,7 @@ describe('request normalizers', () => {
     );
     const moved = structuredClone(anthropicBody);
     delete (moved.messages[2]!.content as Record<string, unknown>[])[0]!['cache_control'];
-    assert.deepEqual(hashes(normalizeAnthropicMessagesRequest(moved)), hashes(request), 'a moved cache breakpoint changes no message');
+    assert.deepEqual(identities(normalizeAnthropicMessagesRequest(moved)), identities(request), 'a moved cache breakpoint changes no message');
   });
 
   it('reads a Responses body: instructions, function_call joined to an assistant message, function_call_output by call_id', () => {
@@ -125,7 +126,7 @@ describe('request normalizers', () => {
   });
 
   it('gives the same messages for the same conversation in Chat Completions and Responses', () => {
-    assert.deepEqual(hashes(normalizeResponsesRequest(responsesBody)), hashes(normalizeChatCompletionsRequest(chatBody)));
+    assert.deepEqual(identities(normalizeResponsesRequest(responsesBody)), identities(normalizeChatCompletionsRequest(chatBody)));
   });
 
   it('reads the canonical model_request event, whatever API its messages follow', () => {
@@ -140,7 +141,7 @@ describe('request normalizers', () => {
     assert.ok(request);
     assert.equal(request.system, 'You answer weather questions.');
     assert.deepEqual(request.params, { temperature: 0.2, model: 'gpt-4.1-mini' });
-    assert.deepEqual(hashes(request), hashes(normalizeChatCompletionsRequest(chatBody)));
+    assert.deepEqual(identities(request), identities(normalizeChatCompletionsRequest(chatBody)));
     const anthropicStyle = normalizeCanonicalRequest({ type: 'model_request', system: 'S', messages: anthropicBody.messages });
     assert.deepEqual(
       anthropicStyle?.messages.map((m) => m.role),
@@ -423,23 +424,67 @@ describe('a message as a tokenizer sees it', () => {
     );
   });
 
-  it('its identity: everything but where it sat; a hash remembered for a copy is the hash used', () => {
+  it('its identity: everything but where it sat; an identity remembered for a copy is the identity used', () => {
     const base = message({ content: parts, toolCalls: calls });
-    assert.equal(messageHash({ ...base, sourceIndex: 9 }), messageHash({ ...base }));
+    assert.equal(messageIdentity({ ...base, sourceIndex: 9 }), messageIdentity({ ...base }));
     for (const change of [{ role: 'user' }, { content: [] }, { toolCalls: [] }, { toolCallId: 'c1' }, { name: 'n' }, { isError: true }]) {
-      assert.notEqual(messageHash({ ...base, ...change }), messageHash({ ...base }), JSON.stringify(change));
+      assert.notEqual(messageIdentity({ ...base, ...change }), messageIdentity({ ...base }), JSON.stringify(change));
     }
     const copy = { ...base, sourceIndex: 3 };
-    rememberMessageHash(copy, 'remembered');
-    assert.equal(messageHash(copy), 'remembered');
+    rememberMessageIdentity(copy, 'remembered');
+    assert.equal(messageIdentity(copy), 'remembered');
   });
 
-  it('hashes are 14 hex digits and tell apart texts that differ in one character, at either end', () => {
-    const texts = ['', 'a', 'b', 'ab', 'ba', 'abc', 'abd', 'xbc'];
-    const hashes = texts.map(hashText);
-    for (const hash of hashes) assert.match(hash, /^[0-9a-f]{14}$/);
-    assert.equal(new Set(hashes).size, texts.length);
-    assert.equal(hashText('abc'), hashText('abc'));
+  it('two messages have the same identity exactly when their content as canonical JSON is the same', () => {
+    // The definition the identity stands for: every field but sourceIndex, as canonical JSON.
+    const contentJson = ({ role, content, toolCalls, toolCallId, name, isError }: RequestMessage): string =>
+      canonicalJson({ role, content, toolCalls, toolCallId, name, isError });
+    // Few distinct short values, so equal and near-equal messages are both common; texts that
+    // contain the identity's own separators (digits, ':', '-', tags) try to make fields run together.
+    const text = fc.constantFrom('', 'a', 'ab', '1:a', '-', 't1:a', 'c', '0', '2:ab', '{"x":1}');
+    const value = fc.oneof(fc.constant(null), text, fc.dictionary(fc.constantFrom('x', 'y'), fc.oneof(text, fc.integer({ min: 0, max: 2 }))));
+    const part = fc.oneof(fc.record({ type: fc.constant('text' as const), text }), fc.record({ type: fc.constant('other' as const), kind: text, value }));
+    const call = fc.record({ callId: text, name: text, arguments: value });
+    const generated = fc.record({
+      role: fc.constantFrom('user', 'assistant', 'tool', 'us', 'er'),
+      content: fc.array(part, { maxLength: 2 }),
+      toolCalls: fc.array(call, { maxLength: 2 }),
+      toolCallId: fc.option(text),
+      name: fc.option(text),
+      isError: fc.boolean(),
+      sourceIndex: fc.integer({ min: 0, max: 3 }),
+    });
+    fc.assert(
+      fc.property(generated, generated, (a, b) => {
+        assert.equal(messageIdentity({ ...a }) === messageIdentity({ ...b }), contentJson(a) === contentJson(b));
+      }),
+      { numRuns: 20_000 },
+    );
+    // Fields whose texts, put one after the other, read the same: still different messages.
+    const textPart = (t: string) => ({ type: 'text' as const, text: t });
+    const lookAlikes: [Partial<RequestMessage>, Partial<RequestMessage>][] = [
+      [
+        { toolCallId: '', name: null },
+        { toolCallId: null, name: '' },
+      ],
+      [
+        { role: 'a', toolCallId: 'b' },
+        { role: 'ab', toolCallId: '' },
+      ],
+      [{ content: [textPart('a'), textPart('b')] }, { content: [textPart('atb')] }],
+      [
+        { name: '0', isError: false },
+        { name: '', isError: false, content: [textPart('0')] },
+      ],
+    ];
+    for (const [a, b] of lookAlikes) assert.notEqual(messageIdentity(message(a)), messageIdentity(message(b)), JSON.stringify([a, b]));
+    // Key order inside a value does not count; the order of parts does.
+    const withArguments = (args: unknown) => message({ toolCalls: [{ callId: 'c', name: 'ls', arguments: args }] });
+    assert.equal(messageIdentity(withArguments({ a: 1, b: 2 })), messageIdentity(withArguments({ b: 2, a: 1 })));
+    assert.notEqual(
+      messageIdentity(message({ content: [textPart('a'), textPart('b')] })),
+      messageIdentity(message({ content: [textPart('b'), textPart('a')] })),
+    );
   });
 });
 
