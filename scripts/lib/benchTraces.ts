@@ -42,7 +42,7 @@ export interface TraceInfo {
 }
 
 /** `200MB`, `1GB`, or a byte count: how a size is spelled in a trace's file name. */
-function sizeName(targetBytes: number): string {
+export function sizeName(targetBytes: number): string {
   if (targetBytes % 1024 ** 3 === 0) return `${targetBytes / 1024 ** 3}GB`;
   if (targetBytes % MB === 0) return `${targetBytes / MB}MB`;
   return `${targetBytes}B`;
