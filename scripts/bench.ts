@@ -4,15 +4,20 @@
  * DuckDB's `read_json` into a table, and `jq` — on deterministic generated traces, in one run:
  * - `synthetic`: canonical Loopscope events of many interleaved runs
  *   (devkit/traceGenerators/syntheticTrace.ts);
- * - `exchange`: an HTTP exchange log where every request resends the growing history
- *   (devkit/traceGenerators/exchangeTrace.ts), the worst case for a viewer.
+ * - `exchange`: an HTTP exchange log of long sessions where every request resends the growing
+ *   history (devkit/traceGenerators/exchangeTrace.ts);
+ * - `chat`: an OpenAI Chat Completions exchange log of many short interleaved conversations
+ *   (devkit/traceGenerators/chatTrace.ts).
+ * Each at every size of `--size`, with PASS/MISS against the ingest targets (scripts/lib/benchReport.ts).
  *
- * Then, unless `--no-ui`, the UI benchmark (scripts/bench-ui.ts: the app in headless Chromium on
- * the synthetic trace of the same size and on a one-run trace of a million events), in the same
- * report.
+ * Then, unless `--no-long-run`, `loopscope analyze` on one run of a million events
+ * (devkit/traceGenerators/longRunTrace.ts) from a fresh cache: its time and peak RSS. Then, unless
+ * `--no-ui`, the UI benchmark (scripts/bench-ui.ts: the app in headless Chromium on the synthetic
+ * trace of the largest size and on the same million-event run). Last, a summary table of every
+ * verdict, in Markdown.
  *
- *   npm run bench [-- --size 200MB|1GB] [--trace synthetic|exchange|all] [--seed N] [--json]
- *                 [--regenerate] [--keep-cache] [--cli bin/loopscope.js] [--no-compare] [--no-ui]
+ *   npm run bench [-- --size 200MB[,1GB…]] [--trace synthetic|exchange|chat|all] [--seed N] [--json]
+ *                 [--regenerate] [--keep-cache] [--cli bin/loopscope.js] [--no-compare] [--no-long-run] [--no-ui]
  *
  * Prints a report; exits 0 even when a target is missed, non-zero only when a step fails.
  */
@@ -21,100 +26,31 @@ import { stripTypeScriptTypes } from 'node:module';
 import { cpus, totalmem, tmpdir, type as osType, release as osRelease } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatUiReport, runUiBench, type UiBenchReport } from './bench-ui';
+import { formatUiReport, runUiBench } from './bench-ui';
 import { parseSize } from '../devkit/traceGenerators/syntheticTrace';
-import { displayPath as display, ensureTrace, traceKinds, type TraceInfo } from './lib/benchTraces';
+import {
+  formatBenchReport,
+  round,
+  rssVerdict,
+  summaryRows,
+  toMb,
+  traceVerdicts,
+  type BaselineReport,
+  type BenchReport,
+  type ComparisonReport,
+  type EngineReport,
+  type EngineRunReport,
+  type LongRunReport,
+  type TraceBenchReport,
+} from './lib/benchReport';
+import { displayPath as display, ensureLongRunTrace, ensureTrace, sizeName, traceKinds, type TraceInfo } from './lib/benchTraces';
 import { measureNode, measureProgram, type MeasuredRun } from './lib/measure';
 import { repoRoot } from '../devkit/repoPaths';
 
 const MB = 1024 * 1024;
-const THROUGHPUT_TARGET = 0.5; // engine MB/s ÷ baseline MB/s, at least
-const RSS_TARGET_MB = 400; // engine peak RSS of the process tree, below
-
-interface BaselineReport {
-  wallSeconds: number;
-  /** Time measured inside the child, without process start-up. */
-  parseSeconds: number;
-  mbPerSecond: number;
-  linesPerSecond: number;
-  eventsPerSecond: number;
-  lines: number;
-  events: number;
-  parseErrors: number;
-  peakRssMb: number | null;
-  childMaxRssMb: number | null;
-}
-
-interface EngineRunReport {
-  wallSeconds: number;
-  mbPerSecond: number;
-  eventsPerSecond: number;
-  linesPerSecond: number;
-  lines: number;
-  events: number;
-  parseErrors: number;
-  runs: number;
-  findings: number;
-  peakRssMb: number | null;
-  sampledTreePeakRssMb: number | null;
-  childMaxRssMb: number | null;
-  maxProcesses: number | null;
-}
-
-interface EngineReport {
-  command: string;
-  ingest: EngineRunReport;
-  reopen: EngineRunReport;
-  dbBytes: number;
-  dbMb: number;
-  dbToFileRatio: number;
-}
-
-interface Verdict {
-  value: number | null;
-  target: string;
-  pass: boolean;
-}
-
-/** Another tool loading the same file: its time and memory beside the engine's. */
-interface ComparisonReport {
-  tool: string;
-  command: string;
-  wallSeconds: number;
-  peakRssMb: number | null;
-  /** What it produced: rows in the table (DuckDB), records printed (jq). */
-  records: number | null;
-  error?: string;
-}
-
-interface TraceBenchReport {
-  trace: {
-    path: string;
-    bytes: number;
-    mb: number;
-    lines: number;
-    events: number;
-    garbageLines: number;
-    runs: number;
-    maxLineBytes: number;
-    seed: number;
-    reused: boolean;
-    generateSeconds: number;
-  };
-  baseline?: BaselineReport;
-  engine?: EngineReport;
-  comparisons?: ComparisonReport[];
-  verdicts?: { throughputRatio: Verdict; peakRss: Verdict };
-  error?: string;
-}
-
-interface BenchReport {
-  date: string;
-  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string };
-  traces: TraceBenchReport[];
-  /** The UI benchmark (scripts/bench-ui.ts); absent with `--no-ui`. */
-  ui?: UiBenchReport | { error: string };
-}
+/** The one-run trace of the memory step: the same file the UI benchmark scrolls. */
+const LONG_RUN_EVENTS = 1_000_000;
+const LONG_RUN_SEED = 1;
 
 /** `{files:[{events,…}], runs:[…], findings:[…]}`, the part of `analyze --json` the bench reads. */
 interface AnalyzeOutput {
@@ -127,15 +63,6 @@ class StepError extends Error {}
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}
-
-function toMb(bytes: number | null): number | null {
-  return bytes === null ? null : round(bytes / MB, 1);
 }
 
 function machineInfo(): BenchReport['machine'] {
@@ -238,10 +165,11 @@ function parseAnalyzeOutput(stdout: string): AnalyzeOutput {
   return out as AnalyzeOutput;
 }
 
-async function runEngineOnce(cliPath: string, trace: TraceInfo, cacheDir: string, label: string): Promise<EngineRunReport> {
+/** `loopscope analyze --json` on the file at `path` (`bytes` long) with the cache in `cacheDir`. */
+async function runEngineOnce(cliPath: string, path: string, bytes: number, cacheDir: string, label: string): Promise<EngineRunReport> {
   log(`engine: ${label}…`);
   const run = await measureNode({
-    args: [cliPath, 'analyze', trace.path, '--json', '--fail-on', 'never'],
+    args: [cliPath, 'analyze', path, '--json', '--fail-on', 'never'],
     cwd: repoRoot,
     env: { ...process.env, LOOPSCOPE_CACHE_DIR: cacheDir },
   });
@@ -252,7 +180,7 @@ async function runEngineOnce(cliPath: string, trace: TraceInfo, cacheDir: string
   const parseErrors = out.files.reduce((sum, file) => sum + (Array.isArray(file.parse_errors) ? file.parse_errors.length : 0), 0);
   return {
     wallSeconds: round(run.wallSeconds, 3),
-    mbPerSecond: round(trace.stats.bytes / MB / run.wallSeconds, 1),
+    mbPerSecond: round(bytes / MB / run.wallSeconds, 1),
     eventsPerSecond: Math.round(events / run.wallSeconds),
     linesPerSecond: Math.round(lines / run.wallSeconds),
     lines,
@@ -271,9 +199,9 @@ async function runEngine(cliPath: string, trace: TraceInfo, keepCache: boolean):
   if (!existsSync(cliPath)) throw new StepError(`${display(cliPath)} not found (run \`npm run build\` first)`);
   const cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-bench-cache-'));
   try {
-    const ingest = await runEngineOnce(cliPath, trace, cacheDir, 'ingest from scratch');
+    const ingest = await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, 'ingest from scratch');
     const dbBytes = directoryBytes(cacheDir);
-    const reopen = await runEngineOnce(cliPath, trace, cacheDir, 'reopen unchanged file');
+    const reopen = await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, 'reopen unchanged file');
     if (reopen.events !== ingest.events) log(`warning: reopen reported ${reopen.events} events, ingest ${ingest.events}`);
     return {
       command: `${process.execPath} ${display(cliPath)} analyze <trace> --json --fail-on never`,
@@ -333,96 +261,32 @@ async function runJq(trace: TraceInfo): Promise<ComparisonReport> {
   }
 }
 
-// --- 5. report -----------------------------------------------------------------------------------
+// --- 5. one run of a million events ----------------------------------------------------------------
 
-function fmt(value: number | null | undefined, digits = 1): string {
-  if (value === null || value === undefined) return 'n/a';
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-function verdicts(baseline: BaselineReport, engine: EngineReport): TraceBenchReport['verdicts'] {
-  const ratio = round(engine.ingest.mbPerSecond / baseline.mbPerSecond, 3);
-  const rss = engine.ingest.peakRssMb;
-  return {
-    throughputRatio: { value: ratio, target: `>= ${THROUGHPUT_TARGET}`, pass: ratio >= THROUGHPUT_TARGET },
-    peakRss: { value: rss, target: `< ${RSS_TARGET_MB} MB`, pass: rss !== null && rss < RSS_TARGET_MB },
+async function runLongRun(cliPath: string, regenerate: boolean): Promise<LongRunReport> {
+  const trace = ensureLongRunTrace(LONG_RUN_EVENTS, LONG_RUN_SEED, regenerate, log);
+  const report: LongRunReport = {
+    trace: { path: trace.path, mb: round(trace.stats.bytes / MB, 1), events: trace.stats.events, reused: trace.reused },
+    command: `${display(cliPath)} analyze <trace> --json --fail-on never`,
   };
-}
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0))).join('   '));
-}
-
-function traceReport(report: TraceBenchReport): string[] {
-  const { trace, baseline, engine } = report;
-  const out: string[] = [];
-  out.push(
-    `trace    ${display(trace.path)} (${trace.reused ? 'reused' : `generated in ${fmt(trace.generateSeconds)} s`})`,
-    `         ${fmt(trace.mb)} MB, ${fmt(trace.lines, 0)} lines, ${fmt(trace.events, 0)} records, ${fmt(trace.runs, 0)} runs, ${trace.garbageLines} garbage lines, longest line ${fmt(trace.maxLineBytes / 1024)} KB, seed ${trace.seed}`,
-    '',
-  );
-  const rows: string[][] = [['', 'time s', 'MB/s', 'peak RSS MB', 'engine time ÷ this', 'engine RSS ÷ this']];
-  if (baseline) rows.push(['baseline (split + JSON.parse)', fmt(baseline.wallSeconds, 2), fmt(baseline.mbPerSecond), fmt(baseline.peakRssMb), '', '']);
-  if (engine) {
-    const e = engine.ingest;
-    rows.push(['Loopscope (analyze, fresh cache)', fmt(e.wallSeconds, 2), fmt(e.mbPerSecond), fmt(e.peakRssMb), '', '']);
-    rows.push(['Loopscope (reopen, same cache)', fmt(engine.reopen.wallSeconds, 2), '', fmt(engine.reopen.peakRssMb), '', '']);
+  const cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-bench-long-run-'));
+  try {
+    if (!existsSync(cliPath)) throw new StepError(`${display(cliPath)} not found (run \`npm run build\` first)`);
+    report.analyze = await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, `one run of ${trace.stats.events.toLocaleString('en-US')} events`);
+    report.verdict = rssVerdict(report.analyze.peakRssMb);
+  } catch (error) {
+    if (!(error instanceof StepError)) throw error;
+    report.error = error.message;
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
   }
-  for (const other of report.comparisons ?? []) {
-    if (other.error !== undefined) {
-      rows.push([other.tool, 'failed', '', '', '', '']);
-      continue;
-    }
-    const timeRatio = engine ? fmt(engine.ingest.wallSeconds / other.wallSeconds, 2) : '';
-    const rssRatio = engine && engine.ingest.peakRssMb !== null && other.peakRssMb !== null ? fmt(engine.ingest.peakRssMb / other.peakRssMb, 2) : '';
-    rows.push([other.tool, fmt(other.wallSeconds, 2), fmt(trace.mb / other.wallSeconds), fmt(other.peakRssMb), timeRatio, rssRatio]);
-  }
-  out.push(...table(rows), '');
-  if (report.verdicts) {
-    const { throughputRatio, peakRss } = report.verdicts;
-    out.push(
-      `throughput engine/baseline  ${fmt(throughputRatio.value, 2).padEnd(10)} target ${throughputRatio.target.padEnd(10)} ${throughputRatio.pass ? 'PASS' : 'MISS'}`,
-    );
-    out.push(`engine peak RSS (tree)      ${`${fmt(peakRss.value)} MB`.padEnd(10)} target ${peakRss.target.padEnd(10)} ${peakRss.pass ? 'PASS' : 'MISS'}`);
-  }
-  const duckdb = report.comparisons?.find((other) => other.tool.startsWith('DuckDB'));
-  if (engine && duckdb && duckdb.error === undefined) {
-    const faster = engine.ingest.wallSeconds < duckdb.wallSeconds;
-    out.push(
-      `load time vs DuckDB         ${fmt(engine.ingest.wallSeconds, 2)} s vs ${fmt(duckdb.wallSeconds, 2)} s  target: faster     ${faster ? 'PASS' : 'MISS'}`,
-    );
-  }
-  for (const other of report.comparisons ?? []) if (other.error !== undefined) out.push(`${other.tool} failed: ${other.error}`);
-  if (engine) {
-    const e = engine.ingest;
-    out.push(`database size               ${fmt(engine.dbMb)} MB = ${fmt(engine.dbToFileRatio, 2)} × file size`);
-    out.push(`reopen unchanged file       ${fmt(engine.reopen.wallSeconds, 2)} s`);
-    out.push(
-      `engine result               ${fmt(e.events, 0)} events, ${fmt(e.runs, 0)} runs, ${fmt(e.findings, 0)} findings, ${fmt(e.parseErrors, 0)} parse errors`,
-    );
-    out.push(
-      `peak RSS detail             sampled tree ${fmt(e.sampledTreePeakRssMb)} MB (${e.maxProcesses ?? 'n/a'} process(es) at most), main process VmHWM ${fmt(e.childMaxRssMb)} MB`,
-    );
-  }
-  if (report.error) out.push('', `ERROR: ${report.error}`);
-  return out;
-}
-
-function printReport(report: BenchReport): void {
-  const { machine } = report;
-  const out: string[] = [
-    'Loopscope ingest benchmark',
-    `machine  ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB RAM, ${machine.os}, Node ${machine.node}`,
-    '',
-  ];
-  for (const trace of report.traces) out.push(...traceReport(trace), '');
-  if (report.ui) out.push('error' in report.ui ? `UI (Chromium, playwright-core)\nERROR: ${report.ui.error}` : formatUiReport(report.ui), '');
-  process.stdout.write(`${out.join('\n')}\n`);
+  return report;
 }
 
 async function benchTrace(trace: TraceInfo, options: { cliPath: string; keepCache: boolean; compare: boolean }): Promise<TraceBenchReport> {
   const report: TraceBenchReport = {
+    kind: trace.kind,
+    size: sizeName(trace.stats.targetBytes),
     trace: {
       path: trace.path,
       bytes: trace.stats.bytes,
@@ -440,8 +304,8 @@ async function benchTrace(trace: TraceInfo, options: { cliPath: string; keepCach
   try {
     report.baseline = await runBaseline(trace);
     report.engine = await runEngine(options.cliPath, trace, options.keepCache);
-    report.verdicts = verdicts(report.baseline, report.engine);
     if (options.compare) report.comparisons = [await runDuckDb(trace), await runJq(trace)];
+    report.verdicts = traceVerdicts(report.baseline, report.engine, report.comparisons);
   } catch (error) {
     if (!(error instanceof StepError)) throw error;
     report.error = error.message;
@@ -459,29 +323,31 @@ async function main(): Promise<number> {
       regenerate: { type: 'boolean', default: false },
       'keep-cache': { type: 'boolean', default: false },
       'no-compare': { type: 'boolean', default: false },
+      'no-long-run': { type: 'boolean', default: false },
       'no-ui': { type: 'boolean', default: false },
       cli: { type: 'string', default: 'bin/loopscope.js' },
     },
   });
-  const targetBytes = parseSize(values.size);
+  const sizes = values.size.split(',').map((size) => parseSize(size));
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
   const kinds = values.trace === 'all' ? traceKinds : traceKinds.filter((kind) => kind === values.trace);
-  if (kinds.length === 0) throw new Error(`--trace must be synthetic, exchange or all, got ${values.trace}`);
+  if (kinds.length === 0) throw new Error(`--trace must be ${traceKinds.join(', ')} or all, got ${values.trace}`);
   const cliPath = resolve(repoRoot, values.cli);
 
-  const report: BenchReport = { date: new Date().toISOString(), machine: machineInfo(), traces: [] };
-  let synthetic: TraceInfo | undefined;
-  for (const kind of kinds) {
-    const trace = ensureTrace(kind, targetBytes, seed, values.regenerate, log);
-    if (kind === 'synthetic') synthetic = trace;
-    report.traces.push(await benchTrace(trace, { cliPath, keepCache: values['keep-cache'], compare: !values['no-compare'] }));
+  const report: BenchReport = { date: new Date().toISOString(), machine: machineInfo(), traces: [], summary: [] };
+  for (const targetBytes of sizes) {
+    for (const kind of kinds) {
+      const trace = ensureTrace(kind, targetBytes, seed, values.regenerate, log);
+      report.traces.push(await benchTrace(trace, { cliPath, keepCache: values['keep-cache'], compare: !values['no-compare'] }));
+    }
   }
+  if (!values['no-long-run']) report.longRun = await runLongRun(cliPath, values.regenerate);
   if (!values['no-ui']) {
     log('UI benchmark (Chromium)…');
     try {
       report.ui = await runUiBench({
-        syntheticTrace: synthetic ?? ensureTrace('synthetic', targetBytes, seed, values.regenerate, log),
+        syntheticTrace: ensureTrace('synthetic', Math.max(...sizes), seed, false, log),
         seed,
         log: (message) => log(`ui: ${message}`),
       });
@@ -489,10 +355,11 @@ async function main(): Promise<number> {
       report.ui = { error: error instanceof Error ? error.message : String(error) };
     }
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else printReport(report);
+  report.summary = summaryRows(report.traces, report.longRun);
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatBenchReport(report, formatUiReport));
   const uiFailed = report.ui !== undefined && ('error' in report.ui || report.ui.errors.length > 0);
-  return report.traces.some((trace) => trace.error !== undefined) || uiFailed ? 1 : 0;
+  const stepFailed = report.traces.some((trace) => trace.error !== undefined) || report.longRun?.error !== undefined;
+  return stepFailed || uiFailed ? 1 : 0;
 }
 
 main().then(

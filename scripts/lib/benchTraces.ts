@@ -1,11 +1,14 @@
 /**
  * The benchmarks' generated traces, cached in bench-data/ and reused while their generator's
  * version, seed and size match (a `.meta.json` beside each trace records what made it):
- * - `synthetic` and `exchange` (scripts/bench.ts, and the UI benchmark's large trace);
- * - the one-run `long-run` trace of about a million events (scripts/bench-ui.ts).
+ * - `synthetic`, `exchange` and `chat` (scripts/bench.ts; `synthetic` is also the UI benchmark's
+ *   large trace);
+ * - the one-run `long-run` trace of about a million events (scripts/bench.ts's memory step and
+ *   scripts/bench-ui.ts).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { CHAT_GENERATOR_VERSION, generateChatTrace } from '../../devkit/traceGenerators/chatTrace';
 import { EXCHANGE_GENERATOR_VERSION, generateExchangeTrace } from '../../devkit/traceGenerators/exchangeTrace';
 import { generateLongRunTrace, LONG_RUN_GENERATOR_VERSION, type LongRunStats } from '../../devkit/traceGenerators/longRunTrace';
 import { generateSyntheticTrace, GENERATOR_VERSION, type GenerateStats } from '../../devkit/traceGenerators/syntheticTrace';
@@ -19,8 +22,8 @@ export function displayPath(path: string): string {
   return rel.startsWith('..') ? path : rel;
 }
 
-export type TraceKind = 'synthetic' | 'exchange';
-export const traceKinds: readonly TraceKind[] = ['synthetic', 'exchange'];
+export type TraceKind = 'synthetic' | 'exchange' | 'chat';
+export const traceKinds: readonly TraceKind[] = ['synthetic', 'exchange', 'chat'];
 
 const generators: Record<
   TraceKind,
@@ -28,6 +31,7 @@ const generators: Record<
 > = {
   synthetic: { version: GENERATOR_VERSION, generate: generateSyntheticTrace },
   exchange: { version: EXCHANGE_GENERATOR_VERSION, generate: generateExchangeTrace },
+  chat: { version: CHAT_GENERATOR_VERSION, generate: generateChatTrace },
 };
 
 export interface TraceInfo {
@@ -38,7 +42,7 @@ export interface TraceInfo {
 }
 
 /** `200MB`, `1GB`, or a byte count: how a size is spelled in a trace's file name. */
-function sizeName(targetBytes: number): string {
+export function sizeName(targetBytes: number): string {
   if (targetBytes % 1024 ** 3 === 0) return `${targetBytes / 1024 ** 3}GB`;
   if (targetBytes % MB === 0) return `${targetBytes / MB}MB`;
   return `${targetBytes}B`;
