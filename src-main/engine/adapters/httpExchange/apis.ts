@@ -121,19 +121,63 @@ function stableText(value: unknown, dropTop: readonly string[] = []): string {
 }
 
 /** The identity of one history item, for prefix matching (role + content, as the brief of a thread). */
-export function itemHash(api: ApiKind, item: unknown): string {
+function itemHash(api: ApiKind, item: unknown): string {
   return contentHash(stableText(item, api === 'openai-responses' ? ['id', 'status'] : []));
 }
 
-/** Cumulative hashes: entry i identifies items[0..i]. */
-export function prefixHashes(api: ApiKind, items: readonly unknown[]): string[] {
-  const hashes: string[] = [];
-  let previous = '';
-  for (const item of items) {
-    previous = contentHash(`${previous}\u0000${itemHash(api, item)}`);
-    hashes.push(previous);
+/** Characters of item JSON a HistoryHasher remembers; more start it over (hashes are only computed again). */
+const REMEMBERED_ITEM_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Cumulative hashes of request histories: entry i identifies items[0..i]. Every request resends
+ * the history before it, so each distinct item is hashed once, keyed by its JSON text as parsed
+ * (JSON.stringify is native): equal texts are equal values with their keys in the same order, so
+ * their stable texts, and hashes, are equal too. The cumulative step mixes two 32-bit lanes in
+ * JavaScript (53 bits), cheaper than a native call per item; it only tells prefixes apart.
+ */
+export class HistoryHasher {
+  private readonly known = new Map<string, string>();
+  private knownChars = 0;
+
+  prefixHashes(api: ApiKind, items: readonly unknown[]): string[] {
+    const hashes: string[] = [];
+    let previous = '';
+    for (const item of items) {
+      previous = mixHashes(previous, this.itemHash(api, item));
+      hashes.push(previous);
+    }
+    return hashes;
   }
-  return hashes;
+
+  private itemHash(api: ApiKind, item: unknown): string {
+    const key = JSON.stringify(item) ?? 'undefined';
+    let hash = this.known.get(key);
+    if (hash === undefined) {
+      hash = itemHash(api, item);
+      if (this.knownChars + key.length > REMEMBERED_ITEM_CHARS) {
+        this.known.clear();
+        this.knownChars = 0;
+      }
+      this.known.set(key, hash);
+      this.knownChars += key.length;
+    }
+    return hash;
+  }
+}
+
+/** cyrb53 over `previous`, a separator and `item`: one history prefix's hash from the one before it. */
+function mixHashes(previous: string, item: string): string {
+  const text = `${previous}\u0000${item}`;
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
 }
 
 /** The tool-call ids an assistant item of the history carries. */

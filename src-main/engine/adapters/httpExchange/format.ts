@@ -18,7 +18,7 @@ import {
   apiLabels,
   apiOf,
   callIdsIn,
-  prefixHashes,
+  HistoryHasher,
   readApiError,
   readRequest,
   readResponseBody,
@@ -49,6 +49,7 @@ const CALL_IDS = 8192;
 const ERROR_TEXT_CHARS = 1000;
 
 interface ThreadState {
+  thread: Thread;
   /** Number of history items, and the cumulative hash of all of them. */
   length: number;
   hash: string;
@@ -68,6 +69,8 @@ interface Thread {
   step: number;
   model: string | undefined;
   hasTools: boolean;
+  /** When the thread was last continued (a counter): the later, the more recent. */
+  touchedAt: number;
   states: ThreadState[];
   /** Call ids issued by this thread's responses: their results reappear in every later history. */
   issued: Set<string>;
@@ -174,6 +177,10 @@ class HttpExchangeMapper implements FormatMapper {
   private readonly responseThreads = new Map<string, Thread>();
   /** The thread whose response issued each call id (the most recent ones). */
   private readonly callThreads = new Map<string, Thread>();
+  private readonly histories = new HistoryHasher();
+  /** The states of every open thread by their history's hash: a request looks up its own prefixes instead of visiting every thread. */
+  private readonly statesByHash = new Map<string, ThreadState[]>();
+  private touches = 0;
 
   map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
     if (!isRecord(value)) return { reason: `not an HTTP exchange: the line is ${describeKind(value)}, not an object` };
@@ -214,7 +221,7 @@ class HttpExchangeMapper implements FormatMapper {
     emit: Emit,
   ): void {
     const { api, view, requestTs, response } = exchange;
-    const hashes = view.previousResponseId === undefined ? prefixHashes(api, view.items) : null;
+    const hashes = view.previousResponseId === undefined ? this.histories.prefixHashes(api, view.items) : null;
     const hasTools = (view.tools?.length ?? 0) > 0;
     const sentAt = requestTs === undefined ? undefined : Date.parse(requestTs);
     const historyCallIds = view.items.flatMap((item) => callIdsIn(api, item));
@@ -263,14 +270,31 @@ class HttpExchangeMapper implements FormatMapper {
     const responseTs = response === null ? undefined : isoOf(response['timestamp']);
     const failed = this.emitResponse(thread, step, read, requestTs, responseTs, line, emit);
     if (hashes !== null && hashes.length > 0) {
-      thread.states.push({
+      this.addState({
+        thread,
         length: hashes.length,
         hash: hashes[hashes.length - 1]!,
         failed,
         settledAt: responseTs === undefined ? undefined : Date.parse(responseTs),
       });
-      if (thread.states.length > STATES_PER_THREAD) thread.states.shift();
     }
+  }
+
+  private addState(state: ThreadState): void {
+    const { thread } = state;
+    thread.states.push(state);
+    const sameHash = this.statesByHash.get(state.hash);
+    if (sameHash === undefined) this.statesByHash.set(state.hash, [state]);
+    else sameHash.push(state);
+    if (thread.states.length > STATES_PER_THREAD) this.forgetState(thread.states.shift()!);
+  }
+
+  private forgetState(state: ThreadState): void {
+    const sameHash = this.statesByHash.get(state.hash);
+    if (sameHash === undefined) return;
+    const at = sameHash.indexOf(state);
+    if (at !== -1) sameHash.splice(at, 1);
+    if (sameHash.length === 0) this.statesByHash.delete(state.hash);
   }
 
   /** Emits the model_response of an exchange; returns whether it failed to give a usable response. */
@@ -417,20 +441,18 @@ class HttpExchangeMapper implements FormatMapper {
   }): { thread: Thread; length: number } | null {
     const { hashes, model, hasTools, sentAt } = request;
     const candidates = new Map<Thread, { length: number; score: number; order: number }>();
-    let order = 0;
-    for (const thread of this.open) {
-      order += 1;
-      const sameModel = thread.model === model;
-      const sameTools = thread.hasTools === hasTools;
-      if (!sameModel && !sameTools) continue;
-      for (const state of thread.states) {
-        if (state.length > hashes.length) continue;
-        if (state.length === hashes.length && !(state.failed && !(sentAt !== undefined && state.settledAt !== undefined && sentAt < state.settledAt))) continue;
-        if (state.length <= 1 && !(sameModel && sameTools)) continue;
-        if (hashes[state.length - 1] !== state.hash) continue;
-        const score = state.length * 4 + (sameModel ? 2 : 0) + (sameTools ? 1 : 0);
+    for (let length = 1; length <= hashes.length; length += 1) {
+      for (const state of this.statesByHash.get(hashes[length - 1]!) ?? []) {
+        if (state.length !== length) continue;
+        const { thread } = state;
+        const sameModel = thread.model === model;
+        const sameTools = thread.hasTools === hasTools;
+        if (!sameModel && !sameTools) continue;
+        if (length === hashes.length && !(state.failed && !(sentAt !== undefined && state.settledAt !== undefined && sentAt < state.settledAt))) continue;
+        if (length <= 1 && !(sameModel && sameTools)) continue;
+        const score = length * 4 + (sameModel ? 2 : 0) + (sameTools ? 1 : 0);
         const known = candidates.get(thread);
-        if (known === undefined || score > known.score) candidates.set(thread, { length: state.length, score, order });
+        if (known === undefined || score > known.score) candidates.set(thread, { length, score, order: thread.touchedAt });
       }
     }
     if (candidates.size === 0) return null;
@@ -457,6 +479,7 @@ class HttpExchangeMapper implements FormatMapper {
       step: 0,
       model: undefined,
       hasTools: false,
+      touchedAt: 0,
       states: [],
       issued: new Set(),
       last: null,
@@ -469,10 +492,13 @@ class HttpExchangeMapper implements FormatMapper {
   private touch(thread: Thread): void {
     this.open.delete(thread);
     this.open.add(thread);
+    this.touches += 1;
+    thread.touchedAt = this.touches;
     if (this.open.size > OPEN_THREADS) {
       const oldest = this.open.values().next();
       if (!oldest.done) {
         this.open.delete(oldest.value);
+        for (const state of oldest.value.states) this.forgetState(state);
         oldest.value.states = [];
         oldest.value.issued.clear();
       }

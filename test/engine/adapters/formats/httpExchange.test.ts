@@ -6,11 +6,12 @@
  * (invented exchanges; see docs/formats/http-exchange.md).
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { httpExchangeFormat } from '../../../../src-main/engine/adapters/httpExchange/format';
 import type { AnalyzeReport } from '../../../../shared/report';
-import { analyzeFile } from '../../../support/engineHarness';
+import { analyzeFile, temporaryDir } from '../../../support/engineHarness';
 import { callLatencies, modelLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../../../support/formatTests';
 
 const fixture = (name: string): string => join(fixtures, 'http-exchange', name);
@@ -216,5 +217,68 @@ describe('http-exchange: latency', () => {
       ['call_Cal02', null],
       ['call_Book03', null],
     ]);
+  });
+});
+
+describe('http-exchange: many conversations at once', () => {
+  it('keeps 200 interleaved conversations apart, pairs of them starting with the same request, each told apart by the call ids its history carries', async () => {
+    const conversations = 200;
+    const turns = 4;
+    const lines: string[] = [];
+    const histories: unknown[][] = Array.from({ length: conversations }, (_, c) => [
+      { role: 'system', content: 'You are a careful agent.' },
+      // Conversations 2k and 2k+1 send the same first request: only the calls issued to each tell them apart later.
+      { role: 'user', content: `Task ${Math.floor(c / 2)}: fix the failing test.` },
+    ]);
+    let second = 0;
+    for (let turn = 0; turn < turns; turn += 1) {
+      for (let c = 0; c < conversations; c += 1) {
+        second += 1;
+        const callId = `call_${c}_${turn}`;
+        const last = turn === turns - 1;
+        const message = last
+          ? { role: 'assistant', content: `Done with task ${c}.` }
+          : {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: callId, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/${c}/${turn}.ts"}` } }],
+            };
+        lines.push(
+          JSON.stringify({
+            request: {
+              timestamp: 1_750_000_000 + second,
+              method: 'POST',
+              url: 'https://api.openai.com/v1/chat/completions',
+              body: {
+                model: 'gpt-4o-mini',
+                messages: histories[c],
+                tools: [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }],
+              },
+            },
+            response: {
+              timestamp: 1_750_000_000 + second + 0.5,
+              status_code: 200,
+              body: { id: `chatcmpl-${c}-${turn}`, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: last ? 'stop' : 'tool_calls' }] },
+            },
+          }),
+        );
+        histories[c] = [...histories[c]!, message, ...(last ? [] : [{ role: 'tool', tool_call_id: callId, content: `contents of src/${c}/${turn}.ts` }])];
+      }
+    }
+    const dir = temporaryDir('many-conversations');
+    try {
+      const file = join(dir.path, 'proxy.jsonl');
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const { report } = await analyzeFile(file);
+      assert.deepEqual(report.files[0]?.parse_errors, []);
+      assert.equal(report.runs.length, conversations);
+      for (const run of report.runs) {
+        assert.deepEqual([run.status, run.steps, run.tool_calls, run.tool_results], ['model_finished', turns, turns - 1, turns - 1], run.run_id);
+      }
+      // Every call is answered in its own thread: no dangling call, no result without its call.
+      assert.deepEqual(report.findings, []);
+    } finally {
+      dir.remove();
+    }
   });
 });
