@@ -25,12 +25,17 @@ export interface RawJson {
   readonly rawJSON: string;
 }
 
-const SIXTEEN_DIGITS = /\d{16}/;
+/**
+ * 16 digits, the fewest an integer beyond 2^53 has, where a JSON number can start: at the start of
+ * the text or after `:`, `,` or `[` and whitespace. A run of digits inside a string (an id, a hash,
+ * a long number in a tool's output) mostly is not there, and parsing with a reviver is slow.
+ */
+const SIXTEEN_DIGIT_NUMBER = /(?:^|[:,[])\s*-?\d{16}/;
 const INTEGER_TEXT = /^-?\d+$/;
 
 /** Whether `text` may hold an integer `JSON.parse` would round (false is certain, true is a maybe). */
 export function mayHoldUnsafeIntegers(text: string): boolean {
-  return SIXTEEN_DIGITS.test(text);
+  return SIXTEEN_DIGIT_NUMBER.test(text);
 }
 
 /**

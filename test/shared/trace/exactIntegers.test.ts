@@ -1,6 +1,7 @@
 /** Integers beyond 2^53 keep the digits the trace wrote (call ids, token counts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { mayHoldUnsafeIntegers, parseJsonExactly } from '../../../shared/trace/exactIntegers';
 
 type Call = [digits: string, key: string, rounded: number];
@@ -15,9 +16,38 @@ function parseRecording(text: string): { value: unknown; calls: Call[] } {
 }
 
 describe('mayHoldUnsafeIntegers', () => {
-  it('says maybe from a run of 16 digits, the fewest an integer beyond 2^53 has', () => {
+  it('says maybe from a run of 16 digits, the fewest an integer beyond 2^53 has, where a number can start', () => {
     assert.equal(mayHoldUnsafeIntegers('{"id":1234567890123456}'), true);
-    assert.equal(mayHoldUnsafeIntegers('{"id":"x1234567890123456y"}'), true);
+    assert.equal(mayHoldUnsafeIntegers('[1, -1234567890123456]'), true);
+    assert.equal(mayHoldUnsafeIntegers('{"a": \n\t 1234567890123456}'), true);
+    assert.equal(mayHoldUnsafeIntegers('1234567890123456'), true);
+    // Inside a string it can still look like one: a maybe, never a wrong no.
+    assert.equal(mayHoldUnsafeIntegers('{"text":"id: 1234567890123456"}'), true);
+  });
+
+  it('says no for 16 digits inside a string where no number could start', () => {
+    assert.equal(mayHoldUnsafeIntegers('{"id":"x1234567890123456y"}'), false);
+    assert.equal(mayHoldUnsafeIntegers('{"sha":"1234567890123456abc"}'), false);
+  });
+
+  it('never says no for a JSON text holding an integer beyond 2^53, however it is laid out', () => {
+    const big = fc.bigInt({ min: 2n ** 53n + 1n, max: 10n ** 30n }).map((n) => ((n & 1n) === 1n ? -n : n));
+    const leaf = fc.oneof(big, fc.integer(), fc.string(), fc.constant(null));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.constantFrom(undefined, 0, 1, '\t', ' \n '), (tree, indent) => {
+        const bigs: string[] = [];
+        const text = JSON.stringify(
+          tree,
+          (_key, entry: unknown) => (typeof entry === 'bigint' ? `\u0000big${bigs.push(entry.toString()) - 1}` : entry),
+          indent as never,
+        ).replace(/"\\u0000big(\d+)"/g, (_match, index: string) => bigs[Number(index)]!);
+        if (bigs.length > 0) assert.equal(mayHoldUnsafeIntegers(text), true, text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('says no for 15 digits or fewer, also when runs are split', () => {
