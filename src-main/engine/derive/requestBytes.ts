@@ -69,11 +69,15 @@ export function commonPrefixLength(a: Buffer, b: Buffer): number {
   return at;
 }
 
-/** A messages array as read: its bytes, its elements' ranges (relative to its start) and what each normalized to. */
+/**
+ * A messages array as read: its bytes, its elements' ranges (relative to its start) and the
+ * messages each element became, numbered by its position: an element the next request shares
+ * sits at the same position, so its messages are taken as they are.
+ */
 interface ReadArray {
   bytes: Buffer;
   ranges: ElementRange[];
-  elements: NormalizedElement[];
+  messages: RequestMessage[][];
 }
 
 /** A messages array found while scanning its line: where, its elements' ranges there, and how many of them the last array had. */
@@ -124,7 +128,11 @@ export class RequestBytesReader {
     return { end, size: elements.length };
   };
 
-  /** The request of a canonical `model_request` line, or null to have it read whole. */
+  /**
+   * The request of a canonical `model_request` line, or null to have it read whole. The reader
+   * keeps a view of the line's messages for the next request: the caller must not overwrite the
+   * buffer afterwards (give each line its own, as reading it from the file does).
+   */
   canonical(line: Buffer): NormalizedRequest | null {
     return this.guard(() => {
       const scan = scanTopLevel(line, this.skipMessages);
@@ -198,26 +206,30 @@ export class RequestBytesReader {
   private messages(array: ScannedArray): RequestMessage[] | null {
     const last = this.last;
     const messages: RequestMessage[] = [];
-    const elements: NormalizedElement[] = [];
+    const byElement: RequestMessage[][] = [];
     for (let index = 0; index < array.ranges.length; index++) {
-      const range = array.ranges[index]!;
-      const element = index < array.shared && last !== null ? last.elements[index]! : this.element(array.bytes.subarray(range.start, range.end));
-      if (element === null) {
-        this.last = null;
-        return null;
+      let numbered = index < array.shared && last !== null ? last.messages[index]! : null;
+      if (numbered === null) {
+        const range = array.ranges[index]!;
+        const element = this.element(array.bytes.subarray(range.start, range.end));
+        if (element === null) {
+          this.last = null;
+          return null;
+        }
+        numbered = element.messages.map((message, i) => {
+          const copy = { ...message, sourceIndex: index };
+          rememberMessageIdentity(copy, element.identities[i]!);
+          return copy;
+        });
       }
-      elements.push(element);
-      element.messages.forEach((message, i) => {
-        const copy = { ...message, sourceIndex: index };
-        rememberMessageIdentity(copy, element.identities[i]!);
-        messages.push(copy);
-      });
+      byElement.push(numbered);
+      messages.push(...numbered);
     }
     this.last = {
-      // A copy: the caller may reuse the line's buffer.
-      bytes: Buffer.from(array.bytes.subarray(array.open, array.end)),
+      // A view, not a copy: every line read is a buffer of its own (the callers' contract, see canonical()).
+      bytes: array.bytes.subarray(array.open, array.end),
       ranges: array.ranges.map((range) => ({ start: range.start - array.open, end: range.end - array.open })),
-      elements,
+      messages: byElement,
     };
     return messages;
   }
