@@ -39,6 +39,11 @@ const CACHE_CHARS = 32 * 1024 * 1024;
 export class TokenEstimator {
   private readonly byIdentity = new Map<string, number>();
   private cachedChars = 0;
+  /**
+   * Sizes by object: the engine hands a run's requests the same message and tool objects for what
+   * each resends (requestBytes.ts), so every later request of a run is sized from what it adds.
+   */
+  private readonly charsOf = new WeakMap<object, number>();
 
   text(text: string): number {
     return text === '' ? 0 : countTokens(text);
@@ -65,9 +70,27 @@ export class TokenEstimator {
   sizes(request: NormalizedRequest): RequestTokenCounts {
     return {
       system: tokensForChars(request.system?.length ?? 0),
-      tools: request.tools.length === 0 ? 0 : tokensForChars(JSON.stringify(request.tools).length),
-      messages: request.messages.map((message) => tokensForChars(messageChars(message)) + MESSAGE_OVERHEAD_TOKENS),
+      tools: request.tools.length === 0 ? 0 : tokensForChars(this.toolChars(request.tools)),
+      messages: request.messages.map((message) => tokensForChars(this.messageChars(message)) + MESSAGE_OVERHEAD_TOKENS),
     };
+  }
+
+  private messageChars(message: RequestMessage): number {
+    let chars = this.charsOf.get(message);
+    if (chars === undefined) {
+      chars = messageChars(message);
+      this.charsOf.set(message, chars);
+    }
+    return chars;
+  }
+
+  private toolChars(tools: NormalizedRequest['tools']): number {
+    let chars = this.charsOf.get(tools);
+    if (chars === undefined) {
+      chars = JSON.stringify(tools).length;
+      this.charsOf.set(tools, chars);
+    }
+    return chars;
   }
 
   /** Every part of a request, tokenized: what is shown as the estimate where no usage was recorded. */
