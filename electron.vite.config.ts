@@ -64,6 +64,13 @@ export default defineConfig({
     plugins: [react(), relaxCspForDevServer()],
     build: {
       outDir: fromRoot('./out/renderer'),
+      // electron-vite leaves the renderer unminified; the page parses its code on every start, so minify it.
+      minify: true,
+      // One stylesheet, loaded with the page: a view loaded later with its code (views/lazyViews.tsx) finds its styles there,
+      // in the cascade order views/viewStyles.ts gives them, instead of bringing a stylesheet of its own.
+      cssCodeSplit: false,
+      // The stylesheet is small: it stays as written, so that the cascade is exactly the source's.
+      cssMinify: false,
       rolldownOptions: {
         input: { index: fromRoot('./src-renderer/index.html') },
       },

@@ -19,7 +19,10 @@
  * fail the process; a step that cannot run does.
  * Needs the build (`npm run build`) and Debian's chromium.
  *
- *   npx tsx scripts/bench-ui.ts [--size 200MB|1GB] [--seed N] [--json] [--events N]
+ *   npx tsx scripts/bench-ui.ts [--size 200MB|1GB] [--seed N] [--json] [--events N] [--only runs|long-run] [--long-run-cache DIR]
+ *
+ * `--only` measures one half; `--long-run-cache DIR` keeps the long run's database in DIR (made if
+ * absent, never removed), so that repeated runs reuse its ingest instead of spending minutes on it.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -216,7 +219,17 @@ export interface UiBenchReport {
   browser: string;
   viewport: { width: number; height: number };
   syntheticTrace: { path: string; mb: number; reused: boolean };
-  longRunTrace: { path: string; events: number; lines: number; mb: number; reused: boolean; ingestSeconds: number | null };
+  longRunTrace: {
+    path: string;
+    events: number;
+    lines: number;
+    mb: number;
+    reused: boolean;
+    /** Server start → the trace ready: its ingest, or with `cacheKept` possibly a reuse of the kept database. */
+    ingestSeconds: number | null;
+    /** The long run's database was kept between runs (`--long-run-cache`). */
+    cacheKept: boolean;
+  };
   progressive?: ProgressiveReport;
   reopen?: ReopenReport;
   search?: SearchReport;
@@ -241,6 +254,10 @@ export interface UiBenchOptions {
   size?: string;
   seed?: number;
   longRunEvents?: number;
+  /** Measure only the runs table (first open and reopen) or only the long run; both when absent. */
+  only?: 'runs' | 'long-run';
+  /** Where the long run's database is kept between runs (made if absent, never removed); a fresh temporary directory when absent. */
+  longRunCache?: string;
   log?: (message: string) => void;
 }
 
@@ -785,7 +802,7 @@ async function measureLongRun(
   let server: ServedTrace | undefined;
   let context: BrowserContext | undefined;
   try {
-    log(`long run: ingesting ${displayPath(trace.path)} (empty cache)…`);
+    log(`long run: opening ${displayPath(trace.path)}…`);
     server = await serveTrace(trace.path, cacheDir);
     const { readyAt, trace: summary } = await waitReady(server, log, 'long-run trace');
     report.longRunTrace.ingestSeconds = round((readyAt - server.spawnedAt) / 1000, 1);
@@ -869,6 +886,7 @@ export async function runUiBench(options: UiBenchOptions = {}): Promise<UiBenchR
       mb: round(longRun.stats.bytes / MB),
       reused: longRun.reused,
       ingestSeconds: null,
+      cacheKept: options.longRunCache !== undefined,
     },
     builds: [],
     loadAverage: { start: round(loadavg()[0] ?? 0, 2), end: null },
@@ -876,27 +894,31 @@ export async function runUiBench(options: UiBenchOptions = {}): Promise<UiBenchR
     errors: [],
   };
   const syntheticCache = mkdtempSync(join(tmpdir(), 'loopscope-bench-ui-'));
-  const longRunCache = mkdtempSync(join(tmpdir(), 'loopscope-bench-ui-long-'));
+  const longRunCache = options.longRunCache ?? mkdtempSync(join(tmpdir(), 'loopscope-bench-ui-long-'));
   try {
-    try {
-      await measureFirstOpen(browser, synthetic, syntheticCache, report, log);
-      await measureReopen(browser, synthetic, syntheticCache, report, log);
-    } catch (error) {
-      report.errors.push(`runs table: ${message(error)}`);
-      log(`  runs table failed: ${message(error)}`);
+    if (options.only !== 'long-run') {
+      try {
+        await measureFirstOpen(browser, synthetic, syntheticCache, report, log);
+        await measureReopen(browser, synthetic, syntheticCache, report, log);
+      } catch (error) {
+        report.errors.push(`runs table: ${message(error)}`);
+        log(`  runs table failed: ${message(error)}`);
+      }
+      rmSync(syntheticCache, { recursive: true, force: true });
     }
-    rmSync(syntheticCache, { recursive: true, force: true });
-    try {
-      await measureLongRun(browser, longRun, longRunCache, report, log);
-    } catch (error) {
-      report.errors.push(`long run: ${message(error)}`);
-      log(`  long run failed: ${message(error)}`);
+    if (options.only !== 'runs') {
+      try {
+        await measureLongRun(browser, longRun, longRunCache, report, log);
+      } catch (error) {
+        report.errors.push(`long run: ${message(error)}`);
+        log(`  long run failed: ${message(error)}`);
+      }
     }
   } finally {
     report.loadAverage.end = round(loadavg()[0] ?? 0, 2);
     await browser.close();
     rmSync(syntheticCache, { recursive: true, force: true });
-    rmSync(longRunCache, { recursive: true, force: true });
+    if (options.longRunCache === undefined) rmSync(longRunCache, { recursive: true, force: true });
   }
   return report;
 }
@@ -955,7 +977,7 @@ export function formatUiReport(report: UiBenchReport): string {
     `browser  ${report.browser}, viewport ${report.viewport.width}×${report.viewport.height}`,
     `build    ${describeBuilds(report.builds)}`,
     `load     1-min load average ${fmt(report.loadAverage.start, 2)} at the start, ${fmt(report.loadAverage.end, 2)} at the end (${cpus().length} cores)`,
-    `traces   ${report.syntheticTrace.path} (${fmt(report.syntheticTrace.mb, 1)} MB); ${report.longRunTrace.path} (${fmt(report.longRunTrace.events)} events in one run, ${fmt(report.longRunTrace.mb, 1)} MB${report.longRunTrace.ingestSeconds === null ? '' : `, ingested in ${fmt(report.longRunTrace.ingestSeconds, 1)} s`})`,
+    `traces   ${report.syntheticTrace.path} (${fmt(report.syntheticTrace.mb, 1)} MB); ${report.longRunTrace.path} (${fmt(report.longRunTrace.events)} events in one run, ${fmt(report.longRunTrace.mb, 1)} MB${report.longRunTrace.ingestSeconds === null ? '' : `, ${report.longRunTrace.cacheKept ? 'opened with the kept cache' : 'ingested'} in ${fmt(report.longRunTrace.ingestSeconds, 1)} s`})`,
     '',
   ];
   const p = report.progressive;
@@ -1134,13 +1156,23 @@ async function main(): Promise<number> {
       seed: { type: 'string', default: '1' },
       events: { type: 'string', default: '1000000' },
       json: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'long-run-cache': { type: 'string' },
     },
   });
+  const only = values.only;
+  if (only !== undefined && only !== 'runs' && only !== 'long-run') throw new Error(`--only must be runs or long-run, got ${only}`);
   const seed = Number(values.seed);
   const events = Number(values.events);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
   if (!Number.isInteger(events) || events < 10) throw new Error(`--events must be an integer ≥ 10, got ${values.events}`);
-  const report = await runUiBench({ size: values.size, seed, longRunEvents: events });
+  const report = await runUiBench({
+    size: values.size,
+    seed,
+    longRunEvents: events,
+    ...(only !== undefined ? { only } : {}),
+    ...(values['long-run-cache'] !== undefined ? { longRunCache: values['long-run-cache'] } : {}),
+  });
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatUiReport(report)}\n`);
   return report.errors.length > 0 ? 1 : 0;
 }

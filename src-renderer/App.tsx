@@ -5,7 +5,7 @@ import { createApiClient, errorMessage } from './api/client';
 import { useQuery } from './api/useQuery';
 import { Notices } from './components/Notices';
 import { ShortcutsDialog } from './components/ShortcutsDialog';
-import { Failure, Loading } from './components/States';
+import { Failure } from './components/States';
 import { ShowShortcutsContext, useShortcuts } from './keyboard/shortcuts';
 import { routes } from './navigation/route';
 import { navigate, useRoute } from './navigation/useRoute';
@@ -33,8 +33,9 @@ function AppShell() {
   useShortcuts({ '?': openShortcuts });
 
   if (appInfo.status === 'error') return <Failure what="Loopscope" error={appInfo.error} onRetry={() => window.location.reload()} />;
-  if (appInfo.status === 'loading') return <Loading what="Loopscope" />;
-  const info = appInfo.data;
+  // The views load alongside the app's facts, not after them: a trace's views do not need them, and
+  // the start screen asks for the open traces meanwhile (it goes straight to the only one).
+  const info = appInfo.status === 'ready' ? appInfo.data : null;
 
   return (
     <ShowShortcutsContext.Provider value={openShortcuts}>
@@ -55,8 +56,12 @@ function AppShell() {
   );
 }
 
-/** Dropping a file on the window opens it (desktop app); in the browser, says how to open one. */
-function DropTarget({ info, onError, children }: { info: AppInfo; onError: (message: string | null) => void; children: ReactNode }) {
+/**
+ * Dropping a file on the window opens it (desktop app); in the browser, says how to open one. Until
+ * the app's facts arrive (`info` null) a drop is taken and ignored: whether paths can be opened is
+ * not known yet.
+ */
+function DropTarget({ info, onError, children }: { info: AppInfo | null; onError: (message: string | null) => void; children: ReactNode }) {
   const api = useApi();
   const [over, setOver] = useState(false);
 
@@ -70,7 +75,7 @@ function DropTarget({ info, onError, children }: { info: AppInfo; onError: (mess
     event.preventDefault();
     setOver(false);
     const file = event.dataTransfer.files[0];
-    if (!file) return;
+    if (!file || info === null) return;
     const path = info.canOpenPaths ? (window.loopscope?.pathForFile(file) ?? null) : null;
     if (path === null) {
       onError(

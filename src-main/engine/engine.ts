@@ -1,13 +1,16 @@
 /**
  * Opening a trace and reading its report, for the CLI, the desktop app and the HTTP server (through
  * the engine's entry, index.ts): ingest and analysis run in a worker thread, never on the caller's
- * event loop. Nothing is computed in two places: every consumer goes through these functions.
+ * event loop; a trace whose cache already holds all of it opens on the caller's thread, without
+ * one. Nothing is computed in two places: every consumer goes through these functions.
  */
 import { Worker } from 'node:worker_threads';
 import type { AnalysisOptions, AnalyzeReport } from '../../shared/report';
 import type { IngestProgress } from './ingest/ingestFile';
 import { ingestWorkerMessageSchema, type IngestRequest, type StoredRuns } from './workers/workerProtocol';
 import { workerUrl } from './workers/workerUrl';
+import { watchCompletedFile, type FollowReport } from './workers/fileFollower';
+import { reusableCache, type ReusableCache } from './workers/reusableCache';
 import { buildReport } from './report/buildReport';
 import { dirname, join, relative, resolve } from 'node:path';
 import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type TraceFileErrorCode } from './store/traceDatabase';
@@ -96,6 +99,42 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
     searchIndex: options.searchIndex ?? false,
     follow: options.follow === undefined ? null : { idleMs: options.follow.idleMs },
   };
+  const cached = reusableCache(request);
+  if (cached !== null) return Promise.resolve(reusedTrace(path, cached, options.follow));
+  return ingestInWorker(path, request, options);
+}
+
+/** What following a file reports, to the caller's callbacks. */
+function reportFollow(follow: FollowOptions | undefined, message: FollowReport): void {
+  if (message.type === 'followed') follow?.onFollowed(message.progress, message.idle);
+  else if (message.type === 'replaced') follow?.onReplaced(message.reason);
+  else follow?.onStopped(message.reason);
+}
+
+/**
+ * A trace opened from its cache as it is, on this thread: no worker is started. A followed one
+ * is watched here for a change, which makes the caller read it again.
+ */
+function reusedTrace(path: string, cached: ReusableCache, follow: FollowOptions | undefined): TraceHandle {
+  const watching = new AbortController();
+  if (follow !== undefined) {
+    watchCompletedFile(cached.identity, (message) => reportFollow(follow, message), { stopped: watching.signal }).catch((error: unknown) => {
+      if (!watching.signal.aborted) follow.onStopped(`following the file stopped: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+  return {
+    path,
+    dbPath: cached.dbPath,
+    sourceId: cached.sourceId,
+    companions: cached.companions,
+    reused: true,
+    idle: true,
+    stop: async () => watching.abort(),
+  };
+}
+
+/** Ingests the trace (or computes what its cache lacks) in an ingest worker. */
+function ingestInWorker(path: string, request: IngestRequest, options: OpenTraceOptions): Promise<TraceHandle> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerUrl('ingestWorker'), { workerData: request, resourceLimits: INGEST_WORKER_LIMITS });
     let settled = false;
@@ -123,9 +162,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
             stop,
           }),
         );
-      } else if (message.type === 'followed') options.follow?.onFollowed(message.progress, message.idle);
-      else if (message.type === 'replaced') options.follow?.onReplaced(message.reason);
-      else if (message.type === 'stopped') options.follow?.onStopped(message.reason);
+      } else if (message.type === 'followed' || message.type === 'replaced' || message.type === 'stopped') reportFollow(options.follow, message);
       else if (message.code === 'internal') settle(() => reject(new Error(`ingest of ${path} failed: ${message.message}`)));
       else settle(() => reject(new TraceFileError(message.code as TraceFileErrorCode, path, message.message)));
     });

@@ -20,6 +20,7 @@ import { visibleText } from '../components/VisibleText';
 import { useKeyboardRow } from '../keyboard/useKeyboardRow';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
 import { navigate, useSetTabParams } from '../navigation/useRoute';
+import { preloadViews } from './lazyViews';
 import { RunName } from './SubAgents';
 
 type RunSort = (typeof runSortSchema.options)[number];
@@ -272,7 +273,8 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
 /**
  * Whether the runs are on screen, said three ways: the view's `data-state`, which it returns;
  * `data-ready` on the body, for the browser tests; and the `loopscope:runs-shown` mark, which the
- * reopen and progressive-ingest benchmarks time (scripts/bench-ui.ts).
+ * reopen and progressive-ingest benchmarks time (scripts/bench-ui.ts). Once they are, the other
+ * views' code is fetched in the background.
  */
 function useRunsShown(runs: PagedRows<RunRow>, first: number, ingesting: boolean): 'error' | 'ready' | 'loading' {
   const count = runs.total ?? 0;
@@ -289,6 +291,7 @@ function useRunsShown(runs: PagedRows<RunRow>, first: number, ingesting: boolean
     if (!runsShown) return;
     const runCount = latestCount.current;
     requestAnimationFrame(() => performance.mark('loopscope:runs-shown', { detail: { runs: runCount } }));
+    preloadViews();
   }, [runsShown, latestCount]);
   return runs.error !== null ? 'error' : shown && runs.fresh && !ingesting ? 'ready' : 'loading';
 }

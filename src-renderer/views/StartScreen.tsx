@@ -16,7 +16,8 @@ import { navigate } from '../navigation/useRoute';
 let startedHere = true;
 window.addEventListener('hashchange', () => (startedHere = false), { once: true });
 
-export function StartScreen({ info }: { info: ApiResponse<'appInfo'> }) {
+/** `info` null: the app's facts are still loading; the open traces are asked for meanwhile, and shown with them. */
+export function StartScreen({ info }: { info: ApiResponse<'appInfo'> | null }) {
   const traces = useQuery('listTraces', (api) => api.listTraces({}));
   const onlyTrace = traces.status === 'ready' && traces.data.length === 1 ? traces.data[0] : undefined;
 
@@ -27,10 +28,12 @@ export function StartScreen({ info }: { info: ApiResponse<'appInfo'> }) {
     }
   }, [onlyTrace]);
 
+  const shown = traces.status === 'ready' && info !== null;
   useEffect(() => {
-    if (traces.status === 'ready') document.body.dataset.ready = 'true';
-  }, [traces.status]);
+    if (shown) document.body.dataset.ready = 'true';
+  }, [shown]);
 
+  if (info === null) return <Loading what="Loopscope" />;
   return (
     <main className="start" data-testid="start-screen" data-state={traces.status}>
       <header className="start-header">

@@ -1,4 +1,4 @@
-import { useContext, useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
+import { Suspense, useContext, useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import type { TraceSummary } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
@@ -9,14 +9,10 @@ import { VisibleText, visibleText } from '../components/VisibleText';
 import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type Route, type TraceTab } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
-import { CallsView } from './CallsView';
-import { FindingsView } from './FindingsView';
-import { ParseErrorsView } from './ParseErrorsView';
+import { CallsView, FindingsView, ParseErrorsView, RequestDiffView, RunView, SearchView } from './lazyViews';
 import { RunsTable } from './RunsTable';
-import { RequestDiffView } from './RequestDiffView';
-import { RunView } from './RunView';
 import { rememberListRoute } from './lastListRoute';
-import { SearchView } from './SearchView';
+import './viewStyles';
 
 type TraceRoute = Exclude<Route, { view: 'start' }>;
 
@@ -179,7 +175,9 @@ export function TraceView({ route }: { route: TraceRoute }) {
           </div>
         </div>
       ) : (
-        <TraceBody route={route} summary={summary} revision={revision} />
+        <Suspense fallback={<Loading what="the view" />}>
+          <TraceBody route={route} summary={summary} revision={revision} />
+        </Suspense>
       )}
     </main>
   );

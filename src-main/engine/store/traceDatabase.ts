@@ -7,7 +7,7 @@
  * trace, which is always the source of truth.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -180,6 +180,36 @@ export interface PreparedDatabase {
 }
 
 /**
+ * The cache database of a file opened, when it holds a completed ingest of the unchanged file and
+ * companions (see `reusableIngest`); null otherwise. Changes nothing on disk: the caller may be
+ * the app's main thread, checking whether a trace opens without an ingest.
+ */
+export function openReusableDatabase(
+  identity: FileIdentity,
+  cacheDir: string,
+  format: string | undefined,
+  searchIndex: boolean,
+  companionsOf: (format: string) => FileIdentity[],
+): (PreparedDatabase & { reusable: ReusableIngest }) | null {
+  const dbPath = databasePathFor(identity, cacheDir);
+  // Opening a missing file would create an empty database.
+  if (!existsSync(dbPath)) return null;
+  try {
+    const db = openDatabase(dbPath);
+    try {
+      const reusable = storedSchemaVersion(db) === SCHEMA_VERSION ? reusableIngest(db, identity, format, searchIndex, companionsOf) : null;
+      if (reusable !== null) return { db, dbPath, reusable };
+    } catch {
+      // Corrupt or foreign database: not reusable.
+    }
+    db.close();
+  } catch {
+    // Not openable as SQLite at all: not reusable.
+  }
+  return null;
+}
+
+/**
  * Opens the cache database for a file, discarding it when it cannot be trusted: not SQLite, another
  * schema version (older or newer), an ingest that never completed, or a file that changed since.
  */
@@ -191,19 +221,10 @@ export function prepareDatabase(
   companionsOf: (format: string) => FileIdentity[],
 ): PreparedDatabase {
   mkdirSync(cacheDir, { recursive: true });
+  const reused = openReusableDatabase(identity, cacheDir, format, searchIndex, companionsOf);
+  if (reused !== null) return reused;
+  // Rebuilt from the trace.
   const dbPath = databasePathFor(identity, cacheDir);
-  try {
-    const db = openDatabase(dbPath);
-    try {
-      const reusable = storedSchemaVersion(db) === SCHEMA_VERSION ? reusableIngest(db, identity, format, searchIndex, companionsOf) : null;
-      if (reusable !== null) return { db, dbPath, reusable };
-    } catch {
-      // Corrupt or foreign database: rebuilt below from the trace.
-    }
-    db.close();
-  } catch {
-    // Not openable as SQLite at all: rebuilt below.
-  }
   removeDatabaseFiles(dbPath);
   const db = openDatabase(dbPath);
   createSchema(db);

@@ -48,10 +48,17 @@ const MIN_LOOK_GAP_MS = 100;
 class FileWakeups {
   private readonly watcher: FSWatcher | null;
   private wake: (() => void) | null = null;
+  /** Ends the wait under way at once (the watch was stopped). */
+  private interrupt: (() => void) | null = null;
   /** When the caller's last look started and how long it took (`next` is called when it ends). */
   private lookStartedAt = 0;
 
-  constructor(path: string) {
+  /** `stopped` aborted: every wait ends at once (the caller then sees it aborted and stops looking). */
+  constructor(
+    path: string,
+    private readonly stopped?: AbortSignal,
+  ) {
+    stopped?.addEventListener('abort', () => this.interrupt?.(), { once: true });
     let watcher: FSWatcher | null = null;
     try {
       watcher = watch(path, { persistent: false }, () => this.wake?.());
@@ -64,6 +71,7 @@ class FileWakeups {
   }
 
   next(): Promise<void> {
+    if (this.stopped?.aborted) return Promise.resolve();
     const lookTook = this.lookStartedAt === 0 ? 0 : performance.now() - this.lookStartedAt;
     const earliest = performance.now() + Math.max(MIN_LOOK_GAP_MS, lookTook);
     return new Promise((resolve) => {
@@ -71,6 +79,7 @@ class FileWakeups {
       const done = (): void => {
         clearTimeout(timer);
         this.wake = null;
+        this.interrupt = null;
         this.lookStartedAt = performance.now();
         resolve();
       };
@@ -78,6 +87,7 @@ class FileWakeups {
         clearTimeout(timer);
         timer = setTimeout(done, Math.max(0, earliest - performance.now()));
       };
+      this.interrupt = done;
     });
   }
 
@@ -170,23 +180,26 @@ export async function followFile(idleMs: number, follower: TraceFollower, report
     wakeups.close();
     follower.close();
   }
-  await watchCompletedFile(follower.ingested, report, `it grew again after ${Math.round(idleMs / 1000)} s without growing`);
+  await watchCompletedFile(follower.ingested, report, { grewReason: `it grew again after ${Math.round(idleMs / 1000)} s without growing` });
 }
 
 /**
  * A completely read file has no parse state to go on with: when it changes, it is read again from
- * the start (and followed from then on, as a file being written).
+ * the start (and followed from then on, as a file being written). Watching ends, reporting
+ * nothing, when `stopped` is aborted (a trace reopened from its cache is watched on the engine's
+ * thread, without a worker to terminate).
  */
 export async function watchCompletedFile(
   identity: FileIdentity,
   report: (message: FollowReport) => void,
-  grewReason = 'it grew since it was last read to its end',
+  { grewReason = 'it grew since it was last read to its end', stopped }: { grewReason?: string; stopped?: AbortSignal } = {},
 ): Promise<void> {
   const known = readSoFar(identity.path, identity);
-  const wakeups = new FileWakeups(identity.path);
+  const wakeups = new FileWakeups(identity.path, stopped);
   try {
     for (;;) {
       await wakeups.next();
+      if (stopped?.aborted) return;
       const change = observeFile(identity.path, known);
       if (change.kind === 'grown') return report({ type: 'replaced', reason: grewReason });
       if (change.kind === 'replaced') return report({ type: 'replaced', reason: change.reason });

@@ -13,13 +13,13 @@ import type { FirstRowIds } from '../ingest/eventRecorder';
 import { basename } from 'node:path';
 import { identifyFile, openDatabase, prepareDatabase, TraceFileError, type CompanionSource, type FileIdentity } from '../store/traceDatabase';
 import { adapterNamed } from '../adapters/registry';
-import { companionFiles } from '../ingest/companionFiles';
 import { TraceLoader } from '../pipeline/traceLoader';
 import { insertSourceRow, nextRowIds } from '../store/sources';
 import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';
 import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunSqlRow } from '../store/traceWriter';
 import { workerUrl } from './workerUrl';
+import { companionIdentities } from './reusableCache';
 import { followFile, idleWhenOpened, TraceFollower, watchCompletedFile } from './fileFollower';
 import { ingestRequestSchema, storeReplySchema, type IngestRequest, type IngestWorkerMessage, type StoredRun, type StoreRequest } from './workerProtocol';
 
@@ -202,19 +202,6 @@ async function ingestOnThisThread(job: SourceIngest): Promise<GrowingFileIngest 
   } finally {
     db.close();
   }
-}
-
-/** The companion files of a trace read as `format` that can be read now; one that cannot is left out. */
-function companionIdentities(adapter: FormatAdapter | undefined, path: string): FileIdentity[] {
-  if (adapter === undefined) return [];
-  return companionFiles(adapter, path).flatMap((companion) => {
-    try {
-      return [identifyFile(companion)];
-    } catch {
-      // Deleted or unreadable since it was listed: the trace opens without it.
-      return [];
-    }
-  });
 }
 
 interface NewSource {
