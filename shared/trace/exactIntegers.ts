@@ -31,11 +31,13 @@ export interface RawJson {
  * a long number in a tool's output) mostly is not there, and parsing with a reviver is slow.
  */
 const SIXTEEN_DIGIT_NUMBER = /(?:^|[:,[])\s*-?\d{16}/;
+/** Any run of 16 digits: a native scan that skips most text quickly, tried first. */
+const SIXTEEN_DIGITS = /\d{16}/;
 const INTEGER_TEXT = /^-?\d+$/;
 
 /** Whether `text` may hold an integer `JSON.parse` would round (false is certain, true is a maybe). */
 export function mayHoldUnsafeIntegers(text: string): boolean {
-  return SIXTEEN_DIGIT_NUMBER.test(text);
+  return SIXTEEN_DIGITS.test(text) && SIXTEEN_DIGIT_NUMBER.test(text);
 }
 
 /**

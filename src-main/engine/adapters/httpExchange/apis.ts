@@ -132,52 +132,44 @@ const REMEMBERED_ITEM_CHARS = 16 * 1024 * 1024;
  * Cumulative hashes of request histories: entry i identifies items[0..i]. Every request resends
  * the history before it, so each distinct item is hashed once, keyed by its JSON text as parsed
  * (JSON.stringify is native): equal texts are equal values with their keys in the same order, so
- * their stable texts, and hashes, are equal too. The cumulative step mixes two 32-bit lanes in
- * JavaScript (53 bits), cheaper than a native call per item; it only tells prefixes apart.
+ * their stable texts, and hashes, are equal too. An item's hash is kept as two 32-bit halves and
+ * the cumulative step mixes them into the prefix's hash with a few multiplications: a 53-bit
+ * number, cheap to make and to look up, that only has to tell a thread's prefixes apart.
  */
 export class HistoryHasher {
-  private readonly known = new Map<string, string>();
+  private readonly known = new Map<string, Int32Array>();
   private knownChars = 0;
 
-  prefixHashes(api: ApiKind, items: readonly unknown[]): string[] {
-    const hashes: string[] = [];
-    let previous = '';
+  prefixHashes(api: ApiKind, items: readonly unknown[]): number[] {
+    const hashes: number[] = [];
+    let h1 = 0x9e3779b9;
+    let h2 = 0x85ebca6b;
     for (const item of items) {
-      previous = mixHashes(previous, this.itemHash(api, item));
-      hashes.push(previous);
+      const halves = this.itemHalves(api, item);
+      h1 = Math.imul(h1 ^ halves[0]!, 2654435761);
+      h2 = Math.imul(h2 ^ halves[1]!, 1597334677);
+      h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+      h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+      hashes.push(4294967296 * (2097151 & h2) + (h1 >>> 0));
     }
     return hashes;
   }
 
-  private itemHash(api: ApiKind, item: unknown): string {
+  private itemHalves(api: ApiKind, item: unknown): Int32Array {
     const key = JSON.stringify(item) ?? 'undefined';
-    let hash = this.known.get(key);
-    if (hash === undefined) {
-      hash = itemHash(api, item);
+    let halves = this.known.get(key);
+    if (halves === undefined) {
+      const hash = itemHash(api, item);
+      halves = Int32Array.of(Number.parseInt(hash.slice(0, 8), 16) | 0, Number.parseInt(hash.slice(8, 16), 16) | 0);
       if (this.knownChars + key.length > REMEMBERED_ITEM_CHARS) {
         this.known.clear();
         this.knownChars = 0;
       }
-      this.known.set(key, hash);
+      this.known.set(key, halves);
       this.knownChars += key.length;
     }
-    return hash;
+    return halves;
   }
-}
-
-/** cyrb53 over `previous`, a separator and `item`: one history prefix's hash from the one before it. */
-function mixHashes(previous: string, item: string): string {
-  const text = `${previous}\u0000${item}`;
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
 }
 
 /** The tool-call ids an assistant item of the history carries. */

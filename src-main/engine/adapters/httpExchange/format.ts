@@ -52,7 +52,7 @@ interface ThreadState {
   thread: Thread;
   /** Number of history items, and the cumulative hash of all of them. */
   length: number;
-  hash: string;
+  hash: number;
   /** The exchange got no usable response: resending the same history is a retry, not a new call. */
   failed: boolean;
   /** When its response arrived (epoch ms), if the log says: a retry is sent after it. */
@@ -179,7 +179,7 @@ class HttpExchangeMapper implements FormatMapper {
   private readonly callThreads = new Map<string, Thread>();
   private readonly histories = new HistoryHasher();
   /** The states of every open thread by their history's hash: a request looks up its own prefixes instead of visiting every thread. */
-  private readonly statesByHash = new Map<string, ThreadState[]>();
+  private readonly statesByHash = new Map<number, ThreadState[]>();
   private touches = 0;
 
   map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
@@ -433,7 +433,7 @@ class HttpExchangeMapper implements FormatMapper {
    * the longest prefix, then the same model, the same tools presence, the most recently continued.
    */
   private matchThread(request: {
-    hashes: readonly string[];
+    hashes: readonly number[];
     callIds: readonly string[];
     model: string | undefined;
     hasTools: boolean;
