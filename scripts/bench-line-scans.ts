@@ -2,8 +2,8 @@
  * CPU cost of the ingest worker's per-line scans against the same modules at a git revision, side
  * by side: the credential scan of every line (findSecrets on the line read as latin1, as
  * findLineSecrets does), the volatile-field masking of every short tool result
- * (withoutVolatileFields, as resultIdentity does) and the decoding of every tool output
- * (decodeToolOutput). The baseline is `git show REV:FILE` of each module written to a temporary
+ * (withoutVolatileFields, as resultIdentity does) and what ingest takes of every tool output: its
+ * search value and its preview (outputSearchValue, outputPreview). The baseline is `git show REV:FILE` of each module written to a temporary
  * directory (the three modules import nothing).
  *
  * Inputs: the lines of the given traces (by default the bench traces in `bench-data/`), and the
@@ -26,6 +26,7 @@ import { repoRoot } from '../devkit/repoPaths';
 import * as newSecrets from '../shared/secrets/secretScanner';
 import * as newVolatile from '../shared/analysis/volatileFields';
 import * as newToolOutput from '../shared/toolOutput';
+import { SUMMARY_CHARS } from '../src-main/engine/bytes/contentHash';
 
 const MODULES = {
   secrets: 'shared/secrets/secretScanner.ts',
@@ -37,7 +38,7 @@ const DEFAULT_TRACES = ['bench-data/synthetic-200MB-seed1-v1.jsonl', 'bench-data
 interface Implementations {
   secrets: typeof newSecrets;
   volatile: typeof newVolatile;
-  toolOutput: typeof newToolOutput;
+  toolOutput: Partial<typeof newToolOutput> & Pick<typeof newToolOutput, 'decodeToolOutput' | 'outputPreview'>;
 }
 
 async function loadBaseline(revision: string): Promise<{ modules: Implementations; cleanup: () => void }> {
@@ -50,7 +51,7 @@ async function loadBaseline(revision: string): Promise<{ modules: Implementation
   const modules = {
     secrets: (await load('secrets')) as typeof newSecrets,
     volatile: (await load('volatile')) as typeof newVolatile,
-    toolOutput: (await load('toolOutput')) as typeof newToolOutput,
+    toolOutput: (await load('toolOutput')) as Implementations['toolOutput'],
   };
   return { modules, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -107,8 +108,16 @@ type Scan = (modules: Implementations, inputs: Inputs) => unknown[];
 const scans: Record<string, Scan> = {
   'secret scan (lines)': (modules, inputs) => inputs.lines.map((line) => modules.secrets.findSecrets(line.toString('latin1'))),
   'volatile fields (results)': (modules, inputs) => inputs.resultTexts.map((text) => modules.volatile.withoutVolatileFields(text)),
-  'decode tool output': (modules, inputs) => inputs.outputs.map((output) => modules.toolOutput.decodeToolOutput(output)),
+  'output search value+preview': (modules, inputs) =>
+    inputs.outputs.map((output) => [searchValue(modules.toolOutput, output), modules.toolOutput.outputPreview(output, SUMMARY_CHARS + 1)]),
 };
+
+/** What ingest indexes of an output; a baseline without outputSearchValue took it from the decoded output. */
+function searchValue(toolOutput: Implementations['toolOutput'], output: unknown): unknown {
+  if (toolOutput.outputSearchValue !== undefined) return toolOutput.outputSearchValue(output);
+  const decoded = toolOutput.decodeToolOutput(output);
+  return decoded.kind === 'json' ? output : decoded.text;
+}
 
 function timed(scan: Scan, modules: Implementations, inputs: Inputs): { ms: number; answers: unknown[] } {
   const started = process.cpuUsage();
