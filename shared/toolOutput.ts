@@ -96,49 +96,76 @@ export function looksLikeMarkdown(text: string): boolean {
   return (sample.match(/^\s{0,3}(?:[-*] |\d+\. )\S/gm) ?? []).length >= 2 && /\*\*\S|`[^`\n]+`/.test(sample);
 }
 
-function textOutput(text: string, exitCode: number | null, durationMs: number | null, decodedFrom: string | null): DecodedOutput {
-  return { text, kind: looksLikeMarkdown(text) ? 'markdown' : 'text', exitCode, durationMs, decodedFrom };
+/**
+ * An output taken out of its wrapping, before it is laid out for reading: text (with the facts
+ * read from the wrapping), or a JSON value that is shown as JSON.
+ */
+type UnwrappedOutput =
+  | { kind: 'text'; text: string; exitCode: number | null; durationMs: number | null; decodedFrom: string | null }
+  | { kind: 'json'; value: unknown; decodedFrom: string | null };
+
+function unwrappedText(text: string, exitCode: number | null, durationMs: number | null, decodedFrom: string | null): UnwrappedOutput {
+  return { kind: 'text', text, exitCode, durationMs, decodedFrom };
 }
 
-function jsonOutput(value: unknown): DecodedOutput {
-  return { text: JSON.stringify(value, null, 2) ?? String(value), kind: 'json', exitCode: null, durationMs: null, decodedFrom: null };
-}
-
-/** Decodes an output that is an object or an array; `fromText`: it was written as JSON text. */
-function decodeStructured(value: unknown, fromText: boolean): DecodedOutput {
+/** Unwraps an output that is an object or an array; `fromText`: it was written as JSON text. */
+function unwrapStructured(value: unknown, fromText: boolean): UnwrappedOutput {
   if (Array.isArray(value)) {
     const text = contentBlocksText(value);
-    if (text !== null) return textOutput(text, null, null, 'content blocks');
+    if (text !== null) return unwrappedText(text, null, null, 'content blocks');
   } else if (isRecord(value)) {
     const envelope = codexEnvelope(value);
-    if (envelope !== null) return textOutput(envelope.text, envelope.exitCode, envelope.durationMs, 'output/metadata JSON');
+    if (envelope !== null) return unwrappedText(envelope.text, envelope.exitCode, envelope.durationMs, 'output/metadata JSON');
     const text = contentBlocksText([value]);
-    if (text !== null && value['type'] === 'text') return textOutput(text, null, null, 'a text block');
+    if (text !== null && value['type'] === 'text') return unwrappedText(text, null, null, 'a text block');
   }
-  return { ...jsonOutput(value), decodedFrom: fromText ? 'JSON text' : null };
+  return { kind: 'json', value, decodedFrom: fromText ? 'JSON text' : null };
 }
 
-/** The output of a tool result (`undefined`: the result carries none), decoded for reading. */
-export function decodeToolOutput(output: unknown): DecodedOutput {
-  if (output === undefined || output === null) return { text: '', kind: 'text', exitCode: null, durationMs: null, decodedFrom: null };
-  if (typeof output !== 'string') return decodeStructured(output, false);
+function unwrapToolOutput(output: unknown): UnwrappedOutput {
+  if (output === undefined || output === null) return unwrappedText('', null, null, null);
+  if (typeof output !== 'string') return unwrapStructured(output, false);
   const trimmed = output.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
-      return decodeStructured(JSON.parse(output) as unknown, true);
+      return unwrapStructured(JSON.parse(output) as unknown, true);
     } catch {
       // Text that only starts like JSON: it is read as text.
     }
   }
   const headers = splitHeaders(output);
-  if (headers !== null) return textOutput(headers.body, headers.exitCode, headers.durationMs, 'Exit code / Wall time headers');
-  return textOutput(output, null, null, null);
+  if (headers !== null) return unwrappedText(headers.body, headers.exitCode, headers.durationMs, 'Exit code / Wall time headers');
+  return unwrappedText(output, null, null, null);
+}
+
+function prettyJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) ?? String(value);
+}
+
+/** The output of a tool result (`undefined`: the result carries none), decoded for reading. */
+export function decodeToolOutput(output: unknown): DecodedOutput {
+  const unwrapped = unwrapToolOutput(output);
+  if (unwrapped.kind === 'json')
+    return { text: prettyJson(unwrapped.value), kind: 'json', exitCode: null, durationMs: null, decodedFrom: unwrapped.decodedFrom };
+  const { text, exitCode, durationMs, decodedFrom } = unwrapped;
+  return { text, kind: looksLikeMarkdown(text) ? 'markdown' : 'text', exitCode, durationMs, decodedFrom };
+}
+
+/**
+ * What of an output the search index holds: the output as it is when it reads as JSON (searched by
+ * its values, not its keys), else its decoded text (Codex's output JSON unwrapped, content blocks
+ * as their text). Nothing is laid out for reading on the way.
+ */
+export function outputSearchValue(output: unknown): unknown {
+  const unwrapped = unwrapToolOutput(output);
+  return unwrapped.kind === 'json' ? output : unwrapped.text;
 }
 
 /** The one-line start of an output for a summary: decoded, whitespace runs as one space, at most `chars` characters. */
 export function outputPreview(output: unknown, chars: number): string {
-  return decodeToolOutput(output)
-    .text.slice(0, chars * 4)
+  const unwrapped = unwrapToolOutput(output);
+  return (unwrapped.kind === 'json' ? prettyJson(unwrapped.value) : unwrapped.text)
+    .slice(0, chars * 4)
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, chars);

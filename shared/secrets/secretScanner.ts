@@ -7,10 +7,10 @@
  * redact what it finds, and the API masks every string it returns with it.
  *
  * Speed: traces run to a gigabyte and almost no line holds a credential. A text is first searched
- * for the literals that every credential contains (`anchors`: one alternation of plain strings,
- * which the regular-expression engine scans about twice as fast as the rules); only a text with
- * one is scanned with the rules, all alternatives of one expression, and the checks that keep
- * false positives low (boundaries, a token that looks random) run only on what that matched.
+ * for the literals that every credential contains (`anchorSearches`: a few `indexOf` scans for
+ * rare characters); only a text with one is scanned with the rules, all alternatives of one
+ * expression, and the checks that keep false positives low (boundaries, a token that looks
+ * random) run only on what that matched.
  *
  * Every span is made of characters that need no escaping in a JSON string (no quote, no
  * backslash at its ends), so replacing it in a JSON line keeps the line valid JSON.
@@ -116,38 +116,34 @@ const valueGroups = ['awsValue', 'headerValue', 'bearerValue'] as const;
 
 /**
  * Literals at least one of which every match of `rules` contains (the tests' positive cases pass
- * through this filter, so a rule it would miss fails them).
+ * through this filter, so a rule it would miss fails them), grouped by the `needle` they are
+ * searched for with: a character of theirs that is rare in traces (an upper-case letter, `J`, `z`,
+ * `_`), or the whole literal when all its characters are common. `indexOf` finds a needle at
+ * memchr speed, several times faster than one regular expression of all the literals, which tries
+ * them at every `s`, `c` or `e`; a literal is then compared only where its needle is.
  */
-const anchors = new RegExp(
-  [
-    'sk-',
-    'AIza',
-    'AKIA',
-    'ASIA',
-    'ccess_',
-    'ccessK',
-    'ccessk',
-    'CCESS_KEY',
-    'ghp_',
-    'gho_',
-    'ghu_',
-    'ghs_',
-    'ghr_',
-    'github_pat_',
-    'xox',
-    'slack.com',
-    'SG.',
-    'k_live_',
-    'hf_',
-    'uthorization',
-    'UTHORIZATION',
-    'earer',
-    'PRIVATE KEY',
-    'eyJ',
-  ]
-    .map((literal) => literal.replace(/[.]/g, '\\.'))
-    .join('|'),
-);
+const anchorSearches: readonly { needle: string; literals: readonly { literal: string; offset: number }[] }[] = [
+  { needle: 'K', literals: ['ccessK', 'CCESS_KEY', 'PRIVATE KEY'] },
+  { needle: 'A', literals: ['AIza', 'AKIA', 'ASIA', 'UTHORIZATION'] },
+  { needle: 'J', literals: ['eyJ'] },
+  { needle: 'G', literals: ['SG.'] },
+  { needle: 'z', literals: ['uthorization'] },
+  { needle: 'B', literals: ['Bearer'] },
+  { needle: 'k', literals: ['sk-', 'k_live_', 'slack.com', 'ccessk'] },
+  { needle: '_', literals: ['ccess_', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'hf_'] },
+  { needle: 'xox', literals: ['xox'] },
+  { needle: 'bearer', literals: ['bearer'] },
+].map(({ needle, literals }) => ({ needle, literals: literals.map((literal) => ({ literal, offset: literal.indexOf(needle) })) }));
+
+/** Whether `text` holds one of the literals of `anchorSearches`: a text without one holds no credential. */
+function holdsAnchor(text: string): boolean {
+  for (const { needle, literals } of anchorSearches) {
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
+      for (const { literal, offset } of literals) if (text.startsWith(literal, at - offset)) return true;
+    }
+  }
+  return false;
+}
 
 /** One named group per rule (`r0`, `r1`, …), which says which rule matched. */
 const scanner = new RegExp(rules.map((rule, index) => `(?<r${index}>${rule.pattern})`).join('|'), 'g');
@@ -288,7 +284,7 @@ function providerKind(value: string): SecretKind | null {
 }
 
 function* scan(text: string): Generator<SecretSpan> {
-  if (!anchors.test(text)) return;
+  if (!holdsAnchor(text)) return;
   const regex = new RegExp(scanner);
   let match: RegExpExecArray | null;
   while ((match = regex.exec(text)) !== null) {

@@ -14,7 +14,7 @@ import { apiErrorFacts, describeApiError, idText, type EventOf, type ToolCall } 
 import { classifyResponse, outputRepeatsText } from '../../../shared/trace/modelOutcome';
 import { isPausedStatus, normalizeTerminalStatus, type NormalizedStatus } from '../../../shared/trace/runStatus';
 import { toIsoTimestamp } from '../../../shared/trace/timestamps';
-import { decodeToolOutput } from '../../../shared/toolOutput';
+import { outputSearchValue } from '../../../shared/toolOutput';
 import type { EventSqlRow, RowBatcher } from '../store/traceWriter';
 import { addRunStart, addToolResult, newEventRow } from './eventRows';
 import { argumentsText, argumentsValue, digestFromEvent, parseArguments, sumOptional, textLength, truncate } from './fieldValues';
@@ -175,10 +175,7 @@ export class EventRecorder {
         // searched as it reads (Codex's output JSON unwrapped, content blocks as their text).
         // Other JSON is searched by its values, not its keys (SearchText).
         if (event.output === undefined) search.add(digest.preview);
-        else {
-          const decoded = decodeToolOutput(event.output);
-          search.add(decoded.kind === 'json' ? event.output : decoded.text);
-        }
+        else search.add(outputSearchValue(event.output));
         search.add(event.error);
         break;
       }
