@@ -25,7 +25,7 @@ import {
   runPksOfSource,
   runRequestRows,
   SourceChangedError,
-  sourceRequestRows,
+  runRequestSummaryRows,
   type RequestEventSqlRow,
   type RequestSummarySqlRow,
 } from '../store/readModel';
@@ -422,13 +422,7 @@ export function storedRunRequests(db: Database.Database, runPk: number): Request
   }));
 }
 
-/** Every run's stored requests, by run, in one query (the report lists them all); empty when they could not be analyzed. */
-export function storedSourceRequests(db: Database.Database, sourceId: number): Map<number, RequestSummary[]> {
-  const byRun = new Map<number, RequestSummary[]>();
-  for (const row of sourceRequestRows(db, sourceId)) {
-    const list = byRun.get(row.run_pk) ?? [];
-    list.push(summaryOf(row));
-    byRun.set(row.run_pk, list);
-  }
-  return byRun;
+/** The run's stored requests in order, read one at a time (the report lists them all); none when they could not be analyzed. */
+export function* storedRequestSummaries(db: Database.Database, runPk: number): Generator<RequestSummary> {
+  for (const row of runRequestSummaryRows(db, runPk)) yield summaryOf(row);
 }
