@@ -17,7 +17,7 @@
  */
 import type Database from 'better-sqlite3';
 import { deleteRunFindings, insertFinding } from '../store/findings';
-import { markRequestsAnalyzed, replaceRunRequests } from '../store/requests';
+import { markRequestsAnalyzed, replaceRunRequests, type RequestSqlRow } from '../store/requests';
 import {
   RawLineReader,
   requestFindingRows,
@@ -345,32 +345,34 @@ export class SourceRequestAnalyzer {
     this.reader.close();
   }
 
+  /** Stores the records, each turned into its row as it is inserted: a long run's rows are never all held beside its records. */
   private store(runPk: number, records: readonly RequestRecord[]): void {
     const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
-    replaceRunRequests(
-      this.db,
-      runPk,
-      records.map((r) => ({
-        request_index: r.index,
-        event_id: r.eventId,
-        line: r.line,
-        step: r.step,
-        reconstructed: r.reconstructed ? 1 : 0,
-        messages: r.messages,
-        appended_messages: r.appendedMessages,
-        rewrite_at: r.rewrite?.messageIndex ?? null,
-        rewrite_number: r.rewrite?.messageNumber ?? null,
-        rewrite_kind: r.rewrite?.kind ?? null,
-        prefix_change_json: json(r.prefixChange),
-        compaction_json: json(r.compaction),
-        input_tokens: r.inputTokens,
-        input_tokens_source: r.inputTokensSource,
-        cached_input_tokens: r.cachedInputTokens,
-        output_tokens: r.outputTokens,
-        added_json: JSON.stringify(r.added),
-        findings_json: JSON.stringify(r.findings),
-      })),
-    );
+    function* rows(): Generator<RequestSqlRow> {
+      for (const r of records) {
+        yield {
+          request_index: r.index,
+          event_id: r.eventId,
+          line: r.line,
+          step: r.step,
+          reconstructed: r.reconstructed ? 1 : 0,
+          messages: r.messages,
+          appended_messages: r.appendedMessages,
+          rewrite_at: r.rewrite?.messageIndex ?? null,
+          rewrite_number: r.rewrite?.messageNumber ?? null,
+          rewrite_kind: r.rewrite?.kind ?? null,
+          prefix_change_json: json(r.prefixChange),
+          compaction_json: json(r.compaction),
+          input_tokens: r.inputTokens,
+          input_tokens_source: r.inputTokensSource,
+          cached_input_tokens: r.cachedInputTokens,
+          output_tokens: r.outputTokens,
+          added_json: JSON.stringify(r.added),
+          findings_json: JSON.stringify(r.findings),
+        };
+      }
+    }
+    replaceRunRequests(this.db, runPk, rows());
     this.stored.add(runPk);
   }
 }

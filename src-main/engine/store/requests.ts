@@ -30,8 +30,8 @@ export interface RequestSqlRow {
 /** A stored request without what the turn added and its findings. */
 export type RequestSummarySqlRow = Omit<RequestSqlRow, 'added_json' | 'findings_json'>;
 
-/** Replaces the run's stored requests with `rows`. */
-export function replaceRunRequests(db: Database.Database, runPk: number, rows: readonly RequestSqlRow[]): void {
+/** Replaces the run's stored requests with `rows`, each inserted as it is iterated. */
+export function replaceRunRequests(db: Database.Database, runPk: number, rows: Iterable<RequestSqlRow>): void {
   prepared(db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
   const insert = prepared(
     db,
