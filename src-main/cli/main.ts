@@ -10,8 +10,28 @@ import { parseArgs } from 'node:util';
 import { version } from '../../package.json';
 import { formatCount } from '../../shared/formatCount';
 import { formatProgress } from '../../shared/formatProgress';
-import { analysisOptionsSchema, analyzeReportSchema, severityRank, type AnalysisOptions, type AnalyzeReport, type SkippedFile } from '../../shared/report';
-import { adapterNamed, formatNames, identifyFile, openTrace, readReport, TraceFileError } from '../engine';
+import {
+  analysisOptionsSchema,
+  analyzeReportSchema,
+  severityRank,
+  type AnalysisOptions,
+  type AnalyzeReport,
+  type ReportFinding,
+  type SkippedFile,
+} from '../../shared/report';
+import {
+  adapterNamed,
+  formatNames,
+  identifyFile,
+  openTrace,
+  readReport,
+  readReportOutline,
+  runsWithRequests,
+  TraceFileError,
+  writeReportJson,
+  type ReportOutline,
+  type TraceHandle,
+} from '../engine';
 import { expandTraceArguments, withCompanionsInTheirTrace } from './traceFiles';
 import { formatTextReport } from './formatText';
 import { openApp } from './openApp';
@@ -196,15 +216,6 @@ function wantsColor(): boolean {
   return process.stdout.isTTY;
 }
 
-function mergeReports(reports: AnalyzeReport[]): AnalyzeReport {
-  return {
-    files: reports.flatMap((report) => report.files),
-    runs: reports.flatMap((report) => report.runs),
-    findings: reports.flatMap((report) => report.findings),
-    skipped: reports.flatMap((report) => report.skipped),
-  };
-}
-
 /** Says on stderr that a sub-agent file is read as its session (see `withCompanionsInTheirTrace`). */
 function tellOwner(file: string, owner: string): void {
   process.stderr.write(`loopscope: ${file} is a sub-agent transcript of ${owner}: reading the session, with its sub-agents\n`);
@@ -218,9 +229,36 @@ function uiTraceFiles(paths: readonly string[]): string[] {
   ).map((file) => file.path);
 }
 
-function reachesFailLevel(report: AnalyzeReport, failOn: FailOn): boolean {
+function reachesFailLevel(findings: readonly ReportFinding[], failOn: FailOn): boolean {
   if (failOn === 'never') return false;
-  return report.findings.some((f) => severityRank[f.severity] >= severityRank[failOn]);
+  return findings.some((f) => severityRank[f.severity] >= severityRank[failOn]);
+}
+
+/** The report in the terminal: every file's report read whole, since the text summarizes each run's requests. */
+function writeTextReport(reports: readonly AnalyzeReport[], skipped: readonly SkippedFile[]): readonly ReportFinding[] {
+  const report = analyzeReportSchema.parse({
+    files: reports.flatMap((r) => r.files),
+    runs: reports.flatMap((r) => r.runs),
+    findings: reports.flatMap((r) => r.findings),
+    skipped: [...reports.flatMap((r) => r.skipped), ...skipped],
+  });
+  process.stdout.write(formatTextReport(report, { color: wantsColor() }));
+  return report.findings;
+}
+
+/**
+ * The report as JSON, written as it is read: each run's requests come from its trace's database
+ * one at a time, so a run of a million events is written without its requests ever being held.
+ */
+function writeJsonReport(outlines: readonly { trace: TraceHandle; outline: ReportOutline }[], skipped: readonly SkippedFile[]): readonly ReportFinding[] {
+  const findings = outlines.flatMap(({ outline }) => outline.findings);
+  function* runs() {
+    for (const { trace, outline } of outlines) yield* runsWithRequests(trace, outline);
+  }
+  writeReportJson({ files: outlines.flatMap(({ outline }) => outline.files), runs: runs(), findings, skipped: [...skipped] }, (text) => {
+    process.stdout.write(text);
+  });
+  return findings;
 }
 
 async function analyze(command: AnalyzeCommand): Promise<number> {
@@ -229,6 +267,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
   for (const { path } of files) identifyFile(path);
   const showProgress = !command.json && process.stderr.isTTY;
   const reports: AnalyzeReport[] = [];
+  const outlines: { trace: TraceHandle; outline: ReportOutline }[] = [];
   const skipped: SkippedFile[] = [];
   for (const { path: file, fromDirectory } of files) {
     const opening = openTrace(file, {
@@ -248,12 +287,11 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
     });
     if (showProgress) process.stderr.write('\r\u001b[K');
     if (trace === null) skipped.push({ path: file, reason: 'not a known trace format' });
+    else if (command.json) outlines.push({ trace: { ...trace, path: file }, outline: readReportOutline({ ...trace, path: file }, command.analysis) });
     else reports.push(readReport({ ...trace, path: file }, command.analysis));
   }
-  const merged = mergeReports(reports);
-  const report = analyzeReportSchema.parse({ ...merged, skipped: [...merged.skipped, ...skipped] });
-  process.stdout.write(command.json ? `${JSON.stringify(report, null, 2)}\n` : formatTextReport(report, { color: wantsColor() }));
-  return reachesFailLevel(report, command.failOn) ? 1 : 0;
+  const findings = command.json ? writeJsonReport(outlines, skipped) : writeTextReport(reports, skipped);
+  return reachesFailLevel(findings, command.failOn) ? 1 : 0;
 }
 
 function redact(args: string[]): number {

@@ -11,7 +11,8 @@ import { ingestWorkerMessageSchema, type IngestRequest, type StoredRuns } from '
 import { workerUrl } from './workers/workerUrl';
 import { watchCompletedFile, type FollowReport } from './workers/fileFollower';
 import { reusableCache, type ReusableCache } from './workers/reusableCache';
-import { buildReport } from './report/buildReport';
+import { buildReport, buildReportOutline, runRequestReports, type ReportedSource, type ReportOutline } from './report/buildReport';
+import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
 import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type TraceFileErrorCode } from './store/traceDatabase';
 
@@ -19,6 +20,8 @@ export { TraceFileError } from './store/traceDatabase';
 export type { IngestProgress } from './ingest/ingestFile';
 export type { StoredRun, StoredRuns } from './workers/workerProtocol';
 export { companionOwnerFile, possibleCompanionFiles } from './ingest/companionFiles';
+export { writeReportJson, type StreamedReport, type StreamedRun } from './report/reportJson';
+export type { ReportOutline } from './report/buildReport';
 
 /** Lines longer than this are reported and skipped instead of being loaded whole. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -183,15 +186,41 @@ function companionDisplayPath(trace: TraceHandle, companion: CompanionSource, ma
   return join(dirname(trace.path), relative(dirname(mainAbsolute), companion.path));
 }
 
+function reportedSources(trace: TraceHandle): ReportedSource[] {
+  const mainAbsolute = resolve(trace.path);
+  return [
+    { sourceId: trace.sourceId, displayPath: trace.path },
+    ...trace.companions.map((companion) => ({ sourceId: companion.sourceId, displayPath: companionDisplayPath(trace, companion, mainAbsolute) })),
+  ];
+}
+
 export function readReport(trace: TraceHandle, options: AnalysisOptions): AnalyzeReport {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
-    const mainAbsolute = resolve(trace.path);
-    const sources = [
-      { sourceId: trace.sourceId, displayPath: trace.path },
-      ...trace.companions.map((companion) => ({ sourceId: companion.sourceId, displayPath: companionDisplayPath(trace, companion, mainAbsolute) })),
-    ];
-    return buildReport(db, sources, options);
+    return buildReport(db, reportedSources(trace), options);
+  } finally {
+    db.close();
+  }
+}
+
+/** The trace's report without its runs' requests: what to write the report from (`runsWithRequests`). */
+export function readReportOutline(trace: TraceHandle, options: AnalysisOptions): ReportOutline {
+  const db = openDatabase(trace.dbPath, { readonly: true });
+  try {
+    return buildReportOutline(db, reportedSources(trace), options);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The outline's runs, each with its requests read from the trace's database as they are iterated:
+ * one request at a time, the database open until the last run is iterated.
+ */
+export function* runsWithRequests(trace: TraceHandle, outline: ReportOutline): Generator<StreamedRun> {
+  const db = openDatabase(trace.dbPath, { readonly: true });
+  try {
+    for (const { runPk, report } of outline.runs) yield { report, requests: runRequestReports(db, runPk) };
   } finally {
     db.close();
   }

@@ -29,17 +29,22 @@ export const timelineEventTypes: ReadonlySet<string> = new Set(canonicalEventTyp
 
 /**
  * The entry of an event, its repeated strings passed through `shared`. A response's calls are
- * left empty: they are written after it and attached when the timeline is built.
+ * left empty: they are written after it and attached when the timeline is built. Each kind is one
+ * object literal with every field named (no spread of shared fields): V8 then keeps the fields
+ * inside the object, and a long run holds a million of them.
  */
 function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(value: T) => T): TimelineEntry | null {
-  const base = { eventId: event.id, line: event.line, step: event.step, ts: event.ts };
+  const { id: eventId, line, step, ts } = event;
   switch (event.type) {
     case 'model_response':
     case 'stream_fragment':
       // A fragment is a response only when it closes a stream that had no model_response line.
       if (event.outcome === null) return null;
       return {
-        ...base,
+        eventId,
+        line,
+        step,
+        ts,
         kind: 'response',
         outcome: shared(event.outcome) as ModelOutcome,
         finishReason: shared(event.finish_reason),
@@ -52,10 +57,13 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
         apiError: event.api_error === null ? null : (JSON.parse(event.api_error) as ApiErrorFacts),
       };
     case 'tool_call_start':
-      return event.call_id === null ? null : { ...base, kind: 'execution', callId: event.call_id };
+      return event.call_id === null ? null : { eventId, line, step, ts, kind: 'execution', callId: event.call_id };
     case 'tool_result':
       return {
-        ...base,
+        eventId,
+        line,
+        step,
+        ts,
         kind: 'result',
         callId: event.call_id ?? '',
         name: shared(event.name),
@@ -66,12 +74,17 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
         progress: event.progress === null ? null : event.progress === 1,
       };
     case 'tool_call_not_executed':
-      return { ...base, kind: 'not_executed', callId: event.call_id ?? '', reason: event.summary };
+      return { eventId, line, step, ts, kind: 'not_executed', callId: event.call_id ?? '', reason: event.summary };
     case 'run_end':
-      return { ...base, kind: 'run_end', statusRaw: event.summary };
+      return { eventId, line, step, ts, kind: 'run_end', statusRaw: event.summary };
     default:
       return null;
   }
+}
+
+/** Calls in the order responses list them: by response, then by position in it. */
+function byResponseThenPosition(a: TimelineCall, b: TimelineCall): number {
+  return a.eventId - b.eventId || a.index - b.index;
 }
 
 /** A stream fragment kept as its row: whether it closes a stream is known only when the stream closes. */
@@ -82,13 +95,14 @@ interface PendingFragment {
 /**
  * Collects one run's rows, in id order, as its timeline entries. A long run holds one entry per
  * event until it ends (a million for the longest), so each row becomes its entry at once (no row
- * kept beside it) and the strings rows repeat — tool names, outcomes, error codes — are shared,
- * not one copy per row as they arrive from another thread.
+ * kept beside it), the strings rows repeat — tool names, outcomes, error codes — are shared,
+ * not one copy per row as they arrive from another thread, and the calls wait in one list (not
+ * a list per response, each grown with room to spare) until each response gets its own.
  */
 export class RunTimelineAssembler {
   private readonly slots: (TimelineEntry | PendingFragment)[] = [];
   private readonly fragments = new Map<number, TimelineEventSqlRow>();
-  private readonly callsByEvent = new Map<number, TimelineCall[]>();
+  private readonly calls: TimelineCall[] = [];
   private readonly strings = new Map<string, string>();
 
   private readonly intern = <T extends string | null>(value: T): T => {
@@ -136,7 +150,7 @@ export class RunTimelineAssembler {
   addCall(
     row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>,
   ): void {
-    const call: TimelineCall = {
+    this.calls.push({
       callId: row.call_id,
       name: this.intern(row.name),
       argsHash: row.args_hash,
@@ -147,10 +161,7 @@ export class RunTimelineAssembler {
       line: row.line,
       eventId: row.event_id,
       index: row.call_index,
-    };
-    const calls = this.callsByEvent.get(row.event_id);
-    if (calls === undefined) this.callsByEvent.set(row.event_id, [call]);
-    else calls.push(call);
+    });
   }
 
   /** A stream without a model_response closed on this fragment (see TraceIngester.emitStream). */
@@ -163,10 +174,18 @@ export class RunTimelineAssembler {
 
   build(run: TimelineRunSqlRow): RunTimeline {
     const entries: TimelineEntry[] = [];
+    // Responses come in id order, and so do the calls once sorted: one walk attaches each response's calls.
+    const calls = this.calls.sort(byResponseThenPosition);
+    let next = 0;
     for (const slot of this.slots) {
       const entry = 'fragment' in slot ? toEntry(slot.fragment, this.intern) : slot;
       if (entry === null) continue;
-      if (entry.kind === 'response') entry.calls = (this.callsByEvent.get(entry.eventId) ?? []).sort((a, b) => a.index - b.index);
+      if (entry.kind === 'response') {
+        while (next < calls.length && calls[next]!.eventId < entry.eventId) next += 1;
+        const first = next;
+        while (next < calls.length && calls[next]!.eventId === entry.eventId) next += 1;
+        entry.calls = calls.slice(first, next);
+      }
       entries.push(entry);
     }
     return {

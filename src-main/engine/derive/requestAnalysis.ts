@@ -17,7 +17,7 @@
  */
 import type Database from 'better-sqlite3';
 import { deleteRunFindings, insertFinding } from '../store/findings';
-import { markRequestsAnalyzed, replaceRunRequests } from '../store/requests';
+import { markRequestsAnalyzed, replaceRunRequests, type RequestSqlRow } from '../store/requests';
 import {
   RawLineReader,
   requestFindingRows,
@@ -25,7 +25,7 @@ import {
   runPksOfSource,
   runRequestRows,
   SourceChangedError,
-  sourceRequestRows,
+  runRequestSummaryRows,
   type RequestEventSqlRow,
   type RequestSummarySqlRow,
 } from '../store/readModel';
@@ -345,32 +345,34 @@ export class SourceRequestAnalyzer {
     this.reader.close();
   }
 
+  /** Stores the records, each turned into its row as it is inserted: a long run's rows are never all held beside its records. */
   private store(runPk: number, records: readonly RequestRecord[]): void {
     const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
-    replaceRunRequests(
-      this.db,
-      runPk,
-      records.map((r) => ({
-        request_index: r.index,
-        event_id: r.eventId,
-        line: r.line,
-        step: r.step,
-        reconstructed: r.reconstructed ? 1 : 0,
-        messages: r.messages,
-        appended_messages: r.appendedMessages,
-        rewrite_at: r.rewrite?.messageIndex ?? null,
-        rewrite_number: r.rewrite?.messageNumber ?? null,
-        rewrite_kind: r.rewrite?.kind ?? null,
-        prefix_change_json: json(r.prefixChange),
-        compaction_json: json(r.compaction),
-        input_tokens: r.inputTokens,
-        input_tokens_source: r.inputTokensSource,
-        cached_input_tokens: r.cachedInputTokens,
-        output_tokens: r.outputTokens,
-        added_json: JSON.stringify(r.added),
-        findings_json: JSON.stringify(r.findings),
-      })),
-    );
+    function* rows(): Generator<RequestSqlRow> {
+      for (const r of records) {
+        yield {
+          request_index: r.index,
+          event_id: r.eventId,
+          line: r.line,
+          step: r.step,
+          reconstructed: r.reconstructed ? 1 : 0,
+          messages: r.messages,
+          appended_messages: r.appendedMessages,
+          rewrite_at: r.rewrite?.messageIndex ?? null,
+          rewrite_number: r.rewrite?.messageNumber ?? null,
+          rewrite_kind: r.rewrite?.kind ?? null,
+          prefix_change_json: json(r.prefixChange),
+          compaction_json: json(r.compaction),
+          input_tokens: r.inputTokens,
+          input_tokens_source: r.inputTokensSource,
+          cached_input_tokens: r.cachedInputTokens,
+          output_tokens: r.outputTokens,
+          added_json: JSON.stringify(r.added),
+          findings_json: JSON.stringify(r.findings),
+        };
+      }
+    }
+    replaceRunRequests(this.db, runPk, rows());
     this.stored.add(runPk);
   }
 }
@@ -422,13 +424,7 @@ export function storedRunRequests(db: Database.Database, runPk: number): Request
   }));
 }
 
-/** Every run's stored requests, by run, in one query (the report lists them all); empty when they could not be analyzed. */
-export function storedSourceRequests(db: Database.Database, sourceId: number): Map<number, RequestSummary[]> {
-  const byRun = new Map<number, RequestSummary[]>();
-  for (const row of sourceRequestRows(db, sourceId)) {
-    const list = byRun.get(row.run_pk) ?? [];
-    list.push(summaryOf(row));
-    byRun.set(row.run_pk, list);
-  }
-  return byRun;
+/** The run's stored requests in order, read one at a time (the report lists them all); none when they could not be analyzed. */
+export function* storedRequestSummaries(db: Database.Database, runPk: number): Generator<RequestSummary> {
+  for (const row of runRequestSummaryRows(db, runPk)) yield summaryOf(row);
 }

@@ -1,12 +1,17 @@
 /**
  * Reads the analyze report of ingested, analyzed sources out of their database: a trace file and
  * the files opened with it, each run linked to the run and call that started it.
+ *
+ * The report is read in two parts: its outline (files, runs without their requests, findings) and
+ * each run's requests, read from the database one run at a time. A run of a million events has a
+ * quarter of a million requests, so a caller that writes the report (report/reportJson.ts) holds
+ * one request at a time, never the run's list.
  */
 import type Database from 'better-sqlite3';
 import type { AnalysisOptions, AnalyzeReport, ParseError, ReportFinding, RequestReport, RunReport, Severity } from '../../../shared/report';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { optionsKey } from '../derive/analyzeSource';
-import { storedSourceRequests, type RequestSummary } from '../derive/requestAnalysis';
+import { storedRequestSummaries, type RequestSummary } from '../derive/requestAnalysis';
 import { parentRunOf, reportFindings, reportParseErrors, reportRuns, reportSource } from '../store/readModel';
 
 export interface ReportedSource {
@@ -15,9 +20,9 @@ export interface ReportedSource {
   displayPath: string;
 }
 
-/** The run's requests as the report lists them (an unanalyzed source lists none). */
-function requestReports(requests: readonly RequestSummary[]): RequestReport[] {
-  return requests.map((request) => ({
+/** A stored request as the report lists it. */
+function requestReport(request: RequestSummary): RequestReport {
+  return {
     index: request.index,
     line: request.line,
     step: request.step,
@@ -53,16 +58,44 @@ function requestReports(requests: readonly RequestSummary[]): RequestReport[] {
     input_tokens_source: request.inputTokensSource,
     cached_input_tokens: request.cachedInputTokens,
     output_tokens: request.outputTokens,
-  }));
+  };
 }
 
-export function buildReport(db: Database.Database, sources: readonly ReportedSource[], options: AnalysisOptions): AnalyzeReport {
+/** The run's stored requests as the report lists them, read one at a time (an unanalyzed source lists none). */
+export function* runRequestReports(db: Database.Database, runPk: number): Generator<RequestReport> {
+  for (const request of storedRequestSummaries(db, runPk)) yield requestReport(request);
+}
+
+/** A run of the report without its requests, and the key its requests are read by (`runRequestReports`). */
+export interface OutlinedRun {
+  runPk: number;
+  report: Omit<RunReport, 'requests'>;
+}
+
+/** The report without the runs' requests. */
+export interface ReportOutline {
+  files: AnalyzeReport['files'];
+  runs: OutlinedRun[];
+  findings: ReportFinding[];
+}
+
+export function buildReportOutline(db: Database.Database, sources: readonly ReportedSource[], options: AnalysisOptions): ReportOutline {
   const displayPaths = new Map(sources.map((source) => [source.sourceId, source.displayPath]));
-  const reports = sources.map((source) => buildSourceReport(db, source, options, displayPaths));
+  const outlines = sources.map((source) => buildSourceOutline(db, source, options, displayPaths));
   return {
-    files: reports.flatMap((report) => report.files),
-    runs: reports.flatMap((report) => report.runs),
-    findings: reports.flatMap((report) => report.findings),
+    files: outlines.flatMap((outline) => outline.files),
+    runs: outlines.flatMap((outline) => outline.runs),
+    findings: outlines.flatMap((outline) => outline.findings),
+  };
+}
+
+/** The whole report, every run's requests listed. */
+export function buildReport(db: Database.Database, sources: readonly ReportedSource[], options: AnalysisOptions): AnalyzeReport {
+  const outline = buildReportOutline(db, sources, options);
+  return {
+    files: outline.files,
+    runs: outline.runs.map(({ runPk, report }) => ({ ...report, requests: [...runRequestReports(db, runPk)] })),
+    findings: outline.findings,
     skipped: [],
   };
 }
@@ -75,12 +108,12 @@ function parentOf(db: Database.Database, run: { run_id: string; source_id: numbe
   return file === undefined ? undefined : { run_id: parent.run_id, call_id: parent.call_id, file };
 }
 
-function buildSourceReport(
+function buildSourceOutline(
   db: Database.Database,
   { sourceId, displayPath }: ReportedSource,
   options: AnalysisOptions,
   displayPaths: ReadonlyMap<number, string>,
-): AnalyzeReport {
+): ReportOutline {
   const source = reportSource(db, sourceId);
   if (source === undefined) throw new Error(`source ${sourceId} is missing from its database`);
   const parseErrors = reportParseErrors(db, sourceId).map((row): ParseError => ({
@@ -109,16 +142,17 @@ function buildSourceReport(
     counts[f.severity] += 1;
     severityCounts.set(f.run_id, counts);
   }
-  const requestsByRun = storedSourceRequests(db, sourceId);
-  const runs = reportRuns(db, sourceId).map(({ id, ...row }): RunReport => {
+  const runs = reportRuns(db, sourceId).map(({ id, ...row }): OutlinedRun => {
     const parent = parentOf(db, { run_id: row.run_id, source_id: sourceId }, displayPaths);
     return {
-      ...row,
-      file: displayPath,
-      duration_ms: millisBetween(row.started_at, row.ended_at),
-      findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
-      ...(parent !== undefined ? { parent } : {}),
-      requests: requestReports(requestsByRun.get(id) ?? []),
+      runPk: id,
+      report: {
+        ...row,
+        file: displayPath,
+        duration_ms: millisBetween(row.started_at, row.ended_at),
+        findings: severityCounts.get(row.run_id) ?? { error: 0, warning: 0, info: 0 },
+        ...(parent !== undefined ? { parent } : {}),
+      },
     };
   });
   return {
@@ -136,6 +170,5 @@ function buildSourceReport(
     ],
     runs,
     findings,
-    skipped: [],
   };
 }

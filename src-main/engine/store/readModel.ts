@@ -42,7 +42,7 @@ export { reportParseErrors, parseErrorPage } from './parseErrors';
 export type { ParseErrorListSqlRow } from './parseErrors';
 export { lineRecordLocation, RawLineReader, readRawLine, recordsFrom, SourceChangedError } from './rawLines';
 export type { LocationSqlRow, RawLine } from './rawLines';
-export { requestFindingRows, requestNearLine, requestsAnalyzedForRun, runRequestRows, sourceRequestRows } from './requests';
+export { requestFindingRows, requestNearLine, requestsAnalyzedForRun, runRequestRows, runRequestSummaryRows } from './requests';
 export type { RequestSqlRow, RequestSummarySqlRow } from './requests';
 export { childRunCandidates, parentRunOf, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
 export type { ChildRunCandidateSqlRow, ParentRunSqlRow, ReportRunSqlRow, RunListSqlRow, RunPageQuery, RunSort, SubAgentRunSqlRow } from './runs';

@@ -30,8 +30,8 @@ export interface RequestSqlRow {
 /** A stored request without what the turn added and its findings. */
 export type RequestSummarySqlRow = Omit<RequestSqlRow, 'added_json' | 'findings_json'>;
 
-/** Replaces the run's stored requests with `rows`. */
-export function replaceRunRequests(db: Database.Database, runPk: number, rows: readonly RequestSqlRow[]): void {
+/** Replaces the run's stored requests with `rows`, each inserted as it is iterated. */
+export function replaceRunRequests(db: Database.Database, runPk: number, rows: Iterable<RequestSqlRow>): void {
   prepared(db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
   const insert = prepared(
     db,
@@ -83,15 +83,15 @@ export function runRequestRows(db: Database.Database, runPk: number): RequestSql
   return prepared<[number], RequestSqlRow>(db, 'SELECT * FROM requests WHERE run_pk = ? ORDER BY request_index').all(runPk);
 }
 
-/** The stored requests of every run of an analyzed source, by run and then order, without what turns added and their findings. */
-export function sourceRequestRows(db: Database.Database, sourceId: number): IterableIterator<RequestSummarySqlRow & { run_pk: number }> {
-  return prepared<[number], RequestSummarySqlRow & { run_pk: number }>(
+/** The stored requests of a run of an analyzed source, in order, without what turns added and their findings; read one at a time. */
+export function runRequestSummaryRows(db: Database.Database, runPk: number): IterableIterator<RequestSummarySqlRow> {
+  return prepared<[number], RequestSummarySqlRow>(
     db,
-    `SELECT q.run_pk, q.request_index, q.event_id, q.line, q.step, q.reconstructed, q.messages, q.appended_messages, q.rewrite_at, q.rewrite_number, q.rewrite_kind,
+    `SELECT q.request_index, q.event_id, q.line, q.step, q.reconstructed, q.messages, q.appended_messages, q.rewrite_at, q.rewrite_number, q.rewrite_kind,
             q.prefix_change_json, q.compaction_json, q.input_tokens, q.input_tokens_source, q.cached_input_tokens, q.output_tokens
      FROM requests q JOIN runs r ON r.id = q.run_pk JOIN sources s ON s.id = r.source_id
-     WHERE r.source_id = ? AND s.requests_analyzed = 1 ORDER BY q.run_pk, q.request_index`,
-  ).iterate(sourceId);
+     WHERE q.run_pk = ? AND s.requests_analyzed = 1 ORDER BY q.request_index`,
+  ).iterate(runPk);
 }
 
 /** The line, step and findings of the run's requests that carry findings, in order. */
