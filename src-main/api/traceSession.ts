@@ -2,16 +2,21 @@
  * One open trace, from the first ingest to the host's close: it reads the file through the engine
  * (in its worker), keeps the summary the page polls (state, progress, format, companions, follow
  * state, notice), serves the runs stored so far while the ingest runs, and answers queries from
- * the query worker once the trace is ready. A reload, or the file replaced while followed, starts
- * a new ingest; each ingest has a generation, so that only the latest one's results are kept.
+ * the query worker once the trace is ready (a reopened trace's summary is read on this thread, so
+ * that it is ready without waiting for that worker's start-up). A reload, or the file replaced
+ * while followed, starts a new ingest; each ingest has a generation, so that only the latest
+ * one's results are kept.
  */
 import { basename } from 'node:path';
+import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
 import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
-import { openTrace, TraceFileError, type FollowOptions, type TraceHandle } from '../engine';
+import { openDatabase, openTrace, TraceFileError, type FollowOptions, type TraceHandle } from '../engine';
 import { ApiError } from './apiError';
 import { LiveRuns } from './liveRuns';
+import type { TraceScope } from './queries/scope';
+import { sourceSummary } from './queries/trace';
 import type { QueryClient } from './queryClient';
 import type { QueryMethod, QueryTrace } from './queryProtocol';
 
@@ -51,6 +56,20 @@ function ingestingSummary(traceId: string, path: string): TraceSummary {
     follow: null,
     notice: null,
   };
+}
+
+/**
+ * A read of the trace's database on this thread, for the one that cannot wait for the query
+ * worker's start-up (loading the engine's code): a reopened trace's summary, a few indexed
+ * queries, so that the trace is ready as soon as its cache is found.
+ */
+function readHere<T>(trace: QueryTrace, read: (db: Database.Database, scope: TraceScope) => T): T {
+  const db = openDatabase(trace.dbPath, { readonly: true });
+  try {
+    return read(db, { sourceIds: trace.sourceIds, optionsKey: trace.optionsKey });
+  } finally {
+    db.close();
+  }
 }
 
 /** Why the ingest of `path` failed, naming the file. */
@@ -215,7 +234,8 @@ export class TraceSession {
   private async ready(handle: TraceHandle, follow: FollowOptions | undefined, current: () => boolean): Promise<void> {
     try {
       if (!current()) return void handle.stop();
-      const summary = await this.context.queries.summary(this.queryTrace(handle));
+      const trace = this.queryTrace(handle);
+      const summary = handle.reused ? readHere(trace, sourceSummary) : await this.context.queries.summary(trace);
       if (!current()) return void handle.stop();
       this.handle = handle;
       this.live.clear();
