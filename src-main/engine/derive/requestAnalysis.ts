@@ -5,8 +5,8 @@
  * system prompt or tools changed, whether the history was compacted, the input tokens (recorded,
  * or estimated offline) — and the request findings (`requestFindingKinds`).
  *
- * Runs once per source, after its ingest (TraceLoader.finish): logged requests are read back from
- * the trace file, which ingest does not parse (their messages are most of a trace's bytes).
+ * Logged requests are read back from the trace file, which ingest does not parse (their messages
+ * are most of a trace's bytes): during ingest as they are written, or after it.
  * Findings are stored under each analysis-options key like every other finding, though they do
  * not depend on the options.
  *
@@ -17,7 +17,7 @@
  */
 import type Database from 'better-sqlite3';
 import { deleteRunFindings, insertFinding } from '../store/findings';
-import { markRequestsAnalyzed, replaceRunRequests, type RequestSqlRow } from '../store/requests';
+import { deleteRunRequests, insertRunRequest, markRequestsAnalyzed, replaceRunRequests, type RequestSqlRow } from '../store/requests';
 import {
   RawLineReader,
   requestFindingRows,
@@ -26,21 +26,16 @@ import {
   runRequestRows,
   SourceChangedError,
   runRequestSummaryRows,
-  type RequestEventSqlRow,
   type RequestSummarySqlRow,
 } from '../store/readModel';
-import type { ResponseUsage } from './requestHistory';
 import { answeringUsages, hasLoggedRequests, LoggedRequestReader, reconstructedHistory, type CompactionMarker } from './requestHistory';
 import { TokenEstimator } from './tokenEstimator';
-import { attributeRequestTokens, groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
+import { analyzeLoggedRequests, LiveRequestRuns, tokensOf, type ObservedRequestRow, type RequestRecord } from './loggedRequests';
+import { groupAdded, scaleAdded, type AddedTokens, type TokenShare } from '../../../shared/requests/contextGrowth';
 import { compaction, inputDropped, type Compaction } from '../../../shared/requests/compaction';
-import { checkToolPairing, diffRequests, type PrefixChange, type ToolPairing } from '../../../shared/requests/diffRequests';
-import type { NormalizedRequest } from '../../../shared/requests/normalizedRequest';
+import type { PrefixChange } from '../../../shared/requests/diffRequests';
 import {
   historyCompactedFinding,
-  historyRewriteFinding,
-  missingToolResultFindings,
-  prefixChangeFinding,
   reconstructionDisagrees,
   reconstructionMismatchFinding,
   requestFindingKinds,
@@ -49,125 +44,6 @@ import {
 import type { RewriteKind } from '../../../shared/requests/diffRequests';
 import type { TokenSource } from '../../../shared/report';
 import { TraceFileError } from '../store/traceDatabase';
-
-export interface RequestRecord {
-  /** 0-based position among the run's requests (logged: among its `model_request` events). */
-  index: number;
-  eventId: number;
-  line: number;
-  step: number | null;
-  reconstructed: boolean;
-  messages: number;
-  appendedMessages: number;
-  /** `messageIndex`: 0-based in the history without system messages; `messageNumber`: 1-based, as logged. */
-  rewrite: { messageIndex: number; messageNumber: number; kind: RewriteKind } | null;
-  prefixChange: PrefixChange | null;
-  compaction: Compaction | null;
-  inputTokens: number | null;
-  inputTokensSource: TokenSource | null;
-  cachedInputTokens: number | null;
-  outputTokens: number | null;
-  added: AddedTokens[];
-  findings: RequestFinding[];
-}
-
-/** Recorded input tokens, else the estimate — unless there is nothing to estimate (a request rebuilt from no recorded message). */
-function tokensOf(usage: ResponseUsage, estimate: number): { inputTokens: number | null; inputTokensSource: TokenSource | null } {
-  if (usage.inputTokens !== null) return { inputTokens: usage.inputTokens, inputTokensSource: 'recorded' };
-  return estimate === 0 ? { inputTokens: null, inputTokensSource: null } : { inputTokens: estimate, inputTokensSource: 'estimated' };
-}
-
-/** Pairing problems not already reported for an earlier request of the run (a call left unanswered stays so in every later history). */
-function newPairingProblems(pairing: ToolPairing, reported: Set<string>): ToolPairing {
-  const fresh = (key: string): boolean => {
-    if (reported.has(key)) return false;
-    reported.add(key);
-    return true;
-  };
-  return {
-    missingToolResults: pairing.missingToolResults.filter((call) => fresh(`call:${call.callId}`)),
-    orphanToolResults: pairing.orphanToolResults.filter((result) => fresh(`result:${result.callId ?? `#${result.messageIndex}`}`)),
-  };
-}
-
-function analyzeLoggedRequests(
-  events: readonly RequestEventSqlRow[],
-  usages: ReadonlyMap<number, ResponseUsage>,
-  reader: LoggedRequestReader,
-  estimator: TokenEstimator,
-): RequestRecord[] {
-  const records: RequestRecord[] = [];
-  const reported = new Set<string>();
-  let previous: NormalizedRequest | null = null;
-  let previousInput: number | null = null;
-  let index = -1;
-  for (const logged of reader.requests(events)) {
-    index += 1;
-    if ('problem' in logged.request) continue;
-    const request = logged.request;
-    const usage = usages.get(logged.eventId) ?? { inputTokens: null, cachedInputTokens: null, outputTokens: null };
-    // Tokenized only where the estimate is what is shown; otherwise sizes scaled to the usage.
-    const counts = usage.inputTokens === null ? estimator.request(request) : estimator.sizes(request);
-    const estimate = counts.system + counts.tools + counts.messages.reduce((sum, tokens) => sum + tokens, 0);
-    const tokens = tokensOf(usage, estimate);
-    const number = index + 1;
-    let appended: number[];
-    let rewrite: RequestRecord['rewrite'] = null;
-    let prefixChange: PrefixChange | null = null;
-    let compacted: Compaction | null = null;
-    const findings: (RequestFinding | null)[] = [];
-    if (previous === null) {
-      appended = request.messages.map((_, i) => i);
-      findings.push(...missingToolResultFindings(number, newPairingProblems(checkToolPairing(request.messages), reported)));
-    } else {
-      const diff = diffRequests(previous, request);
-      appended = diff.alignment.entries.flatMap((entry) =>
-        entry.nextIndex !== null && (entry.status === 'appended' || entry.status === 'modified') ? [entry.nextIndex] : [],
-      );
-      if (diff.history.verdict === 'rewritten') {
-        rewrite = { messageIndex: diff.history.firstDifference, messageNumber: diff.history.messageNumber, kind: diff.history.kind };
-        if (diff.history.kind === 'compacted') {
-          compacted = compaction(
-            'diff',
-            null,
-            records.at(-1)?.inputTokens ?? null,
-            tokens.inputTokens,
-            diff.history.counts.removed + diff.history.counts.modified,
-          );
-          findings.push(historyCompactedFinding(number, compacted, diff.history.messageNumber));
-        }
-      }
-      prefixChange = diff.prefix;
-      findings.push(
-        historyRewriteFinding(number, diff.history),
-        prefixChangeFinding(number, diff.prefix),
-        ...missingToolResultFindings(number, newPairingProblems(diff.toolPairing, reported)),
-      );
-    }
-    const attribution = attributeRequestTokens(request, appended, counts, usage.inputTokens);
-    const growth = rewrite === null && usage.inputTokens !== null && previousInput !== null ? usage.inputTokens - previousInput : null;
-    records.push({
-      index,
-      eventId: logged.eventId,
-      line: logged.line,
-      step: logged.step,
-      reconstructed: false,
-      messages: request.messages.length,
-      appendedMessages: appended.length,
-      rewrite,
-      prefixChange,
-      compaction: compacted,
-      ...tokens,
-      cachedInputTokens: usage.cachedInputTokens,
-      outputTokens: usage.outputTokens,
-      added: previous === null ? [] : growth === null ? attribution.added : scaleAdded(attribution.added, growth),
-      findings: findings.filter((finding): finding is RequestFinding => finding !== null),
-    });
-    previous = request;
-    previousInput = usage.inputTokens;
-  }
-  return records;
-}
 
 /**
  * Requests rebuilt from the run's events: each extends the previous one by what happened since,
@@ -285,10 +161,10 @@ export function replaceRequestFindings(db: Database.Database, sourceId: number, 
 }
 
 /**
- * Analyzes and stores the requests of one source's runs. During ingest the loader hands it a run
- * with logged requests as soon as the run ends, with the request events and usages it saw being
- * written (the rows have no index yet, so nothing is read back with SQL); `analyzePending` does every
- * other run (reconstructed ones, runs with streamed responses, runs that changed later) with SQL,
+ * Analyzes and stores the requests of one source's runs. During ingest the loader hands it the
+ * request events and usages it sees being written, and each logged request is analyzed as soon as
+ * its usage is final (loggedRequests.ts: the rows have no index yet, so nothing is read back with
+ * SQL); a run's are stored when it ends. `analyzePending` does every other run (reconstructed ones, runs with streamed responses, runs that changed later) with SQL,
  * once the indexes exist, and marks the source analyzed.
  *
  * A trace file that changed since its ingest began cannot be read back: nothing is stored and the
@@ -299,6 +175,7 @@ export class SourceRequestAnalyzer {
   private readonly estimator = new TokenEstimator();
   private readonly stored = new Set<number>();
   private readonly readable: boolean;
+  private readonly live: LiveRequestRuns;
 
   /** `analyzedRuns`: runs whose requests an earlier load of the source stored already. */
   constructor(
@@ -307,19 +184,28 @@ export class SourceRequestAnalyzer {
     analyzedRuns: Iterable<number> = [],
   ) {
     this.reader = new LoggedRequestReader(db);
+    this.live = new LiveRequestRuns(this.reader, this.estimator, (runPk, record, first) => {
+      if (first) deleteRunRequests(db, runPk);
+      insertRunRequest(db, runPk, requestRow(record));
+    });
     this.readable = fileUnchanged(db, sourceId);
     for (const runPk of analyzedRuns) this.stored.add(runPk);
   }
 
-  /** A run with logged requests: these events, in order, and the usage of the response to each. */
-  storeLogged(runPk: number, events: readonly RequestEventSqlRow[], usages: ReadonlyMap<number, ResponseUsage>): void {
-    if (!this.readable) return;
-    this.store(runPk, analyzeLoggedRequests(events, usages, this.reader, this.estimator));
+  /** During ingest: a request, response or stream fragment of a run not analyzed yet, as it is written, in order. */
+  observe(runPk: number, row: ObservedRequestRow): void {
+    if (this.readable) this.live.observe(runPk, row);
+  }
+
+  /** The run ended during ingest: its logged requests are stored (when they could be analyzed as they came; the rest at the end). */
+  runEnded(runPk: number): void {
+    if (this.live.end(runPk)) this.stored.add(runPk);
   }
 
   /** A run stored earlier received rows after it: it is analyzed again at the end. */
   forget(runPk: number): void {
     this.stored.delete(runPk);
+    this.live.forget(runPk);
   }
 
   /**
@@ -345,36 +231,38 @@ export class SourceRequestAnalyzer {
     this.reader.close();
   }
 
-  /** Stores the records, each turned into its row as it is inserted: a long run's rows are never all held beside its records. */
-  private store(runPk: number, records: readonly RequestRecord[]): void {
-    const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
+  /** Stores the records, each turned into its row as it is made and inserted: a run's records are never all held. */
+  private store(runPk: number, records: Iterable<RequestRecord>): void {
     function* rows(): Generator<RequestSqlRow> {
-      for (const r of records) {
-        yield {
-          request_index: r.index,
-          event_id: r.eventId,
-          line: r.line,
-          step: r.step,
-          reconstructed: r.reconstructed ? 1 : 0,
-          messages: r.messages,
-          appended_messages: r.appendedMessages,
-          rewrite_at: r.rewrite?.messageIndex ?? null,
-          rewrite_number: r.rewrite?.messageNumber ?? null,
-          rewrite_kind: r.rewrite?.kind ?? null,
-          prefix_change_json: json(r.prefixChange),
-          compaction_json: json(r.compaction),
-          input_tokens: r.inputTokens,
-          input_tokens_source: r.inputTokensSource,
-          cached_input_tokens: r.cachedInputTokens,
-          output_tokens: r.outputTokens,
-          added_json: JSON.stringify(r.added),
-          findings_json: JSON.stringify(r.findings),
-        };
-      }
+      for (const record of records) yield requestRow(record);
     }
     replaceRunRequests(this.db, runPk, rows());
     this.stored.add(runPk);
   }
+}
+
+function requestRow(r: RequestRecord): RequestSqlRow {
+  const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
+  return {
+    request_index: r.index,
+    event_id: r.eventId,
+    line: r.line,
+    step: r.step,
+    reconstructed: r.reconstructed ? 1 : 0,
+    messages: r.messages,
+    appended_messages: r.appendedMessages,
+    rewrite_at: r.rewrite?.messageIndex ?? null,
+    rewrite_number: r.rewrite?.messageNumber ?? null,
+    rewrite_kind: r.rewrite?.kind ?? null,
+    prefix_change_json: json(r.prefixChange),
+    compaction_json: json(r.compaction),
+    input_tokens: r.inputTokens,
+    input_tokens_source: r.inputTokensSource,
+    cached_input_tokens: r.cachedInputTokens,
+    output_tokens: r.outputTokens,
+    added_json: JSON.stringify(r.added),
+    findings_json: JSON.stringify(r.findings),
+  };
 }
 
 /**

@@ -41,7 +41,7 @@ import {
  * only parsed again, never wrong). Well under the store worker's heap: a normalized message holds
  * its text, and a long run's distinct history can be hundreds of megabytes.
  */
-const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_CACHE_BYTES = 2 * 1024 * 1024;
 
 interface NormalizedElement {
   /** What one element of the messages array normalizes to (an Anthropic user turn with several tool results: several). */
@@ -80,6 +80,15 @@ interface ReadArray {
   messages: RequestMessage[][];
 }
 
+/**
+ * Where one run is in its requests: the messages array its last request was read with, which its
+ * next request repeats. Runs read in turns (their requests interleaved in the file) each keep their
+ * own; the caches of distinct messages are shared.
+ */
+export interface RequestThread {
+  last: ReadArray | null;
+}
+
 /** A messages array found while scanning its line: where, its elements' ranges there, and how many of them the last array had. */
 interface ScannedArray {
   bytes: Buffer;
@@ -93,32 +102,31 @@ export class RequestBytesReader {
   private readonly elements = new Map<string, NormalizedElement>();
   private readonly toolLists = new Map<string, ToolDefinition[]>();
   private cachedBytes = 0;
-  /** The messages array read last: the next request of the run repeats most of it. */
-  private last: ReadArray | null = null;
+  /** The thread of callers that name none (one run read at a time). */
+  private readonly ownThread: RequestThread = { last: null };
+  /** The thread of the line being read. */
+  private thread: RequestThread = this.ownThread;
   /** The messages array of the line being read, as its scan found it. */
   private scanned: ScannedArray | null = null;
 
   constructor(private readonly maxCachedBytes = DEFAULT_CACHE_BYTES) {}
 
-  /** Forgets every message: a new run resends its own history, rarely another run's. */
-  clear(): void {
-    this.elements.clear();
-    this.toolLists.clear();
-    this.cachedBytes = 0;
-    this.last = null;
+  /** Bytes of the line the thread's next request is compared with (what the thread holds). */
+  static heldBytes(thread: RequestThread): number {
+    return thread.last?.bytes.buffer.byteLength ?? 0;
   }
 
   /** The line's messages array, scanned on from where it stops being the last one's. */
   private readonly skipMessages: SkipMember = (key, bytes, open) => {
     if (key !== 'messages' || bytes[open] !== OPEN_BRACKET) return null;
     const known: ElementRange[] = [];
-    if (this.last !== null) {
-      const common = commonPrefixLength(this.last.bytes, bytes.subarray(open, open + this.last.bytes.length));
-      for (const range of this.last.ranges) {
+    const last = this.thread.last;
+    if (last !== null) {
+      const common = commonPrefixLength(last.bytes, bytes.subarray(open, open + last.bytes.length));
+      for (const range of last.ranges) {
         // An object, array or string ends where it closes; a bare number could go on (`12` → `123`),
         // so it is the same element only if the byte after it is the same too.
-        const closed =
-          this.last.bytes[range.end - 1] === CLOSE_BRACE || this.last.bytes[range.end - 1] === CLOSE_BRACKET || this.last.bytes[range.end - 1] === QUOTE;
+        const closed = last.bytes[range.end - 1] === CLOSE_BRACE || last.bytes[range.end - 1] === CLOSE_BRACKET || last.bytes[range.end - 1] === QUOTE;
         if (range.end > common || (!closed && range.end === common)) break;
         known.push({ start: open + range.start, end: open + range.end });
       }
@@ -131,10 +139,11 @@ export class RequestBytesReader {
   /**
    * The request of a canonical `model_request` line, or null to have it read whole. The reader
    * keeps a view of the line's messages for the next request: the caller must not overwrite the
-   * buffer afterwards (give each line its own, as reading it from the file does).
+   * buffer afterwards (give each line its own, as reading it from the file does). `thread`: the
+   * run's, when runs are read in turns.
    */
-  canonical(line: Buffer): NormalizedRequest | null {
-    return this.guard(() => {
+  canonical(line: Buffer, thread = this.ownThread): NormalizedRequest | null {
+    return this.guard(thread, () => {
       const scan = scanTopLevel(line, this.skipMessages);
       const params = value(line, scan.get('params'));
       const model = value(line, scan.get('model'));
@@ -144,8 +153,8 @@ export class RequestBytesReader {
   }
 
   /** The request of an HTTP exchange line, or null to have it read whole. */
-  exchange(line: Buffer): NormalizedRequest | null {
-    return this.guard(() => {
+  exchange(line: Buffer, thread = this.ownThread): NormalizedRequest | null {
+    return this.guard(thread, () => {
       // One pass over the line: the request object, in it the body, in that the messages array.
       const found: { request?: TopLevelScan; body?: TopLevelScan } = {};
       const nested =
@@ -179,7 +188,8 @@ export class RequestBytesReader {
   }
 
   /** A scan error or an unexpected shape: the caller reads the line whole and reports exactly what is wrong. */
-  private guard(read: () => NormalizedRequest | null): NormalizedRequest | null {
+  private guard(thread: RequestThread, read: () => NormalizedRequest | null): NormalizedRequest | null {
+    this.thread = thread;
     try {
       return read();
     } catch (error) {
@@ -204,7 +214,8 @@ export class RequestBytesReader {
   }
 
   private messages(array: ScannedArray): RequestMessage[] | null {
-    const last = this.last;
+    const thread = this.thread;
+    const last = thread.last;
     const messages: RequestMessage[] = [];
     const byElement: RequestMessage[][] = [];
     for (let index = 0; index < array.ranges.length; index++) {
@@ -213,7 +224,7 @@ export class RequestBytesReader {
         const range = array.ranges[index]!;
         const element = this.element(array.bytes.subarray(range.start, range.end));
         if (element === null) {
-          this.last = null;
+          thread.last = null;
           return null;
         }
         numbered = element.messages.map((message, i) => {
@@ -225,7 +236,7 @@ export class RequestBytesReader {
       byElement.push(numbered);
       messages.push(...numbered);
     }
-    this.last = {
+    thread.last = {
       // A view, not a copy: every line read is a buffer of its own (the callers' contract, see canonical()).
       bytes: array.bytes.subarray(array.open, array.end),
       ranges: array.ranges.map((range) => ({ start: range.start - array.open, end: range.end - array.open })),
@@ -259,9 +270,13 @@ export class RequestBytesReader {
     return tools;
   }
 
-  /** Counts what is about to be cached, starting over first when it would exceed the budget. */
+  /** Counts what is about to be cached, starting over first when it would exceed the budget (the threads keep what they hold). */
   private remember(bytes: number): void {
-    if (this.cachedBytes + bytes > this.maxCachedBytes) this.clear();
+    if (this.cachedBytes + bytes > this.maxCachedBytes) {
+      this.elements.clear();
+      this.toolLists.clear();
+      this.cachedBytes = 0;
+    }
     this.cachedBytes += bytes;
   }
 }

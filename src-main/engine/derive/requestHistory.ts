@@ -32,7 +32,7 @@ import type { NormalizedRequest, RequestMessage } from '../../../shared/requests
 import { apiOf } from '../adapters/httpExchange/apis';
 import { inspectSampleRequest } from '../adapters/inspectAi';
 import { isRecord } from '../adapters/formatAdapter';
-import { RequestBytesReader } from './requestBytes';
+import { RequestBytesReader, type RequestThread } from './requestBytes';
 import { tokensForChars } from './tokenEstimator';
 import { namesModelInput } from '../../../shared/trace/canonicalEvents';
 
@@ -75,6 +75,11 @@ export class AnsweringUsages {
   readonly byRequest = new Map<number, ResponseUsage>();
   private open: number | null = null;
 
+  /** Whether the last request still waits for its response: its usage is not final until one comes, or the next request. */
+  get awaitingResponse(): boolean {
+    return this.open !== null;
+  }
+
   add(row: UsageEventSqlRow): void {
     if (row.type === 'model_request') {
       this.open = row.id;
@@ -111,17 +116,20 @@ export class LoggedRequestReader {
 
   /** Yields the requests of these events (a run's, in order), each completed against the one before it. */
   *requests(events: readonly RequestEventSqlRow[]): Generator<LoggedRequest> {
-    this.bytes.clear();
+    const thread: RequestThread = { last: null };
     let previous: LoggedRequest | null = null;
     for (const event of events) {
-      const logged = this.read(event, previous);
+      const logged = this.read(event, previous, thread);
       yield logged;
       previous = logged;
     }
   }
 
-  /** One request; `previous` is the run's request before it (for a Responses continuation). */
-  read(event: RequestEventSqlRow, previous: LoggedRequest | null): LoggedRequest {
+  /**
+   * One request; `previous` is the run's request before it (for a Responses continuation), `thread`
+   * the run's place in the reader when several runs are read in turns.
+   */
+  read(event: RequestEventSqlRow, previous: LoggedRequest | null, thread?: RequestThread): LoggedRequest {
     const base = { eventId: event.id, line: event.line, step: event.step };
     if (event.byte_length > MAX_REQUEST_BYTES) {
       return {
@@ -137,7 +145,7 @@ export class LoggedRequestReader {
     try {
       const bytes = reader.read(event.line, event).bytes;
       // An Inspect sample's record holds every model call of the sample: it is read whole, for its step's model event.
-      const fromBytes = format === 'inspect-ai' ? null : format === 'http-exchange' ? this.bytes.exchange(bytes) : this.bytes.canonical(bytes);
+      const fromBytes = format === 'inspect-ai' ? null : format === 'http-exchange' ? this.bytes.exchange(bytes, thread) : this.bytes.canonical(bytes, thread);
       if (fromBytes !== null) return { ...base, record: null, request: fromBytes };
       record = JSON.parse(bytes.toString('utf8'));
       if (format === 'inspect-ai') record = inspectSampleRequest(record, event.step);
@@ -154,14 +162,18 @@ export class LoggedRequestReader {
   readEvent(runPk: number, eventId: number): LoggedRequest | null {
     const events = this.requestEvents(runPk);
     const at = events.findIndex((event) => event.id === eventId);
-    if (at === -1) return null;
+    return at === -1 ? null : this.readAt(events, at);
+  }
+
+  /** The request of `events[at]` (a run's request events, in order), completed against those before it; read on `thread`. */
+  readAt(events: readonly RequestEventSqlRow[], at: number, thread?: RequestThread): LoggedRequest {
     // A Responses continuation needs the conversation before it: walk back to the request that
     // starts the chain, then read forward.
     let start = at;
-    while (start > 0 && isContinuation(this.read(events[start]!, null))) start -= 1;
+    while (start > 0 && isContinuation(this.read(events[start]!, null, thread))) start -= 1;
     let logged: LoggedRequest | null = null;
-    for (let i = start; i <= at; i++) logged = this.read(events[i]!, logged);
-    return logged;
+    for (let i = start; i <= at; i++) logged = this.read(events[i]!, logged, thread);
+    return logged!;
   }
 
   close(): void {

@@ -6,16 +6,14 @@
  *
  * Each run's timeline is assembled from the rows as they are written, so nothing is read back;
  * a run that receives rows after it was analyzed is analyzed again from the database at the end.
- * A run's logged requests are compared when it ends too (beside the parsing, not after it), from
- * the request events and usages seen being written; the rest at the end (requestAnalysis.ts).
+ * A run's logged requests are compared as they are written too (beside the parsing, not after it),
+ * from the request events and usages seen being written; the rest at the end (requestAnalysis.ts).
  */
 import type Database from 'better-sqlite3';
 import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../derive/analyzeSource';
 import type { TimelineRunSqlRow } from '../store/runAnalysis';
 import { runPksOfSource } from '../store/runs';
 import { updateSourceCounts, updateSourceIdentity } from '../store/sources';
-import { AnsweringUsages } from '../derive/requestHistory';
-import type { RequestEventSqlRow } from '../store/events';
 import type { IngestProgress } from '../ingest/ingestFile';
 import type { AnalysisOptions } from '../../../shared/report';
 import { createQueryIndexes } from '../store/schema';
@@ -45,14 +43,6 @@ const requestColumns = {
   length: column('byte_length'),
 };
 const usageColumns = { input: column('input_tokens'), cached: column('cached_input_tokens'), output: column('output_tokens') };
-
-/** What a run's request analysis needs of its rows, collected as they are written. */
-interface RunRequests {
-  events: RequestEventSqlRow[];
-  usages: AnsweringUsages;
-  /** A streamed response's usage is known only once its stream closes: such runs are analyzed at the end. */
-  streamed: boolean;
-}
 const eventRunColumn = eventColumns.indexOf('run_pk');
 const callRunColumn = toolCallColumns.indexOf('run_pk');
 
@@ -80,7 +70,6 @@ export class TraceLoader {
   /** Runs that received rows after their analysis; their assembled rows are incomplete. */
   private readonly changedAfterAnalysis = new Set<number>();
   private readonly requests: SourceRequestAnalyzer;
-  private readonly runRequests = new Map<number, RunRequests>();
   private readonly optionsKey: string;
   /** When the requests of the runs that changed were last compared, and how long that took (see FOLLOWED_REQUESTS_INTERVAL_MS). */
   private requestsAnalyzedAt = 0;
@@ -206,7 +195,7 @@ export class TraceLoader {
     return assembler;
   }
 
-  /** Keeps a run's request events and the usage answering each, for its request analysis. */
+  /** Hands a run's request events and the usages answering them to its request analysis. */
   private collectRequests(values: unknown[]): void {
     const type = values[typeColumn] as string;
     if (type !== 'model_request' && type !== 'model_response' && type !== 'stream_fragment') return;
@@ -216,31 +205,27 @@ export class TraceLoader {
       this.requests.forget(runPk);
       return;
     }
-    let run = this.runRequests.get(runPk);
-    if (run === undefined) {
-      if (type !== 'model_request') return;
-      run = { events: [], usages: new AnsweringUsages(), streamed: false };
-      this.runRequests.set(runPk, run);
-    }
     const id = values[requestColumns.id] as number;
-    if (type === 'stream_fragment') run.streamed = true;
-    else if (type === 'model_request') {
-      const at = (name: keyof typeof requestColumns) => values[requestColumns[name]] as number;
-      run.events.push({
+    const at = (name: keyof typeof requestColumns) => values[requestColumns[name]] as number;
+    this.requests.observe(runPk, {
+      usage: {
         id,
-        source_id: at('sourceId'),
-        line: at('line'),
-        step: values[requestColumns.step] as number | null,
-        byte_offset: at('offset'),
-        byte_length: at('length'),
-      });
-    }
-    run.usages.add({
-      id,
-      type,
-      input_tokens: values[usageColumns.input] as number | null,
-      cached_input_tokens: values[usageColumns.cached] as number | null,
-      output_tokens: values[usageColumns.output] as number | null,
+        type,
+        input_tokens: values[usageColumns.input] as number | null,
+        cached_input_tokens: values[usageColumns.cached] as number | null,
+        output_tokens: values[usageColumns.output] as number | null,
+      },
+      request:
+        type === 'model_request'
+          ? {
+              id,
+              source_id: at('sourceId'),
+              line: at('line'),
+              step: values[requestColumns.step] as number | null,
+              byte_offset: at('offset'),
+              byte_length: at('length'),
+            }
+          : null,
     });
   }
 
@@ -266,9 +251,7 @@ export class TraceLoader {
       const run = this.latestRunRows.get(runPk);
       if (assembler === undefined || run === undefined || this.changedAfterAnalysis.has(runPk)) continue;
       // Its requests first: the run's analysis stores their findings with its own.
-      const requests = this.runRequests.get(runPk);
-      if (requests !== undefined && !requests.streamed) this.requests.storeLogged(runPk, requests.events, requests.usages.byRequest);
-      this.runRequests.delete(runPk);
+      this.requests.runEnded(runPk);
       this.analyzer.analyze(run, assembler);
       this.assemblers.delete(runPk);
       this.analyzedRuns.add(runPk);

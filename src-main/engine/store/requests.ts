@@ -32,36 +32,42 @@ export type RequestSummarySqlRow = Omit<RequestSqlRow, 'added_json' | 'findings_
 
 /** Replaces the run's stored requests with `rows`, each inserted as it is iterated. */
 export function replaceRunRequests(db: Database.Database, runPk: number, rows: Iterable<RequestSqlRow>): void {
+  deleteRunRequests(db, runPk);
+  for (const row of rows) insertRunRequest(db, runPk, row);
+}
+
+export function deleteRunRequests(db: Database.Database, runPk: number): void {
   prepared(db, 'DELETE FROM requests WHERE run_pk = ?').run(runPk);
-  const insert = prepared(
+}
+
+/** Adds one request of the run (its requests stored one at a time as they are analyzed). */
+export function insertRunRequest(db: Database.Database, runPk: number, r: RequestSqlRow): void {
+  prepared(
     db,
     `INSERT INTO requests (run_pk, request_index, event_id, line, step, reconstructed, messages, appended_messages, rewrite_at, rewrite_number, rewrite_kind,
        prefix_change_json, compaction_json, input_tokens, input_tokens_source, cached_input_tokens, output_tokens, added_json, findings_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    runPk,
+    r.request_index,
+    r.event_id,
+    r.line,
+    r.step,
+    r.reconstructed,
+    r.messages,
+    r.appended_messages,
+    r.rewrite_at,
+    r.rewrite_number,
+    r.rewrite_kind,
+    r.prefix_change_json,
+    r.compaction_json,
+    r.input_tokens,
+    r.input_tokens_source,
+    r.cached_input_tokens,
+    r.output_tokens,
+    r.added_json,
+    r.findings_json,
   );
-  for (const r of rows) {
-    insert.run(
-      runPk,
-      r.request_index,
-      r.event_id,
-      r.line,
-      r.step,
-      r.reconstructed,
-      r.messages,
-      r.appended_messages,
-      r.rewrite_at,
-      r.rewrite_number,
-      r.rewrite_kind,
-      r.prefix_change_json,
-      r.compaction_json,
-      r.input_tokens,
-      r.input_tokens_source,
-      r.cached_input_tokens,
-      r.output_tokens,
-      r.added_json,
-      r.findings_json,
-    );
-  }
 }
 
 /** Records that every run of the source has its requests stored. */
