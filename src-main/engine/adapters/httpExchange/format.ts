@@ -74,7 +74,13 @@ interface Thread {
   states: ThreadState[];
   /** Call ids issued by this thread's responses: their results reappear in every later history. */
   issued: Set<string>;
+  /** Calls its responses issued that no result answered yet: a later request may still carry one into it. */
+  pendingCalls: number;
+  /** Its response ids still remembered: a later request may name one (`previous_response_id`) and go on with it. */
+  chainIds: number;
   last: LastExchange | null;
+  /** Its end was derived (when it closed, or at the end of the file). */
+  ended: boolean;
 }
 
 interface PendingCall {
@@ -230,7 +236,7 @@ class HttpExchangeMapper implements FormatMapper {
         ? this.continuedResponse(view.previousResponseId!)
         : this.matchThread({ hashes, callIds: historyCallIds, model: view.model, hasTools, sentAt });
     const thread = match?.thread ?? this.newThread();
-    this.touch(thread);
+    this.touch(thread, emit);
     thread.step += 1;
     thread.model = view.model;
     thread.hasTools = hasTools;
@@ -353,7 +359,7 @@ class HttpExchangeMapper implements FormatMapper {
     });
     emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });
     for (const call of view.toolCalls) this.issue(thread, step, call, outcome === 'tool_calls');
-    if (view.responseId !== undefined) remember(this.responseThreads, view.responseId, thread, RESPONSE_IDS);
+    if (view.responseId !== undefined) this.rememberResponse(view.responseId, thread, emit);
     thread.last =
       view.apiError !== undefined
         ? { kind: 'api_error', line, ts, error: view.apiError }
@@ -365,7 +371,10 @@ class HttpExchangeMapper implements FormatMapper {
     const callId = String(call.call_id);
     // Calls of an incomplete response are not issued (they owe no result), but a result the loop
     // sent anyway is still theirs, not an orphan.
+    const earlier = this.pending.get(callId);
+    if (earlier !== undefined) earlier.thread.pendingCalls -= 1;
     this.pending.set(callId, { thread, name: call.name, step });
+    thread.pendingCalls += 1;
     if (issued) thread.issued.add(callId);
     remember(this.callThreads, callId, thread, CALL_IDS);
   }
@@ -399,6 +408,7 @@ class HttpExchangeMapper implements FormatMapper {
       if (pending !== undefined) {
         if (named) continue;
         this.pending.delete(result.callId);
+        pending.thread.pendingCalls -= 1;
         target = pending.thread;
         resultStep = pending.step;
         name = pending.name;
@@ -419,6 +429,8 @@ class HttpExchangeMapper implements FormatMapper {
         error: result.isError ? defined({ message: nonEmptyText(errorMessage) }) : undefined,
       });
       emit({ event, typeRaw: result.typeRaw, line });
+      // Its last awaited result: a closed thread may be out of reach now.
+      this.endIfUnreachable(target, emit);
     }
   }
 
@@ -482,14 +494,23 @@ class HttpExchangeMapper implements FormatMapper {
       touchedAt: 0,
       states: [],
       issued: new Set(),
+      pendingCalls: 0,
+      chainIds: 0,
       last: null,
+      ended: false,
     };
     this.threads.push(thread);
     return thread;
   }
 
-  /** Marks a thread as the most recently continued; closes the least recent beyond the limit. */
-  private touch(thread: Thread): void {
+  /**
+   * Marks a thread as the most recently continued; closes the least recent beyond the limit. A
+   * closed thread that nothing can reach any more — no history can extend it (its states are
+   * forgotten), no call of it awaits a result, no response of it can be named by
+   * `previous_response_id` — is as it will be at the end of the file: its end is derived now, so
+   * its run is analyzed (and let go of) while the file is read instead of after it.
+   */
+  private touch(thread: Thread, emit: Emit): void {
     this.open.delete(thread);
     this.open.add(thread);
     this.touches += 1;
@@ -497,11 +518,37 @@ class HttpExchangeMapper implements FormatMapper {
     if (this.open.size > OPEN_THREADS) {
       const oldest = this.open.values().next();
       if (!oldest.done) {
-        this.open.delete(oldest.value);
-        for (const state of oldest.value.states) this.forgetState(state);
-        oldest.value.states = [];
-        oldest.value.issued.clear();
+        const closed = oldest.value;
+        this.open.delete(closed);
+        for (const state of closed.states) this.forgetState(state);
+        closed.states = [];
+        closed.issued.clear();
+        this.endIfUnreachable(closed, emit);
       }
+    }
+  }
+
+  /** A closed thread that nothing can reach any more ends now (see touch). */
+  private endIfUnreachable(thread: Thread, emit: Emit): void {
+    if (thread.ended || this.open.has(thread) || thread.pendingCalls > 0 || thread.chainIds > 0) return;
+    this.endThread(thread, 'derived when the thread closed', emit);
+  }
+
+  /** Remembers which thread a response id belongs to (the most recent RESPONSE_IDS); a thread whose last id is forgotten may become unreachable. */
+  private rememberResponse(responseId: string, thread: Thread, emit: Emit): void {
+    const earlier = this.responseThreads.get(responseId);
+    if (earlier !== undefined) {
+      this.responseThreads.delete(responseId);
+      earlier.chainIds -= 1;
+    }
+    this.responseThreads.set(responseId, thread);
+    thread.chainIds += 1;
+    if (earlier !== undefined && earlier !== thread) this.endIfUnreachable(earlier, emit);
+    if (this.responseThreads.size > RESPONSE_IDS) {
+      const [oldestId, oldest] = this.responseThreads.entries().next().value!;
+      this.responseThreads.delete(oldestId);
+      oldest.chainIds -= 1;
+      this.endIfUnreachable(oldest, emit);
     }
   }
 
@@ -511,24 +558,27 @@ class HttpExchangeMapper implements FormatMapper {
    * there; any other thread (calls awaiting results, a cut-off response) stays unterminated.
    */
   finish(emit: Emit): void {
-    for (const thread of this.threads) {
-      const last = thread.last;
-      if (last === null) continue;
-      let status: string;
-      let reason: string;
-      if (last.kind === 'response' && (last.outcome === 'final' || last.outcome === 'refusal')) {
-        status = last.outcome === 'final' ? 'model_finished' : 'refused';
-        const finishReason = last.finishReason === undefined || last.finishReason === null ? 'no finish reason' : `finish reason "${last.finishReason}"`;
-        reason = `derived: the thread's last response (line ${last.line.lineNumber}) is a ${last.outcome} answer (${finishReason}) and no later request continues the thread`;
-      } else if (last.kind === 'api_error') {
-        status = 'failed';
-        reason = `derived: the thread's last exchange (line ${last.line.lineNumber}) failed at the provider with ${describeApiError(apiErrorFacts(last.error)).slice(0, 200)} and no later request continues the thread`;
-      } else {
-        continue;
-      }
-      const event = runEnd({ run_id: thread.runId, step: thread.step, ts: last.ts, status, reason });
-      emit({ event, typeRaw: 'derived at end of file', line: last.line });
+    for (const thread of this.threads) if (!thread.ended) this.endThread(thread, 'derived at end of file', emit);
+  }
+
+  private endThread(thread: Thread, typeRaw: string, emit: Emit): void {
+    const last = thread.last;
+    if (last === null) return;
+    let status: string;
+    let reason: string;
+    if (last.kind === 'response' && (last.outcome === 'final' || last.outcome === 'refusal')) {
+      status = last.outcome === 'final' ? 'model_finished' : 'refused';
+      const finishReason = last.finishReason === undefined || last.finishReason === null ? 'no finish reason' : `finish reason "${last.finishReason}"`;
+      reason = `derived: the thread's last response (line ${last.line.lineNumber}) is a ${last.outcome} answer (${finishReason}) and no later request continues the thread`;
+    } else if (last.kind === 'api_error') {
+      status = 'failed';
+      reason = `derived: the thread's last exchange (line ${last.line.lineNumber}) failed at the provider with ${describeApiError(apiErrorFacts(last.error)).slice(0, 200)} and no later request continues the thread`;
+    } else {
+      return;
     }
+    thread.ended = true;
+    const event = runEnd({ run_id: thread.runId, step: thread.step, ts: last.ts, status, reason });
+    emit({ event, typeRaw, line: last.line });
   }
 }
 
