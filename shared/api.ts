@@ -452,6 +452,16 @@ export const runRequestsSchema = z.object({
 
 const paged = <T extends z.ZodType>(row: T) => z.object({ total: z.number().int(), offset: z.number().int(), rows: z.array(row) });
 
+/** A page of a run's event list (`runEvents`): its events with the calls they issue, start or answer. */
+const runEventsPage = paged(eventRowSchema).extend({ calls: z.array(callRowSchema), hiddenBookkeeping: z.number().int() });
+
+/**
+ * Asked with a jump: the pages of `pageSize` events of the run's list (as `runEvents` answers them)
+ * that hold the rows within `around` of the position found, so the list shows the place jumped to
+ * without asking again.
+ */
+const pagesAround = z.object({ pageSize: z.number().int().min(1).max(2000), around: z.number().int().min(0).max(2000) });
+
 /** Each method: its request and response schema. */
 export const apiMethods = {
   appInfo: { request: z.object({}), response: appInfoSchema },
@@ -510,16 +520,23 @@ export const apiMethods = {
    */
   runEvents: {
     request: z.object({ traceId, runPk: z.number().int(), ...page, hideBookkeeping: z.boolean().default(false), collapsedSpans }),
-    response: paged(eventRowSchema).extend({ calls: z.array(callRowSchema), hiddenBookkeeping: z.number().int() }),
+    response: runEventsPage,
   },
   /**
    * Where an event sits in its run's event list (`index`) and in the list without bookkeeping
    * (`visibleIndex`, null when it is bookkeeping): for jumping to it. With `collapsedSpans`, both
    * count without the events inside those spans; an event inside one is at its span's header.
+   * With `pages`, the pages of that list (without bookkeeping when `pages.hideBookkeeping`) around
+   * the event, when it is in that list.
    */
   eventPosition: {
-    request: z.object({ traceId, eventId: z.number().int(), collapsedSpans }),
-    response: z.object({ runPk: z.number().int(), index: z.number().int(), visibleIndex: z.number().int().nullable() }),
+    request: z.object({ traceId, eventId: z.number().int(), collapsedSpans, pages: pagesAround.extend({ hideBookkeeping: z.boolean() }).optional() }),
+    response: z.object({
+      runPk: z.number().int(),
+      index: z.number().int(),
+      visibleIndex: z.number().int().nullable(),
+      pages: z.array(runEventsPage).optional(),
+    }),
   },
   /**
    * The model request an event belongs to: the run's request at or before it (a response's is the
@@ -561,6 +578,7 @@ export const apiMethods = {
   /**
    * A step of a run (`at`), or the nearest one `after` or `before` it, and its first event's index
    * in the run's event list (without bookkeeping when `hideBookkeeping`); null when there is none.
+   * With `pages`, the pages of that list around it.
    */
   stepPosition: {
     request: z.object({
@@ -570,8 +588,9 @@ export const apiMethods = {
       direction: z.enum(['at', 'after', 'before']),
       hideBookkeeping: z.boolean().default(false),
       collapsedSpans,
+      pages: pagesAround.optional(),
     }),
-    response: z.object({ step: z.number().int(), index: z.number().int() }).nullable(),
+    response: z.object({ step: z.number().int(), index: z.number().int(), pages: z.array(runEventsPage).optional() }).nullable(),
   },
   /**
    * Like every answer, masked: each credential in it replaced by its kind and public prefix

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { ApiResponse } from '../../shared/api';
 import { assignTracks, modelCallTimes, toolCallTimes, type SpanTimes } from '../../shared/analysis/waterfall';
-import { callStarts, responseAndCallCounts, timedCalls, timedResponses } from '../engine';
+import { callCount, callStarts, responseCount, timedCalls, timedResponses } from '../engine';
 
 type Waterfall = ApiResponse<'runWaterfall'>;
 type Span = Waterfall['spans'][number];
@@ -21,12 +21,10 @@ export const MAX_SPANS_PER_KIND = 5000;
 export function runWaterfall(db: Database.Database, runPk: number): Waterfall {
   const responses = timedResponses(db, runPk, MAX_SPANS_PER_KIND);
   const calls = timedCalls(db, runPk, MAX_SPANS_PER_KIND);
-  const totals = responseAndCallCounts(db, runPk);
-  // When each call was started (its first tool_call_start), where the format writes one.
-  const startedAt = new Map<string, string>();
-  for (const start of callStarts(db, runPk)) {
-    if (start.ts !== null && !startedAt.has(start.call_id)) startedAt.set(start.call_id, start.ts);
-  }
+  // Fewer than the limit drawn is all of them: the run is counted only when it has more.
+  const omittedResponses = responses.length < MAX_SPANS_PER_KIND ? 0 : responseCount(db, runPk) - responses.length;
+  const omittedCalls = calls.length < MAX_SPANS_PER_KIND ? 0 : callCount(db, runPk) - calls.length;
+  const startedAt = firstStarts(db, runPk, new Set(calls.map((call) => call.call_id)));
 
   let untimed = 0;
   const model: { times: SpanTimes; span: Omit<Span, 'track' | 'startMs' | 'endMs'> }[] = [];
@@ -76,5 +74,21 @@ export function runWaterfall(db: Database.Database, runPk: number): Waterfall {
     const tracks = assignTracks(group.map((entry) => entry.times));
     group.forEach((entry, index) => spans.push({ ...entry.span, startMs: entry.times.startMs, endMs: entry.times.endMs, track: tracks[index]! }));
   }
-  return { spans, untimed, omitted: totals.responses - responses.length + (totals.calls - calls.length) };
+  return { spans, untimed, omitted: omittedResponses + omittedCalls };
+}
+
+/**
+ * When each of the calls `callIds` was started (the first tool_call_start with its id that has a
+ * time), where the format writes one: read in order up to the last of them, not through the rest
+ * of a long run.
+ */
+function firstStarts(db: Database.Database, runPk: number, callIds: ReadonlySet<string>): Map<string, string> {
+  const startedAt = new Map<string, string>();
+  if (callIds.size === 0) return startedAt;
+  for (const start of callStarts(db, runPk)) {
+    if (start.ts === null || startedAt.has(start.call_id) || !callIds.has(start.call_id)) continue;
+    startedAt.set(start.call_id, start.ts);
+    if (startedAt.size === callIds.size) break;
+  }
+  return startedAt;
 }

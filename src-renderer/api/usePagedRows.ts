@@ -16,6 +16,8 @@ export interface PagedRows<T> {
   load(index: number): Promise<T | undefined>;
   /** Asks for the pages covering [start, end]: what the viewport shows. */
   want(start: number, end: number): void;
+  /** Holds a page that came with another answer (a jump's position, read with the rows around it) as if it had been loaded. */
+  seed(offset: number, page: Page<T>): void;
   /** Changes whenever a page arrives, and with it this object: whatever reads `rowAt` depends on the object. */
   revision: number;
   /** True when every page held was loaded for the current `refresh`: what is shown is current. */
@@ -114,6 +116,22 @@ export function usePagedRows<T>(
     [fetchInto, pageSize],
   );
 
+  const seed = useCallback(
+    (offset: number, page: Page<T>) => {
+      const state = store.current;
+      // Another list's page, or one not on this list's page boundaries, is not one of its pages.
+      if (state.identity !== identity || offset % pageSize !== 0) return;
+      const pageIndex = offset / pageSize;
+      state.pages.set(pageIndex, page.rows);
+      state.stale.delete(pageIndex);
+      state.focus = pageIndex;
+      evictFarPages(state, pageIndex);
+      setLoaded({ identity, refresh: state.refresh, total: page.total, fresh: state.stale.size === 0 && state.inFlight.size === 0 });
+      setRevision((value) => value + 1);
+    },
+    [identity, pageSize],
+  );
+
   // Until the effect above has run, the store may still hold the previous list: show none of it.
   const rowAt = useCallback(
     (index: number): T | undefined =>
@@ -134,7 +152,7 @@ export function usePagedRows<T>(
   const total = current?.total ?? null;
   const fresh = current !== null && current.refresh === refresh && current.fresh;
   const error = failure?.identity === identity ? failure.message : null;
-  return useMemo(() => ({ total, rowAt, load, want, revision, fresh, error }), [total, rowAt, load, want, revision, fresh, error]);
+  return useMemo(() => ({ total, rowAt, load, want, seed, revision, fresh, error }), [total, rowAt, load, want, seed, revision, fresh, error]);
 }
 
 function evictFarPages<T>(state: Store<T>, focus: number): void {

@@ -26,6 +26,12 @@ export interface WindowedVirtualizer {
   size: number;
   /** Scrolls to a row of the whole list, moving the window to it first if needed. */
   scrollToIndex: (index: number, align: 'start' | 'auto') => void;
+  /**
+   * The list indexes of the first and last rows rendered now, read from the virtualizer when
+   * called, not from a render; null while a moved window's scroll has not landed (its rows are
+   * those of the old scroll position, never shown).
+   */
+  currentRange: () => { first: number; last: number } | null;
 }
 
 /** The window's first row for a wish: as close to it as the list allows, so the window is full. */
@@ -121,5 +127,13 @@ export function useWindowedVirtualizer(options: {
     pending.current = { index, delta: 0, align };
     setRequestedStart(clampWindowStart(index - windowRows / 2, count));
   };
-  return { virtualizer, start, size, scrollToIndex };
+  const currentRange = () => {
+    const target = settling.current;
+    const offsetNow = virtualizer.scrollOffset ?? 0;
+    if (pending.current !== null || (target !== null && Math.abs(offsetNow - target.offset) > estimateSize && performance.now() < target.until)) return null;
+    const rendered = virtualizer.getVirtualItems();
+    if (rendered.length === 0) return null;
+    return { first: start + rendered[0]!.index, last: start + rendered[rendered.length - 1]!.index };
+  };
+  return { virtualizer, start, size, scrollToIndex, currentRange };
 }

@@ -7,7 +7,7 @@
  * folded away unless the URL says `?all=1`; the cursor and j/k move over the rows listed.
  */
 import { useCallback, useEffect, useMemo, useState, type Dispatch, type SetStateAction } from 'react';
-import type { EventRow, FindingRow } from '../../shared/api';
+import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { fetchAll } from '../api/fetchAll';
@@ -32,6 +32,8 @@ import { lastListRoute } from './lastListRoute';
 import { SubAgentsProvider } from './SubAgents';
 
 const eventPageSize = 100;
+/** Rows on either side of a jump's target that come with its position: the screen it lands on, with the timeline's overscan. */
+const jumpRowsAround = 50;
 
 /** Where the cursor is: an index in the run's event list and, once its page is loaded, the event. */
 interface Cursor {
@@ -50,10 +52,10 @@ export function RunView({ route, revision, followed }: { route: RunRoute; revisi
   const runKey = `${traceId}:${runPk}:${revision}`;
   const run = useQuery(`run:${runKey}`, (client) => client.run({ traceId, runPk }));
   const findings = useQuery(`runFindings:${runKey}`, (client) => fetchAll((offset, limit) => client.findings({ traceId, runPk, offset, limit })));
-  const { events, hiddenBookkeeping } = useRunEvents(route, collapsed, revision);
+  const { events, hiddenBookkeeping, seedPages } = useRunEvents(route, collapsed, revision);
   const findingIndex = useMemo(() => indexFindings(findings.status === 'ready' ? findings.data : []), [findings]);
 
-  const { cursor, failure: cursorFailure } = useCursor(route, collapsed, events);
+  const { cursor, failure: cursorFailure } = useCursor(route, collapsed, events, seedPages);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [runPk, route.eventId, route.step, route.section]);
   const diffAction = useDiffAction(traceId, runPk, route.eventId, cursor);
@@ -307,23 +309,41 @@ function TimelineSection(props: {
  * The run's events as the timeline lists them (bookkeeping folded away or not, spans collapsed),
  * and how many bookkeeping events are folded away (null until this list's first page arrived).
  */
-function useRunEvents(route: RunRoute, collapsed: number[], revision: number): { events: PagedRows<TimelineEvent>; hiddenBookkeeping: number | null } {
+function useRunEvents(
+  route: RunRoute,
+  collapsed: number[],
+  revision: number,
+): { events: PagedRows<TimelineEvent>; hiddenBookkeeping: number | null; seedPages: SeedPages } {
   const api = useApi();
   const { traceId, runPk, showAll } = route;
   const [bookkeeping, setBookkeeping] = useState<{ list: string; count: number } | null>(null);
   const eventList = `events:${traceId}:${runPk}:${showAll ? 'all' : 'content'}:${collapsed.join(',')}`;
-  const fetchEvents = useCallback(
-    async (offset: number, limit: number) => {
-      const page = await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll, collapsedSpans: collapsed });
+  const received = useCallback(
+    (page: ApiResponse<'runEvents'>) => {
       const count = page.hiddenBookkeeping;
       setBookkeeping((known) => (known?.list === eventList && known.count === count ? known : { list: eventList, count }));
       return { total: page.total, rows: withCalls(page.rows, page.calls) };
     },
-    [api, traceId, runPk, showAll, collapsed, eventList],
+    [eventList],
+  );
+  const fetchEvents = useCallback(
+    async (offset: number, limit: number) =>
+      received(await api.runEvents({ traceId, runPk, offset, limit, hideBookkeeping: !showAll, collapsedSpans: collapsed })),
+    [api, traceId, runPk, showAll, collapsed, received],
   );
   const events = usePagedRows(eventList, revision, fetchEvents, eventPageSize);
-  return { events, hiddenBookkeeping: bookkeeping?.list === eventList ? bookkeeping.count : null };
+  const { seed } = events;
+  const seedPages: SeedPages = useCallback(
+    (pages) => {
+      for (const page of pages ?? []) seed(page.offset, received(page));
+    },
+    [seed, received],
+  );
+  return { events, hiddenBookkeeping: bookkeeping?.list === eventList ? bookkeeping.count : null, seedPages };
 }
+
+/** Holds the pages of the run's event list that came with a jump's position (none: nothing to hold). */
+type SeedPages = (pages: ApiResponse<'runEvents'>[] | undefined) => void;
 
 /**
  * The inspector's "diff" action for the event it shows: a model request diffs itself; a model
@@ -385,7 +405,7 @@ function useDiffAction(traceId: string, runPk: number, eventId: number | null, c
  * `/step/<n>` on the step's first event, unless it already sits in that step (closing the
  * inspector keeps it where it was).
  */
-function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<EventRow>): { cursor: Cursor | null; failure: string | null } {
+function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<EventRow>, seedPages: SeedPages): { cursor: Cursor | null; failure: string | null } {
   const api = useApi();
   const [position, setPosition] = useState<{ runPk: number; showAll: boolean; collapsed: readonly number[]; index: number } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -394,6 +414,9 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
   const currentEvent = current === null ? undefined : events.rowAt(current.index);
   // Read only to skip a jump that is already done: the cursor's event arriving must not trigger one.
   const latestCurrentEvent = useLatest(currentEvent);
+  // The pages come with the position (one round trip per jump); the list they go into may change
+  // meanwhile, so the latest list's is used, and the seed ignores another list's pages.
+  const latestSeedPages = useLatest(seedPages);
 
   useEffect(() => {
     const currentEvent = latestCurrentEvent.current;
@@ -404,33 +427,51 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
     };
     if (eventId !== null) {
       if (currentEvent?.eventId === eventId) return;
-      api.eventPosition({ traceId, eventId, collapsedSpans: collapsed }).then(
-        (found) => {
-          if (!active) return;
-          // A link to an event of another run (a sub-agent's result): go to that run.
-          if (found.runPk !== runPk) navigate(routes.run(traceId, found.runPk, { eventId, showAll }), { replace: true });
-          else if (showAll) place(found.index);
-          // A link to a bookkeeping event while bookkeeping is folded away: show every event, so it has a row.
-          else if (found.visibleIndex === null) navigate(routes.run(traceId, runPk, { step, eventId, showAll: true, collapsed }), { replace: true });
-          else place(found.visibleIndex);
-        },
-        (error: unknown) => active && setFailure(errorMessage(error)),
-      );
+      api
+        .eventPosition({ traceId, eventId, collapsedSpans: collapsed, pages: { pageSize: eventPageSize, around: jumpRowsAround, hideBookkeeping: !showAll } })
+        .then(
+          (found) => {
+            if (!active) return;
+            // A link to an event of another run (a sub-agent's result): go to that run.
+            if (found.runPk !== runPk) navigate(routes.run(traceId, found.runPk, { eventId, showAll }), { replace: true });
+            // A link to a bookkeeping event while bookkeeping is folded away: show every event, so it has a row.
+            else if (!showAll && found.visibleIndex === null)
+              navigate(routes.run(traceId, runPk, { step, eventId, showAll: true, collapsed }), { replace: true });
+            else {
+              latestSeedPages.current(found.pages);
+              place(showAll ? found.index : found.visibleIndex!);
+            }
+          },
+          (error: unknown) => active && setFailure(errorMessage(error)),
+        );
     } else if (step !== null) {
       if (currentEvent !== undefined && currentEvent.step === step) return;
-      api.stepPosition({ traceId, runPk, step, direction: 'at', hideBookkeeping: !showAll, collapsedSpans: collapsed }).then(
-        (found) => {
-          if (!active) return;
-          if (found === null) setFailure(`this run has no step ${step}`);
-          else place(found.index);
-        },
-        (error: unknown) => active && setFailure(errorMessage(error)),
-      );
+      api
+        .stepPosition({
+          traceId,
+          runPk,
+          step,
+          direction: 'at',
+          hideBookkeeping: !showAll,
+          collapsedSpans: collapsed,
+          pages: { pageSize: eventPageSize, around: jumpRowsAround },
+        })
+        .then(
+          (found) => {
+            if (!active) return;
+            if (found === null) setFailure(`this run has no step ${step}`);
+            else {
+              latestSeedPages.current(found.pages);
+              place(found.index);
+            }
+          },
+          (error: unknown) => active && setFailure(errorMessage(error)),
+        );
     }
     return () => {
       active = false;
     };
-  }, [api, traceId, runPk, eventId, step, showAll, collapsed, latestCurrentEvent]);
+  }, [api, traceId, runPk, eventId, step, showAll, collapsed, latestCurrentEvent, latestSeedPages]);
 
   return { cursor: current === null ? null : { index: current.index, event: currentEvent }, failure };
 }

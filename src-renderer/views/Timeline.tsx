@@ -62,7 +62,7 @@ export function Timeline({
 }: TimelineProps) {
   const scrollElement = useRef<HTMLDivElement>(null);
   const count = events.total ?? 0;
-  const { virtualizer, start, scrollToIndex } = useWindowedVirtualizer({
+  const { virtualizer, start, scrollToIndex, currentRange } = useWindowedVirtualizer({
     count,
     getScrollElement: () => scrollElement.current,
     estimateSize: 46,
@@ -71,7 +71,7 @@ export function Timeline({
   const items = virtualizer.getVirtualItems();
   const first = start + (items[0]?.index ?? 0);
   const last = start + (items[items.length - 1]?.index ?? 0);
-  useWantedEvents(events, count, first, last);
+  useWantedEvents(events, count, first, last, currentRange);
 
   useScrollToCursor({ virtualizer, start, scrollToIndex }, count, cursorIndex, followEnd);
 
@@ -133,12 +133,25 @@ export function Timeline({
   );
 }
 
-/** Asks for the pages of the rows in the window, and of one row before it: that row says whether the first visible row starts a step. */
-function useWantedEvents(events: PagedRows<TimelineEvent>, count: number, first: number, last: number): void {
+/**
+ * Asks for the pages of the rows in the window, and of one row before it: that row says whether
+ * the first visible row starts a step. The rows are those rendered when the effect runs: after a
+ * jump, the render's rows can be those the scroll has already left (rows never shown, whose pages
+ * would be asked for ahead of the ones jumped to).
+ */
+function useWantedEvents(
+  events: PagedRows<TimelineEvent>,
+  count: number,
+  first: number,
+  last: number,
+  currentRange: WindowedVirtualizer['currentRange'],
+): void {
   const { want } = events;
+  const latestRange = useLatest(currentRange);
   useEffect(() => {
-    if (count > 0) want(Math.max(0, first - 1), last);
-  }, [want, first, last, count]);
+    const range = latestRange.current();
+    if (count > 0 && range !== null) want(Math.max(0, range.first - 1), range.last);
+  }, [want, first, last, count, latestRange]);
 }
 
 /** The row of column headers: the line gutter, then one header per lane. */

@@ -3,9 +3,11 @@
  * call as a bar on one time axis, parallel calls on tracks side by side (runWaterfall; how a bar's
  * ends are found: shared/analysis/waterfall.ts). The timeline's selected row is highlighted here;
  * clicking a bar selects its row. Bars are placed in percent of the run's span, so the lane
- * follows the width it is given without measuring it.
+ * follows the width it is given without measuring it. A run draws up to 10,000 bars: the view and
+ * each bar are memoized, so that the run view's renders (a page of the timeline arriving, the
+ * cursor moving) redraw only the bars whose selection changed, not all of them.
  */
-import { useMemo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { ApiResponse } from '../../shared/api';
 import { axisTicks } from '../../shared/analysis/waterfall';
 import { useQuery } from '../api/useQuery';
@@ -27,7 +29,7 @@ export interface WaterfallProps {
   onSelect: (span: Span) => void;
 }
 
-export function Waterfall({ traceId, runPk, revision, selectedEventId, onSelect }: WaterfallProps) {
+export const Waterfall = memo(function Waterfall({ traceId, runPk, revision, selectedEventId, onSelect }: WaterfallProps) {
   const waterfall = useQuery(`waterfall:${traceId}:${runPk}:${revision}`, (client) => client.runWaterfall({ traceId, runPk }));
   const [open, setOpen] = useState(true);
   const layout = useMemo(() => (waterfall.data === undefined ? null : laneLayout(waterfall.data.spans)), [waterfall.data]);
@@ -41,8 +43,8 @@ export function Waterfall({ traceId, runPk, revision, selectedEventId, onSelect 
       </div>
     );
   }
-  const { startMs, durationMs, lanes } = layout;
-  const percent = (ms: number) => (durationMs === 0 ? 0 : ((ms - startMs) / durationMs) * 100);
+  const { axis, lanes } = layout;
+  const { startMs, durationMs } = axis;
   const ticks = axisTicks(durationMs, 6);
   return (
     <section className="waterfall" data-testid="waterfall" data-state="ready" aria-label="Waterfall: model and tool calls on a time axis">
@@ -62,7 +64,7 @@ export function Waterfall({ traceId, runPk, revision, selectedEventId, onSelect 
             <span />
             <div className="waterfall-track-area">
               {ticks.map((offset) => (
-                <span key={offset} className="waterfall-tick" style={{ left: `${percent(startMs + offset)}%` }}>
+                <span key={offset} className="waterfall-tick" style={{ left: `${percentOf(axis, startMs + offset)}%` }}>
                   {formatDuration(offset)}
                 </span>
               ))}
@@ -72,27 +74,16 @@ export function Waterfall({ traceId, runPk, revision, selectedEventId, onSelect 
             <div key={lane.kind} className="waterfall-lane" data-kind={lane.kind}>
               <span className="waterfall-lane-label muted">{lane.kind === 'model' ? 'Model' : 'Tools'}</span>
               <div className="waterfall-track-area waterfall-tracks" style={{ height: lane.tracks * trackHeight }}>
-                {lane.spans.map((span) => {
-                  const selected = span.eventId === selectedEventId;
-                  const related = !selected && span.issuerEventId !== null && span.issuerEventId === selectedEventId;
-                  const label = `${span.kind === 'model' ? 'model call' : visibleText(span.name ?? 'tool call')}${span.step === null ? '' : ` · step ${span.step}`} · ${formatDuration(span.endMs - span.startMs)} · at ${formatDuration(span.startMs - startMs)}${span.failed ? ' · failed' : ''}`;
-                  return (
-                    <button
-                      key={`${span.kind}:${span.eventId}:${span.startMs}:${span.track}`}
-                      type="button"
-                      tabIndex={-1}
-                      className={`waterfall-bar bar-${span.kind} ${span.failed ? 'bar-failed' : ''} ${selected ? 'bar-selected' : ''} ${related ? 'bar-related' : ''}`}
-                      style={{ left: `${percent(span.startMs)}%`, width: `${percent(span.endMs) - percent(span.startMs)}%`, top: span.track * trackHeight }}
-                      title={label}
-                      aria-label={label}
-                      data-testid="waterfall-bar"
-                      data-kind={span.kind}
-                      data-event-id={span.eventId}
-                      data-selected={selected}
-                      onClick={() => onSelect(span)}
-                    />
-                  );
-                })}
+                {lane.spans.map((span) => (
+                  <WaterfallBar
+                    key={`${span.kind}:${span.eventId}:${span.startMs}:${span.track}`}
+                    span={span}
+                    axis={axis}
+                    selected={span.eventId === selectedEventId}
+                    related={span.eventId !== selectedEventId && span.issuerEventId !== null && span.issuerEventId === selectedEventId}
+                    onSelect={onSelect}
+                  />
+                ))}
               </div>
             </div>
           ))}
@@ -100,12 +91,52 @@ export function Waterfall({ traceId, runPk, revision, selectedEventId, onSelect 
       )}
     </section>
   );
+});
+
+/** The run's time axis: its earliest start and how long it spans. */
+interface Axis {
+  startMs: number;
+  durationMs: number;
 }
+
+const percentOf = (axis: Axis, ms: number) => (axis.durationMs === 0 ? 0 : ((ms - axis.startMs) / axis.durationMs) * 100);
+
+const WaterfallBar = memo(function WaterfallBar({
+  span,
+  axis,
+  selected,
+  related,
+  onSelect,
+}: {
+  span: Span;
+  axis: Axis;
+  selected: boolean;
+  related: boolean;
+  onSelect: (span: Span) => void;
+}) {
+  const label = `${span.kind === 'model' ? 'model call' : visibleText(span.name ?? 'tool call')}${span.step === null ? '' : ` · step ${span.step}`} · ${formatDuration(span.endMs - span.startMs)} · at ${formatDuration(span.startMs - axis.startMs)}${span.failed ? ' · failed' : ''}`;
+  const left = percentOf(axis, span.startMs);
+  return (
+    <button
+      type="button"
+      tabIndex={-1}
+      className={`waterfall-bar bar-${span.kind} ${span.failed ? 'bar-failed' : ''} ${selected ? 'bar-selected' : ''} ${related ? 'bar-related' : ''}`}
+      style={{ left: `${left}%`, width: `${percentOf(axis, span.endMs) - left}%`, top: span.track * trackHeight }}
+      title={label}
+      aria-label={label}
+      data-testid="waterfall-bar"
+      data-kind={span.kind}
+      data-event-id={span.eventId}
+      data-selected={selected}
+      onClick={() => onSelect(span)}
+    />
+  );
+});
 
 const calls = (count: number) => `${formatCount(count)} ${count === 1 ? 'call' : 'calls'}`;
 
 /** The axis (the earliest start to the latest end) and each kind's spans with its number of tracks. */
-function laneLayout(spans: readonly Span[]) {
+function laneLayout(spans: readonly Span[]): { axis: Axis; lanes: { kind: 'model' | 'tool'; spans: Span[]; tracks: number }[] } {
   let startMs = Infinity;
   let endMs = -Infinity;
   for (const span of spans) {
@@ -118,5 +149,5 @@ function laneLayout(spans: readonly Span[]) {
       return { kind, spans: ofKind, tracks: ofKind.reduce((most, span) => Math.max(most, span.track + 1), 0) };
     })
     .filter((lane) => lane.spans.length > 0);
-  return { startMs, durationMs: spans.length === 0 ? 0 : endMs - startMs, lanes };
+  return { axis: { startMs, durationMs: spans.length === 0 ? 0 : endMs - startMs }, lanes };
 }

@@ -206,6 +206,25 @@ describe('API host over example traces', () => {
     assert.equal(await stepAt(0, 'before'), null);
     assert.equal(await stepAt(99, 'at'), null);
 
+    // A jump asks for the position with the pages around it: the pages runEvents answers, every one holding a row within `around`.
+    const pageAt = (offset: number) => t.host.call('runEvents', { traceId: id, runPk: run!.runPk, offset, limit: 4, hideBookkeeping: true });
+    const withPages = (await t.host.call('eventPosition', {
+      traceId: id,
+      eventId: target.eventId,
+      pages: { pageSize: 4, around: 3, hideBookkeeping: true },
+    })) as ApiResponse<'eventPosition'>;
+    assert.deepEqual(withPages, { runPk: run!.runPk, index: 13, visibleIndex: 13, pages: [await pageAt(8), await pageAt(12), await pageAt(16)] });
+    const stepWithPages = (await t.host.call('stepPosition', {
+      traceId: id,
+      runPk: run!.runPk,
+      step: 5,
+      direction: 'at',
+      hideBookkeeping: true,
+      pages: { pageSize: 4, around: 30 },
+    })) as ApiResponse<'stepPosition'>;
+    // The 21 events' pages from the first: the list ends before the page at 24 that `around` reaches.
+    assert.deepEqual(stepWithPages, { step: 5, index: firstIndexOf(5), pages: await Promise.all([0, 4, 8, 12, 16, 20].map(pageAt)) });
+
     const broken = traceId('broken-lines');
     const [brokenRun] = (await runs({ traceId: broken })).rows;
     const brokenEvents = (await t.host.call('runEvents', { traceId: broken, runPk: brokenRun!.runPk })) as ApiResponse<'runEvents'>;

@@ -4,7 +4,7 @@
  * in full (`event`).
  */
 import type Database from 'better-sqlite3';
-import type { CallRow, EventRow } from '../../../shared/api';
+import type { ApiResponse, CallRow, EventRow } from '../../../shared/api';
 import { namesModelInput } from '../../../shared/trace/canonicalEvents';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { hiddenCount, mergeRanges, positionOfShown, shownIndexOf, type HiddenRange } from '../../../shared/trace/spanTree';
@@ -166,14 +166,38 @@ function eventInScope(db: Database.Database, scope: TraceScope, eventId: number)
   return row;
 }
 
+/**
+ * The pages of the run's list (`runEvents`' answers) that hold the rows within `asked.around` of
+ * `index`: what a jump to `index` shows, sent with the position so that the jump is one round trip.
+ */
+function pagesAround(
+  db: Database.Database,
+  scope: TraceScope,
+  list: { traceId: string; runPk: number; hideBookkeeping: boolean; collapsedSpans: number[] },
+  index: number,
+  asked: { pageSize: number; around: number },
+): ApiResponse<'runEvents'>[] {
+  const first = Math.floor(Math.max(0, index - asked.around) / asked.pageSize);
+  const last = Math.floor((index + asked.around) / asked.pageSize);
+  const pages: ApiResponse<'runEvents'>[] = [];
+  for (let page = first; page <= last; page += 1) {
+    const answer = runEvents(db, scope, { ...list, offset: page * asked.pageSize, limit: asked.pageSize });
+    if (answer.rows.length === 0) break;
+    pages.push(answer);
+  }
+  return pages;
+}
+
 export const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   const event = eventInScope(db, scope, request.eventId);
   const shown = (position: EventPosition, at: number) => shownIndexOf(at, hiddenBySpans(db, event.run_pk, position, request.collapsedSpans));
-  return {
-    runPk: event.run_pk,
-    index: shown('run_index', event.run_index),
-    visibleIndex: event.visible_index === null ? null : shown('visible_index', event.visible_index),
-  };
+  const index = shown('run_index', event.run_index);
+  const visibleIndex = event.visible_index === null ? null : shown('visible_index', event.visible_index);
+  const asked = request.pages;
+  const listed = asked?.hideBookkeeping ? visibleIndex : index;
+  if (asked === undefined || listed === null) return { runPk: event.run_pk, index, visibleIndex };
+  const list = { traceId: request.traceId, runPk: event.run_pk, hideBookkeeping: asked.hideBookkeeping, collapsedSpans: request.collapsedSpans };
+  return { runPk: event.run_pk, index, visibleIndex, pages: pagesAround(db, scope, list, listed, asked) };
 };
 
 /** From the run's stored requests (engine/derive/requestAnalysis.ts), by line. */
@@ -193,7 +217,11 @@ export const stepPosition: Query<'stepPosition'> = (db, scope, request) => {
   if (step === undefined) return null;
   const position = positionOf(request.hideBookkeeping);
   const first = firstPositionOfStep(db, position, { sourceId: run.source_id, line: step.first_line, runPk: run.id, step: step.step });
-  return first === undefined ? null : { step: step.step, index: shownIndexOf(first, hiddenBySpans(db, run.id, position, request.collapsedSpans)) };
+  if (first === undefined) return null;
+  const index = shownIndexOf(first, hiddenBySpans(db, run.id, position, request.collapsedSpans));
+  if (request.pages === undefined) return { step: step.step, index };
+  const list = { traceId: request.traceId, runPk: run.id, hideBookkeeping: request.hideBookkeeping, collapsedSpans: request.collapsedSpans };
+  return { step: step.step, index, pages: pagesAround(db, scope, list, index, request.pages) };
 };
 
 export const event: Query<'event'> = (db, scope, request) => {

@@ -272,18 +272,20 @@ export function timedResponses(db: Database.Database, runPk: number, limit: numb
   ).all(runPk);
 }
 
-/** How many model responses and tool calls the run has. */
-export function responseAndCallCounts(db: Database.Database, runPk: number): { responses: number; calls: number } {
-  return prepared<[number, number], { responses: number; calls: number }>(
-    db,
-    "SELECT (SELECT count(*) FROM events WHERE run_pk = ? AND type = 'model_response') AS responses, (SELECT count(*) FROM tool_calls WHERE run_pk = ?) AS calls",
-  ).get(runPk, runPk)!;
+/** How many model responses the run has. */
+export function responseCount(db: Database.Database, runPk: number): number {
+  return prepared<[number], { n: number }>(db, "SELECT count(*) AS n FROM events WHERE run_pk = ? AND type = 'model_response'").get(runPk)!.n;
 }
 
-/** The run's `tool_call_start` events, in order. */
-export function callStarts(db: Database.Database, runPk: number): { call_id: string; ts: string | null }[] {
+/** How many tool calls the run has. */
+export function callCount(db: Database.Database, runPk: number): number {
+  return prepared<[number], { n: number }>(db, 'SELECT count(*) AS n FROM tool_calls WHERE run_pk = ?').get(runPk)!.n;
+}
+
+/** The run's `tool_call_start` events, in order, read as they are used (a reader may stop early). */
+export function callStarts(db: Database.Database, runPk: number): IterableIterator<{ call_id: string; ts: string | null }> {
   return prepared<[number], { call_id: string; ts: string | null }>(
     db,
     "SELECT call_id, ts FROM events WHERE run_pk = ? AND type = 'tool_call_start' ORDER BY run_index",
-  ).all(runPk);
+  ).iterate(runPk);
 }
