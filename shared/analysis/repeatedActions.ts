@@ -29,11 +29,8 @@ interface Actions {
   progress: boolean[];
 }
 
-/** The result identities one (tool name, arguments) has returned so far: most return one, kept as is. */
-interface KeyState {
-  id: number;
-  seen: string | Set<string> | null;
-}
+/** The result identities one key has returned so far: most return one, kept as is. */
+type SeenResults = string | Set<string> | null;
 
 interface Episode {
   key: number;
@@ -41,24 +38,23 @@ interface Episode {
   firstFiring: TimelineCall;
 }
 
-function hasSeen(state: KeyState, hash: string): boolean {
-  return typeof state.seen === 'string' ? state.seen === hash : state.seen !== null && state.seen.has(hash);
+function hasSeen(seen: SeenResults, hash: string): boolean {
+  return typeof seen === 'string' ? seen === hash : seen !== null && seen.has(hash);
 }
 
-function addSeen(state: KeyState, hash: string): void {
-  if (state.seen === null) state.seen = hash;
-  else if (typeof state.seen === 'string') {
-    if (state.seen !== hash) state.seen = new Set([state.seen, hash]);
-  } else state.seen.add(hash);
+function withSeen(seen: SeenResults, hash: string): SeenResults {
+  if (seen === null) return hash;
+  if (typeof seen === 'string') return seen === hash ? seen : new Set([seen, hash]);
+  return seen.add(hash);
 }
 
 /** The calls of `tool_calls` responses with parsed arguments, with whether each made progress. */
 function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]): Actions {
-  // Every result identity each action has returned so far in the run (§6: new result = progress),
-  // by tool name, then by arguments hash: the strings the calls already hold, no key built per call.
-  const keysByName = new Map<string, Map<string, KeyState>>();
+  // Keys by tool name, then by arguments hash (strings the calls already hold: no key built per
+  // call), and every result identity each key has returned so far (§6: new result = progress).
+  const keysByName = new Map<string, Map<string, number>>();
+  const seenByKey: SeenResults[] = [];
   const actions: Actions = { calls: [], keys: [], progress: [] };
-  let keyCount = 0;
   // The resolutions are in the order responses list their calls.
   let next = 0;
   for (const response of responses(timeline)) {
@@ -70,35 +66,48 @@ function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]
       if (call.argsHash === null) continue;
       let byArgs = keysByName.get(call.name);
       if (byArgs === undefined) keysByName.set(call.name, (byArgs = new Map()));
-      let state = byArgs.get(call.argsHash);
-      if (state === undefined) byArgs.set(call.argsHash, (state = { id: keyCount++, seen: null }));
+      let key = byArgs.get(call.argsHash);
+      if (key === undefined) byArgs.set(call.argsHash, (key = seenByKey.push(null) - 1));
+      const seen = seenByKey[key]!;
       const hash = result?.resultHash ?? null;
       let progress: boolean;
       if (result?.progress !== null && result?.progress !== undefined) progress = result.progress;
-      else progress = hash !== null && state.seen !== null && !hasSeen(state, hash);
-      if (hash !== null) addSeen(state, hash);
+      else progress = hash !== null && seen !== null && !hasSeen(seen, hash);
+      if (hash !== null) seenByKey[key] = withSeen(seen, hash);
       actions.calls.push(call);
-      actions.keys.push(state.id);
+      actions.keys.push(key);
       actions.progress.push(progress);
     }
   }
   return actions;
 }
 
-/** The calls counted toward each key in the window of actions [start, end), after the last progress reset. */
-function countWindow(actions: Actions, start: number, end: number): Map<number, TimelineCall[]> {
-  const counted = new Map<number, TimelineCall[]>();
-  for (let index = start; index < end; index += 1) {
+/**
+ * The keys counted at least `threshold` times in the window of actions [start, end), after the
+ * last progress reset, with their calls in order. Counting reuses `counts`: the window moves one
+ * action at a time over the whole run, and a key seldom reaches the threshold.
+ */
+function firingKeys(actions: Actions, start: number, end: number, threshold: number, counts: Map<number, number>): Map<number, TimelineCall[]> {
+  let from = start;
+  for (let index = end - 1; index >= start; index -= 1) {
     if (actions.progress[index]) {
-      counted.clear();
-      continue;
+      from = index + 1;
+      break;
     }
-    const key = actions.keys[index]!;
-    const calls = counted.get(key);
-    if (calls === undefined) counted.set(key, [actions.calls[index]!]);
-    else calls.push(actions.calls[index]!);
   }
-  return counted;
+  counts.clear();
+  for (let index = from; index < end; index += 1) {
+    const key = actions.keys[index]!;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const firing = new Map<number, TimelineCall[]>();
+  for (const [key, count] of counts) {
+    if (count < threshold) continue;
+    const calls: TimelineCall[] = [];
+    for (let index = from; index < end; index += 1) if (actions.keys[index] === key) calls.push(actions.calls[index]!);
+    firing.set(key, calls);
+  }
+  return firing;
 }
 
 export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: readonly CallResolution[], options: AnalysisOptions): Finding[] {
@@ -142,11 +151,10 @@ export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: reado
     );
   };
 
+  const counts = new Map<number, number>();
   actions.calls.forEach((call, index) => {
-    const firing = new Set<number>();
-    for (const [key, calls] of countWindow(actions, Math.max(0, index - options.window + 1), index + 1)) {
-      if (calls.length < options.threshold) continue;
-      firing.add(key);
+    const firing = firingKeys(actions, Math.max(0, index - options.window + 1), index + 1, options.threshold, counts);
+    for (const [key, calls] of firing) {
       const episode = open.get(key) ?? { key, calls: new Set<TimelineCall>(), firstFiring: call };
       for (const counted of calls) episode.calls.add(counted);
       open.set(key, episode);
