@@ -238,10 +238,10 @@ interface ReplayedRun {
  */
 function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[], end: number): ReplayedRun {
   // Only calls a model response issued count against the budget; an orphan result is not a call.
-  // Each issued call_id's tool name (the latest call's): a name per call, not an object.
-  const issued = new Map<string, string>();
-  for (const call of issuedCalls(timeline)) issued.set(call.callId, call.name);
-  const executed = new Set<string>();
+  // Each issued call_id's tool name (the latest call's) until the call first runs: a call_id
+  // leaves at its first execution, so what is left is the calls not executed yet.
+  const notExecuted = new Map<string, string>();
+  for (const call of issuedCalls(timeline)) notExecuted.set(call.callId, call.name);
   /**
    * The counters right after the response that issued each call not executed yet: a call with no
    * logged start ran no earlier. Read only at a call's first execution, so it leaves then.
@@ -279,10 +279,10 @@ function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[
     } else {
       counters.latestTs = laterTs(counters.latestTs, entry.ts);
       const callId = entry.kind === 'execution' || entry.kind === 'result' ? entry.callId : null;
-      const name = callId === null ? undefined : issued.get(callId);
-      if (callId !== null && name !== undefined && !executed.has(callId)) {
+      const name = callId === null ? undefined : notExecuted.get(callId);
+      if (callId !== null && name !== undefined) {
         const tool = { callId, name };
-        executed.add(tool.callId);
+        notExecuted.delete(callId);
         // A logged start is when the call ran; a result alone shows only that it ran after it was issued.
         const seen = entry.kind === 'execution' ? counters : (atIssue.get(tool.callId) ?? counters);
         atIssue.delete(tool.callId);

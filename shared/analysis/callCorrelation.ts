@@ -41,7 +41,7 @@ interface Pairing {
   /** In issue order; each starts as `pending` (or `not_issued`) and is settled in place. */
   resolutions: CallResolution[];
   /** Issued calls not answered yet, by call_id, the earliest first; a call_id leaves once all its calls are answered. */
-  unanswered: Map<string, CallResolution[]>;
+  unanswered: Map<string, Unanswered>;
   /** The latest call issued with each call_id. */
   issuedSoFar: Map<string, TimelineCall>;
   /** Calls of responses whose outcome is not `tool_calls`, by call_id: they owe no result. */
@@ -63,12 +63,26 @@ export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
   return { findings: pairing.findings, resolutions: pairing.resolutions };
 }
 
+/**
+ * The unanswered calls of one call_id, the earliest first: almost always one, kept as is (a long
+ * run would otherwise make a list for every call it issues).
+ */
+type Unanswered = CallResolution | CallResolution[];
+
+function queueOf(unanswered: Unanswered): CallResolution[] {
+  return Array.isArray(unanswered) ? unanswered : [unanswered];
+}
+
 /** The earliest unanswered call with this call_id, taken off its queue. */
-function takeUnanswered(unanswered: Map<string, CallResolution[]>, callId: string): CallResolution | undefined {
-  const queue = unanswered.get(callId);
-  if (queue === undefined) return undefined;
-  const earliest = queue.shift();
-  if (queue.length === 0) unanswered.delete(callId);
+function takeUnanswered(unanswered: Map<string, Unanswered>, callId: string): CallResolution | undefined {
+  const waiting = unanswered.get(callId);
+  if (waiting === undefined) return undefined;
+  if (!Array.isArray(waiting)) {
+    unanswered.delete(callId);
+    return waiting;
+  }
+  const earliest = waiting.shift();
+  if (waiting.length === 1) unanswered.set(callId, waiting[0]!);
   return earliest;
 }
 
@@ -134,9 +148,8 @@ function issueCalls(pairing: Pairing, response: Response): void {
       );
     }
     issuedSoFar.set(call.callId, call);
-    const queue = unanswered.get(call.callId);
-    if (queue === undefined) unanswered.set(call.callId, [resolution]);
-    else queue.push(resolution);
+    const waiting = unanswered.get(call.callId);
+    unanswered.set(call.callId, waiting === undefined ? resolution : [...queueOf(waiting), resolution]);
   }
 }
 
@@ -204,8 +217,8 @@ function resolveUnanswered(pairing: Pairing, lastStep: number | null): void {
   const { timeline, findings, unanswered } = pairing;
   // Still running, a call is pending as issued; once the run ended, it dangles (a finding).
   if (isOngoingStatus(timeline.status)) return;
-  for (const queue of unanswered.values()) {
-    for (const resolution of queue) {
+  for (const waiting of unanswered.values()) {
+    for (const resolution of queueOf(waiting)) {
       const { call } = resolution;
       resolution.state = 'dangling';
       findings.push(
