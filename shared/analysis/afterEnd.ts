@@ -29,16 +29,30 @@ function describeEvent(entry: Exclude<TimelineEntry, RunEndEntry | ExecutionEntr
   }
 }
 
+/**
+ * The tool name of each call a side effect after the end names (the latest call issued with its
+ * call_id): only those, since a long run issues hundreds of thousands of calls before its end.
+ */
+function issuedNames(timeline: RunTimeline, after: readonly TimelineEntry[]): Map<string, string> {
+  const wanted = new Set<string>();
+  for (const entry of after) if (entry.kind === 'execution' || (entry.kind === 'result' && entry.ok)) wanted.add(entry.callId);
+  const names = new Map<string, string>();
+  if (wanted.size === 0) return names;
+  for (const call of issuedCalls(timeline)) if (wanted.has(call.callId)) names.set(call.callId, call.name);
+  return names;
+}
+
 export function analyzeAfterEnd(timeline: RunTimeline): Finding[] {
   const index = endIndex(timeline);
   const end = timeline.entries[index];
   if (end?.kind !== 'run_end') return [];
   const findings: Finding[] = [];
-  const nameOf = new Map(issuedCalls(timeline).map((call) => [call.callId, call.name]));
+  const after = timeline.entries.slice(index + 1);
+  const nameOf = issuedNames(timeline, after);
   const sideEffects = new Set<string>();
   const others: Exclude<TimelineEntry, RunEndEntry | ExecutionEntry>[] = [];
 
-  for (const entry of timeline.entries.slice(index + 1)) {
+  for (const entry of after) {
     if (entry.kind === 'run_end') {
       findings.push(
         finding(timeline, 'duplicate_run_end', {

@@ -238,9 +238,14 @@ interface ReplayedRun {
  */
 function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[], end: number): ReplayedRun {
   // Only calls a model response issued count against the budget; an orphan result is not a call.
-  const issued = new Map(issuedCalls(timeline).map((call) => [call.callId, { callId: call.callId, name: call.name }]));
-  const executed = new Set<string>();
-  /** The counters right after the response that issued each call: a call with no logged start ran no earlier. */
+  // Each issued call_id's tool name (the latest call's) until the call first runs: a call_id
+  // leaves at its first execution, so what is left is the calls not executed yet.
+  const notExecuted = new Map<string, string>();
+  for (const call of issuedCalls(timeline)) notExecuted.set(call.callId, call.name);
+  /**
+   * The counters right after the response that issued each call not executed yet: a call with no
+   * logged start ran no earlier. Read only at a call's first execution, so it leaves then.
+   */
   const atIssue = new Map<string, Counters>();
   const counters: Counters = { steps: 0, executedToolCalls: 0, outputTokens: 0, inputTokens: 0, costUsd: 0, largestInput: 0, latestTs: null };
   const breaches = new Map<LimitName, Breach>();
@@ -273,11 +278,14 @@ function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[
       for (const call of entry.calls) atIssue.set(call.callId, issuedAt);
     } else {
       counters.latestTs = laterTs(counters.latestTs, entry.ts);
-      const tool = entry.kind === 'execution' || entry.kind === 'result' ? issued.get(entry.callId) : undefined;
-      if (tool !== undefined && !executed.has(tool.callId)) {
-        executed.add(tool.callId);
+      const callId = entry.kind === 'execution' || entry.kind === 'result' ? entry.callId : null;
+      const name = callId === null ? undefined : notExecuted.get(callId);
+      if (callId !== null && name !== undefined) {
+        const tool = { callId, name };
+        notExecuted.delete(callId);
         // A logged start is when the call ran; a result alone shows only that it ran after it was issued.
         const seen = entry.kind === 'execution' ? counters : (atIssue.get(tool.callId) ?? counters);
+        atIssue.delete(tool.callId);
         check({ entry, tool, known: { ...seen, executedToolCalls: counters.executedToolCalls }, inputTokens: null });
         counters.executedToolCalls += 1;
       }

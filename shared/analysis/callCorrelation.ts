@@ -8,7 +8,7 @@
 import type { Finding } from '../report';
 import { isOngoingStatus } from '../trace/runStatus';
 import { finding, runEnding } from './finding';
-import { describeCall, issuedCalls, type ResultEntry, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
+import { describeCall, type ResultEntry, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
 
 export type CallState = 'ok' | 'error' | 'dangling' | 'unexecuted' | 'pending' | 'not_issued';
 
@@ -17,13 +17,18 @@ export interface CallResolution {
   state: CallState;
   /** The result or not-executed event that answered the call. */
   answerEventId: number | null;
+  /** The result matched to the call, for analyses that need both (tool errors, repetition); null for a not-executed mark or no answer. */
+  result: ResultEntry | null;
 }
 
 export interface CorrelationOutcome {
   findings: Finding[];
+  /**
+   * One per call of every response, in the order responses list them (issuedCalls). A long run
+   * issues hundreds of thousands of calls, so the resolutions are the only per-call record: no
+   * map from call to resolution or to result beside them.
+   */
   resolutions: CallResolution[];
-  /** Results matched to their call, for analyses that need both (tool errors, repetition). */
-  resultOf: Map<TimelineCall, ResultEntry>;
 }
 
 type Answer = Extract<TimelineEntry, { kind: 'result' | 'not_executed' }>;
@@ -33,22 +38,21 @@ type Response = Extract<TimelineEntry, { kind: 'response' }>;
 interface Pairing {
   timeline: RunTimeline;
   findings: Finding[];
-  resolutions: Map<TimelineCall, CallResolution>;
-  resultOf: Map<TimelineCall, ResultEntry>;
-  /** Issued calls not answered yet, by call_id, the earliest first. */
-  unanswered: Map<string, TimelineCall[]>;
+  /** In issue order; each starts as `pending` (or `not_issued`) and is settled in place. */
+  resolutions: CallResolution[];
+  /** Issued calls not answered yet, by call_id, the earliest first; a call_id leaves once all its calls are answered. */
+  unanswered: Map<string, Unanswered>;
   /** The latest call issued with each call_id. */
   issuedSoFar: Map<string, TimelineCall>;
   /** Calls of responses whose outcome is not `tool_calls`, by call_id: they owe no result. */
-  notIssued: Map<string, TimelineCall>;
+  notIssued: Map<string, CallResolution>;
 }
 
 export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
   const pairing: Pairing = {
     timeline,
     findings: [],
-    resolutions: new Map(),
-    resultOf: new Map(),
+    resolutions: [],
     unanswered: new Map(),
     issuedSoFar: new Map(),
     notIssued: new Map(),
@@ -56,8 +60,30 @@ export function correlateCalls(timeline: RunTimeline): CorrelationOutcome {
   const answeredBeforeIssue = pairInLogOrder(pairing);
   pairAnswersBeforeTheirCall(pairing, answeredBeforeIssue);
   resolveUnanswered(pairing, lastStepOf(timeline));
-  // Every call got its resolution above: not issued, answered, or still unanswered.
-  return { findings: pairing.findings, resolutions: issuedCalls(timeline).map((call) => pairing.resolutions.get(call)!), resultOf: pairing.resultOf };
+  return { findings: pairing.findings, resolutions: pairing.resolutions };
+}
+
+/**
+ * The unanswered calls of one call_id, the earliest first: almost always one, kept as is (a long
+ * run would otherwise make a list for every call it issues).
+ */
+type Unanswered = CallResolution | CallResolution[];
+
+function queueOf(unanswered: Unanswered): CallResolution[] {
+  return Array.isArray(unanswered) ? unanswered : [unanswered];
+}
+
+/** The earliest unanswered call with this call_id, taken off its queue. */
+function takeUnanswered(unanswered: Map<string, Unanswered>, callId: string): CallResolution | undefined {
+  const waiting = unanswered.get(callId);
+  if (waiting === undefined) return undefined;
+  if (!Array.isArray(waiting)) {
+    unanswered.delete(callId);
+    return waiting;
+  }
+  const earliest = waiting.shift();
+  if (waiting.length === 1) unanswered.set(callId, waiting[0]!);
+  return earliest;
 }
 
 /**
@@ -73,7 +99,7 @@ function pairInLogOrder(pairing: Pairing): Answer[] {
       continue;
     }
     if (entry.kind !== 'result' && entry.kind !== 'not_executed') continue;
-    const pending = unanswered.get(entry.callId)?.shift();
+    const pending = takeUnanswered(unanswered, entry.callId);
     if (pending !== undefined) {
       answer(pairing, pending, entry);
       continue;
@@ -102,9 +128,10 @@ function pairInLogOrder(pairing: Pairing): Answer[] {
 function issueCalls(pairing: Pairing, response: Response): void {
   const { timeline, findings, resolutions, unanswered, issuedSoFar, notIssued } = pairing;
   for (const call of response.calls) {
+    const resolution: CallResolution = { call, state: response.outcome === 'tool_calls' ? 'pending' : 'not_issued', answerEventId: null, result: null };
+    resolutions.push(resolution);
     if (response.outcome !== 'tool_calls') {
-      resolutions.set(call, { call, state: 'not_issued', answerEventId: null });
-      notIssued.set(call.callId, call);
+      notIssued.set(call.callId, resolution);
       continue;
     }
     const earlier = issuedSoFar.get(call.callId);
@@ -121,17 +148,17 @@ function issueCalls(pairing: Pairing, response: Response): void {
       );
     }
     issuedSoFar.set(call.callId, call);
-    const queue = unanswered.get(call.callId) ?? [];
-    queue.push(call);
-    unanswered.set(call.callId, queue);
+    const waiting = unanswered.get(call.callId);
+    unanswered.set(call.callId, waiting === undefined ? resolution : [...queueOf(waiting), resolution]);
   }
 }
 
 /** A call answered: by a result (ok or error), or by a not-executed mark, which is a finding. */
-function answer(pairing: Pairing, call: TimelineCall, entry: Answer): void {
-  const state: CallState = entry.kind === 'not_executed' ? 'unexecuted' : entry.ok ? 'ok' : 'error';
-  pairing.resolutions.set(call, { call, state, answerEventId: entry.eventId });
-  if (entry.kind === 'result') pairing.resultOf.set(call, entry);
+function answer(pairing: Pairing, resolution: CallResolution, entry: Answer): void {
+  const { call } = resolution;
+  resolution.state = entry.kind === 'not_executed' ? 'unexecuted' : entry.ok ? 'ok' : 'error';
+  resolution.answerEventId = entry.eventId;
+  if (entry.kind === 'result') resolution.result = entry;
   else {
     pairing.findings.push(
       finding(pairing.timeline, 'unexecuted_call', {
@@ -152,13 +179,14 @@ function pairAnswersBeforeTheirCall(pairing: Pairing, answeredBeforeIssue: reado
     // A call from an incomplete response that was answered anyway: the response's own finding
     // (truncated, broken stream) says what went wrong; the result is not an orphan.
     const fromIncomplete = notIssued.get(entry.callId);
-    if (fromIncomplete !== undefined && !unanswered.get(entry.callId)?.length) {
+    if (fromIncomplete !== undefined && !unanswered.has(entry.callId)) {
       answer(pairing, fromIncomplete, entry);
       continue;
     }
-    const later = unanswered.get(entry.callId)?.shift();
-    if (later !== undefined) {
-      answer(pairing, later, entry);
+    const laterResolution = takeUnanswered(unanswered, entry.callId);
+    if (laterResolution !== undefined) {
+      const later = laterResolution.call;
+      answer(pairing, laterResolution, entry);
       findings.push(
         finding(timeline, 'out_of_order_result', {
           severity: 'warning',
@@ -186,15 +214,13 @@ function pairAnswersBeforeTheirCall(pairing: Pairing, answeredBeforeIssue: reado
 
 /** Calls no answer reached: pending while the run is still going, dangling (a finding) once it ended. */
 function resolveUnanswered(pairing: Pairing, lastStep: number | null): void {
-  const { timeline, findings, resolutions, unanswered } = pairing;
-  const stillRunning = isOngoingStatus(timeline.status);
-  for (const queue of unanswered.values()) {
-    for (const call of queue) {
-      if (stillRunning) {
-        resolutions.set(call, { call, state: 'pending', answerEventId: null });
-        continue;
-      }
-      resolutions.set(call, { call, state: 'dangling', answerEventId: null });
+  const { timeline, findings, unanswered } = pairing;
+  // Still running, a call is pending as issued; once the run ended, it dangles (a finding).
+  if (isOngoingStatus(timeline.status)) return;
+  for (const waiting of unanswered.values()) {
+    for (const resolution of queueOf(waiting)) {
+      const { call } = resolution;
+      resolution.state = 'dangling';
       findings.push(
         finding(timeline, 'dangling_call', {
           severity: 'error',

@@ -8,25 +8,28 @@ import { finding } from './finding';
 import { describeCall, responses, type RunTimeline } from './timeline';
 
 export function analyzeInvalidArguments(timeline: RunTimeline): Finding[] {
-  const executed = new Set<string>();
-  for (const entry of timeline.entries) {
-    if (entry.kind === 'execution' || (entry.kind === 'result' && entry.ok)) executed.add(entry.callId);
-  }
   // Only calls of a response that issued them: a call of an incomplete response has unfinished
   // arguments by nature, and its response's verdict speaks for it (docs/semantics.md §1).
-  return responses(timeline)
+  const invalid = responses(timeline)
     .filter((response) => response.outcome === 'tool_calls')
     .flatMap((response) => response.calls)
-    .filter((call) => call.argsError !== null)
-    .map((call) => {
-      const wasExecuted = executed.has(call.callId);
-      return finding(timeline, 'invalid_arguments', {
-        severity: 'error',
-        step: call.step,
-        callId: call.callId,
-        line: call.line,
-        message: `${describeCall(call)} has invalid arguments: ${call.argsError}${wasExecuted ? '; it was executed anyway' : ''}`,
-        details: { executed: wasExecuted },
-      });
+    .filter((call) => call.argsError !== null);
+  if (invalid.length === 0) return [];
+  // Which of them ran: only their call_ids are looked for (a long run executes every other call too).
+  const invalidIds = new Set(invalid.map((call) => call.callId));
+  const executed = new Set<string>();
+  for (const entry of timeline.entries) {
+    if ((entry.kind === 'execution' || (entry.kind === 'result' && entry.ok)) && invalidIds.has(entry.callId)) executed.add(entry.callId);
+  }
+  return invalid.map((call) => {
+    const wasExecuted = executed.has(call.callId);
+    return finding(timeline, 'invalid_arguments', {
+      severity: 'error',
+      step: call.step,
+      callId: call.callId,
+      line: call.line,
+      message: `${describeCall(call)} has invalid arguments: ${call.argsError}${wasExecuted ? '; it was executed anyway' : ''}`,
+      details: { executed: wasExecuted },
     });
+  });
 }

@@ -16,59 +16,102 @@
 import type { AnalysisOptions, Finding } from '../report';
 import { formatCount } from '../formatCount';
 import { finding } from './finding';
-import { responses, type ResultEntry, type RunTimeline, type TimelineCall } from './timeline';
+import type { CallResolution } from './callCorrelation';
+import { responses, type RunTimeline, type TimelineCall } from './timeline';
 
-interface Action {
-  call: TimelineCall;
-  key: string;
-  progress: boolean;
+/**
+ * The run's actions in issue order, as parallel lists: a long run takes hundreds of thousands,
+ * so no object per action. An action's key is a number standing for its (tool name, arguments).
+ */
+interface Actions {
+  calls: TimelineCall[];
+  keys: number[];
+  progress: boolean[];
 }
 
+/** The result identities one key has returned so far: most return one, kept as is. */
+type SeenResults = string | Set<string> | null;
+
 interface Episode {
-  key: string;
+  key: number;
   calls: Set<TimelineCall>;
   firstFiring: TimelineCall;
 }
 
-function actionsOf(timeline: RunTimeline, resultOf: ReadonlyMap<TimelineCall, ResultEntry>): Action[] {
-  // Every result identity each action has returned so far in the run (§6: new result = progress).
-  const seenResults = new Map<string, Set<string>>();
-  const actions: Action[] = [];
+function hasSeen(seen: SeenResults, hash: string): boolean {
+  return typeof seen === 'string' ? seen === hash : seen !== null && seen.has(hash);
+}
+
+function withSeen(seen: SeenResults, hash: string): SeenResults {
+  if (seen === null) return hash;
+  if (typeof seen === 'string') return seen === hash ? seen : new Set([seen, hash]);
+  return seen.add(hash);
+}
+
+/** The calls of `tool_calls` responses with parsed arguments, with whether each made progress. */
+function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]): Actions {
+  // Keys by tool name, then by arguments hash (strings the calls already hold: no key built per
+  // call), and every result identity each key has returned so far (§6: new result = progress).
+  const keysByName = new Map<string, Map<string, number>>();
+  const seenByKey: SeenResults[] = [];
+  const actions: Actions = { calls: [], keys: [], progress: [] };
+  // The resolutions are in the order responses list their calls.
+  let next = 0;
   for (const response of responses(timeline)) {
+    const first = next;
+    next += response.calls.length;
     if (response.outcome !== 'tool_calls') continue;
-    for (const call of response.calls) {
+    for (let index = first; index < next; index += 1) {
+      const { call, result } = resolutions[index]!;
       if (call.argsHash === null) continue;
-      const key = `${call.name}\u0000${call.argsHash}`;
-      const result = resultOf.get(call);
-      const seen = seenResults.get(key);
+      let byArgs = keysByName.get(call.name);
+      if (byArgs === undefined) keysByName.set(call.name, (byArgs = new Map()));
+      let key = byArgs.get(call.argsHash);
+      if (key === undefined) byArgs.set(call.argsHash, (key = seenByKey.push(null) - 1));
+      const seen = seenByKey[key]!;
       const hash = result?.resultHash ?? null;
       let progress: boolean;
       if (result?.progress !== null && result?.progress !== undefined) progress = result.progress;
-      else progress = hash !== null && seen !== undefined && !seen.has(hash);
-      if (hash !== null) seenResults.set(key, (seen ?? new Set<string>()).add(hash));
-      actions.push({ call, key, progress });
+      else progress = hash !== null && seen !== null && !hasSeen(seen, hash);
+      if (hash !== null) seenByKey[key] = withSeen(seen, hash);
+      actions.calls.push(call);
+      actions.keys.push(key);
+      actions.progress.push(progress);
     }
   }
   return actions;
 }
 
-/** The calls counted toward each key in one window, after the last progress reset. */
-function countWindow(window: readonly Action[]): Map<string, TimelineCall[]> {
-  const counted = new Map<string, TimelineCall[]>();
-  for (const action of window) {
-    if (action.progress) {
-      counted.clear();
-      continue;
+/**
+ * The keys counted at least `threshold` times in the window of actions [start, end), after the
+ * last progress reset, with their calls in order. Counting reuses `counts`: the window moves one
+ * action at a time over the whole run, and a key seldom reaches the threshold.
+ */
+function firingKeys(actions: Actions, start: number, end: number, threshold: number, counts: Map<number, number>): Map<number, TimelineCall[]> {
+  let from = start;
+  for (let index = end - 1; index >= start; index -= 1) {
+    if (actions.progress[index]) {
+      from = index + 1;
+      break;
     }
-    const calls = counted.get(action.key) ?? [];
-    calls.push(action.call);
-    counted.set(action.key, calls);
   }
-  return counted;
+  counts.clear();
+  for (let index = from; index < end; index += 1) {
+    const key = actions.keys[index]!;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const firing = new Map<number, TimelineCall[]>();
+  for (const [key, count] of counts) {
+    if (count < threshold) continue;
+    const calls: TimelineCall[] = [];
+    for (let index = from; index < end; index += 1) if (actions.keys[index] === key) calls.push(actions.calls[index]!);
+    firing.set(key, calls);
+  }
+  return firing;
 }
 
-export function analyzeRepeatedActions(timeline: RunTimeline, resultOf: ReadonlyMap<TimelineCall, ResultEntry>, options: AnalysisOptions): Finding[] {
-  const actions = actionsOf(timeline, resultOf);
+export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: readonly CallResolution[], options: AnalysisOptions): Finding[] {
+  const actions = actionsOf(timeline, resolutions);
   const tokensByStep = new Map<number, number>();
   for (const response of responses(timeline)) {
     if (response.step === null) continue;
@@ -76,7 +119,7 @@ export function analyzeRepeatedActions(timeline: RunTimeline, resultOf: Readonly
     if (response.inputTokens !== null || response.outputTokens !== null) tokensByStep.set(response.step, (tokensByStep.get(response.step) ?? 0) + tokens);
   }
   const findings: Finding[] = [];
-  const open = new Map<string, Episode>();
+  const open = new Map<number, Episode>();
 
   const close = (episode: Episode): void => {
     // In log order: an episode starts with the calls of one window, in order, and every later
@@ -108,14 +151,12 @@ export function analyzeRepeatedActions(timeline: RunTimeline, resultOf: Readonly
     );
   };
 
-  actions.forEach((action, index) => {
-    const window = actions.slice(Math.max(0, index - options.window + 1), index + 1);
-    const firing = new Set<string>();
-    for (const [key, calls] of countWindow(window)) {
-      if (calls.length < options.threshold) continue;
-      firing.add(key);
-      const episode = open.get(key) ?? { key, calls: new Set<TimelineCall>(), firstFiring: action.call };
-      for (const call of calls) episode.calls.add(call);
+  const counts = new Map<number, number>();
+  actions.calls.forEach((call, index) => {
+    const firing = firingKeys(actions, Math.max(0, index - options.window + 1), index + 1, options.threshold, counts);
+    for (const [key, calls] of firing) {
+      const episode = open.get(key) ?? { key, calls: new Set<TimelineCall>(), firstFiring: call };
+      for (const counted of calls) episode.calls.add(counted);
       open.set(key, episode);
     }
     for (const [key, episode] of open) {

@@ -4,11 +4,13 @@
  */
 import type { Finding } from '../report';
 import { finding } from './finding';
+import type { CallResolution } from './callCorrelation';
 import type { ResultEntry, RunTimeline, TimelineCall } from './timeline';
 
-export function analyzeToolErrors(timeline: RunTimeline, resultOf: ReadonlyMap<TimelineCall, ResultEntry>): Finding[] {
+export function analyzeToolErrors(timeline: RunTimeline, resolutions: readonly CallResolution[]): Finding[] {
+  // Only error results are reported: only their calls are looked up.
   const callOf = new Map<ResultEntry, TimelineCall>();
-  for (const [call, result] of resultOf) callOf.set(result, call);
+  for (const { call, result } of resolutions) if (result !== null && !result.ok) callOf.set(result, call);
   return timeline.entries
     .filter((entry): entry is ResultEntry => entry.kind === 'result' && !entry.ok)
     .map((result) => {

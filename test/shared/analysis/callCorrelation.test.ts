@@ -34,7 +34,7 @@ describe('call correlation: healthy runs', () => {
     const resultEntry = t.entries.find((e) => e.kind === 'result');
     assert.ok(resultEntry);
     assert.equal(outcome.resolutions[0]?.answerEventId, resultEntry.eventId);
-    assert.equal(outcome.resultOf.get(callOf(t, 'c1')), resultEntry);
+    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.result, resultEntry);
   });
 
   it('reports nothing for a run with no tool calls', () => {
@@ -145,7 +145,7 @@ describe('call correlation: unexecuted calls', () => {
     assert.equal(outcome.resolutions[1]?.state, 'unexecuted');
     const mark = t.entries.find((e) => e.kind === 'not_executed');
     assert.equal(outcome.resolutions[1]?.answerEventId, mark?.eventId);
-    assert.equal(outcome.resultOf.has(callOf(t, 'c2')), false);
+    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c2'))?.result, null);
   });
 });
 
@@ -259,7 +259,7 @@ describe('call correlation: out-of-order results', () => {
     assert.match(f?.message ?? '', /before the call itself/);
     assert.deepEqual(f?.details, { call_line: callOf(t, 'c1').line });
     assert.equal(outcome.resolutions[0]?.state, 'ok');
-    assert.ok(outcome.resultOf.has(callOf(t, 'c1')));
+    assert.ok(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.result);
   });
 });
 
@@ -336,7 +336,7 @@ describe('call correlation: a result logged before any call with its id', () => 
       outcome.resolutions.map((r) => r.state),
       ['not_issued', 'ok'],
     );
-    assert.equal(outcome.resultOf.get(callOf(t, 'c1', 1)), t.entries[0]);
+    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1', 1))?.result, t.entries[0]);
   });
 });
 

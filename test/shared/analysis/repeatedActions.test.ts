@@ -33,7 +33,7 @@ function loop(acts: readonly Act[], usage?: { inputTokens: number; outputTokens:
 }
 
 function analyze(t: RunTimeline, options: AnalysisOptions = defaults) {
-  return analyzeRepeatedActions(t, correlateCalls(t).resultOf, options);
+  return analyzeRepeatedActions(t, correlateCalls(t).resolutions, options);
 }
 
 const callIds = (f: ReturnType<typeof analyze>[number] | undefined): string[] => ((f?.details?.['calls'] ?? []) as { call_id: string }[]).map((c) => c.call_id);

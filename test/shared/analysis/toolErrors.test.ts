@@ -6,7 +6,7 @@ import type { RunTimeline } from '../../../shared/analysis/timeline';
 import { analyzeToolErrors } from '../../../shared/analysis/toolErrors';
 import { lineOf, run } from './timelineBuilder';
 
-const analyze = (t: RunTimeline) => analyzeToolErrors(t, correlateCalls(t).resultOf);
+const analyze = (t: RunTimeline) => analyzeToolErrors(t, correlateCalls(t).resolutions);
 
 describe('tool errors', () => {
   it('reports one info finding per error result, naming the tool, call and error code', () => {
