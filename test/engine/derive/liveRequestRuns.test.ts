@@ -18,18 +18,7 @@ import { answeringUsages, LoggedRequestReader } from '../../../src-main/engine/d
 import { TokenEstimator } from '../../../src-main/engine/derive/tokenEstimator';
 import { modelRequestEvents, usageEvents } from '../../../src-main/engine/store/events';
 import { defaultAnalysis, temporaryDir } from '../../support/engineHarness';
-
-/** A small seeded generator (mulberry32): the same trace every run. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Prng } from '../../../devkit/traceGenerators/prng';
 
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -131,7 +120,8 @@ function* responsesConversation(random: Random, id: number): Generator<string> {
 
 /** Conversations written in turns: each next line is from a conversation picked at random. */
 function interleavedTrace(seed: number, conversations: number): string {
-  const random = randomSource(seed);
+  const prng = new Prng(seed);
+  const random = (): number => prng.next();
   const open = Array.from({ length: conversations }, (_, id) => (id % 4 === 3 ? responsesConversation(random, id) : chatConversation(random, id)));
   const lines: string[] = [];
   while (open.length > 0) {
