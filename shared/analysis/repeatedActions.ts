@@ -110,45 +110,57 @@ function firingKeys(actions: Actions, start: number, end: number, threshold: num
   return firing;
 }
 
+/** Tokens (input + output) the run's responses recorded, by step; steps with no recorded usage are absent. */
+export function tokensByStep(timeline: RunTimeline): Map<number, number> {
+  const byStep = new Map<number, number>();
+  for (const response of responses(timeline)) {
+    if (response.step === null || (response.inputTokens === null && response.outputTokens === null)) continue;
+    byStep.set(response.step, (byStep.get(response.step) ?? 0) + (response.inputTokens ?? 0) + (response.outputTokens ?? 0));
+  }
+  return byStep;
+}
+
+/** The finding of one episode: every call it involved, in log order, and what the repetition cost. */
+export function repeatedActionFinding(
+  timeline: RunTimeline,
+  episode: { calls: Iterable<TimelineCall>; firstFiring: TimelineCall },
+  stepTokens: ReadonlyMap<number, number>,
+  options: AnalysisOptions,
+): Finding {
+  const calls = [...episode.calls];
+  const steps = [...new Set(calls.map((call) => call.step).filter((step): step is number => step !== null))];
+  const knownTokens = steps.filter((step) => stepTokens.has(step));
+  const tokens = knownTokens.length > 0 ? knownTokens.reduce((sum, step) => sum + (stepTokens.get(step) ?? 0), 0) : null;
+  const first = episode.firstFiring;
+  const cost = `${calls.length} tool calls over ${steps.length} turns${tokens !== null ? ` and ${formatCount(tokens)} tokens` : ''}`;
+  return finding(timeline, 'repeated_action', {
+    severity: 'warning',
+    step: first.step,
+    callId: first.callId,
+    line: first.line,
+    message: `${first.name}(${first.argsSummary ?? ''}) was repeated ${calls.length} times with the same arguments and no progress (threshold ${options.threshold} in a window of ${options.window} tool calls); the repetition cost ${cost}`,
+    details: {
+      name: first.name,
+      arguments: first.argsSummary,
+      calls: calls.map((call) => ({ call_id: call.callId, step: call.step, line: call.line })),
+      window: options.window,
+      threshold: options.threshold,
+      tool_calls: calls.length,
+      turns: steps.length,
+      tokens,
+    },
+  });
+}
+
 export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: readonly CallResolution[], options: AnalysisOptions): Finding[] {
   const actions = actionsOf(timeline, resolutions);
-  const tokensByStep = new Map<number, number>();
-  for (const response of responses(timeline)) {
-    if (response.step === null) continue;
-    const tokens = (response.inputTokens ?? 0) + (response.outputTokens ?? 0);
-    if (response.inputTokens !== null || response.outputTokens !== null) tokensByStep.set(response.step, (tokensByStep.get(response.step) ?? 0) + tokens);
-  }
+  const stepTokens = tokensByStep(timeline);
   const findings: Finding[] = [];
   const open = new Map<number, Episode>();
-
+  // In log order: an episode starts with the calls of one window, in order, and every later firing
+  // can only add the call just taken.
   const close = (episode: Episode): void => {
-    // In log order: an episode starts with the calls of one window, in order, and every later
-    // firing can only add the call just taken.
-    const calls = [...episode.calls];
-    const steps = [...new Set(calls.map((call) => call.step).filter((step): step is number => step !== null))];
-    const knownTokens = steps.filter((step) => tokensByStep.has(step));
-    const tokens = knownTokens.length > 0 ? knownTokens.reduce((sum, step) => sum + (tokensByStep.get(step) ?? 0), 0) : null;
-    const first = episode.firstFiring;
-    const cost = `${calls.length} tool calls over ${steps.length} turns${tokens !== null ? ` and ${formatCount(tokens)} tokens` : ''}`;
-    findings.push(
-      finding(timeline, 'repeated_action', {
-        severity: 'warning',
-        step: first.step,
-        callId: first.callId,
-        line: first.line,
-        message: `${first.name}(${first.argsSummary ?? ''}) was repeated ${calls.length} times with the same arguments and no progress (threshold ${options.threshold} in a window of ${options.window} tool calls); the repetition cost ${cost}`,
-        details: {
-          name: first.name,
-          arguments: first.argsSummary,
-          calls: calls.map((call) => ({ call_id: call.callId, step: call.step, line: call.line })),
-          window: options.window,
-          threshold: options.threshold,
-          tool_calls: calls.length,
-          turns: steps.length,
-          tokens,
-        },
-      }),
-    );
+    findings.push(repeatedActionFinding(timeline, episode, stepTokens, options));
   };
 
   const counts = new Map<number, number>();

@@ -2,16 +2,15 @@
  * Repeated actions (shared/analysis/repeatedActions.ts) count a window without building it and
  * keep keys and result identities compactly: the findings are the same as those of the
  * straightforward reference below (a string key and a Set per action, every window sliced and
- * counted anew) on runs of repeated, flapping, progressing and unanswered calls.
+ * counted anew; an episode reported by the same repeatedActionFinding) on runs of repeated,
+ * flapping, progressing and unanswered calls.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { correlateCalls } from '../../../shared/analysis/callCorrelation';
-import { finding } from '../../../shared/analysis/finding';
-import { analyzeRepeatedActions } from '../../../shared/analysis/repeatedActions';
+import { analyzeRepeatedActions, repeatedActionFinding, tokensByStep } from '../../../shared/analysis/repeatedActions';
 import { responses, type ResultEntry, type RunTimeline, type TimelineCall } from '../../../shared/analysis/timeline';
-import { formatCount } from '../../../shared/formatCount';
 import type { AnalysisOptions, Finding } from '../../../shared/report';
 import { run } from './timelineBuilder';
 
@@ -31,39 +30,11 @@ function referenceRepeatedActions(timeline: RunTimeline, resultOf: ReadonlyMap<T
       actions.push({ call, key, progress });
     }
   }
-  const tokensByStep = new Map<number, number>();
-  for (const response of responses(timeline)) {
-    if (response.step === null || (response.inputTokens === null && response.outputTokens === null)) continue;
-    tokensByStep.set(response.step, (tokensByStep.get(response.step) ?? 0) + (response.inputTokens ?? 0) + (response.outputTokens ?? 0));
-  }
+  const stepTokens = tokensByStep(timeline);
   const findings: Finding[] = [];
   const open = new Map<string, { calls: Set<TimelineCall>; firstFiring: TimelineCall }>();
   const close = (episode: { calls: Set<TimelineCall>; firstFiring: TimelineCall }): void => {
-    const calls = [...episode.calls];
-    const steps = [...new Set(calls.map((call) => call.step).filter((step): step is number => step !== null))];
-    const knownTokens = steps.filter((step) => tokensByStep.has(step));
-    const tokens = knownTokens.length > 0 ? knownTokens.reduce((sum, step) => sum + (tokensByStep.get(step) ?? 0), 0) : null;
-    const first = episode.firstFiring;
-    const cost = `${calls.length} tool calls over ${steps.length} turns${tokens !== null ? ` and ${formatCount(tokens)} tokens` : ''}`;
-    findings.push(
-      finding(timeline, 'repeated_action', {
-        severity: 'warning',
-        step: first.step,
-        callId: first.callId,
-        line: first.line,
-        message: `${first.name}(${first.argsSummary ?? ''}) was repeated ${calls.length} times with the same arguments and no progress (threshold ${options.threshold} in a window of ${options.window} tool calls); the repetition cost ${cost}`,
-        details: {
-          name: first.name,
-          arguments: first.argsSummary,
-          calls: calls.map((call) => ({ call_id: call.callId, step: call.step, line: call.line })),
-          window: options.window,
-          threshold: options.threshold,
-          tool_calls: calls.length,
-          turns: steps.length,
-          tokens,
-        },
-      }),
-    );
+    findings.push(repeatedActionFinding(timeline, episode, stepTokens, options));
   };
   actions.forEach((action, index) => {
     const counted = new Map<string, TimelineCall[]>();
