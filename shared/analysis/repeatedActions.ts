@@ -33,7 +33,6 @@ interface Actions {
 type SeenResults = string | Set<string> | null;
 
 interface Episode {
-  key: number;
   calls: Set<TimelineCall>;
   firstFiring: TimelineCall;
 }
@@ -167,7 +166,7 @@ export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: reado
   actions.calls.forEach((call, index) => {
     const firing = firingKeys(actions, Math.max(0, index - options.window + 1), index + 1, options.threshold, counts);
     for (const [key, calls] of firing) {
-      const episode = open.get(key) ?? { key, calls: new Set<TimelineCall>(), firstFiring: call };
+      const episode = open.get(key) ?? { calls: new Set<TimelineCall>(), firstFiring: call };
       for (const counted of calls) episode.calls.add(counted);
       open.set(key, episode);
     }

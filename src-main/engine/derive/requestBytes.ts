@@ -111,11 +111,6 @@ export class RequestBytesReader {
 
   constructor(private readonly maxCachedBytes = DEFAULT_CACHE_BYTES) {}
 
-  /** Bytes of the line the thread's next request is compared with (what the thread holds). */
-  static heldBytes(thread: RequestThread): number {
-    return thread.last?.bytes.buffer.byteLength ?? 0;
-  }
-
   /** The line's messages array, scanned on from where it stops being the last one's. */
   private readonly skipMessages: SkipMember = (key, bytes, open) => {
     if (key !== 'messages' || bytes[open] !== OPEN_BRACKET) return null;
