@@ -62,9 +62,16 @@ function parseLine(text: string, warnings: string[]): unknown {
   });
 }
 
-/** Whether some identifying key is written more than once anywhere in the line (maybe nested): the cheap test before a scan. */
-function mayRepeatIdentifyingKey(text: string): boolean {
+/**
+ * Whether some identifying key of the line's object is written more than once anywhere in the line
+ * (maybe nested): the cheap test before a scan. A key the parsed object lacks was not written at
+ * its top level at all (JSON.parse keeps the last of a repeated key), so its nested uses (the
+ * `"type"` of every message in a logged request) cost nothing.
+ */
+function mayRepeatIdentifyingKey(text: string, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   return IDENTIFYING_KEYS.some((key) => {
+    if (!Object.hasOwn(value, key)) return false;
     const first = text.indexOf(`"${key}"`);
     return first !== -1 && text.indexOf(`"${key}"`, first + key.length + 2) !== -1;
   });
@@ -93,11 +100,11 @@ export function decodeLine(bytes: Buffer): DecodedLine {
   } catch (error) {
     return { kind: 'invalid', reason: `not valid JSON: ${withVisibleControls((error as Error).message)}`, text, invalidUtf8 };
   }
-  if (mayRepeatIdentifyingKey(text)) {
+  if (mayRepeatIdentifyingKey(text, value)) {
     try {
       warnings.push(...repeatedKeyWarnings(bytes, scanTopLevel(bytes)));
     } catch (error) {
-      // Not an object: no keys of its own to repeat.
+      // What JSON.parse read but the byte scan does not (say, nesting beyond its depth): no warning to give.
       if (!(error instanceof ScanError)) throw error;
     }
   }

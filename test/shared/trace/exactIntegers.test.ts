@@ -50,6 +50,16 @@ describe('mayHoldUnsafeIntegers', () => {
     );
   });
 
+  it('answers as one regular expression over the whole text would, wherever a run of digits starts and ends', () => {
+    // Texts of digits and the characters around numbers, so that runs of 15, 16 and 17 digits fall
+    // at every offset of the stride the test skips text with.
+    const text = fc.string({ unit: fc.constantFrom('0', '1', '9', ':', ',', '[', ' ', '-', '"', 'a'), maxLength: 80 });
+    fc.assert(
+      fc.property(text, (written) => assert.equal(mayHoldUnsafeIntegers(written), /(?:^|[:,[])\s*-?\d{16}/.test(written), written)),
+      { numRuns: 5000 },
+    );
+  });
+
   it('says no for 15 digits or fewer, also when runs are split', () => {
     assert.equal(mayHoldUnsafeIntegers('{"id":123456789012345}'), false);
     assert.equal(mayHoldUnsafeIntegers('12345678.12345678'), false);
