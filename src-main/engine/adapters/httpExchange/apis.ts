@@ -22,14 +22,19 @@ export const apiLabels: Readonly<Record<ApiKind, string>> = {
   'openai-responses': 'OpenAI Responses',
 };
 
+/** The last URL read and its path: a log's requests go to one or two endpoints, and parsing a URL is slow. */
+let lastPath = { url: '', path: '' };
+
 function pathOf(url: string): string {
+  if (url === lastPath.url) return lastPath.path;
   let path: string;
   try {
     path = new URL(url, 'http://relative.invalid').pathname;
   } catch {
     path = url.split(/[?#]/)[0] ?? url;
   }
-  return path.replace(/\/+$/, '');
+  lastPath = { url, path: path.replace(/\/+$/, '') };
+  return lastPath.path;
 }
 
 /** The API an exchange speaks: by the URL's path, confirmed by the request body's shape. */
