@@ -138,6 +138,14 @@ describe('http-exchange: threads closed while the file is read', { timeout: 120_
       assert.deepEqual(chainEnd, [{ line: chainLine }]);
       const waiting = byFirstLine.get(3)!;
       assert.equal(waiting.status, 'unterminated', 'a thread whose last call awaits its result does not end');
+      assert.deepEqual(
+        report.findings
+          .filter((finding) => finding.run_id === waiting.run_id)
+          .map((finding) => finding.kind)
+          .sort(),
+        ['dangling_call', 'unterminated_run'],
+        'the waiting thread keeps its verdicts however many threads closed after it',
+      );
       const others = report.runs.filter((run) => run !== responses && run !== waiting);
       assert.equal(others.length, CONVERSATIONS - 2);
       for (const run of others) {
