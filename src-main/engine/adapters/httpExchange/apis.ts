@@ -132,46 +132,119 @@ function itemHash(api: ApiKind, item: unknown): string {
 
 /** Characters of item JSON a HistoryHasher remembers; more start it over (hashes are only computed again). */
 const REMEMBERED_ITEM_CHARS = 16 * 1024 * 1024;
+/** Characters of the histories a HistoryHasher keeps to compare the next request of their conversation with; the least recent go first. */
+const REMEMBERED_HISTORY_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Whether two parsed values have the same JSON text (what JSON.stringify would write): the same
+ * members in the same order, strings compared natively (a memcmp, however long).
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!sameJson(a[index], b[index])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  const otherKeys = Object.keys(b);
+  if (keys.length !== otherKeys.length) return false;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (key !== otherKeys[index] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/** A history hashed before: its items as parsed and, after each, the hash state and the characters of JSON so far. */
+interface HashedHistory {
+  items: readonly unknown[];
+  hashes: number[];
+  /** Two 32-bit words of mixing state per item. */
+  states: Int32Array;
+  chars: number[];
+}
 
 /**
  * Cumulative hashes of request histories: entry i identifies items[0..i]. Every request resends
- * the history before it, so each distinct item is hashed once, keyed by its JSON text as parsed
- * (JSON.stringify is native): equal texts are equal values with their keys in the same order, so
- * their stable texts, and hashes, are equal too. An item's hash is kept as two 32-bit halves and
- * the cumulative step mixes them into the prefix's hash with a few multiplications: a 53-bit
- * number, cheap to make and to look up, that only has to tell a thread's prefixes apart.
+ * the history before it, and most of a request is its conversation's previous request: the last
+ * history that began with the same first item is kept, and the items this one shares with it are
+ * confirmed equal member by member (strings compared natively) and take its hashes as they are.
+ * The items after them are hashed one by one, each distinct item once, keyed by its JSON text as
+ * parsed (JSON.stringify is native): equal texts are equal values with their keys in the same
+ * order, so their stable texts, and hashes, are equal too. An item's hash is kept as two 32-bit
+ * halves and the cumulative step mixes them into the prefix's hash with a few multiplications: a
+ * 53-bit number, cheap to make and to look up, that only has to tell a thread's prefixes apart.
  */
 export class HistoryHasher {
   private readonly known = new Map<string, Int32Array>();
   private knownChars = 0;
+  /** By the JSON text of their first item, least recently hashed first. */
+  private readonly histories = new Map<string, HashedHistory>();
+  private historyChars = 0;
 
   prefixHashes(api: ApiKind, items: readonly unknown[]): number[] {
-    const hashes: number[] = [];
-    let h1 = 0x9e3779b9;
-    let h2 = 0x85ebca6b;
-    for (const item of items) {
-      const halves = this.itemHalves(api, item);
+    if (items.length === 0) return [];
+    const firstText = JSON.stringify(items[0]) ?? 'undefined';
+    const before = this.histories.get(firstText);
+    let shared = 0;
+    if (before !== undefined) {
+      shared = 1;
+      while (shared < items.length && shared < before.items.length && sameJson(items[shared], before.items[shared])) shared += 1;
+    }
+    const history: HashedHistory = {
+      items,
+      hashes: before === undefined ? [] : before.hashes.slice(0, shared),
+      states: new Int32Array(2 * items.length),
+      chars: before === undefined ? [] : before.chars.slice(0, shared),
+    };
+    if (before !== undefined) history.states.set(before.states.subarray(0, 2 * shared));
+    let h1 = shared === 0 ? 0x9e3779b9 : history.states[2 * shared - 2]!;
+    let h2 = shared === 0 ? 0x85ebca6b : history.states[2 * shared - 1]!;
+    let chars = shared === 0 ? 0 : history.chars[shared - 1]!;
+    for (let index = shared; index < items.length; index++) {
+      const text = index === 0 ? firstText : (JSON.stringify(items[index]) ?? 'undefined');
+      const halves = this.itemHalves(api, items[index], text);
       h1 = Math.imul(h1 ^ halves[0]!, 2654435761);
       h2 = Math.imul(h2 ^ halves[1]!, 1597334677);
       h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
       h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-      hashes.push(4294967296 * (2097151 & h2) + (h1 >>> 0));
+      history.hashes.push(4294967296 * (2097151 & h2) + (h1 >>> 0));
+      history.states[2 * index] = h1;
+      history.states[2 * index + 1] = h2;
+      chars += text.length;
+      history.chars.push(chars);
     }
-    return hashes;
+    this.keep(firstText, history, before);
+    return history.hashes.slice();
   }
 
-  private itemHalves(api: ApiKind, item: unknown): Int32Array {
-    const key = JSON.stringify(item) ?? 'undefined';
-    let halves = this.known.get(key);
+  /** Keeps `history` as its conversation's latest, forgetting the least recent beyond the budget. */
+  private keep(firstText: string, history: HashedHistory, before: HashedHistory | undefined): void {
+    if (before !== undefined) this.historyChars -= before.chars.at(-1)!;
+    this.histories.delete(firstText);
+    this.histories.set(firstText, history);
+    this.historyChars += history.chars.at(-1)!;
+    for (const [text, oldest] of this.histories) {
+      if (this.historyChars <= REMEMBERED_HISTORY_CHARS || oldest === history) break;
+      this.histories.delete(text);
+      this.historyChars -= oldest.chars.at(-1)!;
+    }
+  }
+
+  private itemHalves(api: ApiKind, item: unknown, text: string): Int32Array {
+    let halves = this.known.get(text);
     if (halves === undefined) {
       const hash = itemHash(api, item);
       halves = Int32Array.of(Number.parseInt(hash.slice(0, 8), 16) | 0, Number.parseInt(hash.slice(8, 16), 16) | 0);
-      if (this.knownChars + key.length > REMEMBERED_ITEM_CHARS) {
+      if (this.knownChars + text.length > REMEMBERED_ITEM_CHARS) {
         this.known.clear();
         this.knownChars = 0;
       }
-      this.known.set(key, halves);
-      this.knownChars += key.length;
+      this.known.set(text, halves);
+      this.knownChars += text.length;
     }
     return halves;
   }

@@ -69,4 +69,29 @@ describe('HistoryHasher', () => {
       { numRuns: 60 },
     );
   });
+
+  it('agrees with a fresh hasher on interleaved conversations that grow, are edited, cut back and retried', () => {
+    const message = fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: fc.constantFrom('a', 'b', longText('c'), longText('d')) });
+    const change = fc.oneof(
+      fc.record({ kind: fc.constant('append' as const), conversation: fc.nat(3), message }),
+      fc.record({ kind: fc.constant('edit' as const), conversation: fc.nat(3), at: fc.nat(8), message }),
+      fc.record({ kind: fc.constant('cut' as const), conversation: fc.nat(3), at: fc.nat(8) }),
+      fc.record({ kind: fc.constant('retry' as const), conversation: fc.nat(3) }),
+    );
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 60 }), (changes) => {
+        // Four conversations, two of which open with the same task.
+        const conversations = [0, 1, 2, 3].map((n) => [{ role: 'user', content: `task ${n % 3}` }] as unknown[]);
+        const hasher = new HistoryHasher();
+        for (const step of changes) {
+          const history = conversations[step.conversation]!;
+          if (step.kind === 'append') history.push(step.message);
+          if (step.kind === 'edit' && step.at < history.length) history[step.at] = step.message;
+          if (step.kind === 'cut') history.splice(Math.max(1, step.at));
+          assert.deepEqual(hasher.prefixHashes('openai-chat', resent(history)), new HistoryHasher().prefixHashes('openai-chat', history));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
