@@ -2,16 +2,17 @@
  * The run's waterfall, above its timeline (Perfetto / Langfuse style): each model call and tool
  * call as a bar on one time axis, parallel calls on tracks side by side (runWaterfall; how a bar's
  * ends are found: shared/analysis/waterfall.ts). The timeline's selected row is highlighted here;
- * clicking a bar selects its row. Bars are placed in percent of the run's span, so the lane
- * follows the width it is given without measuring it. A run draws up to 10,000 bars: the view and
- * each bar are memoized, so that the run view's renders (a page of the timeline arriving, the
- * cursor moving) redraw only the bars whose selection changed, not all of them.
+ * clicking a bar selects its row. A run draws up to 10,000 bars, each lane's on a canvas
+ * (WaterfallLane says why); the axis's ticks are placed in percent of the run's span, on a track
+ * area as wide as the lanes', so bars and ticks line up. The view is memoized, so the run view's
+ * renders (a page of the timeline arriving) do not redraw it; the cursor moving redraws a lane.
  */
-import { memo, useMemo, useState } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import type { ApiResponse } from '../../shared/api';
 import { axisTicks } from '../../shared/analysis/waterfall';
 import { useQuery } from '../api/useQuery';
 import { formatCount, formatDuration } from '../components/format';
+import { useLatest } from '../components/useLatest';
 import { visibleText } from '../components/VisibleText';
 import '../styles/timeline-noise.css';
 
@@ -73,18 +74,7 @@ export const Waterfall = memo(function Waterfall({ traceId, runPk, revision, sel
           {lanes.map((lane) => (
             <div key={lane.kind} className="waterfall-lane" data-kind={lane.kind}>
               <span className="waterfall-lane-label muted">{lane.kind === 'model' ? 'Model' : 'Tools'}</span>
-              <div className="waterfall-track-area waterfall-tracks" style={{ height: lane.tracks * trackHeight }}>
-                {lane.spans.map((span) => (
-                  <WaterfallBar
-                    key={`${span.kind}:${span.eventId}:${span.startMs}:${span.track}`}
-                    span={span}
-                    axis={axis}
-                    selected={span.eventId === selectedEventId}
-                    related={span.eventId !== selectedEventId && span.issuerEventId !== null && span.issuerEventId === selectedEventId}
-                    onSelect={onSelect}
-                  />
-                ))}
-              </div>
+              <WaterfallLane lane={lane} axis={axis} selectedEventId={selectedEventId} onSelect={onSelect} />
             </div>
           ))}
         </div>
@@ -101,42 +91,179 @@ interface Axis {
 
 const percentOf = (axis: Axis, ms: number) => (axis.durationMs === 0 ? 0 : ((ms - axis.startMs) / axis.durationMs) * 100);
 
-const WaterfallBar = memo(function WaterfallBar({
-  span,
-  axis,
-  selected,
-  related,
-  onSelect,
-}: {
-  span: Span;
-  axis: Axis;
-  selected: boolean;
-  related: boolean;
-  onSelect: (span: Span) => void;
-}) {
-  const label = `${span.kind === 'model' ? 'model call' : visibleText(span.name ?? 'tool call')}${span.step === null ? '' : ` · step ${span.step}`} · ${formatDuration(span.endMs - span.startMs)} · at ${formatDuration(span.startMs - axis.startMs)}${span.failed ? ' · failed' : ''}`;
-  const left = percentOf(axis, span.startMs);
+/** A bar's text: its tooltip when hovered (the canvas's title), and what tests and users read. */
+const barLabel = (span: Span, axis: Axis) =>
+  `${span.kind === 'model' ? 'model call' : visibleText(span.name ?? 'tool call')}${span.step === null ? '' : ` · step ${span.step}`} · ${formatDuration(span.endMs - span.startMs)} · at ${formatDuration(span.startMs - axis.startMs)}${span.failed ? ' · failed' : ''}`;
+
+/** Bar geometry in CSS pixels (the DOM bars' former styles/timeline-noise.css sizes). */
+const barHeight = 9;
+const barMinWidth = 3;
+/** Back-to-back calls stay apart: each bar leaves this much of its right end undrawn. */
+const barGap = 1;
+/** The canvas overhangs its lane by this much on every side, so a selected bar's outline is not cut off. */
+const overhang = 3;
+
+interface Lane {
+  kind: 'model' | 'tool';
+  spans: Span[];
+  tracks: number;
+}
+
+/**
+ * A lane's bars on one canvas. Drawn rather than laid out: thousands of DOM bars made every width
+ * change of the run pane (the inspector opening) relayout and repaint them all, and their first
+ * render was one long task; a canvas redraws them in a few milliseconds. The canvas is sized in
+ * device pixels and redrawn when its box changes (ResizeObserver) or the theme does, with the
+ * theme's colours read from the CSS custom properties. Click and hover are hit-tested against the
+ * spans; the timeline below stays the keyboard path to every call, so the canvas is an image
+ * with a summary for assistive technology.
+ */
+function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; axis: Axis; selectedEventId: number | null; onSelect: (span: Span) => void }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [hovered, setHovered] = useState<Span | null>(null);
+  const selected = selectedEventId === null ? undefined : lane.spans.find((span) => span.eventId === selectedEventId);
+  const drawing = useLatest<BarsDrawing>({ lane, axis, selectedEventId, hovered });
+  useLayoutEffect(() => {
+    const element = canvas.current;
+    if (element === null) return;
+    const redraw = () => drawBars(element, drawing.current);
+    const resized = new ResizeObserver(redraw);
+    resized.observe(element);
+    const theme = matchMedia('(prefers-color-scheme: dark)');
+    theme.addEventListener('change', redraw);
+    return () => {
+      resized.disconnect();
+      theme.removeEventListener('change', redraw);
+    };
+  }, [drawing]);
+  useLayoutEffect(() => {
+    if (canvas.current !== null) drawBars(canvas.current, { lane, axis, selectedEventId, hovered });
+  }, [lane, axis, selectedEventId, hovered]);
+
+  const spanAt = (event: ReactMouseEvent<HTMLCanvasElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    return barAt(lane, axis, box.width - 2 * overhang, event.clientX - box.left - overhang, event.clientY - box.top - overhang);
+  };
+  const tracks = lane.tracks === 1 ? 'one track' : `${lane.tracks} tracks`;
   return (
-    <button
-      type="button"
-      tabIndex={-1}
-      className={`waterfall-bar bar-${span.kind} ${span.failed ? 'bar-failed' : ''} ${selected ? 'bar-selected' : ''} ${related ? 'bar-related' : ''}`}
-      style={{ left: `${left}%`, width: `${percentOf(axis, span.endMs) - left}%`, top: span.track * trackHeight }}
-      title={label}
-      aria-label={label}
-      data-testid="waterfall-bar"
-      data-kind={span.kind}
-      data-event-id={span.eventId}
-      data-selected={selected}
-      onClick={() => onSelect(span)}
-    />
+    <div className="waterfall-track-area waterfall-tracks" style={{ height: lane.tracks * trackHeight }}>
+      <canvas
+        ref={canvas}
+        className={`waterfall-canvas ${hovered !== null ? 'bar-hovered' : ''}`}
+        role="img"
+        aria-label={`${lane.kind === 'model' ? 'Model calls' : 'Tool calls'}: ${calls(lane.spans.length)} on ${tracks}; the timeline lists them`}
+        title={hovered === null ? undefined : barLabel(hovered, axis)}
+        data-testid="waterfall-canvas"
+        data-kind={lane.kind}
+        data-bars={lane.spans.length}
+        data-tracks={lane.tracks}
+        data-failed={lane.spans.reduce((failed, span) => failed + (span.failed ? 1 : 0), 0)}
+        data-selected-event-id={selected?.eventId ?? ''}
+        onMouseMove={(event) => {
+          const span = spanAt(event);
+          if (span !== hovered) setHovered(span);
+        }}
+        onMouseLeave={() => setHovered(null)}
+        onClick={(event) => {
+          const span = spanAt(event);
+          if (span !== null) onSelect(span);
+        }}
+      />
+    </div>
   );
-});
+}
+
+interface BarsDrawing {
+  lane: Lane;
+  axis: Axis;
+  selectedEventId: number | null;
+  hovered: Span | null;
+}
+
+/** A bar's left edge and width in CSS pixels, in a track area `width` wide. */
+function barBox(span: Span, axis: Axis, width: number): { left: number; width: number } {
+  const left = (percentOf(axis, span.startMs) / 100) * width;
+  return { left, width: Math.max(barMinWidth, (percentOf(axis, span.endMs) / 100) * width - left) };
+}
+
+/** The bar under a point of the track area (CSS pixels from its top left), the last drawn if bars overlap. */
+function barAt(lane: Lane, axis: Axis, width: number, x: number, y: number): Span | null {
+  const track = Math.floor(y / trackHeight);
+  if (y < 0 || y - track * trackHeight > barHeight) return null;
+  let found: Span | null = null;
+  for (const span of lane.spans) {
+    if (span.track !== track) continue;
+    const box = barBox(span, axis, width);
+    if (x >= box.left && x <= box.left + box.width) found = span;
+  }
+  return found;
+}
+
+function drawBars(canvas: HTMLCanvasElement, { lane, axis, selectedEventId, hovered }: BarsDrawing): void {
+  const area = canvas.parentElement;
+  if (area === null) return;
+  const width = area.clientWidth;
+  const height = lane.tracks * trackHeight;
+  const ratio = window.devicePixelRatio || 1;
+  const pixelWidth = Math.round((width + 2 * overhang) * ratio);
+  const pixelHeight = Math.round((height + 2 * overhang) * ratio);
+  // Setting a canvas's size clears it, even to the same size: set only when it changed.
+  if (canvas.width !== pixelWidth) canvas.width = pixelWidth;
+  if (canvas.height !== pixelHeight) canvas.height = pixelHeight;
+  const context = canvas.getContext('2d');
+  if (context === null) return;
+  context.setTransform(ratio, 0, 0, ratio, ratio * overhang, ratio * overhang);
+  context.clearRect(-overhang, -overhang, width + 2 * overhang, height + 2 * overhang);
+  const style = getComputedStyle(canvas);
+  const colour = (name: string) => style.getPropertyValue(name).trim();
+  const fills = { model: colour('--accent'), tool: colour('--ok'), failed: colour('--error') };
+  // Edges on device pixels, as the DOM bars were: crisp at any devicePixelRatio.
+  const snap = (value: number) => Math.round(value * ratio) / ratio;
+  const path = (span: Span) => {
+    const box = barBox(span, axis, width);
+    const left = snap(box.left);
+    return { left, top: span.track * trackHeight, width: Math.max(snap(box.left + box.width) - left - barGap, 1 / ratio) };
+  };
+  const fillOf = (span: Span) => (span.failed ? fills.failed : fills[span.kind]);
+  // Toned down as the DOM bars were (85 % of the colour over the background); one path per colour.
+  context.globalAlpha = 0.85;
+  for (const fill of new Set(lane.spans.map(fillOf))) {
+    context.beginPath();
+    for (const span of lane.spans) {
+      if (fillOf(span) !== fill) continue;
+      const bar = path(span);
+      context.roundRect(bar.left, bar.top, bar.width, barHeight, 2);
+    }
+    context.fillStyle = fill;
+    context.fill();
+  }
+  context.globalAlpha = 1;
+  // Highlighted bars in full colour with an outline: a call related to the selection (issued by
+  // it), the hovered one, then the selected one on top.
+  const outlined = (span: Span, outline: string, lineWidth: number, offset: number) => {
+    const bar = path(span);
+    context.fillStyle = fillOf(span);
+    context.beginPath();
+    context.roundRect(bar.left, bar.top, bar.width, barHeight, 2);
+    context.fill();
+    context.strokeStyle = outline;
+    context.lineWidth = lineWidth;
+    const out = offset + lineWidth / 2;
+    context.beginPath();
+    context.roundRect(bar.left - out, bar.top - out, bar.width + 2 * out, barHeight + 2 * out, 2 + out);
+    context.stroke();
+  };
+  if (selectedEventId !== null) {
+    for (const span of lane.spans) if (span.eventId !== selectedEventId && span.issuerEventId === selectedEventId) outlined(span, colour('--fg-muted'), 1, 0);
+  }
+  if (hovered !== null) outlined(hovered, colour('--fg'), 1, 0);
+  for (const span of lane.spans) if (span.eventId === selectedEventId) outlined(span, colour('--fg'), 2, 1);
+}
 
 const calls = (count: number) => `${formatCount(count)} ${count === 1 ? 'call' : 'calls'}`;
 
 /** The axis (the earliest start to the latest end) and each kind's spans with its number of tracks. */
-function laneLayout(spans: readonly Span[]): { axis: Axis; lanes: { kind: 'model' | 'tool'; spans: Span[]; tracks: number }[] } {
+function laneLayout(spans: readonly Span[]): { axis: Axis; lanes: Lane[] } {
   let startMs = Infinity;
   let endMs = -Infinity;
   for (const span of spans) {
