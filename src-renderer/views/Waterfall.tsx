@@ -102,6 +102,8 @@ const barMinWidth = 3;
 const barGap = 1;
 /** The canvas overhangs its lane by this much on every side, so a selected bar's outline is not cut off. */
 const overhang = 3;
+/** Bars at least this wide (CSS pixels) have rounded corners; narrower ones are plain rectangles. */
+const roundedFrom = 6;
 
 interface Lane {
   kind: 'model' | 'tool';
@@ -113,21 +115,36 @@ interface Lane {
  * A lane's bars on one canvas. Drawn rather than laid out: thousands of DOM bars made every width
  * change of the run pane (the inspector opening) relayout and repaint them all, and their first
  * render was one long task; a canvas redraws them in a few milliseconds. The canvas is sized in
- * device pixels and redrawn when its box changes (ResizeObserver) or the theme does, with the
- * theme's colours read from the CSS custom properties. Click and hover are hit-tested against the
- * spans; the timeline below stays the keyboard path to every call, so the canvas is an image
- * with a summary for assistive technology.
+ * device pixels and its bars drawn again when its box changes (ResizeObserver, which gives the
+ * width without a layout read) or the theme does, with the theme's colours read from the CSS
+ * custom properties. The bars are kept on a second canvas, so that a change of the highlighted
+ * ones (the cursor moving, j) copies them back and draws only those. Click and hover are
+ * hit-tested against the spans; the timeline below stays the keyboard path to every call, so the
+ * canvas is an image with a summary for assistive technology.
  */
 function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; axis: Axis; selectedEventId: number | null; onSelect: (span: Span) => void }) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const drawn = useRef<DrawnBars | null>(null);
+  /** The track area's width (CSS pixels) the ResizeObserver last gave; null before its first report. */
+  const width = useRef<number | null>(null);
   const [hovered, setHovered] = useState<Span | null>(null);
-  const selected = selectedEventId === null ? undefined : lane.spans.find((span) => span.eventId === selectedEventId);
-  const drawing = useLatest<BarsDrawing>({ lane, axis, selectedEventId, hovered });
+  const highlights: Highlights = { selectedEventId, hovered };
+  const latest = useLatest({ lane, axis, highlights });
+
   useLayoutEffect(() => {
     const element = canvas.current;
     if (element === null) return;
-    const redraw = () => drawBars(element, drawing.current);
-    const resized = new ResizeObserver(redraw);
+    const redraw = () => {
+      if (width.current === null) return;
+      const { lane, axis, highlights } = latest.current;
+      drawn.current = drawBars(element, lane, axis, width.current, drawn.current);
+      drawHighlights(element, drawn.current, lane, highlights);
+    };
+    const resized = new ResizeObserver(([entry]) => {
+      if (entry === undefined) return;
+      width.current = entry.contentRect.width - 2 * overhang;
+      redraw();
+    });
     resized.observe(element);
     const theme = matchMedia('(prefers-color-scheme: dark)');
     theme.addEventListener('change', redraw);
@@ -135,9 +152,13 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
       resized.disconnect();
       theme.removeEventListener('change', redraw);
     };
-  }, [drawing]);
+  }, [latest]);
+  // New spans (the run grew) are drawn again; before the first resize report, that report draws them.
   useLayoutEffect(() => {
-    if (canvas.current !== null) drawBars(canvas.current, { lane, axis, selectedEventId, hovered });
+    if (canvas.current !== null && width.current !== null) drawn.current = drawBars(canvas.current, lane, axis, width.current, drawn.current);
+  }, [lane, axis]);
+  useLayoutEffect(() => {
+    if (canvas.current !== null && drawn.current !== null) drawHighlights(canvas.current, drawn.current, lane, { selectedEventId, hovered });
   }, [lane, axis, selectedEventId, hovered]);
 
   const spanAt = (event: ReactMouseEvent<HTMLCanvasElement>) => {
@@ -145,6 +166,7 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
     return barAt(lane, axis, box.width - 2 * overhang, event.clientX - box.left - overhang, event.clientY - box.top - overhang);
   };
   const tracks = lane.tracks === 1 ? 'one track' : `${lane.tracks} tracks`;
+  const selected = selectedEventId === null ? undefined : lane.spans.find((span) => span.eventId === selectedEventId);
   return (
     <div className="waterfall-track-area waterfall-tracks" style={{ height: lane.tracks * trackHeight }}>
       <canvas
@@ -157,7 +179,6 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
         data-kind={lane.kind}
         data-bars={lane.spans.length}
         data-tracks={lane.tracks}
-        data-failed={lane.spans.reduce((failed, span) => failed + (span.failed ? 1 : 0), 0)}
         data-selected-event-id={selected?.eventId ?? ''}
         onMouseMove={(event) => {
           const span = spanAt(event);
@@ -173,11 +194,18 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
   );
 }
 
-interface BarsDrawing {
-  lane: Lane;
-  axis: Axis;
+interface Highlights {
   selectedEventId: number | null;
   hovered: Span | null;
+}
+
+/** A lane's bars as last drawn, toned down, on a canvas of their own; with what drawing the highlighted ones needs. */
+interface DrawnBars {
+  bars: HTMLCanvasElement;
+  axis: Axis;
+  width: number;
+  ratio: number;
+  colours: { model: string; tool: string; failed: string; outline: string; relatedOutline: string };
 }
 
 /** A bar's left edge and width in CSS pixels, in a track area `width` wide. */
@@ -199,50 +227,71 @@ function barAt(lane: Lane, axis: Axis, width: number, x: number, y: number): Spa
   return found;
 }
 
-function drawBars(canvas: HTMLCanvasElement, { lane, axis, selectedEventId, hovered }: BarsDrawing): void {
-  const area = canvas.parentElement;
-  if (area === null) return;
-  const width = area.clientWidth;
-  const height = lane.tracks * trackHeight;
+/** A bar's rectangle on the canvas, its edges on device pixels (crisp at any devicePixelRatio, as the DOM bars were). */
+function barRect(span: Span, axis: Axis, width: number, ratio: number): { left: number; top: number; width: number } {
+  const snap = (value: number) => Math.round(value * ratio) / ratio;
+  const box = barBox(span, axis, width);
+  const left = snap(box.left);
+  return { left, top: span.track * trackHeight, width: Math.max(snap(box.left + box.width) - left - barGap, 1 / ratio) };
+}
+
+const fillOf = (span: Span, colours: DrawnBars['colours']) => (span.failed ? colours.failed : colours[span.kind]);
+
+/** Sizes the canvas for its box and draws every bar, toned down (85 % of its colour over the background, as the DOM bars were), on a canvas kept for the highlights. */
+function drawBars(canvas: HTMLCanvasElement, lane: Lane, axis: Axis, width: number, previous: DrawnBars | null): DrawnBars {
   const ratio = window.devicePixelRatio || 1;
   const pixelWidth = Math.round((width + 2 * overhang) * ratio);
-  const pixelHeight = Math.round((height + 2 * overhang) * ratio);
+  const pixelHeight = Math.round((lane.tracks * trackHeight + 2 * overhang) * ratio);
   // Setting a canvas's size clears it, even to the same size: set only when it changed.
   if (canvas.width !== pixelWidth) canvas.width = pixelWidth;
   if (canvas.height !== pixelHeight) canvas.height = pixelHeight;
-  const context = canvas.getContext('2d');
-  if (context === null) return;
-  context.setTransform(ratio, 0, 0, ratio, ratio * overhang, ratio * overhang);
-  context.clearRect(-overhang, -overhang, width + 2 * overhang, height + 2 * overhang);
   const style = getComputedStyle(canvas);
   const colour = (name: string) => style.getPropertyValue(name).trim();
-  const fills = { model: colour('--accent'), tool: colour('--ok'), failed: colour('--error') };
-  // Edges on device pixels, as the DOM bars were: crisp at any devicePixelRatio.
-  const snap = (value: number) => Math.round(value * ratio) / ratio;
-  const path = (span: Span) => {
-    const box = barBox(span, axis, width);
-    const left = snap(box.left);
-    return { left, top: span.track * trackHeight, width: Math.max(snap(box.left + box.width) - left - barGap, 1 / ratio) };
-  };
-  const fillOf = (span: Span) => (span.failed ? fills.failed : fills[span.kind]);
-  // Toned down as the DOM bars were (85 % of the colour over the background); one path per colour.
-  context.globalAlpha = 0.85;
-  for (const fill of new Set(lane.spans.map(fillOf))) {
-    context.beginPath();
-    for (const span of lane.spans) {
-      if (fillOf(span) !== fill) continue;
-      const bar = path(span);
-      context.roundRect(bar.left, bar.top, bar.width, barHeight, 2);
+  const colours = { model: colour('--accent'), tool: colour('--ok'), failed: colour('--error'), outline: colour('--fg'), relatedOutline: colour('--fg-muted') };
+  // The canvas of the bars is reused: a new one per draw would leave its pixels to the garbage
+  // collector, which then runs long collections.
+  const bars = previous?.bars ?? document.createElement('canvas');
+  if (bars.width !== pixelWidth) bars.width = pixelWidth;
+  if (bars.height !== pixelHeight) bars.height = pixelHeight;
+  const context = bars.getContext('2d');
+  if (context !== null) {
+    context.setTransform(1, 0, 0, 1, 0, 0);
+    context.clearRect(0, 0, pixelWidth, pixelHeight);
+    context.setTransform(ratio, 0, 0, ratio, ratio * overhang, ratio * overhang);
+    context.globalAlpha = 0.85;
+    // One path per colour: thousands of bars, a few fills. Only bars wide enough to show it get
+    // rounded corners: a path of thousands of curves takes tens of milliseconds to rasterize in
+    // software, plain rectangles a few.
+    for (const fill of new Set(lane.spans.map((span) => fillOf(span, colours)))) {
+      context.beginPath();
+      for (const span of lane.spans) {
+        if (fillOf(span, colours) !== fill) continue;
+        const bar = barRect(span, axis, width, ratio);
+        if (bar.width < roundedFrom) context.rect(bar.left, bar.top, bar.width, barHeight);
+        else context.roundRect(bar.left, bar.top, bar.width, barHeight, 2);
+      }
+      context.fillStyle = fill;
+      context.fill();
     }
-    context.fillStyle = fill;
-    context.fill();
   }
-  context.globalAlpha = 1;
-  // Highlighted bars in full colour with an outline: a call related to the selection (issued by
-  // it), the hovered one, then the selected one on top.
+  return { bars, axis, width, ratio, colours };
+}
+
+/**
+ * The drawn bars copied back, then the highlighted ones in full colour with an outline: the calls
+ * the selected response issued, the hovered bar, then the selected bar on top.
+ */
+function drawHighlights(canvas: HTMLCanvasElement, drawn: DrawnBars, lane: Lane, { selectedEventId, hovered }: Highlights): void {
+  const context = canvas.getContext('2d');
+  if (context === null) return;
+  const { bars, axis, width, ratio, colours } = drawn;
+  context.setTransform(1, 0, 0, 1, 0, 0);
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  context.drawImage(bars, 0, 0);
+  context.setTransform(ratio, 0, 0, ratio, ratio * overhang, ratio * overhang);
   const outlined = (span: Span, outline: string, lineWidth: number, offset: number) => {
-    const bar = path(span);
-    context.fillStyle = fillOf(span);
+    const bar = barRect(span, axis, width, ratio);
+    context.fillStyle = fillOf(span, colours);
     context.beginPath();
     context.roundRect(bar.left, bar.top, bar.width, barHeight, 2);
     context.fill();
@@ -254,10 +303,10 @@ function drawBars(canvas: HTMLCanvasElement, { lane, axis, selectedEventId, hove
     context.stroke();
   };
   if (selectedEventId !== null) {
-    for (const span of lane.spans) if (span.eventId !== selectedEventId && span.issuerEventId === selectedEventId) outlined(span, colour('--fg-muted'), 1, 0);
+    for (const span of lane.spans) if (span.eventId !== selectedEventId && span.issuerEventId === selectedEventId) outlined(span, colours.relatedOutline, 1, 0);
   }
-  if (hovered !== null) outlined(hovered, colour('--fg'), 1, 0);
-  for (const span of lane.spans) if (span.eventId === selectedEventId) outlined(span, colour('--fg'), 2, 1);
+  if (hovered !== null) outlined(hovered, colours.outline, 1, 0);
+  for (const span of lane.spans) if (span.eventId === selectedEventId) outlined(span, colours.outline, 2, 1);
 }
 
 const calls = (count: number) => `${formatCount(count)} ${count === 1 ? 'call' : 'calls'}`;
