@@ -5,7 +5,8 @@
  * clicking a bar selects its row. A run draws up to 10,000 bars, each lane's on a canvas
  * (WaterfallLane says why); the axis's ticks are placed in percent of the run's span, on a track
  * area as wide as the lanes', so bars and ticks line up. The view is memoized, so the run view's
- * renders (a page of the timeline arriving) do not redraw it; the cursor moving redraws a lane.
+ * renders (a page of the timeline arriving) do not redraw it; the cursor moving draws a lane's
+ * highlighted bars again.
  */
 import { memo, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import type { ApiResponse } from '../../shared/api';
@@ -18,7 +19,7 @@ import '../styles/timeline-noise.css';
 
 type Span = ApiResponse<'runWaterfall'>['spans'][number];
 
-/** Pixels per track (styles/timeline-noise.css `.waterfall-bar` height plus its gap). */
+/** CSS pixels per track: a bar (`barHeight`) and the gap under it. */
 const trackHeight = 12;
 
 export interface WaterfallProps {
