@@ -34,6 +34,20 @@ export interface WindowedVirtualizer {
   currentRange: () => { first: number; last: number } | null;
 }
 
+/**
+ * A row's height from its ResizeObserver entry only. The default also reads `offsetHeight` when a
+ * row is mounted, which forces a layout in the middle of React's commit, once per row when each
+ * measurement re-renders the list (a page of rows arriving, a jump: tens of milliseconds). The
+ * observer reports every row it is given once laid out, before that frame is painted, so the rows
+ * are placed by their real heights all the same; until then a row keeps its known or estimated one.
+ */
+function measureWithoutLayout(element: Element, entry: ResizeObserverEntry | undefined, instance: Virtualizer<HTMLDivElement, Element>): number {
+  const box = entry?.borderBoxSize[0];
+  if (box !== undefined) return Math.round(box.blockSize);
+  const index = instance.indexFromElement(element);
+  return instance.itemSizeCache.get(instance.options.getItemKey(index)) ?? instance.options.estimateSize(index);
+}
+
 /** The window's first row for a wish: as close to it as the list allows, so the window is full. */
 const clampWindowStart = (index: number, count: number) => Math.max(0, Math.min(index, count - windowRows));
 
@@ -56,6 +70,7 @@ export function useWindowedVirtualizer(options: {
     // the function stays the same between renders — a new one makes the virtualizer recompute
     // every position in the window on each render.
     getItemKey: useCallback((index: number) => start + index, [start]),
+    measureElement: measureWithoutLayout,
   });
 
   // What to restore once the window has moved: a row and where it was (or is to be) on screen.

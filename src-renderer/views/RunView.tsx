@@ -6,7 +6,7 @@
  * run's requests and context growth are its second section (`/requests`). Bookkeeping events are
  * folded away unless the URL says `?all=1`; the cursor and j/k move over the rows listed.
  */
-import { useCallback, useEffect, useMemo, useState, type Dispatch, type SetStateAction } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useState, type Dispatch, type SetStateAction } from 'react';
 import type { ApiResponse, EventRow, FindingRow } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
@@ -418,7 +418,10 @@ function useCursor(route: RunRoute, collapsed: number[], events: PagedRows<Event
   // meanwhile, so the latest list's is used, and the seed ignores another list's pages.
   const latestSeedPages = useLatest(seedPages);
 
-  useEffect(() => {
+  // A layout effect, so the position is asked for before the inspector (a child, whose effects
+  // run first) asks for its event: the API answers one query at a time, and the row on screen is
+  // what the jump waits for, the inspector's content can come after it.
+  useLayoutEffect(() => {
     const currentEvent = latestCurrentEvent.current;
     let active = true;
     setFailure(null);

@@ -24,6 +24,39 @@ function hashOf(page: Page): string {
 const rows = (page: Page) => page.locator('[data-testid=timeline-row]');
 const selectedRow = (page: Page) => page.locator('[data-testid=timeline-row][data-selected=true]');
 
+/**
+ * The bars a waterfall lane's canvas draws in a theme colour (a CSS custom property), read from its
+ * pixels along the middle of each track: each bar's centre in page coordinates, and its opacity
+ * (bars are toned down to 85 %, 217 of 255, unless highlighted).
+ */
+async function barsDrawn(page: Page, kind: 'model' | 'tool', colourProperty: string): Promise<{ x: number; y: number; alpha: number }[]> {
+  return (await page.evaluate(`(() => {
+    const canvas = document.querySelector('[data-testid=waterfall-canvas][data-kind=${kind}]');
+    const hex = getComputedStyle(canvas).getPropertyValue('${colourProperty}').trim();
+    const want = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const box = canvas.getBoundingClientRect();
+    const scale = box.width / canvas.width;
+    const bars = [];
+    // The canvas overhangs its lane by 3 CSS px; tracks are 12 px apart, bars 9 px high.
+    for (let track = 0; track < Number(canvas.dataset.tracks); track += 1) {
+      const y = Math.round((3 + track * 12 + 4.5) / scale);
+      let runStart = -1;
+      for (let x = 0; x <= canvas.width; x += 1) {
+        const at = (y * canvas.width + x) * 4;
+        const matches = x < canvas.width && pixels[at + 3] > 0 && want.every((channel, i) => Math.abs(pixels[at + i] - channel) <= 6);
+        if (matches && runStart < 0) runStart = x;
+        if (!matches && runStart >= 0) {
+          const middle = Math.floor((runStart + x - 1) / 2);
+          bars.push({ x: box.left + (middle + 0.5) * scale, y: box.top + (y + 0.5) * scale, alpha: pixels[(y * canvas.width + middle) * 4 + 3] });
+          runStart = -1;
+        }
+      }
+    }
+    return bars;
+  })()`)) as { x: number; y: number; alpha: number }[];
+}
+
 /** The rows whose top is inside the timeline's viewport: the first screen. */
 async function rowsOnScreen(page: Page): Promise<{ index: number; lane: string; type: string; text: string; line: number; calls: number }[]> {
   return page.locator('[data-testid=timeline]').evaluate((timeline) => {
@@ -177,32 +210,46 @@ describe('a Claude Code session full of bookkeeping, in the timeline', () => {
     await page.goto(runUrl);
     await page.locator('[data-testid=run-view][data-state=ready]').waitFor();
     await page.locator('[data-testid=waterfall][data-state=ready]').waitFor();
-    const bars = page.locator('[data-testid=waterfall-bar]');
-    assert.equal(await page.locator('[data-testid=waterfall-bar][data-kind=model]').count(), 5);
-    assert.equal(await page.locator('[data-testid=waterfall-bar][data-kind=tool]').count(), 5);
+    const canvas = (kind: 'model' | 'tool') => page.locator(`[data-testid=waterfall-canvas][data-kind=${kind}]`);
+    assert.equal(await canvas('model').getAttribute('data-bars'), '5');
+    assert.equal(await canvas('tool').getAttribute('data-bars'), '5');
+    // What is drawn, read from the canvas's pixels: five model bars, four tool bars and the failed one.
+    const model = await barsDrawn(page, 'model', '--accent');
+    const tools = await barsDrawn(page, 'tool', '--ok');
+    const failed = await barsDrawn(page, 'tool', '--error');
+    assert.equal(model.length, 5, `model bars drawn: ${JSON.stringify(model)}`);
+    assert.equal(tools.length + failed.length, 5, `tool bars drawn: ${JSON.stringify([...tools, ...failed])}`);
     // Read and Grep ran in parallel: side by side, on two tracks.
-    const tops = await page
-      .locator('[data-testid=waterfall-bar][data-kind=tool]')
-      .evaluateAll((elements) => elements.map((element) => /top: ([^;]+)/.exec(element.getAttribute('style') ?? '')?.[1] ?? ''));
-    assert.equal(new Set(tops).size, 2, `tool tracks: ${tops.join(', ')}`);
+    assert.equal(new Set([...tools, ...failed].map((bar) => bar.y)).size, 2, `tool tracks: ${JSON.stringify([...tools, ...failed])}`);
+    assert.equal(await canvas('tool').getAttribute('data-tracks'), '2');
 
-    // The failed test run's bar opens its result.
-    const failed = page.locator('[data-testid=waterfall-bar][data-kind=tool].bar-failed');
-    assert.equal(await failed.count(), 1);
-    const eventId = await failed.getAttribute('data-event-id');
-    await failed.click();
-    await page.locator(`[data-testid=timeline-row][data-selected=true][data-event-id="${eventId}"]`).waitFor();
+    // The failed test run's bar names itself when hovered and opens its result when clicked.
+    assert.equal(failed.length, 1);
+    const bar = failed[0]!;
+    assert.equal(bar.alpha < 255, true, 'a bar not selected is toned down');
+    await page.mouse.move(bar.x, bar.y);
+    assert.match((await canvas('tool').getAttribute('title')) ?? '', /· failed$/);
+    await page.mouse.click(bar.x, bar.y);
+    await selectedRow(page).waitFor();
+    const eventId = await selectedRow(page).getAttribute('data-event-id');
     assert.match(hashOf(page), new RegExp(`/event/${eventId}$`));
     assert.equal(await selectedRow(page).getAttribute('data-type'), 'tool_result');
-    assert.equal(await page.locator(`[data-testid=waterfall-bar][data-event-id="${eventId}"]`).getAttribute('data-selected'), 'true');
+    assert.equal(await selectedRow(page).locator('.chip-error').count(), 1);
+    await page.locator(`[data-testid=waterfall-canvas][data-kind=tool][data-selected-event-id="${eventId}"]`).waitFor();
+    const [lit] = await barsDrawn(page, 'tool', '--error');
+    assert.equal(lit?.alpha, 255, 'the selected bar is drawn in full colour');
 
     // Selecting a model call's row lights its bar, and only its.
     const response = page.locator('[data-testid=timeline-row][data-type=model_response][data-step="4"]');
     const responseId = await response.getAttribute('data-event-id');
     await response.click();
-    await page.locator(`[data-testid=waterfall-bar][data-event-id="${responseId}"][data-selected=true]`).waitFor();
-    assert.equal(await page.locator('[data-testid=waterfall-bar][data-selected=true]').count(), 1);
-    assert.equal(await bars.count(), 10);
+    await page.locator(`[data-testid=waterfall-canvas][data-kind=model][data-selected-event-id="${responseId}"]`).waitFor();
+    assert.equal(await canvas('tool').getAttribute('data-selected-event-id'), '');
+    assert.deepEqual(
+      (await barsDrawn(page, 'model', '--accent')).map((drawn) => drawn.alpha).sort((a, b) => a - b),
+      [217, 217, 217, 217, 255],
+      'one model bar in full colour',
+    );
     await saveScreenshot(page, 'timeline-noise-waterfall');
     assert.deepEqual(app.problems, []);
   });
