@@ -13,7 +13,7 @@ import type { Budgets } from '../trace/canonicalEvents';
 import { foldSpelling, isOngoingStatus } from '../trace/runStatus';
 import { millisBetween, toIsoTimestamp } from '../trace/timestamps';
 import { finding, runEnding } from './finding';
-import { endIndex, issuedCalls, responses, type ResponseEntry, type RunTimeline, type TimelineEntry } from './timeline';
+import { endIndex, issuedCalls, lastResponseUpTo, type ResponseEntry, type RunTimeline, type TimelineEntry } from './timeline';
 
 type LimitName = 'max_turns' | 'max_tool_calls' | 'deadline' | 'max_output_tokens' | 'max_input_tokens' | 'max_cost_usd' | 'max_context_tokens';
 
@@ -395,13 +395,12 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     const counter = used(limit.limit, final, timeline.startedAt);
     return counter === null ? [] : [{ ...limit, used: counter }];
   });
-  const responsesAtEnd = responses({ ...timeline, entries: end >= 0 ? timeline.entries.slice(0, end + 1) : timeline.entries });
   const runEnd: RunEnd = {
     checks,
     reached: checks.filter((c) => c.used >= c.max),
     stepAtEnd: end >= 0 ? replayed.lastStepAtEnd : replayed.lastStep,
     endLine: timeline.entries[end]?.line ?? timeline.lastLine,
-    lastResponse: responsesAtEnd.at(-1),
+    lastResponse: lastResponseUpTo(timeline, end >= 0 ? end : timeline.entries.length - 1),
   };
 
   if (timeline.status === 'budget_exceeded') return [...findings, stoppedByBudgetFinding(timeline, runEnd)];

@@ -5,15 +5,15 @@
  */
 import type { Finding } from '../report';
 import { finding } from './finding';
-import { describeCall, responses, type RunTimeline } from './timeline';
+import { describeCall, responses, type RunTimeline, type TimelineCall } from './timeline';
 
 export function analyzeInvalidArguments(timeline: RunTimeline): Finding[] {
   // Only calls of a response that issued them: a call of an incomplete response has unfinished
   // arguments by nature, and its response's verdict speaks for it (docs/semantics.md §1).
-  const invalid = responses(timeline)
-    .filter((response) => response.outcome === 'tool_calls')
-    .flatMap((response) => response.calls)
-    .filter((call) => call.argsError !== null);
+  const invalid: TimelineCall[] = [];
+  for (const response of responses(timeline)) {
+    if (response.outcome === 'tool_calls') for (const call of response.calls) if (call.argsError !== null) invalid.push(call);
+  }
   if (invalid.length === 0) return [];
   // Which of them ran: only their call_ids are looked for (a long run executes every other call too).
   const invalidIds = new Set(invalid.map((call) => call.callId));

@@ -21,12 +21,14 @@ import { responses, type RunTimeline, type TimelineCall } from './timeline';
 
 /**
  * The run's actions in issue order, as parallel lists: a long run takes hundreds of thousands,
- * so no object per action. An action's key is a number standing for its (tool name, arguments).
+ * so no object per action, and each list is sized once (grown by push, a list that long leaves
+ * its outgrown copies in memory until the analysis ends). An action's key is a number standing
+ * for its (tool name, arguments); `progress` is 1 for an action whose result made progress.
  */
 interface Actions {
   calls: TimelineCall[];
-  keys: number[];
-  progress: boolean[];
+  keys: Int32Array;
+  progress: Uint8Array;
 }
 
 /** The result identities one key has returned so far: most return one, kept as is. */
@@ -53,7 +55,10 @@ function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]
   // call), and every result identity each key has returned so far (§6: new result = progress).
   const keysByName = new Map<string, Map<string, number>>();
   const seenByKey: SeenResults[] = [];
-  const actions: Actions = { calls: [], keys: [], progress: [] };
+  let issued = 0;
+  for (const response of responses(timeline)) if (response.outcome === 'tool_calls') issued += response.calls.length;
+  const actions: Actions = { calls: new Array<TimelineCall>(issued), keys: new Int32Array(issued), progress: new Uint8Array(issued) };
+  let count = 0;
   // The resolutions are in the order responses list their calls.
   let next = 0;
   for (const response of responses(timeline)) {
@@ -73,12 +78,15 @@ function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]
       if (result?.progress !== null && result?.progress !== undefined) progress = result.progress;
       else progress = hash !== null && seen !== null && !hasSeen(seen, hash);
       if (hash !== null) seenByKey[key] = withSeen(seen, hash);
-      actions.calls.push(call);
-      actions.keys.push(key);
-      actions.progress.push(progress);
+      actions.calls[count] = call;
+      actions.keys[count] = key;
+      actions.progress[count] = progress ? 1 : 0;
+      count += 1;
     }
   }
-  return actions;
+  // Calls whose arguments did not parse are no actions: the lists end at the last action.
+  actions.calls.length = count;
+  return { calls: actions.calls, keys: actions.keys.subarray(0, count), progress: actions.progress.subarray(0, count) };
 }
 
 /**
@@ -153,12 +161,14 @@ export function repeatedActionFinding(
 
 export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: readonly CallResolution[], options: AnalysisOptions): Finding[] {
   const actions = actionsOf(timeline, resolutions);
-  const stepTokens = tokensByStep(timeline);
+  // Counted only once an episode is reported: a long run has hundreds of thousands of steps, and most runs repeat nothing.
+  let stepTokens: Map<number, number> | undefined;
   const findings: Finding[] = [];
   const open = new Map<number, Episode>();
   // In log order: an episode starts with the calls of one window, in order, and every later firing
   // can only add the call just taken.
   const close = (episode: Episode): void => {
+    stepTokens ??= tokensByStep(timeline);
     findings.push(repeatedActionFinding(timeline, episode, stepTokens, options));
   };
 

@@ -104,12 +104,25 @@ export function endIndex(timeline: RunTimeline): number {
   return timeline.entries.findIndex((entry) => entry.eventId === timeline.endEventId);
 }
 
-export function responses(timeline: RunTimeline): ResponseEntry[] {
-  return timeline.entries.filter((entry): entry is ResponseEntry => entry.kind === 'response');
+/**
+ * The run's responses, then the calls they list, walked rather than copied: on a long run each
+ * copy is a list of hundreds of thousands, and several analyses ask for them.
+ */
+export function* responses(timeline: RunTimeline): Generator<ResponseEntry> {
+  for (const entry of timeline.entries) if (entry.kind === 'response') yield entry;
 }
 
-export function issuedCalls(timeline: RunTimeline): TimelineCall[] {
-  return responses(timeline).flatMap((response) => response.calls);
+export function* issuedCalls(timeline: RunTimeline): Generator<TimelineCall> {
+  for (const response of responses(timeline)) yield* response.calls;
+}
+
+/** The last response at or before the entry at `index`; undefined when there is none. */
+export function lastResponseUpTo(timeline: RunTimeline, index: number): ResponseEntry | undefined {
+  for (let at = index; at >= 0; at -= 1) {
+    const entry = timeline.entries[at]!;
+    if (entry.kind === 'response') return entry;
+  }
+  return undefined;
 }
 
 export function describeCall(call: Pick<TimelineCall, 'name' | 'callId' | 'step'>): string {

@@ -33,7 +33,7 @@ export const timelineEventTypes: ReadonlySet<string> = new Set(canonicalEventTyp
  * object literal with every field named (no spread of shared fields): V8 then keeps the fields
  * inside the object, and a long run holds a million of them.
  */
-function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(value: T) => T): TimelineEntry | null {
+function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(value: T) => T, callIdOf: (callId: string) => string): TimelineEntry | null {
   const { id: eventId, line, step, ts } = event;
   switch (event.type) {
     case 'model_response':
@@ -57,7 +57,7 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
         apiError: event.api_error === null ? null : (JSON.parse(event.api_error) as ApiErrorFacts),
       };
     case 'tool_call_start':
-      return event.call_id === null ? null : { eventId, line, step, ts, kind: 'execution', callId: event.call_id };
+      return event.call_id === null ? null : { eventId, line, step, ts, kind: 'execution', callId: callIdOf(event.call_id) };
     case 'tool_result':
       return {
         eventId,
@@ -65,7 +65,7 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
         step,
         ts,
         kind: 'result',
-        callId: event.call_id ?? '',
+        callId: callIdOf(event.call_id ?? ''),
         name: shared(event.name),
         ok: event.result_ok === 1,
         errorCode: shared(event.error_code),
@@ -74,7 +74,7 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
         progress: event.progress === null ? null : event.progress === 1,
       };
     case 'tool_call_not_executed':
-      return { eventId, line, step, ts, kind: 'not_executed', callId: event.call_id ?? '', reason: event.summary };
+      return { eventId, line, step, ts, kind: 'not_executed', callId: callIdOf(event.call_id ?? ''), reason: event.summary };
     case 'run_end':
       return { eventId, line, step, ts, kind: 'run_end', statusRaw: event.summary };
     default:
@@ -98,12 +98,19 @@ interface PendingFragment {
  * kept beside it), the strings rows repeat — tool names, outcomes, error codes — are shared,
  * not one copy per row as they arrive from another thread, and the calls wait in one list (not
  * a list per response, each grown with room to spare) until each response gets its own.
+ *
+ * A call's id is written three times (the call, its start, its result), and every copy arrives as
+ * its own string: the start and the answer take the call's string instead, so a run holds one
+ * per call. Feed a batch's calls before its events (`addCall` first): a call is then known when
+ * its start and its result arrive, even in the same batch. Only the calls not answered yet are
+ * kept for that (`unansweredCallIds`): in a run that answers its calls, a handful at a time.
  */
 export class RunTimelineAssembler {
   private readonly slots: (TimelineEntry | PendingFragment)[] = [];
   private readonly fragments = new Map<number, TimelineEventSqlRow>();
   private readonly calls: TimelineCall[] = [];
   private readonly strings = new Map<string, string>();
+  private readonly unansweredCallIds = new Map<string, string>();
 
   private readonly intern = <T extends string | null>(value: T): T => {
     if (value === null) return value;
@@ -113,10 +120,17 @@ export class RunTimelineAssembler {
     return value;
   };
 
+  /** The call's own string for a call id its start or answer repeats; an answer's call is no longer waited for. */
+  private readonly callIdOf = (callId: string, answers: boolean): string => {
+    const known = this.unansweredCallIds.get(callId);
+    if (answers) this.unansweredCallIds.delete(callId);
+    return known ?? callId;
+  };
+
   addEvent(event: TimelineEventSqlRow): void {
     if (!timelineEventTypes.has(event.type)) return;
     if (event.type !== 'stream_fragment') {
-      const entry = toEntry(event, this.intern);
+      const entry = toEntry(event, this.intern, (callId) => this.callIdOf(callId, event.type !== 'tool_call_start'));
       if (entry !== null) this.slots.push(entry);
       return;
     }
@@ -150,8 +164,11 @@ export class RunTimelineAssembler {
   addCall(
     row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>,
   ): void {
+    // A call_id issued again while an earlier call with it is unanswered keeps the earlier string.
+    const callId = this.unansweredCallIds.get(row.call_id) ?? row.call_id;
+    this.unansweredCallIds.set(callId, callId);
     this.calls.push({
-      callId: row.call_id,
+      callId,
       name: this.intern(row.name),
       argsHash: row.args_hash,
       argsError: row.args_error,
@@ -173,12 +190,16 @@ export class RunTimelineAssembler {
   }
 
   build(run: TimelineRunSqlRow): RunTimeline {
-    const entries: TimelineEntry[] = [];
+    // Sized once (a fragment that closes no stream leaves a slot unused, cut at the end): grown by
+    // push, a million-entry list would leave its outgrown copies behind, ~16 MB no collection frees
+    // before the analysis ends.
+    const entries = new Array<TimelineEntry>(this.slots.length);
+    let count = 0;
     // Responses come in id order, and so do the calls once sorted: one walk attaches each response's calls.
     const calls = this.calls.sort(byResponseThenPosition);
     let next = 0;
     for (const slot of this.slots) {
-      const entry = 'fragment' in slot ? toEntry(slot.fragment, this.intern) : slot;
+      const entry = 'fragment' in slot ? toEntry(slot.fragment, this.intern, (callId) => callId) : slot;
       if (entry === null) continue;
       if (entry.kind === 'response') {
         while (next < calls.length && calls[next]!.eventId < entry.eventId) next += 1;
@@ -186,8 +207,9 @@ export class RunTimelineAssembler {
         while (next < calls.length && calls[next]!.eventId === entry.eventId) next += 1;
         entry.calls = calls.slice(first, next);
       }
-      entries.push(entry);
+      entries[count++] = entry;
     }
+    entries.length = count;
     return {
       runId: run.run_id,
       status: run.status as RunTimeline['status'],
@@ -238,8 +260,8 @@ export class SourceAnalyzer {
     const run = this.storedRun(runPk);
     if (run === undefined) return null;
     const assembler = new RunTimelineAssembler();
-    for (const event of this.rows.events(runPk)) assembler.addEvent(event);
     for (const call of this.rows.calls(runPk)) assembler.addCall(call);
+    for (const event of this.rows.events(runPk)) assembler.addEvent(event);
     const callStates = new Map<string, string>();
     for (const row of this.rows.callStates(runPk)) callStates.set(`${row.event_id}:${row.call_index}`, `${row.state}:${row.answer_event_id}`);
     return { run, assembler, callStates };

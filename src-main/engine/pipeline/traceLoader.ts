@@ -232,12 +232,13 @@ export class TraceLoader {
   private writeAndAnalyze(batch: RowBatch): void {
     if (this.mode === 'append') this.assembleLiveRuns(batch);
     this.store.write(batch);
+    // Calls before events: the assembler then shares each call's id with its start and result (RunTimelineAssembler).
+    for (const values of batch.toolCalls) this.assemblerFor(values[callRunColumn] as number)?.addCall(decodeToolCall(values));
     for (const values of batch.events) {
       this.collectRequests(values);
       if (!timelineEventTypes.has(values[typeColumn] as string)) continue;
       this.assemblerFor(values[eventRunColumn] as number)?.addEvent(decodeEvent(values));
     }
-    for (const values of batch.toolCalls) this.assemblerFor(values[callRunColumn] as number)?.addCall(decodeToolCall(values));
     for (const stream of batch.streamOutcomes) this.assemblerFor(stream.runPk)?.setStreamOutcome(stream.eventId, stream.outcome, stream.finishReason);
     for (const values of batch.runs) {
       const run = decodeRow<RunSqlRow>(values, runColumns);
