@@ -133,7 +133,7 @@ function itemHash(api: ApiKind, item: unknown): string {
 /** Characters of item JSON a HistoryHasher remembers; more start it over (hashes are only computed again). */
 const REMEMBERED_ITEM_CHARS = 16 * 1024 * 1024;
 /** Characters of the histories a HistoryHasher keeps to compare the next request of their conversation with; the least recent go first. */
-const REMEMBERED_HISTORY_CHARS = 8 * 1024 * 1024;
+const REMEMBERED_HISTORY_CHARS = 2 * 1024 * 1024;
 
 /**
  * Whether two parsed values have the same JSON text (what JSON.stringify would write): the same

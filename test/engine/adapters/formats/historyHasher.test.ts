@@ -94,4 +94,16 @@ describe('HistoryHasher', () => {
       { numRuns: 300 },
     );
   });
+
+  it('agrees with a fresh hasher when the histories it keeps go over their budget (each 1 M characters, several at a time)', () => {
+    const big = (n: number) => ({ role: 'user', content: `${n}`.repeat(1_000_000) });
+    const conversations = [0, 1, 2, 3].map((n) => [big(n)] as unknown[]);
+    const hasher = new HistoryHasher();
+    for (let turn = 0; turn < 3; turn++) {
+      for (const [n, history] of conversations.entries()) {
+        history.push({ role: 'assistant', content: `turn ${turn} of ${n}` });
+        assert.deepEqual(hasher.prefixHashes('openai-chat', resent(history)), new HistoryHasher().prefixHashes('openai-chat', history));
+      }
+    }
+  });
 });
