@@ -141,10 +141,23 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
       drawn.current = drawBars(element, lane, axis, width.current, drawn.current);
       drawHighlights(element, drawn.current, lane, highlights);
     };
+    // A new width (the inspector opening narrows the pane) is drawn once the page is idle: a long
+    // run's bars take ~15 ms, spent in the frames a jump to an event needs for its row; meanwhile
+    // the last drawing is shown stretched to the new box. The first report draws at once.
+    let idleRedraw: number | null = null;
     const resized = new ResizeObserver(([entry]) => {
       if (entry === undefined) return;
+      const first = width.current === null;
       width.current = entry.contentRect.width - 2 * overhang;
-      redraw();
+      if (first) redraw();
+      else
+        idleRedraw ??= requestIdleCallback(
+          () => {
+            idleRedraw = null;
+            redraw();
+          },
+          { timeout: 200 },
+        );
     });
     resized.observe(element);
     const theme = matchMedia('(prefers-color-scheme: dark)');
@@ -165,6 +178,7 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
     watchDensity();
     return () => {
       resized.disconnect();
+      if (idleRedraw !== null) cancelIdleCallback(idleRedraw);
       theme.removeEventListener('change', redraw);
       density?.removeEventListener('change', densityChanged);
     };
