@@ -2,19 +2,21 @@
  * A vertical virtualizer (@tanstack/react-virtual) over a list that may be longer than a browser
  * can lay out: Chromium refuses an element taller than ~33.5M px (Firefox ~17.9M), and a million
  * 46 px rows need 46M. The virtualizer is given a window of the list — at most `windowRows` rows,
- * ~1M px — and the window moves when the viewport nears one of its edges, with the rows on screen
+ * ~230k px — and the window moves when the viewport nears one of its edges, with the rows on screen
  * kept exactly where they were (anchored by their measured position). Jumps to any row
  * (`scrollToIndex`) move the window first. Lists within one window behave as before: the window is
  * the whole list. The window is small because the virtualizer's work grows with it: every
- * measured row (rows have their own heights) re-places the rows after it.
+ * measured row (rows have their own heights) re-places the rows after it, to the window's end —
+ * with 20,000 rows, scrolling the million-event run had tasks of 50–200 ms; with 5,000, none
+ * over 50 ms (scripts/bench-ui.ts).
  */
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useLatest } from './useLatest';
 
-export const windowRows = 20_000;
+export const windowRows = 5_000;
 /** How close (in rows) to an edge of the window the viewport may come before the window moves. */
-const edgeRows = 1_000;
+const edgeRows = 500;
 /** How long a moved window waits for its scroll to land before it watches its edges again. */
 const settleMs = 1_000;
 

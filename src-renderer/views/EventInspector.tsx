@@ -4,7 +4,7 @@
  * file holds it, control characters made visible — and credentials masked, until "Reveal secrets"
  * asks for this one event's record as written.
  */
-import { useState } from 'react';
+import { useDeferredValue, useState } from 'react';
 import type { ApiResponse, EventRow, RawRecord } from '../../shared/api';
 import { mayHoldUnsafeIntegers, parseJsonExactly } from '../../shared/trace/exactIntegers';
 import { useQuery } from '../api/useQuery';
@@ -49,9 +49,13 @@ export function EventInspector({
   // Credentials come masked; revealed only on request, for the event shown. The run view keys the
   // inspector by event, so moving to another one (or back) starts masked again.
   const [revealSecrets, setRevealSecrets] = useState(false);
-  const detail = useQuery(`event:${traceId}:${eventId}:${maxBytes}:${revealSecrets ? 'revealed' : 'masked'}`, (api) =>
+  const answer = useQuery(`event:${traceId}:${eventId}:${maxBytes}:${revealSecrets ? 'revealed' : 'masked'}`, (api) =>
     api.event({ traceId, eventId, maxBytes, revealSecrets }),
   );
+  // The event's content (a JSON tree, its text) is rendered in the background: opened by a jump,
+  // its answer comes right after the jump's position, and the row jumped to is placed and painted
+  // first instead of waiting behind tens of milliseconds of the inspector's rendering.
+  const detail = useDeferredValue(answer);
   return (
     <aside className="inspector" data-testid="event-inspector" data-event-id={eventId} data-state={detail.status} aria-label="Event inspector">
       <header className="inspector-header">

@@ -2,6 +2,7 @@
  * A run's header: its name, status and sections, its numbers, budget use, task, parent and
  * sub-agents, and its findings (one marker per kind, walked with n / p).
  */
+import { memo } from 'react';
 import type { ApiResponse, FindingRow } from '../../shared/api';
 import { SeverityBadge, StatusBadge } from '../components/Badges';
 import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
@@ -20,7 +21,8 @@ function budgetLabel(name: string): string {
   return humanize(name.replace(/_ms$/, '').replace(/_usd$/, ' (USD)'));
 }
 
-export function RunHeader({
+/** Memoized: moving the cursor re-renders the run view, and nothing of the header changes with it. */
+export const RunHeader = memo(function RunHeader({
   traceId,
   detail,
   findings,
@@ -71,7 +73,7 @@ export function RunHeader({
       )}
     </header>
   );
-}
+});
 
 /** Back to the list, the run's name and status, its two sections (timeline, requests), and how its status was written. */
 function RunTitle({ traceId, run, section }: { traceId: string; run: RunDetail['run']; section: RunSection }) {

@@ -117,11 +117,11 @@ interface Lane {
  * change of the run pane (the inspector opening) relayout and repaint them all, and their first
  * render was one long task; a canvas redraws them in a few milliseconds. The canvas is sized in
  * device pixels and its bars drawn again when its box changes (ResizeObserver, which gives the
- * width without a layout read) or the theme does, with the theme's colours read from the CSS
- * custom properties. The bars are kept on a second canvas, so that a change of the highlighted
- * ones (the cursor moving, j) copies them back and draws only those. Click and hover are
- * hit-tested against the spans; the timeline below stays the keyboard path to every call, so the
- * canvas is an image with a summary for assistive technology.
+ * width without a layout read), the device pixel ratio does (a `resolution` media query) or the
+ * theme does, with the theme's colours read from the CSS custom properties. The bars are kept
+ * on a second canvas, so that a change of the highlighted ones (the cursor moving, j) copies them
+ * back and draws only those. Click and hover are hit-tested against the spans; the timeline below
+ * stays the keyboard path to every call, so the canvas is an image with a summary for assistive technology.
  */
 function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; axis: Axis; selectedEventId: number | null; onSelect: (span: Span) => void }) {
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -141,17 +141,46 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
       drawn.current = drawBars(element, lane, axis, width.current, drawn.current);
       drawHighlights(element, drawn.current, lane, highlights);
     };
+    // A new width (the inspector opening narrows the pane) is drawn once the page is idle: a long
+    // run's bars take ~15 ms, spent in the frames a jump to an event needs for its row; meanwhile
+    // the last drawing is shown stretched to the new box. The first report draws at once.
+    let idleRedraw: number | null = null;
     const resized = new ResizeObserver(([entry]) => {
       if (entry === undefined) return;
+      const first = width.current === null;
       width.current = entry.contentRect.width - 2 * overhang;
-      redraw();
+      if (first) redraw();
+      else
+        idleRedraw ??= requestIdleCallback(
+          () => {
+            idleRedraw = null;
+            redraw();
+          },
+          { timeout: 200 },
+        );
     });
     resized.observe(element);
     const theme = matchMedia('(prefers-color-scheme: dark)');
     theme.addEventListener('change', redraw);
+    // The window moved to a screen of another density, or zoomed: the box in CSS pixels can stay
+    // the same (no resize report) while the canvas needs more or fewer device pixels. A query for
+    // the present ratio changes once, when the ratio leaves it; then one for the new ratio is watched.
+    let density: MediaQueryList | null = null;
+    const densityChanged = () => {
+      watchDensity();
+      redraw();
+    };
+    const watchDensity = () => {
+      density?.removeEventListener('change', densityChanged);
+      density = matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
+      density.addEventListener('change', densityChanged);
+    };
+    watchDensity();
     return () => {
       resized.disconnect();
+      if (idleRedraw !== null) cancelIdleCallback(idleRedraw);
       theme.removeEventListener('change', redraw);
+      density?.removeEventListener('change', densityChanged);
     };
   }, [latest]);
   // New spans (the run grew) are drawn again; before the first resize report, that report draws them.
