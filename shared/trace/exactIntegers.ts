@@ -25,37 +25,44 @@ export interface RawJson {
   readonly rawJSON: string;
 }
 
-/**
- * 16 digits, the fewest an integer beyond 2^53 has, where a JSON number can start: at the start of
- * the text or after `:`, `,` or `[` and whitespace. A run of digits inside a string (an id, a hash,
- * a long number in a tool's output) mostly is not there, and parsing with a reviver is slow.
- */
-const SIXTEEN_DIGIT_NUMBER = /(?:^|[:,[])\s*-?\d{16}/;
 const INTEGER_TEXT = /^-?\d+$/;
+/** The fewest digits an integer beyond 2^53 has. */
 const RUN_LENGTH = 16;
+/** One character of JavaScript's `\s`. */
+const WHITESPACE = /\s/;
 
 const isDigit = (code: number) => code >= 48 && code <= 57;
 
 /**
- * Whether `text` holds a run of 16 digits. Any such run covers a multiple of 16, so only every
- * 16th character is looked at, and the run around it measured only where that one is a digit: a
- * sixteenth of the reads a regular expression makes, which tries every character.
+ * Whether a run of digits starting at `start` stands where a JSON number can start: at the start of
+ * the text, or after `:`, `,` or `[` and whitespace, with a minus sign before it or not. A run of
+ * digits inside a string (an id, a hash, a long number in a tool's output) mostly is not there.
  */
-function holdsSixteenDigits(text: string): boolean {
+function startsNumber(text: string, start: number): boolean {
+  let at = start - 1;
+  if (at >= 0 && text[at] === '-') at -= 1;
+  while (at >= 0 && WHITESPACE.test(text[at]!)) at -= 1;
+  return at < 0 || text[at] === ':' || text[at] === ',' || text[at] === '[';
+}
+
+/**
+ * Whether `text` may hold an integer `JSON.parse` would round (false is certain, true is a maybe):
+ * 16 digits or more where a number can start. Any run of 16 digits covers a multiple of 16, so only
+ * every 16th character is looked at, and the run around it measured only where that one is a
+ * digit: a sixteenth of the reads a regular expression makes, which tries every character.
+ */
+export function mayHoldUnsafeIntegers(text: string): boolean {
   for (let probe = RUN_LENGTH - 1; probe < text.length; probe += RUN_LENGTH) {
     if (!isDigit(text.charCodeAt(probe))) continue;
     let start = probe;
     while (start > 0 && isDigit(text.charCodeAt(start - 1))) start -= 1;
     let end = probe + 1;
-    while (end < text.length && end - start < RUN_LENGTH && isDigit(text.charCodeAt(end))) end += 1;
-    if (end - start >= RUN_LENGTH) return true;
+    while (end < text.length && isDigit(text.charCodeAt(end))) end += 1;
+    if (end - start >= RUN_LENGTH && startsNumber(text, start)) return true;
+    // The next probe past this run: a run is looked at once.
+    probe = Math.max(probe, end - 1);
   }
   return false;
-}
-
-/** Whether `text` may hold an integer `JSON.parse` would round (false is certain, true is a maybe). */
-export function mayHoldUnsafeIntegers(text: string): boolean {
-  return holdsSixteenDigits(text) && SIXTEEN_DIGIT_NUMBER.test(text);
 }
 
 /**
