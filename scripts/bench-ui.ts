@@ -41,6 +41,13 @@ import { repoRoot } from '../devkit/repoPaths';
 
 const MB = 1024 * 1024;
 const FRAME_BUDGET_MS = 1000 / 60;
+/**
+ * The scroll's p95 frame interval target, as the issue states it (≤ 16.7 ms). Chromium coarsens
+ * requestAnimationFrame timestamps to 0.1 ms, so the frames of a steady 60 Hz scroll read 16.6, 16.7
+ * or 16.8 ms; the p95 is compared as it is reported (to 0.1 ms), never against 16.67, which a
+ * reported 16.7 would miss.
+ */
+const P95_FRAME_TARGET_MS = 16.7;
 const LONG_TASK_MS = 50;
 const REOPEN_TARGET_MS = 1000;
 const SEARCH_TARGET_MS = 300;
@@ -731,7 +738,7 @@ async function measureScroll(
       reachable,
     },
     verdicts: {
-      p95Frame: below(overall.p95Ms, FRAME_BUDGET_MS, 'ms', true),
+      p95Frame: below(overall.p95Ms, P95_FRAME_TARGET_MS, 'ms', true),
       longestTask: { value: overall.longestTaskMs ?? 0, unit: 'ms', target: `no long task > ${LONG_TASK_MS} ms`, pass: overall.longTasks === 0 },
       rowsFilled: below(worstFill, FILL_TARGET_MS, 'ms'),
       endReachable: {
