@@ -170,7 +170,10 @@ interface HashedHistory {
 /**
  * Cumulative hashes of request histories: entry i identifies items[0..i]. Every request resends
  * the history before it, and most of a request is its conversation's previous request: the last
- * history that began with the same first item is kept, and the items this one shares with it are
+ * history that began with the same first two items is kept (two: conversations run side by side —
+ * an evaluation's tasks, a batch — usually share their first, the system prompt, and differ in
+ * their second, the task; keyed by the first alone, each request would find another
+ * conversation's history and hash its own again), and the items this one shares with it are
  * confirmed equal member by member (strings compared natively) and take its hashes as they are.
  * The items after them are hashed one by one, each distinct item once, keyed by its JSON text as
  * parsed (JSON.stringify is native): equal texts are equal values with their keys in the same
@@ -181,17 +184,25 @@ interface HashedHistory {
 export class HistoryHasher {
   private readonly known = new Map<string, Int32Array>();
   private knownChars = 0;
-  /** By the JSON text of their first item, least recently hashed first. */
+  /**
+   * By the JSON text of their second item (their first when it is the only one), least recently
+   * hashed first; the first is compared as the others are (the shared system prompt is the long
+   * one, not worth writing out for every request).
+   */
   private readonly histories = new Map<string, HashedHistory>();
   private historyChars = 0;
 
   prefixHashes(api: ApiKind, items: readonly unknown[]): number[] {
     if (items.length === 0) return [];
-    const firstText = JSON.stringify(items[0]) ?? 'undefined';
-    const before = this.histories.get(firstText);
+    const keyAt = items.length > 1 ? 1 : 0;
+    const keyText = JSON.stringify(items[keyAt]) ?? 'undefined';
+    // Which item the text is of: a one-item history stays apart from a longer one whose second item reads the same.
+    const key = `${keyAt} ${keyText}`;
+    const found = this.histories.get(key);
+    const before = found !== undefined && (keyAt === 0 || sameJson(items[0], found.items[0])) ? found : undefined;
     let shared = 0;
     if (before !== undefined) {
-      shared = 1;
+      shared = keyAt + 1;
       while (shared < items.length && shared < before.items.length && sameJson(items[shared], before.items[shared])) shared += 1;
     }
     const history: HashedHistory = {
@@ -205,7 +216,7 @@ export class HistoryHasher {
     let h2 = shared === 0 ? 0x85ebca6b : history.states[2 * shared - 1]!;
     let chars = shared === 0 ? 0 : history.chars[shared - 1]!;
     for (let index = shared; index < items.length; index++) {
-      const text = index === 0 ? firstText : (JSON.stringify(items[index]) ?? 'undefined');
+      const text = index === keyAt ? keyText : (JSON.stringify(items[index]) ?? 'undefined');
       const halves = this.itemHalves(api, items[index], text);
       h1 = Math.imul(h1 ^ halves[0]!, 2654435761);
       h2 = Math.imul(h2 ^ halves[1]!, 1597334677);
@@ -217,15 +228,15 @@ export class HistoryHasher {
       chars += text.length;
       history.chars.push(chars);
     }
-    this.keep(firstText, history, before);
+    this.keep(key, history, found);
     return history.hashes.slice();
   }
 
-  /** Keeps `history` as its conversation's latest, forgetting the least recent beyond the budget. */
-  private keep(firstText: string, history: HashedHistory, before: HashedHistory | undefined): void {
-    if (before !== undefined) this.historyChars -= before.chars.at(-1)!;
-    this.histories.delete(firstText);
-    this.histories.set(firstText, history);
+  /** Keeps `history` under `key` in place of `replaced`, forgetting the least recent beyond the budget. */
+  private keep(key: string, history: HashedHistory, replaced: HashedHistory | undefined): void {
+    if (replaced !== undefined) this.historyChars -= replaced.chars.at(-1)!;
+    this.histories.delete(key);
+    this.histories.set(key, history);
     this.historyChars += history.chars.at(-1)!;
     for (const [text, oldest] of this.histories) {
       if (this.historyChars <= REMEMBERED_HISTORY_CHARS || oldest === history) break;

@@ -80,8 +80,14 @@ describe('HistoryHasher', () => {
     );
     fc.assert(
       fc.property(fc.array(change, { maxLength: 60 }), (changes) => {
-        // Four conversations, two of which open with the same task.
-        const conversations = [0, 1, 2, 3].map((n) => [{ role: 'user', content: `task ${n % 3}` }] as unknown[]);
+        // Four conversations under two system prompts; two give the same task under different prompts.
+        const conversations = [0, 1, 2, 3].map(
+          (n) =>
+            [
+              { role: 'system', content: `system ${n % 2}` },
+              { role: 'user', content: `task ${n % 3}` },
+            ] as unknown[],
+        );
         const hasher = new HistoryHasher();
         for (const step of changes) {
           const history = conversations[step.conversation]!;
@@ -93,6 +99,15 @@ describe('HistoryHasher', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("agrees with a fresh hasher when one history's only item is another's second", () => {
+    const x = { role: 'user', content: 'x' };
+    const y = { role: 'system', content: 'y' };
+    const hasher = new HistoryHasher();
+    for (const history of [[x], [y, x], [x], [x, x], [y, x, x], [x]]) {
+      assert.deepEqual(hasher.prefixHashes('openai-chat', resent(history)), new HistoryHasher().prefixHashes('openai-chat', history));
+    }
   });
 
   it('agrees with a fresh hasher when the histories it keeps go over their budget (each 1 M characters, several at a time)', () => {
