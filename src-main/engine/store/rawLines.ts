@@ -125,8 +125,11 @@ export class RawLineReader {
       if (zipEntry !== null)
         return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };
     }
-    const bytes = Buffer.alloc(Math.min(location.byte_length, options.maxBytes ?? location.byte_length));
-    readSync(this.fd, bytes, 0, bytes.length, location.byte_offset);
+    // Not zero-filled first (request analysis reads back every request of a trace): the read fills
+    // it, and what a file cut short since its identity check leaves unread is zeroed as before.
+    const bytes = Buffer.allocUnsafe(Math.min(location.byte_length, options.maxBytes ?? location.byte_length));
+    const read = readSync(this.fd, bytes, 0, bytes.length, location.byte_offset);
+    if (read < bytes.length) bytes.fill(0, read);
     return { line, offset: location.byte_offset, bytes, length: location.byte_length };
   }
 
