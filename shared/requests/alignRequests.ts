@@ -175,7 +175,8 @@ function runsOf(entries: readonly AlignmentEntry[]): AlignmentRun[] {
 /**
  * The usual turn: the next request resends the previous one's messages as they were and appends
  * to them. What the rules give then (all of the previous unchanged, the rest appended), built
- * directly: the general search costs far more than the rest of a request's analysis.
+ * directly instead of through the search, the gap pass and the run collapsing, which every request
+ * of a run would otherwise pay for.
  */
 function appendedAlignment(previousIdentities: string[], nextIdentities: string[]): RequestAlignment {
   const kept = previousIdentities.length;
