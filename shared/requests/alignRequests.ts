@@ -172,9 +172,34 @@ function runsOf(entries: readonly AlignmentEntry[]): AlignmentRun[] {
   return runs;
 }
 
+/**
+ * The usual turn: the next request resends the previous one's messages as they were and appends
+ * to them. What the rules give then (all of the previous unchanged, the rest appended), built
+ * directly instead of through the search, the gap pass and the run collapsing, which every request
+ * of a run would otherwise pay for.
+ */
+function appendedAlignment(previousIdentities: string[], nextIdentities: string[]): RequestAlignment {
+  const kept = previousIdentities.length;
+  const total = nextIdentities.length;
+  const entries: AlignmentEntry[] = [];
+  for (let i = 0; i < kept; i++) entries.push({ status: 'unchanged', previousIndex: i, nextIndex: i });
+  for (let j = kept; j < total; j++) entries.push({ status: 'appended', previousIndex: null, nextIndex: j });
+  const runs: AlignmentRun[] = [];
+  if (kept > 0) runs.push({ status: 'unchanged', start: 0, end: kept, previous: { first: 0, last: kept - 1 }, next: { first: 0, last: kept - 1 } });
+  if (total > kept) runs.push({ status: 'appended', start: kept, end: total, previous: null, next: { first: kept, last: total - 1 } });
+  return { entries, runs, previousIdentities, nextIdentities };
+}
+
+function startsWith(values: readonly string[], prefix: readonly string[]): boolean {
+  if (prefix.length > values.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (values[i] !== prefix[i]) return false;
+  return true;
+}
+
 export function alignRequests(previous: readonly RequestMessage[], next: readonly RequestMessage[]): RequestAlignment {
   const previousIdentities = previous.map(messageIdentity);
   const nextIdentities = next.map(messageIdentity);
+  if (startsWith(nextIdentities, previousIdentities)) return appendedAlignment(previousIdentities, nextIdentities);
   const unchanged: Match[] = [];
   commonSubsequence(previousIdentities, 0, previous.length, nextIdentities, 0, next.length, unchanged);
 

@@ -108,6 +108,19 @@ function parseSlice(bytes: Buffer, start: number, end: number): unknown {
   }
 }
 
+/**
+ * A member's name from its quoted bytes (`open`, `close`: its quotes). Almost every name is plain
+ * ASCII, which reads as it is written; one with an escape, a multi-byte character or a control
+ * character (which JSON.parse rejects) is parsed.
+ */
+function memberName(bytes: Buffer, open: number, close: number): string {
+  for (let at = open + 1; at < close; at += 1) {
+    const byte = bytes[at]!;
+    if (byte === BACKSLASH || byte < 0x20 || byte >= 0x80) return parseSlice(bytes, open, close + 1) as string;
+  }
+  return bytes.toString('latin1', open + 1, close);
+}
+
 /** Parses one member's value (for the small members a caller needs). */
 export function memberValue(bytes: Buffer, member: ScannedMember): unknown {
   return parseSlice(bytes, member.start, member.end);
@@ -152,7 +165,7 @@ export function scanObject(bytes: Buffer, open: number, skip?: SkipMember): { me
   for (;;) {
     if (bytes[at] !== QUOTE) throw new ScanError(`expected a member name at byte ${at}`);
     const keyEnd = stringEnd(bytes, at);
-    const key = parseSlice(bytes, at, keyEnd + 1) as string;
+    const key = memberName(bytes, at, keyEnd);
     at = skipWhitespace(bytes, keyEnd + 1);
     if (bytes[at] !== COLON) throw new ScanError(`expected ":" after "${key}"`);
     at = skipWhitespace(bytes, at + 1);

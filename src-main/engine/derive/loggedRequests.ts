@@ -177,7 +177,8 @@ export function* analyzeLoggedRequests(
 
 /**
  * Bytes of request lines the live runs may hold between two of their requests (each its last
- * request, which the next one repeats and is compared with). Past it the runs that went on least
+ * request, which the next one repeats and is compared with; read into a buffer of up to twice its
+ * length, see LoggedRequestReader). Past it the runs that went on least
  * recently let go of theirs, and read it again from the file if they go on: many conversations
  * open at once cost a re-read, not memory.
  */

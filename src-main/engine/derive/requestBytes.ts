@@ -134,8 +134,8 @@ export class RequestBytesReader {
   /**
    * The request of a canonical `model_request` line, or null to have it read whole. The reader
    * keeps a view of the line's messages for the next request: the caller must not overwrite the
-   * buffer afterwards (give each line its own, as reading it from the file does). `thread`: the
-   * run's, when runs are read in turns.
+   * buffer while the thread holds it (`thread.last`), as LoggedRequestReader reuses a line's buffer
+   * only once the thread has moved on to another. `thread`: the run's, when runs are read in turns.
    */
   canonical(line: Buffer, thread = this.ownThread): NormalizedRequest | null {
     return this.guard(thread, () => {
@@ -232,7 +232,7 @@ export class RequestBytesReader {
       messages.push(...numbered);
     }
     thread.last = {
-      // A view, not a copy: every line read is a buffer of its own (the callers' contract, see canonical()).
+      // A view, not a copy: the line's buffer is left alone while the thread holds it (the callers' contract, see canonical()).
       bytes: array.bytes.subarray(array.open, array.end),
       ranges: array.ranges.map((range) => ({ start: range.start - array.open, end: range.end - array.open })),
       messages: byElement,

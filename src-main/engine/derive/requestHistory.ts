@@ -98,6 +98,49 @@ export function answeringUsages(db: Database.Database, runPk: number): Map<numbe
   return usages.byRequest;
 }
 
+/** Line buffers are kept for lines up to this size; a longer line gets a buffer of its own. */
+const MAX_POOLED_LINE_BYTES = 1024 * 1024;
+/** Bytes of free buffers kept for the next lines. */
+const MAX_FREE_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Buffers to read request lines into, by capacity (powers of two from 4 KiB). A run's thread holds
+ * a view of its last line only until its next request is read (requestBytes.ts), so a few buffers
+ * go round instead of one being allocated — and collected — per request.
+ */
+class LineBuffers {
+  private readonly free = new Map<number, ArrayBufferLike[]>();
+  /** The buffers made here: only those are handed out again (a small Buffer elsewhere shares Node.js's pool). */
+  private readonly made = new WeakSet<ArrayBufferLike>();
+  private freeBytes = 0;
+
+  /** A buffer of at least `length` bytes, or undefined for a line too long to pool. */
+  take(length: number): Buffer | undefined {
+    if (length > MAX_POOLED_LINE_BYTES) return undefined;
+    let capacity = 4096;
+    while (capacity < length) capacity *= 2;
+    let buffer = this.free.get(capacity)?.pop();
+    if (buffer !== undefined) this.freeBytes -= capacity;
+    else {
+      buffer = new ArrayBuffer(capacity);
+      this.made.add(buffer);
+    }
+    return Buffer.from(buffer);
+  }
+
+  /** A buffer taken here that nothing holds a view of any more. */
+  give(buffer: ArrayBufferLike): void {
+    if (!this.made.has(buffer) || this.freeBytes + buffer.byteLength > MAX_FREE_BUFFER_BYTES) return;
+    let list = this.free.get(buffer.byteLength);
+    if (list === undefined) {
+      list = [];
+      this.free.set(buffer.byteLength, list);
+    }
+    list.push(buffer);
+    this.freeBytes += buffer.byteLength;
+  }
+}
+
 /**
  * Reads a run's logged requests in order. A Responses request naming `previous_response_id` is
  * completed with the conversation the server kept (see withStoredConversation).
@@ -106,6 +149,9 @@ export class LoggedRequestReader {
   /** Per source: its open file; null for an unknown source. */
   private readonly readers = new Map<number, RawLineReader | null>();
   private readonly bytes = new RequestBytesReader();
+  private readonly lineBuffers = new LineBuffers();
+  /** The thread of callers that name none. */
+  private readonly ownThread: RequestThread = { last: null };
 
   constructor(private readonly db: Database.Database) {}
 
@@ -129,7 +175,7 @@ export class LoggedRequestReader {
    * One request; `previous` is the run's request before it (for a Responses continuation), `thread`
    * the run's place in the reader when several runs are read in turns.
    */
-  read(event: RequestEventSqlRow, previous: LoggedRequest | null, thread?: RequestThread): LoggedRequest {
+  read(event: RequestEventSqlRow, previous: LoggedRequest | null, thread = this.ownThread): LoggedRequest {
     const base = { eventId: event.id, line: event.line, step: event.step };
     if (event.byte_length > MAX_REQUEST_BYTES) {
       return {
@@ -143,11 +189,17 @@ export class LoggedRequestReader {
     const format = reader.format;
     let record: unknown;
     try {
-      const bytes = reader.read(event.line, event).bytes;
+      // The buffer the thread's last line is in: free once the thread holds this line instead (or none).
+      const held = thread.last?.bytes.buffer;
+      const into = this.lineBuffers.take(event.byte_length);
+      const bytes = reader.read(event.line, event, into === undefined ? {} : { into }).bytes;
       // An Inspect sample's record holds every model call of the sample: it is read whole, for its step's model event.
       const fromBytes = format === 'inspect-ai' ? null : format === 'http-exchange' ? this.bytes.exchange(bytes, thread) : this.bytes.canonical(bytes, thread);
+      if (fromBytes === null) record = JSON.parse(bytes.toString('utf8'));
+      const holds = thread.last?.bytes.buffer;
+      if (held !== undefined && held !== holds) this.lineBuffers.give(held);
+      if (into !== undefined && into.buffer !== holds) this.lineBuffers.give(into.buffer);
       if (fromBytes !== null) return { ...base, record: null, request: fromBytes };
-      record = JSON.parse(bytes.toString('utf8'));
       if (format === 'inspect-ai') record = inspectSampleRequest(record, event.step);
     } catch (error) {
       return { ...base, record: null, request: { problem: `the request on line ${event.line} cannot be read back: ${(error as Error).message}` } };

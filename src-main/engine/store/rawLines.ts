@@ -119,14 +119,19 @@ export class RawLineReader {
     return new RawLineReader(openSync(source.path, 'r'), source.size, source.format);
   }
 
-  read(line: number, location: LocationSqlRow, options: { maxBytes?: number } = {}): RawLine {
+  /** `into`: a buffer to read the line into when it is large enough (the line's bytes are then a view of it), for a caller that reuses its buffers. */
+  read(line: number, location: LocationSqlRow, options: { maxBytes?: number; into?: Buffer } = {}): RawLine {
     if (adapterNamed(this.format)?.framing === 'zip-json') {
       const zipEntry = zipEntryBytes(this.fd, this.size, location.byte_offset);
       if (zipEntry !== null)
         return { line, offset: location.byte_offset, bytes: zipEntry.subarray(0, options.maxBytes ?? zipEntry.length), length: zipEntry.length };
     }
-    const bytes = Buffer.alloc(Math.min(location.byte_length, options.maxBytes ?? location.byte_length));
-    readSync(this.fd, bytes, 0, bytes.length, location.byte_offset);
+    // Not zero-filled first (request analysis reads back every request of a trace): the read fills
+    // it, and what a file cut short since its identity check leaves unread is zeroed as before.
+    const length = Math.min(location.byte_length, options.maxBytes ?? location.byte_length);
+    const bytes = options.into !== undefined && options.into.length >= length ? options.into.subarray(0, length) : Buffer.allocUnsafe(length);
+    const read = readSync(this.fd, bytes, 0, bytes.length, location.byte_offset);
+    if (read < bytes.length) bytes.fill(0, read);
     return { line, offset: location.byte_offset, bytes, length: location.byte_length };
   }
 

@@ -28,6 +28,20 @@ describe('top-level scan', () => {
     );
   });
 
+  it('reads member names as JSON.parse does: escaped, multi-byte, or written as plain bytes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 6 }), { maxLength: 6 }), (names) => {
+        const object = Object.fromEntries(names.map((name, i) => [name, i]));
+        const bytes = Buffer.from(JSON.stringify(object));
+        assert.deepEqual([...scanTopLevel(bytes).keys()].sort(), Object.keys(object).sort());
+      }),
+      { numRuns: 400 },
+    );
+    // Escapes a writer may use where JSON.stringify would not, and a raw control character, which JSON.parse rejects.
+    assert.deepEqual([...scanTopLevel(Buffer.from('{"\\u0061b\\/":1,"caf\u00e9":2}')).keys()], ['ab/', 'café']);
+    assert.throws(() => scanTopLevel(Buffer.from('{"a\tb":1}')), ScanError);
+  });
+
   it('rejects every strict prefix of an object line (a line cut anywhere)', () => {
     fc.assert(
       fc.property(

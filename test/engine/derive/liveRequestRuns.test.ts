@@ -7,7 +7,7 @@
  * every run has to let go of what it holds after each request and read it back from the file.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -19,6 +19,8 @@ import { TokenEstimator } from '../../../src-main/engine/derive/tokenEstimator';
 import { modelRequestEvents, usageEvents } from '../../../src-main/engine/store/events';
 import { defaultAnalysis, temporaryDir } from '../../support/engineHarness';
 import { Prng } from '../../../devkit/traceGenerators/prng';
+import { normalizeChatCompletionsRequest } from '../../../shared/requests/apiRequestBodies';
+import type { RequestThread } from '../../../src-main/engine/derive/requestBytes';
 
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -35,7 +37,7 @@ function exchangeLine(url: string, at: number, body: unknown, response: unknown)
 }
 
 /** The lines of one Chat Completions conversation, its history edited between turns now and then. */
-function* chatConversation(random: Random, id: number): Generator<string> {
+function* chatConversation(random: Random, id: number, resultWords = 10): Generator<string> {
   let system = `You are agent ${id}. ${sentence(random, 6)}`;
   let tools = toolNames.slice(0, 1 + Math.floor(random() * 3));
   let history: Record<string, unknown>[] = [{ role: 'user', content: `Task ${id}: ${sentence(random, 12)}` }];
@@ -66,7 +68,7 @@ function* chatConversation(random: Random, id: number): Generator<string> {
     history.push(answer);
     toolCalls.forEach((call, i) => {
       // Now and then a call's result never makes it into the history.
-      if (!(i === 0 && random() < 0.1)) history.push({ role: 'tool', tool_call_id: call.id, content: sentence(random, 10) });
+      if (!(i === 0 && random() < 0.1)) history.push({ role: 'tool', tool_call_id: call.id, content: sentence(random, resultWords) });
     });
     const edit = random();
     if (edit < 0.1 && history.length > 2) history[1] = { ...history[1]!, content: `edited: ${sentence(random, 5)}` };
@@ -119,10 +121,10 @@ function* responsesConversation(random: Random, id: number): Generator<string> {
 }
 
 /** Conversations written in turns: each next line is from a conversation picked at random. */
-function interleavedTrace(seed: number, conversations: number): string {
+function interleavedTrace(seed: number, conversations: number, resultWords = 10): string {
   const prng = new Prng(seed);
   const random = (): number => prng.next();
-  const open = Array.from({ length: conversations }, (_, id) => (id % 4 === 3 ? responsesConversation(random, id) : chatConversation(random, id)));
+  const open = Array.from({ length: conversations }, (_, id) => (id % 4 === 3 ? responsesConversation(random, id) : chatConversation(random, id, resultWords)));
   const lines: string[] = [];
   while (open.length > 0) {
     const at = Math.floor(random() * open.length);
@@ -172,6 +174,47 @@ function analyzedLiveLettingGo(db: Database.Database, runPks: readonly number[])
 }
 
 const plain = (records: readonly RequestRecord[]): unknown => JSON.parse(JSON.stringify(records));
+
+describe('logged requests read back', { timeout: 120_000 }, () => {
+  const dir = temporaryDir('read-back');
+  after(() => dir.remove());
+
+  it('are what their lines parsed whole give, read in turns in file order and backwards (line buffers going round, lines of every size)', async () => {
+    const tracePath = join(dir.path, 'interleaved.jsonl');
+    // Tool results of ~2 KB: histories from under 4 KiB to tens of KiB.
+    writeFileSync(tracePath, interleavedTrace(4, 24, 300));
+    const lines = readFileSync(tracePath, 'utf8').split('\n');
+    const trace = await openTrace(tracePath, { cacheDir: join(dir.path, 'cache'), analysis: defaultAnalysis });
+    const db = new Database(trace.dbPath, { readonly: true });
+    const reader = new LoggedRequestReader(db);
+    try {
+      const events = db
+        .prepare<[], { run_pk: number } & ReturnType<typeof modelRequestEvents>[number]>(
+          "SELECT run_pk, id, source_id, line, step, byte_offset, byte_length FROM events WHERE type = 'model_request' ORDER BY id",
+        )
+        .all()
+        .filter((event) => lines[event.line - 1]!.includes('/chat/completions'));
+      const sizes = events.map((event) => event.byte_length);
+      assert.ok(Math.min(...sizes) < 4096 && Math.max(...sizes) > 16384, `lines of ${Math.min(...sizes)}–${Math.max(...sizes)} bytes`);
+      for (const order of [events, [...events].reverse()]) {
+        const threads = new Map<number, RequestThread>();
+        for (const event of order) {
+          let thread = threads.get(event.run_pk);
+          if (thread === undefined) {
+            thread = { last: null };
+            threads.set(event.run_pk, thread);
+          }
+          const body = (JSON.parse(lines[event.line - 1]!) as { request: { body: unknown } }).request.body;
+          assert.deepEqual(reader.read(event, null, thread).request, normalizeChatCompletionsRequest(body), `line ${event.line}`);
+        }
+      }
+    } finally {
+      reader.close();
+      db.close();
+      await trace.stop();
+    }
+  });
+});
 
 describe('logged requests analyzed as they arrive', { timeout: 120_000 }, () => {
   const dir = temporaryDir('live-requests');

@@ -26,6 +26,27 @@ describe('history verdict properties', () => {
     );
   });
 
+  it('appending messages: each previous message unchanged where it was, each added one appended after them, one run of each', () => {
+    fc.assert(
+      fc.property(conversation, conversation, (history, added) => {
+        const { alignment } = diffRequests(chatRequest(history), chatRequest([...history, ...added]));
+        const kept = history.length;
+        const total = kept + added.length;
+        assert.deepEqual(alignment.entries, [
+          ...history.map((_, i) => ({ status: 'unchanged', previousIndex: i, nextIndex: i })),
+          ...added.map((_, i) => ({ status: 'appended', previousIndex: null, nextIndex: kept + i })),
+        ]);
+        assert.deepEqual(alignment.runs, [
+          ...(kept > 0 ? [{ status: 'unchanged', start: 0, end: kept, previous: { first: 0, last: kept - 1 }, next: { first: 0, last: kept - 1 } }] : []),
+          ...(total > kept ? [{ status: 'appended', start: kept, end: total, previous: null, next: { first: kept, last: total - 1 } }] : []),
+        ]);
+        assert.equal(alignment.nextIdentities.length, total);
+        assert.deepEqual(alignment.previousIdentities, alignment.nextIdentities.slice(0, kept));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('any single edit is a rewrite at that index, classified as an edit', () => {
     fc.assert(
       fc.property(
