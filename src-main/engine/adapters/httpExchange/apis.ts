@@ -170,10 +170,10 @@ interface HashedHistory {
 /**
  * Cumulative hashes of request histories: entry i identifies items[0..i]. Every request resends
  * the history before it, and most of a request is its conversation's previous request: the last
- * history that began with the same first two items is kept (two: conversations run side by side —
- * an evaluation's tasks, a batch — usually share their first, the system prompt, and differ in
- * their second, the task; keyed by the first alone, each request would find another
- * conversation's history and hash its own again), and the items this one shares with it are
+ * history that began with the same first two items is kept (two: conversations that run side by
+ * side on one task — an evaluation's samples of it, retries — share their first item, the task,
+ * and part at the answer after it; keyed by the first alone, each of their requests would find
+ * another sample's history and hash its own again), and the items this one shares with it are
  * confirmed equal member by member (strings compared natively) and take its hashes as they are.
  * The items after them are hashed one by one, each distinct item once, keyed by its JSON text as
  * parsed (JSON.stringify is native): equal texts are equal values with their keys in the same
@@ -186,8 +186,8 @@ export class HistoryHasher {
   private knownChars = 0;
   /**
    * By the JSON text of their second item (their first when it is the only one), least recently
-   * hashed first; the first is compared as the others are (the shared system prompt is the long
-   * one, not worth writing out for every request).
+   * hashed first; the first is compared as the others are (the task, often the longest message,
+   * is not worth writing out again for every request).
    */
   private readonly histories = new Map<string, HashedHistory>();
   private historyChars = 0;
