@@ -122,7 +122,11 @@ const valueGroups = ['awsValue', 'headerValue', 'bearerValue'] as const;
  * memchr speed, several times faster than one regular expression of all the literals, which tries
  * them at every `s`, `c` or `e`; a literal is then compared only where its needle is.
  */
-const anchorSearches: readonly { needle: string; literals: readonly { literal: string; offset: number }[] }[] = [
+const anchorSearches: readonly {
+  needle: string;
+  literals: readonly { literal: string; offset: number }[];
+  before: ReadonlySet<number> | null;
+}[] = [
   { needle: 'K', literals: ['ccessK', 'CCESS_KEY', 'PRIVATE KEY'] },
   { needle: 'A', literals: ['AIza', 'AKIA', 'ASIA', 'UTHORIZATION'] },
   { needle: 'J', literals: ['eyJ'] },
@@ -133,12 +137,27 @@ const anchorSearches: readonly { needle: string; literals: readonly { literal: s
   { needle: '_', literals: ['ccess_', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'hf_'] },
   { needle: 'xox', literals: ['xox'] },
   { needle: 'bearer', literals: ['bearer'] },
-].map(({ needle, literals }) => ({ needle, literals: literals.map((literal) => ({ literal, offset: literal.indexOf(needle) })) }));
+].map(({ needle, literals }) => {
+  const placed = literals.map((literal) => ({ literal, offset: literal.indexOf(needle) }));
+  return { needle, literals: placed, before: charactersBefore(placed) };
+});
+
+/**
+ * The characters the literals have just before their needle, or null when one starts with it. A
+ * needle that is common in traces (`_` in every JSON key of a logged request) is then let go at
+ * one comparison wherever it follows another character (`tool_calls`, `finish_reason`), instead of
+ * one per literal.
+ */
+function charactersBefore(literals: readonly { literal: string; offset: number }[]): ReadonlySet<number> | null {
+  if (literals.some(({ offset }) => offset === 0)) return null;
+  return new Set(literals.map(({ literal, offset }) => literal.charCodeAt(offset - 1)));
+}
 
 /** Whether `text` holds one of the literals of `anchorSearches`: a text without one holds no credential. */
 function holdsAnchor(text: string): boolean {
-  for (const { needle, literals } of anchorSearches) {
+  for (const { needle, literals, before } of anchorSearches) {
     for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) {
+      if (before !== null && !before.has(text.charCodeAt(at - 1))) continue;
       for (const { literal, offset } of literals) if (text.startsWith(literal, at - offset)) return true;
     }
   }
