@@ -1,7 +1,8 @@
 /** Trace timestamps: ISO text or Unix epochs in seconds or milliseconds, normalized to ISO. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { millisBetween, toIsoTimestamp } from '../../../shared/trace/timestamps';
+import fc from 'fast-check';
+import { compactTimestamp, millisBetween, timestampText, toIsoTimestamp } from '../../../shared/trace/timestamps';
 
 describe('toIsoTimestamp', () => {
   it('has no timestamp for a missing one', () => {
@@ -61,5 +62,39 @@ describe('millisBetween', () => {
     assert.equal(leapSecond, '2016-12-31T23:59:60.000Z');
     assert.equal(millisBetween('2016-12-31T23:59:59.000Z', leapSecond), null);
     assert.equal(millisBetween(leapSecond, '2017-01-01T00:00:00.000Z'), null);
+  });
+});
+
+describe('compactTimestamp', () => {
+  // Dates from year 0 to 9999, written as toISOString writes them, and the same texts bent out of that form.
+  const canonical = fc
+    .date({ min: new Date('0000-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true })
+    .map((date) => date.toISOString());
+  const bent = canonical.chain((text) =>
+    fc.constantFrom(
+      text.replace('.', ','),
+      text.replace('Z', '+00:00'),
+      text.slice(0, 19) + 'Z',
+      text.replace('T', ' '),
+      text.toLowerCase(),
+      `${text.slice(0, 17)}60.000Z`,
+    ),
+  );
+  const anyText = fc.oneof(canonical, bent, fc.string({ maxLength: 30 }));
+
+  it('gives back the text it was made from, whatever the text', () => {
+    fc.assert(fc.property(fc.option(anyText, { nil: null }), (text) => assert.equal(timestampText(compactTimestamp(text)), text)));
+  });
+
+  it('is a number exactly for the texts toISOString writes, and two of them order as their texts do', () => {
+    fc.assert(
+      fc.property(canonical, canonical, (a, b) => {
+        const [x, y] = [compactTimestamp(a), compactTimestamp(b)];
+        assert.equal(typeof x, 'number');
+        assert.equal(typeof y, 'number');
+        assert.equal(Math.sign((x as number) - (y as number)), a < b ? -1 : a > b ? 1 : 0);
+      }),
+    );
+    fc.assert(fc.property(bent, (text) => assert.equal(compactTimestamp(text), text)));
   });
 });
