@@ -11,7 +11,7 @@ import type { Finding } from '../report';
 import { formatCount } from '../formatCount';
 import type { Budgets } from '../trace/canonicalEvents';
 import { foldSpelling, isOngoingStatus } from '../trace/runStatus';
-import { millisBetween, timestampText, toIsoTimestamp, type CompactTimestamp } from '../trace/timestamps';
+import { compareTimestamps, millisBetween, timestampText, toIsoTimestamp, type CompactTimestamp } from '../trace/timestamps';
 import { finding, runEnding } from './finding';
 import { endIndex, issuedCalls, lastResponseUpTo, type ResponseEntry, type RunTimeline, type TimelineEntry } from './timeline';
 
@@ -151,12 +151,9 @@ function used(limit: LimitName, counters: Counters, startedAt: string | null): n
   }
 }
 
-/** The later of two timestamps as their texts order; two numbers order the same way, with no text made. */
 function laterTs(a: CompactTimestamp, b: CompactTimestamp): CompactTimestamp {
   if (a === null) return b;
-  if (b === null) return a;
-  if (typeof a === 'number' && typeof b === 'number') return b > a ? b : a;
-  return timestampText(b)! > timestampText(a)! ? b : a;
+  return b !== null && compareTimestamps(b, a) > 0 ? b : a;
 }
 
 /** An action: a model call, or the first sign that a tool call ran. */

@@ -33,6 +33,13 @@ export function compactTimestamp(text: string | null): CompactTimestamp {
   return Number.isFinite(millis) && new Date(millis).toISOString() === text ? millis : text;
 }
 
+/** Orders two timestamps as their texts order: two numbers as numbers, with no text made. */
+export function compareTimestamps(a: string | number, b: string | number): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const [x, y] = [timestampText(a)!, timestampText(b)!];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** The text a compact timestamp was made from. */
 export function timestampText(ts: CompactTimestamp): string | null {
   return typeof ts === 'number' ? new Date(ts).toISOString() : ts;
