@@ -89,6 +89,17 @@ describe('compactTimestamp', () => {
   it('is a number exactly for the texts toISOString writes, and text otherwise', () => {
     fc.assert(fc.property(canonical, (text) => assert.equal(compactTimestamp(text), Date.parse(text))));
     fc.assert(fc.property(bent, (text) => assert.equal(compactTimestamp(text), text)));
+    // In a minute it has just read, digits and marks are still checked one by one.
+    for (const text of [
+      '2025-06-03T14:21:0x.452Z',
+      '2025-06-03T14:21:-1.452Z',
+      '2025-06-03T14:21:07.4 2Z',
+      '2025-06-03T14:21:07:452Z',
+      '2025-06-03T14:21:07.452z',
+    ]) {
+      assert.equal(compactTimestamp('2025-06-03T14:21:07.452Z'), Date.parse('2025-06-03T14:21:07.452Z'));
+      assert.equal(compactTimestamp(text), text);
+    }
   });
 
   it('orders compact timestamps, numbers and texts alike, as their texts order', () => {
