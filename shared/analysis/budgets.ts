@@ -11,7 +11,7 @@ import type { Finding } from '../report';
 import { formatCount } from '../formatCount';
 import type { Budgets } from '../trace/canonicalEvents';
 import { foldSpelling, isOngoingStatus } from '../trace/runStatus';
-import { millisBetween, toIsoTimestamp } from '../trace/timestamps';
+import { compareTimestamps, millisBetween, timestampText, toIsoTimestamp, type CompactTimestamp } from '../trace/timestamps';
 import { finding, runEnding } from './finding';
 import { endIndex, issuedCalls, lastResponseUpTo, type ResponseEntry, type RunTimeline, type TimelineEntry } from './timeline';
 
@@ -129,7 +129,7 @@ interface Counters {
   /** The largest input of one model call. */
   largestInput: number;
   /** The latest timestamp logged so far. */
-  latestTs: string | null;
+  latestTs: CompactTimestamp;
 }
 
 function used(limit: LimitName, counters: Counters, startedAt: string | null): number | null {
@@ -139,7 +139,7 @@ function used(limit: LimitName, counters: Counters, startedAt: string | null): n
     case 'max_tool_calls':
       return counters.executedToolCalls;
     case 'deadline':
-      return millisBetween(startedAt, counters.latestTs);
+      return millisBetween(startedAt, timestampText(counters.latestTs));
     case 'max_output_tokens':
       return counters.outputTokens;
     case 'max_input_tokens':
@@ -151,9 +151,9 @@ function used(limit: LimitName, counters: Counters, startedAt: string | null): n
   }
 }
 
-function laterTs(a: string | null, b: string | null): string | null {
+function laterTs(a: CompactTimestamp, b: CompactTimestamp): CompactTimestamp {
   if (a === null) return b;
-  return b !== null && b > a ? b : a;
+  return b !== null && compareTimestamps(b, a) > 0 ? b : a;
 }
 
 /** An action: a model call, or the first sign that a tool call ran. */

@@ -4,6 +4,7 @@
  */
 import type { ApiErrorFacts, Budgets, ModelOutcome } from '../trace/canonicalEvents';
 import type { RunStatus } from '../trace/runStatus';
+import type { CompactTimestamp } from '../trace/timestamps';
 
 export interface TimelineCall {
   callId: string;
@@ -12,7 +13,6 @@ export interface TimelineCall {
   argsHash: string | null;
   argsError: string | null;
   argsSummary: string | null;
-  origin: 'response' | 'stream';
   step: number | null;
   line: number;
   eventId: number;
@@ -24,7 +24,8 @@ interface EntryBase {
   eventId: number;
   line: number;
   step: number | null;
-  ts: string | null;
+  /** A long run holds one per event: kept compact (shared/trace/timestamps.ts), read with `timestampText`. */
+  ts: CompactTimestamp;
 }
 
 export interface ResponseEntry extends EntryBase {

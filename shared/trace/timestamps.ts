@@ -19,3 +19,49 @@ export function millisBetween(startIso: string | null, endIso: string | null): n
   const millis = Date.parse(endIso) - Date.parse(startIso);
   return Number.isNaN(millis) ? null : millis;
 }
+
+/**
+ * A timestamp held by the million: its epoch milliseconds (a 16-byte number, against 40 bytes for
+ * the 24-character string) when the text is exactly what `Date#toISOString` gives back for them,
+ * otherwise the text as logged. Such texts are fixed-width, so they order as their numbers do.
+ */
+export type CompactTimestamp = string | number | null;
+
+export function compactTimestamp(text: string | null): CompactTimestamp {
+  if (text === null || text.length !== 24) return text;
+  if (!text.startsWith(minute.text)) {
+    // A text is toISOString's exactly when its minute is, and its seconds and milliseconds are written as toISOString writes them.
+    const start = `${text.slice(0, 17)}00.000Z`;
+    const millis = Date.parse(start);
+    if (!Number.isFinite(millis) || new Date(millis).toISOString() !== start) return text;
+    minute = { text: start.slice(0, 17), millis };
+  }
+  const seconds = digitAt(text, 17) * 10 + digitAt(text, 18);
+  const millis = digitAt(text, 20) * 100 + digitAt(text, 21) * 10 + digitAt(text, 22);
+  return seconds >= 0 && seconds < 60 && millis >= 0 && text[19] === '.' && text[23] === 'Z' ? minute.millis + seconds * 1000 + millis : text;
+}
+
+/**
+ * The minute of the last timestamp compacted, checked once: a run's timestamps come in order, most
+ * in the minute of the one before, and parsing each with Date.parse and writing it back cost ~1 µs
+ * (a second of CPU per million events, twice: the ingest's steps, the store's timeline).
+ */
+let minute = { text: '-', millis: 0 };
+
+/** The decimal digit at `index`; below -1000 for any other character, so a number made with it is negative. */
+function digitAt(text: string, index: number): number {
+  const digit = text.charCodeAt(index) - 48;
+  return digit >= 0 && digit <= 9 ? digit : -10_000;
+}
+
+/** Orders two timestamps as their texts order: two numbers as numbers, with no text made. */
+export function compareTimestamps(a: string | number, b: string | number): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const [x, y] = [timestampText(a)!, timestampText(b)!];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The text a compact timestamp was made from. */
+export function timestampText(ts: CompactTimestamp): string | null {
+  return typeof ts === 'number' ? new Date(ts).toISOString() : ts;
+}

@@ -13,6 +13,7 @@ import { analyzeRun } from '../../../shared/analysis/analyzeRun';
 import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
+import { compactTimestamp } from '../../../shared/trace/timestamps';
 import { deleteRunFindings, insertFinding } from '../store/findings';
 import { isAnalyzed, RunAnalysisRows, type TimelineEventSqlRow, type TimelineRunSqlRow } from '../store/runAnalysis';
 import { runPksOfSource } from '../store/readModel';
@@ -34,7 +35,8 @@ export const timelineEventTypes: ReadonlySet<string> = new Set(canonicalEventTyp
  * inside the object, and a long run holds a million of them.
  */
 function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(value: T) => T, callIdOf: (callId: string) => string): TimelineEntry | null {
-  const { id: eventId, line, step, ts } = event;
+  const { id: eventId, line, step } = event;
+  const ts = compactTimestamp(event.ts);
   switch (event.type) {
     case 'model_response':
     case 'stream_fragment':
@@ -161,9 +163,7 @@ export class RunTimelineAssembler {
     this.slots.push({ fragment });
   }
 
-  addCall(
-    row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'origin' | 'args_hash' | 'args_error' | 'args_summary'>,
-  ): void {
+  addCall(row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'args_hash' | 'args_error' | 'args_summary'>): void {
     // A call_id issued again while an earlier call with it is unanswered keeps the earlier string.
     const callId = this.unansweredCallIds.get(row.call_id) ?? row.call_id;
     this.unansweredCallIds.set(callId, callId);
@@ -173,7 +173,6 @@ export class RunTimelineAssembler {
       argsHash: row.args_hash,
       argsError: row.args_error,
       argsSummary: row.args_summary,
-      origin: row.origin,
       step: row.step,
       line: row.line,
       eventId: row.event_id,

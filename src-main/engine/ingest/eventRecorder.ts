@@ -28,6 +28,7 @@ import {
   runRow,
   spanRow,
   stepOf,
+  stepRow,
   type RunEnding,
   type RunState,
 } from './runState';
@@ -388,7 +389,7 @@ export class EventRecorder {
     if (run.storedVersion === run.version) return;
     run.storedVersion = run.version;
     this.writer.addRun(runRow(run, this.sourceId, this.openRunStatus));
-    for (const step of run.changedSteps) this.writer.addStep(run.steps.get(step)!);
+    for (const step of run.changedSteps) this.writer.addStep(stepRow(run, step));
     run.changedSteps.clear();
     // Spans still open reach as far as the run has come; stored again as they grow or end.
     for (const span of run.spans.openSpans()) this.writer.addSpan(spanRow(run.pk, span));

@@ -6,6 +6,7 @@
 import { idText, canonicalEventTypes, type Budgets } from '../../../shared/trace/canonicalEvents';
 import { SpanNesting, type SpanExtent } from '../../../shared/trace/spanTree';
 import type { RunStatus } from '../../../shared/trace/runStatus';
+import { compactTimestamp, compareTimestamps, timestampText, type CompactTimestamp } from '../../../shared/trace/timestamps';
 import type { AdaptedEvent } from '../adapters/formatAdapter';
 import type { EventSqlRow, RunSqlRow, SpanSqlRow, StepSqlRow } from '../store/traceWriter';
 import type { OpenStream } from './streamAssembly';
@@ -44,7 +45,7 @@ export interface RunState {
   /** The latest responses with text, oldest first (see RECENT_ANSWERS). */
   recentAnswers: { eventId: number; text: string }[];
   openStreams: Map<number, OpenStream>;
-  steps: Map<number, StepSqlRow>;
+  steps: Map<number, StepState>;
   /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
   changedSteps: Set<number>;
   /** Events of the run so far: the next event's `run_index`. */
@@ -56,6 +57,18 @@ export interface RunState {
   /** Bumped on every change; the run's row is (re)written and (re)analyzed when it differs from `storedVersion`. */
   version: number;
   storedVersion: number;
+}
+
+/**
+ * A step as its run keeps it between stores: its row without the run and the step (the map's
+ * key), its times compact (shared/trace/timestamps.ts). A long run keeps every step it has had.
+ */
+export type StepState = Omit<StepSqlRow, 'run_pk' | 'step' | 'started_at' | 'ended_at'> & { started_at: CompactTimestamp; ended_at: CompactTimestamp };
+
+/** The row of the run's step, as it is stored. */
+export function stepRow(run: RunState, step: number): StepSqlRow {
+  const state = run.steps.get(step)!;
+  return { run_pk: run.pk, step, ...state, started_at: timestampText(state.started_at), ended_at: timestampText(state.ended_at) };
 }
 
 export interface RunEnding {
@@ -134,14 +147,13 @@ export function countInStep(run: RunState, row: EventSqlRow): void {
   const step = row.step ?? 0;
   run.changedSteps.add(step);
   const existing = run.steps.get(step);
+  const ts = compactTimestamp(row.ts);
   if (existing === undefined) {
     run.steps.set(step, {
-      run_pk: run.pk,
-      step,
       first_line: row.line,
       last_line: row.line,
-      started_at: row.ts,
-      ended_at: row.ts,
+      started_at: ts,
+      ended_at: ts,
       events: 1,
       response_event_id: row.type === 'model_response' ? row.id : null,
     });
@@ -149,9 +161,9 @@ export function countInStep(run: RunState, row: EventSqlRow): void {
   }
   existing.first_line = Math.min(existing.first_line, row.line);
   existing.last_line = Math.max(existing.last_line, row.line);
-  if (row.ts !== null) {
-    if (existing.started_at === null || row.ts < existing.started_at) existing.started_at = row.ts;
-    if (existing.ended_at === null || row.ts > existing.ended_at) existing.ended_at = row.ts;
+  if (ts !== null) {
+    if (existing.started_at === null || compareTimestamps(ts, existing.started_at) < 0) existing.started_at = ts;
+    if (existing.ended_at === null || compareTimestamps(ts, existing.ended_at) > 0) existing.ended_at = ts;
   }
   existing.events += 1;
   if (row.type === 'model_response') existing.response_event_id = row.id;

@@ -381,6 +381,31 @@ describe('the stored trace', () => {
       cacheDir.remove();
     }
   });
+  it("holds each step's earliest and latest timestamp as its events wrote them, in the order of their texts", async () => {
+    // A leap second is kept as written (no date holds it), the others as numbers while the run is read.
+    const cacheDir = temporaryDir('stepTimes');
+    const event = (fields: Record<string, unknown>): string => JSON.stringify({ run_id: 'r', step: 1, ...fields });
+    const path = join(cacheDir.path, 'step-times.jsonl');
+    writeFileSync(
+      path,
+      [
+        event({ type: 'run_start', step: undefined, ts: '2016-12-31T23:59:58.000Z' }),
+        event({ type: 'model_response', ts: '2016-12-31T23:59:59.500Z', outcome: 'tool_calls', tool_calls: [{ call_id: 'c1', name: 'ls', arguments: '{}' }] }),
+        event({ type: 'tool_call_start', ts: '2016-12-31T23:59:60.250Z', call_id: 'c1', name: 'ls' }),
+        event({ type: 'tool_result', ts: '2016-12-31T23:59:59.000Z', call_id: 'c1', name: 'ls', status: 'ok', output: 'a' }),
+        event({ type: 'run_end', step: undefined, ts: '2016-12-31T23:59:59.750Z', status: 'succeeded' }),
+      ].join('\n'),
+    );
+    try {
+      const trace = await openTrace(path, { cacheDir: cacheDir.path, analysis: defaultAnalysis });
+      const db = openDatabase(trace.dbPath, { readonly: true });
+      const step = db.prepare('SELECT started_at, ended_at, events FROM steps WHERE step = 1').get();
+      db.close();
+      assert.deepEqual(step, { started_at: '2016-12-31T23:59:59.000Z', ended_at: '2016-12-31T23:59:60.250Z', events: 4 });
+    } finally {
+      cacheDir.remove();
+    }
+  });
 });
 
 describe('lines an adapter folds into events anchored elsewhere', () => {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeBudgets } from '../../../shared/analysis/budgets';
+import { compactTimestamp } from '../../../shared/trace/timestamps';
 import { lineOf, responseLine, run, type RunSpec, type TimelineBuilder } from './timelineBuilder';
 
 /** `turns` tool-call turns, one answered call each (c1…cn). */
@@ -320,6 +321,26 @@ describe('budgets: every declared limit is checked before each action', () => {
     assert.deepEqual(
       analyzeBudgets(t).filter((f) => f.details?.['after_exhaustion'] === true),
       [],
+    );
+  });
+
+  it('orders timestamps kept as numbers and as text by their text', () => {
+    // The engine keeps a toISOString text as its number and any other as written (shared/trace/timestamps.ts).
+    const t = run({ status: 'succeeded', budgets: { deadline_ms: 60_000 }, startedAt: start })
+      .response({ calls: [{ id: 'c1' }, { id: 'c2' }] })
+      .execution('c1')
+      .execution('c2')
+      .build();
+    const [response, first, second] = t.entries;
+    response!.ts = compactTimestamp(at(50));
+    // A text kept as written (no milliseconds) between two numbers: the latest so far is the one whose text orders last.
+    first!.ts = '2025-01-01T00:01:01Z';
+    second!.ts = compactTimestamp(at(59));
+    assert.equal(typeof response!.ts, 'number');
+    const findings = analyzeBudgets(t);
+    assert.deepEqual(
+      findings.map((f) => [f.call_id, f.details?.['used']]),
+      [['c1', 61_000]],
     );
   });
 

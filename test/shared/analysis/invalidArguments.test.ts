@@ -46,7 +46,7 @@ describe('invalid arguments', () => {
       .response({
         outcome: 'incomplete',
         finishReason: 'length',
-        calls: [{ id: 'c1', name: 'edit', origin: 'stream', argsError: 'stream ended before the call completed' }],
+        calls: [{ id: 'c1', name: 'edit', argsError: 'stream ended before the call completed' }],
       })
       .build();
     assert.deepEqual(analyzeInvalidArguments(t), []);

@@ -104,7 +104,7 @@ describe('response outcomes: healthy responses', () => {
 
 describe('response outcomes: one verdict on an incomplete response', () => {
   it('reports a stream that broke (no finish reason) as an incomplete response', () => {
-    const { t, findings } = analyzeSecond({ outcome: 'incomplete', finishReason: null, streamed: true, calls: [{ id: 'c2', origin: 'stream' }] });
+    const { t, findings } = analyzeSecond({ outcome: 'incomplete', finishReason: null, streamed: true, calls: [{ id: 'c2' }] });
     assert.deepEqual(
       findings.map((f) => [f.kind, f.severity, f.step, f.call_id, f.line]),
       [['incomplete_response', 'warning', 2, null, responseLine(t, 1)]],

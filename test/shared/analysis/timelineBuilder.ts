@@ -27,7 +27,6 @@ export interface CallSpec {
   args?: unknown;
   /** Sets argsHash to null, as the engine does for arguments that did not parse. */
   argsError?: string;
-  origin?: 'response' | 'stream';
 }
 
 export interface ResponseSpec {
@@ -107,7 +106,6 @@ export class TimelineBuilder {
         argsHash: call.argsError !== undefined ? null : canonicalJson(args),
         argsError: call.argsError ?? null,
         argsSummary: canonicalJson(args),
-        origin: call.origin ?? 'response',
         step,
         line: base.line,
         eventId: base.eventId,

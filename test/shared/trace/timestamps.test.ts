@@ -1,7 +1,8 @@
 /** Trace timestamps: ISO text or Unix epochs in seconds or milliseconds, normalized to ISO. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { millisBetween, toIsoTimestamp } from '../../../shared/trace/timestamps';
+import fc from 'fast-check';
+import { compactTimestamp, compareTimestamps, millisBetween, timestampText, toIsoTimestamp } from '../../../shared/trace/timestamps';
 
 describe('toIsoTimestamp', () => {
   it('has no timestamp for a missing one', () => {
@@ -61,5 +62,52 @@ describe('millisBetween', () => {
     assert.equal(leapSecond, '2016-12-31T23:59:60.000Z');
     assert.equal(millisBetween('2016-12-31T23:59:59.000Z', leapSecond), null);
     assert.equal(millisBetween(leapSecond, '2017-01-01T00:00:00.000Z'), null);
+  });
+});
+
+describe('compactTimestamp', () => {
+  // Dates from year 0 to 9999, written as toISOString writes them, and the same texts bent out of that form.
+  const canonical = fc
+    .date({ min: new Date('0000-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true })
+    .map((date) => date.toISOString());
+  const bent = canonical.chain((text) =>
+    fc.constantFrom(
+      text.replace('.', ','),
+      text.replace('Z', '+00:00'),
+      text.slice(0, 19) + 'Z',
+      text.replace('T', ' '),
+      text.toLowerCase(),
+      `${text.slice(0, 17)}60.000Z`,
+    ),
+  );
+  const anyText = fc.oneof(canonical, bent, fc.string({ maxLength: 30 }));
+
+  it('gives back the text it was made from, whatever the text', () => {
+    fc.assert(fc.property(fc.option(anyText, { nil: null }), (text) => assert.equal(timestampText(compactTimestamp(text)), text)));
+  });
+
+  it('is a number exactly for the texts toISOString writes, and text otherwise', () => {
+    fc.assert(fc.property(canonical, (text) => assert.equal(compactTimestamp(text), Date.parse(text))));
+    fc.assert(fc.property(bent, (text) => assert.equal(compactTimestamp(text), text)));
+    // In a minute it has just read, digits and marks are still checked one by one.
+    for (const text of [
+      '2025-06-03T14:21:0x.452Z',
+      '2025-06-03T14:21:-1.452Z',
+      '2025-06-03T14:21:07.4 2Z',
+      '2025-06-03T14:21:07:452Z',
+      '2025-06-03T14:21:07.452z',
+    ]) {
+      assert.equal(compactTimestamp('2025-06-03T14:21:07.452Z'), Date.parse('2025-06-03T14:21:07.452Z'));
+      assert.equal(compactTimestamp(text), text);
+    }
+  });
+
+  it('orders compact timestamps, numbers and texts alike, as their texts order', () => {
+    fc.assert(
+      fc.property(anyText, anyText, (a, b) => {
+        const order = Math.sign(compareTimestamps(compactTimestamp(a)!, compactTimestamp(b)!));
+        assert.equal(order, a < b ? -1 : a > b ? 1 : 0, `${a} vs ${b}`);
+      }),
+    );
   });
 });
