@@ -110,6 +110,12 @@ describe('API host over example traces', () => {
       bySteps.rows.map((row) => row.steps),
       [...all.rows.map((row) => row.steps)].sort((a, b) => b - a),
     );
+    const stepsPage = await runs({ traceId: id, sort: 'steps', descending: true, offset: 1, limit: 2 });
+    assert.deepEqual(stepsPage.rows, bySteps.rows.slice(1, 3), "a page is that part of the whole list, each run's finding counts and kinds with it");
+    assert.ok(
+      bySteps.rows.some((row) => row.findings.error + row.findings.warning + row.findings.info > 0),
+      'the list has findings to count',
+    );
     const byErrors = await runs({ traceId: id, sort: 'errors', descending: true, limit: 1 });
     assert.equal(byErrors.rows[0]?.runId, 'dangling-call', 'the run with an error-severity finding comes first');
     const budget = await runs({ traceId: id, status: 'budget_exceeded' });

@@ -93,10 +93,16 @@ export function runPage(db: Database.Database, query: RunPageQuery): { total: nu
   }
   const where = conditions.join(' AND ');
   const total = prepared<[Record<string, unknown>], { total: number }>(db, `SELECT count(*) AS total FROM runs r WHERE ${where}`).get(params)?.total ?? 0;
-  const rows = prepared<[Record<string, unknown>], RunListSqlRow>(
-    db,
-    `${runListSelect} WHERE ${where} ORDER BY ${runOrder(query.sort, query.descending)} LIMIT @limit OFFSET @offset`,
-  ).all({ ...params, limit: query.limit, offset: query.offset });
+  const order = runOrder(query.sort, query.descending);
+  // The page's runs are chosen first and only they get their finding counts: counted in the same
+  // SELECT, every run that passes the filters was counted before the sort kept a page of them
+  // (four lookups each, ~50 ms for the 6,629 runs of a 1 GB trace, paid on every open). Sorted by
+  // errors, the counts are what chooses the page.
+  const sql =
+    query.sort === 'errors'
+      ? `${runListSelect} WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`
+      : `${runListSelect} WHERE r.id IN (SELECT r.id FROM runs r WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset) ORDER BY ${order}`;
+  const rows = prepared<[Record<string, unknown>], RunListSqlRow>(db, sql).all({ ...params, limit: query.limit, offset: query.offset });
   return { total, rows };
 }
 
