@@ -10,7 +10,7 @@ import {
   budgetFindingDetails,
   childRunCandidates,
   contentEvent,
-  parentRunOf,
+  parentRunsOf,
   runCounters,
   runListRow,
   runPage,
@@ -24,13 +24,14 @@ import { eventContent } from '../eventContent';
 import { startingCall, subAgentCalls } from '../subAgents';
 import type { Query, TraceScope } from './scope';
 
-/** The run that started `run` (store/runs.ts `parentRunOf`), with the call that did. */
-function parentOf(db: Database.Database, scope: TraceScope, run: { run_id: string; source_id: number }): RunRow['parent'] {
-  const parent = parentRunOf(db, scope.sourceIds, run);
-  return parent === undefined ? null : { runPk: parent.id, runId: parent.run_id, callId: parent.call_id, ...startingCall(db, parent.id, parent.call_id) };
+/** The run that started each of `runs` (store/runs.ts `parentRunsOf`), with the call that did. */
+function parentsOf(db: Database.Database, scope: TraceScope, runs: readonly { run_id: string; source_id: number }[]): RunRow['parent'][] {
+  return parentRunsOf(db, scope.sourceIds, runs).map((parent) =>
+    parent === undefined ? null : { runPk: parent.id, runId: parent.run_id, callId: parent.call_id, ...startingCall(db, parent.id, parent.call_id) },
+  );
 }
 
-function toRunRow(db: Database.Database, scope: TraceScope, row: RunListSqlRow): RunRow {
+function toRunRow(row: RunListSqlRow, parent: RunRow['parent']): RunRow {
   return {
     runPk: row.id,
     runId: row.run_id,
@@ -50,8 +51,13 @@ function toRunRow(db: Database.Database, scope: TraceScope, row: RunListSqlRow):
     lastLine: row.last_line,
     findings: { error: row.errors, warning: row.warnings, info: row.infos },
     findingKinds: row.kinds === null ? [] : (row.kinds.split(',').sort() as FindingKind[]),
-    parent: parentOf(db, scope, row),
+    parent,
   };
+}
+
+function toRunRows(db: Database.Database, scope: TraceScope, rows: readonly RunListSqlRow[]): RunRow[] {
+  const parents = parentsOf(db, scope, rows);
+  return rows.map((row, at) => toRunRow(row, parents[at]!));
 }
 
 export const runs: Query<'runs'> = (db, scope, request) => {
@@ -75,7 +81,7 @@ export const runs: Query<'runs'> = (db, scope, request) => {
     limit: request.limit,
     offset: request.offset,
   });
-  return { total: page.total, offset: request.offset, rows: page.rows.map((row) => toRunRow(db, scope, row)) };
+  return { total: page.total, offset: request.offset, rows: toRunRows(db, scope, page.rows) };
 };
 
 export function runInScope(db: Database.Database, scope: TraceScope, runPk: number): RunListSqlRow {
@@ -166,16 +172,18 @@ function runConfig(configJson: string | null): Record<string, unknown> | null {
 
 /** The runs `run` started: those its tool results name, and companion-file runs under its id, whose parent is this run. */
 function childrenOf(db: Database.Database, scope: TraceScope, run: RunListSqlRow): ApiResponse<'run'>['children'] {
-  return childRunCandidates(db, scope.sourceIds, run).flatMap((candidate) => {
-    const parent = parentOf(db, scope, candidate);
-    return parent?.runPk === run.id ? [{ runPk: candidate.id, runId: candidate.run_id, callId: parent.callId }] : [];
+  const candidates = childRunCandidates(db, scope.sourceIds, run);
+  const parents = parentRunsOf(db, scope.sourceIds, candidates);
+  return candidates.flatMap((candidate, at) => {
+    const parent = parents[at];
+    return parent?.id === run.id ? [{ runPk: candidate.id, runId: candidate.run_id, callId: parent.call_id }] : [];
   });
 }
 
 export const run: Query<'run'> = (db, scope, request) => {
   const row = runInScope(db, scope, request.runPk);
   return {
-    run: toRunRow(db, scope, row),
+    run: toRunRows(db, scope, [row])[0]!,
     config: runConfig(row.config_json),
     task: runTask(db, row.id, row.start_event_id),
     endLimit: row.end_limit,

@@ -12,7 +12,7 @@ import type { AnalysisOptions, AnalyzeReport, ParseError, ReportFinding, Request
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { optionsKey } from '../derive/analyzeSource';
 import { storedRequestSummaries, type RequestSummary } from '../derive/requestAnalysis';
-import { parentRunOf, reportFindings, reportParseErrors, reportRuns, reportSource } from '../store/readModel';
+import { parentRunsOf, reportFindings, reportParseErrors, reportRuns, reportSource } from '../store/readModel';
 
 export interface ReportedSource {
   sourceId: number;
@@ -100,12 +100,16 @@ export function buildReport(db: Database.Database, sources: readonly ReportedSou
   };
 }
 
-/** The run that started `run`, named by its file in the report (see store/runs.ts `parentRunOf`). */
-function parentOf(db: Database.Database, run: { run_id: string; source_id: number }, displayPaths: ReadonlyMap<number, string>): RunReport['parent'] {
-  const parent = parentRunOf(db, [...displayPaths.keys()], run);
-  if (parent === undefined) return undefined;
-  const file = displayPaths.get(parent.source_id);
-  return file === undefined ? undefined : { run_id: parent.run_id, call_id: parent.call_id, file };
+/** The run that started each of `runs`, named by its file in the report (see store/runs.ts `parentRunsOf`). */
+function parentsOf(
+  db: Database.Database,
+  runs: readonly { run_id: string; source_id: number }[],
+  displayPaths: ReadonlyMap<number, string>,
+): RunReport['parent'][] {
+  return parentRunsOf(db, [...displayPaths.keys()], runs).map((parent) => {
+    const file = parent === undefined ? undefined : displayPaths.get(parent.source_id);
+    return parent === undefined || file === undefined ? undefined : { run_id: parent.run_id, call_id: parent.call_id, file };
+  });
 }
 
 function buildSourceOutline(
@@ -142,8 +146,14 @@ function buildSourceOutline(
     counts[f.severity] += 1;
     severityCounts.set(f.run_id, counts);
   }
-  const runs = reportRuns(db, sourceId).map(({ id, ...row }): OutlinedRun => {
-    const parent = parentOf(db, { run_id: row.run_id, source_id: sourceId }, displayPaths);
+  const runRows = reportRuns(db, sourceId);
+  const parents = parentsOf(
+    db,
+    runRows.map((row) => ({ run_id: row.run_id, source_id: sourceId })),
+    displayPaths,
+  );
+  const runs = runRows.map(({ id, ...row }, at): OutlinedRun => {
+    const parent = parents[at];
     return {
       runPk: id,
       report: {

@@ -45,7 +45,7 @@ export { lineRecordLocation, RawLineReader, readRawLine, recordsFrom, SourceChan
 export type { LocationSqlRow, RawLine } from './rawLines';
 export { requestFindingRows, requestNearLine, requestsAnalyzedForRun, runRequestRows, runRequestSummaryRows } from './requests';
 export type { RequestSqlRow, RequestSummarySqlRow } from './requests';
-export { childRunCandidates, parentRunOf, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
+export { childRunCandidates, parentRunsOf, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
 export type { ChildRunCandidateSqlRow, ParentRunSqlRow, ReportRunSqlRow, RunListSqlRow, RunPageQuery, RunSort, SubAgentRunSqlRow } from './runs';
 export { searchHitReader, searchPage } from './search';
 export type { SearchHitSqlRow } from './search';

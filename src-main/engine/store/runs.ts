@@ -123,24 +123,42 @@ export interface ParentRunSqlRow {
 }
 
 /**
- * The run of `sourceIds` that started `run`: the one holding a tool result that names it, else —
- * for a run of a companion file no result names — the parent file's run whose id prefixes it
- * (`<session>/…`).
+ * The run of `sourceIds` that started each of `runs`, in their order: the one holding a tool result
+ * that names it, else — for a run of a companion file no result names — the parent file's run whose
+ * id prefixes it (`<session>/…`). Two queries whatever the number of runs: a page of the runs table
+ * asks for 200, a report for all of a trace's (two queries per run took a third of a page's answer).
  */
-export function parentRunOf(db: Database.Database, sourceIds: readonly number[], run: { run_id: string; source_id: number }): ParentRunSqlRow | undefined {
-  const named = prepared<[string], ParentRunSqlRow>(
+export function parentRunsOf(
+  db: Database.Database,
+  sourceIds: readonly number[],
+  runs: readonly { run_id: string; source_id: number }[],
+): (ParentRunSqlRow | undefined)[] {
+  const parents: (ParentRunSqlRow | undefined)[] = runs.map(() => undefined);
+  if (runs.length === 0) return parents;
+  const namedBy = new Map<string, ParentRunSqlRow>();
+  const named = prepared<[string], ParentRunSqlRow & { child_run_id: string }>(
     db,
-    `SELECT r.id, r.run_id, e.call_id, r.source_id FROM events e JOIN runs r ON r.id = e.run_pk
-     WHERE e.child_run_id = ? AND e.type = 'tool_result' AND r.source_id IN (${idList(sourceIds)}) ORDER BY e.id LIMIT 1`,
-  ).get(run.run_id);
-  return (
-    named ??
-    prepared<[number, string], ParentRunSqlRow>(
-      db,
-      `SELECT r.id, r.run_id, NULL AS call_id, r.source_id FROM runs r JOIN sources s ON s.parent_source_id = r.source_id
-       WHERE s.id = ? AND substr(?, 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY r.first_line LIMIT 1`,
-    ).get(run.source_id, run.run_id)
-  );
+    // CROSS JOIN keeps the run ids outermost, so each is looked up in the index of results that
+    // started a run; left to itself the planner walks every event of every run of the sources.
+    `SELECT e.child_run_id, r.id, r.run_id, e.call_id, r.source_id
+     FROM json_each(?) child CROSS JOIN events e ON e.child_run_id = child.value JOIN runs r ON r.id = e.run_pk
+     WHERE e.type = 'tool_result' AND r.source_id IN (${idList(sourceIds)}) ORDER BY e.id`,
+  ).all(JSON.stringify([...new Set(runs.map((run) => run.run_id))]));
+  for (const { child_run_id: child, ...parent } of named) if (!namedBy.has(child)) namedBy.set(child, parent);
+  const unnamed: number[] = [];
+  runs.forEach((run, at) => {
+    parents[at] = namedBy.get(run.run_id);
+    if (parents[at] === undefined) unnamed.push(at);
+  });
+  if (unnamed.length === 0) return parents;
+  const byPrefix = prepared<[string], ParentRunSqlRow & { at: number }>(
+    db,
+    `SELECT json_extract(j.value, '$[0]') AS at, r.id, r.run_id, NULL AS call_id, r.source_id
+     FROM json_each(?) j JOIN sources s ON s.id = json_extract(j.value, '$[1]') JOIN runs r ON r.source_id = s.parent_source_id
+     WHERE substr(json_extract(j.value, '$[2]'), 1, length(r.run_id) + 1) = r.run_id || '/' ORDER BY at, r.first_line`,
+  ).all(JSON.stringify(unnamed.map((at) => [at, runs[at]!.source_id, runs[at]!.run_id])));
+  for (const { at, ...parent } of byPrefix) parents[at] ??= parent;
+  return parents;
 }
 
 export interface ChildRunCandidateSqlRow {
@@ -149,7 +167,7 @@ export interface ChildRunCandidateSqlRow {
   source_id: number;
 }
 
-/** Runs `run` may have started: those its tool results name, and companion-file runs under its id (`parentRunOf` decides). */
+/** Runs `run` may have started: those its tool results name, and companion-file runs under its id (`parentRunsOf` decides). */
 export function childRunCandidates(
   db: Database.Database,
   sourceIds: readonly number[],
