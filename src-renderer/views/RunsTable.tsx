@@ -21,6 +21,7 @@ import { useKeyboardRow } from '../keyboard/useKeyboardRow';
 import { formatRoute, routes, type RouteParams } from '../navigation/route';
 import { navigate, useSetTabParams } from '../navigation/useRoute';
 import { preloadViews } from './lazyViews';
+import { parseFilters, runsPageSize, runsRequest, takeFirstRuns, type RunsFilters } from './runsQuery';
 import { RunName } from './SubAgents';
 
 type RunSort = (typeof runSortSchema.options)[number];
@@ -118,38 +119,9 @@ const sortByColumn = new Map(columns.map((definition) => [definition.id, definit
 const columnBySort = new Map([...sortByColumn].filter(([, sort]) => sort !== null).map(([id, sort]) => [sort, id]));
 
 const rowHeight = 40;
-const pageSize = 200;
-
-function parseFilters(params: RouteParams) {
-  const status = runStatusSchema.safeParse(params.status);
-  const kind = findingKindSchema.safeParse(params.kind);
-  const sort = runSortSchema.safeParse(params.sort);
-  return {
-    status: status.success ? status.data : undefined,
-    findingKind: kind.success ? kind.data : undefined,
-    text: params.text ?? '',
-    sort: sort.success ? sort.data : ('first_line' as const),
-    sorted: sort.success,
-    descending: params.desc === '1',
-  };
-}
 
 /** The File column only when the trace has several files (sub-agent transcripts): with one, it says the same on every row, and the top bar already names it. */
 const oneFileColumns = columns.filter((definition) => definition.id !== 'file');
-
-type RunsFilters = ReturnType<typeof parseFilters>;
-
-/** What the server is asked for: the filters and the order, without the page. */
-function runsRequest(traceId: string, filters: RunsFilters) {
-  return {
-    traceId,
-    status: filters.status,
-    findingKind: filters.findingKind,
-    text: filters.text || undefined,
-    sort: filters.sort,
-    descending: filters.descending,
-  };
-}
 
 /** The table's sorting as the URL says it, and the change a header click makes to the URL. */
 function runSorting(filters: RunsFilters, setParams: (changes: Record<string, string | undefined>) => void) {
@@ -188,7 +160,12 @@ export function RunsTable(props: { traceId: string; params: RouteParams; revisio
 
   const request = runsRequest(traceId, filters);
   const identity = JSON.stringify(request);
-  const runs = usePagedRows(identity, revision, (offset, limit) => api.runs({ ...request, offset, limit }), pageSize);
+  const runs = usePagedRows(
+    identity,
+    revision,
+    (offset, limit) => takeFirstRuns(identity, offset, limit) ?? api.runs({ ...request, offset, limit }),
+    runsPageSize,
+  );
   const { sorting, onSortingChange } = runSorting(filters, setParams);
 
   const count = runs.total ?? 0;

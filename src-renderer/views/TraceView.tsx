@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { baseName, formatBytes, formatCount, formatDuration, formatProgress } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
+import { useLatest } from '../components/useLatest';
 import { Empty, Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
@@ -11,6 +12,7 @@ import { formatRoute, routes, type Route, type TraceTab } from '../navigation/ro
 import { navigate } from '../navigation/useRoute';
 import { CallsView, FindingsView, ParseErrorsView, RequestDiffView, RunView, SearchView } from './lazyViews';
 import { RunsTable } from './RunsTable';
+import { prefetchFirstRuns } from './runsQuery';
 import { rememberListRoute } from './lastListRoute';
 import './viewStyles';
 
@@ -107,7 +109,15 @@ const tabs: { tab: TraceTab; label: string }[] = [
 ];
 
 export function TraceView({ route }: { route: TraceRoute }) {
+  const api = useApi();
   const { summary, error, revision, reload } = useTraceSummary(route.traceId);
+  // Opening a trace on its runs table: the table's first page is asked for with the summary, not after it.
+  const opening = useLatest(route);
+  useEffect(() => {
+    // Read when the trace view opens (or turns to another trace), not on every route change: within it, the table asks for itself.
+    const opened = opening.current;
+    if (opened.view === 'trace' && opened.tab === 'runs') return prefetchFirstRuns(api, opened.traceId, opened.params);
+  }, [api, opening, route.traceId]);
   const searchBox = useRef<HTMLInputElement>(null);
   useShortcuts({
     'mod+f': () => {

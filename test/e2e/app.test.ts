@@ -121,6 +121,36 @@ describe('the browser UI served by loopscope serve', () => {
     assertClean(app);
   });
 
+  test('opening a trace asks for its runs together with its summary, not a round trip later', async () => {
+    const app = await newApp();
+    await app.page.locator('[data-testid=start-screen][data-state=ready]').waitFor();
+    // The summary's answer is held until the runs are asked for: a page that asks for them only
+    // once the summary arrived waits the whole grace time here and the test fails.
+    let runsAsked = (): void => undefined;
+    const runsSeen = new Promise<'runs first'>((resolve) => (runsAsked = () => resolve('runs first')));
+    const order: Promise<'runs first' | 'summary first'>[] = [];
+    await app.page.route('**/api/runs', (route) => {
+      runsAsked();
+      return route.continue();
+    });
+    await app.page.route('**/api/trace', async (route) => {
+      const graceMs = 5000;
+      const first = Promise.race([runsSeen, new Promise<'summary first'>((resolve) => setTimeout(() => resolve('summary first'), graceMs))]);
+      order.push(first);
+      await first;
+      return route.continue();
+    });
+    await app.page.locator('[data-testid=trace-item] a', { hasText: 'interleaved-runs.jsonl' }).click();
+    await app.page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
+    assert.equal(await order[0], 'runs first');
+    assert.deepEqual(
+      await app.page.locator('[data-testid=run-row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id'))),
+      expected('interleaved-runs').runs.map((run) => run.run_id),
+      'the runs asked for early are the ones shown',
+    );
+    assertClean(app);
+  });
+
   test('the run with a dangling call: n reaches the finding, the call is marked unanswered', async () => {
     const app = await newApp();
     await openTrace(app, server.url, 'dangling-call');
