@@ -305,7 +305,7 @@ export class TimelineEntriesBuilder {
    * null outcome is a stream fragment; returns its response row, for `setOutcome`.
    */
   add(entry: TimelineEntry | (Omit<ResponseEntry, 'outcome'> & { outcome: ModelOutcome | null })): number {
-    if (this.length === this.columns.kinds.length) this.resize(this.length * 2);
+    if (this.length === this.columns.kinds.length) this.resize(Math.max(FIRST_CAPACITY, this.length * 2));
     const at = this.length;
     const { columns, rows } = this;
     columns.kinds[at] = kindCode[entry.kind];
