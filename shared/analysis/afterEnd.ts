@@ -44,10 +44,11 @@ function issuedNames(timeline: RunTimeline, after: readonly TimelineEntry[]): Ma
 
 export function analyzeAfterEnd(timeline: RunTimeline): Finding[] {
   const index = endIndex(timeline);
-  const end = timeline.entries[index];
+  const end = timeline.entries.at(index);
   if (end?.kind !== 'run_end') return [];
   const findings: Finding[] = [];
-  const after = timeline.entries.slice(index + 1);
+  const after: TimelineEntry[] = [];
+  for (let at = index + 1; at < timeline.entries.length; at += 1) after.push(timeline.entries.at(at)!);
   const nameOf = issuedNames(timeline, after);
   const sideEffects = new Set<string>();
   const others: Exclude<TimelineEntry, RunEndEntry | ExecutionEntry>[] = [];

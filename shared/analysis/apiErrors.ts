@@ -8,7 +8,7 @@
 import type { Finding, Severity } from '../report';
 import { describeApiError } from '../trace/canonicalEvents';
 import { finding } from './finding';
-import type { ResponseEntry, RunTimeline, TimelineEntry } from './timeline';
+import type { ResponseEntry, RunTimeline, TimelineEntries, TimelineEntry } from './timeline';
 
 /** What followed a failed model call in its run. */
 interface Sequel {
@@ -20,23 +20,27 @@ interface Sequel {
   change: TimelineEntry | null;
 }
 
-/** One backward pass: what follows each failed call, without rescanning a storm of retries per error. */
-function sequels(entries: readonly TimelineEntry[]): Map<ResponseEntry, Sequel> {
-  const byError = new Map<ResponseEntry, Sequel>();
+/**
+ * One backward pass: what follows each failed call, by its position, without rescanning a storm of
+ * retries per error.
+ */
+function sequels(entries: TimelineEntries): Map<number, Sequel> {
+  const byError = new Map<number, Sequel>();
   let recovered: ResponseEntry | null = null;
   let laterFailures = 0;
   let change: TimelineEntry | null = null;
   for (let index = entries.length - 1; index >= 0; index -= 1) {
-    const entry = entries[index]!;
-    if (entry.kind === 'result' || entry.kind === 'execution' || entry.kind === 'not_executed') {
-      change = entry;
-    } else if (entry.kind === 'response') {
+    const kind = entries.kind(index);
+    if (kind === 'result' || kind === 'execution' || kind === 'not_executed') {
+      change = entries.at(index)!;
+    } else if (kind === 'response') {
+      const entry = entries.at(index) as ResponseEntry;
       if (entry.apiError === null) {
         recovered = entry;
         laterFailures = 0;
         change = null;
       } else {
-        byError.set(entry, { recovered, laterFailures, change });
+        byError.set(index, { recovered, laterFailures, change });
         laterFailures += 1;
       }
     }
@@ -64,11 +68,11 @@ function verdict(timeline: RunTimeline, sequel: Sequel): { severity: Severity; t
 export function analyzeApiErrors(timeline: RunTimeline): Finding[] {
   const byError = sequels(timeline.entries);
   const findings: Finding[] = [];
-  for (const entry of timeline.entries) {
-    if (entry.kind !== 'response' || entry.apiError === null) continue;
-    const sequel = byError.get(entry)!;
+  // Filled from the end: reversed, the failed calls come in log order.
+  for (const [index, sequel] of [...byError].reverse()) {
+    const entry = timeline.entries.at(index) as ResponseEntry;
+    const error = entry.apiError!;
     const { severity, text } = verdict(timeline, sequel);
-    const error = entry.apiError;
     findings.push(
       finding(timeline, 'api_error', {
         severity,

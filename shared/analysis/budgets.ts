@@ -263,7 +263,9 @@ function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[
     }
   };
 
-  timeline.entries.forEach((entry, index) => {
+  let index = -1;
+  for (const entry of timeline.entries) {
+    index += 1;
     if (entry.step !== null) lastStep = Math.max(lastStep ?? 0, entry.step);
     if (entry.kind === 'response') {
       // The call was sent after everything logged before it; its own timestamp is when it returned.
@@ -294,7 +296,7 @@ function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[
       atEnd = { ...counters };
       lastStepAtEnd = lastStep;
     }
-  });
+  }
   return { breaches, atEnd, atLast: counters, lastStepAtEnd, lastStep };
 }
 
@@ -399,7 +401,7 @@ export function analyzeBudgets(timeline: RunTimeline): Finding[] {
     checks,
     reached: checks.filter((c) => c.used >= c.max),
     stepAtEnd: end >= 0 ? replayed.lastStepAtEnd : replayed.lastStep,
-    endLine: timeline.entries[end]?.line ?? timeline.lastLine,
+    endLine: end >= 0 ? timeline.entries.line(end) : timeline.lastLine,
     lastResponse: lastResponseUpTo(timeline, end >= 0 ? end : timeline.entries.length - 1),
   };
 

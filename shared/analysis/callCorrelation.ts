@@ -8,7 +8,7 @@
 import type { Finding } from '../report';
 import { isOngoingStatus } from '../trace/runStatus';
 import { finding, runEnding } from './finding';
-import { describeCall, type ResultEntry, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
+import { describeCall, lastStepOf, type RunTimeline, type TimelineCall, type TimelineEntry } from './timeline';
 
 export type CallState = 'ok' | 'error' | 'dangling' | 'unexecuted' | 'pending' | 'not_issued';
 
@@ -17,8 +17,12 @@ export interface CallResolution {
   state: CallState;
   /** The result or not-executed event that answered the call. */
   answerEventId: number | null;
-  /** The result matched to the call, for analyses that need both (tool errors, repetition); null for a not-executed mark or no answer. */
-  result: ResultEntry | null;
+  /**
+   * Where the result matched to the call is among the entries, for analyses that need both (tool
+   * errors, repetition); null for a not-executed mark or no answer. A position, not the entry: an
+   * entry held per call would be an object per call again (timeline.ts).
+   */
+  resultIndex: number | null;
 }
 
 export interface CorrelationOutcome {
@@ -32,6 +36,11 @@ export interface CorrelationOutcome {
 }
 
 type Answer = Extract<TimelineEntry, { kind: 'result' | 'not_executed' }>;
+/** An answer with its position among the entries. */
+interface PlacedAnswer {
+  entry: Answer;
+  index: number;
+}
 type Response = Extract<TimelineEntry, { kind: 'response' }>;
 
 /** What the passes over the run share: what they found so far, and the calls still owed an answer. */
@@ -90,10 +99,12 @@ function takeUnanswered(unanswered: Map<string, Unanswered>, callId: string): Ca
  * The pass in log order: each response issues its calls, each result or not-executed mark answers
  * the earliest unanswered call with its call_id. Returns the answers whose call was not issued yet.
  */
-function pairInLogOrder(pairing: Pairing): Answer[] {
+function pairInLogOrder(pairing: Pairing): PlacedAnswer[] {
   const { timeline, findings, unanswered, issuedSoFar } = pairing;
-  const answeredBeforeIssue: Answer[] = [];
+  const answeredBeforeIssue: PlacedAnswer[] = [];
+  let index = -1;
   for (const entry of timeline.entries) {
+    index += 1;
     if (entry.kind === 'response') {
       issueCalls(pairing, entry);
       continue;
@@ -101,12 +112,12 @@ function pairInLogOrder(pairing: Pairing): Answer[] {
     if (entry.kind !== 'result' && entry.kind !== 'not_executed') continue;
     const pending = takeUnanswered(unanswered, entry.callId);
     if (pending !== undefined) {
-      answer(pairing, pending, entry);
+      answer(pairing, pending, { entry, index });
       continue;
     }
     const issued = issuedSoFar.get(entry.callId);
     if (issued === undefined) {
-      answeredBeforeIssue.push(entry);
+      answeredBeforeIssue.push({ entry, index });
       continue;
     }
     const what = entry.kind === 'result' ? 'a second result' : 'a not-executed mark';
@@ -128,7 +139,7 @@ function pairInLogOrder(pairing: Pairing): Answer[] {
 function issueCalls(pairing: Pairing, response: Response): void {
   const { timeline, findings, resolutions, unanswered, issuedSoFar, notIssued } = pairing;
   for (const call of response.calls) {
-    const resolution: CallResolution = { call, state: response.outcome === 'tool_calls' ? 'pending' : 'not_issued', answerEventId: null, result: null };
+    const resolution: CallResolution = { call, state: response.outcome === 'tool_calls' ? 'pending' : 'not_issued', answerEventId: null, resultIndex: null };
     resolutions.push(resolution);
     if (response.outcome !== 'tool_calls') {
       notIssued.set(call.callId, resolution);
@@ -154,11 +165,11 @@ function issueCalls(pairing: Pairing, response: Response): void {
 }
 
 /** A call answered: by a result (ok or error), or by a not-executed mark, which is a finding. */
-function answer(pairing: Pairing, resolution: CallResolution, entry: Answer): void {
+function answer(pairing: Pairing, resolution: CallResolution, { entry, index }: PlacedAnswer): void {
   const { call } = resolution;
   resolution.state = entry.kind === 'not_executed' ? 'unexecuted' : entry.ok ? 'ok' : 'error';
   resolution.answerEventId = entry.eventId;
-  if (entry.kind === 'result') resolution.result = entry;
+  if (entry.kind === 'result') resolution.resultIndex = index;
   else {
     pairing.findings.push(
       finding(pairing.timeline, 'unexecuted_call', {
@@ -173,20 +184,21 @@ function answer(pairing: Pairing, resolution: CallResolution, entry: Answer): vo
 }
 
 /** Answers logged before any call with their call_id: an incomplete response's call, a call issued later (out of order), or none (an orphan). */
-function pairAnswersBeforeTheirCall(pairing: Pairing, answeredBeforeIssue: readonly Answer[]): void {
+function pairAnswersBeforeTheirCall(pairing: Pairing, answeredBeforeIssue: readonly PlacedAnswer[]): void {
   const { timeline, findings, unanswered, notIssued } = pairing;
-  for (const entry of answeredBeforeIssue) {
+  for (const placed of answeredBeforeIssue) {
+    const { entry } = placed;
     // A call from an incomplete response that was answered anyway: the response's own finding
     // (truncated, broken stream) says what went wrong; the result is not an orphan.
     const fromIncomplete = notIssued.get(entry.callId);
     if (fromIncomplete !== undefined && !unanswered.has(entry.callId)) {
-      answer(pairing, fromIncomplete, entry);
+      answer(pairing, fromIncomplete, placed);
       continue;
     }
     const laterResolution = takeUnanswered(unanswered, entry.callId);
     if (laterResolution !== undefined) {
       const later = laterResolution.call;
-      answer(pairing, laterResolution, entry);
+      answer(pairing, laterResolution, placed);
       findings.push(
         finding(timeline, 'out_of_order_result', {
           severity: 'warning',
@@ -232,11 +244,4 @@ function resolveUnanswered(pairing: Pairing, lastStep: number | null): void {
       );
     }
   }
-}
-
-/** The run's last step (never below 0), null when no entry has one: what a dangling call's message says the run ended at. */
-function lastStepOf(timeline: RunTimeline): number | null {
-  let lastStep: number | null = null;
-  for (const entry of timeline.entries) if (entry.step !== null) lastStep = Math.max(lastStep ?? 0, entry.step);
-  return lastStep;
 }

@@ -66,8 +66,9 @@ function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]
     next += response.calls.length;
     if (response.outcome !== 'tool_calls') continue;
     for (let index = first; index < next; index += 1) {
-      const { call, result } = resolutions[index]!;
+      const { call, resultIndex } = resolutions[index]!;
       if (call.argsHash === null) continue;
+      const result = resultIndex === null ? null : timeline.entries.resultAt(resultIndex);
       let byArgs = keysByName.get(call.name);
       if (byArgs === undefined) keysByName.set(call.name, (byArgs = new Map()));
       let key = byArgs.get(call.argsHash);

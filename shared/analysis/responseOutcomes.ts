@@ -7,7 +7,7 @@
 import type { Finding, FindingKind, Severity } from '../report';
 import { isContentFilterFinishReason, isKnownFinishReason, isToolCallFinishReason, isTruncationFinishReason } from '../trace/modelOutcome';
 import { claimsSuccess } from '../trace/runStatus';
-import { describeCall, endIndex, responses, type ResponseEntry, type RunTimeline, type TimelineCall } from './timeline';
+import { describeCall, endIndex, lastResponseUpTo, responses, type ResponseEntry, type RunTimeline, type TimelineCall } from './timeline';
 import { finding, runEnding } from './finding';
 
 interface Incompleteness {
@@ -64,12 +64,13 @@ export function incompletenessOf(response: ResponseEntry): Incompleteness | null
 
 export function analyzeResponseOutcomes(timeline: RunTimeline): Finding[] {
   const findings: Finding[] = [];
-  const verdicts = new Map<ResponseEntry, Incompleteness>();
+  // By the response's event id: an entry is made anew each time it is read (timeline.ts).
+  const verdicts = new Map<number, Incompleteness>();
   for (const response of responses(timeline)) {
     const where = { step: response.step, line: response.line };
     const verdict = incompletenessOf(response);
     if (verdict !== null) {
-      verdicts.set(response, verdict);
+      verdicts.set(response.eventId, verdict);
       // A call the provider refused is reported once, as api_error (docs/semantics.md §7); it still
       // counts as incomplete when the loop acts on it.
       if (response.apiError === null)
@@ -90,12 +91,12 @@ export function analyzeResponseOutcomes(timeline: RunTimeline): Finding[] {
  * tool_result for it): the loop acted on a call the model never finished issuing. A later complete
  * response that issues the same call_id takes the id over.
  */
-function executedIncompleteCalls(timeline: RunTimeline, verdicts: ReadonlyMap<ResponseEntry, Incompleteness>): Finding[] {
+function executedIncompleteCalls(timeline: RunTimeline, verdicts: ReadonlyMap<number, Incompleteness>): Finding[] {
   const findings: Finding[] = [];
   const fromIncomplete = new Map<string, { call: TimelineCall; verdict: Incompleteness }>();
   for (const entry of timeline.entries) {
     if (entry.kind === 'response') {
-      const verdict = verdicts.get(entry);
+      const verdict = verdicts.get(entry.eventId);
       for (const call of entry.calls) {
         if (verdict !== undefined) fromIncomplete.set(call.callId, { call, verdict });
         else fromIncomplete.delete(call.callId);
@@ -125,17 +126,16 @@ function executedIncompleteCalls(timeline: RunTimeline, verdicts: ReadonlyMap<Re
  * A run that ends as a success on an incomplete response: the response its output repeats, or,
  * when the output repeats none, the last response before the end.
  */
-function acceptedIncompleteAnswer(timeline: RunTimeline, verdicts: ReadonlyMap<ResponseEntry, Incompleteness>): Finding[] {
+function acceptedIncompleteAnswer(timeline: RunTimeline, verdicts: ReadonlyMap<number, Incompleteness>): Finding[] {
   if (!claimsSuccess(timeline.status)) return [];
   // The terminal event: the first run_end that counts (docs/semantics.md §2).
   const index = endIndex(timeline);
-  const end = timeline.entries[index];
+  const end = timeline.entries.at(index);
   if (end === undefined) return [];
-  const before = timeline.entries.slice(0, index).filter((entry): entry is ResponseEntry => entry.kind === 'response');
-  const repeated = before.find((response) => response.eventId === timeline.outputEventId);
-  const source = repeated ?? before.at(-1);
+  const repeated = repeatedResponseBefore(timeline, index);
+  const source = repeated ?? lastResponseUpTo(timeline, index - 1);
   if (source === undefined) return [];
-  const verdict = verdicts.get(source);
+  const verdict = verdicts.get(source.eventId);
   if (verdict === undefined) return [];
   const how = repeated !== undefined ? 'its output repeats the text of' : 'it ended right after';
   return [
@@ -147,4 +147,13 @@ function acceptedIncompleteAnswer(timeline: RunTimeline, verdicts: ReadonlyMap<R
       details: { response_line: source.line },
     }),
   ];
+}
+
+/** The response the run's output repeats, when it comes before the entry at `index`. */
+function repeatedResponseBefore(timeline: RunTimeline, index: number): ResponseEntry | undefined {
+  const { entries } = timeline;
+  for (let at = 0; at < index; at += 1) {
+    if (entries.kind(at) === 'response' && entries.eventId(at) === timeline.outputEventId) return entries.at(at) as ResponseEntry;
+  }
+  return undefined;
 }

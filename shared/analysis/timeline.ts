@@ -97,12 +97,364 @@ export interface RunTimeline {
   endEventId: number | null;
   /** The response whose text the run's terminal output repeats (docs/semantics.md §1), if any. */
   outputEventId: number | null;
-  entries: TimelineEntry[];
+  entries: TimelineEntries;
+}
+
+export type EntryKind = TimelineEntry['kind'];
+const entryKinds: readonly EntryKind[] = ['response', 'execution', 'result', 'not_executed', 'run_end'];
+const kindCode: Record<EntryKind, number> = { response: 0, execution: 1, result: 2, not_executed: 3, run_end: 4 };
+
+/**
+ * The number columns hold no null: NaN stands for it (SQLite, where every value comes from, has no
+ * NaN to confuse it with).
+ */
+const orNaN = (value: number | null): number => (value === null ? Number.NaN : value);
+const orNull = (value: number): number | null => (Number.isNaN(value) ? null : value);
+
+/** Each kind's own fields, one list per field, a row per entry of the kind (`detail` says which). */
+interface ResponseRows {
+  /** Null for a stream fragment that closes no stream (yet): not an entry. */
+  outcome: (ModelOutcome | null)[];
+  finishReason: (string | null)[];
+  incompleteReason: (string | null)[];
+  streamed: boolean[];
+  inputTokens: number[];
+  outputTokens: number[];
+  costUsd: number[];
+  /** By row: a provider error is rare. */
+  apiErrors: Map<number, ApiErrorFacts>;
+}
+
+interface ResultRows {
+  callId: string[];
+  name: (string | null)[];
+  ok: boolean[];
+  errorCode: (string | null)[];
+  errorLine: (string | null)[];
+  resultHash: (string | null)[];
+  progress: (boolean | null)[];
+}
+
+/** The columns every entry has, sized by the builder (typed arrays, grown by copy) or exactly once built. */
+interface EntryColumns {
+  kinds: Uint8Array;
+  eventIds: Float64Array;
+  lines: Float64Array;
+  steps: Float64Array;
+  /** Epoch milliseconds; NaN for a timestamp kept as text (`tsTexts`) or none. */
+  tsMillis: Float64Array;
+  /** The entry's row among those of its kind. */
+  details: Int32Array;
+}
+
+interface KindRows {
+  responses: ResponseRows;
+  /** Executions' call ids. */
+  executions: string[];
+  results: ResultRows;
+  notExecuted: { callId: string[]; reason: (string | null)[] };
+  runEnds: (string | null)[];
+}
+
+/**
+ * A run's entries as columns rather than one object per entry: a long run holds a million, and an
+ * entry as an object (6 to 14 fields of 8 bytes, its headers, a boxed timestamp) took ~120 bytes on
+ * average, where the columns take ~75 (37 for the typed arrays, the rest in each kind's lists). The
+ * rules read single fields through `kind`, `line`, `step`, `eventId` and `resultAt`, or a whole
+ * entry with `at` and iteration, which make a new object each time: the rules hold positions, not
+ * entries, past the entry they look at.
+ */
+export class TimelineEntries implements Iterable<TimelineEntry> {
+  constructor(
+    readonly length: number,
+    private readonly columns: EntryColumns,
+    private readonly tsTexts: ReadonlyMap<number, string>,
+    private readonly rows: KindRows,
+    /** Every call of the run, in the order responses list them. */
+    readonly calls: readonly TimelineCall[],
+    /** Per response row: where its calls start in `calls`, and where they end. */
+    private readonly callRanges: Int32Array,
+  ) {}
+
+  kind(index: number): EntryKind {
+    return entryKinds[this.columns.kinds[index]!]!;
+  }
+
+  line(index: number): number {
+    return this.columns.lines[index]!;
+  }
+
+  eventId(index: number): number {
+    return this.columns.eventIds[index]!;
+  }
+
+  step(index: number): number | null {
+    return orNull(this.columns.steps[index]!);
+  }
+
+  /** The entry at `index`; undefined past either end (as an array's `[index]`). */
+  at(at: number): TimelineEntry | undefined {
+    if (at < 0 || at >= this.length) return undefined;
+    const { columns, rows } = this;
+    const row = columns.details[at]!;
+    const millis = columns.tsMillis[at]!;
+    const eventId = columns.eventIds[at]!;
+    const line = columns.lines[at]!;
+    const step = orNull(columns.steps[at]!);
+    const ts = Number.isNaN(millis) ? (this.tsTexts.get(at) ?? null) : millis;
+    switch (this.kind(at)) {
+      case 'response': {
+        const r = rows.responses;
+        return {
+          eventId,
+          line,
+          step,
+          ts,
+          kind: 'response',
+          outcome: r.outcome[row]!,
+          finishReason: r.finishReason[row]!,
+          incompleteReason: r.incompleteReason[row]!,
+          streamed: r.streamed[row]!,
+          calls: this.calls.slice(this.callRanges[2 * row]!, this.callRanges[2 * row + 1]!),
+          inputTokens: orNull(r.inputTokens[row]!),
+          outputTokens: orNull(r.outputTokens[row]!),
+          costUsd: orNull(r.costUsd[row]!),
+          apiError: r.apiErrors.get(row) ?? null,
+        };
+      }
+      case 'execution':
+        return { eventId, line, step, ts, kind: 'execution', callId: rows.executions[row]! };
+      case 'result':
+        return this.resultOf(at, { eventId, line, step, ts });
+      case 'not_executed':
+        return { eventId, line, step, ts, kind: 'not_executed', callId: rows.notExecuted.callId[row]!, reason: rows.notExecuted.reason[row]! };
+      case 'run_end':
+        return { eventId, line, step, ts, kind: 'run_end', statusRaw: rows.runEnds[row]! };
+    }
+  }
+
+  /** The result at `index`, which must be one. */
+  resultAt(index: number): ResultEntry {
+    const millis = this.columns.tsMillis[index]!;
+    return this.resultOf(index, {
+      eventId: this.columns.eventIds[index]!,
+      line: this.columns.lines[index]!,
+      step: this.step(index),
+      ts: Number.isNaN(millis) ? (this.tsTexts.get(index) ?? null) : millis,
+    });
+  }
+
+  private resultOf(index: number, base: EntryBase): ResultEntry {
+    const r = this.rows.results;
+    const row = this.columns.details[index]!;
+    return {
+      ...base,
+      kind: 'result',
+      callId: r.callId[row]!,
+      name: r.name[row]!,
+      ok: r.ok[row]!,
+      errorCode: r.errorCode[row]!,
+      errorLine: r.errorLine[row]!,
+      resultHash: r.resultHash[row]!,
+      progress: r.progress[row]!,
+    };
+  }
+
+  *[Symbol.iterator](): Generator<TimelineEntry> {
+    for (let index = 0; index < this.length; index += 1) yield this.at(index)!;
+  }
+}
+
+/** Room for this many entries first: a run's columns then grow by doubling, copied once per growth. */
+const FIRST_CAPACITY = 256;
+
+function grown<T extends Uint8Array | Float64Array | Int32Array>(column: T, capacity: number): T {
+  const larger = new (column.constructor as new (length: number) => T)(capacity);
+  larger.set(column.subarray(0, Math.min(column.length, capacity)));
+  return larger;
+}
+
+/**
+ * Takes a run's entries one at a time, in log order, into columns, and its calls at the end
+ * (`build`). The one way a timeline is made: the engine's assembler and the tests' builder use it.
+ * A stream fragment is added as a response without outcome, set when its stream closes
+ * (`setOutcome`); one whose stream never closes is no entry.
+ */
+export class TimelineEntriesBuilder {
+  private length = 0;
+  private columns: EntryColumns = {
+    kinds: new Uint8Array(FIRST_CAPACITY),
+    eventIds: new Float64Array(FIRST_CAPACITY),
+    lines: new Float64Array(FIRST_CAPACITY),
+    steps: new Float64Array(FIRST_CAPACITY),
+    tsMillis: new Float64Array(FIRST_CAPACITY),
+    details: new Int32Array(FIRST_CAPACITY),
+  };
+  private readonly tsTexts = new Map<number, string>();
+  private readonly rows: KindRows = {
+    responses: { outcome: [], finishReason: [], incompleteReason: [], streamed: [], inputTokens: [], outputTokens: [], costUsd: [], apiErrors: new Map() },
+    executions: [],
+    results: { callId: [], name: [], ok: [], errorCode: [], errorLine: [], resultHash: [], progress: [] },
+    notExecuted: { callId: [], reason: [] },
+    runEnds: [],
+  };
+  /** Responses without outcome: fragments whose stream has not closed (yet). */
+  private openFragments = 0;
+
+  /**
+   * Adds an entry (a response's `calls` are not read: calls come with `build`). A response with a
+   * null outcome is a stream fragment; returns its response row, for `setOutcome`.
+   */
+  add(entry: TimelineEntry | (Omit<ResponseEntry, 'outcome'> & { outcome: ModelOutcome | null })): number {
+    if (this.length === this.columns.kinds.length) this.resize(Math.max(FIRST_CAPACITY, this.length * 2));
+    const at = this.length;
+    const { columns, rows } = this;
+    columns.kinds[at] = kindCode[entry.kind];
+    columns.eventIds[at] = entry.eventId;
+    columns.lines[at] = entry.line;
+    columns.steps[at] = orNaN(entry.step);
+    columns.tsMillis[at] = typeof entry.ts === 'number' ? entry.ts : Number.NaN;
+    if (typeof entry.ts === 'string') this.tsTexts.set(at, entry.ts);
+    let row: number;
+    switch (entry.kind) {
+      case 'response': {
+        const r = rows.responses;
+        row = r.outcome.push(entry.outcome) - 1;
+        if (entry.outcome === null) this.openFragments += 1;
+        r.finishReason.push(entry.finishReason);
+        r.incompleteReason.push(entry.incompleteReason);
+        r.streamed.push(entry.streamed);
+        r.inputTokens.push(orNaN(entry.inputTokens));
+        r.outputTokens.push(orNaN(entry.outputTokens));
+        r.costUsd.push(orNaN(entry.costUsd));
+        if (entry.apiError !== null) r.apiErrors.set(row, entry.apiError);
+        break;
+      }
+      case 'execution':
+        row = rows.executions.push(entry.callId) - 1;
+        break;
+      case 'result': {
+        const r = rows.results;
+        row = r.callId.push(entry.callId) - 1;
+        r.name.push(entry.name);
+        r.ok.push(entry.ok);
+        r.errorCode.push(entry.errorCode);
+        r.errorLine.push(entry.errorLine);
+        r.resultHash.push(entry.resultHash);
+        r.progress.push(entry.progress);
+        break;
+      }
+      case 'not_executed':
+        row = rows.notExecuted.callId.push(entry.callId) - 1;
+        rows.notExecuted.reason.push(entry.reason);
+        break;
+      case 'run_end':
+        row = rows.runEnds.push(entry.statusRaw) - 1;
+        break;
+    }
+    columns.details[at] = row;
+    this.length += 1;
+    return row;
+  }
+
+  /** A stream fragment's stream closed on it: it is a response with this outcome. */
+  setOutcome(responseRow: number, outcome: ModelOutcome, finishReason: string | null): void {
+    const r = this.rows.responses;
+    if (r.outcome[responseRow] === null) this.openFragments -= 1;
+    r.outcome[responseRow] = outcome;
+    r.finishReason[responseRow] = finishReason;
+  }
+
+  /**
+   * The entries so far, with their calls (in the order responses list them: by response event id,
+   * then position). The builder can take more entries afterwards (a followed run), and build again.
+   */
+  build(calls: readonly TimelineCall[]): TimelineEntries {
+    // Cut to size, and shared with the entries built: a run that ended keeps one copy of its columns.
+    if (this.columns.kinds.length !== this.length) this.resize(this.length);
+    let { columns } = this;
+    let length = this.length;
+    let tsTexts: ReadonlyMap<number, string> = this.tsTexts;
+    if (this.openFragments > 0) ({ columns, length, tsTexts } = this.withoutOpenFragments());
+    const responseRows = this.rows.responses.outcome.length;
+    const callRanges = new Int32Array(2 * responseRows);
+    // Responses come in event id order, and so do the calls: one walk finds each response's calls.
+    let next = 0;
+    let attached = 0;
+    for (let index = 0; index < length; index += 1) {
+      if (columns.kinds[index] !== kindCode.response) continue;
+      const eventId = columns.eventIds[index]!;
+      const row = columns.details[index]!;
+      while (next < calls.length && calls[next]!.eventId < eventId) next += 1;
+      callRanges[2 * row] = next;
+      while (next < calls.length && calls[next]!.eventId === eventId) next += 1;
+      callRanges[2 * row + 1] = next;
+      attached += next - callRanges[2 * row]!;
+    }
+    const listed = attached === calls.length ? calls : this.attachedOnly(calls, columns, length, callRanges);
+    return new TimelineEntries(length, columns, tsTexts, this.rows, listed, callRanges);
+  }
+
+  /** The calls of the responses among the entries (a call of no response is no call of the run), with `callRanges` moved onto them. */
+  private attachedOnly(calls: readonly TimelineCall[], columns: EntryColumns, length: number, callRanges: Int32Array): TimelineCall[] {
+    const listed: TimelineCall[] = [];
+    for (let index = 0; index < length; index += 1) {
+      if (columns.kinds[index] !== kindCode.response) continue;
+      const row = columns.details[index]!;
+      const [from, to] = [callRanges[2 * row]!, callRanges[2 * row + 1]!];
+      callRanges[2 * row] = listed.length;
+      for (let at = from; at < to; at += 1) listed.push(calls[at]!);
+      callRanges[2 * row + 1] = listed.length;
+    }
+    return listed;
+  }
+
+  private resize(capacity: number): void {
+    const c = this.columns;
+    this.columns = {
+      kinds: grown(c.kinds, capacity),
+      eventIds: grown(c.eventIds, capacity),
+      lines: grown(c.lines, capacity),
+      steps: grown(c.steps, capacity),
+      tsMillis: grown(c.tsMillis, capacity),
+      details: grown(c.details, capacity),
+    };
+  }
+
+  /** A copy of the columns without the fragments that close no stream, for a build while some are open. */
+  private withoutOpenFragments(): { columns: EntryColumns; length: number; tsTexts: ReadonlyMap<number, string> } {
+    const c = this.columns;
+    const kept: number[] = [];
+    for (let index = 0; index < this.length; index += 1) {
+      if (c.kinds[index] !== kindCode.response || this.rows.responses.outcome[c.details[index]!] !== null) kept.push(index);
+    }
+    const pick = <T extends Uint8Array | Float64Array | Int32Array>(column: T): T => {
+      const picked = new (column.constructor as new (length: number) => T)(kept.length);
+      kept.forEach((from, to) => (picked[to] = column[from]!));
+      return picked;
+    };
+    const tsTexts = new Map<number, string>();
+    kept.forEach((from, to) => {
+      const text = this.tsTexts.get(from);
+      if (text !== undefined) tsTexts.set(to, text);
+    });
+    const columns = {
+      kinds: pick(c.kinds),
+      eventIds: pick(c.eventIds),
+      lines: pick(c.lines),
+      steps: pick(c.steps),
+      tsMillis: pick(c.tsMillis),
+      details: pick(c.details),
+    };
+    return { columns, length: kept.length, tsTexts };
+  }
 }
 
 /** Position of the run's terminal event (or unlifted pause) among the entries; -1 when there is none. */
 export function endIndex(timeline: RunTimeline): number {
-  return timeline.entries.findIndex((entry) => entry.eventId === timeline.endEventId);
+  const { entries } = timeline;
+  for (let index = 0; index < entries.length; index += 1) if (entries.eventId(index) === timeline.endEventId) return index;
+  return -1;
 }
 
 /**
@@ -110,20 +462,31 @@ export function endIndex(timeline: RunTimeline): number {
  * copy is a list of hundreds of thousands, and several analyses ask for them.
  */
 export function* responses(timeline: RunTimeline): Generator<ResponseEntry> {
-  for (const entry of timeline.entries) if (entry.kind === 'response') yield entry;
+  const { entries } = timeline;
+  for (let index = 0; index < entries.length; index += 1) if (entries.kind(index) === 'response') yield entries.at(index) as ResponseEntry;
 }
 
-export function* issuedCalls(timeline: RunTimeline): Generator<TimelineCall> {
-  for (const response of responses(timeline)) yield* response.calls;
+export function issuedCalls(timeline: RunTimeline): readonly TimelineCall[] {
+  return timeline.entries.calls;
 }
 
 /** The last response at or before the entry at `index`; undefined when there is none. */
 export function lastResponseUpTo(timeline: RunTimeline, index: number): ResponseEntry | undefined {
   for (let at = index; at >= 0; at -= 1) {
-    const entry = timeline.entries[at]!;
-    if (entry.kind === 'response') return entry;
+    if (timeline.entries.kind(at) === 'response') return timeline.entries.at(at) as ResponseEntry;
   }
   return undefined;
+}
+
+/** The run's last step (never below 0), null when no entry has one: what a finding says the run ended at. */
+export function lastStepOf(timeline: RunTimeline): number | null {
+  const { entries } = timeline;
+  let lastStep: number | null = null;
+  for (let index = 0; index < entries.length; index += 1) {
+    const step = entries.step(index);
+    if (step !== null) lastStep = Math.max(lastStep ?? 0, step);
+  }
+  return lastStep;
 }
 
 export function describeCall(call: Pick<TimelineCall, 'name' | 'callId' | 'step'>): string {

@@ -8,16 +8,20 @@ import type { CallResolution } from './callCorrelation';
 import type { ResultEntry, RunTimeline, TimelineCall } from './timeline';
 
 export function analyzeToolErrors(timeline: RunTimeline, resolutions: readonly CallResolution[]): Finding[] {
-  // Only error results are reported: only their calls are looked up.
-  const callOf = new Map<ResultEntry, TimelineCall>();
-  for (const { call, result } of resolutions) if (result !== null && !result.ok) callOf.set(result, call);
-  return timeline.entries
-    .filter((entry): entry is ResultEntry => entry.kind === 'result' && !entry.ok)
-    .map((result) => {
-      const call = callOf.get(result);
-      const name = call?.name ?? result.name ?? 'tool';
-      const step = call?.step ?? result.step;
-      return finding(timeline, 'tool_error', {
+  // Only error results are reported: only their calls are looked up, by the result's position.
+  const callOf = new Map<number, TimelineCall>();
+  for (const { call, state, resultIndex } of resolutions) if (resultIndex !== null && state === 'error') callOf.set(resultIndex, call);
+  const { entries } = timeline;
+  const findings: Finding[] = [];
+  for (let index = 0; index < entries.length; index += 1) {
+    if (entries.kind(index) !== 'result') continue;
+    const result = entries.resultAt(index);
+    if (result.ok) continue;
+    const call = callOf.get(index);
+    const name = call?.name ?? result.name ?? 'tool';
+    const step = call?.step ?? result.step;
+    findings.push(
+      finding(timeline, 'tool_error', {
         severity: 'info',
         step,
         callId: result.callId,
@@ -25,8 +29,10 @@ export function analyzeToolErrors(timeline: RunTimeline, resolutions: readonly C
         message: `${name} (${result.callId}${step !== null ? `, step ${step}` : ''}) returned an error${errorWords(result)}`,
         // The line is the answer to "why did it fail": kept apart for whoever reads details, not only the message.
         details: result.errorLine === null ? { code: result.errorCode } : { code: result.errorCode, error_line: result.errorLine },
-      });
-    });
+      }),
+    );
+  }
+  return findings;
 }
 
 /** ` CODE: line`, ` CODE`, `: line`, or that there is neither. */

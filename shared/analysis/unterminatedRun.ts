@@ -1,14 +1,14 @@
 import type { Finding } from '../report';
 import { finding } from './finding';
-import type { RunTimeline, TimelineEntry } from './timeline';
+import { lastStepOf, type RunTimeline, type TimelineEntry } from './timeline';
 
 /** A run with no terminal event crashed or was killed (one still being written is `running`, and not reported). */
 export function analyzeUnterminatedRun(timeline: RunTimeline): Finding[] {
   if (timeline.status !== 'unterminated') return [];
   // Neither a start nor any model or tool activity: a group of records (side requests, bookkeeping), not a loop.
   if (!timeline.started && timeline.entries.length === 0) return [];
-  const lastStep = timeline.entries.reduce<number | null>((max, entry) => (entry.step !== null ? Math.max(max ?? 0, entry.step) : max), null);
-  const last = timeline.entries.at(-1);
+  const lastStep = lastStepOf(timeline);
+  const last = timeline.entries.at(timeline.entries.length - 1);
   const seen =
     last === undefined ? 'the run started and logged no model or tool event' : `its last model or tool event is ${describe(last)} (line ${last.line})`;
   const open = unansweredCalls(timeline.entries);
@@ -42,7 +42,7 @@ function describe(entry: TimelineEntry): string {
 }
 
 /** Calls issued (by a `tool_calls` response, docs/semantics.md §4) that have neither a result nor a not-executed mark. */
-function unansweredCalls(entries: readonly TimelineEntry[]): number {
+function unansweredCalls(entries: Iterable<TimelineEntry>): number {
   const open = new Set<string>();
   for (const entry of entries) {
     if (entry.kind === 'response') {

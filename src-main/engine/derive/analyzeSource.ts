@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { analyzeRun } from '../../../shared/analysis/analyzeRun';
-import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/analysis/timeline';
+import { TimelineEntriesBuilder, type RunTimeline, type TimelineCall, type TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import { compactTimestamp } from '../../../shared/trace/timestamps';
@@ -29,18 +29,15 @@ export function optionsKey(options: AnalysisOptions): string {
 export const timelineEventTypes: ReadonlySet<string> = new Set(canonicalEventTypes.filter((type) => type !== 'run_start' && type !== 'model_request'));
 
 /**
- * The entry of an event, its repeated strings passed through `shared`. A response's calls are
- * left empty: they are written after it and attached when the timeline is built. Each kind is one
- * object literal with every field named (no spread of shared fields): V8 then keeps the fields
- * inside the object, and a long run holds a million of them.
+ * The entry of an event (a stream fragment's is made by the assembler), its repeated strings passed
+ * through `shared`. A response's calls are left empty: they are written after it and come with the
+ * timeline's build.
  */
 function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(value: T) => T, callIdOf: (callId: string) => string): TimelineEntry | null {
   const { id: eventId, line, step } = event;
   const ts = compactTimestamp(event.ts);
   switch (event.type) {
     case 'model_response':
-    case 'stream_fragment':
-      // A fragment is a response only when it closes a stream that had no model_response line.
       if (event.outcome === null) return null;
       return {
         eventId,
@@ -51,7 +48,7 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
         outcome: shared(event.outcome) as ModelOutcome,
         finishReason: shared(event.finish_reason),
         incompleteReason: event.incomplete_reason,
-        streamed: event.type === 'stream_fragment',
+        streamed: false,
         calls: [],
         inputTokens: event.input_tokens,
         outputTokens: event.output_tokens,
@@ -89,17 +86,12 @@ function byResponseThenPosition(a: TimelineCall, b: TimelineCall): number {
   return a.eventId - b.eventId || a.index - b.index;
 }
 
-/** A stream fragment kept as its row: whether it closes a stream is known only when the stream closes. */
-interface PendingFragment {
-  fragment: TimelineEventSqlRow;
-}
-
 /**
- * Collects one run's rows, in id order, as its timeline entries. A long run holds one entry per
- * event until it ends (a million for the longest), so each row becomes its entry at once (no row
- * kept beside it), the strings rows repeat — tool names, outcomes, error codes — are shared,
- * not one copy per row as they arrive from another thread, and the calls wait in one list (not
- * a list per response, each grown with room to spare) until each response gets its own.
+ * Collects one run's rows, in id order, into its timeline's columns (shared/analysis/timeline.ts).
+ * A long run holds one entry per event until it ends (a million for the longest), so each row goes
+ * into the columns at once (no row kept beside it), the strings rows repeat — tool names, outcomes,
+ * error codes — are shared, not one copy per row as they arrive from another thread, and the calls
+ * wait in one list (sorted once, at the end) until the timeline is built.
  *
  * A call's id is written three times (the call, its start, its result), and every copy arrives as
  * its own string: the start and the answer take the call's string instead, so a run holds one
@@ -108,8 +100,9 @@ interface PendingFragment {
  * kept for that (`unansweredCallIds`): in a run that answers its calls, a handful at a time.
  */
 export class RunTimelineAssembler {
-  private readonly slots: (TimelineEntry | PendingFragment)[] = [];
-  private readonly fragments = new Map<number, TimelineEventSqlRow>();
+  private readonly entries = new TimelineEntriesBuilder();
+  /** Stream fragments' response rows, by event id: a fragment is a response once its stream closes on it. */
+  private readonly fragments = new Map<number, number>();
   private readonly calls: TimelineCall[] = [];
   private readonly strings = new Map<string, string>();
   private readonly unansweredCallIds = new Map<string, string>();
@@ -133,34 +126,27 @@ export class RunTimelineAssembler {
     if (!timelineEventTypes.has(event.type)) return;
     if (event.type !== 'stream_fragment') {
       const entry = toEntry(event, this.intern, (callId) => this.callIdOf(callId, event.type !== 'tool_call_start'));
-      if (entry !== null) this.slots.push(entry);
+      if (entry !== null) this.entries.add(entry);
       return;
     }
-    // Only the fields analysis reads: the row stays until the run is built.
-    const fragment: TimelineEventSqlRow = {
-      id: event.id,
+    // A response without outcome until its stream closes on it (setStreamOutcome), with only the fields analysis reads.
+    const row = this.entries.add({
+      eventId: event.id,
       line: event.line,
-      type: event.type,
       step: event.step,
-      ts: event.ts,
-      call_id: event.call_id,
-      name: null,
-      outcome: this.intern(event.outcome),
-      finish_reason: this.intern(event.finish_reason),
-      incomplete_reason: null,
-      input_tokens: event.input_tokens,
-      output_tokens: event.output_tokens,
-      cost_usd: event.cost_usd,
-      result_ok: null,
-      error_code: null,
-      error_line: null,
-      result_hash: null,
-      progress: null,
-      summary: null,
-      api_error: null,
-    };
-    this.fragments.set(event.id, fragment);
-    this.slots.push({ fragment });
+      ts: compactTimestamp(event.ts),
+      kind: 'response',
+      outcome: this.intern(event.outcome) as ModelOutcome | null,
+      finishReason: this.intern(event.finish_reason),
+      incompleteReason: null,
+      streamed: true,
+      calls: [],
+      inputTokens: event.input_tokens,
+      outputTokens: event.output_tokens,
+      costUsd: event.cost_usd,
+      apiError: null,
+    });
+    this.fragments.set(event.id, row);
   }
 
   addCall(row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'args_hash' | 'args_error' | 'args_summary'>): void {
@@ -182,33 +168,12 @@ export class RunTimelineAssembler {
 
   /** A stream without a model_response closed on this fragment (see TraceIngester.emitStream). */
   setStreamOutcome(eventId: number, outcome: string, finishReason: string | null): void {
-    const fragment = this.fragments.get(eventId);
-    if (fragment === undefined) return;
-    fragment.outcome = this.intern(outcome);
-    fragment.finish_reason = this.intern(finishReason);
+    const row = this.fragments.get(eventId);
+    if (row === undefined) return;
+    this.entries.setOutcome(row, this.intern(outcome) as ModelOutcome, this.intern(finishReason));
   }
 
   build(run: TimelineRunSqlRow): RunTimeline {
-    // Sized once (a fragment that closes no stream leaves a slot unused, cut at the end): grown by
-    // push, a million-entry list would leave its outgrown copies behind, ~16 MB no collection frees
-    // before the analysis ends.
-    const entries = new Array<TimelineEntry>(this.slots.length);
-    let count = 0;
-    // Responses come in id order, and so do the calls once sorted: one walk attaches each response's calls.
-    const calls = this.calls.sort(byResponseThenPosition);
-    let next = 0;
-    for (const slot of this.slots) {
-      const entry = 'fragment' in slot ? toEntry(slot.fragment, this.intern, (callId) => callId) : slot;
-      if (entry === null) continue;
-      if (entry.kind === 'response') {
-        while (next < calls.length && calls[next]!.eventId < entry.eventId) next += 1;
-        const first = next;
-        while (next < calls.length && calls[next]!.eventId === entry.eventId) next += 1;
-        entry.calls = calls.slice(first, next);
-      }
-      entries[count++] = entry;
-    }
-    entries.length = count;
     return {
       runId: run.run_id,
       status: run.status as RunTimeline['status'],
@@ -222,7 +187,7 @@ export class RunTimelineAssembler {
       started: run.start_event_id !== null,
       endEventId: run.end_event_id,
       outputEventId: run.output_event_id,
-      entries,
+      entries: this.entries.build(this.calls.sort(byResponseThenPosition)),
     };
   }
 }

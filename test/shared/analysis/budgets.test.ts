@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeBudgets } from '../../../shared/analysis/budgets';
 import { compactTimestamp } from '../../../shared/trace/timestamps';
-import { lineOf, responseLine, run, type RunSpec, type TimelineBuilder } from './timelineBuilder';
+import { edited, lineOf, responseLine, run, type RunSpec, type TimelineBuilder } from './timelineBuilder';
 
 /** `turns` tool-call turns, one answered call each (c1…cn). */
 function toolTurns(spec: RunSpec, turns: number): TimelineBuilder {
@@ -273,14 +273,16 @@ describe('budgets: every declared limit is checked before each action', () => {
   const at = (seconds: number): string => new Date(Date.parse(start) + seconds * 1000).toISOString();
 
   it('reports a tool started after the deadline had passed, at its start, naming the time elapsed', () => {
-    const t = run({ status: 'succeeded', budgets: { deadline_ms: 60_000 }, startedAt: start })
+    const untimed = run({ status: 'succeeded', budgets: { deadline_ms: 60_000 }, startedAt: start })
       .response({ calls: [{ id: 'c1', name: 'refund_order' }], ts: at(50) })
       .execution('c1')
       .build();
     // The builder gives the start no timestamp: set it after the fact, as the loop logged it.
-    const execution = t.entries.find((entry) => entry.kind === 'execution');
-    assert.ok(execution);
-    execution.ts = at(61);
+    const t = edited(untimed, (entries) => {
+      const execution = entries.find((entry) => entry.kind === 'execution');
+      assert.ok(execution);
+      execution.ts = at(61);
+    });
     const findings = analyzeBudgets(t);
     assert.equal(findings.length, 1);
     const [f] = findings;
@@ -313,11 +315,11 @@ describe('budgets: every declared limit is checked before each action', () => {
   });
 
   it('does not report a call whose result arrived after the deadline when it was issued before it and no start was logged', () => {
-    const t = run({ status: 'failed', budgets: { deadline_ms: 30_000 }, startedAt: start })
+    const untimed = run({ status: 'failed', budgets: { deadline_ms: 30_000 }, startedAt: start })
       .response({ calls: [{ id: 'c1' }], ts: at(20) })
       .result('c1')
       .build();
-    t.entries[1]!.ts = at(45);
+    const t = edited(untimed, (entries) => (entries[1]!.ts = at(45)));
     assert.deepEqual(
       analyzeBudgets(t).filter((f) => f.details?.['after_exhaustion'] === true),
       [],
@@ -331,13 +333,14 @@ describe('budgets: every declared limit is checked before each action', () => {
       .execution('c1')
       .execution('c2')
       .build();
-    const [response, first, second] = t.entries;
-    response!.ts = compactTimestamp(at(50));
-    // A text kept as written (no milliseconds) between two numbers: the latest so far is the one whose text orders last.
-    first!.ts = '2025-01-01T00:01:01Z';
-    second!.ts = compactTimestamp(at(59));
-    assert.equal(typeof response!.ts, 'number');
-    const findings = analyzeBudgets(t);
+    const timed = edited(t, ([response, first, second]) => {
+      response!.ts = compactTimestamp(at(50));
+      // A text kept as written (no milliseconds) between two numbers: the latest so far is the one whose text orders last.
+      first!.ts = '2025-01-01T00:01:01Z';
+      second!.ts = compactTimestamp(at(59));
+    });
+    assert.equal(typeof timed.entries.at(0)!.ts, 'number');
+    const findings = analyzeBudgets(timed);
     assert.deepEqual(
       findings.map((f) => [f.call_id, f.details?.['used']]),
       [['c1', 61_000]],
@@ -630,8 +633,8 @@ describe('budgets: the clock', () => {
   it('reads the run end time when no event up to the end has a timestamp', () => {
     const t = toolTurns({ status: 'failed', budgets: { deadline_ms: 1_000 }, startedAt: start, endedAt: at(2) }, 1).build();
     assert.equal(analyzeBudgets(t)[0]?.details?.['used'], 2_000);
-    const timed = toolTurns({ status: 'failed', budgets: { deadline_ms: 1_000 }, startedAt: start, endedAt: at(2) }, 1).build();
-    timed.entries[0]!.ts = at(0.5);
+    const untimed = toolTurns({ status: 'failed', budgets: { deadline_ms: 1_000 }, startedAt: start, endedAt: at(2) }, 1).build();
+    const timed = edited(untimed, (entries) => (entries[0]!.ts = at(0.5)));
     assert.deepEqual(analyzeBudgets(timed), []);
   });
 
@@ -1000,9 +1003,9 @@ describe('budgets: a deadline with no clock to read', () => {
       .final()
       .build();
     assert.deepEqual(analyzeBudgets(t), []);
-    t.entries[0]!.ts = '2025-01-01T00:00:01.000Z';
+    const timed = edited(t, (entries) => (entries[0]!.ts = '2025-01-01T00:00:01.000Z'));
     assert.deepEqual(
-      analyzeBudgets(t).map((f) => [f.call_id, f.details?.['max'], f.details?.['used']]),
+      analyzeBudgets(timed).map((f) => [f.call_id, f.details?.['max'], f.details?.['used']]),
       [['c1', -10_000, 1_000]],
     );
   });

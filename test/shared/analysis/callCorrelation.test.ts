@@ -31,10 +31,9 @@ describe('call correlation: healthy runs', () => {
   it('links each resolution to the event that answered the call, and maps calls to their results', () => {
     const t = run().toolCalls({ id: 'c1' }).result('c1').final().build();
     const outcome = correlateCalls(t);
-    const resultEntry = t.entries.find((e) => e.kind === 'result');
-    assert.ok(resultEntry);
-    assert.equal(outcome.resolutions[0]?.answerEventId, resultEntry.eventId);
-    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.result, resultEntry);
+    const resultIndex = [...t.entries].findIndex((e) => e.kind === 'result');
+    assert.equal(outcome.resolutions[0]?.answerEventId, t.entries.eventId(resultIndex));
+    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.resultIndex, resultIndex);
   });
 
   it('reports nothing for a run with no tool calls', () => {
@@ -143,9 +142,9 @@ describe('call correlation: unexecuted calls', () => {
     assert.equal(f?.line, lineOf(t, 'not_executed', 'c2'));
     assert.match(f?.message ?? '', /write_file \(c2, step 1\) was not executed: tool-call budget exhausted/);
     assert.equal(outcome.resolutions[1]?.state, 'unexecuted');
-    const mark = t.entries.find((e) => e.kind === 'not_executed');
+    const mark = [...t.entries].find((e) => e.kind === 'not_executed');
     assert.equal(outcome.resolutions[1]?.answerEventId, mark?.eventId);
-    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c2'))?.result, null);
+    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c2'))?.resultIndex, null);
   });
 });
 
@@ -188,7 +187,7 @@ describe('call correlation: duplicate results', () => {
     assert.deepEqual(f?.details, { call_line: callOf(t, 'c1').line });
     // The first result is the one that counts.
     assert.equal(outcome.resolutions[0]?.state, 'ok');
-    assert.equal(outcome.resolutions[0]?.answerEventId, t.entries.find((e) => e.kind === 'result')?.eventId);
+    assert.equal(outcome.resolutions[0]?.answerEventId, [...t.entries].find((e) => e.kind === 'result')?.eventId);
   });
 
   it('reports a not-executed mark after the call already got its result as a duplicate', () => {
@@ -259,7 +258,7 @@ describe('call correlation: out-of-order results', () => {
     assert.match(f?.message ?? '', /before the call itself/);
     assert.deepEqual(f?.details, { call_line: callOf(t, 'c1').line });
     assert.equal(outcome.resolutions[0]?.state, 'ok');
-    assert.ok(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.result);
+    assert.notEqual(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.resultIndex ?? null, null);
   });
 });
 
@@ -336,7 +335,7 @@ describe('call correlation: a result logged before any call with its id', () => 
       outcome.resolutions.map((r) => r.state),
       ['not_issued', 'ok'],
     );
-    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1', 1))?.result, t.entries[0]);
+    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1', 1))?.resultIndex, 0);
   });
 });
 

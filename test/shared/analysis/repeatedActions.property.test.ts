@@ -101,7 +101,9 @@ describe('repeated actions: same findings as the straightforward reference', () 
         const timeline = builder.build();
         const options = { window, threshold };
         const { resolutions } = correlateCalls(timeline);
-        const resultOf = new Map(resolutions.flatMap(({ call, result }) => (result === null ? [] : [[call, result] as const])));
+        const resultOf = new Map(
+          resolutions.flatMap(({ call, resultIndex }) => (resultIndex === null ? [] : [[call, timeline.entries.resultAt(resultIndex)] as const])),
+        );
         assert.deepEqual(analyzeRepeatedActions(timeline, resolutions, options), referenceRepeatedActions(timeline, resultOf, options));
       }),
       { numRuns: 300 },

@@ -14,7 +14,7 @@
  *     .final()
  *     .build();
  */
-import type { RunTimeline, TimelineCall, TimelineEntry } from '../../../shared/analysis/timeline';
+import { TimelineEntriesBuilder, type RunTimeline, type TimelineCall, type TimelineEntries, type TimelineEntry } from '../../../shared/analysis/timeline';
 import type { ApiErrorFacts, Budgets, ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import type { RunStatus } from '../../../shared/trace/runStatus';
@@ -211,7 +211,7 @@ export class TimelineBuilder {
       started: this.spec.started ?? true,
       endEventId: this.endEventId,
       outputEventId: this.outputEventId,
-      entries: [...this.entries],
+      entries: entriesOf(this.entries, this.calls),
     };
   }
 
@@ -234,16 +234,30 @@ export function run(spec: RunSpec = {}): TimelineBuilder {
   return new TimelineBuilder(spec);
 }
 
+/** The entries' columns, made as the engine makes them (calls in the order responses list them). */
+function entriesOf(entries: readonly TimelineEntry[], calls: readonly TimelineCall[]): TimelineEntries {
+  const builder = new TimelineEntriesBuilder();
+  for (const entry of entries) builder.add(entry);
+  return builder.build(calls);
+}
+
+/** The timeline with its entries edited (a timestamp set after the fact, an entry added), made again from them. */
+export function edited(timeline: RunTimeline, edit: (entries: TimelineEntry[]) => void): RunTimeline {
+  const entries = [...timeline.entries];
+  edit(entries);
+  return { ...timeline, entries: entriesOf(entries, timeline.entries.calls) };
+}
+
 /** The nth call (0-based) issued with this call_id. */
 export function callOf(timeline: RunTimeline, callId: string, nth = 0): TimelineCall {
-  const call = timeline.entries.flatMap((entry) => (entry.kind === 'response' ? entry.calls : [])).filter((c) => c.callId === callId)[nth];
+  const call = timeline.entries.calls.filter((c) => c.callId === callId)[nth];
   if (call === undefined) throw new Error(`no call ${callId} #${nth} in the timeline`);
   return call;
 }
 
 /** The line of the nth entry (0-based) of this kind, optionally for one call_id. */
 export function lineOf(timeline: RunTimeline, kind: TimelineEntry['kind'], callId?: string, nth = 0): number {
-  const entry = timeline.entries.filter((e) => e.kind === kind && (callId === undefined || ('callId' in e && e.callId === callId)))[nth];
+  const entry = [...timeline.entries].filter((e) => e.kind === kind && (callId === undefined || ('callId' in e && e.callId === callId)))[nth];
   if (entry === undefined) throw new Error(`no ${kind} entry${callId !== undefined ? ` for ${callId}` : ''} #${nth} in the timeline`);
   return entry.line;
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeUnterminatedRun } from '../../../shared/analysis/unterminatedRun';
-import { run } from './timelineBuilder';
+import { edited, run } from './timelineBuilder';
 
 describe('unterminated run', () => {
   it('reports a finished file whose run has no terminal event, at its last line and naming the last step', () => {
@@ -93,8 +93,9 @@ describe('unterminated run: what the last event was', () => {
   it('names a run_end that did not end the run', () => {
     const t = run({ status: 'unterminated' }).toolCalls({ id: 'c1' }).result('c1').pause('waiting_for_input').build();
     assert.equal(lastEvent(t), 'a run_end with status "waiting_for_input", which does not end the run');
-    const unnamed = run({ status: 'unterminated' }).build();
-    unnamed.entries.push({ kind: 'run_end', eventId: 9, line: 2, step: null, ts: null, statusRaw: null });
+    const unnamed = edited(run({ status: 'unterminated' }).build(), (entries) =>
+      entries.push({ kind: 'run_end', eventId: 9, line: 2, step: null, ts: null, statusRaw: null }),
+    );
     assert.equal(lastEvent(unnamed), 'a run_end with status "", which does not end the run');
   });
 
