@@ -179,23 +179,27 @@ function ingestInWorker(path: string, request: IngestRequest, options: OpenTrace
         ingestDone = true;
         // A followed file goes on in the ingest worker; otherwise it is ending, and its heap with it.
         const stored = Promise.all([...stores.map((store) => store.stored), message.idle ? ingestEnded : null]);
-        stored.then(() => {
-          if (settled) return;
-          settled = true;
-          const stopWatching = message.idle ? watchOnThisThread(message.ingested, options.follow) : () => undefined;
-          resolve({
-            path,
-            dbPath: message.dbPath,
-            sourceId: message.sourceId,
-            companions: message.companions,
-            reused: message.reused,
-            idle: message.idle,
-            stop: async () => {
-              stopWatching();
-              await ingest.terminate();
-            },
-          });
-        }, fail);
+        stored.then(
+          () => {
+            if (settled) return;
+            settled = true;
+            const stopWatching = message.idle ? watchOnThisThread(message.ingested, options.follow) : () => undefined;
+            resolve({
+              path,
+              dbPath: message.dbPath,
+              sourceId: message.sourceId,
+              companions: message.companions,
+              reused: message.reused,
+              idle: message.idle,
+              stop: async () => {
+                stopWatching();
+                await ingest.terminate();
+              },
+            });
+          },
+          // A store that failed has failed the open already, with its error.
+          () => undefined,
+        );
       } else if (message.type === 'followed' || message.type === 'replaced' || message.type === 'stopped') reportFollow(options.follow, message);
       else if (message.code === 'internal') ingestFailed(new Error(`ingest of ${path} failed: ${message.message}`));
       else ingestFailed(new TraceFileError(message.code as TraceFileErrorCode, path, message.message));
