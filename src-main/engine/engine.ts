@@ -1,6 +1,6 @@
 /**
  * Opening a trace and reading its report, for the CLI, the desktop app and the HTTP server (through
- * the engine's entry, index.ts): ingest and analysis run in a worker thread, never on the caller's
+ * the engine's entry, index.ts): ingest and analysis run in worker threads, never on the caller's
  * event loop; a trace whose cache already holds all of it opens on the caller's thread, without
  * one. Nothing is computed in two places: every consumer goes through these functions.
  */
@@ -9,12 +9,13 @@ import type { AnalysisOptions, AnalyzeReport } from '../../shared/report';
 import type { IngestProgress } from './ingest/ingestFile';
 import { ingestWorkerMessageSchema, type IngestRequest, type StoredRuns } from './workers/workerProtocol';
 import { workerUrl } from './workers/workerUrl';
+import { startStoreWorker, type StoreWorker } from './workers/storeWorkers';
 import { watchCompletedFile, type FollowReport } from './workers/fileFollower';
 import { reusableCache, type ReusableCache } from './workers/reusableCache';
 import { buildReport, buildReportOutline, runRequestReports, type ReportedSource, type ReportOutline } from './report/buildReport';
 import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
-import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type TraceFileErrorCode } from './store/traceDatabase';
+import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type FileIdentity, type TraceFileErrorCode } from './store/traceDatabase';
 
 export { TraceFileError } from './store/traceDatabase';
 export type { IngestProgress } from './ingest/ingestFile';
@@ -115,16 +116,21 @@ function reportFollow(follow: FollowOptions | undefined, message: FollowReport):
 }
 
 /**
- * A trace opened from its cache as it is, on this thread: no worker is started. A followed one
- * is watched here for a change, which makes the caller read it again.
+ * Watches a completely read file on this thread for a change, which makes the caller read it again;
+ * returns what stops watching. Nothing to watch when the file is not followed.
  */
-function reusedTrace(path: string, cached: ReusableCache, follow: FollowOptions | undefined): TraceHandle {
+function watchOnThisThread(identity: FileIdentity, follow: FollowOptions | undefined): () => void {
+  if (follow === undefined) return () => undefined;
   const watching = new AbortController();
-  if (follow !== undefined) {
-    watchCompletedFile(cached.identity, (message) => reportFollow(follow, message), { stopped: watching.signal }).catch((error: unknown) => {
-      if (!watching.signal.aborted) follow.onStopped(`following the file stopped: ${error instanceof Error ? error.message : String(error)}`);
-    });
-  }
+  watchCompletedFile(identity, (message) => reportFollow(follow, message), { stopped: watching.signal }).catch((error: unknown) => {
+    if (!watching.signal.aborted) follow.onStopped(`following the file stopped: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return () => watching.abort();
+}
+
+/** A trace opened from its cache as it is, on this thread: no worker is started. */
+function reusedTrace(path: string, cached: ReusableCache, follow: FollowOptions | undefined): TraceHandle {
+  const stopWatching = watchOnThisThread(cached.identity, follow);
   return {
     path,
     dbPath: cached.dbPath,
@@ -132,49 +138,80 @@ function reusedTrace(path: string, cached: ReusableCache, follow: FollowOptions 
     companions: cached.companions,
     reused: true,
     idle: true,
-    stop: async () => watching.abort(),
+    stop: async () => stopWatching(),
   };
 }
 
-/** Ingests the trace (or computes what its cache lacks) in an ingest worker. */
+/**
+ * Ingests the trace (or computes what its cache lacks) in an ingest worker, and the sources it asks
+ * for in store workers, which this thread owns: the ingest worker ends once it has shipped the last
+ * batch (unless it follows the file), while the store worker may still be analyzing. The trace is
+ * open when every store is done and the ingest worker has ended (or, following, said done).
+ */
 function ingestInWorker(path: string, request: IngestRequest, options: OpenTraceOptions): Promise<TraceHandle> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl('ingestWorker'), { workerData: request, resourceLimits: INGEST_WORKER_LIMITS });
+    const ingest = new Worker(workerUrl('ingestWorker'), { workerData: request, resourceLimits: INGEST_WORKER_LIMITS });
+    const ingestEnded = new Promise<void>((ended) => ingest.once('exit', () => ended()));
+    const stores: StoreWorker[] = [];
+    let ingestDone = false;
     let settled = false;
-    const settle = (action: () => void): void => {
+    const fail = (error: unknown): void => {
       if (settled) return;
       settled = true;
-      action();
+      void ingest.terminate();
+      for (const store of stores) store.terminate();
+      reject(error);
     };
-    worker.on('message', (raw: unknown) => {
+    // A store that failed makes the ingest fail too (its batches are refused), but the store's own
+    // error says why: it is on its way, and fails the open.
+    const ingestFailed = (error: Error): void => {
+      if (!stores.some((store) => store.failed())) fail(error);
+    };
+    ingest.on('message', (raw: unknown) => {
       const message = ingestWorkerMessageSchema.parse(raw);
       if (message.type === 'progress') options.onProgress?.(message.progress);
       else if (message.type === 'runs') options.onRuns?.({ source: message.source, runs: message.runs });
-      else if (message.type === 'done') {
-        const stop = async (): Promise<void> => {
-          await worker.terminate();
-        };
-        settle(() =>
-          resolve({
-            path,
-            dbPath: message.dbPath,
-            sourceId: message.sourceId,
-            companions: message.companions,
-            reused: message.reused,
-            idle: message.idle,
-            stop,
-          }),
+      else if (message.type === 'store') {
+        const store = startStoreWorker(message.store);
+        stores.push(store);
+        store.stored.catch((error: unknown) => fail(new Error(`ingest of ${path} failed: ${error instanceof Error ? error.message : String(error)}`)));
+      } else if (message.type === 'done') {
+        ingestDone = true;
+        // A followed file goes on in the ingest worker; otherwise it is ending, and its heap with it.
+        const stored = Promise.all([...stores.map((store) => store.stored), message.idle ? ingestEnded : null]);
+        stored.then(
+          () => {
+            if (settled) return;
+            settled = true;
+            const stopWatching = message.idle ? watchOnThisThread(message.ingested, options.follow) : () => undefined;
+            resolve({
+              path,
+              dbPath: message.dbPath,
+              sourceId: message.sourceId,
+              companions: message.companions,
+              reused: message.reused,
+              idle: message.idle,
+              stop: async () => {
+                stopWatching();
+                await ingest.terminate();
+              },
+            });
+          },
+          // A store that failed has failed the open already, with its error.
+          () => undefined,
         );
       } else if (message.type === 'followed' || message.type === 'replaced' || message.type === 'stopped') reportFollow(options.follow, message);
-      else if (message.code === 'internal') settle(() => reject(new Error(`ingest of ${path} failed: ${message.message}`)));
-      else settle(() => reject(new TraceFileError(message.code as TraceFileErrorCode, path, message.message)));
+      else if (message.code === 'internal') ingestFailed(new Error(`ingest of ${path} failed: ${message.message}`));
+      else ingestFailed(new TraceFileError(message.code as TraceFileErrorCode, path, message.message));
     });
-    worker.on('error', (error) => {
-      // After the trace opened, only a followed file's watch is still running in the worker.
+    ingest.on('error', (error) => {
+      // After the trace opened, only a followed file's ingest is still running in the worker.
       if (settled) options.follow?.onStopped(`following the file stopped: ${error.message}`);
-      else settle(() => reject(error));
+      else ingestFailed(error);
     });
-    worker.on('exit', (code) => settle(() => reject(new Error(`ingest worker for ${path} exited with code ${code} before finishing`))));
+    ingest.on('exit', (code) => {
+      if (!ingestDone) ingestFailed(new Error(`ingest worker for ${path} exited with code ${code} before finishing`));
+    });
   });
 }
 

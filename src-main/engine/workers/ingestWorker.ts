@@ -4,9 +4,10 @@
  * parses the file — shipping row batches to a store worker that writes them on the other core when
  * the file is large, writing them itself when it is small — then reports progress and the outcome
  * to the engine. A file followed as it is written goes on in fileFollower.ts, which reports
- * through the same messages.
+ * through the same messages; otherwise the worker ends once the trace is shipped, and its heap
+ * with it, while a store worker may still be finishing the last source.
  */
-import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { MessageChannel, parentPort, workerData, type MessagePort, type Transferable } from 'node:worker_threads';
 import { ensureAnalysis } from '../derive/analyzeSource';
 import { GrowingFileIngest, ingestFile, type IngestOptions, type IngestProgress } from '../ingest/ingestFile';
 import type { FirstRowIds } from '../ingest/eventRecorder';
@@ -18,23 +19,25 @@ import { insertSourceRow, nextRowIds } from '../store/sources';
 import { chooseFormat, type ChosenFormat } from '../ingest/detectFormat';
 import type { FormatAdapter } from '../adapters/formatAdapter';
 import { decodeRow, RowBatcher, runColumns, type RowBatch, type RunSqlRow } from '../store/traceWriter';
-import { workerUrl } from './workerUrl';
 import { companionIdentities } from './reusableCache';
-import { followFile, idleWhenOpened, TraceFollower, watchCompletedFile } from './fileFollower';
-import { ingestRequestSchema, storeReplySchema, type IngestRequest, type IngestWorkerMessage, type StoredRun, type StoreRequest } from './workerProtocol';
+import { followFile, idleWhenOpened, TraceFollower } from './fileFollower';
+import {
+  FLOW_CELLS,
+  FLOW_FAILED,
+  FLOW_IN_FLIGHT,
+  ingestRequestSchema,
+  storeReplySchema,
+  type IngestRequest,
+  type IngestWorkerMessage,
+  type StoredRun,
+  type StoreRequest,
+} from './workerProtocol';
 
 /** Batches parsed but not yet written; a few keep both cores busy without growing memory. */
 const MAX_BATCHES_IN_FLIGHT = 4;
-const FLOW_IN_FLIGHT = 0;
-const FLOW_FAILED = 1;
-/**
- * The store worker's heap cap is a safety net, not a budget: what it keeps is the timeline of each
- * run still open, which for one run of a million events is ~250 MB (see engine.ts on heap caps).
- */
-const STORE_WORKER_LIMITS = { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 16 };
 
-function post(message: IngestWorkerMessage): void {
-  parentPort?.postMessage(message);
+function post(message: IngestWorkerMessage, transfer: Transferable[] = []): void {
+  parentPort?.postMessage(message, transfer);
 }
 
 /**
@@ -124,8 +127,22 @@ async function loadSource(
   return { progress, followed: file };
 }
 
-/** Parses on this thread while the store worker writes; resolves once the database is complete (or checkpointed) and analyzed. */
-async function ingestThroughStoreWorker(job: SourceIngest): Promise<GrowingFileIngest | null> {
+/** The store's reply to the last request: resolves when it is done, rejects when it failed (the engine reports why). */
+function storeReply(port: MessagePort): Promise<void> {
+  return new Promise((resolve, reject) => {
+    port.once('message', (raw: unknown) => {
+      if (storeReplySchema.parse(raw).type === 'done') resolve();
+      else reject(new Error('the store worker failed; see its error'));
+    });
+  });
+}
+
+/**
+ * Parses on this thread while a store worker writes. The engine starts the store and waits for it;
+ * this thread waits too only when it goes on with the database (a file opened after this one, or
+ * this one followed), so after the trace's last source it can end while the store finishes.
+ */
+async function ingestThroughStoreWorker(job: SourceIngest, last: boolean): Promise<GrowingFileIngest | null> {
   const {
     request,
     identity,
@@ -133,22 +150,11 @@ async function ingestThroughStoreWorker(job: SourceIngest): Promise<GrowingFileI
     dbPath,
     source: { sourceId },
   } = job;
-  const flowBuffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  const flowBuffer = new SharedArrayBuffer(FLOW_CELLS * Int32Array.BYTES_PER_ELEMENT);
   const flow = new Int32Array(flowBuffer);
-  const store = new Worker(workerUrl('storeWorker'), {
-    workerData: { dbPath, sourceId, analysis: request.analysis, flow: flowBuffer },
-    resourceLimits: STORE_WORKER_LIMITS,
-  });
-  const outcome = new Promise<void>((resolve, reject) => {
-    store.on('message', (raw: unknown) => {
-      const reply = storeReplySchema.parse(raw);
-      if (reply.type === 'done') resolve();
-      else reject(new Error(`writing the trace database failed: ${reply.message}`));
-    });
-    store.on('error', reject);
-    store.on('exit', (code) => reject(new Error(`the store worker exited with code ${code}`)));
-  });
-  const send = (message: StoreRequest): void => store.postMessage(message);
+  const { port1: toStore, port2: storePort } = new MessageChannel();
+  post({ type: 'store', store: { dbPath, sourceId, analysis: request.analysis, flow: flowBuffer, port: storePort } }, [storePort]);
+  const send = (message: StoreRequest): void => toStore.postMessage(message);
   const failed = (): boolean => Atomics.load(flow, FLOW_FAILED) !== 0;
   const ship = (batch: RowBatch): void => {
     if (failed()) throw new Error('the store worker failed; see its error');
@@ -156,31 +162,31 @@ async function ingestThroughStoreWorker(job: SourceIngest): Promise<GrowingFileI
     send({ type: 'batch', batch });
   };
   // This thread only parses and must not outrun the writer: between chunks it waits for the
-  // batches in flight to drain. The wait is asynchronous and raced with the writer's outcome, so a
-  // writer that dies (out of memory, say) ends the ingest with its error instead of hanging it.
+  // batches in flight to drain. A store that fails raises its flag and wakes this wait; one that
+  // dies (out of memory, say) is seen by the engine, which then ends this thread.
   const drained = async (): Promise<void> => {
     for (;;) {
       if (failed()) throw new Error('the store worker failed; see its error');
       const inFlight = Atomics.load(flow, FLOW_IN_FLIGHT);
       if (inFlight < MAX_BATCHES_IN_FLIGHT) return;
-      const waiting = Atomics.waitAsync(flow, FLOW_IN_FLIGHT, inFlight, 1000);
-      if (waiting.async) await Promise.race([waiting.value, outcome]);
+      const waiting = Atomics.waitAsync(flow, FLOW_IN_FLIGHT, inFlight);
+      if (waiting.async) await waiting.value;
     }
   };
-  let loaded: Awaited<ReturnType<typeof loadSource>>;
+  // Listening for the reply also keeps this thread alive while it waits for the store to drain
+  // (an Atomics wait does not). A failure is seen by its flag, and reported by the engine.
+  const stored = storeReply(toStore);
+  stored.catch(() => undefined);
   try {
     job.rows.write = reportingRuns(request, identity, format, sourceId, ship);
-    loaded = await loadSource(job, { beforeNextChunk: drained });
+    const loaded = await loadSource(job, { beforeNextChunk: drained });
     send({ type: 'finish', counters: loaded.progress, complete: loaded.followed === null, ingested: identity });
-  } catch (error) {
-    // When the store failed first, its error explains more than the flow-control error it caused here.
-    if (failed()) return outcome.then(() => null).finally(() => store.terminate());
-    outcome.catch(() => undefined);
-    void store.terminate();
-    throw error;
+    if (!last || loaded.followed !== null) await stored;
+    return loaded.followed;
+  } finally {
+    // Messages already sent are still delivered: closing only says nothing more comes.
+    toStore.close();
   }
-  await outcome.finally(() => store.terminate());
-  return loaded.followed;
 }
 
 async function ingestOnThisThread(job: SourceIngest): Promise<GrowingFileIngest | null> {
@@ -274,7 +280,10 @@ class TraceProgress {
   }
 }
 
-/** Ingests one file; a followed one's ingest is returned to go on with, and where its rows go. */
+/**
+ * Ingests one file; a followed one's ingest is returned to go on with, and where its rows go.
+ * `last`: no file of the trace comes after this one.
+ */
 async function ingestSource(
   request: IngestRequest,
   identity: FileIdentity,
@@ -282,16 +291,16 @@ async function ingestSource(
   dbPath: string,
   source: NewSource,
   progress: TraceProgress,
-  followed: boolean,
+  { followed, last }: { followed: boolean; last: boolean },
 ): Promise<{ ingest: GrowingFileIngest; rows: RowTarget } | null> {
   const file = progress.forFile();
   const job: SourceIngest = { request, identity, format: adapter, dbPath, source, report: file.report, followed, rows: new RowTarget() };
-  const growing = identity.size >= request.storeWorkerMinBytes ? await ingestThroughStoreWorker(job) : await ingestOnThisThread(job);
+  const growing = identity.size >= request.storeWorkerMinBytes ? await ingestThroughStoreWorker(job, last) : await ingestOnThisThread(job);
   file.finished();
   return growing === null ? null : { ingest: growing, rows: job.rows };
 }
 
-/** The cache holds the trace; `follow`, for a followed file, watches it until it is replaced or deleted. */
+/** The cache holds the trace (or its store workers are finishing it); `follow`, for a file still growing, follows it. */
 interface CachedTrace {
   done: Extract<IngestWorkerMessage, { type: 'done' }>;
   follow: (() => Promise<void>) | null;
@@ -313,10 +322,7 @@ async function ingestOrReuseCache(request: IngestRequest): Promise<CachedTrace> 
     } finally {
       prepared.db.close();
     }
-    return {
-      done: { type: 'done', dbPath: prepared.dbPath, sourceId, companions, reused: true, idle: true },
-      follow: request.follow === null ? null : () => watchCompletedFile(identity, post),
-    };
+    return { done: { type: 'done', dbPath: prepared.dbPath, sourceId, companions, reused: true, idle: true, ingested: identity }, follow: null };
   }
   prepared.db.close();
   const format: ChosenFormat = chooseFormat(identity, request.format);
@@ -325,17 +331,24 @@ async function ingestOrReuseCache(request: IngestRequest): Promise<CachedTrace> 
   const main = insertSource(prepared.dbPath, identity, format.adapter.name, format.reason, null, request.searchIndex);
   // A ZIP container is written whole, never appended to: it is not followed.
   const followed = request.follow !== null && !idleWhenOpened(identity, request.follow) && format.adapter.framing !== 'zip-json';
-  const growing = await ingestSource(request, identity, format.adapter, prepared.dbPath, main, progress, followed);
+  const growing = await ingestSource(request, identity, format.adapter, prepared.dbPath, main, progress, { followed, last: companionFiles.length === 0 });
   const companions: CompanionSource[] = [];
-  for (const companion of companionFiles) {
+  for (const [index, companion] of companionFiles.entries()) {
     const reason = `opened with ${basename(identity.path)}: ${format.adapter.name} keeps this file beside it`;
     const source = insertSource(prepared.dbPath, companion, format.adapter.name, reason, main.sourceId, request.searchIndex);
-    await ingestSource(request, companion, format.adapter, prepared.dbPath, source, progress, false);
+    await ingestSource(request, companion, format.adapter, prepared.dbPath, source, progress, { followed: false, last: index === companionFiles.length - 1 });
     companions.push({ path: companion.path, sourceId: source.sourceId });
   }
-  const done = { type: 'done', dbPath: prepared.dbPath, sourceId: main.sourceId, companions, reused: false, idle: growing === null } as const;
-  if (request.follow === null) return { done, follow: null };
-  if (growing === null) return { done, follow: () => watchCompletedFile(identity, post) };
+  const done = {
+    type: 'done',
+    dbPath: prepared.dbPath,
+    sourceId: main.sourceId,
+    companions,
+    reused: false,
+    idle: growing === null,
+    ingested: identity,
+  } as const;
+  if (request.follow === null || growing === null) return { done, follow: null };
   const { idleMs } = request.follow;
   const follower = new TraceFollower(request.analysis, prepared.dbPath, main.sourceId, growing, identity);
   return { done, follow: () => followFile(idleMs, follower, post) };

@@ -1,30 +1,33 @@
 /**
- * The store worker: the single writer of a large trace's database during ingest (see
- * TraceLoader). It writes the row batches the ingest worker ships while the ingest worker parses
- * the next ones on the other core. Flow control is a shared counter of batches in flight, so
- * parsing never runs ahead of writing by more than a few batches and memory stays flat.
+ * The store worker: the single writer of a large source's database during ingest (see
+ * TraceLoader). It writes the row batches the ingest worker ships through its port while the ingest
+ * worker parses the next ones on the other core, then finishes the source (indexes, analyses).
+ * Flow control is a shared counter of batches in flight, so parsing never runs ahead of writing by
+ * more than a few batches and memory stays flat. The engine starts it, and its outcome goes to the
+ * engine too: the ingest worker may have ended by then.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../store/traceDatabase';
 import { TraceLoader } from '../pipeline/traceLoader';
-import { storeRequestSchema, storeWorkerDataSchema, type StoreReply } from './workerProtocol';
+import { FLOW_FAILED, FLOW_IN_FLIGHT, storeRequestSchema, storeWorkerDataSchema, type StoreReply } from './workerProtocol';
 
-const { dbPath, sourceId, analysis, flow: flowBuffer } = storeWorkerDataSchema.parse(workerData);
+const { dbPath, sourceId, analysis, flow: flowBuffer, port } = storeWorkerDataSchema.parse(workerData);
 const flow = new Int32Array(flowBuffer);
 const db = openDatabase(dbPath);
 const loader = new TraceLoader(db, sourceId, analysis);
 
 function reply(message: StoreReply): void {
+  port.postMessage(message);
   parentPort?.postMessage(message);
 }
 
-parentPort?.on('message', (raw: unknown) => {
+port.on('message', (raw: unknown) => {
   try {
     const request = storeRequestSchema.parse(raw);
     if (request.type === 'batch') {
       loader.write(request.batch);
-      Atomics.sub(flow, 0, 1);
-      Atomics.notify(flow, 0);
+      Atomics.sub(flow, FLOW_IN_FLIGHT, 1);
+      Atomics.notify(flow, FLOW_IN_FLIGHT);
       return;
     }
     if (request.complete) loader.finish(request.counters);
@@ -32,8 +35,8 @@ parentPort?.on('message', (raw: unknown) => {
     db.close();
     reply({ type: 'done' });
   } catch (error) {
-    Atomics.store(flow, 1, 1);
-    Atomics.notify(flow, 0);
+    Atomics.store(flow, FLOW_FAILED, 1);
+    Atomics.notify(flow, FLOW_IN_FLIGHT);
     reply({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }
 });

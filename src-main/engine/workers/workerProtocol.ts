@@ -1,4 +1,5 @@
 /** Messages between the engine and its workers, validated on arrival. */
+import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 
 export const ingestRequestSchema = z.object({
@@ -21,6 +22,9 @@ export const ingestRequestSchema = z.object({
   follow: z.object({ idleMs: z.number().int().positive() }).nullable(),
 });
 export type IngestRequest = z.infer<typeof ingestRequestSchema>;
+
+/** A file as read: where, how many bytes, when it was last written, and a fingerprint of its content. */
+const fileIdentitySchema = z.object({ path: z.string(), size: z.number(), mtimeMs: z.number(), fingerprint: z.string() });
 
 const progressSchema = z.object({
   bytesRead: z.number(),
@@ -60,10 +64,40 @@ export const storedRunsSchema = z.object({
 });
 export type StoredRuns = z.infer<typeof storedRunsSchema>;
 
+/**
+ * Flow control between the ingest and a store worker, in a SharedArrayBuffer: the batches in
+ * flight (the ingest waits while there are too many; the store counts each one down as it is
+ * written), and a flag the store raises when it has failed.
+ */
+export const FLOW_IN_FLIGHT = 0;
+export const FLOW_FAILED = 1;
+export const FLOW_CELLS = 2;
+
+/**
+ * The store worker's start-up data. The ingest worker asks for a store worker and the engine
+ * starts it: the store must outlive the ingest, which ends once it has shipped the last batch.
+ */
+export const storeWorkerDataSchema = z.object({
+  dbPath: z.string(),
+  sourceId: z.number().int(),
+  analysis: ingestRequestSchema.shape.analysis,
+  /** The flow-control cells (FLOW_*). */
+  flow: z.instanceof(SharedArrayBuffer),
+  /** Where the ingest worker's batches come from (storeRequestSchema), and the reply goes back to. */
+  port: z.instanceof(MessagePort),
+});
+export type StoreWorkerData = z.infer<typeof storeWorkerDataSchema>;
+
 /** From the ingest worker to the engine. */
 export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('progress'), progress: progressSchema }),
   z.object({ type: z.literal('runs'), ...storedRunsSchema.shape }),
+  /** A source large enough to be written beside the parse: the engine starts its store worker (the port is transferred). */
+  z.object({ type: z.literal('store'), store: storeWorkerDataSchema }),
+  /**
+   * The trace is ingested, or (a store worker's source) shipped: the engine resolves the open once
+   * every store worker it started is done. The ingest worker then ends, unless it follows the file.
+   */
   z.object({
     type: z.literal('done'),
     dbPath: z.string(),
@@ -71,8 +105,13 @@ export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
     /** Files opened with the trace (sub-agent transcripts), each a source of the same database. */
     companions: z.array(z.object({ path: z.string(), sourceId: z.number().int() })),
     reused: z.boolean(),
-    /** Whether the file's runs without a terminal event are unterminated (true for a file read once), not running. */
+    /**
+     * Whether the file's runs without a terminal event are unterminated (true for a file read once),
+     * not running. A file not idle is followed by the ingest worker, which lives on for it.
+     */
     idle: z.boolean(),
+    /** The trace file as it was read: an idle file that is followed is watched (by the engine) for a change from this. */
+    ingested: fileIdentitySchema,
   }),
   /** A followed file's new lines are stored and analyzed; `idle`: it has not grown for the idle time. */
   z.object({ type: z.literal('followed'), progress: progressSchema, idle: z.boolean() }),
@@ -87,15 +126,6 @@ export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), code: z.string(), message: z.string() }),
 ]);
 export type IngestWorkerMessage = z.infer<typeof ingestWorkerMessageSchema>;
-
-/** The store worker's start-up data. */
-export const storeWorkerDataSchema = z.object({
-  dbPath: z.string(),
-  sourceId: z.number().int(),
-  analysis: ingestRequestSchema.shape.analysis,
-  /** Shared flow-control cells: [batches in flight, failed flag]. */
-  flow: z.instanceof(SharedArrayBuffer),
-});
 
 /** Row lists are checked for shape only: our own RowBatcher encoded them, and walking each value would cost more than writing it. */
 const rowsSchema = z.custom<unknown[][]>((value) => Array.isArray(value), 'expected an array of rows');
@@ -125,12 +155,12 @@ export const storeRequestSchema = z.discriminatedUnion('type', [
     type: z.literal('finish'),
     counters: progressSchema,
     complete: z.boolean(),
-    ingested: z.object({ path: z.string(), size: z.number(), mtimeMs: z.number(), fingerprint: z.string() }),
+    ingested: fileIdentitySchema,
   }),
 ]);
 export type StoreRequest = z.infer<typeof storeRequestSchema>;
 
-/** From the store worker to the ingest worker. */
+/** From the store worker to the ingest worker (which may have ended) and to the engine, which owns the store worker. */
 export const storeReplySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('done') }),
   z.object({ type: z.literal('failed'), message: z.string() }),

@@ -1,7 +1,8 @@
 /**
  * A large file is written by a store worker beside the parsing thread, a small one by the parsing
  * thread itself. Both paths must load and analyze a trace identically; this forces each path on
- * the same files: every bundled example, and a generated trace that crosses batch boundaries,
+ * the same files: every bundled example, a session with its sub-agent files (one source after
+ * another in one database), and a generated trace that crosses batch boundaries,
  * interleaves runs, scans long lines, and changes a run after it was analyzed.
  */
 import assert from 'node:assert/strict';
@@ -9,7 +10,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeFile, temporaryDir } from '../../support/engineHarness';
-import { examplesDir } from '../../../devkit/repoPaths';
+import { examplesDir, repoRoot } from '../../../devkit/repoPaths';
 
 const threaded = { storeWorkerMinBytes: 0 };
 const inProcess = { storeWorkerMinBytes: Number.MAX_SAFE_INTEGER };
@@ -72,6 +73,15 @@ describe('threaded and in-process loading', () => {
       assert.deepEqual(a.report, b.report);
     });
   }
+
+  it('give the same report for a session read with its sub-agent files, each file a source written after the one before', async () => {
+    const session = join(repoRoot, 'test', 'fixtures', 'ui', 'task-subagent', '7c1d2e9a-4b3f-4e8a-9d21-5f6a7b8c9d0e.jsonl');
+    const a = await analyzeFile(session, threaded);
+    const b = await analyzeFile(session, inProcess);
+    assert.deepEqual(a.report, b.report);
+    assert.equal(a.trace.companions.length, 2);
+    assert.equal(a.report.runs.filter((run) => run.parent !== undefined).length, 2);
+  });
 
   it('give the same report for a generated multi-batch trace, including a run changed after its analysis', async () => {
     const path = join(dir.path, 'generated.jsonl');
