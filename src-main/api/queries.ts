@@ -1,7 +1,9 @@
 /**
  * The API's reads of a trace database: each a function of a read-only connection, the trace's
  * scope and a parsed request, returning the response shared/api.ts describes. They run in the
- * query worker (queryWorker.ts), never on the caller's thread; the host validates the responses.
+ * query worker (queryWorker.ts), except a reopened trace's summary and first page of runs, read on
+ * the caller's thread before that worker has started (traceSession.ts); the host validates the
+ * responses.
  *
  * Each resource has its module under queries/, reading through the engine's read model
  * (engine/store): sorting, filtering and paging happen in SQL there, so a view fetches the rows

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { version } from '../../package.json';
 import { createApiHost } from '../api/apiHost';
-import { startServer } from '../server/httpServer';
+import { startServer, type RunningServer } from '../server/httpServer';
 
 /** The built renderer, beside out/main/ where this file is bundled. */
 const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -55,7 +55,7 @@ export async function serveUntilInterrupted(files: readonly string[], options: S
   await serving.close();
 }
 
-/** Opens the files (ingest goes on in the background; the page shows its progress) and starts serving. */
+/** Starts serving and opens the files (ingest goes on in the background; the page shows its progress). */
 export async function serveFiles(files: readonly string[], options: ServeOptions): Promise<ServingFiles> {
   if (!existsSync(join(rendererDir, 'index.html'))) throw new Error(`the UI is not built (${rendererDir} has no index.html); run \`npm run build\` first`);
   const apiHost = createApiHost({
@@ -65,18 +65,22 @@ export async function serveFiles(files: readonly string[], options: ServeOptions
     ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
     ...(options.idleAfterMs !== undefined ? { idleAfterMs: options.idleAfterMs } : {}),
   });
+  let server: RunningServer | undefined;
   try {
+    // Listening first: opening the files (a reopened trace's reads of its cache) then overlaps the page's loading.
+    server = await startServer({ apiHost, assetsDir: rendererDir, ...(options.port !== undefined ? { port: options.port } : {}) });
     for (const file of files) await apiHost.open(file);
-    const server = await startServer({ apiHost, assetsDir: rendererDir, ...(options.port !== undefined ? { port: options.port } : {}) });
-    return {
-      url: server.url,
-      close: async () => {
-        await server.close();
-        await apiHost.close();
-      },
-    };
   } catch (error) {
+    await server?.close();
     await apiHost.close();
     throw error;
   }
+  const listening = server;
+  return {
+    url: listening.url,
+    close: async () => {
+      await listening.close();
+      await apiHost.close();
+    },
+  };
 }

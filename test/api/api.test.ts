@@ -482,6 +482,46 @@ describe('API host: files that change or cannot be read', () => {
   });
 });
 
+describe('API host: a reopened trace', () => {
+  const work = temporaryDir('api-reopen');
+  const cache = temporaryDir('api-reopen-cache');
+  after(() => {
+    work.remove();
+    cache.remove();
+  });
+
+  it("answers the runs table's first page as the query worker does, and every other page from its database", async () => {
+    // Run ids are the trace's text: one with a credential in it is masked on every path.
+    const key = 'sk-ant-api03-' + 'EXAMPLE0KEY0NOT0REAL0'.repeat(4);
+    const path = join(work.path, 'reopened.jsonl');
+    const runs = ['dangling-call', 'budget-exhausted', 'normal-query'].map((name) => readFileSync(examplePath(name), 'utf8').trimEnd());
+    writeFileSync(path, [...runs, runs[2]!.replaceAll('"normal-query"', `"normal-query-${key}"`)].join('\n') + '\n');
+    const requests = [{}, { descending: true }, { limit: 2 }, {}];
+    const answersOf = async (t: TestHost): Promise<{ summary: TraceSummary; answers: Runs[] }> => {
+      const summary = await t.openSettled(path);
+      // What the reopened trace reads on its thread once ready (scheduled before this) is read by now.
+      await new Promise((resolve) => setImmediate(resolve));
+      const answers: Runs[] = [];
+      for (const request of requests) answers.push((await t.host.call('runs', { traceId: summary.traceId, ...request })) as Runs);
+      return { summary, answers };
+    };
+    const first = startTestHost({ cacheDir: cache.path });
+    const ingested = await answersOf(first).finally(() => first.close());
+    const second = startTestHost({ cacheDir: cache.path });
+    const reopened = await answersOf(second).finally(() => second.close());
+    assert.deepEqual([ingested.summary.reused, reopened.summary.reused], [false, true]);
+    assert.deepEqual(reopened.answers, ingested.answers);
+    const [page, descending, two] = reopened.answers;
+    assert.equal(page!.total, 4);
+    assert.equal(JSON.stringify(reopened.answers).includes(key), false, 'the credential is masked');
+    assert.deepEqual(
+      descending!.rows.map((row) => row.runId),
+      page!.rows.map((row) => row.runId).reverse(),
+    );
+    assert.equal(two!.rows.length, 2);
+  });
+});
+
 describe('API host in the desktop shell', () => {
   it('opens dropped and picked files, and remembers those that opened', async () => {
     const recent: string[] = [];
