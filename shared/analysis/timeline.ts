@@ -5,6 +5,7 @@
 import type { ApiErrorFacts, Budgets, ModelOutcome } from '../trace/canonicalEvents';
 import type { RunStatus } from '../trace/runStatus';
 import type { CompactTimestamp } from '../trace/timestamps';
+import { FIRST_CAPACITY, grown, HashColumn, NumberColumn } from './columns';
 
 export interface TimelineCall {
   callId: string;
@@ -128,11 +129,20 @@ interface ResponseRows {
 interface ResultRows {
   callId: string[];
   name: (string | null)[];
-  ok: boolean[];
-  errorCode: (string | null)[];
-  errorLine: (string | null)[];
-  resultHash: (string | null)[];
-  progress: (boolean | null)[];
+  /** `ok` and `progress`, packed (resultFlags). */
+  flags: NumberColumn<Uint8Array>;
+  /** By row: most results carry neither (only a failure has them). */
+  errorCodes: Map<number, string>;
+  errorLines: Map<number, string>;
+  resultHash: HashColumn;
+}
+
+const OK = 1;
+const PROGRESS_LOGGED = 2;
+const PROGRESS = 4;
+
+function resultFlags(ok: boolean, progress: boolean | null): number {
+  return (ok ? OK : 0) | (progress === null ? 0 : PROGRESS_LOGGED | (progress ? PROGRESS : 0));
 }
 
 /** The columns every entry has, sized by the builder (typed arrays, grown by copy) or exactly once built. */
@@ -247,31 +257,23 @@ export class TimelineEntries implements Iterable<TimelineEntry> {
   private resultOf(index: number, base: EntryBase): ResultEntry {
     const r = this.rows.results;
     const row = this.columns.details[index]!;
+    const flags = r.flags.get(row);
     return {
       ...base,
       kind: 'result',
       callId: r.callId[row]!,
       name: r.name[row]!,
-      ok: r.ok[row]!,
-      errorCode: r.errorCode[row]!,
-      errorLine: r.errorLine[row]!,
-      resultHash: r.resultHash[row]!,
-      progress: r.progress[row]!,
+      ok: (flags & OK) !== 0,
+      errorCode: r.errorCodes.get(row) ?? null,
+      errorLine: r.errorLines.get(row) ?? null,
+      resultHash: r.resultHash.get(row),
+      progress: (flags & PROGRESS_LOGGED) === 0 ? null : (flags & PROGRESS) !== 0,
     };
   }
 
   *[Symbol.iterator](): Generator<TimelineEntry> {
     for (let index = 0; index < this.length; index += 1) yield this.at(index)!;
   }
-}
-
-/** Room for this many entries first: a run's columns then grow by doubling, copied once per growth. */
-const FIRST_CAPACITY = 256;
-
-function grown<T extends Uint8Array | Float64Array | Int32Array>(column: T, capacity: number): T {
-  const larger = new (column.constructor as new (length: number) => T)(capacity);
-  larger.set(column.subarray(0, Math.min(column.length, capacity)));
-  return larger;
 }
 
 /**
@@ -294,12 +296,17 @@ export class TimelineEntriesBuilder {
   private readonly rows: KindRows = {
     responses: { outcome: [], finishReason: [], incompleteReason: [], streamed: [], inputTokens: [], outputTokens: [], costUsd: [], apiErrors: new Map() },
     executions: [],
-    results: { callId: [], name: [], ok: [], errorCode: [], errorLine: [], resultHash: [], progress: [] },
+    results: { callId: [], name: [], flags: new NumberColumn(Uint8Array), errorCodes: new Map(), errorLines: new Map(), resultHash: new HashColumn() },
     notExecuted: { callId: [], reason: [] },
     runEnds: [],
   };
   /** Responses without outcome: fragments whose stream has not closed (yet). */
   private openFragments = 0;
+
+  /** Entries added so far (stream fragments included). */
+  get size(): number {
+    return this.length;
+  }
 
   /**
    * Adds an entry (a response's `calls` are not read: calls come with `build`). A response with a
@@ -337,11 +344,10 @@ export class TimelineEntriesBuilder {
         const r = rows.results;
         row = r.callId.push(entry.callId) - 1;
         r.name.push(entry.name);
-        r.ok.push(entry.ok);
-        r.errorCode.push(entry.errorCode);
-        r.errorLine.push(entry.errorLine);
+        r.flags.push(resultFlags(entry.ok, entry.progress));
+        if (entry.errorCode !== null) r.errorCodes.set(row, entry.errorCode);
+        if (entry.errorLine !== null) r.errorLines.set(row, entry.errorLine);
         r.resultHash.push(entry.resultHash);
-        r.progress.push(entry.progress);
         break;
       }
       case 'not_executed':
@@ -372,6 +378,8 @@ export class TimelineEntriesBuilder {
   build(calls: readonly TimelineCall[]): TimelineEntries {
     // Cut to size, and shared with the entries built: a run that ended keeps one copy of its columns.
     if (this.columns.kinds.length !== this.length) this.resize(this.length);
+    this.rows.results.flags.trim();
+    this.rows.results.resultHash.trim();
     let { columns } = this;
     let length = this.length;
     let tsTexts: ReadonlyMap<number, string> = this.tsTexts;

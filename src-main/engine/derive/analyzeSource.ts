@@ -10,6 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { analyzeRun } from '../../../shared/analysis/analyzeRun';
+import { HashColumn, NumberColumn } from '../../../shared/analysis/columns';
 import { TimelineEntriesBuilder, type RunTimeline, type TimelineCall, type TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
@@ -81,9 +82,65 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
   }
 }
 
-/** Calls in the order responses list them: by response, then by position in it. */
-function byResponseThenPosition(a: TimelineCall, b: TimelineCall): number {
-  return a.eventId - b.eventId || a.index - b.index;
+type AssembledCall = Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'args_hash' | 'args_error' | 'args_summary'>;
+
+/**
+ * A run's calls as they arrive, kept as columns until its timeline is built: a long run issues
+ * hundreds of thousands and holds them all through its ingest, where an object per call took ~100
+ * bytes besides its strings, and the columns take ~60.
+ */
+class CallColumns {
+  private readonly eventIds = new NumberColumn(Float64Array);
+  private readonly indexes = new NumberColumn(Int32Array);
+  private readonly lines = new NumberColumn(Float64Array);
+  /** NaN for a call without a step. */
+  private readonly steps = new NumberColumn(Float64Array);
+  private readonly callIds: string[] = [];
+  private readonly names: string[] = [];
+  private readonly argsHashes = new HashColumn();
+  /** By position: only calls whose arguments did not parse have one. */
+  private readonly argsErrors = new Map<number, string>();
+  private readonly argsSummaries: (string | null)[] = [];
+
+  add(call: TimelineCall): void {
+    const at = this.eventIds.push(call.eventId);
+    this.indexes.push(call.index);
+    this.lines.push(call.line);
+    this.steps.push(call.step ?? Number.NaN);
+    this.callIds.push(call.callId);
+    this.names.push(call.name);
+    this.argsHashes.push(call.argsHash);
+    if (call.argsError !== null) this.argsErrors.set(at, call.argsError);
+    this.argsSummaries.push(call.argsSummary);
+  }
+
+  /** The calls in the order responses list them: by response, then by position in it (in arrival order where both tie). */
+  inResponseOrder(): TimelineCall[] {
+    const order = Array.from({ length: this.eventIds.length }, (_, at) => at);
+    if (!this.arrivedInOrder()) order.sort((a, b) => this.eventIds.get(a) - this.eventIds.get(b) || this.indexes.get(a) - this.indexes.get(b));
+    return order.map((at) => {
+      const step = this.steps.get(at);
+      return {
+        callId: this.callIds[at]!,
+        name: this.names[at]!,
+        argsHash: this.argsHashes.get(at),
+        argsError: this.argsErrors.get(at) ?? null,
+        argsSummary: this.argsSummaries[at]!,
+        step: Number.isNaN(step) ? null : step,
+        line: this.lines.get(at),
+        eventId: this.eventIds.get(at),
+        index: this.indexes.get(at),
+      };
+    });
+  }
+
+  private arrivedInOrder(): boolean {
+    for (let at = 1; at < this.eventIds.length; at += 1) {
+      const byResponse = this.eventIds.get(at) - this.eventIds.get(at - 1);
+      if (byResponse < 0 || (byResponse === 0 && this.indexes.get(at) < this.indexes.get(at - 1))) return false;
+    }
+    return true;
+  }
 }
 
 /**
@@ -103,7 +160,7 @@ export class RunTimelineAssembler {
   private readonly entries = new TimelineEntriesBuilder();
   /** Stream fragments' response rows, by event id: a fragment is a response once its stream closes on it. */
   private readonly fragments = new Map<number, number>();
-  private readonly calls: TimelineCall[] = [];
+  private readonly calls = new CallColumns();
   private readonly strings = new Map<string, string>();
   private readonly unansweredCallIds = new Map<string, string>();
 
@@ -149,11 +206,11 @@ export class RunTimelineAssembler {
     this.fragments.set(event.id, row);
   }
 
-  addCall(row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'args_hash' | 'args_error' | 'args_summary'>): void {
+  addCall(row: AssembledCall): void {
     // A call_id issued again while an earlier call with it is unanswered keeps the earlier string.
     const callId = this.unansweredCallIds.get(row.call_id) ?? row.call_id;
     this.unansweredCallIds.set(callId, callId);
-    this.calls.push({
+    this.calls.add({
       callId,
       name: this.intern(row.name),
       argsHash: row.args_hash,
@@ -164,6 +221,11 @@ export class RunTimelineAssembler {
       eventId: row.event_id,
       index: row.call_index,
     });
+  }
+
+  /** Events taken so far. */
+  get size(): number {
+    return this.entries.size;
   }
 
   /** A stream without a model_response closed on this fragment (see TraceIngester.emitStream). */
@@ -187,7 +249,7 @@ export class RunTimelineAssembler {
       started: run.start_event_id !== null,
       endEventId: run.end_event_id,
       outputEventId: run.output_event_id,
-      entries: this.entries.build(this.calls.sort(byResponseThenPosition)),
+      entries: this.entries.build(this.calls.inResponseOrder()),
     };
   }
 }
