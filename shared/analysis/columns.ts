@@ -50,6 +50,8 @@ export class NumberColumn<T extends NumberArray> {
 }
 
 const HEX_HASH = /^[0-9a-f]{16}$/;
+/** Character codes of the hex digits, by value. */
+const HEX_DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
 const NO_HASH = 0;
 const HALVES = 1;
 const TEXT = 2;
@@ -82,7 +84,7 @@ export class HashColumn {
   get(at: number): string | null {
     switch (this.kinds.get(at)) {
       case HALVES:
-        return this.high.get(at).toString(16).padStart(8, '0') + this.low.get(at).toString(16).padStart(8, '0');
+        return hexOf(this.high.get(at), this.low.get(at));
       case TEXT:
         return this.texts.get(at)!;
       default:
@@ -95,4 +97,30 @@ export class HashColumn {
     this.high.trim();
     this.low.trim();
   }
+}
+
+/**
+ * The 16 hex digits of two 32-bit halves, made in one go: the rules read a long run's hashes
+ * several times over, and `toString(16)` of a number past 2^31 (half of them) is several times slower.
+ */
+function hexOf(high: number, low: number): string {
+  const d = HEX_DIGITS;
+  return String.fromCharCode(
+    d[high >>> 28]!,
+    d[(high >>> 24) & 15]!,
+    d[(high >>> 20) & 15]!,
+    d[(high >>> 16) & 15]!,
+    d[(high >>> 12) & 15]!,
+    d[(high >>> 8) & 15]!,
+    d[(high >>> 4) & 15]!,
+    d[high & 15]!,
+    d[low >>> 28]!,
+    d[(low >>> 24) & 15]!,
+    d[(low >>> 20) & 15]!,
+    d[(low >>> 16) & 15]!,
+    d[(low >>> 12) & 15]!,
+    d[(low >>> 8) & 15]!,
+    d[(low >>> 4) & 15]!,
+    d[low & 15]!,
+  );
 }

@@ -10,8 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { analyzeRun } from '../../../shared/analysis/analyzeRun';
-import { HashColumn, NumberColumn } from '../../../shared/analysis/columns';
-import { TimelineEntriesBuilder, type RunTimeline, type TimelineCall, type TimelineEntry } from '../../../shared/analysis/timeline';
+import { CallColumns, TimelineEntriesBuilder, type RunTimeline, type TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import { compactTimestamp } from '../../../shared/trace/timestamps';
@@ -85,70 +84,11 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
 type AssembledCall = Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'args_hash' | 'args_error' | 'args_summary'>;
 
 /**
- * A run's calls as they arrive, kept as columns until its timeline is built: a long run issues
- * hundreds of thousands and holds them all through its ingest, where an object per call took ~100
- * bytes besides its strings, and the columns take ~60.
- */
-class CallColumns {
-  private readonly eventIds = new NumberColumn(Float64Array);
-  private readonly indexes = new NumberColumn(Int32Array);
-  private readonly lines = new NumberColumn(Float64Array);
-  /** NaN for a call without a step. */
-  private readonly steps = new NumberColumn(Float64Array);
-  private readonly callIds: string[] = [];
-  private readonly names: string[] = [];
-  private readonly argsHashes = new HashColumn();
-  /** By position: only calls whose arguments did not parse have one. */
-  private readonly argsErrors = new Map<number, string>();
-  private readonly argsSummaries: (string | null)[] = [];
-
-  add(call: TimelineCall): void {
-    const at = this.eventIds.push(call.eventId);
-    this.indexes.push(call.index);
-    this.lines.push(call.line);
-    this.steps.push(call.step ?? Number.NaN);
-    this.callIds.push(call.callId);
-    this.names.push(call.name);
-    this.argsHashes.push(call.argsHash);
-    if (call.argsError !== null) this.argsErrors.set(at, call.argsError);
-    this.argsSummaries.push(call.argsSummary);
-  }
-
-  /** The calls in the order responses list them: by response, then by position in it (in arrival order where both tie). */
-  inResponseOrder(): TimelineCall[] {
-    const order = Array.from({ length: this.eventIds.length }, (_, at) => at);
-    if (!this.arrivedInOrder()) order.sort((a, b) => this.eventIds.get(a) - this.eventIds.get(b) || this.indexes.get(a) - this.indexes.get(b));
-    return order.map((at) => {
-      const step = this.steps.get(at);
-      return {
-        callId: this.callIds[at]!,
-        name: this.names[at]!,
-        argsHash: this.argsHashes.get(at),
-        argsError: this.argsErrors.get(at) ?? null,
-        argsSummary: this.argsSummaries[at]!,
-        step: Number.isNaN(step) ? null : step,
-        line: this.lines.get(at),
-        eventId: this.eventIds.get(at),
-        index: this.indexes.get(at),
-      };
-    });
-  }
-
-  private arrivedInOrder(): boolean {
-    for (let at = 1; at < this.eventIds.length; at += 1) {
-      const byResponse = this.eventIds.get(at) - this.eventIds.get(at - 1);
-      if (byResponse < 0 || (byResponse === 0 && this.indexes.get(at) < this.indexes.get(at - 1))) return false;
-    }
-    return true;
-  }
-}
-
-/**
  * Collects one run's rows, in id order, into its timeline's columns (shared/analysis/timeline.ts).
  * A long run holds one entry per event until it ends (a million for the longest), so each row goes
  * into the columns at once (no row kept beside it), the strings rows repeat — tool names, outcomes,
  * error codes — are shared, not one copy per row as they arrive from another thread, and the calls
- * wait in one list (sorted once, at the end) until the timeline is built.
+ * go into columns too (CallColumns), put in response order once, when the timeline is built.
  *
  * A call's id is written three times (the call, its start, its result), and every copy arrives as
  * its own string: the start and the answer take the call's string instead, so a run holds one
@@ -249,7 +189,7 @@ export class RunTimelineAssembler {
       started: run.start_event_id !== null,
       endEventId: run.end_event_id,
       outputEventId: run.output_event_id,
-      entries: this.entries.build(this.calls.inResponseOrder()),
+      entries: this.entries.build(this.calls),
     };
   }
 }
@@ -302,7 +242,8 @@ export class SourceAnalyzer {
    * run's call states as stored), only the states that changed are written, and the map follows.
    */
   analyze(run: TimelineRunSqlRow, assembler: RunTimelineAssembler, callStates?: Map<string, string>): void {
-    const analysis = analyzeRun(assembler.build(run), this.options);
+    const timeline = assembler.build(run);
+    const analysis = analyzeRun(timeline, this.options);
     deleteRunFindings(this.db, run.id, this.key);
     for (const f of analysis.findings) {
       insertFinding(this.db, {
@@ -318,12 +259,23 @@ export class SourceAnalyzer {
         details_json: f.details ? JSON.stringify(f.details) : null,
       });
     }
-    for (const { call, state, answerEventId } of analysis.calls) {
-      const key = `${call.eventId}:${call.index}`;
-      const value = `${state}:${answerEventId}`;
-      if (callStates?.get(key) === value) continue;
-      this.rows.writeCallState(run.id, { event_id: call.eventId, call_index: call.index, state, answer_event_id: answerEventId });
-      callStates?.set(key, value);
+    const { calls } = timeline.entries;
+    for (let at = 0; at < calls.length; at += 1) {
+      const row = {
+        event_id: calls.eventId(at),
+        call_index: calls.index(at),
+        state: analysis.calls.state(at),
+        answer_event_id: analysis.calls.answerEventId(at),
+      };
+      if (callStates === undefined) {
+        this.rows.writeCallState(run.id, row);
+        continue;
+      }
+      const key = `${row.event_id}:${row.call_index}`;
+      const value = `${row.state}:${row.answer_event_id}`;
+      if (callStates.get(key) === value) continue;
+      this.rows.writeCallState(run.id, row);
+      callStates.set(key, value);
     }
     replaceRequestFindings(this.db, this.sourceId, run.id, this.key);
   }

@@ -13,8 +13,11 @@ let collect: (() => void) | undefined;
 export function collectGarbage(): void {
   if (collect === undefined) {
     // A context made after the flag is set has `gc` (the flag alone exposes nothing in this one).
+    // The flag is the process's: set back at once, or every worker started later (the query
+    // worker, the next trace's store) would have a global `gc` too.
     setFlagsFromString('--expose-gc');
     collect = runInNewContext('gc') as () => void;
+    setFlagsFromString('--no-expose-gc');
   }
   collect();
 }
