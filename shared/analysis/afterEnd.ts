@@ -38,7 +38,8 @@ function issuedNames(timeline: RunTimeline, after: readonly TimelineEntry[]): Ma
   for (const entry of after) if (entry.kind === 'execution' || (entry.kind === 'result' && entry.ok)) wanted.add(entry.callId);
   const names = new Map<string, string>();
   if (wanted.size === 0) return names;
-  for (const call of issuedCalls(timeline)) if (wanted.has(call.callId)) names.set(call.callId, call.name);
+  const calls = issuedCalls(timeline);
+  for (let at = 0; at < calls.length; at += 1) if (wanted.has(calls.callId(at))) names.set(calls.callId(at), calls.name(at));
   return names;
 }
 

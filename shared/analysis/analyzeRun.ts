@@ -3,7 +3,7 @@ import type { AnalysisOptions, Finding } from '../report';
 import { analyzeAfterEnd } from './afterEnd';
 import { analyzeApiErrors } from './apiErrors';
 import { analyzeBudgets } from './budgets';
-import { correlateCalls, type CallResolution } from './callCorrelation';
+import { correlateCalls, type CallResolutions } from './callCorrelation';
 import { analyzeInvalidArguments } from './invalidArguments';
 import { analyzeRepeatedActions } from './repeatedActions';
 import { analyzeResponseOutcomes } from './responseOutcomes';
@@ -13,7 +13,7 @@ import { analyzeUnterminatedRun } from './unterminatedRun';
 
 export interface RunAnalysis {
   findings: Finding[];
-  calls: CallResolution[];
+  calls: CallResolutions;
 }
 
 export function analyzeRun(timeline: RunTimeline, options: AnalysisOptions): RunAnalysis {

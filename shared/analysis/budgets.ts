@@ -241,7 +241,8 @@ function replayCounters(timeline: RunTimeline, declared: readonly DeclaredLimit[
   // Each issued call_id's tool name (the latest call's) until the call first runs: a call_id
   // leaves at its first execution, so what is left is the calls not executed yet.
   const notExecuted = new Map<string, string>();
-  for (const call of issuedCalls(timeline)) notExecuted.set(call.callId, call.name);
+  const calls = issuedCalls(timeline);
+  for (let at = 0; at < calls.length; at += 1) notExecuted.set(calls.callId(at), calls.name(at));
   /**
    * The counters right after the response that issued each call not executed yet: a call with no
    * logged start ran no earlier. Read only at a call's first execution, so it leaves then.

@@ -16,7 +16,7 @@
 import type { AnalysisOptions, Finding } from '../report';
 import { formatCount } from '../formatCount';
 import { finding } from './finding';
-import type { CallResolution } from './callCorrelation';
+import type { CallResolutions } from './callCorrelation';
 import { responses, type RunTimeline, type TimelineCall } from './timeline';
 
 /**
@@ -26,7 +26,8 @@ import { responses, type RunTimeline, type TimelineCall } from './timeline';
  * for its (tool name, arguments); `progress` is 1 for an action whose result made progress.
  */
 interface Actions {
-  calls: TimelineCall[];
+  /** Positions among the run's calls (issuedCalls). */
+  calls: Int32Array;
   keys: Int32Array;
   progress: Uint8Array;
 }
@@ -34,9 +35,10 @@ interface Actions {
 /** The result identities one key has returned so far: most return one, kept as is. */
 type SeenResults = string | Set<string> | null;
 
+/** Calls by position. */
 interface Episode {
-  calls: Set<TimelineCall>;
-  firstFiring: TimelineCall;
+  calls: Set<number>;
+  firstFiring: number;
 }
 
 function hasSeen(seen: SeenResults, hash: string): boolean {
@@ -50,29 +52,27 @@ function withSeen(seen: SeenResults, hash: string): SeenResults {
 }
 
 /** The calls of `tool_calls` responses with parsed arguments, with whether each made progress. */
-function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]): Actions {
+function actionsOf(timeline: RunTimeline, resolutions: CallResolutions): Actions {
   // Keys by tool name, then by arguments hash (strings the calls already hold: no key built per
   // call), and every result identity each key has returned so far (§6: new result = progress).
   const keysByName = new Map<string, Map<string, number>>();
   const seenByKey: SeenResults[] = [];
-  let issued = 0;
-  for (const response of responses(timeline)) if (response.outcome === 'tool_calls') issued += response.calls.length;
-  const actions: Actions = { calls: new Array<TimelineCall>(issued), keys: new Int32Array(issued), progress: new Uint8Array(issued) };
+  const { entries } = timeline;
+  const { calls } = entries;
+  const actions: Actions = { calls: new Int32Array(calls.length), keys: new Int32Array(calls.length), progress: new Uint8Array(calls.length) };
   let count = 0;
-  // The resolutions are in the order responses list their calls.
-  let next = 0;
-  for (const response of responses(timeline)) {
-    const first = next;
-    next += response.calls.length;
-    if (response.outcome !== 'tool_calls') continue;
-    for (let index = first; index < next; index += 1) {
-      const { call, resultIndex } = resolutions[index]!;
-      if (call.argsHash === null) continue;
-      const result = resultIndex === null ? null : timeline.entries.resultAt(resultIndex);
-      let byArgs = keysByName.get(call.name);
-      if (byArgs === undefined) keysByName.set(call.name, (byArgs = new Map()));
-      let key = byArgs.get(call.argsHash);
-      if (key === undefined) byArgs.set(call.argsHash, (key = seenByKey.push(null) - 1));
+  for (let response = 0; response < entries.length; response += 1) {
+    if (entries.kind(response) !== 'response' || entries.outcome(response) !== 'tool_calls') continue;
+    for (let call = entries.callsFrom(response); call < entries.callsTo(response); call += 1) {
+      const argsHash = calls.argsHash(call);
+      if (argsHash === null) continue;
+      const resultIndex = resolutions.resultIndex(call);
+      const result = resultIndex === null ? null : entries.resultAt(resultIndex);
+      const name = calls.name(call);
+      let byArgs = keysByName.get(name);
+      if (byArgs === undefined) keysByName.set(name, (byArgs = new Map()));
+      let key = byArgs.get(argsHash);
+      if (key === undefined) byArgs.set(argsHash, (key = seenByKey.push(null) - 1));
       const seen = seenByKey[key]!;
       const hash = result?.resultHash ?? null;
       let progress: boolean;
@@ -86,8 +86,7 @@ function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]
     }
   }
   // Calls whose arguments did not parse are no actions: the lists end at the last action.
-  actions.calls.length = count;
-  return { calls: actions.calls, keys: actions.keys.subarray(0, count), progress: actions.progress.subarray(0, count) };
+  return { calls: actions.calls.subarray(0, count), keys: actions.keys.subarray(0, count), progress: actions.progress.subarray(0, count) };
 }
 
 /**
@@ -95,7 +94,7 @@ function actionsOf(timeline: RunTimeline, resolutions: readonly CallResolution[]
  * last progress reset, with their calls in order. Counting reuses `counts`: the window moves one
  * action at a time over the whole run, and a key seldom reaches the threshold.
  */
-function firingKeys(actions: Actions, start: number, end: number, threshold: number, counts: Map<number, number>): Map<number, TimelineCall[]> {
+function firingKeys(actions: Actions, start: number, end: number, threshold: number, counts: Map<number, number>): Map<number, number[]> {
   let from = start;
   for (let index = end - 1; index >= start; index -= 1) {
     if (actions.progress[index]) {
@@ -108,10 +107,10 @@ function firingKeys(actions: Actions, start: number, end: number, threshold: num
     const key = actions.keys[index]!;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  const firing = new Map<number, TimelineCall[]>();
+  const firing = new Map<number, number[]>();
   for (const [key, count] of counts) {
     if (count < threshold) continue;
-    const calls: TimelineCall[] = [];
+    const calls: number[] = [];
     for (let index = from; index < end; index += 1) if (actions.keys[index] === key) calls.push(actions.calls[index]!);
     firing.set(key, calls);
   }
@@ -160,7 +159,7 @@ export function repeatedActionFinding(
   });
 }
 
-export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: readonly CallResolution[], options: AnalysisOptions): Finding[] {
+export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: CallResolutions, options: AnalysisOptions): Finding[] {
   const actions = actionsOf(timeline, resolutions);
   // Counted only once an episode is reported: a long run has hundreds of thousands of steps, and most runs repeat nothing.
   let stepTokens: Map<number, number> | undefined;
@@ -170,14 +169,22 @@ export function analyzeRepeatedActions(timeline: RunTimeline, resolutions: reado
   // can only add the call just taken.
   const close = (episode: Episode): void => {
     stepTokens ??= tokensByStep(timeline);
-    findings.push(repeatedActionFinding(timeline, episode, stepTokens, options));
+    const { calls } = timeline.entries;
+    findings.push(
+      repeatedActionFinding(
+        timeline,
+        { calls: [...episode.calls].map((call) => calls.at(call)), firstFiring: calls.at(episode.firstFiring) },
+        stepTokens,
+        options,
+      ),
+    );
   };
 
   const counts = new Map<number, number>();
   actions.calls.forEach((call, index) => {
     const firing = firingKeys(actions, Math.max(0, index - options.window + 1), index + 1, options.threshold, counts);
     for (const [key, calls] of firing) {
-      const episode = open.get(key) ?? { calls: new Set<TimelineCall>(), firstFiring: call };
+      const episode = open.get(key) ?? { calls: new Set<number>(), firstFiring: call };
       for (const counted of calls) episode.calls.add(counted);
       open.set(key, episode);
     }

@@ -5,6 +5,7 @@
 import type { ApiErrorFacts, Budgets, ModelOutcome } from '../trace/canonicalEvents';
 import type { RunStatus } from '../trace/runStatus';
 import type { CompactTimestamp } from '../trace/timestamps';
+import { FIRST_CAPACITY, grown, HashColumn, NumberColumn } from './columns';
 
 export interface TimelineCall {
   callId: string;
@@ -18,6 +19,174 @@ export interface TimelineCall {
   eventId: number;
   /** Position of the call within its response. */
   index: number;
+}
+
+/**
+ * A run's calls as they arrive, kept as columns: a long run issues hundreds of thousands and holds
+ * them all through its ingest and analysis, where an object per call took ~100 bytes besides its
+ * strings (its arguments hash a new one each), and the columns take ~60. Read by row.
+ */
+export class CallColumns {
+  private readonly eventIds = new NumberColumn(Float64Array);
+  private readonly indexes = new NumberColumn(Int32Array);
+  private readonly lines = new NumberColumn(Float64Array);
+  /** NaN for a call without a step. */
+  private readonly steps = new NumberColumn(Float64Array);
+  private readonly callIds: string[] = [];
+  private readonly names: string[] = [];
+  private readonly argsHashes = new HashColumn();
+  /** By row: only calls whose arguments did not parse have one. */
+  private readonly argsErrors = new Map<number, string>();
+  private readonly argsSummaries: (string | null)[] = [];
+
+  static of(calls: Iterable<TimelineCall>): CallColumns {
+    const columns = new CallColumns();
+    for (const call of calls) columns.add(call);
+    return columns;
+  }
+
+  get length(): number {
+    return this.callIds.length;
+  }
+
+  add(call: TimelineCall): void {
+    const at = this.eventIds.push(call.eventId);
+    this.indexes.push(call.index);
+    this.lines.push(call.line);
+    this.steps.push(call.step ?? Number.NaN);
+    this.callIds.push(call.callId);
+    this.names.push(call.name);
+    this.argsHashes.push(call.argsHash);
+    if (call.argsError !== null) this.argsErrors.set(at, call.argsError);
+    this.argsSummaries.push(call.argsSummary);
+  }
+
+  callId(row: number): string {
+    return this.callIds[row]!;
+  }
+
+  name(row: number): string {
+    return this.names[row]!;
+  }
+
+  argsHash(row: number): string | null {
+    return this.argsHashes.get(row);
+  }
+
+  argsError(row: number): string | null {
+    return this.argsErrors.get(row) ?? null;
+  }
+
+  argsSummary(row: number): string | null {
+    return this.argsSummaries[row]!;
+  }
+
+  step(row: number): number | null {
+    return orNull(this.steps.get(row));
+  }
+
+  line(row: number): number {
+    return this.lines.get(row);
+  }
+
+  eventId(row: number): number {
+    return this.eventIds.get(row);
+  }
+
+  index(row: number): number {
+    return this.indexes.get(row);
+  }
+
+  /**
+   * The rows in the order responses list the calls: by response, then by position in it (in
+   * arrival order where both tie); null when that is the order they arrived in (almost always).
+   */
+  responseOrder(): Int32Array | null {
+    if (this.arrivedInOrder()) return null;
+    const order = Int32Array.from({ length: this.length }, (_, row) => row);
+    return order.sort((a, b) => this.eventId(a) - this.eventId(b) || this.index(a) - this.index(b) || a - b);
+  }
+
+  private arrivedInOrder(): boolean {
+    for (let row = 1; row < this.length; row += 1) {
+      const byResponse = this.eventIds.get(row) - this.eventIds.get(row - 1);
+      if (byResponse < 0 || (byResponse === 0 && this.indexes.get(row) < this.indexes.get(row - 1))) return false;
+    }
+    return true;
+  }
+}
+
+/**
+ * Every call of the run, in the order responses list them, read by position: the rules hold
+ * positions, not calls, past the call they look at (`at` makes a new object each time).
+ */
+export class TimelineCalls implements Iterable<TimelineCall> {
+  constructor(
+    readonly length: number,
+    private readonly columns: CallColumns,
+    /** The row of each position; null when positions are rows. */
+    private readonly rows: Int32Array | null,
+  ) {}
+
+  private row(at: number): number {
+    return this.rows === null ? at : this.rows[at]!;
+  }
+
+  callId(at: number): string {
+    return this.columns.callId(this.row(at));
+  }
+
+  name(at: number): string {
+    return this.columns.name(this.row(at));
+  }
+
+  argsHash(at: number): string | null {
+    return this.columns.argsHash(this.row(at));
+  }
+
+  step(at: number): number | null {
+    return this.columns.step(this.row(at));
+  }
+
+  line(at: number): number {
+    return this.columns.line(this.row(at));
+  }
+
+  eventId(at: number): number {
+    return this.columns.eventId(this.row(at));
+  }
+
+  /** Position of the call within its response. */
+  index(at: number): number {
+    return this.columns.index(this.row(at));
+  }
+
+  at(at: number): TimelineCall {
+    const row = this.row(at);
+    const c = this.columns;
+    return {
+      callId: c.callId(row),
+      name: c.name(row),
+      argsHash: c.argsHash(row),
+      argsError: c.argsError(row),
+      argsSummary: c.argsSummary(row),
+      step: c.step(row),
+      line: c.line(row),
+      eventId: c.eventId(row),
+      index: c.index(row),
+    };
+  }
+
+  /** The calls at positions [from, to). */
+  slice(from: number, to: number): TimelineCall[] {
+    const calls: TimelineCall[] = [];
+    for (let at = from; at < to; at += 1) calls.push(this.at(at));
+    return calls;
+  }
+
+  *[Symbol.iterator](): Generator<TimelineCall> {
+    for (let at = 0; at < this.length; at += 1) yield this.at(at);
+  }
 }
 
 interface EntryBase {
@@ -128,11 +297,20 @@ interface ResponseRows {
 interface ResultRows {
   callId: string[];
   name: (string | null)[];
-  ok: boolean[];
-  errorCode: (string | null)[];
-  errorLine: (string | null)[];
-  resultHash: (string | null)[];
-  progress: (boolean | null)[];
+  /** `ok` and `progress`, packed (resultFlags). */
+  flags: NumberColumn<Uint8Array>;
+  /** By row: most results carry neither (only a failure has them). */
+  errorCodes: Map<number, string>;
+  errorLines: Map<number, string>;
+  resultHash: HashColumn;
+}
+
+const OK = 1;
+const PROGRESS_LOGGED = 2;
+const PROGRESS = 4;
+
+function resultFlags(ok: boolean, progress: boolean | null): number {
+  return (ok ? OK : 0) | (progress === null ? 0 : PROGRESS_LOGGED | (progress ? PROGRESS : 0));
 }
 
 /** The columns every entry has, sized by the builder (typed arrays, grown by copy) or exactly once built. */
@@ -170,8 +348,7 @@ export class TimelineEntries implements Iterable<TimelineEntry> {
     private readonly columns: EntryColumns,
     private readonly tsTexts: ReadonlyMap<number, string>,
     private readonly rows: KindRows,
-    /** Every call of the run, in the order responses list them. */
-    readonly calls: readonly TimelineCall[],
+    readonly calls: TimelineCalls,
     /** Per response row: where its calls start in `calls`, and where they end. */
     private readonly callRanges: Int32Array,
   ) {}
@@ -190,6 +367,21 @@ export class TimelineEntries implements Iterable<TimelineEntry> {
 
   step(index: number): number | null {
     return orNull(this.columns.steps[index]!);
+  }
+
+  /** The outcome of the response at `index`, which must be one. */
+  outcome(index: number): ModelOutcome {
+    return this.rows.responses.outcome[this.columns.details[index]!]!;
+  }
+
+  /** Where the calls of the response at `index` (which must be one) start among `calls`. */
+  callsFrom(index: number): number {
+    return this.callRanges[2 * this.columns.details[index]!]!;
+  }
+
+  /** Where the calls of the response at `index` (which must be one) end among `calls`. */
+  callsTo(index: number): number {
+    return this.callRanges[2 * this.columns.details[index]! + 1]!;
   }
 
   /** The entry at `index`; undefined past either end (as an array's `[index]`). */
@@ -247,31 +439,23 @@ export class TimelineEntries implements Iterable<TimelineEntry> {
   private resultOf(index: number, base: EntryBase): ResultEntry {
     const r = this.rows.results;
     const row = this.columns.details[index]!;
+    const flags = r.flags.get(row);
     return {
       ...base,
       kind: 'result',
       callId: r.callId[row]!,
       name: r.name[row]!,
-      ok: r.ok[row]!,
-      errorCode: r.errorCode[row]!,
-      errorLine: r.errorLine[row]!,
-      resultHash: r.resultHash[row]!,
-      progress: r.progress[row]!,
+      ok: (flags & OK) !== 0,
+      errorCode: r.errorCodes.get(row) ?? null,
+      errorLine: r.errorLines.get(row) ?? null,
+      resultHash: r.resultHash.get(row),
+      progress: (flags & PROGRESS_LOGGED) === 0 ? null : (flags & PROGRESS) !== 0,
     };
   }
 
   *[Symbol.iterator](): Generator<TimelineEntry> {
     for (let index = 0; index < this.length; index += 1) yield this.at(index)!;
   }
-}
-
-/** Room for this many entries first: a run's columns then grow by doubling, copied once per growth. */
-const FIRST_CAPACITY = 256;
-
-function grown<T extends Uint8Array | Float64Array | Int32Array>(column: T, capacity: number): T {
-  const larger = new (column.constructor as new (length: number) => T)(capacity);
-  larger.set(column.subarray(0, Math.min(column.length, capacity)));
-  return larger;
 }
 
 /**
@@ -294,12 +478,17 @@ export class TimelineEntriesBuilder {
   private readonly rows: KindRows = {
     responses: { outcome: [], finishReason: [], incompleteReason: [], streamed: [], inputTokens: [], outputTokens: [], costUsd: [], apiErrors: new Map() },
     executions: [],
-    results: { callId: [], name: [], ok: [], errorCode: [], errorLine: [], resultHash: [], progress: [] },
+    results: { callId: [], name: [], flags: new NumberColumn(Uint8Array), errorCodes: new Map(), errorLines: new Map(), resultHash: new HashColumn() },
     notExecuted: { callId: [], reason: [] },
     runEnds: [],
   };
   /** Responses without outcome: fragments whose stream has not closed (yet). */
   private openFragments = 0;
+
+  /** Entries added so far (stream fragments included). */
+  get size(): number {
+    return this.length;
+  }
 
   /**
    * Adds an entry (a response's `calls` are not read: calls come with `build`). A response with a
@@ -337,11 +526,10 @@ export class TimelineEntriesBuilder {
         const r = rows.results;
         row = r.callId.push(entry.callId) - 1;
         r.name.push(entry.name);
-        r.ok.push(entry.ok);
-        r.errorCode.push(entry.errorCode);
-        r.errorLine.push(entry.errorLine);
+        r.flags.push(resultFlags(entry.ok, entry.progress));
+        if (entry.errorCode !== null) r.errorCodes.set(row, entry.errorCode);
+        if (entry.errorLine !== null) r.errorLines.set(row, entry.errorLine);
         r.resultHash.push(entry.resultHash);
-        r.progress.push(entry.progress);
         break;
       }
       case 'not_executed':
@@ -366,16 +554,21 @@ export class TimelineEntriesBuilder {
   }
 
   /**
-   * The entries so far, with their calls (in the order responses list them: by response event id,
-   * then position). The builder can take more entries afterwards (a followed run), and build again.
+   * The entries so far, with their calls (listed in the order responses list them: by response
+   * event id, then position). The builder can take more entries and calls afterwards (a followed
+   * run), and build again.
    */
-  build(calls: readonly TimelineCall[]): TimelineEntries {
+  build(calls: CallColumns): TimelineEntries {
     // Cut to size, and shared with the entries built: a run that ended keeps one copy of its columns.
     if (this.columns.kinds.length !== this.length) this.resize(this.length);
+    this.rows.results.flags.trim();
+    this.rows.results.resultHash.trim();
     let { columns } = this;
     let length = this.length;
     let tsTexts: ReadonlyMap<number, string> = this.tsTexts;
     if (this.openFragments > 0) ({ columns, length, tsTexts } = this.withoutOpenFragments());
+    const order = calls.responseOrder();
+    const rowAt = (at: number): number => (order === null ? at : order[at]!);
     const responseRows = this.rows.responses.outcome.length;
     const callRanges = new Int32Array(2 * responseRows);
     // Responses come in event id order, and so do the calls: one walk finds each response's calls.
@@ -385,28 +578,28 @@ export class TimelineEntriesBuilder {
       if (columns.kinds[index] !== kindCode.response) continue;
       const eventId = columns.eventIds[index]!;
       const row = columns.details[index]!;
-      while (next < calls.length && calls[next]!.eventId < eventId) next += 1;
+      while (next < calls.length && calls.eventId(rowAt(next)) < eventId) next += 1;
       callRanges[2 * row] = next;
-      while (next < calls.length && calls[next]!.eventId === eventId) next += 1;
+      while (next < calls.length && calls.eventId(rowAt(next)) === eventId) next += 1;
       callRanges[2 * row + 1] = next;
       attached += next - callRanges[2 * row]!;
     }
-    const listed = attached === calls.length ? calls : this.attachedOnly(calls, columns, length, callRanges);
+    const listed = attached === calls.length ? new TimelineCalls(calls.length, calls, order) : this.attachedOnly(calls, rowAt, columns, length, callRanges);
     return new TimelineEntries(length, columns, tsTexts, this.rows, listed, callRanges);
   }
 
   /** The calls of the responses among the entries (a call of no response is no call of the run), with `callRanges` moved onto them. */
-  private attachedOnly(calls: readonly TimelineCall[], columns: EntryColumns, length: number, callRanges: Int32Array): TimelineCall[] {
-    const listed: TimelineCall[] = [];
+  private attachedOnly(calls: CallColumns, rowAt: (at: number) => number, columns: EntryColumns, length: number, callRanges: Int32Array): TimelineCalls {
+    const listed: number[] = [];
     for (let index = 0; index < length; index += 1) {
       if (columns.kinds[index] !== kindCode.response) continue;
       const row = columns.details[index]!;
       const [from, to] = [callRanges[2 * row]!, callRanges[2 * row + 1]!];
       callRanges[2 * row] = listed.length;
-      for (let at = from; at < to; at += 1) listed.push(calls[at]!);
+      for (let at = from; at < to; at += 1) listed.push(rowAt(at));
       callRanges[2 * row + 1] = listed.length;
     }
-    return listed;
+    return new TimelineCalls(listed.length, calls, Int32Array.from(listed));
   }
 
   private resize(capacity: number): void {
@@ -466,7 +659,7 @@ export function* responses(timeline: RunTimeline): Generator<ResponseEntry> {
   for (let index = 0; index < entries.length; index += 1) if (entries.kind(index) === 'response') yield entries.at(index) as ResponseEntry;
 }
 
-export function issuedCalls(timeline: RunTimeline): readonly TimelineCall[] {
+export function issuedCalls(timeline: RunTimeline): TimelineCalls {
   return timeline.entries.calls;
 }
 

@@ -4,13 +4,16 @@
  */
 import type { Finding } from '../report';
 import { finding } from './finding';
-import type { CallResolution } from './callCorrelation';
-import type { ResultEntry, RunTimeline, TimelineCall } from './timeline';
+import type { CallResolutions } from './callCorrelation';
+import type { ResultEntry, RunTimeline } from './timeline';
 
-export function analyzeToolErrors(timeline: RunTimeline, resolutions: readonly CallResolution[]): Finding[] {
+export function analyzeToolErrors(timeline: RunTimeline, resolutions: CallResolutions): Finding[] {
   // Only error results are reported: only their calls are looked up, by the result's position.
-  const callOf = new Map<number, TimelineCall>();
-  for (const { call, state, resultIndex } of resolutions) if (resultIndex !== null && state === 'error') callOf.set(resultIndex, call);
+  const callOf = new Map<number, number>();
+  for (let call = 0; call < resolutions.length; call += 1) {
+    const resultIndex = resolutions.resultIndex(call);
+    if (resultIndex !== null && resolutions.state(call) === 'error') callOf.set(resultIndex, call);
+  }
   const { entries } = timeline;
   const findings: Finding[] = [];
   for (let index = 0; index < entries.length; index += 1) {
@@ -18,8 +21,8 @@ export function analyzeToolErrors(timeline: RunTimeline, resolutions: readonly C
     const result = entries.resultAt(index);
     if (result.ok) continue;
     const call = callOf.get(index);
-    const name = call?.name ?? result.name ?? 'tool';
-    const step = call?.step ?? result.step;
+    const name = call === undefined ? (result.name ?? 'tool') : entries.calls.name(call);
+    const step = call === undefined ? result.step : (entries.calls.step(call) ?? result.step);
     findings.push(
       finding(timeline, 'tool_error', {
         severity: 'info',

@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { analyzeRun } from '../../../shared/analysis/analyzeRun';
-import { TimelineEntriesBuilder, type RunTimeline, type TimelineCall, type TimelineEntry } from '../../../shared/analysis/timeline';
+import { CallColumns, TimelineEntriesBuilder, type RunTimeline, type TimelineEntry } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
 import { canonicalEventTypes, type ApiErrorFacts, type ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import { compactTimestamp } from '../../../shared/trace/timestamps';
@@ -81,17 +81,14 @@ function toEntry(event: TimelineEventSqlRow, shared: <T extends string | null>(v
   }
 }
 
-/** Calls in the order responses list them: by response, then by position in it. */
-function byResponseThenPosition(a: TimelineCall, b: TimelineCall): number {
-  return a.eventId - b.eventId || a.index - b.index;
-}
+type AssembledCall = Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'args_hash' | 'args_error' | 'args_summary'>;
 
 /**
  * Collects one run's rows, in id order, into its timeline's columns (shared/analysis/timeline.ts).
  * A long run holds one entry per event until it ends (a million for the longest), so each row goes
  * into the columns at once (no row kept beside it), the strings rows repeat — tool names, outcomes,
  * error codes — are shared, not one copy per row as they arrive from another thread, and the calls
- * wait in one list (sorted once, at the end) until the timeline is built.
+ * go into columns too (CallColumns), put in response order once, when the timeline is built.
  *
  * A call's id is written three times (the call, its start, its result), and every copy arrives as
  * its own string: the start and the answer take the call's string instead, so a run holds one
@@ -103,7 +100,7 @@ export class RunTimelineAssembler {
   private readonly entries = new TimelineEntriesBuilder();
   /** Stream fragments' response rows, by event id: a fragment is a response once its stream closes on it. */
   private readonly fragments = new Map<number, number>();
-  private readonly calls: TimelineCall[] = [];
+  private readonly calls = new CallColumns();
   private readonly strings = new Map<string, string>();
   private readonly unansweredCallIds = new Map<string, string>();
 
@@ -149,11 +146,11 @@ export class RunTimelineAssembler {
     this.fragments.set(event.id, row);
   }
 
-  addCall(row: Pick<ToolCallSqlRow, 'event_id' | 'call_index' | 'call_id' | 'name' | 'step' | 'line' | 'args_hash' | 'args_error' | 'args_summary'>): void {
+  addCall(row: AssembledCall): void {
     // A call_id issued again while an earlier call with it is unanswered keeps the earlier string.
     const callId = this.unansweredCallIds.get(row.call_id) ?? row.call_id;
     this.unansweredCallIds.set(callId, callId);
-    this.calls.push({
+    this.calls.add({
       callId,
       name: this.intern(row.name),
       argsHash: row.args_hash,
@@ -164,6 +161,11 @@ export class RunTimelineAssembler {
       eventId: row.event_id,
       index: row.call_index,
     });
+  }
+
+  /** Events taken so far. */
+  get size(): number {
+    return this.entries.size;
   }
 
   /** A stream without a model_response closed on this fragment (see TraceIngester.emitStream). */
@@ -187,7 +189,7 @@ export class RunTimelineAssembler {
       started: run.start_event_id !== null,
       endEventId: run.end_event_id,
       outputEventId: run.output_event_id,
-      entries: this.entries.build(this.calls.sort(byResponseThenPosition)),
+      entries: this.entries.build(this.calls),
     };
   }
 }
@@ -240,7 +242,8 @@ export class SourceAnalyzer {
    * run's call states as stored), only the states that changed are written, and the map follows.
    */
   analyze(run: TimelineRunSqlRow, assembler: RunTimelineAssembler, callStates?: Map<string, string>): void {
-    const analysis = analyzeRun(assembler.build(run), this.options);
+    const timeline = assembler.build(run);
+    const analysis = analyzeRun(timeline, this.options);
     deleteRunFindings(this.db, run.id, this.key);
     for (const f of analysis.findings) {
       insertFinding(this.db, {
@@ -256,12 +259,23 @@ export class SourceAnalyzer {
         details_json: f.details ? JSON.stringify(f.details) : null,
       });
     }
-    for (const { call, state, answerEventId } of analysis.calls) {
-      const key = `${call.eventId}:${call.index}`;
-      const value = `${state}:${answerEventId}`;
-      if (callStates?.get(key) === value) continue;
-      this.rows.writeCallState(run.id, { event_id: call.eventId, call_index: call.index, state, answer_event_id: answerEventId });
-      callStates?.set(key, value);
+    const { calls } = timeline.entries;
+    for (let at = 0; at < calls.length; at += 1) {
+      const row = {
+        event_id: calls.eventId(at),
+        call_index: calls.index(at),
+        state: analysis.calls.state(at),
+        answer_event_id: analysis.calls.answerEventId(at),
+      };
+      if (callStates === undefined) {
+        this.rows.writeCallState(run.id, row);
+        continue;
+      }
+      const key = `${row.event_id}:${row.call_index}`;
+      const value = `${row.state}:${row.answer_event_id}`;
+      if (callStates.get(key) === value) continue;
+      this.rows.writeCallState(run.id, row);
+      callStates.set(key, value);
     }
     replaceRequestFindings(this.db, this.sourceId, run.id, this.key);
   }

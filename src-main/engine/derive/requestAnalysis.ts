@@ -52,8 +52,10 @@ import { TraceFileError } from '../store/traceDatabase';
  * or more is a compaction the trace did not mark; a rebuilt request far larger than what was
  * recorded is reported once (`reconstruction_mismatch`).
  */
-function analyzeReconstructedRequests(db: Database.Database, runPk: number): RequestRecord[] {
-  const records: RequestRecord[] = [];
+function* analyzeReconstructedRequests(db: Database.Database, runPk: number): Generator<RequestRecord> {
+  // Each record is yielded as it is made (and stored by the caller): only the last one is kept.
+  let count = 0;
+  let previous: RequestRecord | null = null;
   const callNames = new Map<string, string>();
   let messages = 0;
   let estimate = 0;
@@ -82,20 +84,20 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
       append(message.role, answered === null ? [] : [answered], item.tokens);
       continue;
     }
-    const number = records.length + 1;
+    const number = count + 1;
     const tokens = tokensOf(item.usage, estimate);
-    const before = records.at(-1)?.inputTokens ?? null;
+    const before = previous?.inputTokens ?? null;
     const findings: RequestFinding[] = [];
     let rewrite: RequestRecord['rewrite'] = null;
     let compacted: Compaction | null = null;
-    if (records.length > 0 && marker !== null) {
+    if (previous !== null && marker !== null) {
       // The rebuilt history starts over at the marker: it differs from message 1 on.
       rewrite = { messageIndex: 0, messageNumber: 1, kind: 'compacted' };
       // Every message of the previous request is gone: the history starts over at the marker.
-      compacted = compaction('marker', marker, before, tokens.inputTokens, records.at(-1)!.messages);
+      compacted = compaction('marker', marker, before, tokens.inputTokens, previous.messages);
       findings.push(historyCompactedFinding(number, compacted, 1));
       unreliable = false;
-    } else if (records.length > 0 && item.usage.inputTokens !== null && inputDropped(previousInput, item.usage.inputTokens)) {
+    } else if (previous !== null && item.usage.inputTokens !== null && inputDropped(previousInput, item.usage.inputTokens)) {
       compacted = compaction('token_drop', null, previousInput, item.usage.inputTokens, null);
       findings.push(historyCompactedFinding(number, compacted, null));
       unreliable = true;
@@ -107,8 +109,8 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
     const scale = item.usage.inputTokens !== null && estimate > 0 ? item.usage.inputTokens / estimate : 1;
     const growth = item.usage.inputTokens !== null && previousInput !== null ? item.usage.inputTokens - previousInput : null;
     const added = groupAdded(pending.map((share) => ({ ...share, tokens: Math.round(share.tokens * scale) })));
-    records.push({
-      index: records.length,
+    previous = {
+      index: count,
       eventId: item.eventId,
       line: item.line,
       step: item.step,
@@ -121,9 +123,11 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
       ...tokens,
       cachedInputTokens: item.usage.cachedInputTokens,
       outputTokens: item.usage.outputTokens,
-      added: records.length === 0 ? [] : growth === null || compacted !== null ? added : scaleAdded(added, growth),
+      added: count === 0 ? [] : growth === null || compacted !== null ? added : scaleAdded(added, growth),
       findings,
-    });
+    };
+    yield previous;
+    count += 1;
     pending = [];
     marker = null;
     previousInput = item.usage.inputTokens;
@@ -136,7 +140,6 @@ function analyzeReconstructedRequests(db: Database.Database, runPk: number): Req
       );
     }
   }
-  return records;
 }
 
 /** Replaces the run's request findings under one options key with those its stored requests carry. */

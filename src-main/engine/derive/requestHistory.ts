@@ -11,12 +11,13 @@
  */
 import type Database from 'better-sqlite3';
 import {
-  historyEvents,
-  issuedCalls,
+  historyEventsPage,
+  issuedCallsBetween,
   modelRequestEvents,
   RawLineReader,
   runHasModelRequest,
   usageEvents,
+  type HistoryEventSqlRow,
   type IssuedCallSqlRow,
   type RequestEventSqlRow,
   type UsageEventSqlRow,
@@ -351,6 +352,32 @@ function* withFollowing<T>(rows: Iterable<T>): Generator<[T, T | undefined]> {
   if (held !== null) yield [held.row, undefined];
 }
 
+/** Events read per page of a run's history. */
+const HISTORY_PAGE_EVENTS = 10_000;
+
+const NO_CALLS: readonly IssuedCallSqlRow[] = [];
+
+/**
+ * The run's events in order, each with the calls it issued, read a page at a time (keyset by id):
+ * between pages no statement is open, so whoever consumes the history may write (store each
+ * request as it is made) instead of holding a long run's records.
+ */
+function* historyPages(db: Database.Database, runPk: number): Generator<[HistoryEventSqlRow, readonly IssuedCallSqlRow[]]> {
+  let afterId = 0;
+  for (;;) {
+    const page = historyEventsPage(db, runPk, afterId, HISTORY_PAGE_EVENTS);
+    if (page.length === 0) return;
+    const calls = new Map<number, IssuedCallSqlRow[]>();
+    for (const call of issuedCallsBetween(db, runPk, page[0]!.id, page.at(-1)!.id)) {
+      const list = calls.get(call.event_id) ?? [];
+      list.push(call);
+      calls.set(call.event_id, list);
+    }
+    for (const event of page) yield [event, calls.get(event.id) ?? NO_CALLS];
+    afterId = page.at(-1)!.id;
+  }
+}
+
 /**
  * The run's events as the conversation they imply, in order: messages (task, user input, tool
  * results), responses (each preceded by a request, and appending the assistant's message) and
@@ -368,17 +395,11 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
     isError: false,
     sourceIndex: position++,
   });
-  const calls = new Map<number, IssuedCallSqlRow[]>();
-  for (const call of issuedCalls(db, runPk)) {
-    const list = calls.get(call.event_id) ?? [];
-    list.push(call);
-    calls.set(call.event_id, list);
-  }
   // One event ahead: a record sized by its line must be the line's only event. In a whole-document
   // format (one JSON document, every event on its one line) the line's bytes are the document's.
   let previousLine = -1;
-  for (const [event, following] of withFollowing(historyEvents(db, runPk))) {
-    const ownLine = event.line !== previousLine && following?.line !== event.line;
+  for (const [[event, issued], following] of withFollowing(historyPages(db, runPk))) {
+    const ownLine = event.line !== previousLine && following?.[0].line !== event.line;
     previousLine = event.line;
     switch (event.type) {
       case 'run_start':
@@ -418,7 +439,6 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
       case 'model_response':
       case 'stream_fragment': {
         if (event.outcome === null) break;
-        const issued = calls.get(event.id) ?? [];
         const message: RequestMessage = {
           ...textMessage('assistant', issued.length > 0 ? '' : (event.summary ?? '')),
           toolCalls: issued.map((call) => ({ callId: call.call_id, name: call.name, arguments: call.args_summary ?? '' })),

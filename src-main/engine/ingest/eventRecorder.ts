@@ -325,11 +325,7 @@ export class EventRecorder {
     if (text !== null) this.writer.addSearchText(stream.lastEventId, text);
     rememberAnswer(run, stream.lastEventId, streamedText);
     this.writer.setStreamOutcome({ eventId: stream.lastEventId, runPk: run.pk, outcome, finishReason: stream.finishReason, toolCallCount: stream.calls.size });
-    const step = run.steps.get(stream.step);
-    if (step !== undefined) {
-      step.response_event_id = stream.lastEventId;
-      run.changedSteps.add(stream.step);
-    }
+    if (run.steps.setResponse(stream.step, stream.lastEventId)) run.changedSteps.add(stream.step);
   }
 
   /**

@@ -10,6 +10,7 @@ import { compactTimestamp, compareTimestamps, timestampText, type CompactTimesta
 import type { AdaptedEvent } from '../adapters/formatAdapter';
 import type { EventSqlRow, RunSqlRow, SpanSqlRow, StepSqlRow } from '../store/traceWriter';
 import type { OpenStream } from './streamAssembly';
+import { NumberColumn } from '../../../shared/analysis/columns';
 
 /**
  * The latest responses with text a run keeps, and how much of each, to tell which one its terminal
@@ -45,7 +46,7 @@ export interface RunState {
   /** The latest responses with text, oldest first (see RECENT_ANSWERS). */
   recentAnswers: { eventId: number; text: string }[];
   openStreams: Map<number, OpenStream>;
-  steps: Map<number, StepState>;
+  steps: StepColumns;
   /** Steps changed since the run was last stored: a followed file's run is stored again and again, its rows only where they changed. */
   changedSteps: Set<number>;
   /** Events of the run so far: the next event's `run_index`. */
@@ -59,16 +60,95 @@ export interface RunState {
   storedVersion: number;
 }
 
+/** Timestamps kept compact (shared/trace/timestamps.ts) in a typed array, by row: NaN for none or one kept as text. */
+class TimestampColumn {
+  private readonly millis = new NumberColumn(Float64Array);
+  private readonly texts = new Map<number, string>();
+
+  push(ts: CompactTimestamp): void {
+    const row = this.millis.push(typeof ts === 'number' ? ts : Number.NaN);
+    if (typeof ts === 'string') this.texts.set(row, ts);
+  }
+
+  get(row: number): CompactTimestamp {
+    const millis = this.millis.get(row);
+    return Number.isNaN(millis) ? (this.texts.get(row) ?? null) : millis;
+  }
+
+  set(row: number, ts: CompactTimestamp): void {
+    this.millis.set(row, typeof ts === 'number' ? ts : Number.NaN);
+    if (typeof ts === 'string') this.texts.set(row, ts);
+    else this.texts.delete(row);
+  }
+}
+
 /**
- * A step as its run keeps it between stores: its row without the run and the step (the map's
- * key), its times compact (shared/trace/timestamps.ts). A long run keeps every step it has had.
+ * The steps a run has had, as columns by row (a step's row by its number): a long run keeps every
+ * step until it ends (a quarter of a million for the longest), where an object per step, with its
+ * boxed times, took ~130 bytes in the ingest worker.
  */
-export type StepState = Omit<StepSqlRow, 'run_pk' | 'step' | 'started_at' | 'ended_at'> & { started_at: CompactTimestamp; ended_at: CompactTimestamp };
+export class StepColumns {
+  private readonly rows = new Map<number, number>();
+  private readonly firstLines = new NumberColumn(Float64Array);
+  private readonly lastLines = new NumberColumn(Float64Array);
+  private readonly startedAt = new TimestampColumn();
+  private readonly endedAt = new TimestampColumn();
+  private readonly events = new NumberColumn(Float64Array);
+  /** NaN for none. */
+  private readonly responseEventIds = new NumberColumn(Float64Array);
+
+  /** Counts an event of the step at `line`, at `ts`; `responseEventId` when it is the step's response. */
+  count(step: number, line: number, ts: CompactTimestamp, responseEventId: number | null): void {
+    const row = this.rows.get(step);
+    if (row === undefined) {
+      this.rows.set(step, this.firstLines.push(line));
+      this.lastLines.push(line);
+      this.startedAt.push(ts);
+      this.endedAt.push(ts);
+      this.events.push(1);
+      this.responseEventIds.push(responseEventId ?? Number.NaN);
+      return;
+    }
+    this.firstLines.set(row, Math.min(this.firstLines.get(row), line));
+    this.lastLines.set(row, Math.max(this.lastLines.get(row), line));
+    if (ts !== null) {
+      const started = this.startedAt.get(row);
+      const ended = this.endedAt.get(row);
+      if (started === null || compareTimestamps(ts, started) < 0) this.startedAt.set(row, ts);
+      if (ended === null || compareTimestamps(ts, ended) > 0) this.endedAt.set(row, ts);
+    }
+    this.events.set(row, this.events.get(row) + 1);
+    if (responseEventId !== null) this.responseEventIds.set(row, responseEventId);
+  }
+
+  /** Sets the step's response, when the run has the step; returns whether it has. */
+  setResponse(step: number, responseEventId: number): boolean {
+    const row = this.rows.get(step);
+    if (row === undefined) return false;
+    this.responseEventIds.set(row, responseEventId);
+    return true;
+  }
+
+  /** The row of the run's step, as it is stored. */
+  row(runPk: number, step: number): StepSqlRow {
+    const row = this.rows.get(step)!;
+    const responseEventId = this.responseEventIds.get(row);
+    return {
+      run_pk: runPk,
+      step,
+      first_line: this.firstLines.get(row),
+      last_line: this.lastLines.get(row),
+      started_at: timestampText(this.startedAt.get(row)),
+      ended_at: timestampText(this.endedAt.get(row)),
+      events: this.events.get(row),
+      response_event_id: Number.isNaN(responseEventId) ? null : responseEventId,
+    };
+  }
+}
 
 /** The row of the run's step, as it is stored. */
 export function stepRow(run: RunState, step: number): StepSqlRow {
-  const state = run.steps.get(step)!;
-  return { run_pk: run.pk, step, ...state, started_at: timestampText(state.started_at), ended_at: timestampText(state.ended_at) };
+  return run.steps.row(run.pk, step);
 }
 
 export interface RunEnding {
@@ -107,7 +187,7 @@ export function newRunState(pk: number, runId: string, line: number): RunState {
     pause: null,
     recentAnswers: [],
     openStreams: new Map(),
-    steps: new Map(),
+    steps: new StepColumns(),
     changedSteps: new Set(),
     events: 0,
     visibleEvents: 0,
@@ -146,27 +226,7 @@ export function stepOf(run: RunState, event: AdaptedEvent): number {
 export function countInStep(run: RunState, row: EventSqlRow): void {
   const step = row.step ?? 0;
   run.changedSteps.add(step);
-  const existing = run.steps.get(step);
-  const ts = compactTimestamp(row.ts);
-  if (existing === undefined) {
-    run.steps.set(step, {
-      first_line: row.line,
-      last_line: row.line,
-      started_at: ts,
-      ended_at: ts,
-      events: 1,
-      response_event_id: row.type === 'model_response' ? row.id : null,
-    });
-    return;
-  }
-  existing.first_line = Math.min(existing.first_line, row.line);
-  existing.last_line = Math.max(existing.last_line, row.line);
-  if (ts !== null) {
-    if (existing.started_at === null || compareTimestamps(ts, existing.started_at) < 0) existing.started_at = ts;
-    if (existing.ended_at === null || compareTimestamps(ts, existing.ended_at) > 0) existing.ended_at = ts;
-  }
-  existing.events += 1;
-  if (row.type === 'model_response') existing.response_event_id = row.id;
+  run.steps.count(step, row.line, compactTimestamp(row.ts), row.type === 'model_response' ? row.id : null);
 }
 
 /** Keeps a response's text among the run's latest answers (see RECENT_ANSWERS). */

@@ -10,6 +10,7 @@
  * from the request events and usages seen being written; the rest at the end (requestAnalysis.ts).
  */
 import type Database from 'better-sqlite3';
+import { collectGarbage } from './collectGarbage';
 import { optionsKey, RunTimelineAssembler, SourceAnalyzer, timelineEventTypes } from '../derive/analyzeSource';
 import type { TimelineRunSqlRow } from '../store/runAnalysis';
 import { runPksOfSource } from '../store/runs';
@@ -55,6 +56,9 @@ const callRunColumn = toolCallColumns.indexOf('run_pk');
  * compared when the ingest finishes.
  */
 const FOLLOWED_REQUESTS_INTERVAL_MS = 5_000;
+
+/** A run whose analysis leaves this much garbage (its events, a working record per call) has it collected at once (collectGarbage.ts). */
+const LONG_RUN_EVENTS = 100_000;
 
 export class TraceLoader {
   private readonly store: TraceStore;
@@ -102,7 +106,11 @@ export class TraceLoader {
     this.analyzer = new SourceAnalyzer(db, sourceId, analysis);
     this.requests = new SourceRequestAnalyzer(db, sourceId, this.analyzedRuns);
     this.optionsKey = optionsKey(analysis);
-    this.write = db.transaction((batch: RowBatch) => this.writeAndAnalyze(batch));
+    const writeAndAnalyze = db.transaction((batch: RowBatch) => this.writeAndAnalyze(batch));
+    this.write = (batch) => {
+      // Once the run's frames are gone: a local still holding its assembly would keep it alive.
+      if (writeAndAnalyze(batch)) collectGarbage();
+    };
   }
 
   /**
@@ -229,7 +237,8 @@ export class TraceLoader {
     });
   }
 
-  private writeAndAnalyze(batch: RowBatch): void {
+  /** Returns whether it analyzed a long run (LONG_RUN_EVENTS). */
+  private writeAndAnalyze(batch: RowBatch): boolean {
     if (this.mode === 'append') this.assembleLiveRuns(batch);
     this.store.write(batch);
     // Calls before events: the assembler then shares each call's id with its start and result (RunTimelineAssembler).
@@ -246,6 +255,7 @@ export class TraceLoader {
       // Stored again with no new rows: a followed file went idle, its open runs from running to unterminated.
       if (this.analyzedRuns.has(run.id)) this.changedAfterAnalysis.add(run.id);
     }
+    let analyzedLongRun = false;
     for (const runPk of batch.analyzeRuns) {
       // A run may have no analyzable event at all (only its start): it is analyzed all the same.
       const assembler = this.assemblers.get(runPk) ?? (this.analyzedRuns.has(runPk) ? undefined : new RunTimelineAssembler());
@@ -256,6 +266,8 @@ export class TraceLoader {
       this.analyzer.analyze(run, assembler);
       this.assemblers.delete(runPk);
       this.analyzedRuns.add(runPk);
+      analyzedLongRun ||= assembler.size >= LONG_RUN_EVENTS;
     }
+    return analyzedLongRun;
   }
 }

@@ -206,10 +206,10 @@ export interface IssuedCallSqlRow {
   args_summary: string | null;
 }
 
-/** The run's calls by issuing event, in order. */
-export function issuedCalls(db: Database.Database, runPk: number): IterableIterator<IssuedCallSqlRow> {
-  return prepared<[number], IssuedCallSqlRow>(
+/** The run's calls issued by events `firstEventId` to `lastEventId`, by issuing event, in order. */
+export function issuedCallsBetween(db: Database.Database, runPk: number, firstEventId: number, lastEventId: number): IssuedCallSqlRow[] {
+  return prepared<[number, number, number], IssuedCallSqlRow>(
     db,
-    'SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index',
-  ).iterate(runPk);
+    'SELECT event_id, call_id, name, args_summary FROM tool_calls WHERE run_pk = ? AND event_id BETWEEN ? AND ? ORDER BY event_id, call_index',
+  ).all(runPk, firstEventId, lastEventId);
 }

@@ -195,13 +195,16 @@ export interface HistoryEventSqlRow {
   output_tokens: number | null;
 }
 
-/** Every event of the run, in order. */
-export function historyEvents(db: Database.Database, runPk: number): IterableIterator<HistoryEventSqlRow> {
-  return prepared<[number], HistoryEventSqlRow>(
+/**
+ * Up to `limit` events of the run after event `afterId`, in order: the run's history a page at a
+ * time, so that no statement stays open while its reader writes on the same connection.
+ */
+export function historyEventsPage(db: Database.Database, runPk: number, afterId: number, limit: number): HistoryEventSqlRow[] {
+  return prepared<[number, number, number], HistoryEventSqlRow>(
     db,
     `SELECT id, line, step, type, type_raw, call_id, name, outcome, result_ok, summary, content_chars, byte_length, input_tokens, cached_input_tokens, output_tokens
-     FROM events WHERE run_pk = ? ORDER BY id`,
-  ).iterate(runPk);
+     FROM events WHERE run_pk = ? AND id > ? ORDER BY id LIMIT ?`,
+  ).all(runPk, afterId, limit);
 }
 
 /** The run's tool results that name a child run, in order. */

@@ -5,7 +5,7 @@
  */
 export { budgetFindingDetails, findingGroups, findingMessages, findingPage, findingsOnLine, findingsWithIds, reportFindings } from './findings';
 export type { FindingFilter, FindingListSqlRow, ReportFindingSqlRow } from './findings';
-export { callAnsweredBy, callLatencySamples, callOfRun, callPage, callsIssuedBy, callsIssuedByOrNamed, issuedCalls, timedCalls } from './calls';
+export { callAnsweredBy, callLatencySamples, callOfRun, callPage, callsIssuedBy, callsIssuedByOrNamed, issuedCallsBetween, timedCalls } from './calls';
 export type { CallListSqlRow, CallPageQuery, CallState, IssuedCallSqlRow, WaterfallCallSqlRow } from './calls';
 export {
   absorbedLineLocation,
@@ -18,7 +18,7 @@ export {
   eventInSources,
   eventsBetween,
   firstPositionOfStep,
-  historyEvents,
+  historyEventsPage,
   modelRequestEvents,
   previousRequestEventId,
   requestsUpTo,

@@ -43,7 +43,7 @@ describe('analyzeRun', () => {
     );
     for (const f of findings) assert.doesNotThrow(() => findingSchema.parse(f));
     assert.deepEqual(
-      calls.map((c) => [c.call.callId, c.state]),
+      [...calls].map((c) => [c.call.callId, c.state]),
       [
         ['c1', 'ok'],
         ['c2', 'error'],
@@ -64,7 +64,7 @@ describe('analyzeRun', () => {
     const { findings, calls } = analyzeRun(t, options);
     assert.deepEqual(findings, []);
     assert.deepEqual(
-      calls.map((c) => c.state),
+      [...calls].map((c) => c.state),
       ['ok', 'ok'],
     );
   });

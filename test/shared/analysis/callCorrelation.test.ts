@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { correlateCalls } from '../../../shared/analysis/callCorrelation';
-import { callOf, lineOf, run } from './timelineBuilder';
+import { callOf, lineOf, run, sameCall } from './timelineBuilder';
 
 const kinds = (t: Parameters<typeof correlateCalls>[0]): string[] => correlateCalls(t).findings.map((f) => f.kind);
 
@@ -19,7 +19,7 @@ describe('call correlation: healthy runs', () => {
     const outcome = correlateCalls(t);
     assert.deepEqual(outcome.findings, []);
     assert.deepEqual(
-      outcome.resolutions.map((r) => [r.call.callId, r.state]),
+      [...outcome.resolutions].map((r) => [r.call.callId, r.state]),
       [
         ['c1', 'ok'],
         ['c2', 'ok'],
@@ -32,8 +32,8 @@ describe('call correlation: healthy runs', () => {
     const t = run().toolCalls({ id: 'c1' }).result('c1').final().build();
     const outcome = correlateCalls(t);
     const resultIndex = [...t.entries].findIndex((e) => e.kind === 'result');
-    assert.equal(outcome.resolutions[0]?.answerEventId, t.entries.eventId(resultIndex));
-    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.resultIndex, resultIndex);
+    assert.equal([...outcome.resolutions][0]?.answerEventId, t.entries.eventId(resultIndex));
+    assert.equal([...outcome.resolutions].find((r) => sameCall(r.call, callOf(t, 'c1')))?.resultIndex, resultIndex);
   });
 
   it('reports nothing for a run with no tool calls', () => {
@@ -60,8 +60,8 @@ describe('call correlation: dangling calls', () => {
     assert.match(f?.message ?? '', /run_tests \(c2, step 2\)/);
     assert.match(f?.message ?? '', /never received a result/);
     assert.match(f?.message ?? '', /status budget_exceeded \(BUDGET_EXCEEDED\)/);
-    assert.equal(outcome.resolutions[1]?.state, 'dangling');
-    assert.equal(outcome.resolutions[1]?.answerEventId, null);
+    assert.equal([...outcome.resolutions][1]?.state, 'dangling');
+    assert.equal([...outcome.resolutions][1]?.answerEventId, null);
   });
 
   it('reports dangling calls of a crashed run (unterminated, not live) and says it had no terminal event', () => {
@@ -77,20 +77,20 @@ describe('call correlation: dangling calls', () => {
     const t = run({ status: 'running' }).toolCalls({ id: 'c1' }).build();
     const outcome = correlateCalls(t);
     assert.deepEqual(outcome.findings, []);
-    assert.equal(outcome.resolutions[0]?.state, 'pending');
+    assert.equal([...outcome.resolutions][0]?.state, 'pending');
   });
 
   it('shows unanswered calls of a run waiting for approval as pending, not dangling', () => {
     const t = run({ status: 'waiting_for_approval' }).toolCalls({ id: 'c1', name: 'delete_branch' }).build();
     const outcome = correlateCalls(t);
     assert.deepEqual(outcome.findings, []);
-    assert.equal(outcome.resolutions[0]?.state, 'pending');
+    assert.equal([...outcome.resolutions][0]?.state, 'pending');
   });
 
   it('shows unanswered calls of a run waiting for input as pending', () => {
     const t = run({ status: 'waiting_for_input' }).toolCalls({ id: 'c1' }).build();
     assert.deepEqual(kinds(t), []);
-    assert.equal(correlateCalls(t).resolutions[0]?.state, 'pending');
+    assert.equal([...correlateCalls(t).resolutions][0]?.state, 'pending');
   });
 
   it('still reports a dangling call in a live file whose run has already ended', () => {
@@ -107,8 +107,8 @@ describe('call correlation: calls that were never legitimately issued', () => {
         .build();
       const result = correlateCalls(t);
       assert.deepEqual(result.findings, []);
-      assert.equal(result.resolutions[0]?.state, 'not_issued');
-      assert.equal(result.resolutions[0]?.answerEventId, null);
+      assert.equal([...result.resolutions][0]?.state, 'not_issued');
+      assert.equal([...result.resolutions][0]?.answerEventId, null);
     });
   }
 });
@@ -121,7 +121,7 @@ describe('call correlation: a call from an incomplete response that was answered
       .build();
     const result = correlateCalls(t);
     assert.deepEqual(result.findings, []);
-    assert.equal(result.resolutions[0]?.state, 'ok');
+    assert.equal([...result.resolutions][0]?.state, 'ok');
   });
 });
 
@@ -141,10 +141,10 @@ describe('call correlation: unexecuted calls', () => {
     assert.equal(f?.call_id, 'c2');
     assert.equal(f?.line, lineOf(t, 'not_executed', 'c2'));
     assert.match(f?.message ?? '', /write_file \(c2, step 1\) was not executed: tool-call budget exhausted/);
-    assert.equal(outcome.resolutions[1]?.state, 'unexecuted');
+    assert.equal([...outcome.resolutions][1]?.state, 'unexecuted');
     const mark = [...t.entries].find((e) => e.kind === 'not_executed');
-    assert.equal(outcome.resolutions[1]?.answerEventId, mark?.eventId);
-    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c2'))?.resultIndex, null);
+    assert.equal([...outcome.resolutions][1]?.answerEventId, mark?.eventId);
+    assert.equal([...outcome.resolutions].find((r) => sameCall(r.call, callOf(t, 'c2')))?.resultIndex, null);
   });
 });
 
@@ -186,8 +186,8 @@ describe('call correlation: duplicate results', () => {
     assert.match(f?.message ?? '', /read_file \(c1, step 1\) received a second result/);
     assert.deepEqual(f?.details, { call_line: callOf(t, 'c1').line });
     // The first result is the one that counts.
-    assert.equal(outcome.resolutions[0]?.state, 'ok');
-    assert.equal(outcome.resolutions[0]?.answerEventId, [...t.entries].find((e) => e.kind === 'result')?.eventId);
+    assert.equal([...outcome.resolutions][0]?.state, 'ok');
+    assert.equal([...outcome.resolutions][0]?.answerEventId, [...t.entries].find((e) => e.kind === 'result')?.eventId);
   });
 
   it('reports a not-executed mark after the call already got its result as a duplicate', () => {
@@ -216,7 +216,7 @@ describe('call correlation: duplicate call ids', () => {
     assert.match(f?.message ?? '', /write_file at step 2/);
     assert.deepEqual(f?.details, { first_line: callOf(t, 'c1', 0).line, second_line: callOf(t, 'c1', 1).line });
     assert.deepEqual(
-      outcome.resolutions.map((r) => r.state),
+      [...outcome.resolutions].map((r) => r.state),
       ['ok', 'ok'],
     );
   });
@@ -229,7 +229,7 @@ describe('call correlation: duplicate call ids', () => {
       ['duplicate_call_id'],
     );
     assert.deepEqual(
-      outcome.resolutions.map((r) => [r.call.name, r.state]),
+      [...outcome.resolutions].map((r) => [r.call.name, r.state]),
       [
         ['a', 'ok'],
         ['b', 'error'],
@@ -257,8 +257,8 @@ describe('call correlation: out-of-order results', () => {
     assert.match(f?.message ?? '', /read_file \(c1, step 1\)/);
     assert.match(f?.message ?? '', /before the call itself/);
     assert.deepEqual(f?.details, { call_line: callOf(t, 'c1').line });
-    assert.equal(outcome.resolutions[0]?.state, 'ok');
-    assert.notEqual(outcome.resolutions.find((r) => r.call === callOf(t, 'c1'))?.resultIndex ?? null, null);
+    assert.equal([...outcome.resolutions][0]?.state, 'ok');
+    assert.notEqual([...outcome.resolutions].find((r) => sameCall(r.call, callOf(t, 'c1')))?.resultIndex ?? null, null);
   });
 });
 
@@ -332,10 +332,10 @@ describe('call correlation: a result logged before any call with its id', () => 
       ['out_of_order_result'],
     );
     assert.deepEqual(
-      outcome.resolutions.map((r) => r.state),
+      [...outcome.resolutions].map((r) => r.state),
       ['not_issued', 'ok'],
     );
-    assert.equal(outcome.resolutions.find((r) => r.call === callOf(t, 'c1', 1))?.resultIndex, 0);
+    assert.equal([...outcome.resolutions].find((r) => sameCall(r.call, callOf(t, 'c1', 1)))?.resultIndex, 0);
   });
 });
 
@@ -350,7 +350,7 @@ describe('call correlation: resolutions', () => {
       .final()
       .build();
     assert.deepEqual(
-      correlateCalls(t).resolutions.map((r) => [r.call.callId, r.state]),
+      [...correlateCalls(t).resolutions].map((r) => [r.call.callId, r.state]),
       [
         ['c1', 'unexecuted'],
         ['c2', 'ok'],

@@ -14,7 +14,7 @@ import { responses, type ResultEntry, type RunTimeline, type TimelineCall } from
 import type { AnalysisOptions, Finding } from '../../../shared/report';
 import { run } from './timelineBuilder';
 
-function referenceRepeatedActions(timeline: RunTimeline, resultOf: ReadonlyMap<TimelineCall, ResultEntry>, options: AnalysisOptions): Finding[] {
+function referenceRepeatedActions(timeline: RunTimeline, resultOf: ReadonlyMap<string, ResultEntry>, options: AnalysisOptions): Finding[] {
   const seenResults = new Map<string, Set<string>>();
   const actions: { call: TimelineCall; key: string; progress: boolean }[] = [];
   for (const response of responses(timeline)) {
@@ -22,7 +22,7 @@ function referenceRepeatedActions(timeline: RunTimeline, resultOf: ReadonlyMap<T
     for (const call of response.calls) {
       if (call.argsHash === null) continue;
       const key = `${call.name}\u0000${call.argsHash}`;
-      const result = resultOf.get(call);
+      const result = resultOf.get(`${call.eventId}:${call.index}`);
       const seen = seenResults.get(key);
       const hash = result?.resultHash ?? null;
       const progress = result?.progress ?? (hash !== null && seen !== undefined && !seen.has(hash));
@@ -102,7 +102,9 @@ describe('repeated actions: same findings as the straightforward reference', () 
         const options = { window, threshold };
         const { resolutions } = correlateCalls(timeline);
         const resultOf = new Map(
-          resolutions.flatMap(({ call, resultIndex }) => (resultIndex === null ? [] : [[call, timeline.entries.resultAt(resultIndex)] as const])),
+          [...resolutions].flatMap(({ call, resultIndex }) =>
+            resultIndex === null ? [] : [[`${call.eventId}:${call.index}`, timeline.entries.resultAt(resultIndex)] as const],
+          ),
         );
         assert.deepEqual(analyzeRepeatedActions(timeline, resolutions, options), referenceRepeatedActions(timeline, resultOf, options));
       }),

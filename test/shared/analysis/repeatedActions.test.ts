@@ -5,7 +5,7 @@ import { correlateCalls } from '../../../shared/analysis/callCorrelation';
 import { analyzeRepeatedActions } from '../../../shared/analysis/repeatedActions';
 import type { RunTimeline } from '../../../shared/analysis/timeline';
 import type { AnalysisOptions } from '../../../shared/report';
-import { callOf, run, type TimelineBuilder } from './timelineBuilder';
+import { callOf, edited, run, type TimelineBuilder } from './timelineBuilder';
 
 const defaults: AnalysisOptions = { window: 6, threshold: 3 };
 
@@ -380,8 +380,9 @@ describe('repeated actions: cost details', () => {
   });
 
   it('names the tool with empty parentheses when the arguments have no summary', () => {
-    const t = loop([A, A, A]);
-    for (const entry of t.entries) if (entry.kind === 'response') for (const call of entry.calls) call.argsSummary = null;
+    const t = edited(loop([A, A, A]), (entries) => {
+      for (const entry of entries) if (entry.kind === 'response') for (const call of entry.calls) call.argsSummary = null;
+    });
     const [f] = analyze(t);
     assert.match(f?.message ?? '', /^read_file\(\) was repeated 3 times/);
     assert.equal(f?.details?.['arguments'], null);

@@ -7,7 +7,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { TimelineEntriesBuilder, type ResponseEntry, type TimelineCall, type TimelineEntries, type TimelineEntry } from '../../../shared/analysis/timeline';
+import {
+  CallColumns,
+  TimelineEntriesBuilder,
+  type ResponseEntry,
+  type TimelineCall,
+  type TimelineEntries,
+  type TimelineEntry,
+} from '../../../shared/analysis/timeline';
 import type { ModelOutcome } from '../../../shared/trace/canonicalEvents';
 
 const text = fc.option(fc.string({ maxLength: 6 }), { nil: null });
@@ -83,7 +90,7 @@ describe('the timeline as columns', () => {
         const attached = (): TimelineCall[] => expectedNow().flatMap((entry) => (entry.kind === 'response' ? entry.calls : []));
 
         shapes.forEach(({ shape, step, ts: at }, index) => {
-          if (index === firstBuild) built = { entries: builder.build([...calls]), upTo: index };
+          if (index === firstBuild) built = { entries: builder.build(CallColumns.of(calls)), upTo: index };
           const base = { eventId: 10 * (index + 1), line: index + 2, step, ts: at };
           if (shape.kind !== 'response') {
             const entry = { ...base, ...shape } as TimelineEntry;
@@ -113,7 +120,7 @@ describe('the timeline as columns', () => {
         }
         if (strayCall)
           calls.push({ callId: 'stray', name: 'x', argsHash: null, argsError: null, argsSummary: null, step: null, line: 1, eventId: 5, index: 0 });
-        const entries = builder.build([...calls].sort((a, b) => a.eventId - b.eventId || a.index - b.index));
+        const entries = builder.build(CallColumns.of(calls));
 
         const want = expectedNow();
         const { iterated, byAt, fields } = readBack(entries);
@@ -123,7 +130,7 @@ describe('the timeline as columns', () => {
           fields,
           want.map((entry) => ({ kind: entry.kind, line: entry.line, step: entry.step, eventId: entry.eventId })),
         );
-        assert.deepEqual(entries.calls, attached());
+        assert.deepEqual([...entries.calls], attached());
         // A build before more entries came keeps what it had; its fragments were all open then, so none is in it.
         if (built !== null) {
           const { entries: early, upTo } = built as { entries: TimelineEntries; upTo: number };

@@ -14,7 +14,14 @@
  *     .final()
  *     .build();
  */
-import { TimelineEntriesBuilder, type RunTimeline, type TimelineCall, type TimelineEntries, type TimelineEntry } from '../../../shared/analysis/timeline';
+import {
+  CallColumns,
+  TimelineEntriesBuilder,
+  type RunTimeline,
+  type TimelineCall,
+  type TimelineEntries,
+  type TimelineEntry,
+} from '../../../shared/analysis/timeline';
 import type { ApiErrorFacts, Budgets, ModelOutcome } from '../../../shared/trace/canonicalEvents';
 import { canonicalJson } from '../../../shared/trace/canonicalJson';
 import type { RunStatus } from '../../../shared/trace/runStatus';
@@ -235,24 +242,35 @@ export function run(spec: RunSpec = {}): TimelineBuilder {
 }
 
 /** The entries' columns, made as the engine makes them (calls in the order responses list them). */
-function entriesOf(entries: readonly TimelineEntry[], calls: readonly TimelineCall[]): TimelineEntries {
+function entriesOf(entries: readonly TimelineEntry[], calls: Iterable<TimelineCall>): TimelineEntries {
   const builder = new TimelineEntriesBuilder();
   for (const entry of entries) builder.add(entry);
-  return builder.build(calls);
+  return builder.build(CallColumns.of(calls));
 }
 
-/** The timeline with its entries edited (a timestamp set after the fact, an entry added), made again from them. */
+/** The timeline with its entries edited (a timestamp set after the fact, an entry added, a response's calls changed), made again from them. */
 export function edited(timeline: RunTimeline, edit: (entries: TimelineEntry[]) => void): RunTimeline {
   const entries = [...timeline.entries];
   edit(entries);
-  return { ...timeline, entries: entriesOf(entries, timeline.entries.calls) };
+  return {
+    ...timeline,
+    entries: entriesOf(
+      entries,
+      entries.flatMap((entry) => (entry.kind === 'response' ? entry.calls : [])),
+    ),
+  };
 }
 
 /** The nth call (0-based) issued with this call_id. */
 export function callOf(timeline: RunTimeline, callId: string, nth = 0): TimelineCall {
-  const call = timeline.entries.calls.filter((c) => c.callId === callId)[nth];
+  const call = [...timeline.entries.calls].filter((c) => c.callId === callId)[nth];
   if (call === undefined) throw new Error(`no call ${callId} #${nth} in the timeline`);
   return call;
+}
+
+/** Whether two call records stand for the same call (calls are made anew each time they are read). */
+export function sameCall(a: TimelineCall, b: TimelineCall): boolean {
+  return a.eventId === b.eventId && a.index === b.index;
 }
 
 /** The line of the nth entry (0-based) of this kind, optionally for one call_id. */
