@@ -67,7 +67,7 @@ export class CallResolutions implements Iterable<CallResolution> {
     this.states[call] = stateCode[state];
   }
 
-  /** The call answered by the entry at `index`, with the result's position when it is one. */
+  /** The call's answer: the event that answered it, and that result's position among the entries when the answer is a result. */
   setAnswer(call: number, answerEventId: number, resultIndex: number | null): void {
     this.answerEventIds[call] = answerEventId;
     if (resultIndex !== null) this.resultIndexes[call] = resultIndex;
