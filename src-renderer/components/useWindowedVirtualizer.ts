@@ -53,6 +53,32 @@ function measureWithoutLayout(element: Element, entry: ResizeObserverEntry | und
 /** The window's first row for a wish: as close to it as the list allows, so the window is full. */
 const clampWindowStart = (index: number, count: number) => Math.max(0, Math.min(index, count - windowRows));
 
+/**
+ * Rows rendered beyond each edge of the viewport while a jump lands, instead of `overscan`: a jump
+ * renders every row anew, and each overscan row costs its render, style and layout before the
+ * frame that shows the rows jumped to (12 of them made the jump to an event 15–20 ms slower,
+ * scripts/bench-ui.ts). The overscan comes back once that frame is painted and the page is idle.
+ */
+const landingOverscan = 2;
+
+/** Runs `then` once the page is idle after the next frame, unless the returned function cancels it first. */
+function afterNextFrameWhenIdle(then: () => void): () => void {
+  let idle: (() => void) | null = null;
+  const frame = window.requestAnimationFrame(() => {
+    if (typeof window.requestIdleCallback === 'function') {
+      const handle = window.requestIdleCallback(then, { timeout: 500 });
+      idle = () => window.cancelIdleCallback(handle);
+    } else {
+      const handle = window.setTimeout(then, 50);
+      idle = () => window.clearTimeout(handle);
+    }
+  });
+  return () => {
+    window.cancelAnimationFrame(frame);
+    idle?.();
+  };
+}
+
 export function useWindowedVirtualizer(options: {
   count: number;
   getScrollElement: () => HTMLDivElement | null;
@@ -63,11 +89,13 @@ export function useWindowedVirtualizer(options: {
   const [requestedStart, setRequestedStart] = useState(0);
   const start = clampWindowStart(requestedStart, count);
   const size = Math.min(windowRows, count - start);
+  // A jump (scrollToIndex) is landing: the viewport's rows first, the overscan after (landingOverscan).
+  const [landing, setLanding] = useState(false);
   const virtualizer = useVirtualizer<HTMLDivElement, Element>({
     count: size,
     getScrollElement: options.getScrollElement,
     estimateSize: () => estimateSize,
-    overscan: options.overscan,
+    overscan: landing ? Math.min(landingOverscan, options.overscan) : options.overscan,
     // A row's key is its place in the list: sizes measured stay with it when the window moves, and
     // the function stays the same between renders — a new one makes the virtualizer recompute
     // every position in the window on each render.
@@ -133,7 +161,12 @@ export function useWindowedVirtualizer(options: {
     else if (offset < end - 1) virtualizer.scrollToIndex(size - 1, { align: 'end' });
   }, [total, offset, start, size, count, virtualizer]);
 
+  // The scroll a jump wrote is handled (its rows rendered) before the next frame's callbacks: the
+  // frame after that one shows them, and the overscan can follow.
+  useEffect(() => (landing ? afterNextFrameWhenIdle(() => setLanding(false)) : undefined), [landing]);
+
   const scrollToIndex = (index: number, asked: 'start' | 'auto') => {
+    setLanding(true);
     // The last row cannot be at the top: asked for, it is the end of the list.
     pinnedToEnd.current = index === count - 1;
     const align = pinnedToEnd.current ? 'end' : asked;

@@ -137,8 +137,14 @@ export function Timeline({
  * Asks for the pages of the rows in the window, and of one row before it: that row says whether
  * the first visible row starts a step. The rows are those rendered when the effect runs: after a
  * jump, the render's rows can be those the scroll has already left (rows never shown, whose pages
- * would be asked for ahead of the ones jumped to).
+ * would be asked for ahead of the ones jumped to). Beyond either edge, `readAheadMultiple` times as
+ * many rows as are rendered are asked for too, so a page is on its way before the scroll reaches
+ * it: asked for only once its rows were in view, a screen of placeholders was painted, then every
+ * row rendered again when the page came (5 of 100 frames scrolling a screen a frame,
+ * scripts/bench-ui.ts).
  */
+const readAheadMultiple = 2;
+
 function useWantedEvents(
   events: PagedRows<TimelineEvent>,
   count: number,
@@ -150,7 +156,9 @@ function useWantedEvents(
   const latestRange = useLatest(currentRange);
   useEffect(() => {
     const range = latestRange.current();
-    if (count > 0 && range !== null) want(Math.max(0, range.first - 1), range.last);
+    if (count === 0 || range === null) return;
+    const ahead = readAheadMultiple * (range.last - range.first + 1);
+    want(Math.max(0, range.first - 1 - ahead), Math.min(count - 1, range.last + ahead));
   }, [want, first, last, count, latestRange]);
 }
 

@@ -137,6 +137,34 @@ describe('a run of 50,000 events in the browser', { timeout: 240_000 }, () => {
     }
   });
 
+  test('scrolling on, the next rows are loaded before they come into view', async () => {
+    const { page } = app;
+    await goTo(page, runUrl);
+    // Events come in pages of 100: with row 60 at the top, the rows rendered end before row 100,
+    // and four screens further down (of ~10 rows each) are rows of the next page.
+    await page.locator('[data-testid=timeline-position]').fill('60');
+    const rows = await visibleRows(page);
+    assert.ok(rows[0]!.line <= 62 && rows.at(-1)!.line < 100, `rows ${rows[0]?.line}–${rows.at(-1)?.line} on screen`);
+    // Four screens down, then the frame that shows them: no row on screen is still loading.
+    const shown = (await page.evaluate(`new Promise((resolve) => {
+      const timeline = document.querySelector('[data-testid=timeline]');
+      timeline.scrollTop += 4 * timeline.clientHeight;
+      requestAnimationFrame(() => {
+        const view = timeline.getBoundingClientRect();
+        const onScreen = [...timeline.querySelectorAll('.timeline-slot')].filter((slot) => {
+          const box = slot.getBoundingClientRect();
+          return box.bottom > view.top + 30 && box.top < view.bottom;
+        });
+        resolve({
+          loading: onScreen.filter((slot) => slot.querySelector('[aria-busy=true]')).length,
+          lines: onScreen.map((slot) => Number(slot.querySelector('[data-testid=timeline-row]')?.dataset.line)).filter((line) => line > 0),
+        });
+      });
+    })`)) as { loading: number; lines: number[] };
+    assert.equal(shown.loading, 0, `rows still loading on screen, after lines ${shown.lines.join(', ')}`);
+    assert.ok(Math.max(...shown.lines) > 100, `scrolled into the next page: lines ${shown.lines.join(', ')}`);
+  });
+
   test('a step anywhere in the run is one jump away, and j/k go on from it', async () => {
     const { page } = app;
     const selected = (step: number) => page.locator(`[data-testid=timeline-row][data-selected=true][data-step="${step}"]`);
