@@ -42,10 +42,13 @@ import { repoRoot } from '../devkit/repoPaths';
 const MB = 1024 * 1024;
 const FRAME_BUDGET_MS = 1000 / 60;
 /**
- * The scroll's p95 frame interval target, as the issue states it (≤ 16.7 ms). Chromium coarsens
- * requestAnimationFrame timestamps to 0.1 ms, so the frames of a steady 60 Hz scroll read 16.6, 16.7
- * or 16.8 ms; the p95 is compared as it is reported (to 0.1 ms), never against 16.67, which a
- * reported 16.7 would miss.
+ * The scroll's p95 frame interval target, as the issue states it (≤ 16.7 ms): one frame of the
+ * 60 Hz display. Chromium clamps requestAnimationFrame timestamps to 0.1 ms with a jittered
+ * threshold (its defence against timing attacks), so the intervals of frames drawn exactly one
+ * display frame apart read 16.5 to 16.8 ms: a blank page doing nothing reads 16.8 in about one
+ * frame of 20, a p95 of 16.8 (the idle control, measured with every scroll). An interval is
+ * therefore counted in display frames (rounded to whole 16.67 ms frames), and the p95 passes when
+ * it is one frame; the p95 in milliseconds is reported as read.
  */
 const P95_FRAME_TARGET_MS = 16.7;
 const LONG_TASK_MS = 50;
@@ -144,6 +147,8 @@ export interface FrameStats {
   frames: number;
   p50Ms: number | null;
   p95Ms: number | null;
+  /** The p95 interval in display frames (each interval rounded to whole 60 Hz frames): 1 is every frame on time. */
+  p95DisplayFrames: number | null;
   maxMs: number | null;
   longTasks: number;
   longestTaskMs: number | null;
@@ -185,6 +190,8 @@ export interface ScrollReport {
    */
   bottomScrolls: { fromLine: number | null; scrolls: { lastLine: number | null; filledMs: number | null }[]; frames: FrameStats } | null;
   overall: FrameStats;
+  /** The control: IDLE_CONTROL_FRAMES frame intervals of a blank page in the same browser, just before the scroll (what the clock reads of frames that are all on time). */
+  idleControl: FrameStats;
   /**
    * The end of the list: the last row shown after the jump to 100 % — with the slider, that jump
    * alone; with the scrollbar, that and up to END_SLACK_SCROLLS more scrolls to the bottom (the list
@@ -300,10 +307,15 @@ function below(value: number | null, limit: number, unit: string, inclusive = fa
 function frameStats(intervals: readonly number[], longTasks: readonly number[]): FrameStats {
   const p50 = percentile(intervals, 0.5);
   const p95 = percentile(intervals, 0.95);
+  const p95DisplayFrames = percentile(
+    intervals.map((interval) => Math.max(1, Math.round(interval / FRAME_BUDGET_MS))),
+    0.95,
+  );
   return {
     frames: intervals.length,
     p50Ms: p50 === null ? null : round(p50),
     p95Ms: p95 === null ? null : round(p95),
+    p95DisplayFrames,
     maxMs: intervals.length === 0 ? null : round(Math.max(...intervals)),
     longTasks: longTasks.length,
     longestTaskMs: longTasks.length === 0 ? null : round(Math.max(...longTasks)),
@@ -613,6 +625,25 @@ interface JumpResult extends PhaseFrames {
   lastRow: RowFacts | null;
   atBottom: boolean;
 }
+const IDLE_CONTROL_FRAMES = 300;
+
+/** The frame intervals of a blank page, in a page of its own beside `page` (see P95_FRAME_TARGET_MS). */
+async function idleFrameIntervals(page: Page): Promise<FrameStats> {
+  const blank = await page.context().newPage();
+  try {
+    await blank.setContent('<!doctype html><title>idle control</title>');
+    const stamps = (await blank.evaluate(
+      `new Promise((resolve) => { const stamps = []; const frame = (at) => { stamps.push(at); if (stamps.length <= ${IDLE_CONTROL_FRAMES}) requestAnimationFrame(frame); else resolve(stamps); }; requestAnimationFrame(frame); })`,
+    )) as number[];
+    return frameStats(
+      stamps.slice(1).map((at, index) => at - stamps[index]!),
+      [],
+    );
+  } finally {
+    await blank.close();
+  }
+}
+
 interface BottomScrollsResult extends PhaseFrames {
   fromLine: number | null;
   scrolls: { filledMs: number | null; lastRow: RowFacts | null; atBottom: boolean; scrollHeight: number }[];
@@ -637,6 +668,7 @@ async function measureScroll(
   const sliderEvents = sliderMax === null ? null : Number(sliderMax) + 1;
   if (sliderEvents !== null && sliderEvents !== events) report.pageProblems.push(`the position slider spans ${sliderEvents} events, the run has ${events}`);
 
+  const idleControl = await idleFrameIntervals(page);
   const geometry = (await page.evaluate(`window.__bench.scrollStart(${WAIT_MS})`)) as ScrollGeometry;
   const steps = (await page.evaluate(`window.__bench.scrollSteps(${JSON.stringify({ steps: SCROLL_STEPS, timeoutMs: WAIT_MS })})`)) as StepsResult;
   const bottom =
@@ -728,6 +760,7 @@ async function measureScroll(
             frames: frameStats(bottom.intervals, bottom.longTasks),
           },
     overall,
+    idleControl,
     end: {
       via,
       expectedLine: lastEvent.line,
@@ -738,7 +771,12 @@ async function measureScroll(
       reachable,
     },
     verdicts: {
-      p95Frame: below(overall.p95Ms, P95_FRAME_TARGET_MS, 'ms', true),
+      p95Frame: {
+        value: overall.p95Ms,
+        unit: 'ms',
+        target: `≤ ${P95_FRAME_TARGET_MS} ms: one 60 Hz frame`,
+        pass: overall.p95DisplayFrames === null ? null : overall.p95DisplayFrames <= 1,
+      },
       longestTask: { value: overall.longestTaskMs ?? 0, unit: 'ms', target: `no long task > ${LONG_TASK_MS} ms`, pass: overall.longTasks === 0 },
       rowsFilled: below(worstFill, FILL_TARGET_MS, 'ms'),
       endReachable: {
@@ -1096,7 +1134,7 @@ export function formatUiReport(report: UiBenchReport): string {
         'frame interval p95, whole scroll',
         `${fmt(c.overall.p95Ms, 1)} ms`,
         c.verdicts.p95Frame,
-        `   (p50 ${fmt(c.overall.p50Ms, 1)}, max ${fmt(c.overall.maxMs, 1)} ms over ${c.overall.frames} frames)`,
+        `   (${fmt(c.overall.p95DisplayFrames)} display frame(s); p50 ${fmt(c.overall.p50Ms, 1)}, max ${fmt(c.overall.maxMs, 1)} ms over ${c.overall.frames} frames; a blank page beside it, the control: p95 ${fmt(c.idleControl.p95Ms, 1)} ms, max ${fmt(c.idleControl.maxMs, 1)} ms over ${c.idleControl.frames} frames)`,
       ),
       line(
         'long tasks, whole scroll',
