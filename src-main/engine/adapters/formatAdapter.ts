@@ -89,6 +89,12 @@ export interface FormatMapper {
    * returns false to have the line parsed in full and passed to `map`.
    */
   mapScanned?(bytes: Buffer, scan: TopLevelScan, line: LineRef, emit: Emit): boolean;
+  /**
+   * A long line's value as JSON.parse gives it, read from its bytes with what the mapper keeps of
+   * the lines before (an HTTP exchange line: its conversation's earlier messages); null to have the
+   * line parsed whole. The value then goes to `map` as a parsed line's does.
+   */
+  readValue?(bytes: Buffer): { value: unknown } | null;
   /** End of the file: emits what is still buffered. */
   finish(emit: Emit): void;
 }

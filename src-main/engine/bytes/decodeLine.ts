@@ -96,7 +96,7 @@ export function repeatedKeyWarnings(bytes: Buffer, scan: TopLevelScan): string[]
  * faster. Valid UTF-8 has one decoding, so the text is the same either way; ASCII keeps V8's own
  * fast path, and invalid bytes keep its replacement characters.
  */
-function validUtf8Text(bytes: Buffer): string {
+export function validUtf8Text(bytes: Buffer): string {
   if (isAscii(bytes)) return bytes.toString('utf8');
   const utf16 = transcode(bytes, 'utf8', 'utf16le');
   return utf16.toString('utf16le');

@@ -288,3 +288,20 @@ export function scanArray(bytes: Buffer, open: number, known: readonly ElementRa
     elements.push({ start, end: at });
   }
 }
+
+/** The ranges of the first `count` elements of the array opening at `open` (all of them when it has fewer). */
+export function leadingElements(bytes: Buffer, open: number, count: number): ElementRange[] {
+  if (bytes[open] !== OPEN_BRACKET) throw new ScanError('not a JSON array');
+  const elements: ElementRange[] = [];
+  let at = skipWhitespace(bytes, open + 1);
+  while (elements.length < count && bytes[at] !== CLOSE_BRACKET) {
+    if (elements.length > 0) {
+      if (bytes[at] !== COMMA) throw new ScanError(`expected "," or "]" at byte ${at}`);
+      at = skipWhitespace(bytes, at + 1);
+    }
+    const end = elementEnd(bytes, at);
+    elements.push({ start: at, end });
+    at = skipWhitespace(bytes, end);
+  }
+  return elements;
+}

@@ -24,7 +24,8 @@ import {
   type SkipMember,
   type TopLevelScan,
 } from '../bytes/topLevelScan';
-import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACKET, QUOTE } from '../bytes/jsonBytes';
+import { OPEN_BRACKET } from '../bytes/jsonBytes';
+import { sharedElements } from '../bytes/commonPrefix';
 import { apiOf } from '../adapters/httpExchange/apis';
 import { isRecord } from '../adapters/formatAdapter';
 import { assembleRequest, canonicalParams, normalizeMessages, normalizeTool, requestParams, systemText } from '../../../shared/requests/apiRequestBodies';
@@ -57,16 +58,6 @@ const structuralKeys = {
 
 function value(bytes: Buffer, member: ScannedMember | undefined): unknown {
   return member === undefined ? undefined : memberValue(bytes, member);
-}
-
-/** How many leading bytes `a` and `b` share: memcmp over blocks, then byte by byte in the block that differs. */
-export function commonPrefixLength(a: Buffer, b: Buffer): number {
-  const length = Math.min(a.length, b.length);
-  const block = 4096;
-  let at = 0;
-  while (at + block <= length && a.compare(b, at, at + block, at, at + block) === 0) at += block;
-  while (at < length && a[at] === b[at]) at += 1;
-  return at;
 }
 
 /**
@@ -114,18 +105,8 @@ export class RequestBytesReader {
   /** The line's messages array, scanned on from where it stops being the last one's. */
   private readonly skipMessages: SkipMember = (key, bytes, open) => {
     if (key !== 'messages' || bytes[open] !== OPEN_BRACKET) return null;
-    const known: ElementRange[] = [];
     const last = this.thread.last;
-    if (last !== null) {
-      const common = commonPrefixLength(last.bytes, bytes.subarray(open, open + last.bytes.length));
-      for (const range of last.ranges) {
-        // An object, array or string ends where it closes; a bare number could go on (`12` → `123`),
-        // so it is the same element only if the byte after it is the same too.
-        const closed = last.bytes[range.end - 1] === CLOSE_BRACE || last.bytes[range.end - 1] === CLOSE_BRACKET || last.bytes[range.end - 1] === QUOTE;
-        if (range.end > common || (!closed && range.end === common)) break;
-        known.push({ start: open + range.start, end: open + range.end });
-      }
-    }
+    const known = last === null ? [] : sharedElements(last, bytes, open);
     const { elements, end } = scanArray(bytes, open, known);
     this.scanned = { bytes, open, end, ranges: elements, shared: known.length };
     return { end, size: elements.length };

@@ -6,7 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FormatMapper, LineRef, MappedEvent } from '../adapters/formatAdapter';
-import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom } from '../bytes/decodeLine';
+import { decodeLine, excerptOf, MAX_NESTING_DEPTH, repeatedKeyWarnings, stripUtf8Bom, type DecodedLine } from '../bytes/decodeLine';
 import { nestsDeeperThan, ScanError, scanTopLevel, type TopLevelScan } from '../bytes/topLevelScan';
 import { secretMask } from '../../../shared/secrets/secretScanner';
 import type { RowBatcher } from '../store/traceWriter';
@@ -125,7 +125,11 @@ export class TraceIngester implements RepairReporter {
       return;
     }
     if (bytes.length >= SCAN_FIRST_BYTES && this.mapper.mapScanned && this.acceptScannedLine(ref, bytes)) return;
-    const decoded = decodeLine(bytes);
+    const read = bytes.length >= SCAN_FIRST_BYTES ? this.mapper.readValue?.(bytes) : null;
+    // The text of a line read from its bytes is only for excerpts: its first characters.
+    const decoded: DecodedLine = read
+      ? { kind: 'json', value: read.value, text: bytes.toString('utf8', 0, 512), invalidUtf8: false, warnings: [] }
+      : decodeLine(bytes);
     if (decoded.kind === 'blank') {
       this.counters.blankLines += 1;
       return;

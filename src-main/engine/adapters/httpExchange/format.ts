@@ -33,6 +33,7 @@ import {
 import { looksLikeSse, parseSse } from './sse';
 import { assembleStream } from './streams';
 import { defined, modelRequest, modelResponse, runEnd, toolResult, unknownEvent } from '../kit/events';
+import { ExchangeLineReader } from './exchangeLineReader';
 import { nonEmptyText } from '../kit/jsonValues';
 import { isRecord, type Emit, type FormatAdapter, type FormatMapper, type LineRef } from '../formatAdapter';
 
@@ -187,6 +188,11 @@ class HttpExchangeMapper implements FormatMapper {
   /** The states of every open thread by their history's hash: a request looks up its own prefixes instead of visiting every thread. */
   private readonly statesByHash = new Map<number, ThreadState[]>();
   private touches = 0;
+  private readonly lines = new ExchangeLineReader();
+
+  readValue(bytes: Buffer): { value: unknown } | null {
+    return this.lines.read(bytes);
+  }
 
   map(value: unknown, line: LineRef, emit: Emit): { reason: string } | undefined {
     if (!isRecord(value)) return { reason: `not an HTTP exchange: the line is ${describeKind(value)}, not an object` };
