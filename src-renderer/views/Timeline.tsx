@@ -201,20 +201,26 @@ function useScrollToCursor(
   cursorIndex: number | null,
   followEnd: boolean,
 ): void {
-  const { virtualizer } = windowed;
+  const { virtualizer, start } = windowed;
   const latestWindow = useLatest(windowed);
+  const cursorItem = cursorIndex === null || cursorIndex < start ? undefined : virtualizer.measurementsCache[cursorIndex - start];
+  const cursorMeasured = cursorItem !== undefined && virtualizer.itemSizeCache.has(cursorItem.key);
 
   // A cursor off screen is brought to the top (just under the sticky lane header, which precedes
-  // the rows), so the step it starts reads downwards; one on screen stays put.
+  // the rows), so the step it starts reads downwards; one on screen stays put. Only a measured row
+  // is known to be on screen: one not rendered yet (a link opened to it, its page arriving with the
+  // position) is placed by estimated heights, and rows taller than the estimate put it below the
+  // screen where the estimate had it, or push the list's end (which a row near it was aimed at)
+  // further down. So the cursor's row is looked at again once it is measured.
   useEffect(() => {
     const { start, scrollToIndex } = latestWindow.current;
     if (cursorIndex === null || cursorIndex >= count) return;
     const item = cursorIndex >= start ? virtualizer.measurementsCache[cursorIndex - start] : undefined;
     const top = virtualizer.scrollOffset ?? 0;
     const height = virtualizer.scrollRect?.height ?? 0;
-    if (item && item.start >= top && item.end + lanesHeaderHeight <= top + height) return;
+    if (item && cursorMeasured && item.start >= top && item.end + lanesHeaderHeight <= top + height) return;
     scrollToIndex(cursorIndex, 'start');
-  }, [cursorIndex, count, virtualizer, latestWindow]);
+  }, [cursorIndex, cursorMeasured, count, virtualizer, latestWindow]);
 
   useEffect(() => {
     if (followEnd && count > 0) latestWindow.current.scrollToIndex(count - 1, 'auto');

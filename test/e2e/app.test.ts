@@ -175,6 +175,37 @@ describe('the browser UI served by loopscope serve', () => {
     assertClean(app);
   });
 
+  test('a link to an event further down a run opens with that event on screen, however tall the rows above it', async () => {
+    const first = await newApp();
+    await openTrace(first, server.url, 'repeated-action');
+    await openRun(first.page, expected('repeated-action').runs[0]!.run_id);
+    const [, traceId, runPk] = /^#\/trace\/([^/]+)\/run\/(\d+)/.exec(hashOf(first.page))!;
+    const response = await fetch(`${server.url}api/runEvents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ traceId: decodeURIComponent(traceId!), runPk: Number(runPk), offset: 0, limit: 100 }),
+    });
+    const events = ((await response.json()) as { rows: { eventId: number; line: number }[] }).rows;
+    assert.ok(events.length >= 20, `${events.length} events`);
+    // Opened from the link (a new page): the rows come with the event's position, unmeasured, and
+    // rows taller than estimated put an event the estimate had on screen below it.
+    for (const event of events.slice(Math.floor(events.length / 3))) {
+      const app = await newApp();
+      await app.page.goto(`${server.url}#/trace/${traceId}/run/${runPk}/event/${event.eventId}`);
+      const row = selectedRow(app.page);
+      await row.waitFor();
+      await app.page.locator(`[data-testid=event-inspector][data-event-id="${event.eventId}"][data-state=ready]`).waitFor();
+      const [box, view] = await Promise.all([row.boundingBox(), app.page.locator('[data-testid=timeline]').boundingBox()]);
+      assert.ok(
+        // A pixel of slack: rows are laid out at fractions of a pixel, the scroll offset in whole ones.
+        box && view && box.y >= view.y && box.y + box.height <= view.y + view.height + 1,
+        `line ${event.line} on screen: row at ${box?.y} to ${box && box.y + box.height}, the timeline's viewport ${view?.y} to ${view && view.y + view.height}`,
+      );
+      assertClean(app);
+      await app.page.context().close();
+    }
+  });
+
   test('j/k step through a run, Enter opens the step, Esc goes back', async () => {
     const app = await newApp();
     const { page } = app;
