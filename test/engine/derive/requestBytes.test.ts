@@ -14,6 +14,7 @@ import { apiOf } from '../../../src-main/engine/adapters/httpExchange/apis';
 import { normalizeAnthropicMessagesRequest, normalizeCanonicalRequest, normalizeChatCompletionsRequest } from '../../../shared/requests/apiRequestBodies';
 import type { NormalizedRequest } from '../../../shared/requests/normalizedRequest';
 import { fixtures } from '../../support/formatTests';
+import { changedHistory, historyChange, historyMessage } from '../../support/historyEdits';
 import { examplesDir } from '../../../devkit/repoPaths';
 
 const examples = examplesDir;
@@ -129,48 +130,33 @@ describe('a request read message by message', () => {
   });
 
   it("equals the request read whole along a run whose requests extend, edit, drop and cut the previous one's history (the bytes shared with it are reused)", () => {
-    // Any characters, multi-byte ones too: the bytes of a message are what the reader compares and keys it by.
-    const text = fc.string({ unit: 'grapheme', maxLength: 10 });
-    const message = fc.oneof(
-      fc.record({ role: fc.constantFrom('user', 'assistant'), content: text }),
-      fc.record({ role: fc.constant('tool'), tool_call_id: fc.constantFrom('call_1', 'call_2'), content: text }),
-      // A bare number ends where the next byte is not a digit: `12` and `123` share their first bytes.
-      fc.integer({ min: 0, max: 999 }),
-    );
-    const step = fc.oneof(
-      fc.record({ kind: fc.constant('append' as const), messages: fc.array(message, { minLength: 1, maxLength: 3 }) }),
-      fc.record({ kind: fc.constant('edit' as const), at: fc.nat(), message }),
-      fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant('digit' as const), at: fc.nat(), digit: fc.integer({ min: 0, max: 9 }) }),
-    );
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 4 }), fc.array(step, { minLength: 1, maxLength: 8 }), fc.boolean(), (first, steps, asExchange) => {
-        const reader = new RequestBytesReader();
-        let history: unknown[] = first;
-        const read = (messages: unknown[]) => {
-          if (asExchange) {
-            const line = JSON.stringify({
-              request: { url: 'https://api.openai.com/v1/chat/completions', body: { model: 'm', messages, temperature: 0 } },
-              response: { status: 200 },
-            });
-            assert.deepEqual(reader.exchange(Buffer.from(line)), wholeExchange(line));
-          } else {
-            const line = JSON.stringify({ type: 'model_request', run_id: 'r', model: 'm', messages });
-            assert.deepEqual(reader.canonical(Buffer.from(line)), normalizeCanonicalRequest(JSON.parse(line)));
-          }
-        };
-        read(history);
-        for (const change of steps) {
-          const at = history.length === 0 ? 0 : ('at' in change ? change.at : 0) % history.length;
-          if (change.kind === 'append') history = [...history, ...change.messages];
-          else if (change.kind === 'edit' && history.length > 0) history = history.map((old, i) => (i === at ? change.message : old));
-          else if (change.kind === 'drop') history = history.filter((_, i) => i !== at);
-          else if (change.kind === 'cut') history = history.slice(0, at);
-          else if (change.kind === 'digit') history = history.map((old, i) => (i === at && typeof old === 'number' ? old * 10 + change.digit : old));
+      fc.property(
+        fc.array(historyMessage, { maxLength: 4 }),
+        fc.array(historyChange, { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (first, steps, asExchange) => {
+          const reader = new RequestBytesReader();
+          let history: unknown[] = first;
+          const read = (messages: unknown[]) => {
+            if (asExchange) {
+              const line = JSON.stringify({
+                request: { url: 'https://api.openai.com/v1/chat/completions', body: { model: 'm', messages, temperature: 0 } },
+                response: { status: 200 },
+              });
+              assert.deepEqual(reader.exchange(Buffer.from(line)), wholeExchange(line));
+            } else {
+              const line = JSON.stringify({ type: 'model_request', run_id: 'r', model: 'm', messages });
+              assert.deepEqual(reader.canonical(Buffer.from(line)), normalizeCanonicalRequest(JSON.parse(line)));
+            }
+          };
           read(history);
-        }
-      }),
+          for (const change of steps) {
+            history = changedHistory(history, change);
+            read(history);
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });

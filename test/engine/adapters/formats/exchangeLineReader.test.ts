@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ExchangeLineReader } from '../../../../src-main/engine/adapters/httpExchange/exchangeLineReader';
+import { changedHistory, historyChange } from '../../../support/historyEdits';
 
 /** A system prompt long enough that every line is one the reader reads (it leaves short lines to the parse). */
 const SYSTEM = { role: 'system', content: `You are a careful agent. ${'Follow the rules. '.repeat(2200)}` };
@@ -24,37 +25,16 @@ function exchangeLine(messages: unknown[], indent: number, extra: Record<string,
 
 describe('an HTTP exchange line read from its bytes', () => {
   it('is the line as JSON.parse reads it, along interleaved conversations that extend, edit, drop and cut their histories', () => {
-    // Any characters, multi-byte ones too: the bytes of a message are what the reader compares.
-    const text = fc.string({ unit: 'grapheme', maxLength: 10 });
-    const message = fc.oneof(
-      fc.record({ role: fc.constantFrom('user', 'assistant'), content: text }),
-      fc.record({ role: fc.constant('tool'), tool_call_id: fc.constantFrom('call_1', 'call_2'), content: text }),
-      // A bare number ends where the next byte is not a digit: `12` and `123` share their first bytes.
-      fc.integer({ min: 0, max: 999 }),
-    );
-    const change = fc.oneof(
-      fc.record({ kind: fc.constant('append' as const), messages: fc.array(message, { minLength: 1, maxLength: 3 }) }),
-      fc.record({ kind: fc.constant('edit' as const), at: fc.nat(), message }),
-      fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant('digit' as const), at: fc.nat(), digit: fc.integer({ min: 0, max: 9 }) }),
-    );
     // Conversations told apart by their task (the second message), or not: samples of one task share it.
     const task = fc.constantFrom('Fix the failing test.', 'Fix the failing test.', 'Rename the module.');
-    const step = fc.record({ conversation: fc.nat({ max: 2 }), change, indent: fc.constantFrom(0, 0, 1) });
+    const step = fc.record({ conversation: fc.nat({ max: 2 }), change: historyChange, indent: fc.constantFrom(0, 0, 1) });
     let readFromBytes = 0;
     fc.assert(
       fc.property(fc.array(task, { minLength: 3, maxLength: 3 }), fc.array(step, { minLength: 1, maxLength: 12 }), (tasks, steps) => {
         const reader = new ExchangeLineReader();
         const histories: unknown[][] = tasks.map((content) => [SYSTEM, { role: 'user', content }]);
         for (const { conversation, change: edit, indent } of steps) {
-          let history = histories[conversation]!;
-          const at = history.length === 0 ? 0 : ('at' in edit ? edit.at : 0) % history.length;
-          if (edit.kind === 'append') history = [...history, ...edit.messages];
-          else if (edit.kind === 'edit') history = history.map((old, i) => (i === at ? edit.message : old));
-          else if (edit.kind === 'drop') history = history.filter((_, i) => i !== at);
-          else if (edit.kind === 'cut') history = history.slice(0, at);
-          else history = history.map((old, i) => (i === at && typeof old === 'number' ? old * 10 + edit.digit : old));
+          const history = changedHistory(histories[conversation]!, edit);
           histories[conversation] = history;
           const line = exchangeLine(history, indent);
           const read = reader.read(Buffer.from(line));
