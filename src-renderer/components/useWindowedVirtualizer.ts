@@ -13,6 +13,7 @@
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useLatest } from './useLatest';
+import { whenIdle } from './whenIdle';
 
 export const windowRows = 5_000;
 /** How close (in rows) to an edge of the window the viewport may come before the window moves. */
@@ -63,19 +64,13 @@ const landingOverscan = 2;
 
 /** Runs `then` once the page is idle after the next frame, unless the returned function cancels it first. */
 function afterNextFrameWhenIdle(then: () => void): () => void {
-  let idle: (() => void) | null = null;
+  let cancelIdle: (() => void) | null = null;
   const frame = window.requestAnimationFrame(() => {
-    if (typeof window.requestIdleCallback === 'function') {
-      const handle = window.requestIdleCallback(then, { timeout: 500 });
-      idle = () => window.cancelIdleCallback(handle);
-    } else {
-      const handle = window.setTimeout(then, 50);
-      idle = () => window.clearTimeout(handle);
-    }
+    cancelIdle = whenIdle(then, 500);
   });
   return () => {
     window.cancelAnimationFrame(frame);
-    idle?.();
+    cancelIdle?.();
   };
 }
 

@@ -14,6 +14,7 @@ import { axisTicks } from '../../shared/analysis/waterfall';
 import { useQuery } from '../api/useQuery';
 import { formatCount, formatDuration } from '../components/format';
 import { useLatest } from '../components/useLatest';
+import { whenIdle } from '../components/whenIdle';
 import { visibleText } from '../components/VisibleText';
 import '../styles/timeline-noise.css';
 
@@ -144,20 +145,17 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
     // A new width (the inspector opening narrows the pane) is drawn once the page is idle: a long
     // run's bars take ~15 ms, spent in the frames a jump to an event needs for its row; meanwhile
     // the last drawing is shown stretched to the new box. The first report draws at once.
-    let idleRedraw: number | null = null;
+    let cancelIdleRedraw: (() => void) | null = null;
     const resized = new ResizeObserver(([entry]) => {
       if (entry === undefined) return;
       const first = width.current === null;
       width.current = entry.contentRect.width - 2 * overhang;
       if (first) redraw();
       else
-        idleRedraw ??= requestIdleCallback(
-          () => {
-            idleRedraw = null;
-            redraw();
-          },
-          { timeout: 200 },
-        );
+        cancelIdleRedraw ??= whenIdle(() => {
+          cancelIdleRedraw = null;
+          redraw();
+        }, 200);
     });
     resized.observe(element);
     const theme = matchMedia('(prefers-color-scheme: dark)');
@@ -178,7 +176,7 @@ function WaterfallLane({ lane, axis, selectedEventId, onSelect }: { lane: Lane; 
     watchDensity();
     return () => {
       resized.disconnect();
-      if (idleRedraw !== null) cancelIdleCallback(idleRedraw);
+      cancelIdleRedraw?.();
       theme.removeEventListener('change', redraw);
       density?.removeEventListener('change', densityChanged);
     };

@@ -5,6 +5,7 @@
  * run or a diff later does not wait for its code.
  */
 import { lazy } from 'react';
+import { whenIdle } from '../components/whenIdle';
 
 const loaders = {
   run: () => import('./RunView'),
@@ -32,6 +33,5 @@ export function preloadViews(): void {
     // A failed fetch is retried, and reported, when the view is shown.
     for (const loader of Object.values(loaders)) loader().catch(() => undefined);
   };
-  if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(load, { timeout: 2000 });
-  else window.setTimeout(load, 200);
+  whenIdle(load, 2000);
 }
