@@ -4,6 +4,7 @@
  * queries it was running and is started again for the next.
  */
 import { Worker } from 'node:worker_threads';
+import { endWorker } from '../engine';
 import { ApiError } from './apiError';
 import type { SourceSummary } from './queries';
 import { queryReplySchema, type QueryMethod, type QueryRequest, type QueryTrace } from './queryProtocol';
@@ -58,7 +59,7 @@ export class QueryClient {
     const worker = this.worker;
     this.worker = null;
     this.failPending('the API host was closed');
-    if (worker !== null) await worker.terminate();
+    if (worker !== null) await endWorker(worker, () => worker.postMessage({ kind: 'end' } satisfies QueryRequest));
   }
 
   /** Starts the worker now, so that its start-up (loading its code) overlaps the first ingest instead of following it. */

@@ -43,6 +43,8 @@ export const queryRequestSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('summary'), id: z.number().int(), trace: queryTraceSchema }),
   /** Close the connection to a database that is about to be rewritten (a reload); answered once closed. */
   z.object({ kind: z.literal('release'), id: z.number().int(), dbPath: z.string() }),
+  /** Close every connection and end the thread (see engine/workers/endWorker.ts); not answered. */
+  z.object({ kind: z.literal('end') }),
 ]);
 export type QueryRequest = z.infer<typeof queryRequestSchema>;
 

@@ -51,8 +51,16 @@ function reply(message: QueryReply): void {
   parentPort?.postMessage(message);
 }
 
+/** Closes every connection between two queries; with the port closed too, the thread ends on its own. */
+function end(): void {
+  for (const db of connections.values()) db.close();
+  connections.clear();
+  parentPort?.close();
+}
+
 parentPort?.on('message', (raw: unknown) => {
   const message = queryRequestSchema.parse(raw);
+  if (message.kind === 'end') return end();
   try {
     let result: unknown = null;
     if (message.kind === 'api') result = answer(message.method, message.trace, message.request);

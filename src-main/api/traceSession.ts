@@ -92,6 +92,10 @@ export class TraceSession {
   private generation = 0;
   /** Set by `close`: no callback of an ingest still under way changes anything after it. */
   private closed = false;
+  /** Aborted by `close`: an ingest under way stops (OpenTraceOptions.stopped). */
+  private readonly stopping = new AbortController();
+  /** The ingests under way, each settled once its threads have ended or its handle is kept or stopped: what `close` waits for. */
+  private readonly openings = new Set<Promise<void>>();
   /**
    * A reopened trace's first page of the runs table (the `runs` request's defaults, which is what
    * the page asks for when it opens the trace), read on this thread once the trace is ready; the
@@ -149,9 +153,14 @@ export class TraceSession {
     return this.context.queries.query(method, this.queryTrace(this.handle), request);
   }
 
-  /** Stops the ingest or following under way; nothing changes after. */
+  /**
+   * Stops the ingest or following under way; nothing changes after. Resolves once their threads
+   * have ended, so that a process may exit then (see engine/workers/endWorker.ts).
+   */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
+    await Promise.all(this.openings);
     await this.handle?.stop();
   }
 
@@ -180,12 +189,14 @@ export class TraceSession {
     this.summary = { ...ingestingSummary(this.summary.traceId, this.path), notice };
     this.updated();
     const follow = this.followCallbacks(current);
-    this.read(previous, follow, current).then(
+    const opening = this.read(previous, follow, current).then(
       (handle) => this.ready(handle, follow, current),
       (error: unknown) => {
         if (current()) this.failed(error);
       },
     );
+    this.openings.add(opening);
+    void opening.finally(() => this.openings.delete(opening));
   }
 
   /** What the engine reports while following the file, for the ingest that `current` belongs to; undefined when files are read once. */
@@ -230,6 +241,7 @@ export class TraceSession {
       ...(follow !== undefined ? { follow } : {}),
       // The app searches: its ingests build the full-text index.
       searchIndex: true,
+      stopped: this.stopping.signal,
       onProgress: (progress) => {
         if (!current()) return;
         // A file being ingested (never a reused cache): the query worker's start-up overlaps the ingest instead of following it.
@@ -250,10 +262,10 @@ export class TraceSession {
   /** The ingest is done: the summary from the database; a superseded ingest's handle is stopped instead. */
   private async ready(handle: TraceHandle, follow: FollowOptions | undefined, current: () => boolean): Promise<void> {
     try {
-      if (!current()) return void handle.stop();
+      if (!current()) return await handle.stop();
       const trace = this.queryTrace(handle);
       const summary = handle.reused ? readHere(trace, sourceSummary) : await this.context.queries.summary(trace);
-      if (!current()) return void handle.stop();
+      if (!current()) return await handle.stop();
       this.handle = handle;
       this.live.clear();
       this.summary = {

@@ -42,6 +42,9 @@ function untilInterrupted(): Promise<void> {
  * `loopscope serve` and by `loopscope open` where the desktop app cannot start.
  */
 export async function serveUntilInterrupted(files: readonly string[], options: ServeOptions): Promise<void> {
+  // Listening for the signals before the URL is printed: one sent as soon as it is read (a script
+  // that only wanted to see serving start) must close cleanly, not meet the default action.
+  const interrupted = untilInterrupted();
   let serving;
   try {
     serving = await serveFiles(files, options);
@@ -51,7 +54,7 @@ export async function serveUntilInterrupted(files: readonly string[], options: S
     throw error;
   }
   process.stdout.write(`Loopscope is serving ${files.length} file${files.length === 1 ? '' : 's'} at ${serving.url}\n`);
-  await untilInterrupted();
+  await interrupted;
   await serving.close();
 }
 

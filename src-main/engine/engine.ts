@@ -7,7 +7,8 @@
 import { Worker } from 'node:worker_threads';
 import type { AnalysisOptions, AnalyzeReport } from '../../shared/report';
 import type { IngestProgress } from './ingest/ingestFile';
-import { ingestWorkerMessageSchema, type IngestRequest, type StoredRuns } from './workers/workerProtocol';
+import { ingestWorkerMessageSchema, type IngestRequest, type IngestStop, type StoredRuns } from './workers/workerProtocol';
+import { endWorker } from './workers/endWorker';
 import { workerUrl } from './workers/workerUrl';
 import { startStoreWorker, type StoreWorker } from './workers/storeWorkers';
 import { watchCompletedFile, type FollowReport } from './workers/fileFollower';
@@ -60,6 +61,19 @@ export interface OpenTraceOptions {
   searchIndex?: boolean;
   /** Follow the file after reading it (the app does; `loopscope analyze` reads it once). */
   follow?: FollowOptions;
+  /**
+   * Aborted: an ingest under way stops before its next chunk, leaving the cache unfinished (the
+   * next open reads the file again), and the open rejects with OpenStopped once its threads have
+   * ended. A process about to exit waits for that: see workers/endWorker.ts.
+   */
+  stopped?: AbortSignal;
+}
+
+/** The open was stopped (OpenTraceOptions.stopped) before the trace was open. */
+export class OpenStopped extends Error {
+  constructor(path: string) {
+    super(`the ingest of ${path} was stopped`);
+  }
 }
 
 /** How a file still being written is followed (see workers/fileFollower.ts). */
@@ -105,6 +119,7 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
   };
   const cached = reusableCache(request);
   if (cached !== null) return Promise.resolve(reusedTrace(path, cached, options.follow));
+  if (options.stopped?.aborted) return Promise.reject(new OpenStopped(path));
   return ingestInWorker(path, request, options);
 }
 
@@ -155,13 +170,23 @@ function ingestInWorker(path: string, request: IngestRequest, options: OpenTrace
     const stores: StoreWorker[] = [];
     let ingestDone = false;
     let settled = false;
+    const endThreads = (): Promise<unknown> =>
+      endWorker(ingest, () => ingest.postMessage({ type: 'stop' } satisfies IngestStop)).then(() => Promise.all(stores.map((store) => store.end())));
     const fail = (error: unknown): void => {
       if (settled) return;
       settled = true;
-      void ingest.terminate();
-      for (const store of stores) store.terminate();
+      void endThreads();
       reject(error);
     };
+    options.stopped?.addEventListener(
+      'abort',
+      () => {
+        if (settled) return;
+        settled = true;
+        void endThreads().then(() => reject(new OpenStopped(path)));
+      },
+      { once: true },
+    );
     // A store that failed makes the ingest fail too (its batches are refused), but the store's own
     // error says why: it is on its way, and fails the open.
     const ingestFailed = (error: Error): void => {
@@ -193,7 +218,7 @@ function ingestInWorker(path: string, request: IngestRequest, options: OpenTrace
               idle: message.idle,
               stop: async () => {
                 stopWatching();
-                await ingest.terminate();
+                await endWorker(ingest, () => ingest.postMessage({ type: 'stop' } satisfies IngestStop));
               },
             });
           },

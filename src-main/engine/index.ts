@@ -16,3 +16,4 @@ export type { AdaptedEvent, MappedEvent } from './adapters/formatAdapter';
 export { decodeLine } from './bytes/decodeLine';
 export { companionDirectories } from './ingest/companionFiles';
 export { findLineSecrets, replaceLineSecrets } from './ingest/lineSecrets';
+export { endWorker } from './workers/endWorker';

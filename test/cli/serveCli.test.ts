@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TraceSummary } from '../../shared/api';
-import { example, runCli } from '../support/cli';
+import { analyzeJson, example, runCli } from '../support/cli';
+import { generateSyntheticTrace } from '../../devkit/traceGenerators/syntheticTrace';
 import { temporaryDir } from '../support/engineHarness';
 import { repoRoot } from '../../devkit/repoPaths';
 
@@ -71,6 +72,36 @@ describe('loopscope serve', () => {
     served.child.kill('SIGINT');
     const [code] = (await once(served.child, 'exit')) as [number | null];
     assert.equal(code, 0);
+  });
+});
+
+describe('loopscope serve, interrupted early', () => {
+  const cache = temporaryDir('serve-cli-interrupted');
+  after(() => cache.remove());
+
+  it('stops cleanly on a SIGINT sent as soon as the URL is printed', async () => {
+    // The signal races the start-up: a few rounds, each a fresh process.
+    for (let round = 0; round < 3; round++) {
+      const { child } = await startServe([example('dangling-call')], join(cache.path, `round-${round}`));
+      child.kill('SIGINT');
+      const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+      assert.deepEqual({ code, signal }, { code: 0, signal: null }, `round ${round}`);
+    }
+  });
+
+  it('stops an ingest under way on SIGINT, and the file is read whole the next time', async () => {
+    const trace = join(cache.path, 'large.jsonl');
+    generateSyntheticTrace({ targetBytes: 24 * 1024 * 1024, seed: 3, outPath: trace });
+    const interruptedCache = join(cache.path, 'interrupted');
+    const { child } = await startServe([trace], interruptedCache);
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0);
+    const after = analyzeJson([trace], { cacheDir: interruptedCache }).report;
+    const fresh = analyzeJson([trace], { cacheDir: join(cache.path, 'fresh') }).report;
+    assert.ok(fresh.runs.length > 10);
+    assert.deepEqual(after.runs, fresh.runs);
+    assert.deepEqual(after.findings, fresh.findings);
   });
 });
 

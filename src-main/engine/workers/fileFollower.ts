@@ -157,14 +157,16 @@ export class TraceFollower {
 
 /**
  * Follows the file while it grows: new lines are ingested as they come. Once it has not grown for
- * `idleMs` its ingest is finished, and it is watched as a completed file.
+ * `idleMs` its ingest is finished, and it is watched as a completed file. Following ends, reporting
+ * nothing, when `stopped` is aborted (the trace was closed).
  */
-export async function followFile(idleMs: number, follower: TraceFollower, report: (message: FollowReport) => void): Promise<void> {
+export async function followFile(idleMs: number, follower: TraceFollower, report: (message: FollowReport) => void, stopped: AbortSignal): Promise<void> {
   let grewAt = follower.ingested.mtimeMs;
-  const wakeups = new FileWakeups(follower.ingested.path);
+  const wakeups = new FileWakeups(follower.ingested.path, stopped);
   try {
     for (;;) {
       await wakeups.next();
+      if (stopped.aborted) return;
       const change = follower.observe();
       if (change.kind === 'replaced') return report({ type: 'replaced', reason: change.reason });
       if (change.kind === 'deleted') return report({ type: 'stopped', reason: change.reason });
@@ -180,7 +182,7 @@ export async function followFile(idleMs: number, follower: TraceFollower, report
     wakeups.close();
     follower.close();
   }
-  await watchCompletedFile(follower.ingested, report, { grewReason: `it grew again after ${Math.round(idleMs / 1000)} s without growing` });
+  await watchCompletedFile(follower.ingested, report, { grewReason: `it grew again after ${Math.round(idleMs / 1000)} s without growing`, stopped });
 }
 
 /**

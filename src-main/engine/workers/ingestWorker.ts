@@ -26,6 +26,7 @@ import {
   FLOW_FAILED,
   FLOW_IN_FLIGHT,
   ingestRequestSchema,
+  ingestStopSchema,
   storeReplySchema,
   type IngestRequest,
   type IngestWorkerMessage,
@@ -38,6 +39,27 @@ const MAX_BATCHES_IN_FLIGHT = 4;
 
 function post(message: IngestWorkerMessage, transfer: Transferable[] = []): void {
   parentPort?.postMessage(message, transfer);
+}
+
+/** The engine asked this thread to end (ingestStopSchema). */
+const stopping = new AbortController();
+parentPort?.on('message', (raw: unknown) => {
+  ingestStopSchema.parse(raw);
+  stopping.abort();
+});
+// Listening must not keep the thread alive: it ends when its work does, as before.
+parentPort?.unref();
+
+/** Thrown before the next chunk once the engine asked this thread to end: what was read is left unfinished, so the cache is not reused. */
+class IngestStopped extends Error {}
+
+/**
+ * Between two chunks: one turn of the event loop, where the engine's stop message is read (the read
+ * itself never yields to it: a chunk is parsed and shipped synchronously), then stops if it came.
+ */
+async function stopIfAsked(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (stopping.signal.aborted) throw new IngestStopped('the trace was closed');
 }
 
 /**
@@ -117,7 +139,10 @@ async function loadSource(
     firstIds: source.firstIds,
     searchIndex: job.request.searchIndex,
     onProgress: job.report,
-    ...extra,
+    beforeNextChunk: async () => {
+      await stopIfAsked();
+      await extra.beforeNextChunk?.();
+    },
   };
   if (!job.followed) return { progress: await ingestFile(identity, format, source.sourceId, job.rows.batcher, options), followed: null };
   const file = new GrowingFileIngest(identity.path, format, source.sourceId, job.rows.batcher, options);
@@ -183,6 +208,9 @@ async function ingestThroughStoreWorker(job: SourceIngest, last: boolean): Promi
     send({ type: 'finish', counters: loaded.progress, complete: loaded.followed === null, ingested: identity });
     if (!last || loaded.followed !== null) await stored;
     return loaded.followed;
+  } catch (error) {
+    if (error instanceof IngestStopped) send({ type: 'abandon' });
+    throw error;
   } finally {
     // Messages already sent are still delivered: closing only says nothing more comes.
     toStore.close();
@@ -351,7 +379,7 @@ async function ingestOrReuseCache(request: IngestRequest): Promise<CachedTrace> 
   if (request.follow === null || growing === null) return { done, follow: null };
   const { idleMs } = request.follow;
   const follower = new TraceFollower(request.analysis, prepared.dbPath, main.sourceId, growing, identity);
-  return { done, follow: () => followFile(idleMs, follower, post) };
+  return { done, follow: () => followFile(idleMs, follower, post, stopping.signal) };
 }
 
 async function run(request: IngestRequest): Promise<void> {
@@ -366,6 +394,8 @@ async function run(request: IngestRequest): Promise<void> {
 }
 
 run(ingestRequestSchema.parse(workerData)).catch((error: unknown) => {
+  // The engine that asked is not waiting for an answer.
+  if (error instanceof IngestStopped) return;
   if (error instanceof TraceFileError) post({ type: 'failed', code: error.code, message: error.reason });
   else post({ type: 'failed', code: 'internal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
 });

@@ -30,6 +30,11 @@ port.on('message', (raw: unknown) => {
       Atomics.notify(flow, FLOW_IN_FLIGHT);
       return;
     }
+    if (request.type === 'abandon') {
+      db.close();
+      port.close();
+      return;
+    }
     if (request.complete) loader.finish(request.counters);
     else loader.checkpoint(request.counters, request.ingested);
     db.close();

@@ -4,6 +4,7 @@
  * finishes and analyzes the source), so the thread that outlives both owns it.
  */
 import { Worker } from 'node:worker_threads';
+import { endWorker } from './endWorker';
 import { workerUrl } from './workerUrl';
 import { FLOW_FAILED, storeReplySchema, type StoreWorkerData } from './workerProtocol';
 
@@ -18,7 +19,8 @@ export interface StoreWorker {
   readonly stored: Promise<void>;
   /** Whether the store has failed: its reply, which says why, may still be on its way. */
   failed(): boolean;
-  terminate(): void;
+  /** Resolves once the thread has ended, however it ended; one still writing is let finish first (see endWorker.ts). */
+  end(): Promise<void>;
 }
 
 export function startStoreWorker(data: StoreWorkerData): StoreWorker {
@@ -39,6 +41,7 @@ export function startStoreWorker(data: StoreWorkerData): StoreWorker {
   return {
     stored,
     failed: () => Atomics.load(flow, FLOW_FAILED) !== 0,
-    terminate: () => void worker.terminate(),
+    // It ends when it is done, failed, or abandoned by the ingest worker, whose port it listens on.
+    end: () => endWorker(worker, () => undefined),
   };
 }

@@ -88,6 +88,14 @@ export const storeWorkerDataSchema = z.object({
 });
 export type StoreWorkerData = z.infer<typeof storeWorkerDataSchema>;
 
+/**
+ * From the engine to the ingest worker: end (the trace was closed). The read stops before its next
+ * chunk, following stops at once, the databases are closed, and the thread ends on its own (see
+ * endWorker.ts); nothing is answered.
+ */
+export const ingestStopSchema = z.object({ type: z.literal('stop') });
+export type IngestStop = z.infer<typeof ingestStopSchema>;
+
 /** From the ingest worker to the engine. */
 export const ingestWorkerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('progress'), progress: progressSchema }),
@@ -157,6 +165,11 @@ export const storeRequestSchema = z.discriminatedUnion('type', [
     complete: z.boolean(),
     ingested: fileIdentitySchema,
   }),
+  /**
+   * The trace was closed mid-ingest: the source is left unfinished (its cache is not reused), the
+   * database is closed and the thread ends (see endWorker.ts); nothing is answered.
+   */
+  z.object({ type: z.literal('abandon') }),
 ]);
 export type StoreRequest = z.infer<typeof storeRequestSchema>;
 

@@ -7,11 +7,11 @@
  * runs on Linux only.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { openTrace, type IngestProgress } from '../../../src-main/engine/engine';
+import { OpenStopped, openTrace, type IngestProgress } from '../../../src-main/engine/engine';
 import { generateLongRunTrace } from '../../../devkit/traceGenerators/longRunTrace';
 import { generateSyntheticTrace } from '../../../devkit/traceGenerators/syntheticTrace';
 import { examplesDir } from '../../../devkit/repoPaths';
@@ -89,5 +89,42 @@ describe('the ingest and store worker threads', { skip: !existsSync('/proc/self/
     });
     assert.ok(sabotaged);
     await threadsDropTo(idleThreads, 5_000);
+  });
+
+  it('stops an open under way when asked: its threads end before it rejects, and the next open reads the file again', async () => {
+    const path = join(dir.path, 'stopped.jsonl');
+    generateSyntheticTrace({ targetBytes: 8 * 1024 * 1024, seed: 7, outPath: path });
+    const whole = await openTrace(path, { cacheDir: join(dir.path, 'whole'), analysis: defaultAnalysis });
+    const counts = (dbPath: string): unknown => {
+      const db = new Database(dbPath, { readonly: true });
+      try {
+        return db.prepare('SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM runs) AS runs').get();
+      } finally {
+        db.close();
+      }
+    };
+    // A store worker beside the parse, and the small file's way: the ingest worker writing itself.
+    for (const storeWorkerMinBytes of [0, Number.MAX_SAFE_INTEGER]) {
+      const cacheDir = join(dir.path, `stopped-${storeWorkerMinBytes}`);
+      const stopping = new AbortController();
+      let reported = 0;
+      const opening = openTrace(path, {
+        cacheDir,
+        analysis: defaultAnalysis,
+        storeWorkerMinBytes,
+        stopped: stopping.signal,
+        // Stopped once the first megabyte is read: the rest of the file is not.
+        onProgress: (progress) => {
+          reported = progress.bytesRead;
+          stopping.abort();
+        },
+      });
+      await assert.rejects(opening, OpenStopped);
+      assert.ok(reported > 0 && reported < statSync(path).size, `stopped part-way: ${reported} bytes read`);
+      await threadsDropTo(idleThreads, 2_000);
+      const reopened = await openTrace(path, { cacheDir, analysis: defaultAnalysis, storeWorkerMinBytes });
+      assert.equal(reopened.reused, false, 'a stopped ingest is not reused');
+      assert.deepEqual(counts(reopened.dbPath), counts(whole.dbPath), `storeWorkerMinBytes ${storeWorkerMinBytes}`);
+    }
   });
 });
