@@ -5,7 +5,7 @@
  * Streamed responses are assembled in httpExchangeStreams.ts into the same ResponseView.
  */
 import type { ApiError, ToolCall, Usage } from '../../../../shared/trace/canonicalEvents';
-import { contentHash } from '../../bytes/contentHash';
+import { hash } from 'node:crypto';
 import { isRecord } from '../formatAdapter';
 import { contentText, text, textMember, type PartJoining } from '../kit/jsonValues';
 
@@ -112,22 +112,39 @@ export function readRequest(api: ApiKind, body: Record<string, unknown>): Reques
  */
 function stableText(value: unknown, dropTop: readonly string[] = []): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((entry) => stableText(entry)).join(',')}]`;
+  // Loops rather than map/filter/join: every history item new to a log is written out here.
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index++) text += (index === 0 ? '' : ',') + stableText(value[index]);
+    return `${text}]`;
+  }
   const record = value as Record<string, unknown>;
-  const entries = Object.keys(record)
-    .filter((key) => record[key] !== undefined && key !== 'cache_control' && !dropTop.includes(key))
-    .sort()
-    .map((key) => {
-      let entry = record[key];
-      if (key === 'content' && typeof entry === 'string') entry = [{ type: 'text', text: entry }];
-      return `${JSON.stringify(key)}:${stableText(entry)}`;
-    });
-  return `{${entries.join(',')}}`;
+  const keys: string[] = [];
+  let sorted = true;
+  for (const key of Object.keys(record)) {
+    if (record[key] === undefined || key === 'cache_control' || dropTop.includes(key)) continue;
+    if (keys.length > 0 && keys[keys.length - 1]! > key) sorted = false;
+    keys.push(key);
+  }
+  // Parsed JSON keys are mostly in order already; sorting is then skipped.
+  if (!sorted) keys.sort();
+  let text = '{';
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    let entry = record[key];
+    if (key === 'content' && typeof entry === 'string') entry = [{ type: 'text', text: entry }];
+    text += `${index === 0 ? '' : ','}${JSON.stringify(key)}:${stableText(entry)}`;
+  }
+  return `${text}}`;
 }
 
-/** The identity of one history item, for prefix matching (role + content, as the brief of a thread). */
-function itemHash(api: ApiKind, item: unknown): string {
-  return contentHash(stableText(item, api === 'openai-responses' ? ['id', 'status'] : []));
+/**
+ * The identity of one history item, for prefix matching (role + content, as the brief of a
+ * thread): the first 64 bits of the SHA-1 of its stable text, as two 32-bit halves.
+ */
+function itemIdentity(api: ApiKind, item: unknown): Int32Array {
+  const digest = hash('sha1', stableText(item, api === 'openai-responses' ? ['id', 'status'] : []), 'buffer');
+  return Int32Array.of(digest.readInt32BE(0), digest.readInt32BE(4));
 }
 
 /** Characters of item JSON a HistoryHasher remembers; more start it over (hashes are only computed again). */
@@ -248,8 +265,7 @@ export class HistoryHasher {
   private itemHalves(api: ApiKind, item: unknown, text: string): Int32Array {
     let halves = this.known.get(text);
     if (halves === undefined) {
-      const hash = itemHash(api, item);
-      halves = Int32Array.of(Number.parseInt(hash.slice(0, 8), 16) | 0, Number.parseInt(hash.slice(8, 16), 16) | 0);
+      halves = itemIdentity(api, item);
       if (this.knownChars + text.length > REMEMBERED_ITEM_CHARS) {
         this.known.clear();
         this.knownChars = 0;

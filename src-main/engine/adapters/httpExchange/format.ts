@@ -117,13 +117,20 @@ function parsedBody(body: unknown): unknown {
   }
 }
 
+/** The last URL read and its host: a log's requests go to one or two hosts, and parsing a URL is slow. */
+let lastHost = { url: '', host: '' };
+
 function providerOf(url: string, api: ApiKind): string {
-  let host = '';
-  try {
-    host = new URL(url).hostname;
-  } catch {
-    host = '';
+  if (url !== lastHost.url) {
+    let host = '';
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      host = '';
+    }
+    lastHost = { url, host };
   }
+  const { host } = lastHost;
   if (host.includes('anthropic')) return 'anthropic';
   if (host.includes('openai')) return 'openai';
   if (host !== '') return host;

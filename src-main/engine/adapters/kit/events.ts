@@ -24,8 +24,14 @@ function withoutUndefined(fields: object): Record<string, unknown> {
   return kept;
 }
 
+/** Written member by member into the event itself: one object per event, not two and an entries list. */
 function build<T extends CanonicalEventType>(type: T, fields: EventFields<EventOf<T>>): EventOf<T> {
-  return { type, ...withoutUndefined(fields) } as EventOf<T>;
+  const event: Record<string, unknown> = { type };
+  for (const key in fields) {
+    const value = (fields as Record<string, unknown>)[key];
+    if (value !== undefined) event[key] = value;
+  }
+  return event as EventOf<T>;
 }
 
 export const runStart = (fields: EventFields<EventOf<'run_start'>>): EventOf<'run_start'> => build('run_start', fields);

@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { httpExchangeFormat } from '../../../../src-main/engine/adapters/httpExchange/format';
+import type { Emit } from '../../../../src-main/engine/adapters/formatAdapter';
 import type { AnalyzeReport } from '../../../../shared/report';
 import { analyzeFile, temporaryDir } from '../../../support/engineHarness';
 import { callLatencies, modelLatencies, fixtures, detectFile, examplesAndOtherFixtures, jsonlFiles, runCountsOf as runsOf } from '../../../support/formatTests';
@@ -280,5 +281,21 @@ describe('http-exchange: many conversations at once', () => {
     } finally {
       dir.remove();
     }
+  });
+});
+
+describe('http-exchange: provider', () => {
+  it("names each request's provider by its own URL's host, however the hosts alternate", () => {
+    const mapper = httpExchangeFormat.createMapper({ path: 'providers.jsonl' });
+    const providers: unknown[] = [];
+    const hosts = ['https://api.anthropic.com', 'https://llm-proxy.example.com', 'https://llm-proxy.example.com', 'https://api.openai.com', 'not a url'];
+    hosts.forEach((host, index) => {
+      const request = { url: `${host}/v1/chat/completions`, method: 'POST', body: { model: 'm', messages: [{ role: 'user', content: `question ${index}` }] } };
+      const emit: Emit = ({ event }) => {
+        if (event.type === 'model_request') providers.push(event.provider);
+      };
+      mapper.map({ request, response: null }, { lineNumber: index + 1, offset: 0, length: 0 }, emit, Buffer.alloc(0));
+    });
+    assert.deepEqual(providers, ['anthropic', 'llm-proxy.example.com', 'llm-proxy.example.com', 'openai', 'openai']);
   });
 });
