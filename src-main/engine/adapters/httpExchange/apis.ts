@@ -5,7 +5,7 @@
  * Streamed responses are assembled in httpExchangeStreams.ts into the same ResponseView.
  */
 import type { ApiError, ToolCall, Usage } from '../../../../shared/trace/canonicalEvents';
-import { hash } from 'node:crypto';
+import { contentHashHalves } from '../../bytes/contentHash';
 import { isRecord } from '../formatAdapter';
 import { contentText, text, textMember, type PartJoining } from '../kit/jsonValues';
 
@@ -140,11 +140,10 @@ function stableText(value: unknown, dropTop: readonly string[] = []): string {
 
 /**
  * The identity of one history item, for prefix matching (role + content, as the brief of a
- * thread): the first 64 bits of the SHA-1 of its stable text, as two 32-bit halves.
+ * thread): the content hash of its stable text, as two 32-bit halves.
  */
 function itemIdentity(api: ApiKind, item: unknown): Int32Array {
-  const digest = hash('sha1', stableText(item, api === 'openai-responses' ? ['id', 'status'] : []), 'buffer');
-  return Int32Array.of(digest.readInt32BE(0), digest.readInt32BE(4));
+  return contentHashHalves(stableText(item, api === 'openai-responses' ? ['id', 'status'] : []));
 }
 
 /** Characters of item JSON a HistoryHasher remembers; more start it over (hashes are only computed again). */
