@@ -18,6 +18,12 @@
  *
  *   npm run bench [-- --size 200MB[,1GB…]] [--trace synthetic|exchange|chat|all] [--seed N] [--json]
  *                 [--regenerate] [--keep-cache] [--cli bin/loopscope.js] [--no-compare] [--no-long-run] [--no-ui]
+ *                 [--repeat N]
+ *
+ * `--repeat N`: N rounds per trace, interleaved (the engine, DuckDB, jq and the baseline once each
+ * per round), each contender's median round reported, every round's time beside it. One round of a
+ * tool can be far off on a shared machine (DuckDB's load of one file took 2.1 s and 7.7 s the same
+ * afternoon); the median of three is what the verdicts are worth quoting.
  *
  * Prints a report; exits 0 even when a target is missed, non-zero only when a step fails.
  */
@@ -30,6 +36,7 @@ import { formatUiReport, runUiBench } from './bench-ui';
 import { parseSize } from '../devkit/traceGenerators/syntheticTrace';
 import {
   formatBenchReport,
+  medianRound,
   round,
   rssVerdict,
   summaryRows,
@@ -60,6 +67,9 @@ interface AnalyzeOutput {
 }
 
 class StepError extends Error {}
+
+/** What one round of a contender measures: its report without the rounds' times (see Repeated). */
+type OneRound<Report> = Omit<Report, 'wallSamples'>;
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -113,7 +123,7 @@ function compiledScript(name: string): string {
   }
 }
 
-async function runBaseline(trace: TraceInfo): Promise<BaselineReport> {
+async function runBaseline(trace: TraceInfo): Promise<OneRound<BaselineReport>> {
   log('baseline: split lines + JSON.parse…');
   const script = compiledScript('baselineParse');
   let run: MeasuredRun;
@@ -195,13 +205,30 @@ async function runEngineOnce(cliPath: string, path: string, bytes: number, cache
   };
 }
 
-async function runEngine(cliPath: string, trace: TraceInfo, keepCache: boolean): Promise<EngineReport> {
+/**
+ * `rounds` ingests from scratch, each into a fresh cache (`between` runs the other contenders
+ * after each, so that every tool meets the machine in the same state), then one reopen of the
+ * last round's cache.
+ */
+async function runEngine(
+  cliPath: string,
+  trace: TraceInfo,
+  options: { keepCache: boolean; rounds: number; between: () => Promise<void> },
+): Promise<EngineReport> {
   if (!existsSync(cliPath)) throw new StepError(`${display(cliPath)} not found (run \`npm run build\` first)`);
-  const cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-bench-cache-'));
+  const ingests: EngineRunReport[] = [];
+  let cacheDir = '';
   try {
-    const ingest = await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, 'ingest from scratch');
+    for (let round = 1; round <= options.rounds; round++) {
+      if (cacheDir !== '') rmSync(cacheDir, { recursive: true, force: true });
+      cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-bench-cache-'));
+      const label = options.rounds === 1 ? 'ingest from scratch' : `ingest from scratch (round ${round} of ${options.rounds})`;
+      ingests.push(await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, label));
+      await options.between();
+    }
     const dbBytes = directoryBytes(cacheDir);
     const reopen = await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, 'reopen unchanged file');
+    const ingest = medianRound(ingests);
     if (reopen.events !== ingest.events) log(`warning: reopen reported ${reopen.events} events, ingest ${ingest.events}`);
     return {
       command: `${process.execPath} ${display(cliPath)} analyze <trace> --json --fail-on never`,
@@ -212,14 +239,21 @@ async function runEngine(cliPath: string, trace: TraceInfo, keepCache: boolean):
       dbToFileRatio: round(dbBytes / trace.stats.bytes, 2),
     };
   } finally {
-    if (keepCache) log(`cache kept in ${cacheDir}`);
-    else rmSync(cacheDir, { recursive: true, force: true });
+    if (options.keepCache) log(`cache kept in ${cacheDir}`);
+    else if (cacheDir !== '') rmSync(cacheDir, { recursive: true, force: true });
   }
+}
+
+/** A tool's median round, or (its figures unusable) its first failed one. */
+function repeatedComparison(rounds: readonly OneRound<ComparisonReport>[]): ComparisonReport {
+  const failed = rounds.find((run) => run.error !== undefined);
+  if (failed !== undefined) return { ...failed, wallSamples: rounds.map((run) => run.wallSeconds) };
+  return medianRound(rounds);
 }
 
 // --- 4. other tools on the same file ----------------------------------------------------------------
 
-async function runDuckDb(trace: TraceInfo): Promise<ComparisonReport> {
+async function runDuckDb(trace: TraceInfo): Promise<OneRound<ComparisonReport>> {
   log('duckdb: read_json into a table…');
   const dir = mkdtempSync(join(tmpdir(), 'loopscope-bench-duckdb-'));
   const script = compiledScript('duckdbLoad');
@@ -239,7 +273,7 @@ async function runDuckDb(trace: TraceInfo): Promise<ComparisonReport> {
   }
 }
 
-async function runJq(trace: TraceInfo): Promise<ComparisonReport> {
+async function runJq(trace: TraceInfo): Promise<OneRound<ComparisonReport>> {
   log('jq: parse and print every record…');
   // Line by line (-R, fromjson?), so a broken line is skipped instead of ending the run, as a
   // person reading a real trace with jq must.
@@ -299,7 +333,7 @@ function readThrough(path: string): void {
   }
 }
 
-async function benchTrace(trace: TraceInfo, options: { cliPath: string; keepCache: boolean; compare: boolean }): Promise<TraceBenchReport> {
+async function benchTrace(trace: TraceInfo, options: { cliPath: string; keepCache: boolean; compare: boolean; rounds: number }): Promise<TraceBenchReport> {
   const report: TraceBenchReport = {
     kind: trace.kind,
     size: sizeName(trace.stats.targetBytes),
@@ -319,9 +353,24 @@ async function benchTrace(trace: TraceInfo, options: { cliPath: string; keepCach
   };
   try {
     readThrough(trace.path);
-    report.baseline = await runBaseline(trace);
-    report.engine = await runEngine(options.cliPath, trace, options.keepCache);
-    if (options.compare) report.comparisons = [await runDuckDb(trace), await runJq(trace)];
+    const baselines: OneRound<BaselineReport>[] = [];
+    const duckDb: OneRound<ComparisonReport>[] = [];
+    const jq: OneRound<ComparisonReport>[] = [];
+    baselines.push(await runBaseline(trace));
+    // Every round: the engine, then the others, then (before the next round) the baseline again.
+    report.engine = await runEngine(options.cliPath, trace, {
+      keepCache: options.keepCache,
+      rounds: options.rounds,
+      between: async () => {
+        if (options.compare) {
+          duckDb.push(await runDuckDb(trace));
+          jq.push(await runJq(trace));
+        }
+        if (baselines.length < options.rounds) baselines.push(await runBaseline(trace));
+      },
+    });
+    report.baseline = medianRound(baselines);
+    if (options.compare) report.comparisons = [repeatedComparison(duckDb), repeatedComparison(jq)];
     report.verdicts = traceVerdicts(report.baseline, report.engine, report.comparisons);
   } catch (error) {
     if (!(error instanceof StepError)) throw error;
@@ -343,8 +392,11 @@ async function main(): Promise<number> {
       'no-long-run': { type: 'boolean', default: false },
       'no-ui': { type: 'boolean', default: false },
       cli: { type: 'string', default: 'bin/loopscope.js' },
+      repeat: { type: 'string', default: '1' },
     },
   });
+  const rounds = Number(values.repeat);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--repeat must be a whole number of rounds, at least 1, got ${values.repeat}`);
   const sizes = values.size.split(',').map((size) => parseSize(size));
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
@@ -356,7 +408,7 @@ async function main(): Promise<number> {
   for (const targetBytes of sizes) {
     for (const kind of kinds) {
       const trace = ensureTrace(kind, targetBytes, seed, values.regenerate, log);
-      report.traces.push(await benchTrace(trace, { cliPath, keepCache: values['keep-cache'], compare: !values['no-compare'] }));
+      report.traces.push(await benchTrace(trace, { cliPath, keepCache: values['keep-cache'], compare: !values['no-compare'], rounds }));
     }
   }
   if (!values['no-long-run']) report.longRun = await runLongRun(cliPath, values.regenerate);

@@ -13,7 +13,16 @@ export const THROUGHPUT_TARGET = 0.5;
 /** Peak RSS of the engine's process tree, below. */
 export const RSS_TARGET_MB = 400;
 
-export interface BaselineReport {
+/**
+ * With `--repeat N` each contender runs N times, the rounds interleaved (every tool once per round),
+ * and its report is its median round: `wallSamples` holds every round's time, in round order;
+ * `peakRssMb` is the largest of any round, so a memory verdict is never the luckiest round's.
+ */
+export interface Repeated {
+  wallSamples: number[];
+}
+
+export interface BaselineReport extends Repeated {
   wallSeconds: number;
   /** Time measured inside the child, without process start-up. */
   parseSeconds: number;
@@ -45,7 +54,7 @@ export interface EngineRunReport {
 
 export interface EngineReport {
   command: string;
-  ingest: EngineRunReport;
+  ingest: EngineRunReport & Repeated;
   reopen: EngineRunReport;
   dbBytes: number;
   dbMb: number;
@@ -72,7 +81,7 @@ export interface TraceVerdicts {
 }
 
 /** Another tool loading the same file: its time and memory beside the engine's. */
-export interface ComparisonReport {
+export interface ComparisonReport extends Repeated {
   tool: string;
   command: string;
   wallSeconds: number;
@@ -134,6 +143,15 @@ export interface BenchReport {
   summary: SummaryRow[];
   /** The UI benchmark (scripts/bench-ui.ts); absent with `--no-ui`. */
   ui?: UiBenchReport | { error: string };
+}
+
+/** The round with the median time (the lower middle one of an even count), with every round's time and the largest peak RSS. */
+export function medianRound<Run extends { wallSeconds: number; peakRssMb: number | null }>(runs: readonly Run[]): Run & Repeated {
+  if (runs.length === 0) throw new Error('no round to take the median of');
+  const byTime = [...runs].sort((a, b) => a.wallSeconds - b.wallSeconds);
+  const median = byTime[Math.floor((byTime.length - 1) / 2)]!;
+  const peaks = runs.map((run) => run.peakRssMb).filter((peak): peak is number => peak !== null);
+  return { ...median, peakRssMb: peaks.length === 0 ? null : Math.max(...peaks), wallSamples: runs.map((run) => run.wallSeconds) };
 }
 
 export function round(value: number, digits = 2): number {
@@ -248,6 +266,22 @@ function timesTable(report: TraceBenchReport): string[] {
   return table(rows);
 }
 
+/** Every round's time of each contender, when there was more than one (the table shows the medians). */
+function roundsText(report: TraceBenchReport): string[] {
+  const contenders: [string, Repeated | undefined][] = [
+    ['baseline', report.baseline],
+    ['Loopscope (analyze, fresh cache)', report.engine?.ingest],
+    ...(report.comparisons ?? []).map((other): [string, Repeated] => [other.tool, other]),
+  ];
+  const rounds = Math.max(...contenders.map(([, times]) => times?.wallSamples.length ?? 0));
+  if (rounds < 2) return [];
+  return [
+    `rounds (${rounds}, interleaved; the table shows each one's median):`,
+    ...contenders.map(([name, times]) => `  ${name.padEnd(32)} ${(times?.wallSamples ?? []).map((seconds) => fmt(seconds, 2)).join(' / ')} s`),
+    '',
+  ];
+}
+
 function traceText(report: TraceBenchReport): string[] {
   const { trace, engine, verdicts } = report;
   const out: string[] = [
@@ -256,6 +290,7 @@ function traceText(report: TraceBenchReport): string[] {
     '',
     ...timesTable(report),
     '',
+    ...roundsText(report),
   ];
   if (verdicts) {
     out.push(verdictLine('throughput engine/baseline', verdicts.throughputRatio), verdictLine('engine peak RSS (tree)', verdicts.peakRss));
