@@ -172,21 +172,22 @@ function ingestInWorker(path: string, request: IngestRequest, options: OpenTrace
     let settled = false;
     const endThreads = (): Promise<unknown> =>
       endWorker(ingest, () => ingest.postMessage({ type: 'stop' } satisfies IngestStop)).then(() => Promise.all(stores.map((store) => store.end())));
-    const fail = (error: unknown): void => {
-      if (settled) return;
+    /** Settles the open once; the stop signal (a session's, outliving many opens) lets go of it. */
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
+      options.stopped?.removeEventListener('abort', stop);
+      return true;
+    };
+    const stop = (): void => {
+      if (settle()) void endThreads().then(() => reject(new OpenStopped(path)));
+    };
+    options.stopped?.addEventListener('abort', stop, { once: true });
+    const fail = (error: unknown): void => {
+      if (!settle()) return;
       void endThreads();
       reject(error);
     };
-    options.stopped?.addEventListener(
-      'abort',
-      () => {
-        if (settled) return;
-        settled = true;
-        void endThreads().then(() => reject(new OpenStopped(path)));
-      },
-      { once: true },
-    );
     // A store that failed makes the ingest fail too (its batches are refused), but the store's own
     // error says why: it is on its way, and fails the open.
     const ingestFailed = (error: Error): void => {
@@ -206,8 +207,7 @@ function ingestInWorker(path: string, request: IngestRequest, options: OpenTrace
         const stored = Promise.all([...stores.map((store) => store.stored), message.idle ? ingestEnded : null]);
         stored.then(
           () => {
-            if (settled) return;
-            settled = true;
+            if (!settle()) return;
             const stopWatching = message.idle ? watchOnThisThread(message.ingested, options.follow) : () => undefined;
             resolve({
               path,

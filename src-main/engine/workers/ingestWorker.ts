@@ -389,6 +389,8 @@ async function run(request: IngestRequest): Promise<void> {
   try {
     await cached.follow();
   } catch (error) {
+    // Stopped mid-growth by the engine, which is not listening any more.
+    if (error instanceof IngestStopped) return;
     post({ type: 'stopped', reason: `following the file stopped: ${error instanceof Error ? error.message : String(error)}` });
   }
 }
