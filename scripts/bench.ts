@@ -205,43 +205,20 @@ async function runEngineOnce(cliPath: string, path: string, bytes: number, cache
   };
 }
 
-/**
- * `rounds` ingests from scratch, each into a fresh cache (`between` runs the other contenders
- * after each, so that every tool meets the machine in the same state), then one reopen of the
- * last round's cache.
- */
-async function runEngine(
-  cliPath: string,
-  trace: TraceInfo,
-  options: { keepCache: boolean; rounds: number; between: () => Promise<void> },
-): Promise<EngineReport> {
-  if (!existsSync(cliPath)) throw new StepError(`${display(cliPath)} not found (run \`npm run build\` first)`);
-  const ingests: EngineRunReport[] = [];
-  let cacheDir = '';
-  try {
-    for (let round = 1; round <= options.rounds; round++) {
-      if (cacheDir !== '') rmSync(cacheDir, { recursive: true, force: true });
-      cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-bench-cache-'));
-      const label = options.rounds === 1 ? 'ingest from scratch' : `ingest from scratch (round ${round} of ${options.rounds})`;
-      ingests.push(await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, label));
-      await options.between();
-    }
-    const dbBytes = directoryBytes(cacheDir);
-    const reopen = await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, 'reopen unchanged file');
-    const ingest = medianRound(ingests);
-    if (reopen.events !== ingest.events) log(`warning: reopen reported ${reopen.events} events, ingest ${ingest.events}`);
-    return {
-      command: `${process.execPath} ${display(cliPath)} analyze <trace> --json --fail-on never`,
-      ingest,
-      reopen,
-      dbBytes,
-      dbMb: round(dbBytes / MB, 1),
-      dbToFileRatio: round(dbBytes / trace.stats.bytes, 2),
-    };
-  } finally {
-    if (options.keepCache) log(`cache kept in ${cacheDir}`);
-    else if (cacheDir !== '') rmSync(cacheDir, { recursive: true, force: true });
-  }
+/** The engine's report: its median ingest from scratch, and a reopen of the last round's cache in `cacheDir`. */
+async function engineReport(cliPath: string, trace: TraceInfo, ingests: readonly EngineRunReport[], cacheDir: string): Promise<EngineReport> {
+  const dbBytes = directoryBytes(cacheDir);
+  const reopen = await runEngineOnce(cliPath, trace.path, trace.stats.bytes, cacheDir, 'reopen unchanged file');
+  const ingest = medianRound(ingests);
+  if (reopen.events !== ingest.events) log(`warning: reopen reported ${reopen.events} events, ingest ${ingest.events}`);
+  return {
+    command: `${process.execPath} ${display(cliPath)} analyze <trace> --json --fail-on never`,
+    ingest,
+    reopen,
+    dbBytes,
+    dbMb: round(dbBytes / MB, 1),
+    dbToFileRatio: round(dbBytes / trace.stats.bytes, 2),
+  };
 }
 
 /** A tool's median round, or (its figures unusable) its first failed one. */
@@ -353,22 +330,31 @@ async function benchTrace(trace: TraceInfo, options: { cliPath: string; keepCach
   };
   try {
     readThrough(trace.path);
+    if (!existsSync(options.cliPath)) throw new StepError(`${display(options.cliPath)} not found (run \`npm run build\` first)`);
     const baselines: OneRound<BaselineReport>[] = [];
+    const ingests: EngineRunReport[] = [];
     const duckDb: OneRound<ComparisonReport>[] = [];
     const jq: OneRound<ComparisonReport>[] = [];
-    baselines.push(await runBaseline(trace));
-    // Every round: the engine, then the others, then (before the next round) the baseline again.
-    report.engine = await runEngine(options.cliPath, trace, {
-      keepCache: options.keepCache,
-      rounds: options.rounds,
-      between: async () => {
+    // Every tool once per round, so that each meets the machine in the same states; each ingest
+    // from scratch into a fresh cache, the last one kept for the reopen.
+    let cacheDir = '';
+    try {
+      for (let round = 1; round <= options.rounds; round++) {
+        baselines.push(await runBaseline(trace));
+        if (cacheDir !== '') rmSync(cacheDir, { recursive: true, force: true });
+        cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-bench-cache-'));
+        const label = options.rounds === 1 ? 'ingest from scratch' : `ingest from scratch (round ${round} of ${options.rounds})`;
+        ingests.push(await runEngineOnce(options.cliPath, trace.path, trace.stats.bytes, cacheDir, label));
         if (options.compare) {
           duckDb.push(await runDuckDb(trace));
           jq.push(await runJq(trace));
         }
-        if (baselines.length < options.rounds) baselines.push(await runBaseline(trace));
-      },
-    });
+      }
+      report.engine = await engineReport(options.cliPath, trace, ingests, cacheDir);
+    } finally {
+      if (cacheDir !== '' && options.keepCache) log(`cache kept in ${cacheDir}`);
+      else if (cacheDir !== '') rmSync(cacheDir, { recursive: true, force: true });
+    }
     report.baseline = medianRound(baselines);
     if (options.compare) report.comparisons = [repeatedComparison(duckDb), repeatedComparison(jq)];
     report.verdicts = traceVerdicts(report.baseline, report.engine, report.comparisons);
