@@ -18,20 +18,17 @@ export type AdaptedToolCall = { call_id: string; name: string; arguments: unknow
 /** An event's fields other than `type`, each optional one also accepting `undefined`. */
 export type EventFields<E> = { [K in keyof E as K extends 'type' ? never : K]: E[K] };
 
-function withoutUndefined(fields: object): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) kept[key] = value;
-  return kept;
-}
-
-/** Written member by member into the event itself: one object per event, not two and an entries list. */
-function build<T extends CanonicalEventType>(type: T, fields: EventFields<EventOf<T>>): EventOf<T> {
-  const event: Record<string, unknown> = { type };
+/** The defined members of `fields`, in order, written into `into` (an event starts with its `type`): no intermediate object on the hot path. */
+function withoutUndefined(fields: object, into: Record<string, unknown> = {}): Record<string, unknown> {
   for (const key in fields) {
     const value = (fields as Record<string, unknown>)[key];
-    if (value !== undefined) event[key] = value;
+    if (value !== undefined) into[key] = value;
   }
-  return event as EventOf<T>;
+  return into;
+}
+
+function build<T extends CanonicalEventType>(type: T, fields: EventFields<EventOf<T>>): EventOf<T> {
+  return withoutUndefined(fields, { type }) as EventOf<T>;
 }
 
 export const runStart = (fields: EventFields<EventOf<'run_start'>>): EventOf<'run_start'> => build('run_start', fields);
