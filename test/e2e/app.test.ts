@@ -379,6 +379,8 @@ describe('the browser UI served by loopscope serve', () => {
     await page.locator('[data-testid=runs-view][data-state=ready][data-total="2"]').waitFor();
     await page.locator('[data-testid=sort-run]').click();
     await page.waitForURL(/desc=1/);
+    // The URL changes a task before the app renders it: wait for the rendered sort, then its rows.
+    await page.locator('[role=columnheader][aria-sort=descending]', { has: page.locator('[data-testid=sort-run]') }).waitFor();
     await page.locator('[data-testid=runs-view][data-state=ready]').waitFor();
     const order = await page.locator('[data-testid=run-row]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id')));
     assert.deepEqual(order, ['run-b', 'run-a']);

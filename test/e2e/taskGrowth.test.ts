@@ -111,6 +111,8 @@ describe('task: where did the context grow most, and what caused it', () => {
 
     await delta.click();
     await page.waitForURL((url) => url.hash.endsWith('/requests/sort/delta-desc'));
+    // The URL changes before the app renders it (the hashchange event comes a task later): wait for the rendered order.
+    await page.locator('th[aria-sort=descending]', { has: delta }).waitFor();
     const first = () => page.locator('[data-testid=request-row]').first();
     assert.equal(await first().getAttribute('data-request-index'), String(growthSession.bigResultRequest - 1));
     assert.equal(await header.getAttribute('aria-sort'), 'descending');
@@ -122,6 +124,7 @@ describe('task: where did the context grow most, and what caused it', () => {
     assert.equal(await first().getAttribute('data-request-index'), String(growthSession.bigResultRequest - 1));
     await delta.click();
     await page.waitForURL((url) => url.hash.endsWith('/requests/sort/delta-asc'));
+    await page.locator('th[aria-sort=ascending]', { has: delta }).waitFor();
     // Smallest first: the compaction's negative step.
     assert.equal(await first().getAttribute('data-request-index'), String(growthSession.compactedBeforeRequest - 1));
     assert.match(await first().locator('[data-testid=request-delta]').innerText(), /^−[\d,]+$/);

@@ -29,6 +29,8 @@ describe('task: the slowest tool call of a Codex rollout', { timeout: 120_000 },
       await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
       await user.click(page.locator('[data-testid=sort-calls-latency]'), 'the Latency column header');
       await page.waitForURL(/sort=latency&desc=1/);
+      // The URL changes a task before the app renders it: wait for the rendered sort, then its rows.
+      await page.locator('[role=columnheader][aria-sort=descending]', { has: page.locator('[data-testid=sort-calls-latency]') }).waitFor();
       await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
       assert.ok(user.count <= 2, user.log.join(', '));
 
@@ -73,11 +75,13 @@ describe('task: the slowest tool call of a Codex rollout', { timeout: 120_000 },
 
     await page.locator('[data-testid=sort-calls-latency]').click();
     await page.waitForURL(/sort=latency$/);
+    await page.locator('[role=columnheader][aria-sort=ascending]', { has: page.locator('[data-testid=sort-calls-latency]') }).waitFor();
     await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
     const ascending = await page.locator('[data-testid=call-row] .numeric').first().innerText();
     assert.notEqual(ascending, '48.2 s');
     await page.locator('[data-testid=sort-calls-latency]').click();
     await page.waitForURL((url) => !url.hash.includes('sort='));
+    await page.locator('[role=columnheader][aria-sort=none]', { has: page.locator('[data-testid=sort-calls-latency]') }).waitFor();
     await page.locator('[data-testid=calls-view][data-state=ready]').waitFor();
     assert.equal(await page.locator('[role=columnheader][aria-sort=descending], [role=columnheader][aria-sort=ascending]').count(), 0);
     assert.equal(await page.locator('[data-testid=call-row]').first().locator('[role=cell]').first().innerText(), '1');
