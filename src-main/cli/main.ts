@@ -2,6 +2,7 @@
  * `loopscope` command line. `analyze` runs the same engine as the app, headless, for terminals
  * and CI: exit 0 when no finding reaches --fail-on, 1 when one does, 2 on usage or I/O errors.
  * `redact` writes a copy of a trace without its credentials, to share it.
+ * `compare` shows two runs side by side, their turns aligned, and where the second first diverged.
  * `serve` shows the app's UI in a browser on this machine; `open` starts the desktop app (or
  * serves the UI where it cannot start). Both run until interrupted. `--help` prints the usage of
  * every command, `COMMAND --help` of one, `--version` (`-V`) the version.
@@ -17,8 +18,11 @@ import {
   type AnalysisOptions,
   type AnalyzeReport,
   type ReportFinding,
+  type RunReport,
   type SkippedFile,
 } from '../../shared/report';
+import { summarizeRuns, summaryRunKey, ToolTally, type RunsSummary, type SummarizedFinding, type SummarizedRun } from '../../shared/summary/runsSummary';
+import { formatSummaryText } from './formatSummary';
 import {
   adapterNamed,
   formatNames,
@@ -26,6 +30,7 @@ import {
   openTrace,
   readReport,
   readReportOutline,
+  readSummaryFacts,
   runsWithRequests,
   TraceFileError,
   writeReportJson,
@@ -38,16 +43,23 @@ import { openApp } from './openApp';
 import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
 import { defaultIdleAfterMs } from '../api/apiHost';
 import { describeRedaction, RedactError, redactFile } from './redact';
+import { CompareError, compareReferences, parseRunReference, type RunReference } from './compare';
+import { formatCompareText } from './formatCompare';
+import { compareReportSchema } from '../../shared/compare/compareRuns';
 
 const synopsis = {
-  analyze: 'loopscope analyze FILE|DIR... [--json] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
+  analyze: 'loopscope analyze FILE|DIR... [--json] [--summary] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
   serve: 'loopscope serve FILE... [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]',
   open: 'loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
+  compare: 'loopscope compare FILE[#RUN_ID] FILE[#RUN_ID] [--json] [--cache-dir DIR]',
   redact: 'loopscope redact IN OUT',
 };
 
 const analyzeHelp = `analyze: report every run and finding of the traces, in the terminal
   --json              print one JSON document (files, runs, findings) instead of text
+  --summary           what the runs add up to: runs by status, findings by kind, failure signatures
+                      across runs, tools by calls, errors and latency, tokens, cost and duration per
+                      run; in text instead of every run, with --json as its \`summary\` object
   --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
   --window N          repeated-action window: recent tool calls considered (default 6)
   --threshold N       repeated-action threshold: identical calls without progress (default 3)
@@ -66,6 +78,13 @@ const noSandboxHelp = `  --no-sandbox        (open) start the desktop app withou
                       start with it (root, no user namespaces): the page still has no Node.js
                       access, but a Chromium flaw reached through a hostile trace is not contained`;
 
+const compareHelp = `compare: two runs side by side: status, findings, steps, tool calls, tokens, cost and duration
+         with B's difference from A, then their turns aligned (= same, ~ changed, - only in A,
+         + only in B) and the first turn where B did something different
+  FILE#RUN_ID         the run RUN_ID of FILE; FILE alone when it holds one top-level run
+  --json              print the comparison as one JSON document
+  --cache-dir DIR     as for analyze`;
+
 const redactHelp = `redact: write OUT, a copy of the trace IN with every credential found in it (API keys, tokens,
         Authorization headers, private keys, JWTs) replaced by [REDACTED:<kind>], every other
         byte as it was; prints how many of which kind, never their values`;
@@ -73,6 +92,7 @@ const redactHelp = `redact: write OUT, a copy of the trace IN with every credent
 const usage = `usage: ${synopsis.analyze}
        ${synopsis.serve}
        ${synopsis.open}
+       ${synopsis.compare}
        ${synopsis.redact}
 
 ${analyzeHelp}
@@ -82,6 +102,8 @@ ${openSummary}
 ${uiOptionsHelp}
 ${noSandboxHelp}
 
+${compareHelp}
+
 ${redactHelp}`;
 
 /** `loopscope COMMAND --help`: that command's line and options. */
@@ -89,6 +111,7 @@ const commandHelp: ReadonlyMap<string, string> = new Map([
   ['analyze', `usage: ${synopsis.analyze}\n\n${analyzeHelp}`],
   ['serve', `usage: ${synopsis.serve}\n\n${serveSummary}\n${uiOptionsHelp}`],
   ['open', `usage: ${synopsis.open}\n\n${openSummary}\n${uiOptionsHelp}\n${noSandboxHelp}`],
+  ['compare', `usage: ${synopsis.compare}\n\n${compareHelp}`],
   ['redact', `usage: ${synopsis.redact}\n\n${redactHelp}`],
 ]);
 
@@ -106,6 +129,7 @@ type FailOn = (typeof failOnLevels)[number];
 interface AnalyzeCommand {
   files: string[];
   json: boolean;
+  summary: boolean;
   failOn: FailOn;
   analysis: AnalysisOptions;
   cacheDir: string | undefined;
@@ -126,6 +150,7 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
       allowPositionals: true,
       options: {
         json: { type: 'boolean', default: false },
+        summary: { type: 'boolean', default: false },
         'fail-on': { type: 'string', default: 'error' },
         window: { type: 'string' },
         threshold: { type: 'string' },
@@ -148,7 +173,15 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
   if (values.format !== undefined && adapterNamed(values.format) === undefined) {
     throw new UsageError(`--format must be one of ${formatNames().join(', ')}, got "${values.format}"`);
   }
-  return { files: positionals, json: values.json, failOn: failOn as FailOn, analysis: analysis.data, cacheDir: values['cache-dir'], format: values.format };
+  return {
+    files: positionals,
+    json: values.json,
+    summary: values.summary,
+    failOn: failOn as FailOn,
+    analysis: analysis.data,
+    cacheDir: values['cache-dir'],
+    format: values.format,
+  };
 }
 
 interface UiCommand {
@@ -235,14 +268,14 @@ function reachesFailLevel(findings: readonly ReportFinding[], failOn: FailOn): b
 }
 
 /** The report in the terminal: every file's report read whole, since the text summarizes each run's requests. */
-function writeTextReport(reports: readonly AnalyzeReport[], skipped: readonly SkippedFile[]): readonly ReportFinding[] {
+function writeTextReport(reports: readonly AnalyzeReport[], skipped: readonly SkippedFile[], summary: RunsSummary | undefined): readonly ReportFinding[] {
   const report = analyzeReportSchema.parse({
     files: reports.flatMap((r) => r.files),
     runs: reports.flatMap((r) => r.runs),
     findings: reports.flatMap((r) => r.findings),
     skipped: [...reports.flatMap((r) => r.skipped), ...skipped],
   });
-  process.stdout.write(formatTextReport(report, { color: wantsColor() }));
+  process.stdout.write(summary === undefined ? formatTextReport(report, { color: wantsColor() }) : formatSummaryText(summary, report, { color: wantsColor() }));
   return report.findings;
 }
 
@@ -250,15 +283,37 @@ function writeTextReport(reports: readonly AnalyzeReport[], skipped: readonly Sk
  * The report as JSON, written as it is read: each run's requests come from its trace's database
  * one at a time, so a run of a million events is written without its requests ever being held.
  */
-function writeJsonReport(outlines: readonly { trace: TraceHandle; outline: ReportOutline }[], skipped: readonly SkippedFile[]): readonly ReportFinding[] {
+function writeJsonReport(
+  outlines: readonly { trace: TraceHandle; outline: ReportOutline }[],
+  skipped: readonly SkippedFile[],
+  summary: RunsSummary | undefined,
+): readonly ReportFinding[] {
   const findings = outlines.flatMap(({ outline }) => outline.findings);
   function* runs() {
     for (const { trace, outline } of outlines) yield* runsWithRequests(trace, outline);
   }
-  writeReportJson({ files: outlines.flatMap(({ outline }) => outline.files), runs: runs(), findings, skipped: [...skipped] }, (text) => {
-    process.stdout.write(text);
-  });
+  writeReportJson(
+    { files: outlines.flatMap(({ outline }) => outline.files), runs: runs(), findings, skipped: [...skipped], ...(summary !== undefined ? { summary } : {}) },
+    (text) => {
+      process.stdout.write(text);
+    },
+  );
   return findings;
+}
+
+/** What the traces' runs add up to (`--summary`): their reports, and what the summary reads from each database. */
+function summarizeTraces(
+  traces: readonly { trace: TraceHandle; runs: readonly Omit<RunReport, 'requests'>[]; findings: readonly ReportFinding[] }[],
+): RunsSummary {
+  const tools = new ToolTally();
+  const runs: SummarizedRun[] = [];
+  const findings: SummarizedFinding[] = [];
+  for (const { trace, runs: traceRuns, findings: traceFindings } of traces) {
+    const { costs, findingTools } = readSummaryFacts(trace, traceFindings, tools);
+    for (const run of traceRuns) runs.push({ ...run, cost_usd: costs.get(summaryRunKey(run.file, run.run_id)) ?? null });
+    traceFindings.forEach((finding, index) => findings.push({ finding, tool: findingTools[index] ?? null }));
+  }
+  return summarizeRuns(runs, findings, tools);
 }
 
 async function analyze(command: AnalyzeCommand): Promise<number> {
@@ -266,7 +321,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
   // Every file is checked before any work, so a typo fails fast with its reason.
   for (const { path } of files) identifyFile(path);
   const showProgress = !command.json && process.stderr.isTTY;
-  const reports: AnalyzeReport[] = [];
+  const reports: { trace: TraceHandle; report: AnalyzeReport }[] = [];
   const outlines: { trace: TraceHandle; outline: ReportOutline }[] = [];
   const skipped: SkippedFile[] = [];
   for (const { path: file, fromDirectory } of files) {
@@ -288,10 +343,39 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
     if (showProgress) process.stderr.write('\r\u001b[K');
     if (trace === null) skipped.push({ path: file, reason: 'not a known trace format' });
     else if (command.json) outlines.push({ trace: { ...trace, path: file }, outline: readReportOutline({ ...trace, path: file }, command.analysis) });
-    else reports.push(readReport({ ...trace, path: file }, command.analysis));
+    else reports.push({ trace: { ...trace, path: file }, report: readReport({ ...trace, path: file }, command.analysis) });
   }
-  const findings = command.json ? writeJsonReport(outlines, skipped) : writeTextReport(reports, skipped);
+  const summary = !command.summary
+    ? undefined
+    : summarizeTraces(
+        command.json
+          ? outlines.map(({ trace, outline }) => ({ trace, runs: outline.runs.map((run) => run.report), findings: outline.findings }))
+          : reports.map(({ trace, report }) => ({ trace, runs: report.runs, findings: report.findings })),
+      );
+  const findings = command.json
+    ? writeJsonReport(outlines, skipped, summary)
+    : writeTextReport(
+        reports.map(({ report }) => report),
+        skipped,
+        summary,
+      );
   return reachesFailLevel(findings, command.failOn) ? 1 : 0;
+}
+
+async function compare(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, 'cache-dir': { type: 'string' } } });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 2) throw new UsageError('compare needs two runs: FILE[#RUN_ID] FILE[#RUN_ID]');
+  const [a, b] = positionals.map(parseRunReference) as [RunReference, RunReference];
+  for (const { file } of [a, b]) identifyFile(file);
+  const report = await compareReferences(a, b, { analysis: analysisOptionsSchema.parse({}), cacheDir: values['cache-dir'] });
+  process.stdout.write(values.json ? `${JSON.stringify(compareReportSchema.parse(report), null, 2)}\n` : formatCompareText(report, { color: wantsColor() }));
+  return 0;
 }
 
 function redact(args: string[]): number {
@@ -320,6 +404,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'analyze') return await analyze(parseAnalyzeCommand(rest));
     if (command === 'serve') return await serve(parseUiCommand('serve', rest));
+    if (command === 'compare') return await compare(rest);
     if (command === 'redact') return redact(rest);
     if (command === 'open') {
       const open = parseUiCommand('open', rest);
@@ -331,7 +416,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`loopscope: ${error.message}\n${usage}\n`);
       return 2;
     }
-    if (error instanceof TraceFileError || error instanceof ServeError || error instanceof RedactError) {
+    if (error instanceof TraceFileError || error instanceof ServeError || error instanceof RedactError || error instanceof CompareError) {
       process.stderr.write(`loopscope: ${error.message}\n`);
       return 2;
     }

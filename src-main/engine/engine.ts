@@ -5,7 +5,7 @@
  * one. Nothing is computed in two places: every consumer goes through these functions.
  */
 import { Worker } from 'node:worker_threads';
-import type { AnalysisOptions, AnalyzeReport } from '../../shared/report';
+import type { AnalysisOptions, AnalyzeReport, ReportFinding } from '../../shared/report';
 import type { IngestProgress } from './ingest/ingestFile';
 import { ingestWorkerMessageSchema, type IngestRequest, type IngestStop, type StoredRuns } from './workers/workerProtocol';
 import { endWorker } from './workers/endWorker';
@@ -16,6 +16,10 @@ import { reusableCache, type ReusableCache } from './workers/reusableCache';
 import { buildReport, buildReportOutline, runRequestReports, type ReportedSource, type ReportOutline } from './report/buildReport';
 import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
+import type { ComparableTurn } from '../../shared/compare/alignSteps';
+import { recordedRunCost, runTurnCalls, runTurns } from './store/turns';
+import { callToolName, recordedRunCosts, summaryCalls } from './store/summaryFacts';
+import { summaryRunKey, type ToolTally } from '../../shared/summary/runsSummary';
 import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type FileIdentity, type TraceFileErrorCode } from './store/traceDatabase';
 
 export { TraceFileError } from './store/traceDatabase';
@@ -283,6 +287,57 @@ export function* runsWithRequests(trace: TraceHandle, outline: ReportOutline): G
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
     for (const { runPk, report } of outline.runs) yield { report, requests: runRequestReports(db, runPk) };
+  } finally {
+    db.close();
+  }
+}
+
+/** A run as the comparison of two runs reads it (docs/semantics.md §16): its turns and the cost its trace recorded. */
+export function readRunToCompare(trace: TraceHandle, runPk: number): { turns: ComparableTurn[]; costUsd: number | null } {
+  const db = openDatabase(trace.dbPath, { readonly: true });
+  try {
+    const turns: ComparableTurn[] = runTurns(db, runPk).map((turn) => ({ step: turn.step, outcome: turn.outcome ?? 'missing', calls: [] }));
+    const byStep = new Map(turns.map((turn) => [turn.step, turn]));
+    for (const call of runTurnCalls(db, runPk)) {
+      const turn = call.step === null ? undefined : byStep.get(call.step);
+      // A call outside any step (issued before the first response) has no turn to belong to.
+      if (turn === undefined) continue;
+      (turn.calls as ComparableTurn['calls'][number][]).push({
+        tool: call.name,
+        args: call.args_summary ?? '',
+        identity: call.args_hash ?? call.args_summary ?? '',
+      });
+    }
+    return { turns, costUsd: recordedRunCost(db, runPk) };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * What a summary of the trace's runs needs beyond its report (shared/summary/runsSummary.ts): each
+ * call counted into `tools`, the cost recorded per run, and the tool of each finding's call.
+ */
+export function readSummaryFacts(
+  trace: TraceHandle,
+  findings: readonly ReportFinding[],
+  tools: ToolTally,
+): { costs: Map<string, number>; findingTools: (string | null)[] } {
+  const db = openDatabase(trace.dbPath, { readonly: true });
+  try {
+    const sources = reportedSources(trace);
+    const sourceIds = sources.map((source) => source.sourceId);
+    const displayPaths = new Map(sources.map((source) => [source.sourceId, source.displayPath]));
+    const sourceOfPath = new Map(sources.map((source) => [source.displayPath, source.sourceId]));
+    for (const call of summaryCalls(db, sourceIds)) tools.add(call);
+    const costs = new Map<string, number>();
+    for (const row of recordedRunCosts(db, sourceIds)) costs.set(summaryRunKey(displayPaths.get(row.source_id) ?? '', row.run_id), row.cost);
+    const findingTools = findings.map((finding) => {
+      const sourceId = sourceOfPath.get(finding.file);
+      if (sourceId === undefined || finding.run_id === null || finding.call_id === null) return null;
+      return callToolName(db, sourceId, finding.run_id, finding.call_id) ?? null;
+    });
+    return { costs, findingTools };
   } finally {
     db.close();
   }

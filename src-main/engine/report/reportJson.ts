@@ -15,6 +15,7 @@ import {
   type RequestReport,
   type RunReport,
 } from '../../../shared/report';
+import { runsSummarySchema, type RunsSummary } from '../../../shared/summary/runsSummary';
 
 /** A run of the report, its requests read as they are written. */
 export interface StreamedRun {
@@ -27,6 +28,8 @@ export interface StreamedReport {
   runs: Iterable<StreamedRun>;
   findings: AnalyzeReport['findings'];
   skipped: AnalyzeReport['skipped'];
+  /** `analyze --summary`: what the runs add up to, written last. */
+  summary?: RunsSummary;
 }
 
 const runWithoutRequestsSchema = runReportSchema.omit({ requests: true });
@@ -80,6 +83,7 @@ export function writeReportJson(report: StreamedReport, write: (text: string) =>
   writeArray(out, 'findings', report.findings, 0, (finding, depth) => out(nested(reportFindingSchema.parse(finding), depth)));
   out(',\n');
   writeArray(out, 'skipped', report.skipped, 0, (skipped, depth) => out(nested(skippedFileSchema.parse(skipped), depth)));
+  if (report.summary !== undefined) out(`,\n  "summary": ${nested(runsSummarySchema.parse(report.summary), 1)}`);
   out('\n}\n');
   write(pending.join(''));
 }

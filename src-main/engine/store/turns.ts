@@ -1,0 +1,49 @@
+/**
+ * A run's model turns with the tool calls each issued, read back for comparing two runs
+ * (docs/semantics.md §16): the step, how its response ended, and each call's tool and arguments.
+ */
+import type Database from 'better-sqlite3';
+import { prepared } from './preparedStatements';
+
+export interface TurnSqlRow {
+  step: number;
+  /** The response's outcome (docs/semantics.md §1); null for a step whose response is missing. */
+  outcome: string | null;
+}
+
+export interface TurnCallSqlRow {
+  step: number | null;
+  name: string;
+  /** Hash of the canonical arguments; null when they were not JSON. */
+  args_hash: string | null;
+  /** The arguments' start as text (eventRecorder.ts: their first 120 characters). */
+  args_summary: string | null;
+}
+
+/** The run's steps after step 0 (what came before the first model call), in order. */
+export function runTurns(db: Database.Database, runPk: number): TurnSqlRow[] {
+  return prepared<[number], TurnSqlRow>(
+    db,
+    `SELECT s.step, e.outcome FROM steps s LEFT JOIN events e ON e.id = s.response_event_id
+     WHERE s.run_pk = ? AND s.step > 0 ORDER BY s.step`,
+  ).all(runPk);
+}
+
+/** The run's issued tool calls in issue order. */
+export function runTurnCalls(db: Database.Database, runPk: number): TurnCallSqlRow[] {
+  return prepared<[number], TurnCallSqlRow>(
+    db,
+    'SELECT step, name, args_hash, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index',
+  ).all(runPk);
+}
+
+/** What the trace recorded the run's responses cost; null when it records no cost for any. */
+export function recordedRunCost(db: Database.Database, runPk: number): number | null {
+  return (
+    prepared<[number], { cost: number | null }>(
+      db,
+      `SELECT sum(cost_usd) AS cost FROM events
+       WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))`,
+    ).get(runPk)?.cost ?? null
+  );
+}
