@@ -9,6 +9,7 @@
  * when one event is selected.
  */
 import { z } from 'zod';
+import { compareReportSchema } from './compare/compareRuns';
 import { runStatusSchema } from './trace/runStatus';
 import { compactionEvidenceSchema, findingKindSchema, parseErrorSchema, rewriteKindSchema, severitySchema, tokenSourceSchema } from './report';
 
@@ -688,6 +689,8 @@ export const apiMethods = {
    */
   /** A run's model requests (logged or reconstructed) and its context growth. */
   requests: { request: z.object({ traceId, runPk: z.number().int() }), response: runRequestsSchema },
+  /** Two runs of the trace side by side: their measures with B − A, their turns aligned, the first divergence (docs/semantics.md §16). */
+  compareRuns: { request: z.object({ traceId, runPkA: z.number().int(), runPkB: z.number().int() }), response: compareReportSchema },
   /**
    * `eventId`: a `model_request` event, or (runs whose format logs no requests) a model response,
    * meaning the request reconstructed for it. Without `previousEventId`, against the run's previous request.

@@ -20,6 +20,7 @@ export const queryMethods = [
   'requestDiff',
   'requests',
   'runWaterfall',
+  'compareRuns',
 ] as const satisfies readonly ApiMethod[];
 export type QueryMethod = (typeof queryMethods)[number];
 

@@ -17,7 +17,7 @@ import { buildReport, buildReportOutline, runRequestReports, type ReportedSource
 import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ComparableTurn } from '../../shared/compare/alignSteps';
-import { recordedRunCost, runTurnCalls, runTurns } from './store/turns';
+import { comparableTurns, recordedRunCost } from './store/turns';
 import { callToolName, recordedRunCosts, summaryCalls } from './store/summaryFacts';
 import { summaryRunKey, type ToolTally } from '../../shared/summary/runsSummary';
 import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type FileIdentity, type TraceFileErrorCode } from './store/traceDatabase';
@@ -296,19 +296,7 @@ export function* runsWithRequests(trace: TraceHandle, outline: ReportOutline): G
 export function readRunToCompare(trace: TraceHandle, runPk: number): { turns: ComparableTurn[]; costUsd: number | null } {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
-    const turns: ComparableTurn[] = runTurns(db, runPk).map((turn) => ({ step: turn.step, outcome: turn.outcome ?? 'missing', calls: [] }));
-    const byStep = new Map(turns.map((turn) => [turn.step, turn]));
-    for (const call of runTurnCalls(db, runPk)) {
-      const turn = call.step === null ? undefined : byStep.get(call.step);
-      // A call outside any step (issued before the first response) has no turn to belong to.
-      if (turn === undefined) continue;
-      (turn.calls as ComparableTurn['calls'][number][]).push({
-        tool: call.name,
-        args: call.args_summary ?? '',
-        identity: call.args_hash ?? call.args_summary ?? '',
-      });
-    }
-    return { turns, costUsd: recordedRunCost(db, runPk) };
+    return { turns: comparableTurns(db, runPk), costUsd: recordedRunCost(db, runPk) };
   } finally {
     db.close();
   }

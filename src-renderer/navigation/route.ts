@@ -10,6 +10,8 @@
  * not itself a request) and `/layout/side-by-side` (changed texts as two columns of lines).
  *
  * A run's timeline folds bookkeeping events away; `?all=1` shows every event.
+ *
+ * Two runs of the trace side by side: `#/trace/<id>/compare/<runPk A>/<runPk B>`.
  */
 export const traceTabs = ['runs', 'findings', 'calls', 'parse-errors', 'search'] as const;
 export type TraceTab = (typeof traceTabs)[number];
@@ -46,7 +48,9 @@ export type Route =
    * was pressed on, when the view had to pick the nearest request at or before it; `layout`: a
    * changed text as a word diff, or side by side (pretty-printed JSON or text, line by line).
    */
-  | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null; layout: DiffLayout };
+  | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null; layout: DiffLayout }
+  /** Run `runPkA` and run `runPkB` side by side, their turns aligned (docs/semantics.md §16). */
+  | { view: 'compare'; traceId: string; runPkA: number; runPkB: number };
 
 /** A run's view, with its cursor, section and timeline options. */
 export type RunRoute = Extract<Route, { view: 'run' }>;
@@ -138,6 +142,11 @@ export function parseRoute(hash: string): Route {
       query: searched === null || searched.trim() === '' ? null : searched,
     });
   }
+  if (rest[0] === 'compare') {
+    const runPkA = parseInteger(rest[1]);
+    const runPkB = parseInteger(rest[2]);
+    if (runPkA !== null && runPkB !== null) return routes.compare(traceId, runPkA, runPkB);
+  }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
 }
@@ -152,6 +161,7 @@ export function formatRoute(route: Route): string {
     if (route.layout !== 'words') hash += `/layout/${route.layout}`;
     return hash;
   }
+  if (route.view === 'compare') return `${trace}/compare/${route.runPkA}/${route.runPkB}`;
   if (route.view === 'run') {
     if (route.section === 'requests') {
       const sort = route.requestSort;
@@ -204,6 +214,7 @@ export const routes = {
     collapsed: [],
     query: null,
   }),
+  compare: (traceId: string, runPkA: number, runPkB: number): Route => ({ view: 'compare', traceId, runPkA, runPkB }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (
     traceId: string,

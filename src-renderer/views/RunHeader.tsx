@@ -8,7 +8,9 @@ import { SeverityBadge, StatusBadge } from '../components/Badges';
 import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { VisibleText, visibleText } from '../components/VisibleText';
+import { useQuery } from '../api/useQuery';
 import { formatRoute, routes, type RunSection } from '../navigation/route';
+import { navigate } from '../navigation/useRoute';
 import { lastListRoute } from './lastListRoute';
 import type { RunFindings } from './runModel';
 import { SubAgentOrigin } from './SubAgents';
@@ -105,6 +107,7 @@ function RunTitle({ traceId, run, section }: { traceId: string; run: RunDetail['
           Requests &amp; context growth
         </a>
       </nav>
+      <CompareWith traceId={traceId} runPk={run.runPk} />
       <span className="muted" data-testid="status-raw">
         {run.status === 'running' ? (
           'still being written: no terminal event yet'
@@ -117,6 +120,36 @@ function RunTitle({ traceId, run, section }: { traceId: string; run: RunDetail['
         )}
       </span>
     </div>
+  );
+}
+
+/** Runs offered to compare with: the trace's first ones, in file order (a longer list is not a menu). */
+const compareCandidates = 200;
+
+/** Opens this run beside another run of the trace (CompareView.tsx). */
+function CompareWith({ traceId, runPk }: { traceId: string; runPk: number }) {
+  const runs = useQuery(`compare-candidates:${traceId}`, (api) => api.runs({ traceId, offset: 0, limit: compareCandidates }));
+  if (runs.status !== 'ready') return null;
+  const others = runs.data.rows.filter((row) => row.runPk !== runPk);
+  if (others.length === 0) return null;
+  return (
+    <select
+      className="compare-with"
+      aria-label="Compare this run with another run"
+      title="Compare this run with another run of the trace"
+      value=""
+      onChange={(event) => {
+        if (event.target.value !== '') navigate(routes.compare(traceId, runPk, Number(event.target.value)));
+      }}
+      data-testid="compare-with"
+    >
+      <option value="">Compare with…</option>
+      {others.map((row) => (
+        <option key={row.runPk} value={row.runPk}>
+          {visibleText(row.runId)}
+        </option>
+      ))}
+    </select>
   );
 }
 

@@ -10,7 +10,7 @@ import { VisibleText, visibleText } from '../components/VisibleText';
 import { ShowShortcutsContext, useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type Route, type TraceTab } from '../navigation/route';
 import { navigate } from '../navigation/useRoute';
-import { CallsView, FindingsView, ParseErrorsView, RequestDiffView, RunView, SearchView } from './lazyViews';
+import { CallsView, CompareView, FindingsView, ParseErrorsView, RequestDiffView, RunView, SearchView } from './lazyViews';
 import { RunsTable } from './RunsTable';
 import { prefetchFirstRuns } from './runsQuery';
 import { rememberListRoute } from './lastListRoute';
@@ -205,6 +205,7 @@ function TraceBody({ route, summary, revision }: { route: TraceRoute; summary: T
   }
   if (route.view === 'run') return <RunView route={route} revision={revision} followed={summary.follow !== null && summary.follow.state !== 'stopped'} />;
   if (route.view === 'diff') return <RequestDiffView route={route} revision={revision} />;
+  if (route.view === 'compare') return <CompareView route={route} revision={revision} />;
   switch (route.tab) {
     case 'runs':
       return (

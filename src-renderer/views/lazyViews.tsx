@@ -10,6 +10,7 @@ import { whenIdle } from '../components/whenIdle';
 const loaders = {
   run: () => import('./RunView'),
   diff: () => import('./RequestDiffView'),
+  compare: () => import('./CompareView'),
   calls: () => import('./CallsView'),
   findings: () => import('./FindingsView'),
   search: () => import('./SearchView'),
@@ -18,6 +19,7 @@ const loaders = {
 
 export const RunView = lazy(() => loaders.run().then((module) => ({ default: module.RunView })));
 export const RequestDiffView = lazy(() => loaders.diff().then((module) => ({ default: module.RequestDiffView })));
+export const CompareView = lazy(() => loaders.compare().then((module) => ({ default: module.CompareView })));
 export const CallsView = lazy(() => loaders.calls().then((module) => ({ default: module.CallsView })));
 export const FindingsView = lazy(() => loaders.findings().then((module) => ({ default: module.FindingsView })));
 export const SearchView = lazy(() => loaders.search().then((module) => ({ default: module.SearchView })));

@@ -10,3 +10,4 @@ import '../styles/event-content.css';
 import '../styles/timeline-noise.css';
 import '../styles/growth.css';
 import '../styles/span-tree.css';
+import '../styles/compare.css';

@@ -1,7 +1,7 @@
 /**
- * `loopscope compare`: two runs of one task, written as canonical events, the second looking up a
- * different order at step 2 and checking a shipment the first never did. The built CLI runs as a
- * child process on real files with its own cache.
+ * `loopscope compare`: two runs of one task (devkit/uiTraces/comparedRuns.ts), the second looking
+ * up a different order at step 2 and checking a shipment the first never did. The built CLI runs as
+ * a child process on real files with its own cache.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,48 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { compareReportSchema } from '../../shared/compare/compareRuns';
 import { runCli } from '../support/cli';
-
-interface Turn {
-  calls: { name: string; args: Record<string, unknown> }[];
-  /** Text of a final answer, for a turn without calls. */
-  answer?: string;
-}
-
-/** A canonical run whose step k issues turns[k - 1]'s calls, each answered ok, each response costing $0.001. */
-function runLines(runId: string, turns: readonly Turn[], startMs: number): string[] {
-  const at = (offsetMs: number): string => new Date(startMs + offsetMs).toISOString();
-  const lines: unknown[] = [{ type: 'run_start', run_id: runId, ts: at(0), task: 'Where is my order?' }];
-  turns.forEach((turn, index) => {
-    const step = index + 1;
-    const calls = turn.calls.map((call, k) => ({ call_id: `${runId}-c${step}-${k}`, name: call.name, arguments: JSON.stringify(call.args) }));
-    lines.push({
-      type: 'model_response',
-      run_id: runId,
-      step,
-      ts: at(step * 1000),
-      outcome: calls.length > 0 ? 'tool_calls' : 'final',
-      text: turn.answer ?? null,
-      tool_calls: calls,
-      usage: { input_tokens: 500 * step, output_tokens: 20, cost_usd: 0.001 },
-    });
-    for (const call of calls)
-      lines.push({ type: 'tool_result', run_id: runId, step, ts: at(step * 1000 + 500), call_id: call.call_id, name: call.name, status: 'ok', output: 'ok' });
-  });
-  lines.push({ type: 'run_end', run_id: runId, ts: at(turns.length * 1000 + 900), status: 'MODEL_FINISHED' });
-  return lines.map((line) => JSON.stringify(line));
-}
-
-const before_: Turn[] = [
-  { calls: [{ name: 'search_orders', args: { query: 'boots' } }] },
-  { calls: [{ name: 'get_order', args: { order_id: 'A-10482' } }] },
-  { calls: [], answer: 'Your boots ship Wednesday.' },
-];
-const after_: Turn[] = [
-  { calls: [{ name: 'search_orders', args: { query: 'boots' } }] },
-  { calls: [{ name: 'get_order', args: { order_id: 'A-10483' } }] },
-  { calls: [{ name: 'get_shipment', args: { shipment_id: 'SH-88213' } }] },
-  { calls: [], answer: 'Your boots ship Wednesday.' },
-];
+import { afterTurns, comparedRunLines, comparedRunsTrace } from '../../devkit/uiTraces/comparedRuns';
 
 let dir: string;
 let cacheDir: string;
@@ -63,8 +22,8 @@ before(() => {
   cacheDir = join(dir, 'cache');
   twoRuns = join(dir, 'two-runs.jsonl');
   oneRun = join(dir, 'after-only.jsonl');
-  writeFileSync(twoRuns, [...runLines('before', before_, Date.UTC(2025, 5, 3, 10)), ...runLines('after', after_, Date.UTC(2025, 5, 3, 11))].join('\n') + '\n');
-  writeFileSync(oneRun, runLines('after', after_, Date.UTC(2025, 5, 3, 11)).join('\n') + '\n');
+  writeFileSync(twoRuns, comparedRunsTrace());
+  writeFileSync(oneRun, comparedRunLines('after', afterTurns, Date.UTC(2025, 5, 3, 11)).join('\n') + '\n');
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));

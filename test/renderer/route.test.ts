@@ -22,3 +22,13 @@ describe('a run route with a search', () => {
     assert.deepEqual(parseRoute(formatRoute(route)), route);
   });
 });
+
+describe('a comparison route', () => {
+  it('names both runs and reads them back; a malformed one falls back to the runs table', () => {
+    const route = routes.compare('t1', 3, 7);
+    assert.equal(formatRoute(route), '#/trace/t1/compare/3/7');
+    assert.deepEqual(parseRoute('#/trace/t1/compare/3/7'), route);
+    assert.deepEqual(parseRoute('#/trace/t1/compare/3/x'), routes.trace('t1'));
+    assert.deepEqual(parseRoute('#/trace/t1/compare/3'), routes.trace('t1'));
+  });
+});

@@ -56,3 +56,4 @@ export type { ReportSourceSqlRow } from './sources';
 export { spanExtents, spansBegunBy } from './spans';
 export type { SpanHeaderSqlRow } from './spans';
 export { nearestStep } from './steps';
+export { comparableTurns, recordedRunCost } from './turns';

@@ -3,15 +3,16 @@
  * (docs/semantics.md §16): the step, how its response ended, and each call's tool and arguments.
  */
 import type Database from 'better-sqlite3';
+import type { ComparableCall, ComparableTurn } from '../../../shared/compare/alignSteps';
 import { prepared } from './preparedStatements';
 
-export interface TurnSqlRow {
+interface TurnSqlRow {
   step: number;
   /** The response's outcome (docs/semantics.md §1); null for a step whose response is missing. */
   outcome: string | null;
 }
 
-export interface TurnCallSqlRow {
+interface TurnCallSqlRow {
   step: number | null;
   name: string;
   /** Hash of the canonical arguments; null when they were not JSON. */
@@ -21,7 +22,7 @@ export interface TurnCallSqlRow {
 }
 
 /** The run's steps after step 0 (what came before the first model call), in order. */
-export function runTurns(db: Database.Database, runPk: number): TurnSqlRow[] {
+function runTurns(db: Database.Database, runPk: number): TurnSqlRow[] {
   return prepared<[number], TurnSqlRow>(
     db,
     `SELECT s.step, e.outcome FROM steps s LEFT JOIN events e ON e.id = s.response_event_id
@@ -30,7 +31,7 @@ export function runTurns(db: Database.Database, runPk: number): TurnSqlRow[] {
 }
 
 /** The run's issued tool calls in issue order. */
-export function runTurnCalls(db: Database.Database, runPk: number): TurnCallSqlRow[] {
+function runTurnCalls(db: Database.Database, runPk: number): TurnCallSqlRow[] {
   return prepared<[number], TurnCallSqlRow>(
     db,
     'SELECT step, name, args_hash, args_summary FROM tool_calls WHERE run_pk = ? ORDER BY event_id, call_index',
@@ -46,4 +47,22 @@ export function recordedRunCost(db: Database.Database, runPk: number): number | 
        WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))`,
     ).get(runPk)?.cost ?? null
   );
+}
+
+/**
+ * The run's turns as a comparison reads them (docs/semantics.md §16): each step's outcome and the
+ * calls it issued, a call's identity being the hash of its canonical arguments and its text their
+ * kept start.
+ */
+export function comparableTurns(db: Database.Database, runPk: number): ComparableTurn[] {
+  const calls = new Map<number, ComparableCall[]>();
+  for (const call of runTurnCalls(db, runPk)) {
+    // A call outside any step (issued before the first response) has no turn to belong to.
+    if (call.step === null) continue;
+    const args = call.args_summary ?? '';
+    const ofStep = calls.get(call.step) ?? [];
+    ofStep.push({ tool: call.name, args, identity: call.args_hash ?? args });
+    calls.set(call.step, ofStep);
+  }
+  return runTurns(db, runPk).map((turn) => ({ step: turn.step, outcome: turn.outcome ?? 'missing', calls: calls.get(turn.step) ?? [] }));
 }

@@ -1,0 +1,38 @@
+/** Two runs of a trace side by side (`compareRuns`, docs/semantics.md §16). */
+import { basename } from 'node:path';
+import type Database from 'better-sqlite3';
+import { compareRuns, type RunToCompare } from '../../../shared/compare/compareRuns';
+import type { RunStatus } from '../../../shared/trace/runStatus';
+import { millisBetween } from '../../../shared/trace/timestamps';
+import { comparableTurns, recordedRunCost } from '../../engine';
+import { runInScope } from './runs';
+import type { Query, TraceScope } from './scope';
+
+function runToCompare(db: Database.Database, scope: TraceScope, runPk: number): RunToCompare {
+  const row = runInScope(db, scope, runPk);
+  return {
+    file: basename(row.file),
+    report: {
+      run_id: row.run_id,
+      file: basename(row.file),
+      status: row.status as RunStatus,
+      status_raw: row.status_raw,
+      steps: row.steps,
+      tool_calls: row.tool_calls,
+      tool_results: row.tool_results,
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      started_at: row.started_at,
+      ended_at: row.ended_at,
+      duration_ms: millisBetween(row.started_at, row.ended_at),
+      first_line: row.first_line,
+      last_line: row.last_line,
+      findings: { error: row.errors, warning: row.warnings, info: row.infos },
+    },
+    turns: comparableTurns(db, runPk),
+    costUsd: recordedRunCost(db, runPk),
+  };
+}
+
+export const compareTwoRuns: Query<'compareRuns'> = (db, scope, request) =>
+  compareRuns(runToCompare(db, scope, request.runPkA), runToCompare(db, scope, request.runPkB));
