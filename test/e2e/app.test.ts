@@ -195,6 +195,19 @@ describe('the browser UI served by loopscope serve', () => {
       const row = selectedRow(app.page);
       await row.waitFor();
       await app.page.locator(`[data-testid=event-inspector][data-event-id="${event.eventId}"][data-state=ready]`).waitFor();
+      // The list places the row once the rows above it are measured, a frame or two after they
+      // render: on a busy machine that can come after the inspector. Give it two seconds to get there.
+      await app.page
+        .waitForFunction(
+          () => {
+            const selectedBox = document.querySelector('[data-testid=timeline-row][data-selected=true]')?.getBoundingClientRect();
+            const viewBox = document.querySelector('[data-testid=timeline]')?.getBoundingClientRect();
+            return selectedBox !== undefined && viewBox !== undefined && selectedBox.top >= viewBox.top && selectedBox.bottom <= viewBox.bottom + 1;
+          },
+          undefined,
+          { timeout: 2000 },
+        )
+        .catch(() => undefined);
       const [box, view] = await Promise.all([row.boundingBox(), app.page.locator('[data-testid=timeline]').boundingBox()]);
       assert.ok(
         // A pixel of slack: rows are laid out at fractions of a pixel, the scroll offset in whole ones.
