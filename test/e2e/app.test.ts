@@ -199,11 +199,11 @@ describe('the browser UI served by loopscope serve', () => {
       // render: on a busy machine that can come after the inspector. Give it two seconds to get there.
       await app.page
         .waitForFunction(
-          () => {
-            const selectedBox = document.querySelector('[data-testid=timeline-row][data-selected=true]')?.getBoundingClientRect();
-            const viewBox = document.querySelector('[data-testid=timeline]')?.getBoundingClientRect();
-            return selectedBox !== undefined && viewBox !== undefined && selectedBox.top >= viewBox.top && selectedBox.bottom <= viewBox.bottom + 1;
-          },
+          `(() => {
+            const row = document.querySelector('[data-testid=timeline-row][data-selected=true]')?.getBoundingClientRect();
+            const view = document.querySelector('[data-testid=timeline]')?.getBoundingClientRect();
+            return row !== undefined && view !== undefined && row.top >= view.top && row.bottom <= view.bottom + 1;
+          })()`,
           undefined,
           { timeout: 2000 },
         )
