@@ -26,6 +26,12 @@ const comparedRunSchema = z.object({
       step: z.number().int(),
       outcome: z.string(),
       calls: z.array(z.object({ tool: z.string(), args: z.string() })),
+      /**
+       * The request the turn's response answered, as an event of the trace database (where the format
+       * logs no requests, the response itself, standing for the request rebuilt for it); null when
+       * the run's requests are not analyzed.
+       */
+      request_event_id: z.number().int().nullable(),
     }),
   ),
 });
@@ -67,10 +73,15 @@ export type CompareReport = z.infer<typeof compareReportSchema>;
 /** A run's report without its requests: the comparison reads its turns instead. */
 type ComparedRunReport = Omit<RunReport, 'requests'>;
 
+/** A turn with the request it answered, so that the requests at a divergence can be diffed. */
+export interface TurnToCompare extends ComparableTurn {
+  requestEventId: number | null;
+}
+
 export interface RunToCompare {
   file: string;
   report: ComparedRunReport;
-  turns: ComparableTurn[];
+  turns: TurnToCompare[];
   costUsd: number | null;
 }
 
@@ -96,7 +107,12 @@ function compared(run: RunToCompare): ComparedRun {
     output_tokens: report.output_tokens,
     cost_usd: run.costUsd,
     duration_ms: report.duration_ms,
-    turns: run.turns.map((turn) => ({ step: turn.step, outcome: turn.outcome, calls: turn.calls.map((call) => ({ tool: call.tool, args: call.args })) })),
+    turns: run.turns.map((turn) => ({
+      step: turn.step,
+      outcome: turn.outcome,
+      calls: turn.calls.map((call) => ({ tool: call.tool, args: call.args })),
+      request_event_id: turn.requestEventId,
+    })),
   };
 }
 

@@ -16,7 +16,7 @@ import { reusableCache, type ReusableCache } from './workers/reusableCache';
 import { buildReport, buildReportOutline, runRequestReports, type ReportedSource, type ReportOutline } from './report/buildReport';
 import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
-import type { ComparableTurn } from '../../shared/compare/alignSteps';
+import type { TurnToCompare } from '../../shared/compare/compareRuns';
 import { comparableTurns, recordedRunCost } from './store/turns';
 import { callToolName, recordedRunCosts, summaryCalls } from './store/summaryFacts';
 import { summaryRunKey, type ToolTally } from '../../shared/summary/runsSummary';
@@ -293,7 +293,7 @@ export function* runsWithRequests(trace: TraceHandle, outline: ReportOutline): G
 }
 
 /** A run as the comparison of two runs reads it (docs/semantics.md §16): its turns and the cost its trace recorded. */
-export function readRunToCompare(trace: TraceHandle, runPk: number): { turns: ComparableTurn[]; costUsd: number | null } {
+export function readRunToCompare(trace: TraceHandle, runPk: number): { turns: TurnToCompare[]; costUsd: number | null } {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
     return { turns: comparableTurns(db, runPk), costUsd: recordedRunCost(db, runPk) };

@@ -114,12 +114,44 @@ function ComparisonBody({ traceId, runPkA, runPkB, comparison }: { traceId: stri
             <strong>First divergence</strong> at {divergenceWhere(divergence, a, b)}: {divergenceWhat(divergence)}.{' '}
             <span className="muted">
               {Math.round(alignment.similarity * 100)} % alike over {formatCount(alignment.rows.length)} aligned turns.
-            </span>
+            </span>{' '}
+            <SeenBefore traceId={traceId} runPkB={runPkB} a={divergenceTurn(a, divergence.a)} b={divergenceTurn(b, divergence.b)} />
           </>
         )}
       </p>
       <AlignedTurns traceId={traceId} runPkA={runPkA} runPkB={runPkB} comparison={comparison} />
     </>
+  );
+}
+
+/** The turn of a side at the divergence row; null when that side has none there. */
+function divergenceTurn(run: ComparedRun, index: number | null): ComparedRun['turns'][number] | null {
+  return index === null ? null : (run.turns[index] ?? null);
+}
+
+/**
+ * What each run had seen when it diverged: the request B's divergent turn answered against the one
+ * A's did, as a request diff (rebuilt from the trace's events where its format logs no requests).
+ * Shown when both runs have a turn there with its request analyzed.
+ */
+function SeenBefore({
+  traceId,
+  runPkB,
+  a,
+  b,
+}: {
+  traceId: string;
+  runPkB: number;
+  a: ComparedRun['turns'][number] | null;
+  b: ComparedRun['turns'][number] | null;
+}) {
+  const before = a?.request_event_id ?? null;
+  const after = b?.request_event_id ?? null;
+  if (before === null || after === null) return null;
+  return (
+    <a href={formatRoute(routes.requestDiff(traceId, runPkB, after, { previousEventId: before }))} data-testid="divergence-requests">
+      What each had seen: B's request against A's
+    </a>
   );
 }
 

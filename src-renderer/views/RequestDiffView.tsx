@@ -11,13 +11,13 @@
  * `loopscope:diff-shown` when every word diff is on screen (then `data-state="ready"`).
  */
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { ApiResponse, RequestRow } from '../../shared/api';
+import type { ApiResponse, LoopscopeApi, RequestRow } from '../../shared/api';
 import { useQuery } from '../api/useQuery';
 import { SeverityBadge } from '../components/Badges';
 import { formatCount, formatTokenCount, humanize, messageSpan } from '../components/format';
 import { Failure, Loading } from '../components/States';
 import { LongText, TextDiff } from '../components/TextDiff';
-import { VisibleText } from '../components/VisibleText';
+import { VisibleText, visibleText } from '../components/VisibleText';
 import { useTextDiffs, type TextDiffJob, type TextDiffState } from '../diff/useTextDiffs';
 import { useShortcuts } from '../keyboard/shortcuts';
 import { formatRoute, routes, type DiffLayout, type Route } from '../navigation/route';
@@ -62,9 +62,19 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
   // hand-edited URL naming another event gets a page about that event, not a failed call.
   // While a follow refreshes the list, the previous one still answers.
   const listed = requests.data === undefined ? null : new Set(requests.data.requests.map((request) => request.eventId));
+  // A left side outside this run (two runs compared at their divergence: CompareView.tsx) is
+  // checked on its own: a request of another run of the trace is its own request there.
+  const outside = listed !== null && listed.has(eventId) && previousEventId !== null && !listed.has(previousEventId) ? previousEventId : null;
+  const otherRun = useQuery(outside === null ? null : `otherRunRequest:${traceId}:${outside}:${revision}`, (api) => otherRunRequest(api, traceId, outside!));
   const notARequest =
-    listed === null ? null : !listed.has(eventId) ? eventId : previousEventId !== null && !listed.has(previousEventId) ? previousEventId : null;
-  const diffKey = notARequest !== null || (listed === null && requests.status === 'loading') ? null : key;
+    listed === null
+      ? null
+      : !listed.has(eventId)
+        ? eventId
+        : outside !== null && (otherRun.status === 'error' || (otherRun.status === 'ready' && otherRun.data === null))
+          ? outside
+          : null;
+  const diffKey = notARequest !== null || (listed === null && requests.status === 'loading') || (outside !== null && otherRun.status !== 'ready') ? null : key;
   const diff = useQuery(diffKey, (api) => api.requestDiff({ traceId, eventId, ...(previousEventId === null ? {} : { previousEventId }) }));
 
   const data = diff.status === 'ready' ? diff.data : undefined;
@@ -129,6 +139,7 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
           onGo={go}
           showLayout={notARequest === null}
           listFailure={requests.status === 'error' ? { error: requests.error, diffPreviousEventId: data?.previousEventId ?? null } : null}
+          otherRun={otherRun.status === 'ready' ? otherRun.data : null}
         />
       </header>
       <div className="scroll-pane diff-body">
@@ -162,8 +173,9 @@ function DiffNav(props: {
   onGo: (request: RequestRow | undefined) => void;
   showLayout: boolean;
   listFailure: { error: unknown; diffPreviousEventId: number | null } | null;
+  otherRun: OtherRunRequest | null;
 }) {
-  const { route, list, previousInRun, nextInRun, onGo, showLayout, listFailure } = props;
+  const { route, list, previousInRun, nextInRun, onGo, showLayout, listFailure, otherRun } = props;
   const { traceId, runPk, eventId, previousEventId, layout } = route;
   return (
     <div className="diff-nav">
@@ -183,6 +195,7 @@ function DiffNav(props: {
         list={list}
         eventId={eventId}
         previousEventId={previousEventId}
+        otherRun={otherRun}
         onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))}
       />
       {showLayout && <LayoutToggle route={route} />}
@@ -198,16 +211,34 @@ function DiffNav(props: {
   );
 }
 
-/** The left side of the diff: the previous request (default) or any other request of the run. */
+/** A request of another run of the trace, on the left side of the diff. */
+interface OtherRunRequest {
+  eventId: number;
+  runId: string;
+  /** 0-based among its run's requests. */
+  index: number;
+  line: number;
+}
+
+/** Event `eventId` as a request of its own run (found in that run's list of requests); null when it is none. */
+async function otherRunRequest(api: LoopscopeApi, traceId: string, eventId: number): Promise<OtherRunRequest | null> {
+  const { runPk, runId } = await api.event({ traceId, eventId, maxBytes: 1 });
+  const request = (await api.requests({ traceId, runPk })).requests.find((row) => row.eventId === eventId);
+  return request === undefined ? null : { eventId, runId, index: request.index, line: request.line };
+}
+
+/** The left side of the diff: the previous request (default), any other request of the run, or one of another run. */
 function CompareWith({
   list,
   eventId,
   previousEventId,
+  otherRun,
   onPick,
 }: {
   list: readonly RequestRow[] | null;
   eventId: number;
   previousEventId: number | null;
+  otherRun: OtherRunRequest | null;
   onPick: (eventId: number | null) => void;
 }) {
   if (list === null) return null;
@@ -220,6 +251,9 @@ function CompareWith({
         data-testid="diff-compare-with"
       >
         <option value="">the previous request</option>
+        {otherRun !== null && (
+          <option value={String(otherRun.eventId)}>{visibleText(`request ${otherRun.index + 1} of run ${otherRun.runId} (line ${otherRun.line})`)}</option>
+        )}
         {list
           .filter((request) => request.eventId !== eventId)
           .map((request) => (

@@ -134,7 +134,7 @@ function CompareWith({ traceId, runPk }: { traceId: string; runPk: number }) {
   if (others.length === 0) return null;
   return (
     <select
-      className="compare-with"
+      className="run-compare-with"
       aria-label="Compare this run with another run"
       title="Compare this run with another run of the trace"
       value=""

@@ -57,6 +57,15 @@ describe('compare two runs', () => {
       assert.ok(overflow <= 0, `the comparison scrolls sideways by ${overflow}px`);
       await saveScreenshot(page, `compare-runs-${width}x${height}-${colorScheme}`);
 
+      // What each had seen at the divergence: B's request against A's, in the request diff, which
+      // names the other run's request as its left side.
+      await page.locator('[data-testid=divergence-requests]').click();
+      await page.locator('[data-testid=request-diff][data-state=ready]').waitFor();
+      assert.match(await page.locator('[data-testid=diff-compare-with] option:checked').innerText(), /^request 2 of run before \(line \d+\)$/);
+      assert.deepEqual(app.problems, []);
+      await page.goBack();
+      await page.locator('[data-testid=compare-view][data-state=ready]').waitFor();
+
       // A reload lands on the same comparison; a turn opens its step in its run.
       await page.reload();
       await page.locator('[data-testid=compare-view][data-state=ready]').waitFor();

@@ -3,11 +3,14 @@
  * (docs/semantics.md §16): the step, how its response ended, and each call's tool and arguments.
  */
 import type Database from 'better-sqlite3';
-import type { ComparableCall, ComparableTurn } from '../../../shared/compare/alignSteps';
+import type { ComparableCall } from '../../../shared/compare/alignSteps';
+import type { TurnToCompare } from '../../../shared/compare/compareRuns';
 import { prepared } from './preparedStatements';
 
 interface TurnSqlRow {
   step: number;
+  /** The request the step's response answered (docs/semantics.md §9: a response is its own rebuilt request where the format logs none). */
+  request_event_id: number | null;
   /** The response's outcome (docs/semantics.md §1); null for a step whose response is missing. */
   outcome: string | null;
 }
@@ -25,7 +28,10 @@ interface TurnCallSqlRow {
 function runTurns(db: Database.Database, runPk: number): TurnSqlRow[] {
   return prepared<[number], TurnSqlRow>(
     db,
-    `SELECT s.step, e.outcome FROM steps s LEFT JOIN events e ON e.id = s.response_event_id
+    `SELECT s.step, e.outcome,
+            (SELECT q.event_id FROM requests q WHERE q.run_pk = s.run_pk AND q.event_id <= s.response_event_id
+             ORDER BY q.request_index DESC LIMIT 1) AS request_event_id
+     FROM steps s LEFT JOIN events e ON e.id = s.response_event_id
      WHERE s.run_pk = ? AND s.step > 0 ORDER BY s.step`,
   ).all(runPk);
 }
@@ -54,7 +60,7 @@ export function recordedRunCost(db: Database.Database, runPk: number): number | 
  * calls it issued, a call's identity being the hash of its canonical arguments and its text their
  * kept start.
  */
-export function comparableTurns(db: Database.Database, runPk: number): ComparableTurn[] {
+export function comparableTurns(db: Database.Database, runPk: number): TurnToCompare[] {
   const calls = new Map<number, ComparableCall[]>();
   for (const call of runTurnCalls(db, runPk)) {
     // A call outside any step (issued before the first response) has no turn to belong to.
@@ -64,5 +70,10 @@ export function comparableTurns(db: Database.Database, runPk: number): Comparabl
     ofStep.push({ tool: call.name, args, identity: call.args_hash ?? args });
     calls.set(call.step, ofStep);
   }
-  return runTurns(db, runPk).map((turn) => ({ step: turn.step, outcome: turn.outcome ?? 'missing', calls: calls.get(turn.step) ?? [] }));
+  return runTurns(db, runPk).map((turn) => ({
+    step: turn.step,
+    outcome: turn.outcome ?? 'missing',
+    calls: calls.get(turn.step) ?? [],
+    requestEventId: turn.request_event_id,
+  }));
 }
