@@ -4,6 +4,7 @@
  * occurrence is masked — call ids and other ids, numbers, and where it happened (step, line). The
  * occurrences keep their own messages; the template is only the group's title and key.
  */
+import { fnv1a32 } from './fnv1a';
 
 /** An id: a token of letters, digits, `_` and `-` that mixes letters and digits, 6 characters or more (toolu_01Ab…, call_9x…, a UUID). */
 const idPattern = /(?<![\p{L}\p{N}_-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{6,}(?![\p{L}\p{N}_-])/gu;
@@ -29,10 +30,5 @@ export function findingTemplate(message: string): string {
 
 /** A short, stable key for a template (FNV-1a, 32 bits, with its length), to ask for a group's occurrences without sending the template back. */
 export function findingTemplateKey(template: string): string {
-  let hash = 2166136261;
-  for (let index = 0; index < template.length; index += 1) {
-    hash ^= template.charCodeAt(index);
-    hash = Math.imul(hash, 16777619);
-  }
-  return `${(hash >>> 0).toString(16).padStart(8, '0')}-${template.length.toString(16)}`;
+  return `${fnv1a32(template).toString(16).padStart(8, '0')}-${template.length.toString(16)}`;
 }

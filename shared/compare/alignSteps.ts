@@ -55,6 +55,7 @@
  * 'inserted' 0), 1 for two empty runs.
  */
 import { diffArrays } from 'diff';
+import { fnv1a32 } from '../fnv1a';
 
 /** One turn of a run as the comparison sees it. */
 export interface ComparableTurn {
@@ -179,7 +180,7 @@ class Interner {
     let tokens = this.tokens.get(call.argsId);
     if (tokens === undefined) {
       const words = call.argsText.slice(0, ARGUMENT_CHARS_COMPARED).match(/[\p{L}\p{N}_]+/gu) ?? [];
-      tokens = Int32Array.from(words, hashText).sort();
+      tokens = Int32Array.from(words, fnv1a32).sort();
       this.tokens.set(call.argsId, tokens);
     }
     return tokens;
@@ -201,7 +202,7 @@ class Interner {
   // long arguments of one length degrades to comparing each with all the others (3,000 strings of
   // 17,000 characters: 5 s). Strings past LONG_TEXT are bucketed by our own hash of all their text.
   private longTextId(kind: string, value: string): number {
-    const key = `${kind}${value.length}:${hashText(value)}`;
+    const key = `${kind}${value.length}:${fnv1a32(value)}`;
     const bucket = this.longTexts.get(key) ?? [];
     const found = bucket.find((entry) => entry.text === value);
     if (found) return found.id;
@@ -210,13 +211,6 @@ class Interner {
     this.longTexts.set(key, bucket);
     return id;
   }
-}
-
-/** 32-bit FNV-1a. */
-function hashText(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let k = 0; k < text.length; k++) hash = Math.imul(hash ^ text.charCodeAt(k), 0x01000193);
-  return hash;
 }
 
 /** The paired turns of a and b in order of both, exact matches first, then the stretches between them. */

@@ -89,8 +89,9 @@ function difference(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : b - a;
 }
 
-function findingCount(run: ComparedRunReport): number {
-  return run.findings.error + run.findings.warning + run.findings.info;
+/** All of a run's findings, whatever their severity. */
+export function findingTotal(findings: ComparedRun['findings']): number {
+  return findings.error + findings.warning + findings.info;
 }
 
 function compared(run: RunToCompare): ComparedRun {
@@ -124,7 +125,7 @@ export function compareRuns(a: RunToCompare, b: RunToCompare): CompareReport {
     delta: {
       steps: b.report.steps - a.report.steps,
       tool_calls: b.report.tool_calls - a.report.tool_calls,
-      findings: findingCount(b.report) - findingCount(a.report),
+      findings: findingTotal(b.report.findings) - findingTotal(a.report.findings),
       input_tokens: difference(a.report.input_tokens, b.report.input_tokens),
       output_tokens: difference(a.report.output_tokens, b.report.output_tokens),
       cost_usd: difference(a.costUsd, b.costUsd),

@@ -3,6 +3,7 @@ import type { AnalyzeReport } from '../../shared/report';
 import type { Distribution, RunsSummary } from '../../shared/summary/runsSummary';
 import { formatCount } from '../../shared/formatCount';
 import { formatDuration } from '../../shared/formatDuration';
+import { formatUsd } from '../../shared/formatUsd';
 
 const ansi = { yellow: '33', dim: '2', bold: '1' } as const;
 
@@ -29,8 +30,6 @@ function spread(name: string, d: Distribution, format: (value: number) => string
     d.runs === of ? '' : `${formatCount(d.runs)} of ${formatCount(of)} runs record it`,
   ];
 }
-
-const dollars = (value: number): string => `$${value.toFixed(value < 1 ? 4 : 2)}`;
 
 export function formatSummaryText(summary: RunsSummary, report: AnalyzeReport, options: { color: boolean }): string {
   const paint = (code: string, text: string): string => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -97,7 +96,7 @@ export function formatSummaryText(summary: RunsSummary, report: AnalyzeReport, o
       ['', 'p50', 'p95', 'max', 'total', ''],
       spread('input tokens', summary.input_tokens, formatCount, summary.runs),
       spread('output tokens', summary.output_tokens, formatCount, summary.runs),
-      spread('cost (recorded)', summary.cost_usd, dollars, summary.runs),
+      spread('cost (recorded)', summary.cost_usd, formatUsd, summary.runs),
       spread('duration', summary.duration_ms, formatDuration, summary.runs),
     ]).map((line) => line.trimEnd()),
   );

@@ -17,7 +17,8 @@ import { buildReport, buildReportOutline, runRequestReports, type ReportedSource
 import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { TurnToCompare } from '../../shared/compare/compareRuns';
-import { comparableTurns, recordedRunCost } from './store/turns';
+import { comparableTurns } from './store/turns';
+import { recordedRunCost } from './store/runs';
 import { callToolName, recordedRunCosts, summaryCalls } from './store/summaryFacts';
 import { summaryRunKey, type ToolTally } from '../../shared/summary/runsSummary';
 import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type FileIdentity, type TraceFileErrorCode } from './store/traceDatabase';

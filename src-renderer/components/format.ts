@@ -1,3 +1,4 @@
+import { fnv1a32 } from '../../shared/fnv1a';
 import { formatCount } from '../../shared/formatCount';
 import { formatDuration } from '../../shared/formatDuration';
 import { formatProgress } from '../../shared/formatProgress';
@@ -34,12 +35,7 @@ export const callHueRange = { from: 40, to: 320 } as const;
 
 /** A colour hue for a call id, so a call and its result share a colour across the timeline. */
 export function callHue(callId: string): number {
-  let hash = 2166136261;
-  for (let index = 0; index < callId.length; index += 1) {
-    hash ^= callId.charCodeAt(index);
-    hash = Math.imul(hash, 16777619);
-  }
-  return callHueRange.from + ((hash >>> 0) % (callHueRange.to - callHueRange.from));
+  return callHueRange.from + (fnv1a32(callId) % (callHueRange.to - callHueRange.from));
 }
 
 /** `finding_kind` → "finding kind". */

@@ -8,7 +8,8 @@ import { useEffect, useRef } from 'react';
 import type { ApiResponse } from '../../shared/api';
 import { useQuery } from '../api/useQuery';
 import { StatusBadge } from '../components/Badges';
-import { formatCount, formatDuration } from '../components/format';
+import { formatCount } from '../components/format';
+import { comparedMeasures, divergenceSteps, firstDivergence, type DivergencePlace } from '../../shared/compare/comparedMeasures';
 import { Failure, Loading } from '../components/States';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes, type Route } from '../navigation/route';
@@ -36,35 +37,9 @@ export function CompareView({ route, revision }: { route: CompareRoute; revision
   );
 }
 
-function signed(value: number | null, format: (magnitude: number) => string): string {
-  if (value === null) return '?';
-  if (value === 0) return '±0';
-  return `${value > 0 ? '+' : '−'}${format(Math.abs(value))}`;
-}
-
-const dollars = (value: number): string => `$${value.toFixed(value < 1 ? 4 : 2)}`;
-const findingTotal = (run: ComparedRun): number => run.findings.error + run.findings.warning + run.findings.info;
-
 function ComparisonBody({ traceId, runPkA, runPkB, comparison }: { traceId: string; runPkA: number; runPkB: number; comparison: Comparison }) {
-  const { a, b, delta, alignment } = comparison;
-  const divergence = alignment.first_divergence === null ? null : alignment.rows[alignment.first_divergence]!;
-  const measures: { label: string; value: (run: ComparedRun) => string; change: string }[] = [
-    { label: 'Findings', value: (run) => formatCount(findingTotal(run)), change: signed(delta.findings, formatCount) },
-    { label: 'Steps', value: (run) => formatCount(run.steps), change: signed(delta.steps, formatCount) },
-    { label: 'Tool calls', value: (run) => formatCount(run.tool_calls), change: signed(delta.tool_calls, formatCount) },
-    {
-      label: 'Input tokens',
-      value: (run) => (run.input_tokens === null ? '—' : formatCount(run.input_tokens)),
-      change: signed(delta.input_tokens, formatCount),
-    },
-    {
-      label: 'Output tokens',
-      value: (run) => (run.output_tokens === null ? '—' : formatCount(run.output_tokens)),
-      change: signed(delta.output_tokens, formatCount),
-    },
-    { label: 'Cost (recorded)', value: (run) => (run.cost_usd === null ? 'not recorded' : dollars(run.cost_usd)), change: signed(delta.cost_usd, dollars) },
-    { label: 'Duration', value: (run) => formatDuration(run.duration_ms, '—'), change: signed(delta.duration_ms, formatDuration) },
-  ];
+  const { a, b, alignment } = comparison;
+  const divergence = firstDivergence(comparison);
   return (
     <>
       <h2 className="compare-title">Comparing two runs</h2>
@@ -94,11 +69,11 @@ function ComparisonBody({ traceId, runPkA, runPkB, comparison }: { traceId: stri
             </td>
             <td className="numeric">{a.status === b.status ? 'same' : 'changed'}</td>
           </tr>
-          {measures.map((measure) => (
+          {comparedMeasures(comparison).map((measure) => (
             <tr key={measure.label} data-testid="compare-measure" data-measure={measure.label}>
               <th scope="row">{measure.label}</th>
-              <td className="numeric">{measure.value(a)}</td>
-              <td className="numeric">{measure.value(b)}</td>
+              <td className="numeric">{measure.a}</td>
+              <td className="numeric">{measure.b}</td>
               <td className="numeric" data-testid="compare-delta">
                 {measure.change}
               </td>
@@ -111,22 +86,17 @@ function ComparisonBody({ traceId, runPkA, runPkB, comparison }: { traceId: stri
           <>The runs take the same {formatCount(alignment.rows.length)} turns.</>
         ) : (
           <>
-            <strong>First divergence</strong> at {divergenceWhere(divergence, a, b)}: {divergenceWhat(divergence)}.{' '}
+            <strong>First divergence</strong> at {divergenceSteps(divergence).join(' / ')}: {divergenceWhat[divergence.row.op]}.{' '}
             <span className="muted">
               {Math.round(alignment.similarity * 100)} % alike over {formatCount(alignment.rows.length)} aligned turns.
             </span>{' '}
-            <SeenBefore traceId={traceId} runPkB={runPkB} a={divergenceTurn(a, divergence.a)} b={divergenceTurn(b, divergence.b)} />
+            <SeenBefore traceId={traceId} runPkB={runPkB} a={divergence.turnA} b={divergence.turnB} />
           </>
         )}
       </p>
       <AlignedTurns traceId={traceId} runPkA={runPkA} runPkB={runPkB} comparison={comparison} />
     </>
   );
-}
-
-/** The turn of a side at the divergence row; null when that side has none there. */
-function divergenceTurn(run: ComparedRun, index: number | null): ComparedRun['turns'][number] | null {
-  return index === null ? null : (run.turns[index] ?? null);
 }
 
 /**
@@ -155,16 +125,12 @@ function SeenBefore({
   );
 }
 
-function divergenceWhere(row: AlignedRow, a: ComparedRun, b: ComparedRun): string {
-  const sides = [row.a === null ? null : `A step ${a.turns[row.a]!.step}`, row.b === null ? null : `B step ${b.turns[row.b]!.step}`];
-  return sides.filter((side) => side !== null).join(' / ');
-}
-
-function divergenceWhat(row: AlignedRow): string {
-  if (row.op === 'changed') return 'B does something different';
-  if (row.op === 'removed') return 'B has no turn for this one';
-  return 'B takes a turn A does not';
-}
+const divergenceWhat: Record<DivergencePlace['row']['op'], string> = {
+  changed: 'B does something different',
+  removed: 'B has no turn for this one',
+  inserted: 'B takes a turn A does not',
+  same: '',
+};
 
 function AlignedTurns({ traceId, runPkA, runPkB, comparison }: { traceId: string; runPkA: number; runPkB: number; comparison: Comparison }) {
   const { a, b, alignment } = comparison;

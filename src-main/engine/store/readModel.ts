@@ -45,7 +45,7 @@ export { lineRecordLocation, RawLineReader, readRawLine, recordsFrom, SourceChan
 export type { LocationSqlRow, RawLine } from './rawLines';
 export { requestFindingRows, requestNearLine, requestsAnalyzedForRun, runRequestRows, runRequestSummaryRows } from './requests';
 export type { RequestSqlRow, RequestSummarySqlRow } from './requests';
-export { childRunCandidates, parentRunsOf, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
+export { childRunCandidates, parentRunsOf, recordedRunCost, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
 export type { ChildRunCandidateSqlRow, ParentRunSqlRow, ReportRunSqlRow, RunListSqlRow, RunPageQuery, RunSort, SubAgentRunSqlRow } from './runs';
 export { searchHitReader, searchPage } from './search';
 export type { SearchHitSqlRow } from './search';
@@ -56,4 +56,4 @@ export type { ReportSourceSqlRow } from './sources';
 export { spanExtents, spansBegunBy } from './spans';
 export type { SpanHeaderSqlRow } from './spans';
 export { nearestStep } from './steps';
-export { comparableTurns, recordedRunCost } from './turns';
+export { comparableTurns } from './turns';

@@ -211,6 +211,21 @@ export function subAgentRun(db: Database.Database, sourceIds: readonly number[],
   ).get({ runId, key: optionsKey });
 }
 
+/**
+ * The events that are a run's model responses as its usage and cost count them: each response, and
+ * the fragment that closed a stream (it carries the streamed response's usage). Unqualified column
+ * names: the events table is the only one in these statements with `type` and `outcome`.
+ */
+export const responseEventsSql = "(type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))";
+
+/** What the trace recorded the run's responses cost; null when it records no cost for any. */
+export function recordedRunCost(db: Database.Database, runPk: number): number | null {
+  return (
+    prepared<[number], { cost: number | null }>(db, `SELECT sum(cost_usd) AS cost FROM events WHERE run_pk = ? AND ${responseEventsSql}`).get(runPk)?.cost ??
+    null
+  );
+}
+
 export interface RunCounterSqlRow {
   /** Tool calls that ran (started or answered by a result), counted only if a response issued them. */
   executedToolCalls: number;
@@ -227,8 +242,7 @@ export function runCounters(db: Database.Database, runPk: number): RunCounterSql
   ).get(runPk, runPk);
   const responses = prepared<[number], { cost: number | null; max_input: number | null }>(
     db,
-    `SELECT sum(cost_usd) AS cost, max(input_tokens) AS max_input FROM events
-     WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))`,
+    `SELECT sum(cost_usd) AS cost, max(input_tokens) AS max_input FROM events WHERE run_pk = ? AND ${responseEventsSql}`,
   ).get(runPk);
   return { executedToolCalls: executed?.count ?? 0, costUsd: responses?.cost ?? 0, maxInputTokens: responses?.max_input ?? null };
 }

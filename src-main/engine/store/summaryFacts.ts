@@ -1,6 +1,7 @@
 /** What a summary of many runs reads beyond the report (shared/summary/runsSummary.ts): calls, recorded costs, a finding's tool. */
 import type Database from 'better-sqlite3';
 import { prepared } from './preparedStatements';
+import { responseEventsSql } from './runs';
 import { idList } from './sqlText';
 
 export interface SummaryCallSqlRow {
@@ -24,8 +25,7 @@ export function recordedRunCosts(db: Database.Database, sourceIds: readonly numb
   return prepared<[], { source_id: number; run_id: string; cost: number }>(
     db,
     `SELECT r.source_id, r.run_id, sum(e.cost_usd) AS cost FROM runs r JOIN events e ON e.run_pk = r.id
-     WHERE r.source_id IN (${idList(sourceIds)}) AND e.cost_usd IS NOT NULL
-       AND (e.type = 'model_response' OR (e.type = 'stream_fragment' AND e.outcome IS NOT NULL))
+     WHERE r.source_id IN (${idList(sourceIds)}) AND e.cost_usd IS NOT NULL AND ${responseEventsSql}
      GROUP BY r.id`,
   ).all();
 }

@@ -44,17 +44,6 @@ function runTurnCalls(db: Database.Database, runPk: number): TurnCallSqlRow[] {
   ).all(runPk);
 }
 
-/** What the trace recorded the run's responses cost; null when it records no cost for any. */
-export function recordedRunCost(db: Database.Database, runPk: number): number | null {
-  return (
-    prepared<[number], { cost: number | null }>(
-      db,
-      `SELECT sum(cost_usd) AS cost FROM events
-       WHERE run_pk = ? AND (type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))`,
-    ).get(runPk)?.cost ?? null
-  );
-}
-
 /**
  * The run's turns as a comparison reads them (docs/semantics.md §16): each step's outcome and the
  * calls it issued, a call's identity being the hash of its canonical arguments and its text their
