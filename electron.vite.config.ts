@@ -33,6 +33,7 @@ export default defineConfig({
           ingestWorker: fromRoot('./src-main/engine/workers/ingestWorker.ts'),
           storeWorker: fromRoot('./src-main/engine/workers/storeWorker.ts'),
           queryWorker: fromRoot('./src-main/api/queryWorker.ts'),
+          libraryWorker: fromRoot('./src-main/api/library/libraryWorker.ts'),
         },
         output: {
           format: 'es',

@@ -18,5 +18,8 @@ if (!existsSync(cli)) {
 }
 // Cache compiled code between runs: start-up (main thread and workers) is a visible share of a
 // short analyze.
-module.enableCompileCache?.();
+const compileCache = module.enableCompileCache?.();
+// Worker threads do not inherit the call: they read the directory from the environment, as a
+// process started with NODE_COMPILE_CACHE set would (each trace file's ingest starts a worker).
+if (compileCache?.directory !== undefined && process.env.NODE_COMPILE_CACHE === undefined) process.env.NODE_COMPILE_CACHE = compileCache.directory;
 await import(cli);

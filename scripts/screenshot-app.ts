@@ -1,6 +1,6 @@
 /**
  * The README's screenshots of the app (docs/images/app-runs.png, app-run.png, app-diff.png,
- * app-growth.png, app-live.png): every bundled example concatenated into one trace, and for the growth chart a
+ * app-growth.png, app-live.png, app-library.png): every bundled example concatenated into one trace, and for the growth chart a
  * generated Claude Code-like run with one 40 KB tool result, served by `loopscope serve` and shot
  * in headless Chromium. Needs the build (`npm run build`) and Debian's chromium.
  *
@@ -173,4 +173,22 @@ await shootFirstRun(
   },
   { idleAfterSeconds: 600 },
 );
+// The bundled examples as a library: the start page of `loopscope serve examples/`.
+const library = await serveTraces([examplesDir]);
+const libraryBrowser = await launchBrowser();
+try {
+  const page = await libraryBrowser.newPage({ viewport: { width: 1440, height: 1180 }, deviceScaleFactor: 1, colorScheme: 'light' });
+  await page.goto(library.url);
+  await page.locator('[data-testid=library-status][data-state=idle]').waitFor({ timeout: 120_000 });
+  await page.locator('[data-testid=library-aggregates][data-state=ready]').waitFor();
+  await page.locator('[data-testid=library-signatures][data-state=ready]').waitFor();
+  await page.locator('[data-testid=library-run]').first().waitFor();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(imagesDir, 'app-library.png') });
+  console.log('wrote docs/images/app-library.png');
+} finally {
+  await libraryBrowser.close();
+  await library.stop();
+}
+
 rmSync(dir, { recursive: true, force: true });

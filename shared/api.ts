@@ -10,6 +10,15 @@
  */
 import { z } from 'zod';
 import { compareReportSchema } from './compare/compareRuns';
+import {
+  libraryAggregatesSchema,
+  libraryFilterSchema,
+  libraryRunSchema,
+  librarySearchHitSchema,
+  librarySignatureSchema,
+  librarySortSchema,
+  libraryStatusSchema,
+} from './library/libraryApi';
 import { runStatusSchema } from './trace/runStatus';
 import { compactionEvidenceSchema, findingKindSchema, parseErrorSchema, rewriteKindSchema, severitySchema, tokenSourceSchema } from './report';
 
@@ -690,7 +699,35 @@ export const apiMethods = {
   /** A run's model requests (logged or reconstructed) and its context growth. */
   requests: { request: z.object({ traceId, runPk: z.number().int() }), response: runRequestsSchema },
   /** Two runs of the trace side by side: their measures with B − A, their turns aligned, the first divergence (docs/semantics.md §16). */
-  compareRuns: { request: z.object({ traceId, runPkA: z.number().int(), runPkB: z.number().int() }), response: compareReportSchema },
+  compareRuns: {
+    request: z.object({
+      traceId,
+      runPkA: z.number().int(),
+      runPkB: z.number().int(),
+      /** B's trace, when it is not A's (two runs picked in the library). */
+      traceIdB: traceId.optional(),
+    }),
+    response: compareReportSchema,
+  },
+  /** Where the library's indexing is (docs/semantics.md §18); null when no directory was given, so there is no library. */
+  libraryStatus: { request: z.object({}), response: libraryStatusSchema.nullable() },
+  /** The library's runs under the filter, sorted (runs without the measure last), paged. */
+  libraryRuns: {
+    request: z.object({ filter: libraryFilterSchema.default({}), sort: librarySortSchema.default('started'), descending: z.boolean().default(true), ...page }),
+    response: paged(libraryRunSchema),
+  },
+  /** What the library's runs under the filter add up to: the start page's charts and their tables. */
+  libraryAggregates: { request: z.object({ filter: libraryFilterSchema.default({}) }), response: libraryAggregatesSchema },
+  /** Failure signatures of the runs under the filter (docs/semantics.md §15), the most widespread first. */
+  librarySignatures: { request: z.object({ filter: libraryFilterSchema.default({}), ...page }), response: paged(librarySignatureSchema) },
+  /**
+   * Full-text search across every trace of the library (the words as the trace view's search takes
+   * them), hits grouped by trace and run. Stops at `limit` runs: `complete` is false when more may match.
+   */
+  librarySearch: {
+    request: z.object({ query: z.string().min(1).max(500), limit: z.number().int().min(1).max(500).default(100) }),
+    response: z.object({ hits: z.array(librarySearchHitSchema), tracesSearched: z.number().int(), complete: z.boolean() }),
+  },
   /**
    * `eventId`: a `model_request` event, or (runs whose format logs no requests) a model response,
    * meaning the request reconstructed for it. Without `previousEventId`, against the run's previous request.

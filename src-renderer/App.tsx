@@ -49,7 +49,7 @@ function AppShell() {
             </button>
           </div>
         )}
-        {route.view === 'start' ? <StartScreen info={info} /> : <TraceView route={route} />}
+        {route.view === 'start' ? <StartScreen info={info} params={route.params} /> : <TraceView route={route} />}
         {showShortcuts && <ShortcutsDialog onClose={closeShortcuts} />}
       </DropTarget>
     </ShowShortcutsContext.Provider>

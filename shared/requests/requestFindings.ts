@@ -43,7 +43,7 @@ const happened: Record<Exclude<Extract<HistoryVerdict, { verdict: 'rewritten' }>
  * `history_rewrite` (warning) for a request whose history is not the previous one plus new
  * messages — unless it is a compaction, which `historyCompactedFinding` reports.
  */
-export function historyRewriteFinding(requestNumber: number, verdict: HistoryVerdict): RequestFinding | null {
+export function historyRewriteFinding(requestNumber: number, verdict: HistoryVerdict, against = previousRequest(requestNumber)): RequestFinding | null {
   if (verdict.verdict === 'extends' || verdict.kind === 'compacted') return null;
   const position = verdict.messageNumber;
   return {
@@ -51,10 +51,18 @@ export function historyRewriteFinding(requestNumber: number, verdict: HistoryVer
     severity: 'warning',
     callId: null,
     message:
-      `Request ${requestNumber} rewrites the history of request ${requestNumber - 1} at message ${position}: ${happened[verdict.kind]}. ` +
+      `Request ${requestNumber} rewrites the history of ${against} at message ${position}: ${happened[verdict.kind]}. ` +
       `Provider prompt caching is invalidated from message ${position} on.`,
     details: { request: requestNumber, message_index: verdict.firstDifference, message_number: position, rewrite: verdict.kind, counts: verdict.counts },
   };
+}
+
+/**
+ * What a request is compared with, as a finding names it: the run's previous request unless a diff
+ * was asked against another (`request 2`, `request 3 of run b`).
+ */
+function previousRequest(requestNumber: number): string {
+  return `request ${requestNumber - 1}`;
 }
 
 function plural(count: number, word: string): string {
@@ -114,14 +122,14 @@ export function prefixChangeText(change: PrefixChange): string {
  * `system_or_tools_changed` (warning): they come before the first message, so the request shares
  * no cached prefix with the previous one, whatever its history (docs/semantics.md §9).
  */
-export function prefixChangeFinding(requestNumber: number, change: PrefixChange | null): RequestFinding | null {
+export function prefixChangeFinding(requestNumber: number, change: PrefixChange | null, against = previousRequest(requestNumber)): RequestFinding | null {
   if (change === null) return null;
   return {
     kind: 'system_or_tools_changed',
     severity: 'warning',
     callId: null,
     message:
-      `Request ${requestNumber} changes ${prefixChangeText(change)} of request ${requestNumber - 1}. ` +
+      `Request ${requestNumber} changes ${prefixChangeText(change)} of ${against}. ` +
       `They come before the first message, so provider prompt caching is invalidated from the first token.`,
     details: {
       request: requestNumber,

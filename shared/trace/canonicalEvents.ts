@@ -21,10 +21,19 @@ export const timestampSchema = z.union([z.string(), z.number()]);
 
 const tokenCount = z.number().nonnegative();
 
+/**
+ * A response's token counts. `input_tokens` is the whole prompt, cache reads and writes included;
+ * `cached_input_tokens` and `cache_write_tokens` are the parts of it read from and written to the
+ * provider's prompt cache. `output_tokens` includes reasoning; `reasoning_tokens` is that part.
+ */
 export const usageSchema = z.looseObject({
   input_tokens: tokenCount.optional(),
   output_tokens: tokenCount.optional(),
   cached_input_tokens: tokenCount.optional(),
+  /** Of the input tokens, those written to the provider's prompt cache. */
+  cache_write_tokens: tokenCount.optional(),
+  /** Of the output tokens, those spent on reasoning. */
+  reasoning_tokens: tokenCount.optional(),
   total_tokens: tokenCount.optional(),
   cost_usd: z.number().nonnegative().optional(),
   /** OpenAI-style aliases, accepted as written. */
@@ -156,7 +165,10 @@ export const modelResponseSchema = z.looseObject({
   usage: usageSchema.optional(),
   latency_ms: z.number().nonnegative().optional(),
   response_id: z.string().optional(),
+  /** The model that answered, as the provider names it. */
   model: z.string().optional(),
+  /** Who served the call (`openai`, `anthropic`, …): with the model, what prices it. */
+  provider: z.string().optional(),
   /** The call failed at the provider: no model output. Such a response is `incomplete` unless it says otherwise. */
   api_error: apiErrorSchema.optional(),
 });

@@ -9,14 +9,17 @@
  * is `invalid_request`, naming the field) and so is the response (a mismatch is a bug, reported as
  * `internal`, never passed on as data).
  */
-import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { apiMethods, isApiMethod, type ApiMethod, type ApiParsedRequest, type ApiResponse, type Notice, type TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
 import { optionsKey } from '../engine';
 import { ApiError, invalidRequest } from './apiError';
 import { QueryClient } from './queryClient';
-import { isQueryMethod, type QueryMethod } from './queryProtocol';
+import { isLibraryQueryMethod, isQueryMethod, type LibraryQueryMethod, type QueryMethod } from './queryProtocol';
+import { LibraryHost } from './library/libraryHost';
+import type { UserPrices } from '../../shared/cost/userPrices';
+import { defaultCacheDir } from '../engine';
+import { traceIdFor } from './traceId';
 import { TraceSession } from './traceSession';
 
 export { ApiError, toApiError } from './apiError';
@@ -41,6 +44,13 @@ export interface ApiHostOptions {
    * until its file has not grown for this long (default `defaultIdleAfterMs`). Null: read once.
    */
   idleAfterMs?: number | null;
+  /**
+   * The directories (and files) kept as a library (docs/semantics.md §18): indexed in the
+   * background, looked at again every `rescanMs` (default `defaultRescanMs`; null: once).
+   */
+  library?: { roots: readonly string[]; rescanMs?: number | null };
+  /** Prices for models the built-in table lacks (docs/semantics.md §18): the library's runs are priced with them. */
+  userPrices?: UserPrices;
 }
 
 /** How long a followed file may go without growing before its runs without a terminal event count as unterminated. */
@@ -63,11 +73,6 @@ export interface ApiHost {
 export const maxNotices = 20;
 
 export const defaultAnalysis: AnalysisOptions = { window: 6, threshold: 3 };
-
-/** Stable for a path across launches, so a URL naming a trace still names it after a restart. */
-function traceIdFor(absolutePath: string): string {
-  return createHash('sha256').update(absolutePath).digest('hex').slice(0, 16);
-}
 
 type Handlers = { [M in ApiMethod]: (request: ApiParsedRequest<M>) => Promise<ApiResponse<M>> | ApiResponse<M> };
 
@@ -148,18 +153,44 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     return trace.snapshot();
   }
 
-  function traceNamed(traceId: string): TraceSession {
+  const notices = new NoticeBoard();
+
+  const library =
+    options.library === undefined
+      ? null
+      : new LibraryHost({
+          roots: options.library.roots,
+          cacheDir: options.cacheDir ?? defaultCacheDir(),
+          analysis,
+          ...(options.userPrices !== undefined ? { userPrices: options.userPrices } : {}),
+          ...(options.library.rescanMs !== undefined ? { rescanMs: options.library.rescanMs } : {}),
+          onFailure: (message) => notices.notify('The library could not be indexed', [message]),
+        });
+
+  // The start page of a library asks the query worker at once: its start-up overlaps the page's loading.
+  if (library !== null) queries.start();
+
+  /** The session of an open trace; a trace of the library is opened when one of its runs is asked for. */
+  async function traceNamed(traceId: string): Promise<TraceSession> {
     const trace = traces.get(traceId);
-    if (trace === undefined) throw new ApiError('not_found', `no open trace ${traceId}; open the file again`);
-    return trace;
+    if (trace !== undefined) return trace;
+    const path = library === null ? null : await queries.libraryTrace(library.dbPath, traceId);
+    if (path === null) throw new ApiError('not_found', `no open trace ${traceId}; open the file again`);
+    open(path);
+    return traces.get(traceId) ?? (await traceNamed(traceId));
   }
 
   /** A query names its trace: that session answers it. */
   async function queryOf<M extends QueryMethod>(method: M, request: ApiParsedRequest<M> & { traceId: string }): Promise<unknown> {
-    return traceNamed(request.traceId).query(method, request);
+    return (await traceNamed(request.traceId)).query(method, request);
   }
 
-  const notices = new NoticeBoard();
+  /** A library query: answered once the library database exists. */
+  async function libraryQuery(method: LibraryQueryMethod, request: unknown): Promise<unknown> {
+    if (library === null) throw new ApiError('not_found', 'there is no library: give `loopscope serve` or `open` a directory');
+    await library.created;
+    return queries.library(method, library.dbPath, request);
+  }
 
   const hostHandlers = {
     notices: () => notices.list(),
@@ -178,19 +209,31 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
       if (!options.canOpenPaths) throw notAllowed('Opening a file by its path');
       return open(request.path);
     },
-    reload: (request) => {
-      const trace = traceNamed(request.traceId);
+    reload: async (request) => {
+      const trace = await traceNamed(request.traceId);
       trace.reload();
       return trace.snapshot();
     },
     recentFiles: () => options.recentFiles?.list() ?? [],
-    trace: (request) => traceNamed(request.traceId).snapshot(),
+    trace: async (request) => (await traceNamed(request.traceId)).snapshot(),
+    libraryStatus: () => library?.currentStatus() ?? null,
+    compareRuns: async (request) => {
+      const a = await traceNamed(request.traceId);
+      const b = request.traceIdB === undefined ? a : await traceNamed(request.traceIdB);
+      // Runs picked in the library may be of traces not opened yet: a comparison waits for them to be read.
+      await Promise.all([a.opened(), b.opened()]);
+      // Checked against the response schema by callChecked, as every answer is.
+      return (await queries.compare(
+        { trace: a.readyTrace(), runPk: request.runPkA },
+        { trace: b.readyTrace(), runPk: request.runPkB },
+      )) as ApiResponse<'compareRuns'>;
+    },
   } satisfies Partial<Handlers>;
 
   async function answer(method: ApiMethod, parsed: unknown): Promise<unknown> {
-    return isQueryMethod(method)
-      ? queryOf(method, parsed as ApiParsedRequest<QueryMethod> & { traceId: string })
-      : (hostHandlers[method] as (request: unknown) => unknown)(parsed);
+    if (isQueryMethod(method)) return queryOf(method, parsed as ApiParsedRequest<QueryMethod> & { traceId: string });
+    if (isLibraryQueryMethod(method)) return libraryQuery(method, parsed);
+    return (hostHandlers[method] as (request: unknown) => unknown)(parsed);
   }
 
   return {
@@ -200,6 +243,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     close: async () => {
       closed = true;
       await Promise.all([...traces.values()].map((trace) => trace.close()));
+      await library?.close();
       await queries.close();
     },
   };

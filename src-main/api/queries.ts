@@ -15,7 +15,6 @@ import { runRequests } from './runRequests';
 import { runWaterfall } from './runWaterfall';
 import { searchEvents } from './search';
 import { callLatency, calls } from './queries/calls';
-import { compareTwoRuns } from './queries/compare';
 import { event, eventPosition, requestAt, runEvents, stepPosition } from './queries/events';
 import { findings } from './queries/findings';
 import { rawLine } from './queries/rawRecords';
@@ -42,7 +41,6 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   requestDiff: (db, scope, request) => requestDiff(db, scope.sourceIds, request),
   requests: (db, scope, request) => runRequests(db, runInScope(db, scope, request.runPk).id),
   runWaterfall: (db, scope, request) => runWaterfall(db, runInScope(db, scope, request.runPk).id),
-  compareRuns: compareTwoRuns,
   // A trace's database holds only the trace's own files, so the search needs no scope.
   search: (db, _scope, request) => searchEvents(db, request),
 };

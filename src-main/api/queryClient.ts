@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { endWorker } from '../engine';
 import { ApiError } from './apiError';
 import type { SourceSummary } from './queries';
-import { queryReplySchema, type QueryMethod, type QueryRequest, type QueryTrace } from './queryProtocol';
+import { queryReplySchema, type LibraryQueryMethod, type QueryMethod, type QueryRequest, type QueryTrace } from './queryProtocol';
 import { apiErrorCodes, type ApiErrorCode } from '../../shared/api';
 
 /**
@@ -39,6 +39,20 @@ export class QueryClient {
 
   query(method: QueryMethod, trace: QueryTrace, request: unknown): Promise<unknown> {
     return this.send((id) => ({ kind: 'api', id, method, trace, request }));
+  }
+
+  /** Run `a.runPk` of trace `a.trace` and run `b.runPk` of `b.trace` side by side. */
+  compare(a: { trace: QueryTrace; runPk: number }, b: { trace: QueryTrace; runPk: number }): Promise<unknown> {
+    return this.send((id) => ({ kind: 'compare', id, a, b }));
+  }
+
+  library(method: LibraryQueryMethod, libraryDbPath: string, request: unknown): Promise<unknown> {
+    return this.send((id) => ({ kind: 'library', id, libraryDbPath, method, request }));
+  }
+
+  /** The path of the trace the library knows by `traceId`; null when it knows none. */
+  async libraryTrace(libraryDbPath: string, traceId: string): Promise<string | null> {
+    return (await this.send((id) => ({ kind: 'libraryTrace', id, libraryDbPath, traceId }))) as string | null;
   }
 
   async summary(trace: QueryTrace): Promise<SourceSummary> {

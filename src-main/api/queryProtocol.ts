@@ -20,12 +20,19 @@ export const queryMethods = [
   'requestDiff',
   'requests',
   'runWaterfall',
-  'compareRuns',
 ] as const satisfies readonly ApiMethod[];
 export type QueryMethod = (typeof queryMethods)[number];
 
 export function isQueryMethod(method: ApiMethod): method is QueryMethod {
   return (queryMethods as readonly string[]).includes(method);
+}
+
+/** The API methods answered from the library database (library/libraryQueries.ts). */
+export const libraryQueryMethods = ['libraryRuns', 'libraryAggregates', 'librarySignatures', 'librarySearch'] as const satisfies readonly ApiMethod[];
+export type LibraryQueryMethod = (typeof libraryQueryMethods)[number];
+
+export function isLibraryQueryMethod(method: ApiMethod): method is LibraryQueryMethod {
+  return (libraryQueryMethods as readonly string[]).includes(method);
 }
 
 /** The trace a query reads: its database and the scope of its rows. */
@@ -40,6 +47,17 @@ export type QueryTrace = z.infer<typeof queryTraceSchema>;
 export const queryRequestSchema = z.discriminatedUnion('kind', [
   /** An API method answered from the database; `request` is parsed again with the method's schema. */
   z.object({ kind: z.literal('api'), id: z.number().int(), method: z.enum(queryMethods), trace: queryTraceSchema, request: z.unknown() }),
+  /** An API method answered from the library database; `request` is parsed again with the method's schema. */
+  z.object({ kind: z.literal('library'), id: z.number().int(), libraryDbPath: z.string().min(1), method: z.enum(libraryQueryMethods), request: z.unknown() }),
+  /** The path of the trace the library knows by `traceId` (null: none), to open it when one of its runs is. */
+  z.object({ kind: z.literal('libraryTrace'), id: z.number().int(), libraryDbPath: z.string().min(1), traceId: z.string() }),
+  /** Two runs side by side (`compareRuns`), each in its trace: the same one, or two. */
+  z.object({
+    kind: z.literal('compare'),
+    id: z.number().int(),
+    a: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
+    b: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
+  }),
   /** The format and counts of an ingested trace (for its summary). */
   z.object({ kind: z.literal('summary'), id: z.number().int(), trace: queryTraceSchema }),
   /** Close the connection to a database that is about to be rewritten (a reload); answered once closed. */

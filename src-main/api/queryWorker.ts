@@ -10,7 +10,12 @@ import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
 import { openDatabase } from '../engine';
 import { asApiError, invalidRequest } from './apiError';
 import { queries, sourceSummary, type TraceScope } from './queries';
-import { queryRequestSchema, type QueryMethod, type QueryReply, type QueryTrace } from './queryProtocol';
+import { queryRequestSchema, type LibraryQueryMethod, type QueryMethod, type QueryReply, type QueryTrace } from './queryProtocol';
+import { openLibraryForReading } from './library/libraryDatabase';
+import { libraryAggregates, libraryRuns, librarySignatures, libraryTracePath } from './library/libraryQueries';
+import { librarySearch } from './library/librarySearch';
+import { compareTwoRuns } from './queries/compare';
+import { ApiError } from './apiError';
 
 const connections = new Map<string, Database.Database>();
 
@@ -21,6 +26,46 @@ function connection(dbPath: string): Database.Database {
     connections.set(dbPath, db);
   }
   return db;
+}
+
+/**
+ * A read of a trace database the worker may not hold a connection to: a search across a library
+ * of thousands of traces opens each in turn, and keeps only those it held already.
+ */
+function withTrace<T>(dbPath: string, read: (db: Database.Database) => T): T {
+  const held = connections.get(dbPath);
+  if (held !== undefined) return read(held);
+  const db = openDatabase(dbPath, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+function libraryConnection(dbPath: string): Database.Database {
+  let db = connections.get(dbPath);
+  if (db === undefined) {
+    db = openLibraryForReading(dbPath);
+    if (db === undefined) throw new ApiError('unavailable', 'the library is not created yet; try again in a moment');
+    connections.set(dbPath, db);
+  }
+  return db;
+}
+
+const libraryQueries = {
+  libraryRuns,
+  libraryAggregates,
+  librarySignatures,
+  librarySearch: (db: Database.Database, request: ApiParsedRequest<'librarySearch'>) => librarySearch(db, withTrace, request),
+};
+
+/** The answer to a library query, credentials masked as every answer's are (see `answer`). */
+function answerLibrary(method: LibraryQueryMethod, libraryDbPath: string, request: unknown): unknown {
+  const parsed = apiMethods[method].request.safeParse(request);
+  if (!parsed.success) throw invalidRequest(method, parsed.error);
+  const query = libraryQueries[method] as (db: Database.Database, request: unknown) => unknown;
+  return maskSecretsDeep(query(libraryConnection(libraryDbPath), parsed.data));
 }
 
 function release(dbPath: string): void {
@@ -64,6 +109,15 @@ parentPort?.on('message', (raw: unknown) => {
   try {
     let result: unknown = null;
     if (message.kind === 'api') result = answer(message.method, message.trace, message.request);
+    else if (message.kind === 'compare')
+      result = maskSecretsDeep(
+        compareTwoRuns(
+          { db: connection(message.a.trace.dbPath), scope: scopeOf(message.a.trace), runPk: message.a.runPk },
+          { db: connection(message.b.trace.dbPath), scope: scopeOf(message.b.trace), runPk: message.b.runPk },
+        ),
+      );
+    else if (message.kind === 'library') result = answerLibrary(message.method, message.libraryDbPath, message.request);
+    else if (message.kind === 'libraryTrace') result = libraryTracePath(libraryConnection(message.libraryDbPath), message.traceId) ?? null;
     else if (message.kind === 'summary') result = sourceSummary(connection(message.trace.dbPath), scopeOf(message.trace));
     else release(message.dbPath);
     reply({ ok: true, id: message.id, result });

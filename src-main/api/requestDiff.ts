@@ -17,6 +17,7 @@ import {
   previousRequestEventId,
   reconstructedRequest,
   requestsUpTo,
+  runIdOf,
   TokenEstimator,
   type CompactionMarker,
   type DiffEventSqlRow,
@@ -89,6 +90,12 @@ function spanTokens(tokens: readonly number[], span: { first: number; last: numb
   return sum;
 }
 
+/** The request the diff's left side is, as its findings name it: its number in its run, and the run when it is another. */
+function comparedWith(db: Database.Database, runPk: number, previous: { id: number; run_pk: number }, reconstructed: boolean): string {
+  const number = requestsUpTo(db, previous.run_pk, previous.id, reconstructed) ?? 1;
+  return previous.run_pk === runPk ? `request ${number}` : `request ${number} of run ${runIdOf(db, previous.run_pk)}`;
+}
+
 export function requestDiff(db: Database.Database, sourceIds: readonly number[], request: ApiParsedRequest<'requestDiff'>): ApiResponse<'requestDiff'> {
   const event = eventInTrace(db, sourceIds, request.eventId);
   const reconstructed = !hasLoggedRequests(db, event.run_pk);
@@ -97,9 +104,9 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
   const estimator = new TokenEstimator();
   let next: ComparedRequest;
   let previous: ComparedRequest | null;
+  const previousEvent = previousId === null ? null : eventInTrace(db, sourceIds, previousId);
   try {
     next = comparedRequest(db, reader, estimator, event, reconstructed);
-    const previousEvent = previousId === null ? null : eventInTrace(db, sourceIds, previousId);
     if (previousEvent !== null && previousEvent.run_pk !== event.run_pk && reconstructed === hasLoggedRequests(db, previousEvent.run_pk)) {
       throw new ApiError('invalid_request', `event ${previousEvent.id} is not a request of the same kind (logged or reconstructed) as event ${event.id}`);
     }
@@ -117,13 +124,14 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
       : null;
   // Request numbers in the finding texts count from the run's first request.
   const number = requestsUpTo(db, event.run_pk, event.id, reconstructed) ?? 1;
+  const against = previousEvent === null ? undefined : comparedWith(db, event.run_pk, previousEvent, reconstructed);
   const findings =
     previous === null
       ? []
       : [
           compacted === null || diff.history.verdict !== 'rewritten' ? null : historyCompactedFinding(number, compacted, diff.history.messageNumber),
-          historyRewriteFinding(number, diff.history),
-          prefixChangeFinding(number, diff.prefix),
+          historyRewriteFinding(number, diff.history, against),
+          prefixChangeFinding(number, diff.prefix, against),
           ...missingToolResultFindings(number, diff.toolPairing),
         ];
   const entries = diff.alignment.entries;

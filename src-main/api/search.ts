@@ -22,7 +22,7 @@ const CONTEXT_BEFORE = 40;
 const SNIPPET_CHARS = 180;
 
 /** The FTS5 query for the words: each a quoted string, all required, the last a prefix. */
-function ftsQuery(words: readonly string[]): string {
+export function ftsQuery(words: readonly string[]): string {
   return words.map((word, index) => `"${word.replaceAll('"', '""')}"${index === words.length - 1 ? '*' : ''}`).join(' AND ');
 }
 

@@ -138,11 +138,8 @@ export class TraceSession {
     if (this.summary.state === 'ingesting') {
       // Run ids and statuses are the trace's text too: masked as the query worker masks its answers.
       if (method === 'runs') return maskSecretsDeep(this.live.page(request as ApiParsedRequest<'runs'>));
-      const { bytesRead, totalBytes } = this.summary.progress;
-      const done = totalBytes > 0 ? ` (${Math.floor((100 * bytesRead) / totalBytes)}% read)` : '';
-      throw new ApiError('not_ready', `${this.summary.name} is still being read${done}; this view is available once it is ready`);
     }
-    if (this.failure !== null || this.handle === null) throw this.failure ?? new ApiError('internal', `${this.summary.name} has no database`);
+    const trace = this.readyTrace();
     if (method === 'runs' && this.firstRuns !== null && this.firstRuns.request === JSON.stringify(request)) {
       const { answer } = this.firstRuns;
       this.firstRuns = null;
@@ -150,7 +147,23 @@ export class TraceSession {
       this.context.queries.start();
       return answer;
     }
-    return this.context.queries.query(method, this.queryTrace(this.handle), request);
+    return this.context.queries.query(method, trace, request);
+  }
+
+  /** Resolves once the ingests under way have ended (the trace is ready or failed). */
+  async opened(): Promise<void> {
+    await Promise.all(this.openings);
+  }
+
+  /** The database a query of the ready trace reads; rejects while it is being read or when it could not be. */
+  readyTrace(): QueryTrace {
+    if (this.summary.state === 'ingesting') {
+      const { bytesRead, totalBytes } = this.summary.progress;
+      const done = totalBytes > 0 ? ` (${Math.floor((100 * bytesRead) / totalBytes)}% read)` : '';
+      throw new ApiError('not_ready', `${this.summary.name} is still being read${done}; this view is available once it is ready`);
+    }
+    if (this.failure !== null || this.handle === null) throw this.failure ?? new ApiError('internal', `${this.summary.name} has no database`);
+    return this.queryTrace(this.handle);
   }
 
   /**

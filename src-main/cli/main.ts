@@ -7,6 +7,7 @@
  * serves the UI where it cannot start). Both run until interrupted. `--help` prints the usage of
  * every command, `COMMAND --help` of one, `--version` (`-V`) the version.
  */
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { version } from '../../package.json';
 import { formatCount } from '../../shared/formatCount';
@@ -37,11 +38,12 @@ import {
   type ReportOutline,
   type TraceHandle,
 } from '../engine';
-import { expandTraceArguments, withCompanionsInTheirTrace } from './traceFiles';
+import { expandTraceArguments, withCompanionsInTheirTrace } from '../api/traceFiles';
 import { formatTextReport } from './formatText';
 import { openApp } from './openApp';
 import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
 import { defaultIdleAfterMs } from '../api/apiHost';
+import { readUserPrices, UserPricesError } from '../api/userPricesFile';
 import { describeRedaction, RedactError, redactFile } from './redact';
 import { CompareError, compareReferences, parseRunReference, type RunReference } from './compare';
 import { formatCompareText } from './formatCompare';
@@ -49,8 +51,8 @@ import { compareReportSchema } from '../../shared/compare/compareRuns';
 
 const synopsis = {
   analyze: 'loopscope analyze FILE|DIR... [--json] [--summary] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
-  serve: 'loopscope serve FILE... [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow]',
-  open: 'loopscope open [FILE...] [--port N] [--cache-dir DIR] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
+  serve: 'loopscope serve FILE|DIR... [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow]',
+  open: 'loopscope open [FILE|DIR...] [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
   compare: 'loopscope compare FILE[#RUN_ID] FILE[#RUN_ID] [--json] [--cache-dir DIR]',
   redact: 'loopscope redact IN OUT',
 };
@@ -67,10 +69,13 @@ const analyzeHelp = `analyze: report every run and finding of the traces, in the
   --cache-dir DIR     where trace databases are kept (default: $LOOPSCOPE_CACHE_DIR or ~/.cache/loopscope)`;
 
 const serveSummary = `serve: show the traces in your browser: prints a URL on 127.0.0.1 (with a secret token in it)
-       and serves the UI there until interrupted (Ctrl+C)`;
+       and serves the UI there until interrupted (Ctrl+C). A directory is kept as a library: every
+       trace under it is indexed in the background, and new or changed files are indexed as they come`;
 const openSummary = 'open:  open the traces in the desktop app; where it cannot start, serve them as `serve` does';
 const uiOptionsHelp = `  --port N            listen on this port (default: a free one)
   --cache-dir DIR     as for analyze
+  --prices FILE       prices for models the built-in table lacks, USD per million tokens (JSON:
+                      docs/semantics.md §18); a library's runs are priced with them
   --idle-after S      files are followed as they are written: a run without a terminal event is
                       running until its file has not grown for S seconds (default ${defaultIdleAfterMs / 1000})
   --no-follow         read each file once, as analyze does`;
@@ -186,6 +191,10 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
 
 interface UiCommand {
   files: string[];
+  /** Kept as the library. */
+  directories: string[];
+  /** `--prices FILE`. */
+  pricesFile: string | undefined;
   port: number | undefined;
   cacheDir: string | undefined;
   /** Null: files are read once, not followed. */
@@ -206,6 +215,7 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
         'idle-after': { type: 'string' },
         'no-follow': { type: 'boolean', default: false },
         'no-sandbox': { type: 'boolean', default: false },
+        prices: { type: 'string' },
       },
     });
   } catch (error) {
@@ -213,7 +223,7 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
   }
   const { values, positionals } = parsed;
   // The desktop app can start empty (File ▸ Open); a server of no file would show nothing.
-  if (name === 'serve' && positionals.length === 0) throw new UsageError('serve needs at least one trace file');
+  if (name === 'serve' && positionals.length === 0) throw new UsageError('serve needs at least one trace file or directory');
   if (name === 'serve' && values['no-sandbox']) throw new UsageError('--no-sandbox is for the desktop app (open); serve starts no sandbox of its own');
   let port: number | undefined;
   if (values.port !== undefined) {
@@ -223,7 +233,17 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
   }
   if (values['no-follow'] && values['idle-after'] !== undefined) throw new UsageError('--idle-after is for followed files; leave it out with --no-follow');
   const idleAfterMs = values['no-follow'] ? null : parsePositiveInteger('--idle-after', values['idle-after'], defaultIdleAfterMs / 1000) * 1000;
-  return { files: positionals, port, cacheDir: values['cache-dir'], idleAfterMs, noSandbox: values['no-sandbox'] };
+  // Directories are the library (docs/semantics.md §18); files open as traces of their own.
+  const directories = positionals.filter(isDirectory);
+  return {
+    files: positionals.filter((path) => !directories.includes(path)),
+    directories,
+    port,
+    cacheDir: values['cache-dir'],
+    idleAfterMs,
+    noSandbox: values['no-sandbox'],
+    pricesFile: values.prices,
+  };
 }
 
 function uiOptions(command: UiCommand): ServeOptions {
@@ -231,14 +251,25 @@ function uiOptions(command: UiCommand): ServeOptions {
     ...(command.cacheDir !== undefined ? { cacheDir: command.cacheDir } : {}),
     ...(command.port !== undefined ? { port: command.port } : {}),
     idleAfterMs: command.idleAfterMs,
+    ...(command.directories.length > 0 ? { libraryRoots: command.directories } : {}),
+    ...(command.pricesFile !== undefined ? { pricesFile: command.pricesFile } : {}),
   };
 }
 
 async function serve(command: UiCommand): Promise<number> {
   // Every file is checked before the server starts, so a typo fails fast with its reason.
   for (const file of command.files) identifyFile(file);
+  if (command.pricesFile !== undefined) readUserPrices(command.pricesFile);
   await serveUntilInterrupted(uiTraceFiles(command.files), uiOptions(command));
   return 0;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The NO_COLOR and FORCE_COLOR conventions, else colour only on a terminal. */
@@ -408,6 +439,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'redact') return redact(rest);
     if (command === 'open') {
       const open = parseUiCommand('open', rest);
+      if (open.pricesFile !== undefined) readUserPrices(open.pricesFile);
       return await openApp(uiTraceFiles(open.files), { ...uiOptions(open), noSandbox: open.noSandbox });
     }
     throw new UsageError(`unknown command "${command}"`);
@@ -416,7 +448,13 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`loopscope: ${error.message}\n${usage}\n`);
       return 2;
     }
-    if (error instanceof TraceFileError || error instanceof ServeError || error instanceof RedactError || error instanceof CompareError) {
+    if (
+      error instanceof TraceFileError ||
+      error instanceof ServeError ||
+      error instanceof RedactError ||
+      error instanceof CompareError ||
+      error instanceof UserPricesError
+    ) {
       process.stderr.write(`loopscope: ${error.message}\n`);
       return 2;
     }

@@ -5,12 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { identifyFile } from '../engine';
 import { desktopAppName, desktopDataFolder, launchDesktop, launchFailureReason, type DesktopLaunch, type LaunchOutcome } from './desktopLaunch';
 import { serveUntilInterrupted, type ServeOptions } from './serve';
-import { idleAfterVariable } from '../electron/launchArguments';
+import { idleAfterVariable, pricesVariable } from '../electron/launchArguments';
 
 export type ElectronLookup = { binary: string } | { missing: string };
 
@@ -74,6 +74,7 @@ function electronLaunch(binary: string, files: string[], options: OpenAppOptions
   // The app's engine reads its cache folder from the environment, as the CLI's does by default.
   if (options.cacheDir !== undefined) env['LOOPSCOPE_CACHE_DIR'] = options.cacheDir;
   if (options.idleAfterMs !== undefined) env[idleAfterVariable] = options.idleAfterMs === null ? 'off' : String(options.idleAfterMs);
+  if (options.pricesFile !== undefined) env[pricesVariable] = resolve(options.pricesFile);
   const logPath = join(desktopDataFolder(desktopAppName(appDir), process.platform, process.env), 'launch.log');
   const args = [...(options.noSandbox ? ['--no-sandbox'] : []), appDir, ...files];
   return { binary, args, env, logPath, waitMs: launchWaitMs };
@@ -82,10 +83,12 @@ function electronLaunch(binary: string, files: string[], options: OpenAppOptions
 export async function openApp(files: string[], options: OpenAppOptions): Promise<number> {
   // Every file is checked before anything starts, so a typo fails fast with its reason.
   const paths = files.map((file) => identifyFile(file).path);
+  const roots = (options.libraryRoots ?? []).map((root) => resolve(root));
   const electron = findElectronBinary(process.env);
   let reason = desktopUnavailableReason(electron, process.platform, process.env);
   if (reason === null && 'binary' in electron) {
-    const launch = electronLaunch(electron.binary, paths, options);
+    // The app keeps the directories among its arguments as its library (electron/main.ts).
+    const launch = electronLaunch(electron.binary, [...paths, ...roots.filter((root) => !paths.includes(root))], options);
     try {
       const outcome = await launchDesktop(launch);
       if (outcome.kind !== 'failed') {

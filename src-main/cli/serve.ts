@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { version } from '../../package.json';
 import { createApiHost } from '../api/apiHost';
+import { readUserPrices } from '../api/userPricesFile';
 import { startServer, type RunningServer } from '../server/httpServer';
 
 /** The built renderer, beside out/main/ where this file is bundled. */
@@ -19,6 +20,10 @@ export interface ServeOptions {
   port?: number;
   /** How long a followed file may not grow before its open runs are unterminated; null: files are read once (see ApiHostOptions). */
   idleAfterMs?: number | null;
+  /** The directories to keep as a library (docs/semantics.md §19); absent: none. */
+  libraryRoots?: readonly string[];
+  /** The user price file (docs/semantics.md §18), checked before anything starts. */
+  pricesFile?: string;
 }
 
 export interface ServingFiles {
@@ -53,7 +58,8 @@ export async function serveUntilInterrupted(files: readonly string[], options: S
       throw new ServeError(`port ${options.port} is already in use; choose another with --port, or leave it out for a free one`);
     throw error;
   }
-  process.stdout.write(`Loopscope is serving ${files.length} file${files.length === 1 ? '' : 's'} at ${serving.url}\n`);
+  const what = options.libraryRoots?.length ? `a library of ${options.libraryRoots.join(', ')}` : `${files.length} file${files.length === 1 ? '' : 's'}`;
+  process.stdout.write(`Loopscope is serving ${what} at ${serving.url}\n`);
   await interrupted;
   await serving.close();
 }
@@ -67,6 +73,8 @@ export async function serveFiles(files: readonly string[], options: ServeOptions
     canOpenPaths: false,
     ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
     ...(options.idleAfterMs !== undefined ? { idleAfterMs: options.idleAfterMs } : {}),
+    ...(options.libraryRoots !== undefined && options.libraryRoots.length > 0 ? { library: { roots: options.libraryRoots } } : {}),
+    ...(options.pricesFile !== undefined ? { userPrices: readUserPrices(options.pricesFile) } : {}),
   });
   let server: RunningServer | undefined;
   try {

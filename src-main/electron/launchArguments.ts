@@ -75,6 +75,9 @@ export function filesFromSecondLaunch(argv: readonly string[], workingDirectory:
 /** The environment variable `loopscope open` hands `--idle-after` / `--no-follow` over in: milliseconds, or `off`. */
 export const idleAfterVariable = 'LOOPSCOPE_IDLE_AFTER_MS';
 
+/** `loopscope open --prices FILE`: the user price file (docs/semantics.md §18), by path. */
+export const pricesVariable = 'LOOPSCOPE_PRICES_FILE';
+
 /** How the app follows files, from the environment it was started with: undefined (the default), a time in ms, or null (read once). */
 export function idleAfterFromEnvironment(env: NodeJS.ProcessEnv): number | null | undefined {
   const value = env[idleAfterVariable];

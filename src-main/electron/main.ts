@@ -18,7 +18,17 @@ import { toApiError } from '../api/apiError';
 import { createApiHost, type ApiHost } from '../api/apiHost';
 import { logChildProcessProblems, logWebContentsProblems, stderrLog } from './diagnostics';
 import { registerApiChannel } from './ipc';
-import { filesFromArgv, filesFromSecondLaunch, idleAfterFromEnvironment, secondLaunchData, windowReadyLine, type Launch } from './launchArguments';
+import {
+  filesFromArgv,
+  filesFromSecondLaunch,
+  idleAfterFromEnvironment,
+  pricesVariable,
+  secondLaunchData,
+  windowReadyLine,
+  type Launch,
+} from './launchArguments';
+import { readUserPrices } from '../api/userPricesFile';
+import type { UserPrices } from '../../shared/cost/userPrices';
 import { applicationMenuTemplate, openDialogFilters } from './menu';
 import { openRecentFiles, type RecentFiles } from './recentFiles';
 import { createMainWindow, guardWebContents, hardenSession } from './windowFactory';
@@ -44,6 +54,14 @@ const filesBeforeStart: string[] = [];
 function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }
@@ -169,6 +187,9 @@ async function start(): Promise<void> {
   const userData = app.getPath('userData');
   const recentFiles = openRecentFiles(join(userData, 'recent-files.json'), installMenu);
   const window = createWindow(join(userData, 'window-state.json'));
+  // Directories the app was started on are its library (docs/semantics.md §18); files open as traces.
+  const launchPaths = filesBeforeStart.splice(0);
+  const libraryRoots = launchPaths.filter(isDirectory);
   const host = createApiHost({
     shell: 'electron',
     version: app.getVersion(),
@@ -176,14 +197,31 @@ async function start(): Promise<void> {
     openDialog: () => showOpenDialog(window),
     recentFiles,
     ...followSetting(),
+    ...(libraryRoots.length > 0 ? { library: { roots: libraryRoots } } : {}),
+    ...pricesSetting(),
   });
   registerApiChannel(ipcMain, host, rendererPage);
   shell = { host, window, recentFiles };
   installMenu();
   // Opening only starts each ingest (and notes what failed), so the page loads at once and shows both.
-  await openTraces(host, filesBeforeStart.splice(0));
+  await openTraces(
+    host,
+    launchPaths.filter((path) => !isDirectory(path)),
+  );
   await window.loadURL(rendererPage.href);
   process.stdout.write(`${windowReadyLine} (process ${process.pid})\n`);
+}
+
+/** `loopscope open --prices FILE`, checked by the CLI before the app started. */
+function pricesSetting(): { userPrices?: UserPrices } {
+  const path = process.env[pricesVariable];
+  if (path === undefined || path === '') return {};
+  try {
+    return { userPrices: readUserPrices(path) };
+  } catch (error) {
+    stderrLog(`the price file could not be read: ${(error as Error).message}`);
+    return {};
+  }
 }
 
 /** `loopscope open --idle-after S` or `--no-follow`, when the app was started with one. */

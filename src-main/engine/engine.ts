@@ -13,6 +13,7 @@ import { workerUrl } from './workers/workerUrl';
 import { startStoreWorker, type StoreWorker } from './workers/storeWorkers';
 import { watchCompletedFile, type FollowReport } from './workers/fileFollower';
 import { reusableCache, type ReusableCache } from './workers/reusableCache';
+import { IngestStopped, ingestOrReuseCache } from './workers/traceIngest';
 import { buildReport, buildReportOutline, runRequestReports, type ReportedSource, type ReportOutline } from './report/buildReport';
 import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -28,7 +29,7 @@ export type { IngestProgress } from './ingest/ingestFile';
 export type { StoredRun, StoredRuns } from './workers/workerProtocol';
 export { companionOwnerFile, possibleCompanionFiles } from './ingest/companionFiles';
 export { writeReportJson, type StreamedReport, type StreamedRun } from './report/reportJson';
-export type { ReportOutline } from './report/buildReport';
+export type { ReportedSource, ReportOutline } from './report/buildReport';
 
 /** Lines longer than this are reported and skipped instead of being loaded whole. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -126,6 +127,39 @@ export function openTrace(path: string, options: OpenTraceOptions): Promise<Trac
   if (cached !== null) return Promise.resolve(reusedTrace(path, cached, options.follow));
   if (options.stopped?.aborted) return Promise.reject(new OpenStopped(path));
   return ingestInWorker(path, request, options);
+}
+
+/**
+ * Opens a trace on the calling thread, never in a worker: reused from its cache, or ingested here,
+ * the rows written on this thread too. For a caller that is a worker itself and opens many small
+ * files one after another (the library, src-main/api/library/): starting an ingest worker, which
+ * loads the engine's code, costs more than reading a small file. Not followed; no progress.
+ */
+export async function openTraceHere(
+  path: string,
+  options: Pick<OpenTraceOptions, 'cacheDir' | 'maxLineBytes' | 'format' | 'analysis' | 'searchIndex' | 'stopped'>,
+): Promise<TraceHandle> {
+  const request: IngestRequest = {
+    path,
+    cacheDir: options.cacheDir ?? defaultCacheDir(),
+    maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    // Never a store worker: this thread writes what it parses.
+    storeWorkerMinBytes: Number.MAX_SAFE_INTEGER,
+    ...(options.format !== undefined ? { format: options.format } : {}),
+    analysis: options.analysis,
+    reportRuns: false,
+    searchIndex: options.searchIndex ?? false,
+    follow: null,
+  };
+  const cached = reusableCache(request);
+  if (cached !== null) return reusedTrace(path, cached, undefined);
+  try {
+    const { done } = await ingestOrReuseCache(request, { post: () => undefined, stopping: options.stopped ?? new AbortController().signal });
+    return { path, dbPath: done.dbPath, sourceId: done.sourceId, companions: done.companions, reused: done.reused, idle: true, stop: async () => undefined };
+  } catch (error) {
+    if (error instanceof IngestStopped) throw new OpenStopped(path);
+    throw error;
+  }
 }
 
 /** What following a file reports, to the caller's callbacks. */
@@ -253,7 +287,8 @@ function companionDisplayPath(trace: TraceHandle, companion: CompanionSource, ma
   return join(dirname(trace.path), relative(dirname(mainAbsolute), companion.path));
 }
 
-function reportedSources(trace: TraceHandle): ReportedSource[] {
+/** The files of an opened trace as its report names them: the main file and its companions. */
+export function reportedSources(trace: TraceHandle): ReportedSource[] {
   const mainAbsolute = resolve(trace.path);
   return [
     { sourceId: trace.sourceId, displayPath: trace.path },

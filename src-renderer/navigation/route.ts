@@ -11,7 +11,10 @@
  *
  * A run's timeline folds bookkeeping events away; `?all=1` shows every event.
  *
- * Two runs of the trace side by side: `#/trace/<id>/compare/<runPk A>/<runPk B>`.
+ * Two runs of the trace side by side: `#/trace/<id>/compare/<runPk A>/<runPk B>`; of two traces:
+ * `#/trace/<id A>/compare/<runPk A>/trace/<id B>/<runPk B>`.
+ *
+ * The start page (the library) keeps its filters and sort in the query part: `#/?status=failed`.
  */
 export const traceTabs = ['runs', 'findings', 'calls', 'parse-errors', 'search'] as const;
 export type TraceTab = (typeof traceTabs)[number];
@@ -20,7 +23,8 @@ export type TraceTab = (typeof traceTabs)[number];
 export type RouteParams = Readonly<Record<string, string>>;
 
 export type Route =
-  | { view: 'start' }
+  /** The start page: the library's runs and what they add up to; `params` are its filters and sort. */
+  | { view: 'start'; params: RouteParams }
   | { view: 'trace'; traceId: string; tab: TraceTab; params: RouteParams }
   /**
    * A run; `step` puts the cursor on a step, `eventId` opens that event in the inspector;
@@ -49,8 +53,8 @@ export type Route =
    * changed text as a word diff, or side by side (pretty-printed JSON or text, line by line).
    */
   | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null; layout: DiffLayout }
-  /** Run `runPkA` and run `runPkB` side by side, their turns aligned (docs/semantics.md §16). */
-  | { view: 'compare'; traceId: string; runPkA: number; runPkB: number };
+  /** Run `runPkA` and run `runPkB` side by side, their turns aligned (docs/semantics.md §16); B is of trace `traceIdB` when not null. */
+  | { view: 'compare'; traceId: string; runPkA: number; runPkB: number; traceIdB: string | null };
 
 /** A run's view, with its cursor, section and timeline options. */
 export type RunRoute = Extract<Route, { view: 'run' }>;
@@ -72,7 +76,7 @@ function parseRequestSort(text: string | undefined): RequestSort | null {
   return { column: match[1] as RequestSortColumn, descending: match[2] === 'desc' };
 }
 
-const startRoute: Route = { view: 'start' };
+const startRoute: Route = { view: 'start', params: {} };
 
 function parseInteger(text: string | undefined): number | null {
   if (text === undefined || !/^-?\d+$/.test(text)) return null;
@@ -109,7 +113,8 @@ export function parseRoute(hash: string): Route {
   } catch {
     return startRoute;
   }
-  if (segments[0] !== 'trace' || segments[1] === undefined) return startRoute;
+  if (segments[0] !== 'trace' || segments[1] === undefined)
+    return segments.length === 0 ? routes.start(Object.fromEntries(new URLSearchParams(query))) : startRoute;
   const traceId = segments[1];
   const rest = segments.slice(2);
   if (rest[0] === 'run') {
@@ -144,15 +149,17 @@ export function parseRoute(hash: string): Route {
   }
   if (rest[0] === 'compare') {
     const runPkA = parseInteger(rest[1]);
-    const runPkB = parseInteger(rest[2]);
-    if (runPkA !== null && runPkB !== null) return routes.compare(traceId, runPkA, runPkB);
+    // `…/compare/<A>/<B>`, or `…/compare/<A>/trace/<trace B>/<B>` for a run of another trace.
+    const across = rest[2] === 'trace' && rest[3] !== undefined;
+    const runPkB = parseInteger(across ? rest[4] : rest[2]);
+    if (runPkA !== null && runPkB !== null) return routes.compare(traceId, runPkA, runPkB, across ? (rest[3] ?? null) : null);
   }
   const tab = rest[0] !== undefined && isTraceTab(rest[0]) ? rest[0] : 'runs';
   return { view: 'trace', traceId, tab, params: Object.fromEntries(new URLSearchParams(query)) };
 }
 
 export function formatRoute(route: Route): string {
-  if (route.view === 'start') return '#/';
+  if (route.view === 'start') return `#/${paramsQuery(route.params)}`;
   const trace = `#/trace/${encodeURIComponent(route.traceId)}`;
   if (route.view === 'diff') {
     let hash = `${trace}/run/${route.runPk}/diff/${route.eventId}`;
@@ -161,7 +168,8 @@ export function formatRoute(route: Route): string {
     if (route.layout !== 'words') hash += `/layout/${route.layout}`;
     return hash;
   }
-  if (route.view === 'compare') return `${trace}/compare/${route.runPkA}/${route.runPkB}`;
+  if (route.view === 'compare')
+    return `${trace}/compare/${route.runPkA}/${route.traceIdB === null || route.traceIdB === route.traceId ? '' : `trace/${encodeURIComponent(route.traceIdB)}/`}${route.runPkB}`;
   if (route.view === 'run') {
     if (route.section === 'requests') {
       const sort = route.requestSort;
@@ -177,13 +185,17 @@ export function formatRoute(route: Route): string {
     const query = search.toString().replaceAll('%2C', ',');
     return query === '' ? hash : `${hash}?${query}`;
   }
-  const entries = Object.entries(route.params).filter(([, value]) => value !== '');
-  const query = entries.length > 0 ? `?${new URLSearchParams(entries).toString()}` : '';
-  return `${trace}/${route.tab}${query}`;
+  return `${trace}/${route.tab}${paramsQuery(route.params)}`;
+}
+
+/** `?a=1&b=2` of the parameters that have a value; nothing when none has. */
+function paramsQuery(params: RouteParams): string {
+  const entries = Object.entries(params).filter(([, value]) => value !== '');
+  return entries.length > 0 ? `?${new URLSearchParams(entries).toString()}` : '';
 }
 
 export const routes = {
-  start: (): Route => startRoute,
+  start: (params: RouteParams = {}): Route => ({ view: 'start', params }),
   trace: (traceId: string, tab: TraceTab = 'runs', params: RouteParams = {}): Route => ({ view: 'trace', traceId, tab, params }),
   run: (
     traceId: string,
@@ -214,7 +226,13 @@ export const routes = {
     collapsed: [],
     query: null,
   }),
-  compare: (traceId: string, runPkA: number, runPkB: number): Route => ({ view: 'compare', traceId, runPkA, runPkB }),
+  compare: (traceId: string, runPkA: number, runPkB: number, traceIdB: string | null = null): Route => ({
+    view: 'compare',
+    traceId,
+    runPkA,
+    runPkB,
+    traceIdB: traceIdB === traceId ? null : traceIdB,
+  }),
   /** Request `eventId` against the previous request of its run, or against `previousEventId`. */
   requestDiff: (
     traceId: string,

@@ -26,6 +26,18 @@ export function navigate(route: Route, options: { replace?: boolean } = {}): voi
   }
 }
 
+/** Changes some of the start page's URL parameters (the library's filters and sort), keeping the others, as `useSetTabParams` does. */
+export function useSetStartParams(params: RouteParams): (changes: Record<string, string | undefined>) => void {
+  return useCallback(
+    (changes: Record<string, string | undefined>) => {
+      const next: Record<string, string> = {};
+      for (const [key, value] of Object.entries({ ...params, ...changes })) if (value !== undefined && value !== '') next[key] = value;
+      navigate(routes.start(next), { replace: true });
+    },
+    [params],
+  );
+}
+
 /**
  * Changes some of a trace tab's URL parameters (its filters and sort), keeping the others; an
  * empty or undefined value removes its parameter. Replaces the history entry: editing a filter

@@ -23,21 +23,43 @@ type AlignedRow = Comparison['alignment']['rows'][number];
 const opLabels: Record<AlignedRow['op'], string> = { same: 'same', changed: 'changed', removed: 'only in A', inserted: 'only in B' };
 
 export function CompareView({ route, revision }: { route: CompareRoute; revision: number }) {
-  const { traceId, runPkA, runPkB } = route;
-  const comparison = useQuery(`compareRuns:${traceId}:${runPkA}:${runPkB}:${revision}`, (api) => api.compareRuns({ traceId, runPkA, runPkB }));
+  const { traceId, runPkA, runPkB, traceIdB } = route;
+  const comparison = useQuery(`compareRuns:${traceId}:${runPkA}:${traceIdB ?? ''}:${runPkB}:${revision}`, (api) =>
+    api.compareRuns({ traceId, runPkA, runPkB, ...(traceIdB !== null ? { traceIdB } : {}) }),
+  );
   return (
     <div className="scroll-pane compare-view" data-testid="compare-view" data-state={comparison.status}>
-      <a href={formatRoute(routes.trace(traceId))} className="back-link">
-        ← Runs
-      </a>
+      {traceIdB === null ? (
+        <a href={formatRoute(routes.trace(traceId))} className="back-link">
+          ← Runs
+        </a>
+      ) : (
+        <a href={formatRoute(routes.start())} className="back-link">
+          ← Library
+        </a>
+      )}
       {comparison.status === 'error' && <Failure what="the comparison" error={comparison.error} />}
       {comparison.status === 'loading' && <Loading what="the comparison" />}
-      {comparison.status === 'ready' && <ComparisonBody traceId={traceId} runPkA={runPkA} runPkB={runPkB} comparison={comparison.data} />}
+      {comparison.status === 'ready' && (
+        <ComparisonBody traceId={traceId} traceIdB={traceIdB ?? traceId} runPkA={runPkA} runPkB={runPkB} comparison={comparison.data} />
+      )}
     </div>
   );
 }
 
-function ComparisonBody({ traceId, runPkA, runPkB, comparison }: { traceId: string; runPkA: number; runPkB: number; comparison: Comparison }) {
+function ComparisonBody({
+  traceId,
+  traceIdB,
+  runPkA,
+  runPkB,
+  comparison,
+}: {
+  traceId: string;
+  traceIdB: string;
+  runPkA: number;
+  runPkB: number;
+  comparison: Comparison;
+}) {
   const { a, b, alignment } = comparison;
   const divergence = firstDivergence(comparison);
   return (
@@ -51,7 +73,7 @@ function ComparisonBody({ traceId, runPkA, runPkB, comparison }: { traceId: stri
               A · <a href={formatRoute(routes.run(traceId, runPkA))}>{<VisibleText text={a.run_id} />}</a>
             </th>
             <th scope="col">
-              B · <a href={formatRoute(routes.run(traceId, runPkB))}>{<VisibleText text={b.run_id} />}</a>
+              B · <a href={formatRoute(routes.run(traceIdB, runPkB))}>{<VisibleText text={b.run_id} />}</a>
             </th>
             <th scope="col" className="numeric">
               B − A
@@ -90,11 +112,12 @@ function ComparisonBody({ traceId, runPkA, runPkB, comparison }: { traceId: stri
             <span className="muted">
               {Math.round(alignment.similarity * 100)} % alike over {formatCount(alignment.rows.length)} aligned turns.
             </span>{' '}
-            <SeenBefore traceId={traceId} runPkB={runPkB} a={divergence.turnA} b={divergence.turnB} />
+            {/* The request diff compares two requests of one trace: across traces, each run's request is a click away in its turn. */}
+            {traceIdB === traceId && <SeenBefore traceId={traceId} runPkB={runPkB} a={divergence.turnA} b={divergence.turnB} />}
           </>
         )}
       </p>
-      <AlignedTurns traceId={traceId} runPkA={runPkA} runPkB={runPkB} comparison={comparison} />
+      <AlignedTurns traceId={traceId} traceIdB={traceIdB} runPkA={runPkA} runPkB={runPkB} comparison={comparison} />
     </>
   );
 }
@@ -132,7 +155,19 @@ const divergenceWhat: Record<DivergencePlace['row']['op'], string> = {
   same: '',
 };
 
-function AlignedTurns({ traceId, runPkA, runPkB, comparison }: { traceId: string; runPkA: number; runPkB: number; comparison: Comparison }) {
+function AlignedTurns({
+  traceId,
+  traceIdB,
+  runPkA,
+  runPkB,
+  comparison,
+}: {
+  traceId: string;
+  traceIdB: string;
+  runPkA: number;
+  runPkB: number;
+  comparison: Comparison;
+}) {
   const { a, b, alignment } = comparison;
   const divergence = useRef<HTMLTableRowElement>(null);
   useEffect(() => {
@@ -164,7 +199,7 @@ function AlignedTurns({ traceId, runPkA, runPkB, comparison }: { traceId: string
             <td className="compare-op" title={opLabels[row.op]}>
               {{ same: '=', changed: '~', removed: '−', inserted: '+' }[row.op]}
             </td>
-            <td>{row.b !== null && <TurnCell traceId={traceId} runPk={runPkB} turn={b.turns[row.b]!} calls={row.calls} side="b" />}</td>
+            <td>{row.b !== null && <TurnCell traceId={traceIdB} runPk={runPkB} turn={b.turns[row.b]!} calls={row.calls} side="b" />}</td>
           </tr>
         ))}
       </tbody>

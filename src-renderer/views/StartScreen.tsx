@@ -2,11 +2,12 @@ import { useEffect, useState } from 'react';
 import type { ApiResponse, TraceSummary } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
-import { useQuery } from '../api/useQuery';
+import { useQuery, type QueryState } from '../api/useQuery';
 import { formatBytes } from '../components/format';
 import { Empty, Failure, Loading } from '../components/States';
 import { VisibleText } from '../components/VisibleText';
-import { formatRoute, routes } from '../navigation/route';
+import { formatRoute, routes, type RouteParams } from '../navigation/route';
+import { LibraryView } from './LibraryView';
 import { navigate } from '../navigation/useRoute';
 
 /**
@@ -16,10 +17,29 @@ import { navigate } from '../navigation/useRoute';
 let startedHere = true;
 window.addEventListener('hashchange', () => (startedHere = false), { once: true });
 
+/** How often the library's indexing is asked about: often while it indexes, less when it only looks for new files. */
+const STATUS_POLL_MS = { indexing: 1000, idle: 2000 } as const;
+
+/** The library's status, asked again and again: its revision tells the views when to reload. Null: there is no library. */
+function useLibraryStatus(): QueryState<ApiResponse<'libraryStatus'>> {
+  const [tick, setTick] = useState(0);
+  const status = useQuery(`libraryStatus:${tick}`, (api) => api.libraryStatus({}));
+  const current = status.data;
+  useEffect(() => {
+    if (status.status === 'loading' || current === null) return;
+    const timer = window.setTimeout(() => setTick((value) => value + 1), STATUS_POLL_MS[current?.state ?? 'idle']);
+    return () => window.clearTimeout(timer);
+  }, [status.status, current]);
+  return status;
+}
+
 /** `info` null: the app's facts are still loading; the open traces are asked for meanwhile, and shown with them. */
-export function StartScreen({ info }: { info: ApiResponse<'appInfo'> | null }) {
+export function StartScreen({ info, params }: { info: ApiResponse<'appInfo'> | null; params: RouteParams }) {
   const traces = useQuery('listTraces', (api) => api.listTraces({}));
-  const onlyTrace = traces.status === 'ready' && traces.data.length === 1 ? traces.data[0] : undefined;
+  const library = useLibraryStatus();
+  const libraryStatus = library.data ?? null;
+  // With a library the start page is the library: the one trace opened besides it is not jumped to.
+  const onlyTrace = traces.status === 'ready' && traces.data.length === 1 && library.status === 'ready' && libraryStatus === null ? traces.data[0] : undefined;
 
   useEffect(() => {
     if (onlyTrace && startedHere) {
@@ -28,36 +48,41 @@ export function StartScreen({ info }: { info: ApiResponse<'appInfo'> | null }) {
     }
   }, [onlyTrace]);
 
-  const shown = traces.status === 'ready' && info !== null;
+  const shown = traces.status === 'ready' && info !== null && library.data !== undefined;
   useEffect(() => {
     if (shown) document.body.dataset.ready = 'true';
   }, [shown]);
 
   if (info === null) return <Loading what="Loopscope" />;
+  const hasLibrary = libraryStatus !== null;
   return (
-    <main className="start" data-testid="start-screen" data-state={traces.status}>
+    <main className={`start ${hasLibrary ? 'start-library' : ''}`} data-testid="start-screen" data-state={traces.status}>
       <header className="start-header">
         <h1>Loopscope</h1>
         <p className="muted">A debugger for agent-loop traces · version {info.version}</p>
       </header>
       {info.shell === 'electron' && <DesktopOpen />}
-      <section>
-        <h2>Open traces</h2>
-        {traces.status === 'loading' && <Loading what="the open traces" />}
-        {traces.status === 'error' && <Failure what="the open traces" error={traces.error} />}
-        {traces.status === 'ready' && traces.data.length === 0 && (
-          <Empty title="No trace is open.">
-            {info.shell === 'electron' ? (
-              <>Choose “Open…”, pick a recent file, or drop a trace file on this window.</>
-            ) : (
-              <>
-                Start the server with the files to inspect: <code>loopscope serve FILE…</code>
-              </>
-            )}
-          </Empty>
-        )}
-        {traces.status === 'ready' && traces.data.length > 0 && <TraceList traces={traces.data} />}
-      </section>
+      {library.status === 'error' && <Failure what="the library" error={library.error} />}
+      {libraryStatus !== null && <LibraryView status={libraryStatus} params={params} />}
+      {(!hasLibrary || (traces.status === 'ready' && traces.data.length > 0)) && (
+        <section>
+          <h2>Open traces</h2>
+          {traces.status === 'loading' && <Loading what="the open traces" />}
+          {traces.status === 'error' && <Failure what="the open traces" error={traces.error} />}
+          {traces.status === 'ready' && traces.data.length === 0 && (
+            <Empty title="No trace is open.">
+              {info.shell === 'electron' ? (
+                <>Choose “Open…”, pick a recent file, or drop a trace file on this window.</>
+              ) : (
+                <>
+                  Start the server with the files to inspect: <code>loopscope serve FILE…</code>
+                </>
+              )}
+            </Empty>
+          )}
+          {traces.status === 'ready' && traces.data.length > 0 && <TraceList traces={traces.data} />}
+        </section>
+      )}
       {info.shell === 'electron' && <RecentFiles />}
     </main>
   );

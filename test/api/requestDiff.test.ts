@@ -178,6 +178,9 @@ describe('request diff', () => {
     const picked = (await t.host.call('requestDiff', { traceId, eventId: requests[2]!, previousEventId: requests[0]! })) as ApiResponse<'requestDiff'>;
     assert.equal(picked.previousEventId, requests[0]);
     assert.deepEqual(picked.history, { verdict: 'extends', appended: [1, 2, 3, 4] });
+    // Its findings name the request picked, not the run's previous one.
+    const toolsChanged = picked.findings.find((finding) => finding.kind === 'system_or_tools_changed');
+    assert.match(toolsChanged?.message ?? '', /^Request 3 changes the tool definitions \(added: lookup\) of request 1\./);
     const notRequest = await callFailure(t.host, 'requestDiff', { traceId, eventId: requests[0]! + 1 });
     assert.equal(notRequest.code, 'invalid_request');
     assert.match(notRequest.message, /is a model_response, not a model request/);
@@ -228,5 +231,30 @@ describe('request diff over HTTP exchange logs', () => {
       'thread-2 line 4 +1,2',
       'thread-3 line 5 +0',
     ]);
+  });
+});
+
+describe('the request an event belongs to, in a run written on one line', () => {
+  let t: TestHost;
+  before(() => {
+    t = startTestHost();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('is the request of its own step, not the run’s last (a mini-SWE-agent trajectory is one JSON document)', async () => {
+    const summary = await t.openSettled(join(fixtures, 'mini-swe-agent', 'toolcall-submitted.traj.json'));
+    const traceId = summary.traceId;
+    const [run] = ((await t.host.call('runs', { traceId })) as ApiResponse<'runs'>).rows;
+    const rows = ((await t.host.call('runEvents', { traceId, runPk: run!.runPk })) as ApiResponse<'runEvents'>).rows;
+    const responses = rows.filter((row) => row.type === 'model_response');
+    assert.ok(responses.length >= 2, 'the trajectory has several steps');
+    assert.equal(new Set(rows.map((row) => row.line)).size <= 2, true, 'its events share their line');
+    const requestOf = async (eventId: number) => ((await t.host.call('requestAt', { traceId, eventId })) as ApiResponse<'requestAt'>)?.eventId ?? null;
+    const found = await Promise.all(responses.map((response) => requestOf(response.eventId)));
+    // Each response's request is at or before it, and each step's is another.
+    found.forEach((requestId, index) => assert.ok(requestId !== null && requestId <= responses[index]!.eventId));
+    assert.equal(new Set(found).size, responses.length);
   });
 });

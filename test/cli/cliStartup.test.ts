@@ -96,8 +96,11 @@ describe('loopscope --version and COMMAND --help', () => {
         has: [/^usage: loopscope analyze FILE\|DIR\.\.\./, /--fail-on LEVEL/, /--format NAME .*claude-code/],
         hasNot: [/loopscope serve/, /--no-sandbox/],
       },
-      serve: { has: [/^usage: loopscope serve FILE\.\.\./, /--idle-after S/, /--no-follow/], hasNot: [/loopscope analyze/, /--no-sandbox/, /--fail-on/] },
-      open: { has: [/^usage: loopscope open \[FILE\.\.\.\]/, /--idle-after S/, /--no-sandbox/], hasNot: [/loopscope serve/, /--fail-on/] },
+      serve: {
+        has: [/^usage: loopscope serve FILE\|DIR\.\.\./, /--prices FILE/, /--idle-after S/, /--no-follow/],
+        hasNot: [/loopscope analyze/, /--no-sandbox/, /--fail-on/],
+      },
+      open: { has: [/^usage: loopscope open \[FILE\|DIR\.\.\.\]/, /--idle-after S/, /--no-sandbox/], hasNot: [/loopscope serve/, /--fail-on/] },
       redact: { has: [/^usage: loopscope redact IN OUT/, /\[REDACTED:<kind>\]/], hasNot: [/loopscope analyze/, /--port/] },
     };
     for (const [command, { has, hasNot }] of Object.entries(expected)) {

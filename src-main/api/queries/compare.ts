@@ -1,4 +1,4 @@
-/** Two runs of a trace side by side (`compareRuns`, docs/semantics.md §16). */
+/** Two runs side by side (`compareRuns`, docs/semantics.md §16), of one trace or of two. */
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import { compareRuns, type RunToCompare } from '../../../shared/compare/compareRuns';
@@ -6,7 +6,7 @@ import type { RunStatus } from '../../../shared/trace/runStatus';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { comparableTurns, recordedRunCost } from '../../engine';
 import { runInScope } from './runs';
-import type { Query, TraceScope } from './scope';
+import type { TraceScope } from './scope';
 
 function runToCompare(db: Database.Database, scope: TraceScope, runPk: number): RunToCompare {
   const row = runInScope(db, scope, runPk);
@@ -34,5 +34,12 @@ function runToCompare(db: Database.Database, scope: TraceScope, runPk: number): 
   };
 }
 
-export const compareTwoRuns: Query<'compareRuns'> = (db, scope, request) =>
-  compareRuns(runToCompare(db, scope, request.runPkA), runToCompare(db, scope, request.runPkB));
+export interface RunInTrace {
+  db: Database.Database;
+  scope: TraceScope;
+  runPk: number;
+}
+
+export function compareTwoRuns(a: RunInTrace, b: RunInTrace): ReturnType<typeof compareRuns> {
+  return compareRuns(runToCompare(a.db, a.scope, a.runPk), runToCompare(b.db, b.scope, b.runPk));
+}

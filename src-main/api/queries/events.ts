@@ -19,7 +19,7 @@ import {
   findingsOnLine,
   firstPositionOfStep,
   nearestStep,
-  requestNearLine,
+  requestNearEvent,
   runIdOf,
   spanExtents,
   spansBegunBy,
@@ -200,10 +200,10 @@ export const eventPosition: Query<'eventPosition'> = (db, scope, request) => {
   return { runPk: event.run_pk, index, visibleIndex, pages: pagesAround(db, scope, list, listed, asked) };
 };
 
-/** From the run's stored requests (engine/derive/requestAnalysis.ts), by line. */
+/** From the run's stored requests (engine/derive/requestAnalysis.ts), by position: line, then event. */
 export const requestAt: Query<'requestAt'> = (db, scope, request) => {
   const event = eventInScope(db, scope, request.eventId);
-  const found = requestNearLine(db, event.run_pk, event.line);
+  const found = requestNearEvent(db, event.run_pk, { line: event.line, eventId: event.id });
   return found === undefined ? null : { eventId: found.event_id, line: found.line, reconstructed: found.reconstructed === 1 };
 };
 

@@ -147,7 +147,7 @@ const TASK_SEARCH_EVENTS = 1000;
  * Cline task, a Codex session's first user message), else the first prompt the run's records carry
  * (a Claude Code session's first user message, whatever bookkeeping records came before it).
  */
-function runTask(db: Database.Database, runPk: number, startEventId: number | null): string | null {
+export function runTask(db: Database.Database, runPk: number, startEventId: number | null): string | null {
   const taskOf = (row: ContentEventSqlRow | undefined): string | null => {
     if (row === undefined || row.byte_length > TASK_RECORD_MAX_BYTES) return null;
     const text = eventContent(db, row, [], { revealSecrets: false })?.text ?? null;

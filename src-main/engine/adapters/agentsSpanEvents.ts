@@ -201,13 +201,24 @@ function usageOf(attributes: Attributes): Usage | undefined {
   );
   const total = count(first(attributes, ['llm.usage.total_tokens', 'gen_ai.usage.total_tokens']) ?? nested['total_tokens']);
   const cached = count(first(attributes, ['llm.usage.cached_tokens', 'llm.usage.cache_read_input_tokens', 'gen_ai.usage.cached_tokens']));
+  const cacheWrites = count(
+    first(attributes, ['llm.usage.cache_creation_input_tokens', 'gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens']),
+  );
+  const reasoning = count(first(attributes, ['llm.usage.reasoning_tokens', 'gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens']));
   if (input === undefined && output === undefined && total === undefined) return undefined;
   return {
     ...(input !== undefined ? { input_tokens: input } : {}),
     ...(output !== undefined ? { output_tokens: output } : {}),
     ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(cacheWrites !== undefined ? { cache_write_tokens: cacheWrites } : {}),
+    ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
     ...(total !== undefined ? { total_tokens: total } : {}),
   };
+}
+
+/** The provider a model span names, if it names one. */
+function providerOf(attributes: Attributes): string | undefined {
+  return nonEmptyText(first(attributes, ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.vendor', 'llm.system']));
 }
 
 /** Tool calls the model span names itself (with ids), when the exporter records them. */
@@ -577,6 +588,7 @@ class SpanLog {
       usage,
       latency_ms: span.durationMs,
       model,
+      provider: providerOf(a),
     });
     const named = namedToolCalls(a);
     if (failed || named !== null) {

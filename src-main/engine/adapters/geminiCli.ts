@@ -51,6 +51,12 @@ function functionResponse(call: JsonObject, callId: string): JsonObject | undefi
   );
 }
 
+/**
+ * The recording's `tokens`, copied from Gemini's usage metadata: `input` (promptTokenCount) holds
+ * `cached` (cachedContentTokenCount); `thoughts` (thoughtsTokenCount) are the reasoning tokens.
+ * Unlike the canonical `output_tokens`, Gemini's `output` (candidatesTokenCount) leaves the thoughts
+ * out (`total` = input + output + thoughts + tool): the output billed is `output` + `thoughts`.
+ */
 function usageOf(tokens: JsonObject | undefined): JsonObject | undefined {
   if (tokens === undefined) return undefined;
   return definedIfAny({
@@ -111,6 +117,8 @@ class RecordingMapper {
         tool_calls: callsIfAny(calls),
         usage: usageOf(field(message, 'tokens')),
         model: text(message['model']),
+        // Gemini CLI's model calls go to Google's Gemini (the recording names no provider).
+        provider: 'google',
         response_id: text(message['id']),
         thoughts: thoughts > 0 ? thoughts : undefined,
       }),

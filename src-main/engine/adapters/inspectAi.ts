@@ -18,7 +18,7 @@
 import type { SpanMarker } from '../../../shared/trace/spanTree';
 import { isRecord, type Emit, type AdaptedEvent, type DetectionSample, type FormatAdapter, type FormatMapper, type LineRef } from './formatAdapter';
 import { callsIfAny, defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolResult, unknownEvent, type AdaptedToolCall } from './kit/events';
-import { text, finite, field, list, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';
+import { text, finite, nonNegative, field, list, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';
 import { StepBuilder } from './kit/stepBuilder';
 
 const ATTACHMENT_PREFIX = 'attachment://';
@@ -64,7 +64,8 @@ function runIdFromPath(path: string): string {
  * copies the provider's split: Anthropic's `input_tokens` leaves out the cache reads and writes
  * (its `total_tokens` = input + cache read + cache write + output), OpenAI's includes the cached
  * tokens (`total_tokens` = input + output). So the cache reads and writes are added to the input
- * unless the logged total shows the input already holds them. `cached_input_tokens` = cache reads.
+ * unless the logged total shows the input already holds them. `cached_input_tokens` = cache reads,
+ * `cache_write_tokens` = cache writes, `reasoning_tokens` as logged.
  */
 function usageOf(usage: JsonObject | undefined): JsonObject | undefined {
   if (usage === undefined) return undefined;
@@ -72,6 +73,7 @@ function usageOf(usage: JsonObject | undefined): JsonObject | undefined {
   const output = finite(usage['output_tokens']);
   const cacheRead = finite(usage['input_tokens_cache_read']);
   const cacheWrite = finite(usage['input_tokens_cache_write']);
+  const reasoning = nonNegative(usage['reasoning_tokens']);
   const total = finite(usage['total_tokens']);
   const cost = finite(usage['total_cost']);
   const cacheTokens = (cacheRead ?? 0) + (cacheWrite ?? 0);
@@ -81,9 +83,18 @@ function usageOf(usage: JsonObject | undefined): JsonObject | undefined {
     input_tokens: input,
     output_tokens: output,
     cached_input_tokens: cacheRead,
+    cache_write_tokens: cacheWrite !== undefined && cacheWrite >= 0 ? cacheWrite : undefined,
+    reasoning_tokens: reasoning,
     total_tokens: total,
     cost_usd: cost !== undefined && cost >= 0 ? cost : undefined,
   });
+}
+
+/** Inspect names a model `provider/model` (`openai/gpt-4o`, `anthropic/claude-…`): the provider it called, and the model. */
+function splitModelName(name: string | undefined): { provider: string | undefined; model: string | undefined } {
+  const slash = name?.indexOf('/') ?? -1;
+  if (name === undefined || slash <= 0) return { provider: undefined, model: name };
+  return { provider: name.slice(0, slash), model: name.slice(slash + 1) };
 }
 
 /** The eval's limits that are canonical budgets: the per-sample time limit and the cost limit. */
@@ -234,6 +245,7 @@ class InspectAiMapper implements FormatMapper {
       const calls = toolCallsOf(message, runId, step);
       state.steps.issued(calls);
       const latency = finite(output?.['time']);
+      const called = splitModelName(text(event['model']));
       out(
         modelResponse({
           run_id: runId,
@@ -245,7 +257,8 @@ class InspectAiMapper implements FormatMapper {
           outcome: choice === undefined ? 'incomplete' : undefined,
           incomplete_reason: choice === undefined ? (error ?? 'the model event has no output choice') : undefined,
           usage: usageOf(field(output, 'usage')),
-          model: text(output?.['model']),
+          model: text(output?.['model']) ?? called.model,
+          provider: called.provider,
           latency_ms: latency !== undefined && latency >= 0 ? Math.round(latency * 1000) : undefined,
         }),
         'model',
@@ -287,6 +300,7 @@ class InspectAiMapper implements FormatMapper {
     const lastAssistant = messages.reduce<number>((last, message, index) => (isRecord(message) && message['role'] === 'assistant' ? index : last), -1);
     const output = field(sample, 'output');
     const lastChoice = list(output, 'choices').find(isRecord);
+    const evalModel = splitModelName(this.context?.model);
     messages.forEach((message, index) => {
       if (!isRecord(message)) return;
       const role = text(message['role']) ?? '?';
@@ -296,6 +310,7 @@ class InspectAiMapper implements FormatMapper {
         state.steps.issued(calls);
         // The sample's output is the last model call's: its stop reason and usage belong to the last assistant message.
         const last = index === lastAssistant;
+        const model = text(message['model']) ?? (last ? text(output?.['model']) : undefined);
         out(
           modelResponse({
             run_id: state.runId,
@@ -304,6 +319,9 @@ class InspectAiMapper implements FormatMapper {
             tool_calls: callsIfAny(calls),
             finish_reason: last ? text(lastChoice?.['stop_reason']) : undefined,
             usage: last ? usageOf(field(output, 'usage')) : undefined,
+            model,
+            // The eval's model answered, unless the message names another.
+            provider: model === undefined || model === evalModel.model ? evalModel.provider : undefined,
           }),
           'message/assistant',
         );

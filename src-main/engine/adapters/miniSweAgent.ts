@@ -24,7 +24,7 @@ import {
   unknownEvent,
   type AdaptedToolCall,
 } from './kit/events';
-import { text, finite, positive, field, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';
+import { text, finite, nonNegative, positive, field, contentText, ADJACENT_TEXT_PARTS, fileStem, type JsonObject } from './kit/jsonValues';
 import { StepBuilder } from './kit/stepBuilder';
 
 /**
@@ -97,6 +97,10 @@ function returnCode(message: JsonObject): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
+/**
+ * litellm's usage: `prompt_tokens` holds the cached tokens and, for Anthropic, the cache writes
+ * (`cache_creation_input_tokens`); `completion_tokens` holds the reasoning tokens.
+ */
 function usageOf(extra: JsonObject | undefined): JsonObject | undefined {
   const usage = field(field(extra, 'response'), 'usage');
   const cost = finite(extra?.['cost']);
@@ -104,6 +108,8 @@ function usageOf(extra: JsonObject | undefined): JsonObject | undefined {
     input_tokens: finite(usage?.['prompt_tokens']),
     output_tokens: finite(usage?.['completion_tokens']),
     cached_input_tokens: finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']),
+    cache_write_tokens: nonNegative(usage?.['cache_creation_input_tokens']),
+    reasoning_tokens: nonNegative(field(usage, 'completion_tokens_details')?.['reasoning_tokens']),
     cost_usd: cost !== undefined && cost >= 0 ? cost : undefined,
   });
 }

@@ -29,7 +29,7 @@ import {
   unknownEvent,
   type AdaptedToolCall,
 } from './kit/events';
-import { text, finite, field, fileStem, type JsonObject } from './kit/jsonValues';
+import { text, finite, nonNegative, field, fileStem, type JsonObject } from './kit/jsonValues';
 import { StepBuilder } from './kit/stepBuilder';
 
 /** Agent actions that run something (legacy, text-parsed ones come without tool_call_metadata). */
@@ -100,6 +100,10 @@ function callsOf(modelResponse: JsonObject | undefined): AdaptedToolCall[] | und
   });
 }
 
+/**
+ * litellm's usage: `prompt_tokens` holds the cached tokens and, for Anthropic, the cache writes
+ * (`cache_creation_input_tokens`); `completion_tokens` holds the reasoning tokens.
+ */
 function usageOf(modelResponse: JsonObject | undefined): JsonObject | undefined {
   const usage = field(modelResponse, 'usage');
   if (usage === undefined) return undefined;
@@ -107,6 +111,8 @@ function usageOf(modelResponse: JsonObject | undefined): JsonObject | undefined 
     input_tokens: finite(usage['prompt_tokens']),
     output_tokens: finite(usage['completion_tokens']),
     cached_input_tokens: finite(field(usage, 'prompt_tokens_details')?.['cached_tokens']),
+    cache_write_tokens: nonNegative(usage['cache_creation_input_tokens']),
+    reasoning_tokens: nonNegative(field(usage, 'completion_tokens_details')?.['reasoning_tokens']),
     total_tokens: finite(usage['total_tokens']),
   });
 }

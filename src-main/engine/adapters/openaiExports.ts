@@ -226,6 +226,7 @@ function emitModelResponse(context: ResponseContext, part: SubStep, outcome: Out
     reasoning: part.reasoning.length > 0 ? part.reasoning.join('\n') : undefined,
     response_id: id,
     model,
+    provider: 'openai',
     ...extra,
   });
   emit({ event, typeRaw, line });

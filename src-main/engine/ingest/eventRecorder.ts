@@ -234,6 +234,10 @@ export class EventRecorder {
     row.input_tokens = inputTokens ?? null;
     row.output_tokens = outputTokens ?? null;
     row.cached_input_tokens = event.usage?.cached_input_tokens ?? null;
+    row.cache_write_tokens = event.usage?.cache_write_tokens ?? null;
+    row.reasoning_tokens = event.usage?.reasoning_tokens ?? null;
+    row.model = event.model ?? null;
+    row.provider = event.provider ?? null;
     row.content_chars = textLength(event.text ?? event.refusal ?? '') + calls.reduce((sum, call) => sum + call.name.length + textLength(call.arguments), 0);
     row.cost_usd = event.usage?.cost_usd ?? null;
     run.inputTokens = sumOptional(run.inputTokens, inputTokens);

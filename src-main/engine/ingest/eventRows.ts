@@ -56,6 +56,10 @@ export function newEventRow(
     error_line: null,
     visible_index: isBookkeeping(format, event.type, typeRaw) ? null : run.visibleEvents++,
     span_depth: 0,
+    model: null,
+    provider: null,
+    cache_write_tokens: null,
+    reasoning_tokens: null,
   };
 }
 

@@ -108,12 +108,21 @@ export function requestFindingRows(db: Database.Database, runPk: number): { line
   ).all(runPk);
 }
 
-/** The run's request on `line` or the nearest before it, else the nearest after it: one index seek, however long the run. */
-export function requestNearLine(db: Database.Database, runPk: number, line: number): { event_id: number; line: number; reconstructed: number } | undefined {
+/** The run's request at the event or the nearest before it, else the nearest after it: one index seek, however long the run. */
+export function requestNearEvent(
+  db: Database.Database,
+  runPk: number,
+  at: { line: number; eventId: number },
+): { event_id: number; line: number; reconstructed: number } | undefined {
+  // By line, and by event within a line: a format that writes a whole run on one line (a SWE-agent
+  // trajectory, an OpenHands evaluation) has every request and response on the same line.
   const nearest = (sql: string) =>
-    prepared<[number, number], { event_id: number; line: number; reconstructed: number }>(
+    prepared<[{ runPk: number; line: number; eventId: number }], { event_id: number; line: number; reconstructed: number }>(
       db,
-      `SELECT event_id, line, reconstructed FROM requests WHERE run_pk = ? AND ${sql} LIMIT 1`,
-    ).get(runPk, line);
-  return nearest('line <= ? ORDER BY line DESC') ?? nearest('line > ? ORDER BY line');
+      `SELECT event_id, line, reconstructed FROM requests WHERE run_pk = @runPk AND ${sql} LIMIT 1`,
+    ).get({ runPk, ...at });
+  return (
+    nearest('line <= @line AND (line < @line OR event_id <= @eventId) ORDER BY line DESC, event_id DESC') ??
+    nearest('line >= @line AND (line > @line OR event_id > @eventId) ORDER BY line, event_id')
+  );
 }

@@ -11,7 +11,7 @@
 import type Database from 'better-sqlite3';
 
 /** Raised with every change to `schemaSql`, so caches written before it are rebuilt. */
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 
 const schemaSql = `
   CREATE TABLE sources (
@@ -113,7 +113,15 @@ const schemaSql = `
     visible_index INTEGER,
     -- How many spans the event is inside (0 outside all, and in runs without spans), for the
     -- timeline's indentation.
-    span_depth INTEGER NOT NULL DEFAULT 0
+    span_depth INTEGER NOT NULL DEFAULT 0,
+    -- The model a response names, as the provider wrote it; null when the trace names none.
+    model TEXT,
+    -- Who served a response (openai, anthropic, …), as the trace or its format says; null when unknown.
+    provider TEXT,
+    -- Of a response's input tokens, those written to the provider's prompt cache.
+    cache_write_tokens INTEGER,
+    -- Of a response's output tokens, those spent on reasoning.
+    reasoning_tokens INTEGER
   );
   CREATE TABLE tool_calls (
     id INTEGER PRIMARY KEY,

@@ -64,3 +64,13 @@ export function searchHitReader(db: Database.Database): (eventId: number) => Sea
   );
   return (eventId) => hit.get(eventId);
 }
+
+/** How many events of each run match FTS5 query `match`, runs in trace order. */
+export function searchRunCounts(db: Database.Database, match: string): { runPk: number; matches: number }[] {
+  return db
+    .prepare<[string], { runPk: number; matches: number }>(
+      `SELECT e.run_pk AS runPk, count(*) AS matches FROM search_index JOIN events e ON e.id = search_index.rowid
+       WHERE search_index MATCH ? GROUP BY e.run_pk ORDER BY e.run_pk`,
+    )
+    .all(match);
+}

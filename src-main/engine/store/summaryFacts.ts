@@ -5,6 +5,8 @@ import { responseEventsSql } from './runs';
 import { idList } from './sqlText';
 
 export interface SummaryCallSqlRow {
+  /** The run that issued it. */
+  run_pk: number;
   name: string;
   state: string | null;
   latency_ms: number | null;
@@ -14,7 +16,7 @@ export interface SummaryCallSqlRow {
 export function summaryCalls(db: Database.Database, sourceIds: readonly number[]): IterableIterator<SummaryCallSqlRow> {
   return prepared<[], SummaryCallSqlRow>(
     db,
-    `SELECT c.name, c.state, CASE WHEN a.type = 'tool_result' THEN a.latency_ms END AS latency_ms
+    `SELECT c.run_pk, c.name, c.state, CASE WHEN a.type = 'tool_result' THEN a.latency_ms END AS latency_ms
      FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id
      WHERE r.source_id IN (${idList(sourceIds)})`,
   ).iterate();

@@ -54,6 +54,12 @@ export interface EventSqlRow {
   visible_index: number | null;
   /** How many spans it is inside (shared/trace/spanTree.ts); 0 outside all, and in runs without spans. */
   span_depth: number;
+  /** Of a model response: the model it names and who served it, as the trace records them. */
+  model: string | null;
+  provider: string | null;
+  /** Of a model response: the input tokens written to the prompt cache, the output tokens spent on reasoning. */
+  cache_write_tokens: number | null;
+  reasoning_tokens: number | null;
 }
 
 /** A span of a run, keyed by its begin event (shared/trace/spanTree.ts); replaced as it grows. */
@@ -192,6 +198,10 @@ export const eventColumns: readonly (keyof EventSqlRow)[] = [
   'error_line',
   'visible_index',
   'span_depth',
+  'model',
+  'provider',
+  'cache_write_tokens',
+  'reasoning_tokens',
 ];
 const spanColumns: readonly (keyof SpanSqlRow)[] = [
   'begin_event_id',
@@ -330,6 +340,10 @@ export function encodeEvent(r: EventSqlRow): unknown[] {
     r.error_line,
     r.visible_index,
     r.span_depth,
+    r.model,
+    r.provider,
+    r.cache_write_tokens,
+    r.reasoning_tokens,
   ];
 }
 
@@ -373,6 +387,10 @@ export function decodeEvent(v: readonly unknown[]): EventSqlRow {
     error_line: v[31],
     visible_index: v[32],
     span_depth: v[33],
+    model: v[34],
+    provider: v[35],
+    cache_write_tokens: v[36],
+    reasoning_tokens: v[37],
   } as EventSqlRow;
 }
 

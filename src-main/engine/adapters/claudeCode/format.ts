@@ -141,7 +141,7 @@ function usageOf(raw: Record<string, unknown>): Record<string, unknown> {
     ...(output !== undefined ? { output_tokens: output } : {}),
     ...(cacheRead !== undefined ? { cached_input_tokens: cacheRead } : {}),
     ...(uncached !== undefined ? { uncached_input_tokens: uncached } : {}),
-    ...(cacheWrite !== undefined ? { cache_creation_input_tokens: cacheWrite } : {}),
+    ...(cacheWrite !== undefined ? { cache_write_tokens: cacheWrite } : {}),
   };
 }
 
@@ -510,6 +510,8 @@ class ClaudeCodeMapper implements FormatMapper {
       response_id: message.id,
       request_id: message.requestId,
       model: message.model,
+      // Claude Code's model calls go to Anthropic's Messages API (the session names no other provider).
+      provider: 'anthropic',
     });
     message.held.emitAfter({ event, typeRaw: message.apiError !== undefined ? 'assistant/api_error' : 'assistant', line: message.line }, emit);
     // The message stays referenced as the run's last word until the next one: keep only what that needs.

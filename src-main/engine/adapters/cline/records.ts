@@ -114,7 +114,7 @@ export function usageOf(info: Json): Json | undefined {
     ...(tokensOut !== undefined ? { output_tokens: tokensOut } : {}),
     ...(cacheReads !== undefined ? { cached_input_tokens: cacheReads } : {}),
     ...(tokensIn !== undefined ? { uncached_input_tokens: tokensIn } : {}),
-    ...(cacheWrites !== undefined ? { cache_creation_input_tokens: cacheWrites } : {}),
+    ...(cacheWrites !== undefined ? { cache_write_tokens: cacheWrites } : {}),
     ...(cost !== undefined ? { cost_usd: cost } : {}),
   };
 }

@@ -39,8 +39,10 @@ export class LegacyExecReader implements Reader {
           return undefined;
         }
         const config: RunConfig = { versions: {} };
-        if (text(value['model'])) config.model = text(value['model']);
-        if (text(value['provider'])) config.provider = text(value['provider']);
+        const model = nonEmptyText(value['model']);
+        const provider = nonEmptyText(value['provider']);
+        if (model !== undefined) config.model = loop.model = model;
+        if (provider !== undefined) config.provider = loop.provider = provider;
         for (const key of ['sandbox', 'approval', 'workdir', 'reasoning effort']) if (value[key] !== undefined) config[key] = value[key];
         loop.beginRun(config, source, true);
         return undefined;
@@ -52,7 +54,9 @@ export class LegacyExecReader implements Reader {
     const source: Source = { line, typeRaw: `msg/${type}`, ts: undefined };
     if (!loop.started) loop.beginRun({ versions: {} }, { ...source, typeRaw: 'derived/run_start' }, true);
     if (type === 'session_configured') {
-      loop.release({ runId: nonEmptyText(msg['session_id']), model: nonEmptyText(msg['model']) });
+      const model = nonEmptyText(msg['model']);
+      if (model !== undefined) loop.model = model;
+      loop.release({ runId: nonEmptyText(msg['session_id']), model });
       loop.unknown(source);
       return undefined;
     }

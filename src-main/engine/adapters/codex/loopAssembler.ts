@@ -16,7 +16,7 @@ import type { AdaptedEvent, Emit, MappedEvent } from '../formatAdapter';
 import { modelResponse, runEnd, runStart, toolCallNotExecuted, toolCallStart, toolResult, unknownEvent } from '../kit/events';
 import { nonEmptyText } from '../kit/jsonValues';
 import { emitOrHold, HeldEvents, StepBuilder } from '../kit/stepBuilder';
-import type { RunConfig, RunEnd, Source, ToolError } from './readerBasics';
+import { DEFAULT_CODEX_PROVIDER, type RunConfig, type RunEnd, type Source, type ToolError } from './readerBasics';
 import { RunStartHold, type RunStartPatch } from './runStartHold';
 
 type StepOutput = { text: string } | { reasoning: string } | { call: ToolCall } | { hosted: unknown };
@@ -63,6 +63,8 @@ export class LoopAssembler {
   runId: string;
   /** Model of the current step (rollouts: from the last `turn_context`). */
   model: string | undefined;
+  /** Who serves the session's model calls: the session's `model_provider` (a legacy config's `provider`), else Codex's default. */
+  provider: string = DEFAULT_CODEX_PROVIDER;
   turn = 0;
   private readonly startHold: RunStartHold;
   private step: OpenStep | null = null;
@@ -298,6 +300,7 @@ export class LoopAssembler {
       usage: step.usage,
       usage_scope: step.usageScope,
       model: step.model,
+      provider: this.provider,
       reasoning: step.reasoning.length > 0 ? step.reasoning.join('\n\n') : undefined,
       hosted_tools: step.hosted.length > 0 ? step.hosted : undefined,
     });

@@ -36,18 +36,31 @@ export function firstLine(text: string, max = 200): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-const usageKeys = ['input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_output_tokens', 'total_tokens'] as const;
+/**
+ * Codex's usage keys and their canonical names. Codex copies OpenAI's counts: `input_tokens`
+ * includes the cached ones, `output_tokens` the reasoning ones (`reasoning_output_tokens`).
+ */
+const usageKeys = [
+  ['input_tokens', 'input_tokens'],
+  ['cached_input_tokens', 'cached_input_tokens'],
+  ['output_tokens', 'output_tokens'],
+  ['reasoning_output_tokens', 'reasoning_tokens'],
+  ['total_tokens', 'total_tokens'],
+] as const;
 
-/** Codex token usage (`last_token_usage`, `turn.completed.usage`, old flat `token_count`) as written. */
+/** Codex token usage (`last_token_usage`, `turn.completed.usage`, old flat `token_count`) as written, under canonical names. */
 export function codexUsage(raw: unknown): Usage | undefined {
   if (!isRecord(raw)) return undefined;
   const usage: Usage = {};
-  for (const key of usageKeys) {
+  for (const [key, canonical] of usageKeys) {
     const value = finite(raw[key]);
-    if (value !== undefined && value >= 0) usage[key] = value;
+    if (value !== undefined && value >= 0) usage[canonical] = value;
   }
   return Object.keys(usage).length > 0 ? usage : undefined;
 }
+
+/** The provider of a Codex session that names none: Codex's default, OpenAI. */
+export const DEFAULT_CODEX_PROVIDER = 'openai';
 
 /** The file name without `.jsonl`; for a rollout, the session uuid at its end. */
 export function fallbackRunId(path: string): string {

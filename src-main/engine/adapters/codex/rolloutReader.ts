@@ -82,8 +82,12 @@ export class RolloutReader implements Reader {
     const id = text(payload['id']);
     if (id !== undefined && id !== '') this.loop.runId = id;
     const cliVersion = text(payload['cli_version']);
+    const provider = nonEmptyText(payload['model_provider']);
+    if (provider !== undefined) this.loop.provider = provider;
+    // Rollouts name the model in each turn_context; a session_meta that names one gives the first steps theirs.
+    this.loop.model ??= nonEmptyText(payload['model']);
     const config: RunConfig = {
-      ...defined({ provider: nonEmptyText(payload['model_provider']) }),
+      ...defined({ provider }),
       versions: cliVersion !== undefined ? { codex_cli: cliVersion } : {},
     };
     for (const key of ['originator', 'cwd', 'source'] as const) {

@@ -361,7 +361,7 @@ export function anthropicUsage(usage: unknown): Usage | undefined {
   if (input !== undefined || creation !== undefined || read !== undefined) result.input_tokens = (input ?? 0) + (creation ?? 0) + (read ?? 0);
   if (output !== undefined) result.output_tokens = output;
   if (read !== undefined) result.cached_input_tokens = read;
-  if (creation !== undefined) result['cache_creation_input_tokens'] = creation;
+  if (creation !== undefined) result.cache_write_tokens = creation;
   return Object.keys(result).length > 0 ? result : undefined;
 }
 
@@ -372,10 +372,14 @@ export function openAiUsage(usage: unknown): Usage | undefined {
   const output = count(usage['completion_tokens']) ?? count(usage['output_tokens']);
   const details = usage['prompt_tokens_details'] ?? usage['input_tokens_details'];
   const cached = isRecord(details) ? count(details['cached_tokens']) : undefined;
+  // Chat's completion_tokens and Responses' output_tokens include the reasoning tokens they detail.
+  const outputDetails = usage['completion_tokens_details'] ?? usage['output_tokens_details'];
+  const reasoning = isRecord(outputDetails) ? count(outputDetails['reasoning_tokens']) : undefined;
   const total = count(usage['total_tokens']);
   if (input !== undefined) result.input_tokens = input;
   if (output !== undefined) result.output_tokens = output;
   if (cached !== undefined) result.cached_input_tokens = cached;
+  if (reasoning !== undefined) result.reasoning_tokens = reasoning;
   if (total !== undefined) result.total_tokens = total;
   return Object.keys(result).length > 0 ? result : undefined;
 }

@@ -272,12 +272,13 @@ class HttpExchangeMapper implements FormatMapper {
       emit,
     );
 
+    const provider = providerOf(exchange.url, api);
     const request = modelRequest({
       run_id: runId,
       step,
       ts: requestTs,
       model: view.model,
-      provider: providerOf(exchange.url, api),
+      provider,
       system: view.system,
       messages: view.messages,
       tools: view.tools,
@@ -287,7 +288,7 @@ class HttpExchangeMapper implements FormatMapper {
     emit({ event: request, typeRaw: `${exchange.typeRaw}${noResponse}`, line });
 
     const responseTs = response === null ? undefined : isoOf(response['timestamp']);
-    const failed = this.emitResponse(thread, step, read, requestTs, responseTs, line, emit);
+    const failed = this.emitResponse(thread, step, read, { model: view.model, provider }, requestTs, responseTs, line, emit);
     if (hashes !== null && hashes.length > 0) {
       this.addState({
         thread,
@@ -316,11 +317,16 @@ class HttpExchangeMapper implements FormatMapper {
     if (sameHash.length === 0) this.statesByHash.delete(state.hash);
   }
 
-  /** Emits the model_response of an exchange; returns whether it failed to give a usable response. */
+  /**
+   * Emits the model_response of an exchange; returns whether it failed to give a usable response.
+   * `sentTo`: the model the request named and the provider it went to, which a response that names
+   * no model of its own (an error) was asked of.
+   */
   private emitResponse(
     thread: Thread,
     step: number,
     read: ReadResponse | null,
+    sentTo: { model: string | undefined; provider: string },
     requestTs: string | undefined,
     responseTs: string | undefined,
     line: LineRef,
@@ -343,13 +349,22 @@ class HttpExchangeMapper implements FormatMapper {
         incomplete_reason: [error.status !== undefined ? `HTTP ${error.status}` : 'API error', error.type ?? error.code].filter(Boolean).join(' '),
         api_error: error,
         latency_ms: latencyMs,
+        model: sentTo.model,
+        provider: sentTo.provider,
       });
       emit({ event, typeRaw: `response ${error.status ?? 'error'}`, line });
       thread.last = { kind: 'api_error', line, ts, error };
       return true;
     }
     if (read.kind === 'unreadable') {
-      const event = modelResponse({ ...base, outcome: 'incomplete', incomplete_reason: read.reason, latency_ms: latencyMs });
+      const event = modelResponse({
+        ...base,
+        outcome: 'incomplete',
+        incomplete_reason: read.reason,
+        latency_ms: latencyMs,
+        model: sentTo.model,
+        provider: sentTo.provider,
+      });
       emit({ event, typeRaw: 'response (unreadable)', line });
       thread.last = { kind: 'unreadable', line, ts };
       return true;
@@ -367,7 +382,8 @@ class HttpExchangeMapper implements FormatMapper {
       usage: view.usage,
       latency_ms: latencyMs,
       response_id: view.responseId,
-      model: view.model,
+      model: view.model ?? sentTo.model,
+      provider: sentTo.provider,
       api_error: view.apiError,
     });
     emit({ event, typeRaw: `response ${read.streamed ? '(SSE)' : '(JSON)'}`, line });

@@ -20,6 +20,12 @@ export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/** A finite number of zero or more: a count (of tokens, say), anything else left out rather than guessed. */
+export function nonNegative(value: unknown): number | undefined {
+  const number = finite(value);
+  return number !== undefined && number >= 0 ? number : undefined;
+}
+
 /** A finite number greater than zero. */
 export function positive(value: unknown): number | undefined {
   const number = finite(value);

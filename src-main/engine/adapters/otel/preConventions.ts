@@ -120,6 +120,8 @@ export function withGenAiAttributes(span: OtelSpan): OtelSpan {
     'gen_ai.usage.input_tokens': first(attributes, 'llm.token_count.prompt', 'llm.usage.prompt_tokens'),
     'gen_ai.usage.output_tokens': first(attributes, 'llm.token_count.completion', 'llm.usage.completion_tokens'),
     'gen_ai.usage.cache_read.input_tokens': first(attributes, 'llm.token_count.prompt_details.cache_read'),
+    'gen_ai.usage.cache_creation.input_tokens': first(attributes, 'llm.token_count.prompt_details.cache_write'),
+    'gen_ai.usage.reasoning.output_tokens': first(attributes, 'llm.token_count.completion_details.reasoning'),
     'gen_ai.input.messages': messagesUnder(attributes, 'llm.input_messages.', 'gen_ai.prompt.', 'llm.prompts.'),
     'gen_ai.output.messages': messagesUnder(attributes, 'llm.output_messages.', 'gen_ai.completion.', 'llm.completions.'),
     'gen_ai.tool.definitions': toolDefinitions(attributes),

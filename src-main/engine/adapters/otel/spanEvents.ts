@@ -86,9 +86,28 @@ export function modelResponseOf(span: OtelSpan, runId: string, step: number | un
     'gen_ai.usage.cache_read_input_tokens',
     'gen_ai.usage.input_tokens.cached',
   );
-  const usage = definedIfAny({ input_tokens: inputTokens, output_tokens: outputTokens, cached_input_tokens: cachedTokens });
+  const cacheWriteTokens = numberAttr(
+    attributes,
+    'gen_ai.usage.cache_creation.input_tokens',
+    'gen_ai.usage.cache_creation_input_tokens',
+    'gen_ai.usage.input_tokens.cache_write',
+  );
+  const reasoningTokens = numberAttr(
+    attributes,
+    'gen_ai.usage.reasoning.output_tokens',
+    'gen_ai.usage.reasoning_tokens',
+    'gen_ai.usage.output_tokens.reasoning',
+  );
+  const usage = definedIfAny({
+    input_tokens: inputTokens,
+    output_tokens: outputTokens,
+    cached_input_tokens: cachedTokens,
+    cache_write_tokens: cacheWriteTokens,
+    reasoning_tokens: reasoningTokens,
+  });
   const responseId = stringAttr(attributes, 'gen_ai.response.id');
-  const model = stringAttr(attributes, 'gen_ai.response.model');
+  const model = stringAttr(attributes, 'gen_ai.response.model') ?? stringAttr(attributes, 'gen_ai.request.model');
+  const provider = stringAttr(attributes, 'gen_ai.provider.name') ?? stringAttr(attributes, 'gen_ai.system');
   const failed = span.statusCode === 'ERROR';
   const error = failed ? errorOf(span) : undefined;
   return modelResponse({
@@ -109,6 +128,7 @@ export function modelResponseOf(span: OtelSpan, runId: string, step: number | un
     latency_ms: span.start !== null ? Math.max(0, (span.end!.micros - span.start.micros) / 1000) : undefined,
     response_id: responseId,
     model,
+    provider,
   });
 }
 

@@ -46,6 +46,7 @@ function anthropicUsage(usage: Record<string, unknown>, previous: Usage | undefi
   if (input !== undefined || read !== undefined || creation !== undefined) {
     result.input_tokens = (input ?? 0) + (read ?? 0) + (creation ?? 0);
     if (read !== undefined) result.cached_input_tokens = read;
+    if (creation !== undefined) result.cache_write_tokens = creation;
   }
   // message_delta's output_tokens is the running total: the last one counts.
   if (output !== undefined) result.output_tokens = output;
@@ -111,7 +112,7 @@ export function mapAnthropicEvent(log: StreamLog, value: Record<string, unknown>
     if (!isRecord(message) || typeof message['id'] !== 'string') return { reason: 'message_start without a message id' };
     // A message that never reached message_stop was cut where the next one starts.
     if (response !== undefined) log.close(emit, response);
-    response = log.start(KEY, message['id'], line, type, undefined, typeof message['model'] === 'string' ? message['model'] : undefined);
+    response = log.start(KEY, message['id'], line, type, undefined, typeof message['model'] === 'string' ? message['model'] : undefined, 'anthropic');
     if (isRecord(message['usage'])) response.usage = anthropicUsage(message['usage'], undefined);
     if (typeof message['stop_reason'] === 'string') response.finishReason = message['stop_reason'];
     const content = message['content'];

@@ -19,6 +19,9 @@ export function isChatChunk(value: Record<string, unknown>): boolean {
 function chatUsage(usage: Record<string, unknown>): Usage {
   const details = usage['prompt_tokens_details'];
   const cached = isRecord(details) ? count(details['cached_tokens']) : undefined;
+  // completion_tokens includes the reasoning tokens it details.
+  const outputDetails = usage['completion_tokens_details'];
+  const reasoning = isRecord(outputDetails) ? count(outputDetails['reasoning_tokens']) : undefined;
   const input = count(usage['prompt_tokens']) ?? count(usage['input_tokens']);
   const output = count(usage['completion_tokens']) ?? count(usage['output_tokens']);
   const total = count(usage['total_tokens']);
@@ -26,6 +29,7 @@ function chatUsage(usage: Record<string, unknown>): Usage {
     ...(input !== undefined ? { input_tokens: input } : {}),
     ...(output !== undefined ? { output_tokens: output } : {}),
     ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
     ...(total !== undefined ? { total_tokens: total } : {}),
   };
 }
@@ -106,7 +110,7 @@ export function mapChatChunk(log: StreamLog, value: Record<string, unknown>, lin
     if (other.key !== key && other.key.startsWith('chat:') && other.ended) log.close(emit, other);
   }
   if (response === undefined) {
-    response = log.start(key, id, line, CHAT_CHUNK, ts, typeof value['model'] === 'string' ? value['model'] : undefined);
+    response = log.start(key, id, line, CHAT_CHUNK, ts, typeof value['model'] === 'string' ? value['model'] : undefined, 'openai');
     choiceState.set(response, { seen: new Set(), finished: new Set() });
   }
   const fragment: FragmentFields = {};

@@ -41,6 +41,8 @@ export interface OpenResponse {
   anchorTypeRaw: string;
   ts: string | undefined;
   model: string | undefined;
+  /** Whose API the stream is: a chunk log names no provider, its shape does (OpenAI's chunks, Anthropic's events). */
+  provider: string;
   text: string;
   refusal: string;
   calls: Map<string, AssembledCall>;
@@ -143,7 +145,15 @@ export class StreamLog {
     return this.closedIds.includes(responseId);
   }
 
-  start(key: string, responseId: string, anchor: LineRef, anchorTypeRaw: string, ts: string | undefined, model: string | undefined): OpenResponse {
+  start(
+    key: string,
+    responseId: string,
+    anchor: LineRef,
+    anchorTypeRaw: string,
+    ts: string | undefined,
+    model: string | undefined,
+    provider: string,
+  ): OpenResponse {
     const response: OpenResponse = {
       key,
       responseId,
@@ -152,6 +162,7 @@ export class StreamLog {
       anchorTypeRaw,
       ts,
       model,
+      provider,
       text: '',
       refusal: '',
       calls: new Map(),
@@ -222,6 +233,7 @@ export class StreamLog {
       usage: response.usage,
       response_id: response.responseId,
       model: response.model,
+      provider: response.provider,
     });
     const results = response.results.emitAfter({ event, typeRaw: response.anchorTypeRaw, line: response.anchor }, emit);
     const answered = new Set<string>();

@@ -40,10 +40,14 @@ function responsesUsage(usage: Record<string, unknown>): Usage {
   const total = count(usage['total_tokens']);
   const details = usage['input_tokens_details'];
   const cached = isRecord(details) ? count(details['cached_tokens']) : undefined;
+  // output_tokens includes the reasoning tokens it details.
+  const outputDetails = usage['output_tokens_details'];
+  const reasoning = isRecord(outputDetails) ? count(outputDetails['reasoning_tokens']) : undefined;
   return {
     ...(input !== undefined ? { input_tokens: input } : {}),
     ...(output !== undefined ? { output_tokens: output } : {}),
     ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
     ...(total !== undefined ? { total_tokens: total } : {}),
   };
 }
@@ -169,7 +173,7 @@ function mapResponseStart(log: StreamLog, current: OpenResponse | undefined, typ
   }
   // A response that never completed was cut where the next one starts.
   if (current !== undefined) log.close(emit, current);
-  const response = log.start(KEY, body['id'], line, type, ts, typeof body['model'] === 'string' ? body['model'] : undefined);
+  const response = log.start(KEY, body['id'], line, type, ts, typeof body['model'] === 'string' ? body['model'] : undefined, 'openai');
   itemKeys.set(response, new Map());
   log.fragment(emit, response, line, type, defined({ ts }));
   return undefined;

@@ -692,7 +692,8 @@ describe('otel: attribute families that came before the GenAI conventions', () =
       responses.map((response) => [response['run_id'], response['step'], response['model'], response['finish_reason'], response['text'], response['usage']]),
       [
         [TRACE, 1, 'gpt-4o-2024-08-06', 'tool_calls', null, { input_tokens: 90, output_tokens: 11 }],
-        ['bb11bb22cc33dd44ee55ff6600778899', 1, undefined, 'stop_sequence', 'Hello.', { input_tokens: 8, output_tokens: 3 }],
+        // No response model recorded: the response names the model the request asked for.
+        ['bb11bb22cc33dd44ee55ff6600778899', 1, 'claude-2.1', 'stop_sequence', 'Hello.', { input_tokens: 8, output_tokens: 3 }],
       ],
     );
     assert.deepEqual(responses[0]?.['tool_calls'], [{ call_id: 'call_7', name: 'lookup', arguments: '{"id": 7}' }]);

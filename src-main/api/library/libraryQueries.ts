@@ -1,0 +1,406 @@
+/**
+ * The library's reads (docs/semantics.md §18): its runs under a filter, paged and sorted; what
+ * they add up to; their failure signatures. Every view of the start page reads the same filter,
+ * turned into one SQL condition here, so that a count and the rows it counts never disagree.
+ */
+import type Database from 'better-sqlite3';
+import type { ApiParsedRequest, ApiResponse } from '../../../shared/api';
+import type { LibraryAggregates, LibraryDistribution, LibraryFilter, LibraryRun, LibrarySort } from '../../../shared/library/libraryApi';
+import { nearestRankPercentile } from '../../../shared/latencyStats';
+import { runsOverTime } from '../../../shared/library/runsOverTime';
+import type { FindingKind } from '../../../shared/report';
+import type { RunStatus } from '../../../shared/trace/runStatus';
+
+/** The statuses of a run that ended without doing its work (docs/semantics.md §2): what the over-time chart counts as failed. */
+const endedBadly: ReadonlySet<RunStatus> = new Set(['budget_exceeded', 'protocol_error', 'refused', 'failed', 'cancelled', 'unterminated']);
+
+interface Condition {
+  sql: string;
+  parameters: Record<string, string>;
+}
+
+/** The filter as a condition on `runs r`; `except` leaves one field out (a facet counts under the others). */
+function filterCondition(filter: LibraryFilter, except?: keyof LibraryFilter): Condition {
+  const clauses: string[] = [];
+  const parameters: Record<string, string> = {};
+  const use = <K extends keyof LibraryFilter>(field: K): LibraryFilter[K] | undefined => (field === except ? undefined : filter[field]);
+  const status = use('status');
+  if (status !== undefined) {
+    clauses.push('r.status = @status');
+    parameters['status'] = status;
+  }
+  const kind = use('findingKind');
+  if (kind !== undefined) {
+    clauses.push('EXISTS (SELECT 1 FROM findings f WHERE f.run_row = r.id AND f.kind = @kind)');
+    parameters['kind'] = kind;
+  }
+  const format = use('format');
+  if (format !== undefined) {
+    clauses.push('r.format = @format');
+    parameters['format'] = format;
+  }
+  const model = use('model');
+  if (model !== undefined) {
+    clauses.push('EXISTS (SELECT 1 FROM run_models m WHERE m.run_row = r.id AND m.model = @model)');
+    parameters['model'] = model;
+  }
+  const directory = use('directory');
+  if (directory !== undefined) {
+    // The directory itself and any under it; a prefix compare, not LIKE, so `_` and `%` in a path are plain.
+    const withSlash = directory.endsWith('/') ? directory : `${directory}/`;
+    clauses.push("(r.directory = @directory OR substr(r.directory || '/', 1, length(@directoryPrefix)) = @directoryPrefix)");
+    parameters['directory'] = directory.replace(/\/+$/, '') || '/';
+    parameters['directoryPrefix'] = withSlash;
+  }
+  const from = use('from');
+  if (from !== undefined) {
+    clauses.push('r.started_day >= @from');
+    parameters['from'] = from;
+  }
+  const to = use('to');
+  if (to !== undefined) {
+    clauses.push('r.started_day <= @to');
+    parameters['to'] = to;
+  }
+  const text = use('text');
+  if (text !== undefined) {
+    clauses.push(
+      "(instr(lower(r.run_id), @text) > 0 OR instr(lower(r.file), @text) > 0 OR instr(lower(ifnull(r.task, '')), @text) > 0 OR instr(lower(r.models), @text) > 0)",
+    );
+    parameters['text'] = text.toLowerCase();
+  }
+  const signature = use('signature');
+  if (signature !== undefined) {
+    clauses.push('EXISTS (SELECT 1 FROM findings f WHERE f.run_row = r.id AND f.signature_key = @signature)');
+    parameters['signature'] = signature;
+  }
+  return { sql: clauses.length === 0 ? '1' : clauses.join(' AND '), parameters };
+}
+
+const sortColumns: Record<LibrarySort, string> = {
+  started: 'r.started_at',
+  file: 'r.file',
+  status: 'r.status',
+  steps: 'r.steps',
+  tool_calls: 'r.tool_calls',
+  findings: '(r.errors * 1000000 + r.warnings * 1000 + r.infos)',
+  input_tokens: 'r.input_tokens',
+  output_tokens: 'r.output_tokens',
+  cost: 'r.cost_usd',
+  duration: 'r.duration_ms',
+};
+
+interface LibraryRunSqlRow {
+  id: number;
+  trace_id: string;
+  trace_path: string;
+  run_pk: number;
+  run_id: string;
+  file: string;
+  directory: string;
+  format: string;
+  status: RunStatus;
+  models: string;
+  provider: string | null;
+  task: string | null;
+  started_at: string | null;
+  duration_ms: number | null;
+  steps: number;
+  tool_calls: number;
+  tool_errors: number;
+  errors: number;
+  warnings: number;
+  infos: number;
+  finding_kinds: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
+  cost_usd: number | null;
+  unpriced_responses: number;
+  wasted_usd: number | null;
+  sub_agent_cost_usd: number | null;
+  parent_run_id: string | null;
+}
+
+function toLibraryRun(row: LibraryRunSqlRow): LibraryRun {
+  return {
+    traceId: row.trace_id,
+    runPk: row.run_pk,
+    runId: row.run_id,
+    file: row.file,
+    tracePath: row.trace_path,
+    directory: row.directory,
+    format: row.format,
+    status: row.status,
+    models: JSON.parse(row.models) as string[],
+    provider: row.provider,
+    task: row.task,
+    startedAt: row.started_at,
+    durationMs: row.duration_ms,
+    steps: row.steps,
+    toolCalls: row.tool_calls,
+    toolErrors: row.tool_errors,
+    findings: { error: row.errors, warning: row.warnings, info: row.infos },
+    findingKinds: JSON.parse(row.finding_kinds) as FindingKind[],
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cachedTokens: row.cached_tokens,
+    reasoningTokens: row.reasoning_tokens,
+    costUsd: row.cost_usd,
+    unpricedResponses: row.unpriced_responses,
+    wastedUsd: row.wasted_usd,
+    subAgentCostUsd: row.sub_agent_cost_usd,
+    parentRunId: row.parent_run_id,
+  };
+}
+
+export function libraryRuns(db: Database.Database, request: ApiParsedRequest<'libraryRuns'>): ApiResponse<'libraryRuns'> {
+  const condition = filterCondition(request.filter);
+  const total = db.prepare<Record<string, string>, number>(`SELECT count(*) FROM runs r WHERE ${condition.sql}`).pluck().get(condition.parameters) ?? 0;
+  const direction = request.descending ? 'DESC' : 'ASC';
+  // Runs without the measure sort last either way; ties in file order.
+  const column = sortColumns[request.sort];
+  const rows = db
+    .prepare<Record<string, string | number>, LibraryRunSqlRow>(
+      `SELECT r.*, f.trace_id, f.path AS trace_path FROM runs r JOIN files f ON f.id = r.file_id
+       WHERE ${condition.sql}
+       ORDER BY ${column} IS NULL, ${column} ${direction}, r.file, r.run_pk
+       LIMIT @limit OFFSET @offset`,
+    )
+    .all({ ...condition.parameters, limit: request.limit, offset: request.offset });
+  return { total, offset: request.offset, rows: rows.map(toLibraryRun) };
+}
+
+/** Buckets doubling in width from the smallest positive value: a long tail (one run of 10× the rest) stays readable. */
+function histogram(sorted: readonly number[]): LibraryDistribution['buckets'] {
+  if (sorted.length === 0) return [];
+  const max = sorted.at(-1) ?? 0;
+  const positive = sorted.find((value) => value > 0);
+  if (positive === undefined || max <= 0) return [{ from: 0, to: 0, runs: sorted.length }];
+  // At most 24 buckets: from the first power of two at or below the smallest positive value.
+  let lower = 2 ** Math.floor(Math.log2(positive));
+  if (max / lower > 2 ** 24) lower = max / 2 ** 24;
+  const buckets: LibraryDistribution['buckets'] = [];
+  const zeros = sorted.filter((value) => value <= 0).length;
+  if (zeros > 0) buckets.push({ from: 0, to: 0, runs: zeros });
+  let index = zeros;
+  for (let from = lower; index < sorted.length; from *= 2) {
+    const to = from * 2;
+    let runs = 0;
+    while (index < sorted.length && (sorted[index] ?? 0) < to) {
+      runs += 1;
+      index += 1;
+    }
+    buckets.push({ from, to, runs });
+  }
+  return buckets;
+}
+
+function distributionOf(values: readonly (number | null)[]): LibraryDistribution {
+  const sorted = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
+  return {
+    runs: sorted.length,
+    total: sorted.reduce((sum, value) => sum + value, 0),
+    p50: nearestRankPercentile(sorted, 50),
+    p95: nearestRankPercentile(sorted, 95),
+    max: sorted.at(-1) ?? null,
+    buckets: histogram(sorted),
+  };
+}
+
+function facet(db: Database.Database, filter: LibraryFilter, field: 'format' | 'model' | 'directory'): LibraryAggregates['facets']['formats'] {
+  const condition = filterCondition(filter, field);
+  const sql =
+    field === 'model'
+      ? `SELECT m.model AS value, count(DISTINCT r.id) AS runs FROM runs r JOIN run_models m ON m.run_row = r.id WHERE ${condition.sql} GROUP BY m.model`
+      : `SELECT r.${field} AS value, count(*) AS runs FROM runs r WHERE ${condition.sql} GROUP BY r.${field}`;
+  return db.prepare<Record<string, string>, { value: string; runs: number }>(`${sql} ORDER BY runs DESC, value LIMIT 200`).all(condition.parameters);
+}
+
+/**
+ * Each tool's calls, errors and latency percentiles over the filtered runs, in SQL: a library of
+ * thousands of traces has hundreds of thousands of calls, which are not carried into JavaScript.
+ * Percentiles are nearest-rank (a latency some call really had), as everywhere (§11): the value at
+ * rank ⌈p·n⌉ of the tool's n timed calls.
+ */
+function toolTallies(db: Database.Database, where: string, parameters: Record<string, string>): LibraryAggregates['tools'] {
+  const counts = db
+    .prepare<Record<string, string>, { tool: string; calls: number; errors: number }>(
+      `SELECT c.tool, count(*) AS calls, sum(c.state = 'error') AS errors FROM calls c JOIN runs r ON r.id = c.run_row ${where} GROUP BY c.tool`,
+    )
+    .all(parameters);
+  const percentiles = db
+    .prepare<Record<string, string>, { tool: string; p50: number | null; p95: number | null }>(
+      `SELECT tool, max(CASE WHEN n = (total * 50 + 99) / 100 THEN latency_ms END) AS p50, max(CASE WHEN n = (total * 95 + 99) / 100 THEN latency_ms END) AS p95
+       FROM (SELECT c.tool, c.latency_ms, row_number() OVER (PARTITION BY c.tool ORDER BY c.latency_ms) AS n, count(*) OVER (PARTITION BY c.tool) AS total
+             FROM calls c JOIN runs r ON r.id = c.run_row ${where} AND c.latency_ms IS NOT NULL)
+       GROUP BY tool`,
+    )
+    .all(parameters);
+  const latency = new Map(percentiles.map((row) => [row.tool, row]));
+  return counts
+    .map((row) => ({
+      name: row.tool,
+      calls: row.calls,
+      errors: row.errors,
+      errorRate: row.errors / row.calls,
+      p50Ms: latency.get(row.tool)?.p50 ?? null,
+      p95Ms: latency.get(row.tool)?.p95 ?? null,
+    }))
+    .sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name));
+}
+
+/** How many times the library's rows have changed (libraryWriter.ts). */
+function generation(db: Database.Database): string {
+  return db.prepare<[], string>("SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? '0';
+}
+
+/**
+ * The unfiltered aggregates as last stored for the current rows, else computed and (when `db` can be
+ * written: the library worker) stored: what the start page asks first, answered without a scan of
+ * every call when nothing changed since.
+ */
+export function storedAggregates(db: Database.Database): ApiResponse<'libraryAggregates'> {
+  const current = generation(db);
+  const stored = db.prepare<[], string>("SELECT value FROM meta WHERE key = 'aggregates'").pluck().get();
+  if (stored !== undefined) {
+    const snapshot = JSON.parse(stored) as { generation: string; aggregates: ApiResponse<'libraryAggregates'> };
+    if (snapshot.generation === current) return snapshot.aggregates;
+  }
+  const aggregates = computeAggregates(db, {});
+  if (!db.readonly) db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('aggregates', ?)").run(JSON.stringify({ generation: current, aggregates }));
+  return aggregates;
+}
+
+export function libraryAggregates(db: Database.Database, request: ApiParsedRequest<'libraryAggregates'>): ApiResponse<'libraryAggregates'> {
+  return isUnfiltered(request.filter) ? storedAggregates(db) : computeAggregates(db, request.filter);
+}
+
+function isUnfiltered(filter: LibraryFilter): boolean {
+  return Object.values(filter).every((value) => value === undefined);
+}
+
+function computeAggregates(db: Database.Database, filter: LibraryFilter): ApiResponse<'libraryAggregates'> {
+  const condition = filterCondition(filter);
+  const where = `WHERE ${condition.sql}`;
+  const parameters = condition.parameters;
+  const measures = db
+    .prepare<
+      Record<string, string>,
+      {
+        status: RunStatus;
+        file_id: number;
+        input_tokens: number | null;
+        output_tokens: number | null;
+        cost_usd: number | null;
+        wasted_usd: number | null;
+        duration_ms: number | null;
+        steps: number;
+        started_day: string | null;
+      }
+    >(`SELECT r.status, r.file_id, r.input_tokens, r.output_tokens, r.cost_usd, r.wasted_usd, r.duration_ms, r.steps, r.started_day FROM runs r ${where}`)
+    .all(parameters);
+  const byStatus = new Map<RunStatus, number>();
+  const days = new Map<string, { runs: number; failed: number }>();
+  for (const run of measures) {
+    byStatus.set(run.status, (byStatus.get(run.status) ?? 0) + 1);
+    if (run.started_day === null) continue;
+    const day = days.get(run.started_day) ?? { runs: 0, failed: 0 };
+    day.runs += 1;
+    if (endedBadly.has(run.status)) day.failed += 1;
+    days.set(run.started_day, day);
+  }
+  const findingsByKind = db
+    .prepare<Record<string, string>, { kind: FindingKind; findings: number; runs: number }>(
+      `SELECT f.kind, count(*) AS findings, count(DISTINCT f.run_row) AS runs FROM findings f JOIN runs r ON r.id = f.run_row ${where}
+       GROUP BY f.kind ORDER BY runs DESC, findings DESC, f.kind`,
+    )
+    .all(parameters);
+  const tools = toolTallies(db, where, parameters);
+  return {
+    runs: measures.length,
+    traces: new Set(measures.map((run) => run.file_id)).size,
+    byStatus: [...byStatus].map(([status, runs]) => ({ status, runs })).sort((a, b) => b.runs - a.runs || a.status.localeCompare(b.status)),
+    findingsByKind,
+    tools,
+    perRun: {
+      inputTokens: distributionOf(measures.map((run) => run.input_tokens)),
+      outputTokens: distributionOf(measures.map((run) => run.output_tokens)),
+      costUsd: distributionOf(measures.map((run) => run.cost_usd)),
+      wastedUsd: distributionOf(measures.map((run) => run.wasted_usd)),
+      durationMs: distributionOf(measures.map((run) => run.duration_ms)),
+      steps: distributionOf(measures.map((run) => run.steps)),
+    },
+    overTime: runsOverTime([...days].map(([day, counts]) => ({ day, ...counts }))),
+    facets: { formats: facet(db, filter, 'format'), models: facet(db, filter, 'model'), directories: facet(db, filter, 'directory') },
+  };
+}
+
+export function librarySignatures(db: Database.Database, request: ApiParsedRequest<'librarySignatures'>): ApiResponse<'librarySignatures'> {
+  const condition = filterCondition(request.filter);
+  const where = `WHERE ${condition.sql}`;
+  const totalRuns = db.prepare<Record<string, string>, number>(`SELECT count(*) FROM runs r ${where}`).pluck().get(condition.parameters) ?? 0;
+  const groups = db
+    .prepare<
+      Record<string, string | number>,
+      {
+        key: string;
+        kind: FindingKind;
+        tool: string | null;
+        text: string;
+        findings: number;
+        runs: number;
+        first_seen: string | null;
+        last_seen: string | null;
+        example: number;
+      }
+    >(
+      `SELECT f.signature_key AS key, f.kind, f.tool, f.signature_text AS text, count(*) AS findings, count(DISTINCT f.run_row) AS runs,
+              min(r.started_at) AS first_seen, max(r.started_at) AS last_seen, min(f.id) AS example
+       FROM findings f JOIN runs r ON r.id = f.run_row ${where}
+       GROUP BY f.signature_key ORDER BY runs DESC, findings DESC, f.signature_key`,
+    )
+    .all(condition.parameters);
+  const example = db.prepare<[number], { trace_id: string; run_pk: number; run_id: string; file: string; line: number | null }>(
+    'SELECT fl.trace_id, r.run_pk, r.run_id, r.file, f.line FROM findings f JOIN runs r ON r.id = f.run_row JOIN files fl ON fl.id = r.file_id WHERE f.id = ?',
+  );
+  const listed = groups.slice(request.offset, request.offset + request.limit);
+  return {
+    total: groups.length,
+    offset: request.offset,
+    rows: listed.flatMap((group) => {
+      const first = example.get(group.example);
+      if (first === undefined) return [];
+      return [
+        {
+          key: group.key,
+          kind: group.kind,
+          tool: group.tool,
+          text: group.text,
+          findings: group.findings,
+          runs: group.runs,
+          share: totalRuns === 0 ? 0 : group.runs / totalRuns,
+          firstSeen: group.first_seen,
+          lastSeen: group.last_seen,
+          example: { traceId: first.trace_id, runPk: first.run_pk, runId: first.run_id, file: first.file, line: first.line },
+        },
+      ];
+    }),
+  };
+}
+
+/** The trace file the library knows by this id; undefined when it knows none. */
+export function libraryTracePath(db: Database.Database, traceId: string): string | undefined {
+  return db.prepare<[string], string>("SELECT path FROM files WHERE trace_id = ? AND state = 'indexed'").pluck().get(traceId);
+}
+
+/** The indexed traces, in path order, with the databases a search across the library reads. */
+export function libraryTraces(db: Database.Database): { traceId: string; path: string; dbPath: string; sourceIds: number[] }[] {
+  return db
+    .prepare<[], { trace_id: string; path: string; db_path: string; source_ids: string }>(
+      "SELECT trace_id, path, db_path, source_ids FROM files WHERE state = 'indexed' AND db_path IS NOT NULL ORDER BY path",
+    )
+    .all()
+    .map((row) => ({ traceId: row.trace_id, path: row.path, dbPath: row.db_path, sourceIds: JSON.parse(row.source_ids) as number[] }));
+}
