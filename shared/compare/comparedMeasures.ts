@@ -25,7 +25,7 @@ export function formatChange(value: number | null, format: (magnitude: number) =
 
 const orDash = (value: number | null, format: (value: number) => string): string => (value === null ? '—' : format(value));
 
-/** Findings, steps, tool calls, tokens, recorded cost and duration; the status is left to each reader (a badge in the app). */
+/** Findings, steps, tool calls, tokens, cost (docs/semantics.md §19) and duration; the status is left to each reader (a badge in the app). */
 export function comparedMeasures(report: CompareReport): ComparedMeasure[] {
   const { a, b, delta } = report;
   const measure = (label: string, value: (run: ComparedRun) => string, change: string): ComparedMeasure => ({ label, a: value(a), b: value(b), change });
@@ -35,7 +35,7 @@ export function comparedMeasures(report: CompareReport): ComparedMeasure[] {
     measure('Tool calls', (run) => formatCount(run.tool_calls), formatChange(delta.tool_calls, formatCount)),
     measure('Input tokens', (run) => orDash(run.input_tokens, formatCount), formatChange(delta.input_tokens, formatCount)),
     measure('Output tokens', (run) => orDash(run.output_tokens, formatCount), formatChange(delta.output_tokens, formatCount)),
-    measure('Cost (recorded)', (run) => (run.cost_usd === null ? 'not recorded' : formatUsd(run.cost_usd)), formatChange(delta.cost_usd, formatUsd)),
+    measure('Cost', (run) => (run.cost_usd === null ? 'no price' : formatUsd(run.cost_usd)), formatChange(delta.cost_usd, formatUsd)),
     measure('Duration', (run) => orDash(run.duration_ms, formatDuration), formatChange(delta.duration_ms, formatDuration)),
   ];
 }

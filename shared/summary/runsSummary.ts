@@ -1,7 +1,7 @@
 /**
  * What many runs add up to (docs/semantics.md §17): runs by status, findings by kind, failure
  * signatures across runs (§15), each tool's calls, error rate and latency, and the distributions
- * of tokens, recorded cost and duration per run. `analyze --summary` prints it; `analyze --json`
+ * of tokens, cost (§19) and duration per run. `analyze --summary` prints it; `analyze --json`
  * carries it as `summary`.
  */
 import { z } from 'zod';
@@ -74,7 +74,7 @@ export interface SummarizedRun {
   started_at: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
-  /** Cost the trace recorded for the run; null when it records none. */
+  /** The run's cost (docs/semantics.md §19: recorded, else priced); null when no response has one. */
   cost_usd: number | null;
   duration_ms: number | null;
 }

@@ -226,6 +226,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
       return (await queries.compare(
         { trace: a.readyTrace(), runPk: request.runPkA },
         { trace: b.readyTrace(), runPk: request.runPkB },
+        options.userPrices,
       )) as ApiResponse<'compareRuns'>;
     },
   } satisfies Partial<Handlers>;

@@ -9,6 +9,7 @@ import { ApiError } from './apiError';
 import type { SourceSummary } from './queries';
 import { queryReplySchema, type LibraryQueryMethod, type QueryMethod, type QueryRequest, type QueryTrace } from './queryProtocol';
 import { apiErrorCodes, type ApiErrorCode } from '../../shared/api';
+import type { UserPrices } from '../../shared/cost/userPrices';
 
 /**
  * Where the worker's entry file is, as engine/workers/workerUrl.ts finds the engine's: beside this
@@ -42,8 +43,8 @@ export class QueryClient {
   }
 
   /** Run `a.runPk` of trace `a.trace` and run `b.runPk` of `b.trace` side by side. */
-  compare(a: { trace: QueryTrace; runPk: number }, b: { trace: QueryTrace; runPk: number }): Promise<unknown> {
-    return this.send((id) => ({ kind: 'compare', id, a, b }));
+  compare(a: { trace: QueryTrace; runPk: number }, b: { trace: QueryTrace; runPk: number }, userPrices: UserPrices | undefined): Promise<unknown> {
+    return this.send((id) => ({ kind: 'compare', id, a, b, ...(userPrices !== undefined ? { userPrices } : {}) }));
   }
 
   library(method: LibraryQueryMethod, libraryDbPath: string, request: unknown): Promise<unknown> {

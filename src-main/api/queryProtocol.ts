@@ -1,5 +1,6 @@
 /** Messages between the API host and its query worker, validated on arrival. */
 import { z } from 'zod';
+import { userPricesSchema } from '../../shared/cost/userPrices';
 import type { ApiMethod } from '../../shared/api';
 
 /** The API methods answered from a trace database (the others are the host's own: traces, dialogs, recent files). */
@@ -57,6 +58,8 @@ export const queryRequestSchema = z.discriminatedUnion('kind', [
     id: z.number().int(),
     a: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
     b: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
+    /** The user price file's prices (docs/semantics.md §18), when the host has one. */
+    userPrices: userPricesSchema.optional(),
   }),
   /** The format and counts of an ingested trace (for its summary). */
   z.object({ kind: z.literal('summary'), id: z.number().int(), trace: queryTraceSchema }),

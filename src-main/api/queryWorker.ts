@@ -114,6 +114,7 @@ parentPort?.on('message', (raw: unknown) => {
         compareTwoRuns(
           { db: connection(message.a.trace.dbPath), scope: scopeOf(message.a.trace), runPk: message.a.runPk },
           { db: connection(message.b.trace.dbPath), scope: scopeOf(message.b.trace), runPk: message.b.runPk },
+          message.userPrices,
         ),
       );
     else if (message.kind === 'library') result = answerLibrary(message.method, message.libraryDbPath, message.request);

@@ -2,6 +2,7 @@
  * `loopscope compare A B`: two runs side by side (docs/semantics.md §16). A run is named
  * `FILE#RUN_ID`, or just `FILE` when the file holds one top-level run.
  */
+import type { UserPrices } from '../../shared/cost/userPrices';
 import { existsSync } from 'node:fs';
 import type { AnalysisOptions } from '../../shared/report';
 import { compareRuns, type CompareReport, type RunToCompare } from '../../shared/compare/compareRuns';
@@ -28,7 +29,14 @@ export class CompareError extends Error {}
 /** Up to this many run ids are listed when a file holds several and none was named. */
 const LISTED_RUNS = 10;
 
-async function runToCompare(reference: RunReference, options: { analysis: AnalysisOptions; cacheDir: string | undefined }): Promise<RunToCompare> {
+interface CompareOptions {
+  analysis: AnalysisOptions;
+  cacheDir: string | undefined;
+  /** `--prices FILE` (docs/semantics.md §18). */
+  userPrices: UserPrices | undefined;
+}
+
+async function runToCompare(reference: RunReference, options: CompareOptions): Promise<RunToCompare> {
   const trace = await openTrace(reference.file, { analysis: options.analysis, ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}) });
   const handle = { ...trace, path: reference.file };
   const outline = readReportOutline(handle, options.analysis);
@@ -53,15 +61,11 @@ async function runToCompare(reference: RunReference, options: { analysis: Analys
     }
     chosen = topLevel[0]!;
   }
-  const { turns, costUsd } = readRunToCompare(handle, chosen.runPk);
+  const { turns, costUsd } = readRunToCompare(handle, chosen.runPk, options.userPrices);
   return { file: reference.file, report: chosen.report, turns, costUsd };
 }
 
-export async function compareReferences(
-  a: RunReference,
-  b: RunReference,
-  options: { analysis: AnalysisOptions; cacheDir: string | undefined },
-): Promise<CompareReport> {
+export async function compareReferences(a: RunReference, b: RunReference, options: CompareOptions): Promise<CompareReport> {
   try {
     return compareRuns(await runToCompare(a, options), await runToCompare(b, options));
   } catch (error) {

@@ -96,7 +96,7 @@ export function formatSummaryText(summary: RunsSummary, report: AnalyzeReport, o
       ['', 'p50', 'p95', 'max', 'total', ''],
       spread('input tokens', summary.input_tokens, formatCount, summary.runs),
       spread('output tokens', summary.output_tokens, formatCount, summary.runs),
-      spread('cost (recorded)', summary.cost_usd, formatUsd, summary.runs),
+      spread('cost', summary.cost_usd, formatUsd, summary.runs),
       spread('duration', summary.duration_ms, formatDuration, summary.runs),
     ]).map((line) => line.trimEnd()),
   );

@@ -44,16 +44,18 @@ import { openApp } from './openApp';
 import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
 import { defaultIdleAfterMs } from '../api/apiHost';
 import { readUserPrices, UserPricesError } from '../api/userPricesFile';
+import type { UserPrices } from '../../shared/cost/userPrices';
 import { describeRedaction, RedactError, redactFile } from './redact';
 import { CompareError, compareReferences, parseRunReference, type RunReference } from './compare';
 import { formatCompareText } from './formatCompare';
 import { compareReportSchema } from '../../shared/compare/compareRuns';
 
 const synopsis = {
-  analyze: 'loopscope analyze FILE|DIR... [--json] [--summary] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
+  analyze:
+    'loopscope analyze FILE|DIR... [--json] [--summary] [--prices FILE] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
   serve: 'loopscope serve FILE|DIR... [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow]',
   open: 'loopscope open [FILE|DIR...] [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
-  compare: 'loopscope compare FILE[#RUN_ID] FILE[#RUN_ID] [--json] [--cache-dir DIR]',
+  compare: 'loopscope compare FILE[#RUN_ID] FILE[#RUN_ID] [--json] [--prices FILE] [--cache-dir DIR]',
   redact: 'loopscope redact IN OUT',
 };
 
@@ -62,6 +64,8 @@ const analyzeHelp = `analyze: report every run and finding of the traces, in the
   --summary           what the runs add up to: runs by status, findings by kind, failure signatures
                       across runs, tools by calls, errors and latency, tokens, cost and duration per
                       run; in text instead of every run, with --json as its \`summary\` object
+  --prices FILE       prices for models the built-in price table lacks, USD per million tokens
+                      (JSON: docs/semantics.md §18), for the summary's costs
   --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
   --window N          repeated-action window: recent tool calls considered (default 6)
   --threshold N       repeated-action threshold: identical calls without progress (default 3)
@@ -135,6 +139,8 @@ interface AnalyzeCommand {
   files: string[];
   json: boolean;
   summary: boolean;
+  /** `--prices FILE`: the summary's costs are priced with them too. */
+  userPrices: UserPrices | undefined;
   failOn: FailOn;
   analysis: AnalysisOptions;
   cacheDir: string | undefined;
@@ -156,6 +162,7 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
       options: {
         json: { type: 'boolean', default: false },
         summary: { type: 'boolean', default: false },
+        prices: { type: 'string' },
         'fail-on': { type: 'string', default: 'error' },
         window: { type: 'string' },
         threshold: { type: 'string' },
@@ -182,6 +189,7 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
     files: positionals,
     json: values.json,
     summary: values.summary,
+    userPrices: values.prices === undefined ? undefined : readUserPrices(values.prices),
     failOn: failOn as FailOn,
     analysis: analysis.data,
     cacheDir: values['cache-dir'],
@@ -335,12 +343,13 @@ function writeJsonReport(
 /** What the traces' runs add up to (`--summary`): their reports, and what the summary reads from each database. */
 function summarizeTraces(
   traces: readonly { trace: TraceHandle; runs: readonly Omit<RunReport, 'requests'>[]; findings: readonly ReportFinding[] }[],
+  userPrices: UserPrices | undefined,
 ): RunsSummary {
   const tools = new ToolTally();
   const runs: SummarizedRun[] = [];
   const findings: SummarizedFinding[] = [];
   for (const { trace, runs: traceRuns, findings: traceFindings } of traces) {
-    const { costs, findingTools } = readSummaryFacts(trace, traceFindings, tools);
+    const { costs, findingTools } = readSummaryFacts(trace, traceFindings, tools, userPrices);
     for (const run of traceRuns) runs.push({ ...run, cost_usd: costs.get(summaryRunKey(run.file, run.run_id)) ?? null });
     traceFindings.forEach((finding, index) => findings.push({ finding, tool: findingTools[index] ?? null }));
   }
@@ -382,6 +391,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
         command.json
           ? outlines.map(({ trace, outline }) => ({ trace, runs: outline.runs.map((run) => run.report), findings: outline.findings }))
           : reports.map(({ trace, report }) => ({ trace, runs: report.runs, findings: report.findings })),
+        command.userPrices,
       );
   const findings = command.json
     ? writeJsonReport(outlines, skipped, summary)
@@ -396,7 +406,11 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
 async function compare(args: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, 'cache-dir': { type: 'string' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false }, 'cache-dir': { type: 'string' }, prices: { type: 'string' } },
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -404,7 +418,8 @@ async function compare(args: string[]): Promise<number> {
   if (positionals.length !== 2) throw new UsageError('compare needs two runs: FILE[#RUN_ID] FILE[#RUN_ID]');
   const [a, b] = positionals.map(parseRunReference) as [RunReference, RunReference];
   for (const { file } of [a, b]) identifyFile(file);
-  const report = await compareReferences(a, b, { analysis: analysisOptionsSchema.parse({}), cacheDir: values['cache-dir'] });
+  const userPrices = values.prices === undefined ? undefined : readUserPrices(values.prices);
+  const report = await compareReferences(a, b, { analysis: analysisOptionsSchema.parse({}), cacheDir: values['cache-dir'], userPrices });
   process.stdout.write(values.json ? `${JSON.stringify(compareReportSchema.parse(report), null, 2)}\n` : formatCompareText(report, { color: wantsColor() }));
   return 0;
 }

@@ -19,8 +19,11 @@ import type { StreamedRun } from './report/reportJson';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { TurnToCompare } from '../../shared/compare/compareRuns';
 import { comparableTurns } from './store/turns';
-import { recordedRunCost } from './store/runs';
-import { callToolName, recordedRunCosts, summaryCalls } from './store/summaryFacts';
+import { runIdOf, runPksOfSource } from './store/runs';
+import { callToolName, summaryCalls } from './store/summaryFacts';
+import { responseUsages, runResponseUsages } from './store/responseUsage';
+import { costsByRun, RunCost } from '../../shared/cost/runCost';
+import type { UserPrices } from '../../shared/cost/userPrices';
 import { summaryRunKey, type ToolTally } from '../../shared/summary/runsSummary';
 import { defaultCacheDir, openDatabase, TraceFileError, type CompanionSource, type FileIdentity, type TraceFileErrorCode } from './store/traceDatabase';
 
@@ -328,11 +331,13 @@ export function* runsWithRequests(trace: TraceHandle, outline: ReportOutline): G
   }
 }
 
-/** A run as the comparison of two runs reads it (docs/semantics.md §16): its turns and the cost its trace recorded. */
-export function readRunToCompare(trace: TraceHandle, runPk: number): { turns: TurnToCompare[]; costUsd: number | null } {
+/** A run as the comparison of two runs reads it (docs/semantics.md §16): its turns and its cost (§19, shared/cost/runCost.ts). */
+export function readRunToCompare(trace: TraceHandle, runPk: number, userPrices?: UserPrices): { turns: TurnToCompare[]; costUsd: number | null } {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
-    return { turns: comparableTurns(db, runPk), costUsd: recordedRunCost(db, runPk) };
+    const cost = new RunCost(userPrices);
+    for (const response of runResponseUsages(db, runPk)) cost.add(response);
+    return { turns: comparableTurns(db, runPk), costUsd: cost.usd() };
   } finally {
     db.close();
   }
@@ -340,12 +345,14 @@ export function readRunToCompare(trace: TraceHandle, runPk: number): { turns: Tu
 
 /**
  * What a summary of the trace's runs needs beyond its report (shared/summary/runsSummary.ts): each
- * call counted into `tools`, the cost recorded per run, and the tool of each finding's call.
+ * call counted into `tools`, each run's cost (§19, shared/cost/runCost.ts), and the tool of each
+ * finding's call.
  */
 export function readSummaryFacts(
   trace: TraceHandle,
   findings: readonly ReportFinding[],
   tools: ToolTally,
+  userPrices?: UserPrices,
 ): { costs: Map<string, number>; findingTools: (string | null)[] } {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
@@ -354,8 +361,22 @@ export function readSummaryFacts(
     const displayPaths = new Map(sources.map((source) => [source.sourceId, source.displayPath]));
     const sourceOfPath = new Map(sources.map((source) => [source.displayPath, source.sourceId]));
     for (const call of summaryCalls(db, sourceIds)) tools.add(call);
+    const runKeys = new Map(
+      sourceIds.flatMap((sourceId) =>
+        runPksOfSource(db, sourceId).map((runPk) => [runPk, summaryRunKey(displayPaths.get(sourceId) ?? '', runIdOf(db, runPk))] as const),
+      ),
+    );
     const costs = new Map<string, number>();
-    for (const row of recordedRunCosts(db, sourceIds)) costs.set(summaryRunKey(displayPaths.get(row.source_id) ?? '', row.run_id), row.cost);
+    for (const [runPk, cost] of costsByRun(
+      (function* () {
+        for (const response of responseUsages(db, sourceIds)) yield { ...response, run: response.run_pk };
+      })(),
+      userPrices,
+    )) {
+      const key = runKeys.get(runPk);
+      const usd = cost.usd();
+      if (key !== undefined && usd !== null) costs.set(key, usd);
+    }
     const findingTools = findings.map((finding) => {
       const sourceId = sourceOfPath.get(finding.file);
       if (sourceId === undefined || finding.run_id === null || finding.call_id === null) return null;

@@ -102,3 +102,47 @@ describe('analyze --summary', () => {
     assert.equal('summary' in JSON.parse(result.stdout), false);
   });
 });
+
+describe('analyze --summary --prices', () => {
+  test("prices a private model's responses from the user price file; without it they have no price", () => {
+    const privateDir = join(dir, 'private');
+    mkdirSync(privateDir, { recursive: true });
+    const response = (step: number) => ({
+      type: 'model_response',
+      run_id: 'private',
+      step,
+      ts: `2025-06-0${step}T00:00:00.000Z`,
+      outcome: step === 1 ? 'tool_calls' : 'final',
+      model: 'acme-coder-1',
+      tool_calls: step === 1 ? [{ call_id: 'c1', name: 'look', arguments: '{}' }] : [],
+      text: step === 1 ? null : 'Done.',
+      usage: { input_tokens: 1000 * step, output_tokens: 100 },
+    });
+    const lines = [
+      { type: 'run_start', run_id: 'private', ts: '2025-06-01T00:00:00.000Z' },
+      response(1),
+      { type: 'tool_result', run_id: 'private', step: 1, call_id: 'c1', name: 'look', status: 'ok', output: 'ok' },
+      response(2),
+      { type: 'run_end', run_id: 'private', status: 'MODEL_FINISHED' },
+    ];
+    writeFileSync(join(privateDir, 'private.jsonl'), lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const prices = join(dir, 'prices.json');
+    writeFileSync(prices, JSON.stringify({ models: [{ model: 'acme-coder-*', input_mtok: 2, output_mtok: 10 }] }));
+
+    const unpriced = summarizedReportSchema.parse(JSON.parse(runCli(['analyze', privateDir, '--json', '--summary'], { cacheDir }).stdout));
+    assert.equal(unpriced.summary.cost_usd.runs, 0);
+    const priced = runCli(['analyze', privateDir, '--json', '--summary', '--prices', prices], { cacheDir });
+    assert.equal(priced.status, 0, priced.stderr);
+    const report = summarizedReportSchema.parse(JSON.parse(priced.stdout));
+    // 3,000 input tokens at $2 and 200 output tokens at $10 per million.
+    assert.ok(Math.abs(report.summary.cost_usd.total - (3000 * 2 + 200 * 10) / 1e6) < 1e-12, String(report.summary.cost_usd.total));
+  });
+
+  test('a price file that does not match its shape is refused, naming the file and the field', () => {
+    const prices = join(dir, 'bad-prices.json');
+    writeFileSync(prices, JSON.stringify({ models: [{ model: 'x', input_mtok: 'cheap', output_mtok: 1 }] }));
+    const result = runCli(['analyze', traces, '--summary', '--prices', prices], { cacheDir });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /bad-prices\.json: models\.0\.input_mtok: .*expected number/);
+  });
+});

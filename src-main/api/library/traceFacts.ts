@@ -21,7 +21,7 @@ import {
   type TraceHandle,
 } from '../../engine';
 import type { AnalysisOptions, ReportFinding } from '../../../shared/report';
-import { priceResponse } from '../../../shared/cost/priceResponse';
+import { RunCost } from '../../../shared/cost/runCost';
 import type { UserPrices } from '../../../shared/cost/userPrices';
 import { runTask } from '../queries/runs';
 
@@ -95,24 +95,17 @@ function firstLineShortened(text: string | null): string | null {
   return line.length > TASK_CHARS ? `${line.slice(0, TASK_CHARS - 1)}…` : line;
 }
 
-/** What a run's responses add up to: its models and provider, token parts and cost by step. */
+/** What a run's responses add up to: its models and provider, token parts, and cost (shared/cost/runCost.ts). */
 interface ResponseTally {
   models: string[];
   provider: string | null;
   cachedTokens: number | null;
   reasoningTokens: number | null;
-  /** Cost of each step's responses (step null: responses outside any step). */
-  costByStep: Map<number | null, number>;
-  unpriced: number;
+  cost: RunCost;
 }
 
 const addNullable = (total: number | null, value: number | null): number | null => (value === null ? total : (total ?? 0) + value);
 
-/**
- * Each run's responses, priced (docs/semantics.md §18): what the trace recorded a response cost
- * when it records that (the loop's own figure, which knows its discounts), else the price of its
- * tokens; a response with usage and neither is unpriced, never free.
- */
 function tallyResponses(
   db: Parameters<typeof responseUsages>[0],
   sourceIds: readonly number[],
@@ -122,21 +115,14 @@ function tallyResponses(
   for (const usage of responseUsages(db, sourceIds)) {
     let tally = tallies.get(usage.run_pk);
     if (tally === undefined) {
-      tally = { models: [], provider: null, cachedTokens: null, reasoningTokens: null, costByStep: new Map(), unpriced: 0 };
+      tally = { models: [], provider: null, cachedTokens: null, reasoningTokens: null, cost: new RunCost(userPrices) };
       tallies.set(usage.run_pk, tally);
     }
     if (usage.model !== null && !tally.models.includes(usage.model)) tally.models.push(usage.model);
     tally.provider ??= usage.provider;
     tally.cachedTokens = addNullable(tally.cachedTokens, usage.cached_input_tokens);
     tally.reasoningTokens = addNullable(tally.reasoningTokens, usage.reasoning_tokens);
-    let cost = usage.cost_usd;
-    if (cost === null) {
-      const at = usage.ts === null ? Number.NaN : Date.parse(usage.ts);
-      const price = priceResponse(usage, { ...(userPrices !== undefined ? { userPrices } : {}), ...(Number.isNaN(at) ? {} : { at: new Date(at) }) });
-      if (price.status === 'priced') cost = price.usd;
-      else if (price.reason !== 'no usage recorded') tally.unpriced += 1;
-    }
-    if (cost !== null) tally.costByStep.set(usage.step, (tally.costByStep.get(usage.step) ?? 0) + cost);
+    tally.cost.add(usage);
   }
   return tallies;
 }
@@ -146,8 +132,8 @@ function tallyResponses(
  * call of the group after the first), and every response from the first action after a budget was
  * exhausted on. Null when the run has no cost.
  */
-function wastedCost(tally: ResponseTally | undefined, findings: readonly ReportFinding[]): number | null {
-  if (tally === undefined || tally.costByStep.size === 0) return null;
+function wastedCost(cost: RunCost | undefined, findings: readonly ReportFinding[]): number | null {
+  if (cost === undefined || cost.byStep.size === 0) return null;
   const wastedSteps = new Set<number>();
   let afterBudget: number | null = null;
   for (const finding of findings) {
@@ -160,8 +146,8 @@ function wastedCost(tally: ResponseTally | undefined, findings: readonly ReportF
     }
   }
   let wasted = 0;
-  for (const [step, cost] of tally.costByStep) {
-    if (step !== null && (wastedSteps.has(step) || (afterBudget !== null && step >= afterBudget))) wasted += cost;
+  for (const [step, stepCost] of cost.byStep) {
+    if (step !== null && (wastedSteps.has(step) || (afterBudget !== null && step >= afterBudget))) wasted += stepCost;
   }
   return wasted;
 }
@@ -213,7 +199,6 @@ export function readTraceFacts(trace: TraceHandle, analysis: AnalysisOptions, us
     const key = optionsKey(analysis);
     const runs = outline.runs.map(({ runPk, report }): LibraryRunFacts => {
       const tally = responses.get(runPk);
-      const cost = tally === undefined || tally.costByStep.size === 0 ? null : [...tally.costByStep.values()].reduce((sum, value) => sum + value, 0);
       const startEventId = runListRow(db, sourceIds, key, runPk)?.start_event_id ?? null;
       return {
         runPk,
@@ -237,9 +222,9 @@ export function readTraceFacts(trace: TraceHandle, analysis: AnalysisOptions, us
         outputTokens: report.output_tokens,
         cachedTokens: tally?.cachedTokens ?? null,
         reasoningTokens: tally?.reasoningTokens ?? null,
-        costUsd: cost,
-        unpricedResponses: tally?.unpriced ?? 0,
-        wastedUsd: wastedCost(tally, findingsOfRun.get(`${report.file}\u0000${report.run_id}`) ?? []),
+        costUsd: tally?.cost.usd() ?? null,
+        unpricedResponses: tally?.cost.unpriced ?? 0,
+        wastedUsd: wastedCost(tally?.cost, findingsOfRun.get(`${report.file}\u0000${report.run_id}`) ?? []),
         subAgentCostUsd: null,
         parentRunId: report.parent?.run_id ?? null,
       };

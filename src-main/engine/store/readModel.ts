@@ -45,7 +45,7 @@ export { lineRecordLocation, RawLineReader, readRawLine, recordsFrom, SourceChan
 export type { LocationSqlRow, RawLine } from './rawLines';
 export { requestFindingRows, requestNearEvent, requestsAnalyzedForRun, runRequestRows, runRequestSummaryRows } from './requests';
 export type { RequestSqlRow, RequestSummarySqlRow } from './requests';
-export { responseUsages } from './responseUsage';
+export { responseUsages, runResponseUsages } from './responseUsage';
 export type { ResponseUsageSqlRow } from './responseUsage';
 export { childRunCandidates, parentRunsOf, recordedRunCost, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
 export type { ChildRunCandidateSqlRow, ParentRunSqlRow, ReportRunSqlRow, RunListSqlRow, RunPageQuery, RunSort, SubAgentRunSqlRow } from './runs';

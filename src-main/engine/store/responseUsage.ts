@@ -38,3 +38,12 @@ export function responseUsages(db: Database.Database, sourceIds: readonly number
      FROM events WHERE +source_id IN (${idList(sourceIds)}) AND ${responseEventsSql} ORDER BY id`,
   ).iterate();
 }
+
+/** The responses of one run, as `responseUsages` reads them. */
+export function runResponseUsages(db: Database.Database, runPk: number): IterableIterator<ResponseUsageSqlRow> {
+  return prepared<[number], ResponseUsageSqlRow>(
+    db,
+    `SELECT id AS event_id, run_pk, step, ts, model, provider, input_tokens, cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_usd
+     FROM events WHERE run_pk = ? AND ${responseEventsSql} ORDER BY id`,
+  ).iterate(runPk);
+}
