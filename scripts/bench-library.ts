@@ -28,9 +28,10 @@
  *
  * Exits 0 even when a target is missed, non-zero only when a step fails.
  */
+import { machineInfo, type MachineInfo } from './lib/benchReport';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem, type as osType, release as osRelease } from 'node:os';
+
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -146,7 +147,7 @@ interface LibraryInfo {
 
 interface Report {
   date: string;
-  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string; loadAverage: number[] };
+  machine: MachineInfo;
   library?: LibraryInfo;
   firstIndexing?: {
     seconds: number;
@@ -205,18 +206,6 @@ interface Report {
   search?: { word: string; samples: number[]; medianMs: number; hits: number; matches: number; tracesSearched: number; complete: boolean }[];
   rows: Row[];
   errors: string[];
-}
-
-function machineInfo(): Report['machine'] {
-  const cpuList = cpus();
-  return {
-    cpu: cpuList[0]?.model.trim() ?? 'unknown',
-    cores: cpuList.length,
-    memoryGb: round(totalmem() / 1024 ** 3, 1),
-    os: `${osType()} ${osRelease()}`,
-    node: process.version,
-    loadAverage: loadavg().map((value) => round(value, 2)),
-  };
 }
 
 // --- 1. the library --------------------------------------------------------------------------------

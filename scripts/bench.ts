@@ -29,7 +29,7 @@
  */
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
-import { cpus, totalmem, tmpdir, type as osType, release as osRelease } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatUiReport, runUiBench } from './bench-ui';
@@ -49,6 +49,7 @@ import {
   type EngineRunReport,
   type LongRunReport,
   type TraceBenchReport,
+  machineInfo,
 } from './lib/benchReport';
 import { displayPath as display, ensureLongRunTrace, ensureTrace, sizeName, traceKinds, type TraceInfo } from './lib/benchTraces';
 import { measureNode, measureProgram, type MeasuredRun } from './lib/measure';
@@ -73,17 +74,6 @@ type OneRound<Report> = Omit<Report, 'wallSamples'>;
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-function machineInfo(): BenchReport['machine'] {
-  const cpuList = cpus();
-  return {
-    cpu: cpuList[0]?.model.trim() ?? 'unknown',
-    cores: cpuList.length,
-    memoryGb: round(totalmem() / 1024 ** 3, 1),
-    os: `${osType()} ${osRelease()}`,
-    node: process.version,
-  };
 }
 
 // --- 1. the trace: scripts/lib/benchTraces.ts (ensureTrace) ---------------------------------------

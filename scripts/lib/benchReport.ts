@@ -4,6 +4,7 @@
  * verdict lines, the million-event run's memory, then one summary table of every verdict in
  * Markdown, to paste into the README. `--json` prints the same report as data.
  */
+import { cpus, loadavg, totalmem, type as osType, release as osRelease } from 'node:os';
 import type { UiBenchReport } from '../bench-ui';
 import { displayPath as display } from './benchTraces';
 
@@ -135,7 +136,7 @@ export interface SummaryRow {
 
 export interface BenchReport {
   date: string;
-  machine: { cpu: string; cores: number; memoryGb: number; os: string; node: string };
+  machine: MachineInfo;
   traces: TraceBenchReport[];
   /** Absent with `--no-long-run`. */
   longRun?: LongRunReport;
@@ -353,4 +354,27 @@ export function formatBenchReport(report: BenchReport, formatUiReport: (ui: UiBe
   if (report.ui) out.push('error' in report.ui ? `UI (Chromium, playwright-core)\nERROR: ${report.ui.error}` : formatUiReport(report.ui), '');
   out.push(...summaryText(report.summary));
   return `${out.join('\n')}\n`;
+}
+
+/** The machine a benchmark ran on, with its load then: a noisy machine reads slower. */
+export interface MachineInfo {
+  cpu: string;
+  cores: number;
+  memoryGb: number;
+  os: string;
+  node: string;
+  loadAverage: number[];
+}
+
+export function machineInfo(): MachineInfo {
+  const cpuList = cpus();
+  const round1 = (value: number): number => Math.round(value * 10) / 10;
+  return {
+    cpu: cpuList[0]?.model.trim() ?? 'unknown',
+    cores: cpuList.length,
+    memoryGb: round1(totalmem() / 1024 ** 3),
+    os: `${osType()} ${osRelease()}`,
+    node: process.version,
+    loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
+  };
 }

@@ -20,6 +20,15 @@ type Comparison = ApiResponse<'compareRuns'>;
 type ComparedRun = Comparison['a'];
 type AlignedRow = Comparison['alignment']['rows'][number];
 
+/** The two runs and their comparison: A in trace `traceId`, B in `traceIdB` (the same trace, or another). */
+interface ComparedRuns {
+  traceId: string;
+  traceIdB: string;
+  runPkA: number;
+  runPkB: number;
+  comparison: Comparison;
+}
+
 const opLabels: Record<AlignedRow['op'], string> = { same: 'same', changed: 'changed', removed: 'only in A', inserted: 'only in B' };
 
 export function CompareView({ route, revision }: { route: CompareRoute; revision: number }) {
@@ -47,19 +56,7 @@ export function CompareView({ route, revision }: { route: CompareRoute; revision
   );
 }
 
-function ComparisonBody({
-  traceId,
-  traceIdB,
-  runPkA,
-  runPkB,
-  comparison,
-}: {
-  traceId: string;
-  traceIdB: string;
-  runPkA: number;
-  runPkB: number;
-  comparison: Comparison;
-}) {
+function ComparisonBody({ traceId, traceIdB, runPkA, runPkB, comparison }: ComparedRuns) {
   const { a, b, alignment } = comparison;
   const divergence = firstDivergence(comparison);
   return (
@@ -155,19 +152,7 @@ const divergenceWhat: Record<DivergencePlace['row']['op'], string> = {
   same: '',
 };
 
-function AlignedTurns({
-  traceId,
-  traceIdB,
-  runPkA,
-  runPkB,
-  comparison,
-}: {
-  traceId: string;
-  traceIdB: string;
-  runPkA: number;
-  runPkB: number;
-  comparison: Comparison;
-}) {
+function AlignedTurns({ traceId, traceIdB, runPkA, runPkB, comparison }: ComparedRuns) {
   const { a, b, alignment } = comparison;
   const divergence = useRef<HTMLTableRowElement>(null);
   useEffect(() => {

@@ -6,8 +6,8 @@
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse } from '../../../shared/api';
 import type { LibraryAggregates, LibraryDistribution, LibraryFilter, LibraryRun, LibrarySort } from '../../../shared/library/libraryApi';
-import { nearestRankPercentile } from '../../../shared/latencyStats';
 import { runsOverTime } from '../../../shared/library/runsOverTime';
+import { distribution } from '../../../shared/summary/runsSummary';
 import type { FindingKind } from '../../../shared/report';
 import type { RunStatus } from '../../../shared/trace/runStatus';
 
@@ -197,16 +197,10 @@ function histogram(sorted: readonly number[]): LibraryDistribution['buckets'] {
   return buckets;
 }
 
+/** `analyze --summary`'s distribution of a measure (shared/summary/runsSummary.ts), with the histogram the chart draws. */
 function distributionOf(values: readonly (number | null)[]): LibraryDistribution {
   const sorted = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
-  return {
-    runs: sorted.length,
-    total: sorted.reduce((sum, value) => sum + value, 0),
-    p50: nearestRankPercentile(sorted, 50),
-    p95: nearestRankPercentile(sorted, 95),
-    max: sorted.at(-1) ?? null,
-    buckets: histogram(sorted),
-  };
+  return { ...distribution(sorted), buckets: histogram(sorted) };
 }
 
 function facet(db: Database.Database, filter: LibraryFilter, field: 'format' | 'model' | 'directory'): LibraryAggregates['facets']['formats'] {
