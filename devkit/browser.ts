@@ -41,13 +41,20 @@ const servingLine = /Loopscope is serving .* at (http:\/\/127\.0\.0\.1:\d+\/[A-Z
  * `loopscope serve FILE...` with its own cache directory; resolves with the URL it prints. Files
  * are read once (`--no-follow`: a view of fixed content) unless `idleAfterSeconds` has them followed.
  */
-export async function serveTraces(files: string[], options: { idleAfterSeconds?: number } = {}): Promise<ServedTraces> {
+/** `pricesFile`: a user price file, given as `--prices` (docs/semantics.md §18). */
+export interface ServeOptions {
+  idleAfterSeconds?: number;
+  pricesFile?: string;
+}
+
+export async function serveTraces(files: string[], options: ServeOptions = {}): Promise<ServedTraces> {
   if (!existsSync(join(repoRoot, 'out', 'renderer', 'index.html')) || !existsSync(join(repoRoot, 'out', 'main', 'cli.js'))) {
     throw new Error('The app is not built: run `npm run build` before the browser tests.');
   }
   const cacheDir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-'));
   const follow = options.idleAfterSeconds === undefined ? ['--no-follow'] : ['--idle-after', String(options.idleAfterSeconds)];
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', ...files, '--cache-dir', cacheDir, ...follow], {
+  const prices = options.pricesFile === undefined ? [] : ['--prices', options.pricesFile];
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'loopscope.js'), 'serve', ...files, '--cache-dir', cacheDir, ...follow, ...prices], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -84,7 +91,7 @@ export interface ServedTraceFile {
   close(): Promise<void>;
 }
 
-export async function serveTraceFile(name: string, content: string, options: { idleAfterSeconds?: number } = {}): Promise<ServedTraceFile> {
+export async function serveTraceFile(name: string, content: string, options: ServeOptions = {}): Promise<ServedTraceFile> {
   const dir = mkdtempSync(join(tmpdir(), 'loopscope-e2e-'));
   const path = join(dir, name);
   writeFileSync(path, content);

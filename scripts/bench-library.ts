@@ -18,7 +18,8 @@
  * 5. the most widespread failure signature's drill-down: runs and aggregates under it (< 200 ms);
  * 6. `compareRuns` of the two 1,000-step runs, in two traces: the first call (which opens them), then
  *    the median of 5 more (target < 500 ms);
- * 7. `librarySearch` for a common and a rare word (median of 3; no target).
+ * 7. `librarySearch` for a common and a rare word (median of 3; no target), with how many traces it
+ *    opened (the others ruled out by their term filters, shared/library/termFilter.ts).
  *
  * Prints a Markdown table (measure, value, target, PASS/MISS) and writes
  * bench-data/library-N/results.json. Every process it starts is stopped, even on failure; the
@@ -203,7 +204,16 @@ interface Report {
     similarity: number;
     firstDivergence: number | null;
   };
-  search?: { word: string; samples: number[]; medianMs: number; hits: number; matches: number; tracesSearched: number; complete: boolean }[];
+  search?: {
+    word: string;
+    samples: number[];
+    medianMs: number;
+    hits: number;
+    matches: number;
+    tracesSearched: number;
+    tracesOpened: number;
+    complete: boolean;
+  }[];
   rows: Row[];
   errors: string[];
 }
@@ -671,7 +681,7 @@ async function measureSearch(served: ServedTrace): Promise<NonNullable<Report['s
   for (const word of [COMMON_WORD, RARE_WORD]) {
     log(`search: "${word}"…`);
     const { samples, medianMs, result } = await timed(SEARCH_REPEATS, () =>
-      api<{ hits: LibrarySearchHit[]; tracesSearched: number; complete: boolean }>(served, 'librarySearch', { query: word }),
+      api<{ hits: LibrarySearchHit[]; tracesSearched: number; tracesOpened: number; complete: boolean }>(served, 'librarySearch', { query: word }),
     );
     out.push({
       word,
@@ -680,6 +690,7 @@ async function measureSearch(served: ServedTrace): Promise<NonNullable<Report['s
       hits: result.hits.length,
       matches: result.hits.reduce((sum, hit) => sum + hit.matches.length + hit.moreMatches, 0),
       tracesSearched: result.tracesSearched,
+      tracesOpened: result.tracesOpened,
       complete: result.complete,
     });
   }
@@ -762,7 +773,7 @@ function tableRows(report: Report): Row[] {
   for (const entry of search ?? []) {
     rows.push({
       measure: `librarySearch "${entry.word}" (${entry.word === RARE_WORD ? 'rare' : 'common'})`,
-      value: `${fmt(entry.medianMs, 1)} ms (${entry.hits} runs, ${fmt(entry.tracesSearched)} traces searched${entry.complete ? '' : ', stopped at the limit'})`,
+      value: `${fmt(entry.medianMs, 1)} ms (${entry.hits} runs, ${fmt(entry.tracesSearched)} traces searched, ${fmt(entry.tracesOpened)} opened${entry.complete ? '' : ', stopped at the limit'})`,
       target: '',
       verdict: '',
     });

@@ -102,6 +102,20 @@ export type TraceSummary = z.infer<typeof traceSummarySchema>;
 
 export const runSortSchema = z.enum(['first_line', 'status', 'steps', 'tool_calls', 'tokens', 'duration', 'errors']);
 
+/**
+ * What a run or a trace cost (docs/semantics.md §19, shared/cost/runCost.ts): the sum over the
+ * responses with a cost (null when none has one) and how many responses used tokens that nothing
+ * priced, which the sum leaves out — an unpriced response is never counted as free.
+ */
+export const costSchema = z.object({ usd: z.number().nullable(), unpricedResponses: z.number().int() });
+export type Cost = z.infer<typeof costSchema>;
+
+/** One response's cost (shared/cost/runCost.ts `responseCost`): its figure and where it came from, or why it has none. */
+export const responseCostSchema = z.union([
+  z.object({ usd: z.number(), source: z.enum(['recorded', 'price table', 'user prices']) }),
+  z.object({ unpriced: z.string() }),
+]);
+
 export const runRowSchema = z.object({
   /** The run's key inside its trace (runs.id). */
   runPk: z.number().int(),
@@ -116,6 +130,8 @@ export const runRowSchema = z.object({
   toolResults: z.number().int(),
   inputTokens: z.number().nullable(),
   outputTokens: z.number().nullable(),
+  /** Its own responses' cost; its sub-agents' is in `run`'s `costWithSubAgents`. */
+  cost: costSchema,
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
   durationMs: z.number().nullable(),
@@ -159,6 +175,8 @@ export const subAgentCallSchema = z.object({
       toolCalls: z.number().int(),
       durationMs: z.number().nullable(),
       findings: severityCounts,
+      /** Its cost with that of the sub-agents it started in turn, rolled up. */
+      cost: costSchema,
       /** Its last final answer (as the timeline sums it up), null when it gave none. */
       answer: z.string().nullable(),
     })
@@ -182,6 +200,8 @@ export const eventRowSchema = z.object({
   finishReason: z.string().nullable(),
   inputTokens: z.number().nullable(),
   outputTokens: z.number().nullable(),
+  /** A response's cost (null on other events, and on a response that records no usage). */
+  cost: responseCostSchema.nullable(),
   latencyMs: z.number().nullable(),
   resultOk: z.boolean().nullable(),
   errorCode: z.string().nullable(),
@@ -502,8 +522,8 @@ export const apiMethods = {
     response: paged(runRowSchema).extend({
       /**
        * Set while the trace is still being ingested: the rows are the runs stored so far (the table
-       * fills in as a large file loads), sorted and filtered the same way, but their finding counts
-       * and kinds are not known yet (zero and empty), so a `findingKind` filter matches nothing.
+       * fills in as a large file loads), sorted and filtered the same way, but their finding counts,
+       * kinds and cost are not known yet (zero, empty and null), so a `findingKind` filter matches nothing.
        */
       partial: z.boolean().optional(),
     }),
@@ -518,6 +538,8 @@ export const apiMethods = {
       budgets: z.array(budgetUseSchema),
       children: z.array(z.object({ runPk: z.number().int(), runId: z.string(), callId: z.string().nullable() })),
       subAgents: z.array(subAgentCallSchema),
+      /** The run's cost with its sub-agents', rolled up the chain of runs they started; null when it started none. */
+      costWithSubAgents: costSchema.nullable(),
     }),
   },
   /**
@@ -675,6 +697,8 @@ export const apiMethods = {
     }),
   },
   parseErrors: { request: z.object({ traceId, ...page }), response: paged(parseErrorRowSchema) },
+  /** The trace's cost: every response of every run in its files (docs/semantics.md §19). */
+  traceCost: { request: z.object({ traceId }), response: costSchema },
   /**
    * Full-text search (SQLite FTS5) over the trace's messages, tool arguments and results. `query`
    * is plain words (all must match, prefix match on the last), not FTS syntax. Hits come in trace
@@ -726,7 +750,13 @@ export const apiMethods = {
    */
   librarySearch: {
     request: z.object({ query: z.string().min(1).max(500), limit: z.number().int().min(1).max(500).default(100) }),
-    response: z.object({ hits: z.array(librarySearchHitSchema), tracesSearched: z.number().int(), complete: z.boolean() }),
+    response: z.object({
+      hits: z.array(librarySearchHitSchema),
+      tracesSearched: z.number().int(),
+      /** Of those, the traces read: the others' term filters ruled the words out (shared/library/termFilter.ts). */
+      tracesOpened: z.number().int(),
+      complete: z.boolean(),
+    }),
   },
   /**
    * `eventId`: a `model_request` event, or (runs whose format logs no requests) a model response,

@@ -17,8 +17,6 @@ import {
   type Provider,
   type TieredPrices,
 } from '@pydantic/genai-prices';
-import { formatCount } from '../formatCount';
-import { formatUsd } from '../formatUsd';
 import { userPriceMatches, type UserPrices } from './userPrices';
 
 export interface ResponseUsage {
@@ -244,31 +242,4 @@ function noPrice(reason: string): ResponsePrice {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** A run's cost: the sum of its priced responses, and how many responses had no price. */
-export interface CostTotal {
-  usd: number;
-  priced: number;
-  unpriced: number;
-}
-
-export const noCost: CostTotal = Object.freeze({ usd: 0, priced: 0, unpriced: 0 });
-
-export function addPrice(total: CostTotal, price: ResponsePrice): CostTotal {
-  return price.status === 'priced'
-    ? { usd: total.usd + price.usd, priced: total.priced + 1, unpriced: total.unpriced }
-    : { usd: total.usd, priced: total.priced, unpriced: total.unpriced + 1 };
-}
-
-/**
- * "$0.0123", "$0.0123 (2 responses without a price)", "no price" when nothing could be priced (never
- * "$0": that would claim the responses were free), "—" when there were no responses.
- */
-export function formatCostTotal(total: CostTotal): string {
-  if (total.priced === 0) return total.unpriced === 0 ? '—' : 'no price';
-  // A positive cost too small for four decimals is not shown as $0.0000 either.
-  const usd = total.usd > 0 && total.usd < 0.00005 ? '<$0.0001' : formatUsd(total.usd);
-  if (total.unpriced === 0) return usd;
-  return `${usd} (${formatCount(total.unpriced)} ${total.unpriced === 1 ? 'response' : 'responses'} without a price)`;
 }

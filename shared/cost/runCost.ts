@@ -16,6 +16,24 @@ export interface RecordedResponse extends ResponseUsage {
   cost_usd: number | null;
 }
 
+/**
+ * One response's cost by the rule above: what the trace recorded, else the price of its tokens;
+ * `unpriced` (with why) when it used tokens that nothing priced; null when it records no usage at
+ * all (nothing to price: a response of a format that writes no usage is not "unpriced").
+ */
+export type ResponseCost = { usd: number; source: 'recorded' | 'price table' | 'user prices' } | { unpriced: string } | null;
+
+export function responseCost(response: RecordedResponse, userPrices?: UserPrices): ResponseCost {
+  if (response.cost_usd !== null) return { usd: response.cost_usd, source: 'recorded' };
+  const at = response.ts === null ? Number.NaN : Date.parse(response.ts);
+  const price = priceResponse(response, {
+    ...(userPrices !== undefined ? { userPrices } : {}),
+    ...(Number.isNaN(at) ? {} : { at: new Date(at) }),
+  });
+  if (price.status === 'priced') return { usd: price.usd, source: price.source === 'user' ? 'user prices' : 'price table' };
+  return price.reason === 'no usage recorded' ? null : { unpriced: price.reason };
+}
+
 export class RunCost {
   /** Cost of each step's responses (step null: responses outside any step). */
   readonly byStep = new Map<number | null, number>();
@@ -25,17 +43,10 @@ export class RunCost {
   constructor(private readonly userPrices?: UserPrices) {}
 
   add(response: RecordedResponse): void {
-    let cost = response.cost_usd;
-    if (cost === null) {
-      const at = response.ts === null ? Number.NaN : Date.parse(response.ts);
-      const price = priceResponse(response, {
-        ...(this.userPrices !== undefined ? { userPrices: this.userPrices } : {}),
-        ...(Number.isNaN(at) ? {} : { at: new Date(at) }),
-      });
-      if (price.status === 'priced') cost = price.usd;
-      else if (price.reason !== 'no usage recorded') this.unpriced += 1;
-    }
-    if (cost !== null) this.byStep.set(response.step, (this.byStep.get(response.step) ?? 0) + cost);
+    const cost = responseCost(response, this.userPrices);
+    if (cost === null) return;
+    if ('unpriced' in cost) this.unpriced += 1;
+    else this.byStep.set(response.step, (this.byStep.get(response.step) ?? 0) + cost.usd);
   }
 
   /** The sum over the priced responses; null when none has a cost. */

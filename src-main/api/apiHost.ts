@@ -64,6 +64,13 @@ export interface ApiHost {
    * again); ingest goes on in the background. Never rejects for a bad file: the trace is `failed`.
    */
   open(path: string): Promise<TraceSummary>;
+  /**
+   * Adds directories to the library (docs/semantics.md §19), starting one when there is none: what
+   * a second launch of the desktop app with a directory asks. A library is kept by its set of
+   * roots, so the larger set is a library of its own, indexed in the background (each trace from
+   * its cache when it has one); the previous one stops.
+   */
+  addLibraryRoots(directories: readonly string[]): Promise<void>;
   /** Keeps a notice for the page (shown until dismissed); the oldest go beyond `maxNotices`. */
   notify(title: string, lines: string[]): void;
   close(): Promise<void>;
@@ -125,7 +132,7 @@ async function callChecked(method: string, request: unknown, answer: (method: Ap
 export function createApiHost(options: ApiHostOptions): ApiHost {
   const analysis = options.analysis ?? defaultAnalysis;
   const idleAfterMs = options.idleAfterMs === undefined ? defaultIdleAfterMs : options.idleAfterMs;
-  const queries = new QueryClient();
+  const queries = new QueryClient(options.userPrices);
   const traces = new Map<string, TraceSession>();
   let closed = false;
   const sessionContext = {
@@ -136,6 +143,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     idleAfterMs,
     onUpdate: (summary: TraceSummary) => options.onTraceUpdate?.(summary),
     onReady: (path: string) => options.recentFiles?.add(path),
+    userPrices: options.userPrices,
   };
 
   function open(path: string): TraceSummary {
@@ -155,20 +163,30 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
 
   const notices = new NoticeBoard();
 
-  const library =
-    options.library === undefined
-      ? null
-      : new LibraryHost({
-          roots: options.library.roots,
-          cacheDir: options.cacheDir ?? defaultCacheDir(),
-          analysis,
-          ...(options.userPrices !== undefined ? { userPrices: options.userPrices } : {}),
-          ...(options.library.rescanMs !== undefined ? { rescanMs: options.library.rescanMs } : {}),
-          onFailure: (message) => notices.notify('The library could not be indexed', [message]),
-        });
+  function startLibrary(roots: readonly string[]): LibraryHost {
+    // The start page of a library asks the query worker at once: its start-up overlaps the page's loading.
+    queries.start();
+    return new LibraryHost({
+      roots,
+      cacheDir: options.cacheDir ?? defaultCacheDir(),
+      analysis,
+      ...(options.userPrices !== undefined ? { userPrices: options.userPrices } : {}),
+      ...(options.library?.rescanMs !== undefined ? { rescanMs: options.library.rescanMs } : {}),
+      onFailure: (message) => notices.notify('The library could not be indexed', [message]),
+    });
+  }
 
-  // The start page of a library asks the query worker at once: its start-up overlaps the page's loading.
-  if (library !== null) queries.start();
+  let library = options.library === undefined ? null : startLibrary(options.library.roots);
+
+  async function addLibraryRoots(directories: readonly string[]): Promise<void> {
+    if (closed) throw new ApiError('unavailable', 'the API host is closed');
+    const current = library?.currentStatus().roots ?? [];
+    const roots = [...new Set([...current, ...directories.map((directory) => resolve(directory))])];
+    if (roots.length === current.length) return;
+    const previous = library;
+    library = startLibrary(roots);
+    await previous?.close();
+  }
 
   /** The session of an open trace; a trace of the library is opened when one of its runs is asked for. */
   async function traceNamed(traceId: string): Promise<TraceSession> {
@@ -226,7 +244,6 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
       return (await queries.compare(
         { trace: a.readyTrace(), runPk: request.runPkA },
         { trace: b.readyTrace(), runPk: request.runPkB },
-        options.userPrices,
       )) as ApiResponse<'compareRuns'>;
     },
   } satisfies Partial<Handlers>;
@@ -240,6 +257,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
   return {
     call: (method, request) => callChecked(method, request, answer),
     open: async (path) => open(path),
+    addLibraryRoots,
     notify: (title, lines) => notices.notify(title, lines),
     close: async () => {
       closed = true;

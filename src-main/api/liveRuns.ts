@@ -96,6 +96,7 @@ export class LiveRuns {
           toolResults: stored.tool_results,
           inputTokens: stored.input_tokens,
           outputTokens: stored.output_tokens,
+          cost: { usd: null, unpricedResponses: 0 },
           startedAt: stored.started_at,
           endedAt: stored.ended_at,
           durationMs: millisBetween(stored.started_at, stored.ended_at),

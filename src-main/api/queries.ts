@@ -16,6 +16,7 @@ import { runWaterfall } from './runWaterfall';
 import { searchEvents } from './search';
 import { callLatency, calls } from './queries/calls';
 import { event, eventPosition, requestAt, runEvents, stepPosition } from './queries/events';
+import { traceCost } from './queries/cost';
 import { findings } from './queries/findings';
 import { rawLine } from './queries/rawRecords';
 import { run, runInScope, runs } from './queries/runs';
@@ -37,6 +38,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   callLatency,
   findings,
   parseErrors,
+  traceCost,
   rawLine,
   requestDiff: (db, scope, request) => requestDiff(db, scope.sourceIds, request),
   requests: (db, scope, request) => runRequests(db, runInScope(db, scope, request.runPk).id),

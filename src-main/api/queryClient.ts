@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { endWorker } from '../engine';
 import { ApiError } from './apiError';
 import type { SourceSummary } from './queries';
-import { queryReplySchema, type LibraryQueryMethod, type QueryMethod, type QueryRequest, type QueryTrace } from './queryProtocol';
+import { queryReplySchema, type LibraryQueryMethod, type QueryMethod, type QueryRequest, type QueryTrace, type QueryWorkerSettings } from './queryProtocol';
 import { apiErrorCodes, type ApiErrorCode } from '../../shared/api';
 import type { UserPrices } from '../../shared/cost/userPrices';
 
@@ -38,13 +38,16 @@ export class QueryClient {
   private readonly pending = new Map<number, Pending>();
   private closed = false;
 
+  /** `userPrices`: the user price file's prices (docs/semantics.md §18), which every cost the worker answers uses. */
+  constructor(private readonly userPrices?: UserPrices) {}
+
   query(method: QueryMethod, trace: QueryTrace, request: unknown): Promise<unknown> {
     return this.send((id) => ({ kind: 'api', id, method, trace, request }));
   }
 
   /** Run `a.runPk` of trace `a.trace` and run `b.runPk` of `b.trace` side by side. */
-  compare(a: { trace: QueryTrace; runPk: number }, b: { trace: QueryTrace; runPk: number }, userPrices: UserPrices | undefined): Promise<unknown> {
-    return this.send((id) => ({ kind: 'compare', id, a, b, ...(userPrices !== undefined ? { userPrices } : {}) }));
+  compare(a: { trace: QueryTrace; runPk: number }, b: { trace: QueryTrace; runPk: number }): Promise<unknown> {
+    return this.send((id) => ({ kind: 'compare', id, a, b }));
   }
 
   library(method: LibraryQueryMethod, libraryDbPath: string, request: unknown): Promise<unknown> {
@@ -93,7 +96,8 @@ export class QueryClient {
 
   private started(): Worker {
     if (this.worker !== null) return this.worker;
-    const worker = new Worker(queryWorkerUrl(), { resourceLimits: QUERY_WORKER_LIMITS });
+    const settings: QueryWorkerSettings = this.userPrices === undefined ? {} : { userPrices: this.userPrices };
+    const worker = new Worker(queryWorkerUrl(), { resourceLimits: QUERY_WORKER_LIMITS, workerData: settings });
     worker.on('message', (raw: unknown) => {
       const reply = queryReplySchema.parse(raw);
       const pending = this.pending.get(reply.id);

@@ -16,6 +16,7 @@ export const queryMethods = [
   'callLatency',
   'findings',
   'parseErrors',
+  'traceCost',
   'rawLine',
   'search',
   'requestDiff',
@@ -35,6 +36,13 @@ export type LibraryQueryMethod = (typeof libraryQueryMethods)[number];
 export function isLibraryQueryMethod(method: ApiMethod): method is LibraryQueryMethod {
   return (libraryQueryMethods as readonly string[]).includes(method);
 }
+
+/** What the worker is started with (its `workerData`). */
+export const queryWorkerSettingsSchema = z.object({
+  /** The user price file's prices (docs/semantics.md §18), when the host has one: every cost the worker answers uses them. */
+  userPrices: userPricesSchema.optional(),
+});
+export type QueryWorkerSettings = z.infer<typeof queryWorkerSettingsSchema>;
 
 /** The trace a query reads: its database and the scope of its rows. */
 export const queryTraceSchema = z.object({
@@ -58,8 +66,6 @@ export const queryRequestSchema = z.discriminatedUnion('kind', [
     id: z.number().int(),
     a: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
     b: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
-    /** The user price file's prices (docs/semantics.md §18), when the host has one. */
-    userPrices: userPricesSchema.optional(),
   }),
   /** The format and counts of an ingested trace (for its summary). */
   z.object({ kind: z.literal('summary'), id: z.number().int(), trace: queryTraceSchema }),

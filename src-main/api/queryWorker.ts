@@ -3,19 +3,21 @@
  * event loop (the Electron main thread) never waits for a query. One read-only connection per
  * trace database, opened on first use and kept until the host releases it.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { apiMethods, type ApiParsedRequest } from '../../shared/api';
 import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
 import { openDatabase } from '../engine';
 import { asApiError, invalidRequest } from './apiError';
 import { queries, sourceSummary, type TraceScope } from './queries';
-import { queryRequestSchema, type LibraryQueryMethod, type QueryMethod, type QueryReply, type QueryTrace } from './queryProtocol';
+import { queryRequestSchema, queryWorkerSettingsSchema, type LibraryQueryMethod, type QueryMethod, type QueryReply, type QueryTrace } from './queryProtocol';
 import { openLibraryForReading } from './library/libraryDatabase';
 import { libraryAggregates, libraryRuns, librarySignatures, libraryTracePath } from './library/libraryQueries';
 import { librarySearch } from './library/librarySearch';
 import { compareTwoRuns } from './queries/compare';
 import { ApiError } from './apiError';
+
+const { userPrices } = queryWorkerSettingsSchema.parse(workerData ?? {});
 
 const connections = new Map<string, Database.Database>();
 
@@ -74,7 +76,7 @@ function release(dbPath: string): void {
 }
 
 function scopeOf(trace: QueryTrace): TraceScope {
-  return { sourceIds: trace.sourceIds, optionsKey: trace.optionsKey };
+  return { sourceIds: trace.sourceIds, optionsKey: trace.optionsKey, ...(userPrices !== undefined ? { userPrices } : {}) };
 }
 
 /**
@@ -114,7 +116,6 @@ parentPort?.on('message', (raw: unknown) => {
         compareTwoRuns(
           { db: connection(message.a.trace.dbPath), scope: scopeOf(message.a.trace), runPk: message.a.runPk },
           { db: connection(message.b.trace.dbPath), scope: scopeOf(message.b.trace), runPk: message.b.runPk },
-          message.userPrices,
         ),
       );
     else if (message.kind === 'library') result = answerLibrary(message.method, message.libraryDbPath, message.request);

@@ -5,7 +5,7 @@
  * event, step and what it asked of the sub-agent).
  */
 import type Database from 'better-sqlite3';
-import type { SubAgentCall } from '../../shared/api';
+import type { Cost, SubAgentCall } from '../../shared/api';
 import { callArgumentsIn, subAgentLabel } from '../../shared/trace/subAgentCall';
 import type { RunStatus } from '../../shared/trace/runStatus';
 import { millisBetween } from '../../shared/trace/timestamps';
@@ -57,9 +57,15 @@ export function startingCall(
 }
 
 /**
- * The sub-agents run `run` started, in the order of their results; their findings counted for the scope's analysis.
+ * The sub-agents run `run` started, in the order of their results; their findings counted for the
+ * scope's analysis, their cost with their own sub-agents' (`rolledUpCost`).
  */
-export function subAgentCalls(db: Database.Database, scope: TraceScope, run: { id: number; source_id: number }): SubAgentCall[] {
+export function subAgentCalls(
+  db: Database.Database,
+  scope: TraceScope,
+  run: { id: number; source_id: number },
+  rolledUpCost: (childRunPk: number) => Cost,
+): SubAgentCall[] {
   const results = childRunResults(db, run.id);
   if (results.length === 0) return [];
   const source = sourcePathAndFormat(db, run.source_id);
@@ -79,6 +85,7 @@ export function subAgentCalls(db: Database.Database, scope: TraceScope, run: { i
           toolCalls: child.tool_calls,
           durationMs: millisBetween(child.started_at, child.ended_at),
           findings: { error: child.errors, warning: child.warnings, info: child.infos },
+          cost: rolledUpCost(child.id),
           answer: child.answer,
         },
         missing: null,

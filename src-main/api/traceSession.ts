@@ -18,6 +18,7 @@ import { LiveRuns } from './liveRuns';
 import { runs } from './queries/runs';
 import type { TraceScope } from './queries/scope';
 import { sourceSummary } from './queries/trace';
+import type { UserPrices } from '../../shared/cost/userPrices';
 import type { QueryClient } from './queryClient';
 import type { QueryMethod, QueryTrace } from './queryProtocol';
 
@@ -35,6 +36,8 @@ export interface TraceSessionContext {
   onUpdate: (summary: TraceSummary) => void;
   /** Called when the file has been read successfully (the recent-files list). */
   onReady: (path: string) => void;
+  /** The user price file's prices (docs/semantics.md §18), when the host was given one. */
+  userPrices: UserPrices | undefined;
 }
 
 function firstLine(text: string): string {
@@ -64,10 +67,10 @@ function ingestingSummary(traceId: string, path: string): TraceSummary {
  * worker's start-up (loading the engine's code): a reopened trace's summary, a few indexed
  * queries, so that the trace is ready as soon as its cache is found.
  */
-function readHere<T>(trace: QueryTrace, read: (db: Database.Database, scope: TraceScope) => T): T {
+function readHere<T>(trace: QueryTrace, userPrices: UserPrices | undefined, read: (db: Database.Database, scope: TraceScope) => T): T {
   const db = openDatabase(trace.dbPath, { readonly: true });
   try {
-    return read(db, { sourceIds: trace.sourceIds, optionsKey: trace.optionsKey });
+    return read(db, { sourceIds: trace.sourceIds, optionsKey: trace.optionsKey, ...(userPrices !== undefined ? { userPrices } : {}) });
   } finally {
     db.close();
   }
@@ -277,7 +280,7 @@ export class TraceSession {
     try {
       if (!current()) return await handle.stop();
       const trace = this.queryTrace(handle);
-      const summary = handle.reused ? readHere(trace, sourceSummary) : await this.context.queries.summary(trace);
+      const summary = handle.reused ? readHere(trace, this.context.userPrices, sourceSummary) : await this.context.queries.summary(trace);
       if (!current()) return await handle.stop();
       this.handle = handle;
       this.live.clear();
@@ -308,7 +311,7 @@ export class TraceSession {
     if (this.closed || this.handle !== handle) return;
     const request = apiMethods.runs.request.parse({ traceId: this.summary.traceId });
     try {
-      const answer = readHere(this.queryTrace(handle), (db, scope) => maskSecretsDeep(runs(db, scope, request)));
+      const answer = readHere(this.queryTrace(handle), this.context.userPrices, (db, scope) => maskSecretsDeep(runs(db, scope, request)));
       this.firstRuns = { request: JSON.stringify(request), answer };
     } catch {
       // The page's own request goes to the query worker, which reports what is wrong.

@@ -97,15 +97,28 @@ function refreshPage(window: BrowserWindow): void {
   if (contents.getURL() !== '' && !contents.isLoadingMainFrame()) contents.reload();
 }
 
-/** Opens files into the running window (before it exists, they wait for the start). */
+/**
+ * Opens paths into the running window (before it exists, they wait for the start): a directory
+ * joins the library (docs/semantics.md §19), a file opens as a trace.
+ */
 async function openIntoWindow(paths: string[]): Promise<void> {
   if (!shell) {
     filesBeforeStart.push(...paths);
     return;
   }
   if (paths.length === 0) return;
-  await openTraces(shell.host, paths);
-  refreshPage(shell.window);
+  const { host, window } = shell;
+  const directories = paths.filter(isDirectory);
+  if (directories.length > 0) {
+    await host
+      .addLibraryRoots(directories)
+      .catch((error: unknown) => reportProblems(host, 'Loopscope could not add to the library', [toApiError(error).error.message]));
+  }
+  await openTraces(
+    host,
+    paths.filter((path) => !isDirectory(path)),
+  );
+  refreshPage(window);
 }
 
 async function showOpenDialog(window: BrowserWindow): Promise<string[]> {

@@ -6,6 +6,7 @@
  */
 import { useDeferredValue, useState } from 'react';
 import type { ApiResponse, EventRow, RawRecord } from '../../shared/api';
+import { formatUsd } from '../../shared/formatUsd';
 import { mayHoldUnsafeIntegers, parseJsonExactly } from '../../shared/trace/exactIntegers';
 import { useQuery } from '../api/useQuery';
 import { SeverityBadge } from '../components/Badges';
@@ -177,6 +178,12 @@ function EventDetail({
   );
 }
 
+/** A response's cost and where it came from (the trace's own figure, a price table, the user's prices), or why it has none. */
+function responseCostText(cost: EventRow['cost']): string | null {
+  if (cost === null) return null;
+  return 'usd' in cost ? `${formatUsd(cost.usd)} (${cost.source})` : `no price: ${cost.unpriced}`;
+}
+
 function NormalizedFields({ event }: { event: EventRow }) {
   const fields: [string, string][] = [
     ['step', event.step === null ? '—' : String(event.step)],
@@ -191,6 +198,7 @@ function NormalizedFields({ event }: { event: EventRow }) {
     ['finish reason', event.finishReason],
     ['input tokens', event.inputTokens === null ? null : String(event.inputTokens)],
     ['output tokens', event.outputTokens === null ? null : String(event.outputTokens)],
+    ['cost', responseCostText(event.cost)],
     // A response or result whose trace records no duration says so, rather than hide it or show 0 ms (docs/semantics.md §11).
     ['latency', formatDuration(event.latencyMs, event.type === 'tool_result' || event.type === 'model_response' ? 'not recorded' : null)],
     ['result', event.resultOk === null ? null : event.resultOk ? 'ok' : 'error'],

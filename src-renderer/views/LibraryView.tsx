@@ -7,7 +7,7 @@
  * open side by side; a search looks through every trace.
  */
 import { useEffect, useState } from 'react';
-import type { ApiResponse } from '../../shared/api';
+import type { ApiResponse, Cost } from '../../shared/api';
 import { formatUsd } from '../../shared/formatUsd';
 import type {
   LibraryAggregates,
@@ -21,6 +21,7 @@ import type {
 import { findingKindSchema } from '../../shared/report';
 import { runStatusSchema } from '../../shared/trace/runStatus';
 import { BarChart } from '../charts/BarChart';
+import { CostText, costTitle } from '../components/CostText';
 import { useQuery } from '../api/useQuery';
 import { FindingCounts, StatusBadge } from '../components/Badges';
 import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
@@ -715,7 +716,7 @@ function LibraryRunRow({ run, picked, onPick }: { run: LibraryRun; picked: boole
         <FindingCounts findings={run.findings} />
       </td>
       <td className="numeric">{formatTokens(run.inputTokens, run.outputTokens)}</td>
-      <td className="numeric" data-testid="library-run-cost" title={costTitle(run)}>
+      <td className="numeric" data-testid="library-run-cost">
         <RunCost run={run} />
       </td>
       <td className="numeric">{formatDuration(run.durationMs, '—')}</td>
@@ -725,26 +726,25 @@ function LibraryRunRow({ run, picked, onPick }: { run: LibraryRun; picked: boole
 }
 
 /** What a run's cost cell says on hover: where the number comes from and what is not in it. */
-function costTitle(run: LibraryRun): string {
+function libraryCostTitle(run: LibraryRun): string {
   const lines = [
-    run.costUsd === null
-      ? run.unpricedResponses > 0
-        ? `No price is known for ${run.models.join(', ') || 'its model'}`
-        : 'It records no usage'
-      : `${formatUsd(run.costUsd)} for its own responses`,
+    run.costUsd === null && run.unpricedResponses > 0
+      ? `No price is known for ${run.models.join(', ') || 'its model'}`
+      : costTitle(ownCost(run), 'its own responses'),
   ];
-  if (run.unpricedResponses > 0 && run.costUsd !== null) lines.push(`${formatCount(run.unpricedResponses)} responses have no price and are not counted`);
   if (run.wastedUsd !== null && run.wastedUsd > 0) lines.push(`${formatUsd(run.wastedUsd)} of it on repeated actions or after a budget ran out`);
   if (run.subAgentCostUsd !== null) lines.push(`its sub-agents: ${formatUsd(run.subAgentCostUsd)} more`);
   return lines.join('\n');
 }
 
+function ownCost(run: LibraryRun): Cost {
+  return { usd: run.costUsd, unpricedResponses: run.unpricedResponses };
+}
+
 function RunCost({ run }: { run: LibraryRun }) {
-  if (run.costUsd === null) return <span className="muted">{run.unpricedResponses > 0 ? 'no price' : '—'}</span>;
   return (
     <>
-      {formatUsd(run.costUsd)}
-      {run.unpricedResponses > 0 && <span className="muted"> +?</span>}
+      <CostText cost={ownCost(run)} what="its own responses" title={libraryCostTitle(run)} />
       {run.wastedUsd !== null && run.wastedUsd > 0 && <div className="library-wasted">{formatUsd(run.wastedUsd)} wasted</div>}
       {run.subAgentCostUsd !== null && <div className="muted">+{formatUsd(run.subAgentCostUsd)} sub-agents</div>}
     </>

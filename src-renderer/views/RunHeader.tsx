@@ -6,6 +6,7 @@ import { memo } from 'react';
 import type { ApiResponse, FindingRow } from '../../shared/api';
 import { SeverityBadge, StatusBadge } from '../components/Badges';
 import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { CostText } from '../components/CostText';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { useQuery } from '../api/useQuery';
@@ -163,6 +164,17 @@ function RunFacts({ detail }: { detail: RunDetail }) {
         {formatCount(run.toolCalls)} tool calls, {formatCount(run.toolResults)} results
       </span>
       <span>tokens {formatTokens(run.inputTokens, run.outputTokens)}</span>
+      {[run.cost, detail.costWithSubAgents].some((cost) => cost !== null && (cost.usd !== null || cost.unpricedResponses > 0)) && (
+        <span>
+          cost <CostText cost={run.cost} what="the run's own responses" testId="run-cost" />
+          {detail.costWithSubAgents !== null && (
+            <>
+              {' · with its sub-agents '}
+              <CostText cost={detail.costWithSubAgents} what="the run and every sub-agent it started, rolled up" testId="run-cost-with-subagents" />
+            </>
+          )}
+        </span>
+      )}
       <span>{formatDuration(run.durationMs, '—')}</span>
       <span title={run.file}>
         <VisibleText text={baseName(run.file)} /> lines {run.firstLine}–{run.lastLine} · {run.format}

@@ -12,6 +12,7 @@ import { useApi } from '../api/ApiContext';
 import { usePagedRows, useShownRows, type PagedRows } from '../api/usePagedRows';
 import { FindingCounts, runSeverityClass, StatusBadge } from '../components/Badges';
 import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
+import { CostText } from '../components/CostText';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { SortableHeaderCell } from '../components/SortableHeaderCell';
 import { Empty, Failure } from '../components/States';
@@ -79,6 +80,13 @@ const columns = column.columns([
       const tokens = formatTokens(info.row.original.run.inputTokens, info.row.original.run.outputTokens);
       return <span title={`${tokens} tokens (in / out)`}>{tokens}</span>;
     },
+  }),
+  column.accessor((row) => row.run.cost.usd, {
+    id: 'cost',
+    header: 'Cost',
+    // Not sortable: a cost is priced as the page is read, not stored (prices depend on the user's price file).
+    meta: { sort: null, className: 'col-number' },
+    cell: (info) => <CostText cost={info.row.original.run.cost} what="the run's own responses" />,
   }),
   column.accessor((row) => row.run.durationMs, {
     id: 'duration',

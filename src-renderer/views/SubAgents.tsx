@@ -11,6 +11,7 @@ import { useApi } from '../api/ApiContext';
 import { errorMessage } from '../api/client';
 import { FindingCounts, StatusBadge } from '../components/Badges';
 import { formatCount, formatDuration, humanize } from '../components/format';
+import { CostText } from '../components/CostText';
 import { VisibleText, visibleText } from '../components/VisibleText';
 import { formatRoute, routes } from '../navigation/route';
 import { childRunName, missingTranscriptNote } from './subAgentNames';
@@ -81,6 +82,9 @@ export function SubAgentSummary({ callId }: { callId: string }) {
           <span>{formatCount(child.steps)} steps</span>
           <span>{formatCount(child.toolCalls)} tool calls</span>
           {child.durationMs !== null && <span>{formatDuration(child.durationMs)}</span>}
+          {(child.cost.usd !== null || child.cost.unpricedResponses > 0) && (
+            <CostText cost={child.cost} what="the sub-agent and the sub-agents it started" testId="subagent-cost" />
+          )}
           {child.findings.error + child.findings.warning + child.findings.info === 0 ? <span>no findings</span> : <FindingCounts findings={child.findings} />}
         </div>
       )}

@@ -7,6 +7,7 @@
 import { memo, useEffect, useRef, type CSSProperties, type MouseEvent } from 'react';
 import type { CallRow, EventRow, FindingRow } from '../../shared/api';
 import type { PagedRows } from '../api/usePagedRows';
+import { formatUsd } from '../../shared/formatUsd';
 import { CallStateBadge } from '../components/Badges';
 import { callHue, formatCount, formatDuration, humanize } from '../components/format';
 import { useLatest } from '../components/useLatest';
@@ -361,6 +362,8 @@ function EventChip({
   if (event.outcome !== null) facts.push(event.outcome);
   if (event.finishReason !== null && event.finishReason !== event.outcome) facts.push(`finish: ${event.finishReason}`);
   if (event.type === 'tool_result') facts.push(event.resultOk === false ? `error${event.errorCode === null ? '' : ` ${event.errorCode}`}` : 'ok');
+  // The cost before the tokens: it is short, and the step's cost (a step has one response), so a narrow column keeps it.
+  if (event.cost !== null) facts.push('usd' in event.cost ? formatUsd(event.cost.usd) : 'no price');
   if (event.inputTokens !== null || event.outputTokens !== null)
     facts.push(`${formatCount(event.inputTokens ?? 0)} → ${formatCount(event.outputTokens ?? 0)} tokens`);
   if (event.latencyMs !== null) facts.push(formatDuration(event.latencyMs));

@@ -1,7 +1,9 @@
 import { Suspense, useContext, useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import type { TraceSummary } from '../../shared/api';
 import { useApi } from '../api/ApiContext';
+import { useQuery } from '../api/useQuery';
 import { errorMessage } from '../api/client';
+import { CostText } from '../components/CostText';
 import { baseName, formatBytes, formatCount, formatDuration, formatProgress } from '../components/format';
 import { MiddleEllipsis } from '../components/MiddleEllipsis';
 import { useLatest } from '../components/useLatest';
@@ -153,6 +155,7 @@ export function TraceView({ route }: { route: TraceRoute }) {
           <span className="muted">
             {summary.format ?? 'detecting format…'}
             {summary.companions.length > 0 && ` · with ${summary.companions.length} sub-agent file${summary.companions.length === 1 ? '' : 's'}`}
+            {summary.state !== 'ingesting' && summary.state !== 'failed' && <TraceCost traceId={summary.traceId} revision={revision} />}
           </span>
         </div>
         <nav className="tabs" aria-label="Trace views">
@@ -190,6 +193,18 @@ export function TraceView({ route }: { route: TraceRoute }) {
         </Suspense>
       )}
     </main>
+  );
+}
+
+/** The whole trace's cost, every response of every run (docs/semantics.md §19), read again as a followed file grows. */
+function TraceCost({ traceId, revision }: { traceId: string; revision: number }) {
+  const cost = useQuery(`traceCost:${traceId}:${revision}`, (api) => api.traceCost({ traceId }));
+  if (cost.data === undefined || (cost.data.usd === null && cost.data.unpricedResponses === 0)) return null;
+  return (
+    <>
+      {' · cost '}
+      <CostText cost={cost.data} what="every response of the trace" testId="trace-cost" />
+    </>
   );
 }
 

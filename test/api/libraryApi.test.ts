@@ -129,6 +129,24 @@ describe('the library', () => {
     assert.equal(search.complete, true);
     assert.deepEqual(search.hits.map((hit) => hit.runId).toSorted(), [...libraryFixture.notFoundRuns]);
     assert.ok(search.hits.every((hit) => hit.matches.length > 0 && hit.matches[0]!.snippet.includes('ORDER_NOT_FOUND')));
+    // Only the traces whose terms may hold the words are read (the term filters rule the rest out).
+    assert.equal(search.tracesSearched, libraryFixture.traceFiles);
+    assert.ok(search.tracesOpened < libraryFixture.traceFiles, `${search.tracesOpened} traces opened`);
+  });
+
+  it('finds what a trace search finds, whatever the term filters say: a prefix, a split word, a word in one trace, none', async () => {
+    const search = async (query: string): Promise<string[]> =>
+      ((await testHost.host.call('librarySearch', { query })) as ApiResponse<'librarySearch'>).hits.map((hit) => hit.runId).toSorted();
+    // The last word matches as a prefix, of any length.
+    assert.deepEqual(await search('order_not_fo'), [...libraryFixture.notFoundRuns]);
+    assert.deepEqual(await search('get_ord'), ['after', 'before', 'sample-1', 'sample-2', 'sample-3']);
+    // A word the tokenizer splits matches its parts next to each other.
+    assert.deepEqual(await search('A-10482'), ['before', 'sample-3']);
+    assert.deepEqual(await search('SH-88213 shipment'), ['after']);
+    assert.deepEqual(await search('wednesday'), ['after', 'before']);
+    assert.deepEqual(await search('zyzzyva'), []);
+    // A word outside ASCII is never ruled out by a filter: its trace is searched.
+    assert.deepEqual(await search('naïve'), []);
   });
 
   it('opens the trace of a library run when the run is asked for', async () => {
@@ -224,6 +242,45 @@ describe('the library’s cost', () => {
       assert.ok(Math.abs(budget.wastedUsd! - (800 * 1 + 25 * 4) / 1e6) < 1e-12, String(budget.wastedUsd));
     } finally {
       await priced.close();
+    }
+  });
+});
+
+describe('directories added while the app runs (a second launch of the desktop app)', () => {
+  it('starts a library where there was none, then adds a directory to it, every run of both listed', async () => {
+    const first = temporaryDir('library-added-first');
+    const second = temporaryDir('library-added-second');
+    writeLibraryFixture(first.path);
+    writeFileSync(join(second.path, 'more.jsonl'), appendedRunLines('added-later'));
+    const added = startTestHost();
+    const status = async (): Promise<ApiResponse<'libraryStatus'>> => (await added.host.call('libraryStatus', {})) as ApiResponse<'libraryStatus'>;
+    const runsWhen = async (count: number): Promise<ApiResponse<'libraryRuns'>> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const current = await status();
+        if (current?.state === 'idle') {
+          const page = (await added.host.call('libraryRuns', { limit: 100 })) as ApiResponse<'libraryRuns'>;
+          if (page.total === count) return page;
+        }
+        if (Date.now() > deadline) assert.fail(`the library did not reach ${count} runs: ${JSON.stringify(current)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    try {
+      assert.equal(await status(), null, 'no library before a directory is given');
+      await added.host.addLibraryRoots([first.path]);
+      assert.equal((await runsWhen(libraryFixture.runs)).total, libraryFixture.runs);
+      // The same directory again changes nothing; a new one joins it.
+      await added.host.addLibraryRoots([first.path]);
+      assert.deepEqual((await status())?.roots, [first.path]);
+      await added.host.addLibraryRoots([second.path]);
+      assert.deepEqual((await status())?.roots, [first.path, second.path]);
+      const both = await runsWhen(libraryFixture.runs + 1);
+      assert.ok(both.rows.some((row) => row.runId === 'added-later'));
+    } finally {
+      await added.close();
+      first.remove();
+      second.remove();
     }
   });
 });

@@ -12,7 +12,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 
-export const LIBRARY_SCHEMA_VERSION = 3;
+export const LIBRARY_SCHEMA_VERSION = 4;
 
 const schema = `
   -- generation: raised by every change of the library's rows; aggregates: the unfiltered start
@@ -33,6 +33,8 @@ const schema = `
     -- Where the trace's own database is, and its sources: what a search across the library reads.
     db_path TEXT,
     source_ids TEXT,
+    -- Its search terms as a Bloom filter (shared/library/termFilter.ts): a search skips the traces it rules out. NULL: always searched.
+    term_filter BLOB,
     indexed_at TEXT NOT NULL
   );
   CREATE INDEX files_trace ON files(trace_id);

@@ -9,7 +9,7 @@ import type { LibraryStatus } from '../../../shared/library/libraryApi';
 import type { AnalysisOptions } from '../../../shared/report';
 import type { UserPrices } from '../../../shared/cost/userPrices';
 import { endWorker } from '../../engine';
-import { libraryDbPath } from './libraryDatabase';
+import { libraryDbPath, openLibraryForReading } from './libraryDatabase';
 import { libraryWorkerMessageSchema, type LibraryWorkerData } from './libraryProtocol';
 
 /** The worker holds one trace's facts at a time, and its engine workers ingest: it needs a modest heap. */
@@ -63,6 +63,13 @@ export class LibraryHost {
     this.created = new Promise((resolve) => (created = resolve));
     // A worker that ends without reporting (it failed) leaves queries to fail on their own, not to wait forever.
     void this.stopped.then(created);
+    // A library indexed before (its database, of this version, is there) answers at once: the
+    // reopened start page does not wait for the worker to load the engine and report.
+    const existing = openLibraryForReading(this.dbPath);
+    if (existing !== undefined) {
+      existing.close();
+      created();
+    }
     this.worker.on('message', (raw: unknown) => {
       const message = libraryWorkerMessageSchema.parse(raw);
       if (message.type === 'status') {

@@ -18,10 +18,10 @@ import { traceIdFor } from '../traceId';
 import { expandTraceArguments, withCompanionsInTheirTrace, type TraceArgument } from '../traceFiles';
 import { readTraceFacts } from './traceFacts';
 import { storedAggregates } from './libraryQueries';
+import { LibraryWriter, type FileOutcome, type IndexedFile } from './libraryWriter';
 
 /** How long a reopened library waits before it looks at its files again. */
 const REOPEN_QUIET_MS = 1500;
-import { LibraryWriter, type FileOutcome, type IndexedFile } from './libraryWriter';
 
 export interface LibraryIndexerOptions {
   roots: readonly string[];

@@ -390,11 +390,26 @@ export function libraryTracePath(db: Database.Database, traceId: string): string
 }
 
 /** The indexed traces, in path order, with the databases a search across the library reads. */
-export function libraryTraces(db: Database.Database): { traceId: string; path: string; dbPath: string; sourceIds: number[] }[] {
+export interface LibraryTrace {
+  traceId: string;
+  path: string;
+  dbPath: string;
+  sourceIds: number[];
+  /** Its search terms' Bloom filter (shared/library/termFilter.ts); null: always searched. */
+  termFilter: Uint8Array | null;
+}
+
+export function libraryTraces(db: Database.Database): LibraryTrace[] {
   return db
-    .prepare<[], { trace_id: string; path: string; db_path: string; source_ids: string }>(
-      "SELECT trace_id, path, db_path, source_ids FROM files WHERE state = 'indexed' AND db_path IS NOT NULL ORDER BY path",
+    .prepare<[], { trace_id: string; path: string; db_path: string; source_ids: string; term_filter: Buffer | null }>(
+      "SELECT trace_id, path, db_path, source_ids, term_filter FROM files WHERE state = 'indexed' AND db_path IS NOT NULL ORDER BY path",
     )
     .all()
-    .map((row) => ({ traceId: row.trace_id, path: row.path, dbPath: row.db_path, sourceIds: JSON.parse(row.source_ids) as number[] }));
+    .map((row) => ({
+      traceId: row.trace_id,
+      path: row.path,
+      dbPath: row.db_path,
+      sourceIds: JSON.parse(row.source_ids) as number[],
+      termFilter: row.term_filter === null ? null : new Uint8Array(row.term_filter.buffer, row.term_filter.byteOffset, row.term_filter.byteLength),
+    }));
 }

@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse } from '../../../shared/api';
 import type { LibrarySearchHit } from '../../../shared/library/libraryApi';
+import { mayHoldWords } from '../../../shared/library/termFilter';
 import { queryWords } from '../../../shared/searchMatches';
 import type { RunStatus } from '../../../shared/trace/runStatus';
 import { searchRunCounts } from '../../engine';
@@ -22,16 +23,20 @@ export function librarySearch(
   request: ApiParsedRequest<'librarySearch'>,
 ): ApiResponse<'librarySearch'> {
   const words = queryWords(request.query);
-  if (words.length === 0) return { hits: [], tracesSearched: 0, complete: true };
+  if (words.length === 0) return { hits: [], tracesSearched: 0, tracesOpened: 0, complete: true };
   const match = ftsQuery(words);
   const runsOf = library.prepare<[string], { run_pk: number; run_id: string; status: RunStatus }>(
     'SELECT r.run_pk, r.run_id, r.status FROM runs r JOIN files f ON f.id = r.file_id WHERE f.trace_id = ?',
   );
   const hits: LibrarySearchHit[] = [];
   let tracesSearched = 0;
+  let tracesOpened = 0;
   for (const trace of libraryTraces(library)) {
-    if (hits.length >= request.limit) return { hits, tracesSearched, complete: false };
+    if (hits.length >= request.limit) return { hits, tracesSearched, tracesOpened, complete: false };
     tracesSearched += 1;
+    // A trace whose terms rule the words out is not opened: a rare word is looked up in the few that may hold it.
+    if (trace.termFilter !== null && !mayHoldWords(trace.termFilter, words)) continue;
+    tracesOpened += 1;
     const runs = new Map(runsOf.all(trace.traceId).map((run) => [run.run_pk, run]));
     withTrace(trace.dbPath, (db) => {
       for (const { runPk, matches } of searchRunCounts(db, match)) {
@@ -58,5 +63,5 @@ export function librarySearch(
       }
     });
   }
-  return { hits, tracesSearched, complete: true };
+  return { hits, tracesSearched, tracesOpened, complete: true };
 }

@@ -46,8 +46,8 @@ export class LibraryWriter {
       deleteFile: db.prepare<[number]>('DELETE FROM files WHERE id = ?'),
       nextGeneration: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"),
       insertFile: db.prepare(
-        `INSERT INTO files (path, trace_id, size, mtime_ms, state, error, format, db_path, source_ids, indexed_at)
-         VALUES (@path, @traceId, @size, @mtimeMs, @state, @error, @format, @dbPath, @sourceIds, @indexedAt)`,
+        `INSERT INTO files (path, trace_id, size, mtime_ms, state, error, format, db_path, source_ids, term_filter, indexed_at)
+         VALUES (@path, @traceId, @size, @mtimeMs, @state, @error, @format, @dbPath, @sourceIds, @termFilter, @indexedAt)`,
       ),
       insertRun: db.prepare(
         `INSERT INTO runs (file_id, run_pk, run_id, file, directory, format, status, models, provider, task, started_at, started_day,
@@ -105,6 +105,7 @@ export class LibraryWriter {
           format: indexed?.facts.format ?? null,
           dbPath: indexed?.dbPath ?? null,
           sourceIds: indexed === null ? null : JSON.stringify(indexed.sourceIds),
+          termFilter: indexed?.facts.termFilter ?? null,
           indexedAt: new Date().toISOString(),
         }).lastInsertRowid,
       );

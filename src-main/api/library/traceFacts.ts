@@ -17,9 +17,11 @@ import {
   reportedSources,
   runListRow,
   responseUsages,
+  searchTerms,
   summaryCalls,
   type TraceHandle,
 } from '../../engine';
+import { buildTermFilter } from '../../../shared/library/termFilter';
 import type { AnalysisOptions, ReportFinding } from '../../../shared/report';
 import { RunCost } from '../../../shared/cost/runCost';
 import type { UserPrices } from '../../../shared/cost/userPrices';
@@ -83,6 +85,8 @@ export interface TraceFacts {
   runs: LibraryRunFacts[];
   findings: LibraryFindingFacts[];
   calls: LibraryCallFacts[];
+  /** The terms of its full-text index as a Bloom filter (shared/library/termFilter.ts); null: always searched. */
+  termFilter: Uint8Array | null;
 }
 
 export function signatureKeyOf(key: string): string {
@@ -252,7 +256,7 @@ export function readTraceFacts(trace: TraceHandle, analysis: AnalysisOptions, us
         },
       ];
     });
-    return { format: outline.files[0]?.format ?? 'unknown', runs, findings, calls };
+    return { format: outline.files[0]?.format ?? 'unknown', runs, findings, calls, termFilter: buildTermFilter(searchTerms(db)) };
   } finally {
     db.close();
   }

@@ -4,13 +4,12 @@ import type Database from 'better-sqlite3';
 import { compareRuns, type RunToCompare } from '../../../shared/compare/compareRuns';
 import type { RunStatus } from '../../../shared/trace/runStatus';
 import { millisBetween } from '../../../shared/trace/timestamps';
-import { comparableTurns, runResponseUsages } from '../../engine';
-import { RunCost } from '../../../shared/cost/runCost';
-import type { UserPrices } from '../../../shared/cost/userPrices';
+import { comparableTurns } from '../../engine';
+import { runCost } from './cost';
 import { runInScope } from './runs';
 import type { TraceScope } from './scope';
 
-function runToCompare(db: Database.Database, scope: TraceScope, runPk: number, userPrices: UserPrices | undefined): RunToCompare {
+function runToCompare(db: Database.Database, scope: TraceScope, runPk: number): RunToCompare {
   const row = runInScope(db, scope, runPk);
   return {
     file: basename(row.file),
@@ -32,15 +31,8 @@ function runToCompare(db: Database.Database, scope: TraceScope, runPk: number, u
       findings: { error: row.errors, warning: row.warnings, info: row.infos },
     },
     turns: comparableTurns(db, runPk),
-    costUsd: runCost(db, runPk, userPrices),
+    costUsd: runCost(db, scope, runPk).usd,
   };
-}
-
-/** The run's cost by the rule of docs/semantics.md §19 (shared/cost/runCost.ts). */
-function runCost(db: Database.Database, runPk: number, userPrices: UserPrices | undefined): number | null {
-  const cost = new RunCost(userPrices);
-  for (const response of runResponseUsages(db, runPk)) cost.add(response);
-  return cost.usd();
 }
 
 export interface RunInTrace {
@@ -49,6 +41,6 @@ export interface RunInTrace {
   runPk: number;
 }
 
-export function compareTwoRuns(a: RunInTrace, b: RunInTrace, userPrices?: UserPrices): ReturnType<typeof compareRuns> {
-  return compareRuns(runToCompare(a.db, a.scope, a.runPk, userPrices), runToCompare(b.db, b.scope, b.runPk, userPrices));
+export function compareTwoRuns(a: RunInTrace, b: RunInTrace): ReturnType<typeof compareRuns> {
+  return compareRuns(runToCompare(a.db, a.scope, a.runPk), runToCompare(b.db, b.scope, b.runPk));
 }

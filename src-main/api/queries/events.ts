@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { ApiResponse, CallRow, EventRow } from '../../../shared/api';
+import { responseCost } from '../../../shared/cost/runCost';
 import { namesModelInput } from '../../../shared/trace/canonicalEvents';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { hiddenCount, mergeRanges, positionOfShown, shownIndexOf, type HiddenRange } from '../../../shared/trace/spanTree';
@@ -18,6 +19,7 @@ import {
   eventsBetween,
   findingsOnLine,
   firstPositionOfStep,
+  isResponseEvent,
   nearestStep,
   requestNearEvent,
   runIdOf,
@@ -60,7 +62,7 @@ export function laneOf(type: string, typeRaw: string): EventRow['lane'] {
   }
 }
 
-function toEventRow(row: EventListSqlRow, span: EventRow['span'] = null): EventRow {
+function toEventRow(row: EventListSqlRow, scope: TraceScope, span: EventRow['span'] = null): EventRow {
   return {
     eventId: row.id,
     sourceId: row.source_id,
@@ -75,6 +77,7 @@ function toEventRow(row: EventListSqlRow, span: EventRow['span'] = null): EventR
     finishReason: row.finish_reason,
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
+    cost: isResponseEvent(row) ? responseCost(row, scope.userPrices) : null,
     latencyMs: row.latency_ms,
     resultOk: row.result_ok === null ? null : row.result_ok === 1,
     errorCode: row.error_code,
@@ -109,7 +112,7 @@ export const runEvents: Query<'runEvents'> = (db, scope, request) => {
   return {
     total: listed - hiddenCount(hidden),
     offset: request.offset,
-    rows: rows.map((event) => toEventRow(event, spans.get(event.id) ?? null)),
+    rows: rows.map((event) => toEventRow(event, scope, spans.get(event.id) ?? null)),
     calls: callsOfEvents(db, row.id, rows),
     hiddenBookkeeping,
   };
@@ -229,7 +232,7 @@ export const event: Query<'event'> = (db, scope, request) => {
   const absorbedLines = absorbedLinesAfter(db, row.source_id, row.line);
   const answered = row.call_id === null ? undefined : callAnsweredBy(db, row.run_pk, row.call_id, row.id);
   return {
-    event: toEventRow(row),
+    event: toEventRow(row, scope),
     runPk: row.run_pk,
     runId: runIdOf(db, row.run_pk),
     record: rawRecord(db, row.source_id, { line: row.line, offset: row.byte_offset, length: row.byte_length }, request.maxBytes),

@@ -22,6 +22,7 @@ import {
 import { ApiError } from '../apiError';
 import { eventContent } from '../eventContent';
 import { startingCall, subAgentCalls } from '../subAgents';
+import { rolledUpCosts, runCost } from './cost';
 import type { Query, TraceScope } from './scope';
 
 /** The run that started each of `runs` (store/runs.ts `parentRunsOf`), with the call that did. */
@@ -31,7 +32,7 @@ function parentsOf(db: Database.Database, scope: TraceScope, runs: readonly { ru
   );
 }
 
-function toRunRow(row: RunListSqlRow, parent: RunRow['parent']): RunRow {
+function toRunRow(db: Database.Database, scope: TraceScope, row: RunListSqlRow, parent: RunRow['parent']): RunRow {
   return {
     runPk: row.id,
     runId: row.run_id,
@@ -44,6 +45,7 @@ function toRunRow(row: RunListSqlRow, parent: RunRow['parent']): RunRow {
     toolResults: row.tool_results,
     inputTokens: row.input_tokens,
     outputTokens: row.output_tokens,
+    cost: runCost(db, scope, row.id),
     startedAt: row.started_at,
     endedAt: row.ended_at,
     durationMs: millisBetween(row.started_at, row.ended_at),
@@ -57,7 +59,7 @@ function toRunRow(row: RunListSqlRow, parent: RunRow['parent']): RunRow {
 
 function toRunRows(db: Database.Database, scope: TraceScope, rows: readonly RunListSqlRow[]): RunRow[] {
   const parents = parentsOf(db, scope, rows);
-  return rows.map((row, at) => toRunRow(row, parents[at]!));
+  return rows.map((row, at) => toRunRow(db, scope, row, parents[at]!));
 }
 
 export const runs: Query<'runs'> = (db, scope, request) => {
@@ -182,13 +184,18 @@ function childrenOf(db: Database.Database, scope: TraceScope, run: RunListSqlRow
 
 export const run: Query<'run'> = (db, scope, request) => {
   const row = runInScope(db, scope, request.runPk);
+  const children = childrenOf(db, scope, row);
+  const costs = rolledUpCosts(db, scope, row.id, (runPk) =>
+    runPk === row.id ? children.map((child) => child.runPk) : childrenOf(db, scope, runInScope(db, scope, runPk)).map((child) => child.runPk),
+  );
   return {
     run: toRunRows(db, scope, [row])[0]!,
     config: runConfig(row.config_json),
     task: runTask(db, row.id, row.start_event_id),
     endLimit: row.end_limit,
     budgets: budgetUses(db, scope, row),
-    children: childrenOf(db, scope, row),
-    subAgents: subAgentCalls(db, scope, row),
+    children,
+    subAgents: subAgentCalls(db, scope, row, (childPk) => costs.get(childPk) ?? runCost(db, scope, childPk)),
+    costWithSubAgents: children.length === 0 ? null : (costs.get(row.id) ?? null),
   };
 };

@@ -54,18 +54,26 @@ function functionResponse(call: JsonObject, callId: string): JsonObject | undefi
 /**
  * The recording's `tokens`, copied from Gemini's usage metadata: `input` (promptTokenCount) holds
  * `cached` (cachedContentTokenCount); `thoughts` (thoughtsTokenCount) are the reasoning tokens.
- * Unlike the canonical `output_tokens`, Gemini's `output` (candidatesTokenCount) leaves the thoughts
- * out (`total` = input + output + thoughts + tool): the output billed is `output` + `thoughts`.
+ * Gemini counts apart what the canonical usage counts together (`total` = input + output + thoughts
+ * + tool): `output` (candidatesTokenCount) leaves the thoughts out, and `input` the prompt of the
+ * model's own tool use (`tool`, toolUsePromptTokenCount). So the canonical `output_tokens` is
+ * `output` + `thoughts`, the output billed, reasoning included; and `input_tokens`, the whole
+ * prompt, is `input` + `tool`.
  */
 function usageOf(tokens: JsonObject | undefined): JsonObject | undefined {
   if (tokens === undefined) return undefined;
   return definedIfAny({
-    input_tokens: finite(tokens['input']),
-    output_tokens: finite(tokens['output']),
+    input_tokens: sumOfCounts(finite(tokens['input']), finite(tokens['tool'])),
+    output_tokens: sumOfCounts(finite(tokens['output']), finite(tokens['thoughts'])),
     cached_input_tokens: finite(tokens['cached']),
     total_tokens: finite(tokens['total']),
     reasoning_tokens: finite(tokens['thoughts']),
   });
+}
+
+/** Two counts of one total; undefined when neither was recorded (a missing part counts as none). */
+function sumOfCounts(counted: number | undefined, more: number | undefined): number | undefined {
+  return counted === undefined && more === undefined ? undefined : (counted ?? 0) + (more ?? 0);
 }
 
 /** What the last message showed, for the end the recording does not write. */

@@ -47,9 +47,9 @@ export { requestFindingRows, requestNearEvent, requestsAnalyzedForRun, runReques
 export type { RequestSqlRow, RequestSummarySqlRow } from './requests';
 export { responseUsages, runResponseUsages } from './responseUsage';
 export type { ResponseUsageSqlRow } from './responseUsage';
-export { childRunCandidates, parentRunsOf, recordedRunCost, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
+export { childRunCandidates, isResponseEvent, parentRunsOf, reportRuns, runCounters, runIdOf, runListRow, runPage, runPksOfSource, subAgentRun } from './runs';
 export type { ChildRunCandidateSqlRow, ParentRunSqlRow, ReportRunSqlRow, RunListSqlRow, RunPageQuery, RunSort, SubAgentRunSqlRow } from './runs';
-export { searchHitReader, searchPage, searchRunCounts } from './search';
+export { searchHitReader, searchPage, searchRunCounts, searchTerms } from './search';
 export type { SearchHitSqlRow } from './search';
 export { sourceSecrets } from './secrets';
 export type { FoundSecretSqlRow } from './secrets';
@@ -59,5 +59,5 @@ export { spanExtents, spansBegunBy } from './spans';
 export type { SpanHeaderSqlRow } from './spans';
 export { nearestStep } from './steps';
 export { comparableTurns } from './turns';
-export { callToolName, recordedRunCosts, summaryCalls } from './summaryFacts';
+export { callToolName, summaryCalls } from './summaryFacts';
 export type { SummaryCallSqlRow } from './summaryFacts';

@@ -218,12 +218,9 @@ export function subAgentRun(db: Database.Database, sourceIds: readonly number[],
  */
 export const responseEventsSql = "(type = 'model_response' OR (type = 'stream_fragment' AND outcome IS NOT NULL))";
 
-/** What the trace recorded the run's responses cost; null when it records no cost for any. */
-export function recordedRunCost(db: Database.Database, runPk: number): number | null {
-  return (
-    prepared<[number], { cost: number | null }>(db, `SELECT sum(cost_usd) AS cost FROM events WHERE run_pk = ? AND ${responseEventsSql}`).get(runPk)?.cost ??
-    null
-  );
+/** `responseEventsSql` for an event already read. */
+export function isResponseEvent(event: { type: string; outcome: string | null }): boolean {
+  return event.type === 'model_response' || (event.type === 'stream_fragment' && event.outcome !== null);
 }
 
 export interface RunCounterSqlRow {

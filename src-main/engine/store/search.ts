@@ -74,3 +74,17 @@ export function searchRunCounts(db: Database.Database, match: string): { runPk: 
     )
     .all(match);
 }
+
+/**
+ * Every term of the trace's full-text index, as the index folded it, one at a time (the library's
+ * term filter, shared/library/termFilter.ts). Read through a temporary fts5vocab table, which a
+ * read-only connection may create: it lives in the connection's temp schema.
+ */
+export function* searchTerms(db: Database.Database): Generator<string> {
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_terms USING fts5vocab(main, 'search_index', 'row')");
+  try {
+    yield* db.prepare<[], string>('SELECT term FROM temp.search_terms').pluck().iterate();
+  } finally {
+    db.exec('DROP TABLE IF EXISTS temp.search_terms');
+  }
+}

@@ -1,7 +1,6 @@
 /** What a summary of many runs reads beyond the report (shared/summary/runsSummary.ts): calls, recorded costs, a finding's tool. */
 import type Database from 'better-sqlite3';
 import { prepared } from './preparedStatements';
-import { responseEventsSql } from './runs';
 import { idList } from './sqlText';
 
 export interface SummaryCallSqlRow {
@@ -20,16 +19,6 @@ export function summaryCalls(db: Database.Database, sourceIds: readonly number[]
      FROM calls c JOIN runs r ON r.id = c.run_pk LEFT JOIN events a ON a.id = c.answer_event_id
      WHERE r.source_id IN (${idList(sourceIds)})`,
   ).iterate();
-}
-
-/** What the trace recorded each run's responses cost; a run that records none is absent. */
-export function recordedRunCosts(db: Database.Database, sourceIds: readonly number[]): { source_id: number; run_id: string; cost: number }[] {
-  return prepared<[], { source_id: number; run_id: string; cost: number }>(
-    db,
-    `SELECT r.source_id, r.run_id, sum(e.cost_usd) AS cost FROM runs r JOIN events e ON e.run_pk = r.id
-     WHERE r.source_id IN (${idList(sourceIds)}) AND e.cost_usd IS NOT NULL AND ${responseEventsSql}
-     GROUP BY r.id`,
-  ).all();
 }
 
 /** The tool of call `callId` in run `runId` of the source; undefined when the run issued no such call. */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calcPrice, waitForUpdate, type ModelPrice } from '@pydantic/genai-prices';
-import { addPrice, formatCostTotal, noCost, priceResponse, type CostTotal, type ResponsePrice, type ResponseUsage } from '../../../shared/cost/priceResponse';
+import { priceResponse, type ResponsePrice, type ResponseUsage } from '../../../shared/cost/priceResponse';
 import { parseUserPrices } from '../../../shared/cost/userPrices';
 
 function usage(fields: Partial<ResponseUsage>): ResponseUsage {
@@ -296,27 +296,5 @@ describe('priceResponse with user prices', () => {
 
   it('does not price what no entry and no table row matches', () => {
     assert.match(unpriced(priceResponse(usage({ model: 'private-model', input_tokens: 10 }), { userPrices })), /"private-model" is not in the price table/);
-  });
-});
-
-describe('a run total', () => {
-  const price = (usd: number): ResponsePrice => ({ status: 'priced', usd, source: 'genai-prices', priced_as: 'm' });
-  const none: ResponsePrice = { status: 'no_price', reason: 'no usage recorded' };
-  const total = (...prices: ResponsePrice[]): CostTotal => prices.reduce(addPrice, noCost);
-
-  it('adds priced responses and counts the others', () => {
-    assert.deepEqual(total(price(0.01), none, price(0.0023), none), { usd: 0.0123, priced: 2, unpriced: 2 });
-    assert.deepEqual(noCost, { usd: 0, priced: 0, unpriced: 0 });
-  });
-
-  it('shows what it could not price, and never $0 for it', () => {
-    assert.equal(formatCostTotal(total()), '—');
-    assert.equal(formatCostTotal(total(none, none)), 'no price');
-    assert.equal(formatCostTotal(total(price(0.0123))), '$0.0123');
-    assert.equal(formatCostTotal(total(price(0.0123), none)), '$0.0123 (1 response without a price)');
-    assert.equal(formatCostTotal(total(price(12.4), none, none)), '$12.40 (2 responses without a price)');
-    assert.equal(formatCostTotal({ usd: 1, priced: 1, unpriced: 1234 }), '$1.00 (1,234 responses without a price)');
-    assert.equal(formatCostTotal(total(price(0.000001))), '<$0.0001');
-    assert.equal(formatCostTotal(total(price(0))), '$0.0000');
   });
 });

@@ -52,6 +52,20 @@ describe('gemini-cli chat recordings', () => {
   const dir = temporaryDir('gemini-cli-more');
   after(() => dir.remove());
 
+  it("counts Gemini's thoughts into the output and its tool-use prompt into the input, as the canonical usage does", async () => {
+    const session = JSON.parse(readFileSync(fixture('session-parallel-cancel.json'), 'utf8')) as { messages: Record<string, unknown>[] };
+    const first = session.messages.find((message) => message['type'] === 'gemini')!;
+    first['tokens'] = { input: 4200, output: 30, cached: 0, thoughts: 80, tool: 150, total: 4460 };
+    const path = join(dir.path, 'session-tool-use-prompt.json');
+    writeFileSync(path, JSON.stringify(session, null, 2));
+    const { events } = await ingestEvents<{ type: string; input_tokens: number | null; output_tokens: number | null; reasoning_tokens: number | null }>(
+      path,
+      FORMAT,
+      "SELECT type, input_tokens, output_tokens, reasoning_tokens FROM events WHERE type = 'model_response' ORDER BY id",
+    );
+    assert.deepEqual(events[0], { type: 'model_response', input_tokens: 4200 + 150, output_tokens: 30 + 80, reasoning_tokens: 80 });
+  });
+
   it('parallel calls (each result holding both responses), a cancelled call, a final reply: waiting for the next prompt', async () => {
     const { report, events } = await ingest(fixture('session-parallel-cancel.json'));
     assert.equal(report.files[0]?.format, FORMAT);
@@ -65,7 +79,8 @@ describe('gemini-cli chat recordings', () => {
         tool_calls: 3,
         tool_results: 3,
         input_tokens: 4200 + 4400 + 4600,
-        output_tokens: 30 + 25 + 18,
+        // Gemini's `output` leaves the thoughts out; the canonical output includes them.
+        output_tokens: 30 + 80 + (25 + 20) + (18 + 10),
       },
     ]);
     // Streamed message by message: each event is anchored to its own message of `messages`.
