@@ -763,7 +763,13 @@ export const apiMethods = {
    * meaning the request reconstructed for it. Without `previousEventId`, against the run's previous request.
    */
   requestDiff: {
-    request: z.object({ traceId, eventId: z.number().int(), previousEventId: z.number().int().optional() }),
+    request: z.object({
+      traceId,
+      eventId: z.number().int(),
+      previousEventId: z.number().int().optional(),
+      /** The trace of `previousEventId` when it is another (two runs of two traces compared at their divergence). */
+      previousTraceId: traceId.optional(),
+    }),
     response: requestDiffSchema,
   },
   rawLine: {

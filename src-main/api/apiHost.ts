@@ -248,7 +248,19 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     },
   } satisfies Partial<Handlers>;
 
+  /** A request diff whose left side is of another trace: both are read (opened first, when from the library) in the query worker. */
+  async function requestDiffAcross(request: ApiParsedRequest<'requestDiff'> & { previousTraceId: string }): Promise<unknown> {
+    const [current, previous] = await Promise.all([traceNamed(request.traceId), traceNamed(request.previousTraceId)]);
+    await Promise.all([current.opened(), previous.opened()]);
+    return queries.requestDiffAcross(current.readyTrace(), previous.readyTrace(), request);
+  }
+
   async function answer(method: ApiMethod, parsed: unknown): Promise<unknown> {
+    if (method === 'requestDiff') {
+      const request = parsed as ApiParsedRequest<'requestDiff'>;
+      if (request.previousTraceId !== undefined && request.previousTraceId !== request.traceId)
+        return requestDiffAcross({ ...request, previousTraceId: request.previousTraceId });
+    }
     if (isQueryMethod(method)) return queryOf(method, parsed as ApiParsedRequest<QueryMethod> & { traceId: string });
     if (isLibraryQueryMethod(method)) return libraryQuery(method, parsed);
     return (hostHandlers[method] as (request: unknown) => unknown)(parsed);

@@ -40,7 +40,7 @@ export const queries: { [M in QueryMethod]: Query<M> } = {
   parseErrors,
   traceCost,
   rawLine,
-  requestDiff: (db, scope, request) => requestDiff(db, scope.sourceIds, request),
+  requestDiff: (db, scope, request) => requestDiff({ db, sourceIds: scope.sourceIds }, request),
   requests: (db, scope, request) => runRequests(db, runInScope(db, scope, request.runPk).id),
   runWaterfall: (db, scope, request) => runWaterfall(db, runInScope(db, scope, request.runPk).id),
   // A trace's database holds only the trace's own files, so the search needs no scope.

@@ -50,6 +50,11 @@ export class QueryClient {
     return this.send((id) => ({ kind: 'compare', id, a, b }));
   }
 
+  /** `requestDiff` with the left side in `previousTrace`. */
+  requestDiffAcross(trace: QueryTrace, previousTrace: QueryTrace, request: unknown): Promise<unknown> {
+    return this.send((id) => ({ kind: 'requestDiffAcross', id, trace, previousTrace, request }));
+  }
+
   library(method: LibraryQueryMethod, libraryDbPath: string, request: unknown): Promise<unknown> {
     return this.send((id) => ({ kind: 'library', id, libraryDbPath, method, request }));
   }

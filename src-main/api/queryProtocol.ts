@@ -67,6 +67,8 @@ export const queryRequestSchema = z.discriminatedUnion('kind', [
     a: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
     b: z.object({ trace: queryTraceSchema, runPk: z.number().int() }),
   }),
+  /** A request diff whose left side is a request of another trace (`requestDiff` with `previousTraceId`); `request` is parsed again. */
+  z.object({ kind: z.literal('requestDiffAcross'), id: z.number().int(), trace: queryTraceSchema, previousTrace: queryTraceSchema, request: z.unknown() }),
   /** The format and counts of an ingested trace (for its summary). */
   z.object({ kind: z.literal('summary'), id: z.number().int(), trace: queryTraceSchema }),
   /** Close the connection to a database that is about to be rewritten (a reload); answered once closed. */

@@ -15,6 +15,7 @@ import { openLibraryForReading } from './library/libraryDatabase';
 import { libraryAggregates, libraryRuns, librarySignatures, libraryTracePath } from './library/libraryQueries';
 import { librarySearch } from './library/librarySearch';
 import { compareTwoRuns } from './queries/compare';
+import { requestDiff } from './requestDiff';
 import { ApiError } from './apiError';
 
 const { userPrices } = queryWorkerSettingsSchema.parse(workerData ?? {});
@@ -94,6 +95,18 @@ function answer<M extends QueryMethod>(method: M, trace: QueryTrace, request: un
   return revealed ? result : maskSecretsDeep(result);
 }
 
+/** A request diff between two traces (`requestDiff` with `previousTraceId`), masked as every answer is. */
+function requestDiffAcross(trace: QueryTrace, previousTrace: QueryTrace, request: unknown): unknown {
+  const parsed = apiMethods.requestDiff.request.safeParse(request);
+  if (!parsed.success) throw invalidRequest('requestDiff', parsed.error);
+  return maskSecretsDeep(
+    requestDiff({ db: connection(trace.dbPath), sourceIds: trace.sourceIds }, parsed.data, {
+      db: connection(previousTrace.dbPath),
+      sourceIds: previousTrace.sourceIds,
+    }),
+  );
+}
+
 function reply(message: QueryReply): void {
   parentPort?.postMessage(message);
 }
@@ -118,6 +131,7 @@ parentPort?.on('message', (raw: unknown) => {
           { db: connection(message.b.trace.dbPath), scope: scopeOf(message.b.trace), runPk: message.b.runPk },
         ),
       );
+    else if (message.kind === 'requestDiffAcross') result = requestDiffAcross(message.trace, message.previousTrace, message.request);
     else if (message.kind === 'library') result = answerLibrary(message.method, message.libraryDbPath, message.request);
     else if (message.kind === 'libraryTrace') result = libraryTracePath(libraryConnection(message.libraryDbPath), message.traceId) ?? null;
     else if (message.kind === 'summary') result = sourceSummary(connection(message.trace.dbPath), scopeOf(message.trace));

@@ -2,12 +2,15 @@
  * The request diff of the API (`requestDiff`): two model requests of a trace — logged, read back
  * from the trace file, or reconstructed from the events for formats that log none (see
  * engine/derive/requestHistory.ts) — compared by shared/requests. Computed on demand, so ingest
- * pays nothing for it.
+ * pays nothing for it. The left side may be a request of another trace (`previousTraceId`): two
+ * runs of two traces compared at their first divergence (docs/semantics.md §16).
  */
+import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse, RequestDiffResponse } from '../../shared/api';
 import { diffRequests } from '../../shared/requests/diffRequests';
 import { messageNumber, messageText, type NormalizedRequest } from '../../shared/requests/normalizedRequest';
+import { comparableAcrossRuns } from '../../shared/requests/acrossRuns';
 import { compaction } from '../../shared/requests/compaction';
 import { historyCompactedFinding, historyRewriteFinding, missingToolResultFindings, prefixChangeFinding } from '../../shared/requests/requestFindings';
 import {
@@ -18,6 +21,7 @@ import {
   reconstructedRequest,
   requestsUpTo,
   runIdOf,
+  sourcePath,
   TokenEstimator,
   type CompactionMarker,
   type DiffEventSqlRow,
@@ -90,41 +94,67 @@ function spanTokens(tokens: readonly number[], span: { first: number; last: numb
   return sum;
 }
 
-/** The request the diff's left side is, as its findings name it: its number in its run, and the run when it is another. */
-function comparedWith(db: Database.Database, runPk: number, previous: { id: number; run_pk: number }, reconstructed: boolean): string {
-  const number = requestsUpTo(db, previous.run_pk, previous.id, reconstructed) ?? 1;
-  return previous.run_pk === runPk ? `request ${number}` : `request ${number} of run ${runIdOf(db, previous.run_pk)}`;
+/** A trace's database and its sources, where a side of the diff is read. */
+export interface DiffTrace {
+  db: Database.Database;
+  sourceIds: readonly number[];
 }
 
-export function requestDiff(db: Database.Database, sourceIds: readonly number[], request: ApiParsedRequest<'requestDiff'>): ApiResponse<'requestDiff'> {
-  const event = eventInTrace(db, sourceIds, request.eventId);
-  const reconstructed = !hasLoggedRequests(db, event.run_pk);
-  const previousId = request.previousEventId ?? previousRequestEventId(db, event.run_pk, event.id, reconstructed);
-  const reader = new LoggedRequestReader(db);
-  const estimator = new TokenEstimator();
-  let next: ComparedRequest;
-  let previous: ComparedRequest | null;
-  const previousEvent = previousId === null ? null : eventInTrace(db, sourceIds, previousId);
+/**
+ * The request the diff's left side is, as its findings name it: its number in its run, the run when
+ * it is another, and the file when it is of another trace.
+ */
+function comparedWith(trace: DiffTrace, sameTrace: boolean, runPk: number, previous: DiffEventSqlRow, reconstructed: boolean): string {
+  const number = requestsUpTo(trace.db, previous.run_pk, previous.id, reconstructed) ?? 1;
+  if (sameTrace && previous.run_pk === runPk) return `request ${number}`;
+  const run = `request ${number} of run ${runIdOf(trace.db, previous.run_pk)}`;
+  const file = sameTrace ? undefined : sourcePath(trace.db, previous.source_id);
+  return file === undefined ? run : `${run} in ${basename(file)}`;
+}
+
+/** The read of one side's request, its trace's logged requests read through its own reader. */
+function comparedRequestIn(trace: DiffTrace, estimator: TokenEstimator, event: DiffEventSqlRow, reconstructed: boolean): ComparedRequest {
+  const reader = new LoggedRequestReader(trace.db);
   try {
-    next = comparedRequest(db, reader, estimator, event, reconstructed);
-    if (previousEvent !== null && previousEvent.run_pk !== event.run_pk && reconstructed === hasLoggedRequests(db, previousEvent.run_pk)) {
-      throw new ApiError('invalid_request', `event ${previousEvent.id} is not a request of the same kind (logged or reconstructed) as event ${event.id}`);
-    }
-    previous = previousEvent === null ? null : comparedRequest(db, reader, estimator, previousEvent, reconstructed);
+    return comparedRequest(trace.db, reader, estimator, event, reconstructed);
   } finally {
     reader.close();
   }
-  const before = previous?.request ?? { ...emptyRequest, reconstructed };
+}
+
+/** Request `eventId` of `trace` against `previousEventId` of `previousTrace` (the same trace unless the request names another), or against the previous request of its run. */
+export function requestDiff(trace: DiffTrace, request: ApiParsedRequest<'requestDiff'>, previousTrace: DiffTrace = trace): ApiResponse<'requestDiff'> {
+  const { db } = trace;
+  const sameTrace = previousTrace === trace;
+  const event = eventInTrace(db, trace.sourceIds, request.eventId);
+  const reconstructed = !hasLoggedRequests(db, event.run_pk);
+  const previousId = request.previousEventId ?? (sameTrace ? previousRequestEventId(db, event.run_pk, event.id, reconstructed) : null);
+  const estimator = new TokenEstimator();
+  const previousEvent = previousId === null ? null : eventInTrace(previousTrace.db, previousTrace.sourceIds, previousId);
+  const next = comparedRequestIn(trace, estimator, event, reconstructed);
+  if (
+    previousEvent !== null &&
+    (!sameTrace || previousEvent.run_pk !== event.run_pk) &&
+    reconstructed === hasLoggedRequests(previousTrace.db, previousEvent.run_pk)
+  ) {
+    throw new ApiError('invalid_request', `event ${previousEvent.id} is not a request of the same kind (logged or reconstructed) as event ${event.id}`);
+  }
+  const previous = previousEvent === null ? null : comparedRequestIn(previousTrace, estimator, previousEvent, reconstructed);
+  // Against a request of another run, call ids and reconstructed lines are each run's own (shared/requests/acrossRuns.ts).
+  const acrossRuns = previousEvent !== null && (!sameTrace || previousEvent.run_pk !== event.run_pk);
+  const comparable = (compared: NormalizedRequest): NormalizedRequest => (acrossRuns ? comparableAcrossRuns(compared) : compared);
+  const before = comparable(previous?.request ?? { ...emptyRequest, reconstructed });
+  const after = comparable(next.request);
   // A marker counts only between adjacent requests: against an earlier one, other turns lie between.
-  const marker = previousId === previousRequestEventId(db, event.run_pk, event.id, reconstructed) ? next.compaction : null;
-  const diff = diffRequests(before, next.request, marker !== null);
+  const marker = sameTrace && previousId === previousRequestEventId(db, event.run_pk, event.id, reconstructed) ? next.compaction : null;
+  const diff = diffRequests(before, after, marker !== null);
   const compacted =
     diff.history.verdict === 'rewritten' && diff.history.kind === 'compacted'
       ? compaction(marker === null ? 'diff' : 'marker', marker, null, null, diff.history.counts.removed + diff.history.counts.modified)
       : null;
   // Request numbers in the finding texts count from the run's first request.
   const number = requestsUpTo(db, event.run_pk, event.id, reconstructed) ?? 1;
-  const against = previousEvent === null ? undefined : comparedWith(db, event.run_pk, previousEvent, reconstructed);
+  const against = previousEvent === null ? undefined : comparedWith(previousTrace, sameTrace, event.run_pk, previousEvent, reconstructed);
   const findings =
     previous === null
       ? []
@@ -140,8 +170,8 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
     eventId: event.id,
     reconstructed,
     previousMessages: before.messages.length,
-    messages: next.request.messages.length,
-    messageNumbers: { previous: before.messages.map(messageNumber), next: next.request.messages.map(messageNumber) },
+    messages: after.messages.length,
+    messageNumbers: { previous: before.messages.map(messageNumber), next: after.messages.map(messageNumber) },
     history: diff.history,
     runs: diff.alignment.runs.map((run) => ({
       status: run.status,
@@ -152,15 +182,20 @@ export function requestDiff(db: Database.Database, sourceIds: readonly number[],
     changes: entries.flatMap((entry): RequestDiffResponse['changes'] => {
       if (entry.status === 'unchanged') return [];
       const beforeMessage = entry.previousIndex === null ? undefined : before.messages[entry.previousIndex];
-      const after = entry.nextIndex === null ? undefined : next.request.messages[entry.nextIndex];
-      const base = { status: entry.status, previousIndex: entry.previousIndex, nextIndex: entry.nextIndex, role: (after ?? beforeMessage)?.role ?? 'unknown' };
-      if (beforeMessage !== undefined && after !== undefined && entry.status === 'modified')
-        return [{ ...base, ...changedText(messageText(beforeMessage), messageText(after)) }];
+      const afterMessage = entry.nextIndex === null ? undefined : after.messages[entry.nextIndex];
+      const base = {
+        status: entry.status,
+        previousIndex: entry.previousIndex,
+        nextIndex: entry.nextIndex,
+        role: (afterMessage ?? beforeMessage)?.role ?? 'unknown',
+      };
+      if (beforeMessage !== undefined && afterMessage !== undefined && entry.status === 'modified')
+        return [{ ...base, ...changedText(messageText(beforeMessage), messageText(afterMessage)) }];
       return [
         {
           ...base,
           previousText: beforeMessage === undefined ? null : cut(messageText(beforeMessage)),
-          nextText: after === undefined ? null : cut(messageText(after)),
+          nextText: afterMessage === undefined ? null : cut(messageText(afterMessage)),
           excerpt: null,
         },
       ];

@@ -6,7 +6,8 @@
  * A run's requests and context growth: `#/trace/<id>/run/<runPk>/requests`, optionally
  * `/sort/<column>-<asc|desc>` (the requests table's order). A request diff:
  * `#/trace/<id>/run/<runPk>/diff/<eventId>`, optionally `/against/<eventId>` (the left side, when
- * it is not the previous request), `/from/<eventId>` (the event `d` was pressed on, when it was
+ * it is not the previous request), `/against-trace/<id>` (the left side's trace, when it is another:
+ * two runs of two traces compared at their divergence), `/from/<eventId>` (the event `d` was pressed on, when it was
  * not itself a request) and `/layout/side-by-side` (changed texts as two columns of lines).
  *
  * A run's timeline folds bookkeeping events away; `?all=1` shows every event.
@@ -52,7 +53,16 @@ export type Route =
    * was pressed on, when the view had to pick the nearest request at or before it; `layout`: a
    * changed text as a word diff, or side by side (pretty-printed JSON or text, line by line).
    */
-  | { view: 'diff'; traceId: string; runPk: number; eventId: number; previousEventId: number | null; fromEventId: number | null; layout: DiffLayout }
+  | {
+      view: 'diff';
+      traceId: string;
+      runPk: number;
+      eventId: number;
+      previousEventId: number | null;
+      previousTraceId: string | null;
+      fromEventId: number | null;
+      layout: DiffLayout;
+    }
   /** Run `runPkA` and run `runPkB` side by side, their turns aligned (docs/semantics.md §16); B is of trace `traceIdB` when not null. */
   | { view: 'compare'; traceId: string; runPkA: number; runPkB: number; traceIdB: string | null };
 
@@ -124,15 +134,12 @@ export function parseRoute(hash: string): Route {
       const eventId = parseInteger(rest[3]);
       if (eventId !== null) {
         const options = pairs(rest, 4);
-        return {
-          view: 'diff',
-          traceId,
-          runPk,
-          eventId,
+        return routes.requestDiff(traceId, runPk, eventId, {
           previousEventId: parseInteger(options.get('against')),
+          previousTraceId: options.get('against-trace') ?? null,
           fromEventId: parseInteger(options.get('from')),
           layout: options.get('layout') === 'side-by-side' ? 'side-by-side' : 'words',
-        };
+        });
       }
     }
     if (rest[2] === 'requests') return routes.runRequests(traceId, runPk, parseRequestSort(pairs(rest, 3).get('sort')));
@@ -164,6 +171,8 @@ export function formatRoute(route: Route): string {
   if (route.view === 'diff') {
     let hash = `${trace}/run/${route.runPk}/diff/${route.eventId}`;
     if (route.previousEventId !== null) hash += `/against/${route.previousEventId}`;
+    if (route.previousEventId !== null && route.previousTraceId !== null && route.previousTraceId !== route.traceId)
+      hash += `/against-trace/${encodeURIComponent(route.previousTraceId)}`;
     if (route.fromEventId !== null) hash += `/from/${route.fromEventId}`;
     if (route.layout !== 'words') hash += `/layout/${route.layout}`;
     return hash;
@@ -238,13 +247,14 @@ export const routes = {
     traceId: string,
     runPk: number,
     eventId: number,
-    options: { previousEventId?: number | null; fromEventId?: number | null; layout?: DiffLayout } = {},
+    options: { previousEventId?: number | null; previousTraceId?: string | null; fromEventId?: number | null; layout?: DiffLayout } = {},
   ): Route => ({
     view: 'diff',
     traceId,
     runPk,
     eventId,
     previousEventId: options.previousEventId ?? null,
+    previousTraceId: options.previousEventId == null || options.previousTraceId === traceId ? null : (options.previousTraceId ?? null),
     fromEventId: options.fromEventId ?? null,
     layout: options.layout ?? 'words',
   }),

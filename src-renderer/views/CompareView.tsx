@@ -109,8 +109,7 @@ function ComparisonBody({ traceId, traceIdB, runPkA, runPkB, comparison }: Compa
             <span className="muted">
               {Math.round(alignment.similarity * 100)} % alike over {formatCount(alignment.rows.length)} aligned turns.
             </span>{' '}
-            {/* The request diff compares two requests of one trace: across traces, each run's request is a click away in its turn. */}
-            {traceIdB === traceId && <SeenBefore traceId={traceId} runPkB={runPkB} a={divergence.turnA} b={divergence.turnB} />}
+            <SeenBefore traceIdA={traceId} traceIdB={traceIdB} runPkB={runPkB} a={divergence.turnA} b={divergence.turnB} />
           </>
         )}
       </p>
@@ -125,12 +124,14 @@ function ComparisonBody({ traceId, traceIdB, runPkA, runPkB, comparison }: Compa
  * Shown when both runs have a turn there with its request analyzed.
  */
 function SeenBefore({
-  traceId,
+  traceIdA,
+  traceIdB,
   runPkB,
   a,
   b,
 }: {
-  traceId: string;
+  traceIdA: string;
+  traceIdB: string;
   runPkB: number;
   a: ComparedRun['turns'][number] | null;
   b: ComparedRun['turns'][number] | null;
@@ -139,7 +140,10 @@ function SeenBefore({
   const after = b?.request_event_id ?? null;
   if (before === null || after === null) return null;
   return (
-    <a href={formatRoute(routes.requestDiff(traceId, runPkB, after, { previousEventId: before }))} data-testid="divergence-requests">
+    <a
+      href={formatRoute(routes.requestDiff(traceIdB, runPkB, after, { previousEventId: before, previousTraceId: traceIdA }))}
+      data-testid="divergence-requests"
+    >
       What each had seen: B's request against A's
     </a>
   );

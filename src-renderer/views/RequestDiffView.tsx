@@ -14,7 +14,7 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { ApiResponse, LoopscopeApi, RequestRow } from '../../shared/api';
 import { useQuery } from '../api/useQuery';
 import { SeverityBadge } from '../components/Badges';
-import { formatCount, formatTokenCount, humanize, messageSpan } from '../components/format';
+import { baseName, formatCount, formatTokenCount, humanize, messageSpan } from '../components/format';
 import { Failure, Loading } from '../components/States';
 import { LongText, TextDiff } from '../components/TextDiff';
 import { VisibleText, visibleText } from '../components/VisibleText';
@@ -51,8 +51,8 @@ function diffJobs(diff: Diff): TextDiffJob[] {
 }
 
 export function RequestDiffView({ route, revision }: { route: DiffRoute; revision: number }) {
-  const { traceId, runPk, eventId, previousEventId, fromEventId, layout } = route;
-  const key = `requestDiff:${traceId}:${eventId}:${previousEventId ?? ''}:${revision}`;
+  const { traceId, runPk, eventId, previousEventId, previousTraceId, fromEventId, layout } = route;
+  const key = `requestDiff:${traceId}:${eventId}:${previousEventId ?? ''}:${previousTraceId ?? ''}:${revision}`;
   useEffect(() => {
     performance.mark('loopscope:diff-requested', { detail: { eventId, previousEventId } });
   }, [key, eventId, previousEventId]);
@@ -62,10 +62,13 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
   // hand-edited URL naming another event gets a page about that event, not a failed call.
   // While a follow refreshes the list, the previous one still answers.
   const listed = requests.data === undefined ? null : new Set(requests.data.requests.map((request) => request.eventId));
-  // A left side outside this run (two runs compared at their divergence: CompareView.tsx) is
-  // checked on its own: a request of another run of the trace is its own request there.
-  const outside = listed !== null && listed.has(eventId) && previousEventId !== null && !listed.has(previousEventId) ? previousEventId : null;
-  const otherRun = useQuery(outside === null ? null : `otherRunRequest:${traceId}:${outside}:${revision}`, (api) => otherRunRequest(api, traceId, outside!));
+  // A left side outside this run (two runs compared at their divergence: CompareView.tsx), of this
+  // trace or of another, is checked on its own: a request of another run is its own request there.
+  const outside =
+    listed !== null && listed.has(eventId) && previousEventId !== null && (previousTraceId !== null || !listed.has(previousEventId)) ? previousEventId : null;
+  const otherRun = useQuery(outside === null ? null : `otherRunRequest:${previousTraceId ?? traceId}:${outside}:${revision}`, (api) =>
+    otherRunRequest(api, previousTraceId, traceId, outside!),
+  );
   const notARequest =
     listed === null
       ? null
@@ -75,7 +78,9 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
           ? outside
           : null;
   const diffKey = notARequest !== null || (listed === null && requests.status === 'loading') || (outside !== null && otherRun.status !== 'ready') ? null : key;
-  const diff = useQuery(diffKey, (api) => api.requestDiff({ traceId, eventId, ...(previousEventId === null ? {} : { previousEventId }) }));
+  const diff = useQuery(diffKey, (api) =>
+    api.requestDiff({ traceId, eventId, ...(previousEventId === null ? {} : { previousEventId }), ...(previousTraceId === null ? {} : { previousTraceId }) }),
+  );
 
   const data = diff.status === 'ready' ? diff.data : undefined;
   useEffect(() => {
@@ -152,7 +157,13 @@ export function RequestDiffView({ route, revision }: { route: DiffRoute; revisio
             diff={data}
             layout={layout}
             results={results}
-            against={previousEventId === null ? 'the previous request' : (numberOf(data.previousEventId) ?? 'the request you picked')}
+            against={
+              previousEventId === null
+                ? 'the previous request'
+                : otherRun.status === 'ready' && otherRun.data !== null
+                  ? otherRunName(otherRun.data)
+                  : (numberOf(data.previousEventId) ?? 'the request you picked')
+            }
             row={previousEventId === null ? current : undefined}
           />
         )}
@@ -196,7 +207,7 @@ function DiffNav(props: {
         eventId={eventId}
         previousEventId={previousEventId}
         otherRun={otherRun}
-        onPick={(against) => navigate(routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))}
+        onPick={(against) => navigate(against === otherRunOption ? route : routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))}
       />
       {showLayout && <LayoutToggle route={route} />}
       {listFailure !== null && (
@@ -211,21 +222,36 @@ function DiffNav(props: {
   );
 }
 
-/** A request of another run of the trace, on the left side of the diff. */
+/** A request of another run, of this trace or of another, on the left side of the diff. */
 interface OtherRunRequest {
   eventId: number;
   runId: string;
   /** 0-based among its run's requests. */
   index: number;
   line: number;
+  /** The file of its trace, when that is another trace. */
+  file: string | null;
 }
 
-/** Event `eventId` as a request of its own run (found in that run's list of requests); null when it is none. */
-async function otherRunRequest(api: LoopscopeApi, traceId: string, eventId: number): Promise<OtherRunRequest | null> {
-  const { runPk, runId } = await api.event({ traceId, eventId, maxBytes: 1 });
-  const request = (await api.requests({ traceId, runPk })).requests.find((row) => row.eventId === eventId);
-  return request === undefined ? null : { eventId, runId, index: request.index, line: request.line };
+/**
+ * Event `eventId` of trace `otherTraceId` (null: this trace, `traceId`) as a request of its own run
+ * (found in that run's list of requests); null when it is none.
+ */
+async function otherRunRequest(api: LoopscopeApi, otherTraceId: string | null, traceId: string, eventId: number): Promise<OtherRunRequest | null> {
+  const inTrace = otherTraceId ?? traceId;
+  const { runPk, runId } = await api.event({ traceId: inTrace, eventId, maxBytes: 1 });
+  const request = (await api.requests({ traceId: inTrace, runPk })).requests.find((row) => row.eventId === eventId);
+  if (request === undefined) return null;
+  const file = otherTraceId === null ? null : baseName((await api.run({ traceId: inTrace, runPk })).run.file);
+  return { eventId, runId, index: request.index, line: request.line, file };
 }
+
+function otherRunName(request: OtherRunRequest): string {
+  return `request ${request.index + 1} of run ${request.runId}${request.file === null ? '' : ` in ${request.file}`}`;
+}
+
+/** The select's value for the other run's request: apart from this run's, whose event ids another trace's may repeat. */
+const otherRunOption = 'other-run';
 
 /** The left side of the diff: the previous request (default), any other request of the run, or one of another run. */
 function CompareWith({
@@ -239,21 +265,24 @@ function CompareWith({
   eventId: number;
   previousEventId: number | null;
   otherRun: OtherRunRequest | null;
-  onPick: (eventId: number | null) => void;
+  /** A request of this run by event id, the other run's request, or null: the previous request. */
+  onPick: (against: number | typeof otherRunOption | null) => void;
 }) {
   if (list === null) return null;
+  const value = previousEventId === null ? '' : otherRun !== null && otherRun.eventId === previousEventId ? otherRunOption : String(previousEventId);
   return (
     <label className="compare-with">
       Compare with{' '}
       <select
-        value={previousEventId === null ? '' : String(previousEventId)}
-        onChange={(event) => onPick(event.target.value === '' ? null : Number(event.target.value))}
+        value={value}
+        onChange={(event) => {
+          const picked = event.target.value;
+          onPick(picked === '' ? null : picked === otherRunOption ? otherRunOption : Number(picked));
+        }}
         data-testid="diff-compare-with"
       >
         <option value="">the previous request</option>
-        {otherRun !== null && (
-          <option value={String(otherRun.eventId)}>{visibleText(`request ${otherRun.index + 1} of run ${otherRun.runId} (line ${otherRun.line})`)}</option>
-        )}
+        {otherRun !== null && <option value={otherRunOption}>{visibleText(`${otherRunName(otherRun)} (line ${otherRun.line})`)}</option>}
         {list
           .filter((request) => request.eventId !== eventId)
           .map((request) => (

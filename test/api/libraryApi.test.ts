@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse } from '../../shared/api';
 import { appendedRunLines, libraryFixture, writeLibraryFixture } from '../../devkit/uiTraces/libraryFixture';
-import { startTestHost, type TestHost } from '../support/apiHarness';
+import { callFailure, startTestHost, type TestHost } from '../support/apiHarness';
 import { temporaryDir } from '../support/engineHarness';
 
 const files = temporaryDir('library-api');
@@ -158,24 +158,77 @@ describe('the library', () => {
     assert.equal(run.run.runId, 'sample-3');
   });
 
-  it('compares two runs of two traces, the first divergence where the fixture puts it', async () => {
+  /** The runs `before` and `after`, in two files of the library, compared. */
+  async function comparedAcrossTraces(): Promise<{ traceIdA: string; traceIdB: string; comparison: ApiResponse<'compareRuns'> }> {
     const page = await runs({ filter: { directory: join(files.path, 'ab') } });
     const before = page.rows.find((row) => row.runId === 'before')!;
     const after = page.rows.find((row) => row.runId === 'after')!;
-    assert.notEqual(before.traceId, after.traceId);
-    await testHost.settled(before.traceId).catch(() => undefined);
-    await testHost.settled(after.traceId).catch(() => undefined);
     const comparison = (await testHost.host.call('compareRuns', {
       traceId: before.traceId,
       runPkA: before.runPk,
       traceIdB: after.traceId,
       runPkB: after.runPk,
     })) as ApiResponse<'compareRuns'>;
+    return { traceIdA: before.traceId, traceIdB: after.traceId, comparison };
+  }
+
+  /** B's request at an aligned row against A's, each read from its own trace. */
+  async function requestsAt(compared: Awaited<ReturnType<typeof comparedAcrossTraces>>, row: number): Promise<ApiResponse<'requestDiff'>> {
+    const { comparison } = compared;
+    const aligned = comparison.alignment.rows[row]!;
+    return (await testHost.host.call('requestDiff', {
+      traceId: compared.traceIdB,
+      eventId: comparison.b.turns[aligned.b!]!.request_event_id!,
+      previousEventId: comparison.a.turns[aligned.a!]!.request_event_id!,
+      previousTraceId: compared.traceIdA,
+    })) as ApiResponse<'requestDiff'>;
+  }
+
+  it('compares two runs of two traces, the first divergence where the fixture puts it', async () => {
+    const compared = await comparedAcrossTraces();
+    const { comparison } = compared;
+    assert.notEqual(compared.traceIdA, compared.traceIdB);
     assert.equal(comparison.alignment.first_divergence, 1);
     assert.deepEqual(
       comparison.alignment.rows.map((row) => row.op),
       ['same', 'changed', 'inserted', 'same'],
     );
+
+    // What each had seen at the divergence, B's request against A's, read from the two traces: the
+    // same history (each run's call ids are its own, compared by position), so B chose differently.
+    const seen = await requestsAt(compared, comparison.alignment.first_divergence!);
+    assert.equal(seen.history.verdict, 'extends');
+    assert.deepEqual(seen.changes, []);
+    assert.deepEqual(seen.findings, []);
+    assert.equal(seen.messages, seen.previousMessages);
+  });
+
+  it('names a request of another trace by its run and file, and refuses an event that is not in that trace', async () => {
+    const compared = await comparedAcrossTraces();
+    const { comparison } = compared;
+    // The last turns: the same answer after different histories, so the history differs.
+    const diff = await requestsAt(compared, comparison.alignment.rows.length - 1);
+    const last = comparison.alignment.rows.at(-1)!;
+    // B's history has A's get_order edited (another order) and a call A never made.
+    assert.deepEqual(
+      diff.changes.map((change) => [change.status, change.role]),
+      [
+        ['modified', 'assistant'],
+        ['appended', 'assistant'],
+        ['appended', 'tool'],
+      ],
+    );
+    assert.ok(
+      diff.findings.some((finding) => finding.message.includes('of run before in before.jsonl')),
+      diff.findings.map((finding) => finding.message).join('\n'),
+    );
+    const missing = await callFailure(testHost.host, 'requestDiff', {
+      traceId: compared.traceIdB,
+      eventId: comparison.b.turns[last.b!]!.request_event_id!,
+      previousEventId: 999_999,
+      previousTraceId: compared.traceIdA,
+    });
+    assert.equal(missing.code, 'not_found');
   });
 
   it('follows the directory: an appended run, a new file and a deleted file change the library', async () => {

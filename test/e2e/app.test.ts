@@ -196,7 +196,8 @@ describe('the browser UI served by loopscope serve', () => {
       await row.waitFor();
       await app.page.locator(`[data-testid=event-inspector][data-event-id="${event.eventId}"][data-state=ready]`).waitFor();
       // The list places the row once the rows above it are measured, a frame or two after they
-      // render: on a busy machine that can come after the inspector. Give it two seconds to get there.
+      // render: on a busy machine that can come after the inspector. Give it five seconds to get there
+      // (two were not always enough on a busy 2-core machine).
       await app.page
         .waitForFunction(
           `(() => {
@@ -205,7 +206,7 @@ describe('the browser UI served by loopscope serve', () => {
             return row !== undefined && view !== undefined && row.top >= view.top && row.bottom <= view.bottom + 1;
           })()`,
           undefined,
-          { timeout: 2000 },
+          { timeout: 5000 },
         )
         .catch(() => undefined);
       const [box, view] = await Promise.all([row.boundingBox(), app.page.locator('[data-testid=timeline]').boundingBox()]);

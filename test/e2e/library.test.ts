@@ -109,6 +109,16 @@ describe('a directory as a library', () => {
     // Picked "before" first, then "after": A is before, B is after.
     assert.equal(await divergence.getAttribute('data-step-b'), '2');
     assert.match(await page.locator('[data-testid=first-divergence]').innerText(), /First divergence at A step 2 \/ B step 2/);
+
+    // What each had seen there, read from the two files: the same history, so B chose differently.
+    await actions.click(page.locator('[data-testid=divergence-requests]'), '"What each had seen"');
+    await page.locator('[data-testid=request-diff][data-state=ready]').waitFor({ timeout: 30_000 });
+    assert.match(page.url(), /\/against\/\d+\/against-trace\/[^/]+$/);
+    assert.match(await page.locator('[data-testid=diff-compare-with] option:checked').innerText(), /^request 2 of run before in before\.jsonl \(line \d+\)$/);
+    assert.match(
+      await page.locator('[data-testid=request-diff]').innerText(),
+      /Extends request 2 of run before in before\.jsonl: \+0 messages — the same history/,
+    );
     await page.close();
   });
 

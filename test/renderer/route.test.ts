@@ -32,3 +32,16 @@ describe('a comparison route', () => {
     assert.deepEqual(parseRoute('#/trace/t1/compare/3'), routes.trace('t1'));
   });
 });
+
+describe('a request diff route against a request of another trace', () => {
+  it('names the other trace after the request it compares with, and reads it back', () => {
+    const route = routes.requestDiff('tB', 4, 12, { previousEventId: 9, previousTraceId: 'tA' });
+    assert.equal(formatRoute(route), '#/trace/tB/run/4/diff/12/against/9/against-trace/tA');
+    assert.deepEqual(parseRoute(formatRoute(route)), route);
+  });
+
+  it('drops a trace named without a request, or the same trace', () => {
+    assert.equal((parseRoute('#/trace/tB/run/4/diff/12/against-trace/tA') as { previousTraceId: string | null }).previousTraceId, null);
+    assert.equal(formatRoute(routes.requestDiff('tB', 4, 12, { previousEventId: 9, previousTraceId: 'tB' })), '#/trace/tB/run/4/diff/12/against/9');
+  });
+});

@@ -29,6 +29,7 @@ import {
   normalizeMessages,
   normalizeResponsesRequest,
 } from '../../../shared/requests/apiRequestBodies';
+import { withPlaceholderLine } from '../../../shared/requests/acrossRuns';
 import type { NormalizedRequest, RequestMessage } from '../../../shared/requests/normalizedRequest';
 import { apiOf } from '../adapters/httpExchange/apis';
 import { inspectSampleRequest } from '../adapters/inspectAi';
@@ -407,7 +408,7 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
           yield {
             kind: 'message',
             eventId: event.id,
-            message: textMessage('user', `The run's task (line ${event.line}, ${event.content_chars} characters)`),
+            message: textMessage('user', withPlaceholderLine(`The run's task (${event.content_chars} characters)`, event.line)),
             tokens: tokensOf(event.content_chars),
           };
         }
@@ -422,7 +423,7 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
             yield {
               kind: 'message',
               eventId: event.id,
-              message: textMessage('user', `The compaction summary (${event.type_raw} record, line ${event.line})`),
+              message: textMessage('user', withPlaceholderLine(`The compaction summary (${event.type_raw} record)`, event.line)),
               tokens,
             };
           }
@@ -430,7 +431,7 @@ export function* reconstructedHistory(db: Database.Database, runPk: number): Gen
           yield {
             kind: 'message',
             eventId: event.id,
-            message: textMessage('user', `${event.type_raw} record (line ${event.line})`),
+            message: textMessage('user', withPlaceholderLine(`${event.type_raw} record`, event.line)),
             tokens: ownLine ? tokensOf(event.byte_length) : 0,
           };
         }

@@ -225,6 +225,7 @@ export function childRunResults(db: Database.Database, runPk: number): { id: num
 /** An event a request diff names: a request, or (in a run without logged requests) a response. */
 export interface DiffEventSqlRow {
   id: number;
+  source_id: number;
   run_pk: number;
   line: number;
   type: string;
@@ -235,7 +236,7 @@ export interface DiffEventSqlRow {
 export function diffEventInSources(db: Database.Database, sourceIds: readonly number[], eventId: number): DiffEventSqlRow | undefined {
   return db
     .prepare<[number, string], DiffEventSqlRow>(
-      `SELECT e.id, e.run_pk, e.line, e.type, e.outcome FROM events e WHERE e.id = ? AND e.source_id IN (SELECT value FROM json_each(?))`,
+      `SELECT e.id, e.source_id, e.run_pk, e.line, e.type, e.outcome FROM events e WHERE e.id = ? AND e.source_id IN (SELECT value FROM json_each(?))`,
     )
     .get(eventId, JSON.stringify(sourceIds));
 }
