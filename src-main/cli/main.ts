@@ -53,7 +53,7 @@ import { compareReportSchema } from '../../shared/compare/compareRuns';
 const synopsis = {
   analyze:
     'loopscope analyze FILE|DIR... [--json] [--summary] [--prices FILE] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
-  serve: 'loopscope serve FILE|DIR... [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow]',
+  serve: 'loopscope serve FILE|DIR... [--port N] [--cache-dir DIR] [--prices FILE] [--otlp [PORT] [--otlp-token T]] [--idle-after SECONDS | --no-follow]',
   open: 'loopscope open [FILE|DIR...] [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
   compare: 'loopscope compare FILE[#RUN_ID] FILE[#RUN_ID] [--json] [--prices FILE] [--cache-dir DIR]',
   redact: 'loopscope redact IN OUT',
@@ -82,7 +82,11 @@ const uiOptionsHelp = `  --port N            listen on this port (default: a fre
                       docs/semantics.md §18); a library's runs are priced with them
   --idle-after S      files are followed as they are written: a run without a terminal event is
                       running until its file has not grown for S seconds (default ${defaultIdleAfterMs / 1000})
-  --no-follow         read each file once, as analyze does`;
+  --no-follow         read each file once, as analyze does
+  --otlp [PORT]       also receive OpenTelemetry traces over OTLP/HTTP on 127.0.0.1 (POST /v1/traces,
+                      JSON or protobuf; PORT default 4318 when free): point a loop's exporter at it
+                      (OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318) and its runs join the library
+  --otlp-token T      require Authorization: Bearer T on every OTLP request`;
 const noSandboxHelp = `  --no-sandbox        (open) start the desktop app without Chromium's OS sandbox, where it cannot
                       start with it (root, no user namespaces): the page still has no Node.js
                       access, but a Chromium flaw reached through a hostile trace is not contained`;
@@ -209,9 +213,38 @@ interface UiCommand {
   idleAfterMs: number | null;
   /** `open --no-sandbox`. */
   noSandbox: boolean;
+  /** `--otlp [PORT]` (and `--otlp-token TOKEN`): receive OTLP/HTTP traces too (src-main/otlp/otlpReceiver.ts); the port absent: 4318 when free. */
+  otlp: { port?: number; token?: string } | null;
 }
 
-function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
+/**
+ * `--otlp` takes an optional port, which parseArgs cannot express: `--otlp=PORT`, or `--otlp PORT`
+ * when the next word is a number (a trace file is never named by digits alone).
+ */
+function takeOtlpFlag(args: readonly string[]): { rest: string[]; otlp: boolean; port: string | undefined } {
+  const rest: string[] = [];
+  let otlp = false;
+  let port: string | undefined;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    if (arg === '--otlp') {
+      otlp = true;
+      if (/^\d+$/.test(args[index + 1] ?? '')) port = args[++index];
+    } else if (arg.startsWith('--otlp=')) {
+      otlp = true;
+      port = arg.slice('--otlp='.length);
+    } else rest.push(arg);
+  }
+  return { rest, otlp, port };
+}
+
+function portNumber(flag: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`${flag} needs a port number from 0 (any free port) to 65535, got "${value}"`);
+  return Number(value);
+}
+
+function parseUiCommand(name: 'serve' | 'open', givenArgs: string[]): UiCommand {
+  const { rest: args, otlp, port: otlpPort } = takeOtlpFlag(givenArgs);
   let parsed;
   try {
     parsed = parseArgs({
@@ -224,21 +257,19 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
         'no-follow': { type: 'boolean', default: false },
         'no-sandbox': { type: 'boolean', default: false },
         prices: { type: 'string' },
+        'otlp-token': { type: 'string' },
       },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  // The desktop app can start empty (File ▸ Open); a server of no file would show nothing.
-  if (name === 'serve' && positionals.length === 0) throw new UsageError('serve needs at least one trace file or directory');
+  // The desktop app can start empty (File ▸ Open); a server of no file would show nothing, unless it receives traces.
+  if (name === 'serve' && positionals.length === 0 && !otlp) throw new UsageError('serve needs at least one trace file or directory, or --otlp');
+  if (values['otlp-token'] !== undefined && !otlp) throw new UsageError('--otlp-token is for --otlp');
+  if (values['otlp-token'] === '') throw new UsageError('--otlp-token needs a token');
   if (name === 'serve' && values['no-sandbox']) throw new UsageError('--no-sandbox is for the desktop app (open); serve starts no sandbox of its own');
-  let port: number | undefined;
-  if (values.port !== undefined) {
-    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
-      throw new UsageError(`--port needs a port number from 0 (any free port) to 65535, got "${values.port}"`);
-    port = Number(values.port);
-  }
+  const port = values.port === undefined ? undefined : portNumber('--port', values.port);
   if (values['no-follow'] && values['idle-after'] !== undefined) throw new UsageError('--idle-after is for followed files; leave it out with --no-follow');
   const idleAfterMs = values['no-follow'] ? null : parsePositiveInteger('--idle-after', values['idle-after'], defaultIdleAfterMs / 1000) * 1000;
   // Directories are the library (docs/semantics.md §18); files open as traces of their own.
@@ -251,6 +282,12 @@ function parseUiCommand(name: 'serve' | 'open', args: string[]): UiCommand {
     idleAfterMs,
     noSandbox: values['no-sandbox'],
     pricesFile: values.prices,
+    otlp: otlp
+      ? {
+          ...(otlpPort !== undefined ? { port: portNumber('--otlp', otlpPort) } : {}),
+          ...(values['otlp-token'] !== undefined ? { token: values['otlp-token'] } : {}),
+        }
+      : null,
   };
 }
 
@@ -261,6 +298,7 @@ function uiOptions(command: UiCommand): ServeOptions {
     idleAfterMs: command.idleAfterMs,
     ...(command.directories.length > 0 ? { libraryRoots: command.directories } : {}),
     ...(command.pricesFile !== undefined ? { pricesFile: command.pricesFile } : {}),
+    ...(command.otlp !== null ? { otlp: command.otlp } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { identifyFile } from '../engine';
 import { desktopAppName, desktopDataFolder, launchDesktop, launchFailureReason, type DesktopLaunch, type LaunchOutcome } from './desktopLaunch';
 import { serveUntilInterrupted, type ServeOptions } from './serve';
 import { idleAfterVariable, pricesVariable } from '../electron/launchArguments';
+import { otlpVariable } from '../otlp/receivedTraces';
 
 export type ElectronLookup = { binary: string } | { missing: string };
 
@@ -75,6 +76,7 @@ function electronLaunch(binary: string, files: string[], options: OpenAppOptions
   if (options.cacheDir !== undefined) env['LOOPSCOPE_CACHE_DIR'] = options.cacheDir;
   if (options.idleAfterMs !== undefined) env[idleAfterVariable] = options.idleAfterMs === null ? 'off' : String(options.idleAfterMs);
   if (options.pricesFile !== undefined) env[pricesVariable] = resolve(options.pricesFile);
+  if (options.otlp !== undefined) env[otlpVariable] = JSON.stringify(options.otlp);
   const logPath = join(desktopDataFolder(desktopAppName(appDir), process.platform, process.env), 'launch.log');
   const args = [...(options.noSandbox ? ['--no-sandbox'] : []), appDir, ...files];
   return { binary, args, env, logPath, waitMs: launchWaitMs };

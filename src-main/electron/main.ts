@@ -9,7 +9,7 @@
  * notice the page shows, and every failure is also written to stderr (diagnostics.ts), which
  * `loopscope open` keeps in the launch log.
  */
-import { statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, screen, session } from 'electron';
@@ -28,6 +28,9 @@ import {
   type Launch,
 } from './launchArguments';
 import { readUserPrices } from '../api/userPricesFile';
+import { defaultCacheDir } from '../engine';
+import { startOtlpReceiver } from '../otlp/otlpReceiver';
+import { otlpSettingSchema, otlpVariable, receivedTracesDir, receivedTracesFile, type OtlpSetting } from '../otlp/receivedTraces';
 import type { UserPrices } from '../../shared/cost/userPrices';
 import { applicationMenuTemplate, openDialogFilters } from './menu';
 import { openRecentFiles, type RecentFiles } from './recentFiles';
@@ -202,7 +205,10 @@ async function start(): Promise<void> {
   const window = createWindow(join(userData, 'window-state.json'));
   // Directories the app was started on are its library (docs/semantics.md §18); files open as traces.
   const launchPaths = filesBeforeStart.splice(0);
-  const libraryRoots = launchPaths.filter(isDirectory);
+  const otlp = otlpSetting();
+  const cacheDir = defaultCacheDir();
+  if (otlp !== null) mkdirSync(receivedTracesDir(cacheDir), { recursive: true });
+  const libraryRoots = [...launchPaths.filter(isDirectory), ...(otlp === null ? [] : [receivedTracesDir(cacheDir)])];
   const host = createApiHost({
     shell: 'electron',
     version: app.getVersion(),
@@ -215,6 +221,7 @@ async function start(): Promise<void> {
   });
   registerApiChannel(ipcMain, host, rendererPage);
   shell = { host, window, recentFiles };
+  if (otlp !== null) await receiveOtlp(host, receivedTracesFile(cacheDir), otlp);
   installMenu();
   // Opening only starts each ingest (and notes what failed), so the page loads at once and shows both.
   await openTraces(
@@ -223,6 +230,29 @@ async function start(): Promise<void> {
   );
   await window.loadURL(rendererPage.href);
   process.stdout.write(`${windowReadyLine} (process ${process.pid})\n`);
+}
+
+/** `loopscope open --otlp [PORT]`, handed over by the CLI as JSON; null when not asked for. */
+function otlpSetting(): OtlpSetting | null {
+  const value = process.env[otlpVariable];
+  if (value === undefined || value === '') return null;
+  try {
+    return otlpSettingSchema.parse(JSON.parse(value));
+  } catch (error) {
+    stderrLog(`the --otlp setting could not be read: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+/** Receives OTLP traces into `file` (a directory of the library) until the app quits; a port that cannot be had is a notice. */
+async function receiveOtlp(host: ApiHost, file: string, otlp: OtlpSetting): Promise<void> {
+  try {
+    const receiver = await startOtlpReceiver({ file, ...otlp });
+    app.once('will-quit', () => void receiver.close());
+    process.stdout.write(`Receiving OpenTelemetry traces at ${receiver.endpoint}/v1/traces, kept in ${receiver.file}\n`);
+  } catch (error) {
+    reportProblems(host, 'Loopscope could not receive OpenTelemetry traces', [(error as Error).message]);
+  }
 }
 
 /** `loopscope open --prices FILE`, checked by the CLI before the app started. */

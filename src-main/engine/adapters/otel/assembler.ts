@@ -145,7 +145,7 @@ export class SpanAssembler {
     const push = (key: number | null, rank: number, mapped: MappedEvent): void => {
       pending.push({ key: key ?? 0, rank, seq: seq++, mapped });
     };
-    for (const node of dirty) this.eventsOf(trace, node, push);
+    for (const node of dirty) this.eventsOf(trace, node, resolver, push);
     clampRunBoundaries(pending);
     pending.sort((a, b) => a.key - b.key || a.rank - b.rank || a.seq - b.seq);
     for (const item of pending) emit(item.mapped);
@@ -213,7 +213,7 @@ export class SpanAssembler {
     }
   }
 
-  private eventsOf(trace: TraceState, node: SpanNode, push: (key: number | null, rank: number, mapped: MappedEvent) => void): void {
+  private eventsOf(trace: TraceState, node: SpanNode, resolver: RunResolver, push: (key: number | null, rank: number, mapped: MappedEvent) => void): void {
     const span = node.span;
     if (span === null) return;
     const runId = node.runId!;
@@ -241,7 +241,7 @@ export class SpanAssembler {
       const callId = node.callId ?? `span:${node.spanId}`;
       if (startEvent) push(node.start, RANK_EVENT, mapped(node.firstLine, toolCallStartOf(span, runId, node.step, callId)));
       if (endEvent) {
-        const result = toolResultOf(span, runId, node.step, callId);
+        const result = toolResultOf(span, runId, node.step, callId, resolver.childRunOf(node));
         push(node.end, RANK_EVENT, mapped(node.line, result.event, result.digest));
       }
     } else if (node.role === 'other' && !isRunSpan && startEvent) {

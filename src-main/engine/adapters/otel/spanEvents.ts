@@ -18,6 +18,7 @@ import {
   requestParamsOf,
   stringAttr,
 } from './attributes';
+import { budgetStopOf } from './budgetStops';
 import type { OtelSpan } from './spans';
 
 export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): CanonicalEvent {
@@ -48,9 +49,13 @@ export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): Can
   });
 }
 
-/** The span's status code as written (`OK`, `ERROR`, `UNSET`); see docs/formats/otel.md for how it normalizes. */
+/**
+ * The span's status code as written (`OK`, `ERROR`, `UNSET`), but `budget_exceeded` for a span that
+ * failed on a limit (budgetStops.ts); see docs/formats/otel.md for how it normalizes.
+ */
 export function runEndOf(span: OtelSpan, runId: string): CanonicalEvent {
   const error = span.statusCode === 'ERROR' ? errorOf(span) : undefined;
+  const budgetStop = budgetStopOf(span);
   const output = contentAttr(span, 'gen_ai.output.messages');
   const reason =
     span.statusCode === 'ERROR'
@@ -58,7 +63,8 @@ export function runEndOf(span: OtelSpan, runId: string): CanonicalEvent {
       : span.statusCode === 'UNSET'
         ? 'the span ended with status UNSET: no error was recorded'
         : undefined;
-  return runEnd({ run_id: runId, ts: span.end!.iso, status: span.statusCode, reason, output });
+  const status = budgetStop !== undefined ? 'budget_exceeded' : span.statusCode;
+  return runEnd({ run_id: runId, ts: span.end!.iso, status, limit: budgetStop?.limit, reason, output });
 }
 
 export function modelRequestOf(span: OtelSpan, runId: string, step: number | undefined): CanonicalEvent {
@@ -138,7 +144,14 @@ export function toolCallStartOf(span: OtelSpan, runId: string, step: number | nu
   return toolCallStart({ run_id: runId, step: step ?? undefined, ts: span.start!.iso, call_id: callId, name, arguments: args });
 }
 
-export function toolResultOf(span: OtelSpan, runId: string, step: number | null, callId: string): { event: CanonicalEvent; digest?: ResultDigest } {
+/** `childRunId`: the run of a sub-agent the call started (an agent span nested under the tool span). */
+export function toolResultOf(
+  span: OtelSpan,
+  runId: string,
+  step: number | null,
+  callId: string,
+  childRunId: string | undefined,
+): { event: CanonicalEvent; digest?: ResultDigest } {
   const name = stringAttr(span.attributes, 'gen_ai.tool.name');
   const output = span.attributes['gen_ai.tool.call.result'];
   const failed = span.statusCode === 'ERROR';
@@ -152,6 +165,7 @@ export function toolResultOf(span: OtelSpan, runId: string, step: number | null,
     output,
     error: failed ? errorOf(span) : undefined,
     latency_ms: span.start !== null ? Math.max(0, (span.end!.micros - span.start.micros) / 1000) : undefined,
+    child_run_id: childRunId,
   });
   // Without content capture two results cannot be compared: each gets its own identity, so the
   // repeated-action analysis never takes "no output recorded" for "the same output".

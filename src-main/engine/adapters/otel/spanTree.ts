@@ -2,7 +2,8 @@
  * The buffered spans of one trace, and which run each belongs to. An agent invocation span
  * (`invoke_agent`) is a run, and so is the trace itself for the spans that belong to no agent
  * invocation. A span belongs to the agent span above it, or — as the Microsoft Agent Framework
- * writes them — to an agent span beside it (same parent) whose time range holds its start.
+ * writes them — to an agent span beside it (same parent) whose time range holds its start. An
+ * agent span nested under a tool span is the run that tool call started (a sub-agent).
  */
 import type { ToolCall } from '../../../../shared/trace/canonicalEvents';
 import type { LineRef } from '../formatAdapter';
@@ -55,9 +56,11 @@ export function claimRootRunSpan(trace: TraceState, node: SpanNode): boolean {
   return trace.rootRunSpanId === node.spanId;
 }
 
-/** Which run each span belongs to. */
+/** Which run each span belongs to, and which run a tool call started. */
 export class RunResolver {
   private readonly agentsByParent = new Map<string, SpanNode[]>();
+  /** By tool span id: the first agent invocation nested under it (a sub-agent the tool call started). */
+  private readonly agentsByTool = new Map<string, SpanNode>();
 
   constructor(private readonly trace: TraceState) {
     for (const node of trace.nodes.values()) {
@@ -66,7 +69,16 @@ export class RunResolver {
       const siblings = this.agentsByParent.get(key) ?? [];
       siblings.push(node);
       this.agentsByParent.set(key, siblings);
+      const tool = this.toolAbove(node);
+      const earlier = tool === undefined ? undefined : this.agentsByTool.get(tool.spanId);
+      if (tool !== undefined && (earlier === undefined || byStart(node, earlier) < 0)) this.agentsByTool.set(tool.spanId, node);
     }
+  }
+
+  /** The run of the agent invocation a tool span started, if one is nested under it. */
+  childRunOf(tool: SpanNode): string | undefined {
+    const agent = this.agentsByTool.get(tool.spanId);
+    return agent === undefined ? undefined : (agent.runId ?? this.agentRunId(agent));
   }
 
   runOf(node: SpanNode): string {
@@ -94,6 +106,15 @@ export class RunResolver {
       if (best === undefined || agent.start > best.start!) best = agent;
     }
     return best;
+  }
+
+  /** The tool span above an agent span, through spans that are neither agents nor model or tool calls. */
+  private toolAbove(agent: SpanNode): SpanNode | undefined {
+    let parent = agent.parentId === null ? undefined : this.trace.nodes.get(agent.parentId);
+    for (let depth = 0; parent?.role === 'other' && depth < 1000; depth += 1) {
+      parent = parent.parentId === null ? undefined : this.trace.nodes.get(parent.parentId);
+    }
+    return parent?.role === 'tool' ? parent : undefined;
   }
 
   /** The root agent's run is the trace; a nested agent invocation is `<trace id>/<span id>`. */
