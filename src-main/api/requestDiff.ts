@@ -16,6 +16,7 @@ import { historyCompactedFinding, historyRewriteFinding, missingToolResultFindin
 import {
   diffEventInSources,
   hasLoggedRequests,
+  isResponseEvent,
   LoggedRequestReader,
   previousRequestEventId,
   reconstructedRequest,
@@ -65,8 +66,7 @@ function comparedRequest(
     if ('problem' in logged.request) throw new ApiError('unavailable', logged.request.problem);
     return { eventId: event.id, request: logged.request, messageTokens: estimator.request(logged.request).messages.slice(), compaction: null };
   }
-  const isResponse = event.type === 'model_response' || (event.type === 'stream_fragment' && event.outcome !== null);
-  if (!isResponse)
+  if (!isResponseEvent(event))
     throw new ApiError(
       'invalid_request',
       `event ${event.id} is a ${event.type}: this run logs no requests, so a request is named by the response it was sent for`,

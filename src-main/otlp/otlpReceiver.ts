@@ -8,8 +8,8 @@
  * - `POST /v1/traces` only (404 elsewhere, 405 for another method), bound to 127.0.0.1.
  * - `application/json` (OTLP/JSON) or `application/x-protobuf` (decoded by otlpProtobuf.ts into the
  *   same JSON); another content type is 415. `Content-Encoding: gzip` is accepted.
- * - A body over the limit (20 MiB, as the OpenTelemetry Collector's default) is 413, before or while
- *   it is read, a gzip body by its decompressed size too; one that is not an OTLP trace request is 400
+ * - A body over the limit (20 MiB, as the OpenTelemetry Collector's default) is 413 (read to its
+ *   end and dropped, so the answer reaches the exporter), a gzip body by its decompressed size too; one that is not an OTLP trace request is 400
  *   with the reason. With a token, a request without `Authorization: Bearer <token>` is 401.
  * - A request sent by a browser page (it has an `Origin` header) is 403, and no CORS header is ever
  *   sent: a web page cannot post spans into it.
@@ -22,9 +22,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import { timingSafeEqual } from 'node:crypto';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
+import { readBody, secretMatches } from '../server/requestParts';
 import { decodeTraceRequest, OtlpProtobufError } from './otlpProtobuf';
 
 /** As httpServer.ts: `node:http` through `require` keeps Node's lazy exports (undici) from loading. */
@@ -105,19 +105,6 @@ function mediaType(request: IncomingMessage): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new Refused(413, `the body is ${declared} bytes, over the limit of ${limit}`);
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    length += chunk.length;
-    if (length > limit) throw new Refused(413, `the body is over the limit of ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 async function decoded(request: IncomingMessage, body: Buffer, limit: number): Promise<Buffer> {
   const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return body;
@@ -176,12 +163,6 @@ class SeenSpans {
   }
 }
 
-function tokenMatches(request: IncomingMessage, token: string): boolean {
-  const given = Buffer.from(request.headers.authorization ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 function answer(response: ServerResponse, status: number, type: string, body: string | Buffer): void {
   response.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff' });
   response.end(body);
@@ -210,12 +191,14 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<R
     if (path !== '/v1/traces') throw new Refused(404, `no ${path}: traces are received at /v1/traces`);
     if (request.method !== 'POST') throw new Refused(405, `${request.method} is not allowed: send traces with POST`);
     if (request.headers.origin !== undefined) throw new Refused(403, 'requests from web pages are not accepted');
-    if (options.token !== undefined && !tokenMatches(request, options.token))
+    if (options.token !== undefined && !secretMatches(request.headers.authorization ?? '', `Bearer ${options.token}`))
       throw new Refused(401, 'a bearer token is required (Authorization: Bearer <token>)');
     const type = mediaType(request);
     if (type !== 'application/json' && type !== 'application/x-protobuf')
       throw new Refused(415, `content type "${type}" is not OTLP: send application/json or application/x-protobuf`);
-    const body = await decoded(request, await readBody(request, limit), limit);
+    const sent = await readBody(request, limit);
+    if (sent === null) throw new Refused(413, `the body is over the limit of ${limit} bytes`);
+    const body = await decoded(request, sent, limit);
     const fresh = seen.keepNew(parseTraceRequest(type, body));
     if (fresh !== null) await append(`${JSON.stringify(fresh)}\n`);
     // The ExportTraceServiceResponse with no partial success: `{}` in JSON, no bytes in protobuf.
@@ -226,7 +209,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions): Promise<R
   const server = createServer((request, response) => {
     receive(request, response).catch((error: unknown) => {
       const refused = error instanceof Refused ? error : new Refused(500, `the request could not be stored: ${(error as Error).message}`);
-      // A body refused before it was read whole is not read further: the connection closes after the answer.
+      // A body refused before it was read (a wrong path, method, token or type) is not read: the connection closes after the answer.
       if (!request.complete) response.setHeader('connection', 'close');
       refuse(response, refused);
       if (!request.complete) request.resume();

@@ -17,7 +17,7 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { extname, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
@@ -25,6 +25,7 @@ import type { ApiErrorCode } from '../../shared/api';
 import { contentSecurityPolicy } from '../../shared/contentSecurityPolicy';
 import type { ApiHost } from '../api/apiHost';
 import { toApiError } from '../api/apiError';
+import { readBody, secretMatches } from './requestParts';
 
 /**
  * `node:http` through `require`: imported as an ES module it gets a facade that reads every export,
@@ -106,32 +107,6 @@ function sendApiError(response: ServerResponse, code: ApiErrorCode, message: str
   sendJson(response, statusOf[code], { error: { code, message } }, headers);
 }
 
-/**
- * The request body, or null when it is larger than MAX_REQUEST_BYTES. A body too large is still
- * read to its end (and dropped): a reply sent while the client is still sending would be lost to
- * the connection reset that closing an unread socket causes.
- */
-function readBody(request: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolveBody, rejectBody) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = Number(request.headers['content-length'] ?? 0) > MAX_REQUEST_BYTES;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      tooLarge ||= size > MAX_REQUEST_BYTES;
-      if (!tooLarge) chunks.push(chunk);
-    });
-    request.on('end', () => resolveBody(tooLarge ? null : Buffer.concat(chunks)));
-    request.on('error', rejectBody);
-  });
-}
-
-function tokenMatches(candidate: string, token: string): boolean {
-  const given = Buffer.from(candidate);
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 /** One API call: a JSON POST to `…/api/<method>`, answered by the API host with JSON. */
 async function serveApi(apiHost: ApiHost, request: IncomingMessage, response: ServerResponse, method: string): Promise<void> {
   if (!API_METHOD_NAME.test(method)) return sendApiError(response, 'not_found', 'no such API method');
@@ -140,7 +115,7 @@ async function serveApi(apiHost: ApiHost, request: IncomingMessage, response: Se
   if (contentType !== 'application/json') {
     return sendJson(response, 415, { error: { code: 'invalid_request', message: 'the request body must be JSON (Content-Type: application/json)' } });
   }
-  const body = await readBody(request);
+  const body = await readBody(request, MAX_REQUEST_BYTES);
   if (body === null) return sendJson(response, 413, { error: { code: 'invalid_request', message: `the request is larger than ${MAX_REQUEST_BYTES} bytes` } });
   let parsed: unknown;
   try {
@@ -199,7 +174,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (origin !== undefined && !allowedOrigins().has(origin)) return sendText(response, 403, 'Forbidden');
     const pathname = (request.url ?? '/').split('?', 1)[0] ?? '/';
     const [, firstSegment = '', ...rest] = pathname.split('/');
-    if (!tokenMatches(firstSegment, token)) return sendText(response, 404, 'Not Found');
+    if (!secretMatches(firstSegment, token)) return sendText(response, 404, 'Not Found');
     // The page's relative URLs (assets, api/…) need the trailing slash.
     if (rest.length === 0) return sendText(response, 308, 'Permanent Redirect', { Location: `/${token}/` });
     const path = rest.join('/');
