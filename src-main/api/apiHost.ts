@@ -172,6 +172,8 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
       analysis,
       ...(options.userPrices !== undefined ? { userPrices: options.userPrices } : {}),
       ...(options.library?.rescanMs !== undefined ? { rescanMs: options.library.rescanMs } : {}),
+      // A library file being written now is followed as an open trace is: its runs running until it goes idle.
+      followIdleMs: idleAfterMs,
       onFailure: (message) => notices.notify('The library could not be indexed', [message]),
     });
   }

@@ -25,6 +25,8 @@ export interface LibraryHostOptions {
   userPrices?: UserPrices;
   /** Null: the roots are looked at once. */
   rescanMs?: number | null;
+  /** A file written to within this long is followed until it is idle (libraryIndexer.ts); null or absent: every file is read once. */
+  followIdleMs?: number | null;
   /** Why indexing stopped, when it could not go on (the library database could not be written). */
   onFailure: (message: string) => void;
 }
@@ -56,6 +58,7 @@ export class LibraryHost {
       rescanMs: options.rescanMs === undefined ? defaultRescanMs : options.rescanMs,
       // Each file's ingest has an engine worker of its own: two keep both cores busy.
       concurrency: 2,
+      followIdleMs: options.followIdleMs ?? null,
     };
     this.worker = new Worker(libraryWorkerUrl(), { workerData: data, resourceLimits: LIBRARY_WORKER_LIMITS });
     this.stopped = new Promise((resolve) => this.worker.once('exit', () => resolve()));

@@ -7,13 +7,19 @@
  *
  * Indexing a file is opening it with the engine (its cache is built, or reused when unchanged),
  * then copying its runs, findings and calls into the library (traceFacts.ts).
+ *
+ * A file written to within the idle time (`followIdleMs`, the app's `--idle-after`) is being
+ * written now: it is followed, as an open trace is, so its runs without a terminal event read
+ * `running` (their unanswered calls pending, not dangling) and its rows are replaced as it grows,
+ * until it has not grown for the idle time and they become what the file says for good. That is
+ * how received OpenTelemetry spans (src-main/otlp/) show a run live until its root span ends.
  */
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { LibraryStatus } from '../../../shared/library/libraryApi';
 import type { AnalysisOptions } from '../../../shared/report';
 import type { UserPrices } from '../../../shared/cost/userPrices';
-import { DEFAULT_STORE_WORKER_MIN_BYTES, OpenStopped, openTrace, openTraceHere, TraceFileError } from '../../engine';
+import { DEFAULT_STORE_WORKER_MIN_BYTES, OpenStopped, openTrace, openTraceHere, TraceFileError, type FollowOptions, type TraceHandle } from '../../engine';
 import { traceIdFor } from '../traceId';
 import { expandTraceArguments, withCompanionsInTheirTrace, type TraceArgument } from '../traceFiles';
 import { readTraceFacts } from './traceFacts';
@@ -32,8 +38,13 @@ export interface LibraryIndexerOptions {
   rescanMs: number | null;
   /** Files indexed at once: each is ingested by its own engine worker. */
   concurrency: number;
+  /** A file written to within this long is followed until it has not grown for this long; null: every file is read once. */
+  followIdleMs: number | null;
   onStatus: (status: LibraryStatus) => void;
 }
+
+/** Files followed at once, each with an engine worker: beyond it, a file being written is read as it is now. */
+const MAX_FOLLOWED_FILES = 8;
 
 /** Failures listed in the status; the rest are counted. */
 const LISTED_FAILURES = 20;
@@ -74,6 +85,8 @@ export class LibraryIndexer {
   private readonly failures = new Map<string, string>();
   private readonly skipped = new Set<string>();
   private running: Promise<void> | null = null;
+  /** The files being followed (written to within the idle time), kept up to date by their followers, not by scans. */
+  private readonly following = new Map<string, TraceHandle>();
 
   constructor(
     private readonly db: Database.Database,
@@ -95,6 +108,7 @@ export class LibraryIndexer {
     this.stopping.abort();
     this.wake?.();
     await this.running?.catch(() => undefined);
+    await Promise.all([...this.following.keys()].map((path) => this.unfollow(path)));
   }
 
   private report(change: Partial<LibraryStatus>): void {
@@ -143,6 +157,8 @@ export class LibraryIndexer {
 
   private async scan(): Promise<void> {
     const known = this.writer.knownFiles();
+    // Runs stored as running by a follower that stopped before the file went idle (the app was closed): read again.
+    const leftRunning = new Set(this.writer.pathsWithRunningRuns());
     const found = traceFilesUnder(this.options.roots).flatMap((file) => identify(file) ?? []);
     const foundPaths = new Set(found.map((file) => file.path));
     let changed = false;
@@ -154,8 +170,9 @@ export class LibraryIndexer {
       changed = true;
     }
     const stale = found.filter((file) => {
+      if (this.following.has(file.path)) return false;
       const held = known.get(file.path);
-      const unchanged = held !== undefined && held.size === file.size && held.mtimeMs === file.mtimeMs;
+      const unchanged = held !== undefined && held.size === file.size && held.mtimeMs === file.mtimeMs && !leftRunning.has(file.path);
       // A file that failed in an earlier session and has not changed stays failed, and said so.
       if (unchanged && held.state === 'failed') this.failures.set(file.path, held.error ?? 'could not be read');
       if (unchanged && held.state === 'skipped') this.skipped.add(file.path);
@@ -189,17 +206,64 @@ export class LibraryIndexer {
     this.report({ state: 'idle', current: null });
   }
 
+  private outcomeOf(trace: TraceHandle): FileOutcome {
+    const facts = readTraceFacts(trace, this.options.analysis, this.options.userPrices ?? undefined);
+    return { state: 'indexed', facts, dbPath: trace.dbPath, sourceIds: [trace.sourceId, ...trace.companions.map((companion) => companion.sourceId)] };
+  }
+
+  /** How to follow the file when it is being written now (and there is room for one more); undefined: read it once. */
+  private followOptions(file: IndexedFile): FollowOptions | undefined {
+    const idleMs = this.options.followIdleMs;
+    if (idleMs === null || Date.now() - file.mtimeMs >= idleMs || this.following.size >= MAX_FOLLOWED_FILES) return undefined;
+    return {
+      idleMs,
+      onFollowed: (_progress, idle) => this.followed(file, idle),
+      // Rewritten or gone: the next look at the files reads it again, or removes it.
+      onReplaced: () => void this.unfollow(file.path),
+      onStopped: () => void this.unfollow(file.path),
+    };
+  }
+
+  /** A followed file's new lines are stored and analyzed (or it went idle): its rows are replaced with what it says now. */
+  private followed(file: IndexedFile, idle: boolean): void {
+    const trace = this.following.get(file.path);
+    if (trace === undefined || this.stopped) return;
+    let size = file.size;
+    let mtimeMs = file.mtimeMs;
+    try {
+      ({ size, mtimeMs } = statSync(file.path));
+    } catch {
+      // Gone: the next look removes it.
+    }
+    this.writer.replace({ ...file, size, mtimeMs }, this.outcomeOf(trace));
+    this.report({ revision: this.status.revision + 1 });
+    if (idle) void this.unfollow(file.path);
+  }
+
+  private async unfollow(path: string): Promise<void> {
+    const trace = this.following.get(path);
+    if (trace === undefined) return;
+    this.following.delete(path);
+    await trace.stop();
+  }
+
   /** How the file reads; null when indexing was stopped before it was read. */
   private async index(file: IndexedFile & { fromDirectory: boolean }): Promise<FileOutcome | null> {
     try {
       const options = { cacheDir: this.options.cacheDir, analysis: this.options.analysis, searchIndex: true, stopped: this.stopping.signal };
-      // A small file is read on this thread; a large one in an engine worker, with a store worker beside it.
-      const trace = file.size < DEFAULT_STORE_WORKER_MIN_BYTES ? await openTraceHere(file.path, options) : await openTrace(file.path, options);
+      const follow = this.followOptions(file);
+      // A small file is read on this thread; a large one, or one to follow, in an engine worker, with a store worker beside it.
+      const trace =
+        follow === undefined && file.size < DEFAULT_STORE_WORKER_MIN_BYTES
+          ? await openTraceHere(file.path, options)
+          : await openTrace(file.path, { ...options, ...(follow ? { follow } : {}) });
+      // Opened after the file went idle: it is read as it is, like any other.
+      const followed = follow !== undefined && !trace.idle && !this.stopped;
       try {
-        const facts = readTraceFacts(trace, this.options.analysis, this.options.userPrices ?? undefined);
-        return { state: 'indexed', facts, dbPath: trace.dbPath, sourceIds: [trace.sourceId, ...trace.companions.map((companion) => companion.sourceId)] };
+        if (followed) this.following.set(file.path, trace);
+        return this.outcomeOf(trace);
       } finally {
-        await trace.stop();
+        if (!followed) await trace.stop();
       }
     } catch (error) {
       if (error instanceof OpenStopped) return null;

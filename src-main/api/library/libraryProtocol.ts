@@ -14,6 +14,8 @@ export const libraryWorkerDataSchema = z.object({
   userPrices: userPricesSchema.nullable(),
   rescanMs: z.number().int().positive().nullable(),
   concurrency: z.number().int().positive(),
+  /** A file written to within this long is followed (libraryIndexer.ts); null: every file is read once. */
+  followIdleMs: z.number().int().positive().nullable(),
 });
 export type LibraryWorkerData = z.infer<typeof libraryWorkerDataSchema>;
 

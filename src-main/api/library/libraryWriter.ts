@@ -76,6 +76,11 @@ export class LibraryWriter {
     return new Map(rows.map((row) => [row.path, { size: row.size, mtimeMs: row.mtime_ms, state: row.state, error: row.error }]));
   }
 
+  /** The files with a run stored as `running`: followed while they were being written. */
+  pathsWithRunningRuns(): string[] {
+    return this.db.prepare<[], string>("SELECT DISTINCT f.path FROM runs r JOIN files f ON f.id = r.file_id WHERE r.status = 'running'").pluck().all();
+  }
+
   private deleteFileRows(path: string): void {
     this.statements.nextGeneration.run();
     const fileId = this.statements.fileId.get(path);

@@ -97,6 +97,11 @@ export interface FormatMapper {
   readValue?(bytes: Buffer): { value: unknown } | null;
   /** End of the file: emits what is still buffered. */
   finish(emit: Emit): void;
+  /**
+   * The lines so far are stored while the file is still being written (it is followed): emits what
+   * is buffered and can be shown before the next lines, which go on where these stopped.
+   */
+  checkpoint?(emit: Emit): void;
 }
 
 /** The start of a file, for detection. */

@@ -182,6 +182,7 @@ export class TraceIngester implements RepairReporter {
    * calls pending, not dangling: docs/semantics.md §4) until `finish` stores it as `unterminated`.
    */
   checkpoint(): void {
+    this.mapper.checkpoint?.(this.emit);
     this.recorder.storeRuns('running', { closeStreams: false });
     this.writer.flush();
   }

@@ -97,6 +97,22 @@ export class SpanAssembler {
     for (const trace of open) this.flush(trace, emit);
   }
 
+  /**
+   * The file is still being written: a trace whose root span has ended is emitted now, and one whose
+   * root has not (a root span ends, and is exported, last) shows its spans so far, in its run, which
+   * stays `running` until the root comes. Only when every span received hangs under one span not
+   * received yet: that is the loop's root agent, whose own model calls end before any sub-agent it
+   * starts. Spans under two missing spans (one of them a sub-agent still running) are held until
+   * they can be told apart.
+   */
+  checkpoint(emit: Emit): void {
+    // A trace whose root has ended is not held for trailing duplicates: the lines so far are all there is.
+    for (const trace of this.rootEnded) this.flush(trace, emit);
+    for (const trace of this.traces.values()) {
+      if (trace.buffered > 0 && hangsUnderOneMissingSpan(trace)) this.flush(trace, emit);
+    }
+  }
+
   private traceFor(traceId: string): TraceState {
     let trace = this.traces.get(traceId);
     if (trace === undefined) {
@@ -253,6 +269,24 @@ export class SpanAssembler {
     // Other spans are one event: once it is out, a later (closed) copy of the span adds nothing.
     if (!isRunSpan && node.role === 'other') node.endEmitted = node.startEmitted;
   }
+}
+
+/** Whether the spans not yet emitted all lead up, through the spans at hand, to the same missing (or still open) top span. */
+function hangsUnderOneMissingSpan(trace: TraceState): boolean {
+  const tops = new Set<string>();
+  for (const node of trace.nodes.values()) {
+    if (!node.dirty) continue;
+    let current = node;
+    for (let depth = 0; depth < 1000; depth += 1) {
+      const parent = current.parentId === null ? undefined : trace.nodes.get(current.parentId);
+      if (parent === undefined) break;
+      current = parent;
+    }
+    // A top span at hand (open: its end not received) is that span; otherwise the missing parent.
+    tops.add(current.parentId === null ? current.spanId : current.parentId);
+    if (tops.size > 1) return false;
+  }
+  return tops.size === 1;
 }
 
 const RANK_RUN_START = 0;

@@ -95,6 +95,9 @@ export const otelConsoleFormat: FormatAdapter = {
       finish(emit) {
         assembler.finish(emit);
       },
+      checkpoint(emit) {
+        assembler.checkpoint(emit);
+      },
     };
   },
 };

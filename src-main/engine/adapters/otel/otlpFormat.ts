@@ -158,6 +158,9 @@ export const otelOtlpFormat: FormatAdapter = {
       finish(emit) {
         assembler.finish(emit);
       },
+      checkpoint(emit) {
+        assembler.checkpoint(emit);
+      },
     };
   },
 };
