@@ -424,3 +424,8 @@ export function maskSecretsDeep<T>(value: T): T {
   }
   return value;
 }
+
+/** What a credential is replaced with in a redacted copy (`loopscope redact`, an export with content): its kind, never its value. */
+export function redactionPlaceholder(kind: SecretKind): string {
+  return `[REDACTED:${kind}]`;
+}

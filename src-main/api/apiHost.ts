@@ -9,6 +9,7 @@
  * is `invalid_request`, naming the field) and so is the response (a mismatch is a bug, reported as
  * `internal`, never passed on as data).
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { apiMethods, isApiMethod, type ApiMethod, type ApiParsedRequest, type ApiResponse, type Notice, type TraceSummary } from '../../shared/api';
 import type { AnalysisOptions } from '../../shared/report';
@@ -19,6 +20,10 @@ import { isLibraryQueryMethod, isQueryMethod, type LibraryQueryMethod, type Quer
 import { LibraryHost } from './library/libraryHost';
 import type { UserPrices } from '../../shared/cost/userPrices';
 import { defaultCacheDir } from '../engine';
+import { maskSecretsDeep } from '../../shared/secrets/secretScanner';
+import { ClickHouseClient, ClickHouseError } from '../clickhouse/clickhouseClient';
+import { ClickHouseLibrary } from '../clickhouse/clickhouseLibrary';
+import { clickHouseLibraryName, type ClickHouseLibraryLocation } from '../clickhouse/clickhouseLocation';
 import { traceIdFor } from './traceId';
 import { TraceSession } from './traceSession';
 
@@ -49,6 +54,12 @@ export interface ApiHostOptions {
    * background, looked at again every `rescanMs` (default `defaultRescanMs`; null: once).
    */
   library?: { roots: readonly string[]; rescanMs?: number | null };
+  /**
+   * A library loaded into ClickHouse (docs/clickhouse.md), in place of one kept here: the start
+   * page's queries and status are answered by ClickHouse, and a run opens from its trace file when
+   * that file is reachable on this machine. `library` is then not indexed.
+   */
+  clickHouseLibrary?: ClickHouseLibraryLocation;
   /** Prices for models the built-in table lacks (docs/semantics.md §18): the library's runs are priced with them. */
   userPrices?: UserPrices;
 }
@@ -129,6 +140,22 @@ async function callChecked(method: string, request: unknown, answer: (method: Ap
   return checked.data;
 }
 
+function clickHouseLibraryOf(location: ClickHouseLibraryLocation): ClickHouseLibrary {
+  const { url, user, password } = location;
+  const client = new ClickHouseClient({ url, ...(user !== undefined ? { user } : {}), ...(password !== undefined ? { password } : {}) });
+  return new ClickHouseLibrary({ client, database: location.database, name: clickHouseLibraryName(location) });
+}
+
+/** A ClickHouse that cannot be reached or refuses a query leaves the page a message to show, not an internal error. */
+async function fromClickHouse<T>(ask: () => Promise<T>): Promise<T> {
+  try {
+    return await ask();
+  } catch (error) {
+    if (error instanceof ClickHouseError) throw new ApiError('unavailable', error.message);
+    throw error;
+  }
+}
+
 export function createApiHost(options: ApiHostOptions): ApiHost {
   const analysis = options.analysis ?? defaultAnalysis;
   const idleAfterMs = options.idleAfterMs === undefined ? defaultIdleAfterMs : options.idleAfterMs;
@@ -178,10 +205,18 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     });
   }
 
-  let library = options.library === undefined ? null : startLibrary(options.library.roots);
+  const clickHouse = options.clickHouseLibrary === undefined ? null : clickHouseLibraryOf(options.clickHouseLibrary);
+  let library = options.library === undefined || clickHouse !== null ? null : startLibrary(options.library.roots);
 
   async function addLibraryRoots(directories: readonly string[]): Promise<void> {
     if (closed) throw new ApiError('unavailable', 'the API host is closed');
+    // The start page reads ClickHouse: a directory indexed here would never show on it.
+    if (clickHouse !== null) {
+      throw new ApiError(
+        'not_allowed',
+        `the library is the one loaded into ClickHouse; load ${directories.join(', ')} into it with \`loopscope export DIR --clickhouse …\``,
+      );
+    }
     const current = library?.currentStatus().roots ?? [];
     const roots = [...new Set([...current, ...directories.map((directory) => resolve(directory))])];
     if (roots.length === current.length) return;
@@ -190,10 +225,22 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     await previous?.close();
   }
 
+  /** A trace of the ClickHouse library, opened from its file: the file was read where the trace was loaded, and may not be here. */
+  async function clickHouseTraceNamed(from: ClickHouseLibrary, traceId: string): Promise<TraceSession> {
+    const path = await fromClickHouse(() => from.tracePath(traceId));
+    if (path === undefined) throw new ApiError('not_found', `no trace ${traceId} in the library in ClickHouse`);
+    if (!existsSync(path)) throw new ApiError('not_found', `the trace file ${path} is on the machine that loaded it; it is not reachable here`);
+    open(path);
+    const trace = traces.get(traceId);
+    if (trace === undefined) throw new ApiError('not_found', `the trace file ${path} here is not the trace ${traceId} the library loaded`);
+    return trace;
+  }
+
   /** The session of an open trace; a trace of the library is opened when one of its runs is asked for. */
   async function traceNamed(traceId: string): Promise<TraceSession> {
     const trace = traces.get(traceId);
     if (trace !== undefined) return trace;
+    if (clickHouse !== null) return clickHouseTraceNamed(clickHouse, traceId);
     const path = library === null ? null : await queries.libraryTrace(library.dbPath, traceId);
     if (path === null) throw new ApiError('not_found', `no open trace ${traceId}; open the file again`);
     open(path);
@@ -207,6 +254,8 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
 
   /** A library query: answered once the library database exists. */
   async function libraryQuery(method: LibraryQueryMethod, request: unknown): Promise<unknown> {
+    // Masked as the query worker masks the local library's answers: runs' tasks and search snippets are trace content.
+    if (clickHouse !== null) return maskSecretsDeep(await fromClickHouse(() => clickHouse.query(method, request)));
     if (library === null) throw new ApiError('not_found', 'there is no library: give `loopscope serve` or `open` a directory');
     await library.created;
     return queries.library(method, library.dbPath, request);
@@ -236,7 +285,7 @@ export function createApiHost(options: ApiHostOptions): ApiHost {
     },
     recentFiles: () => options.recentFiles?.list() ?? [],
     trace: async (request) => (await traceNamed(request.traceId)).snapshot(),
-    libraryStatus: () => library?.currentStatus() ?? null,
+    libraryStatus: async () => (clickHouse !== null ? fromClickHouse(() => clickHouse.status()) : (library?.currentStatus() ?? null)),
     compareRuns: async (request) => {
       const a = await traceNamed(request.traceId);
       const b = request.traceIdB === undefined ? a : await traceNamed(request.traceIdB);

@@ -31,7 +31,7 @@ export function ftsQuery(words: readonly string[]): string {
  * string indices). Runs of whitespace (a tool output's line breaks) become one space. Where the
  * tokenizer and this reading of it differ (rare scripts), the snippet is the text's start, unmarked.
  */
-function snippetOf(text: string, phrases: readonly Phrase[]): { snippet: string; matches: [number, number][] } {
+export function snippetOf(text: string, phrases: readonly Phrase[]): { snippet: string; matches: [number, number][] } {
   const ranges = matchRanges(text, phrases);
   const [firstStart, firstEnd] = ranges[0] ?? [0, 0];
   let start = Math.max(0, firstStart - CONTEXT_BEFORE);

@@ -3,6 +3,7 @@
  * and CI: exit 0 when no finding reaches --fail-on, 1 when one does, 2 on usage or I/O errors.
  * `redact` writes a copy of a trace without its credentials, to share it.
  * `compare` shows two runs side by side, their turns aligned, and where the second first diverged.
+ * `export` writes the runs out: as OpenTelemetry GenAI spans, or as a library loaded into ClickHouse.
  * `serve` shows the app's UI in a browser on this machine; `open` starts the desktop app (or
  * serves the UI where it cannot start). Both run until interrupted. `--help` prints the usage of
  * every command, `COMMAND --help` of one, `--version` (`-V`) the version.
@@ -49,14 +50,21 @@ import { describeRedaction, RedactError, redactFile } from './redact';
 import { CompareError, compareReferences, parseRunReference, type RunReference } from './compare';
 import { formatCompareText } from './formatCompare';
 import { compareReportSchema } from '../../shared/compare/compareRuns';
+import { ClickHouseError } from '../clickhouse/clickhouseClient';
+import { shardSchemaScript } from '../clickhouse/clickhouseLoad';
+import { parseClickHouseLibraryUrl, type ClickHouseLibraryLocation } from '../clickhouse/clickhouseLocation';
+import { clickHouseTarget, isExportError, runExport, type ExportCommand, type ExportTarget } from './exportCommand';
 
 const synopsis = {
   analyze:
     'loopscope analyze FILE|DIR... [--json] [--summary] [--prices FILE] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
-  serve: 'loopscope serve FILE|DIR... [--port N] [--cache-dir DIR] [--prices FILE] [--otlp [PORT] [--otlp-token T]] [--idle-after SECONDS | --no-follow]',
+  serve:
+    'loopscope serve FILE|DIR... [--library clickhouse://HOST[:PORT]/DB] [--port N] [--cache-dir DIR] [--prices FILE] [--otlp [PORT] [--otlp-token T]] [--idle-after SECONDS | --no-follow]',
   open: 'loopscope open [FILE|DIR...] [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
   compare: 'loopscope compare FILE[#RUN_ID] FILE[#RUN_ID] [--json] [--prices FILE] [--cache-dir DIR]',
   redact: 'loopscope redact IN OUT',
+  export:
+    'loopscope export FILE|DIR... (--otlp OUT.jsonl|URL | --clickhouse URL [--database NAME] [--cluster NAME]) [--content] [--prices FILE] [--cache-dir DIR]\n       loopscope export --clickhouse URL [--database NAME] --cluster NAME --print-shard-schema',
 };
 
 const analyzeHelp = `analyze: report every run and finding of the traces, in the terminal
@@ -86,7 +94,11 @@ const uiOptionsHelp = `  --port N            listen on this port (default: a fre
   --otlp [PORT]       also receive OpenTelemetry traces over OTLP/HTTP on 127.0.0.1 (POST /v1/traces,
                       JSON or protobuf; PORT default 4318 when free): point a loop's exporter at it
                       (OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318) and its runs join the library
-  --otlp-token T      require Authorization: Bearer T on every OTLP request`;
+  --otlp-token T      require Authorization: Bearer T on every OTLP request
+  --library URL       (serve) the start page reads a library loaded into ClickHouse (export --clickhouse),
+                      clickhouse://[USER[:PASSWORD]@]HOST[:PORT]/DB (PORT: its HTTP interface, default
+                      8123), instead of indexing directories here; a run opens from its trace file
+                      when that file is reachable on this machine`;
 const noSandboxHelp = `  --no-sandbox        (open) start the desktop app without Chromium's OS sandbox, where it cannot
                       start with it (root, no user namespaces): the page still has no Node.js
                       access, but a Chromium flaw reached through a hostile trace is not contained`;
@@ -98,6 +110,24 @@ const compareHelp = `compare: two runs side by side: status, findings, steps, to
   --json              print the comparison as one JSON document
   --cache-dir DIR     as for analyze`;
 
+const exportHelp = `export: write the runs of the traces out of Loopscope
+  --otlp OUT|URL      every run as OpenTelemetry GenAI spans (semantic conventions v1.41.1): an
+                      invoke_agent span per run, chat per model call, execute_tool per tool call,
+                      findings as loopscope.* span events; to an OTLP JSON file (one request per line)
+                      or an OTLP/HTTP endpoint (http://HOST:4318, /v1/traces added). Ids are derived
+                      from the traces, so exporting twice gives the same spans
+  --clickhouse URL    the library of the traces (runs, findings, calls, steps, events) loaded into
+                      ClickHouse through its HTTP interface: http://HOST:PORT (with --database NAME,
+                      default loopscope) or clickhouse://HOST[:PORT]/DB. Loading again adds only
+                      traces that changed; an interrupted load resumes where it stopped
+  --cluster NAME      (clickhouse) load through Distributed tables over the cluster NAME, whose
+                      shards already have the local tables: --print-shard-schema prints the
+                      statements that create them, to run on every shard (docs/clickhouse.md)
+  --content           include what the runs said: messages, tool arguments and results (credentials
+                      redacted first) as span attributes, or each event's original line in ClickHouse
+  --prices FILE       as for analyze: the costs loaded into ClickHouse are priced with them too
+  --cache-dir DIR     as for analyze`;
+
 const redactHelp = `redact: write OUT, a copy of the trace IN with every credential found in it (API keys, tokens,
         Authorization headers, private keys, JWTs) replaced by [REDACTED:<kind>], every other
         byte as it was; prints how many of which kind, never their values`;
@@ -107,6 +137,7 @@ const usage = `usage: ${synopsis.analyze}
        ${synopsis.open}
        ${synopsis.compare}
        ${synopsis.redact}
+       ${synopsis.export}
 
 ${analyzeHelp}
 
@@ -117,7 +148,9 @@ ${noSandboxHelp}
 
 ${compareHelp}
 
-${redactHelp}`;
+${redactHelp}
+
+${exportHelp}`;
 
 /** `loopscope COMMAND --help`: that command's line and options. */
 const commandHelp: ReadonlyMap<string, string> = new Map([
@@ -126,6 +159,7 @@ const commandHelp: ReadonlyMap<string, string> = new Map([
   ['open', `usage: ${synopsis.open}\n\n${openSummary}\n${uiOptionsHelp}\n${noSandboxHelp}`],
   ['compare', `usage: ${synopsis.compare}\n\n${compareHelp}`],
   ['redact', `usage: ${synopsis.redact}\n\n${redactHelp}`],
+  ['export', `usage: ${synopsis.export}\n\n${exportHelp}`],
 ]);
 
 /** `--help` or `-h` among a command's arguments (before a `--` that ends the options). */
@@ -215,6 +249,8 @@ interface UiCommand {
   noSandbox: boolean;
   /** `--otlp [PORT]` (and `--otlp-token TOKEN`): receive OTLP/HTTP traces too (src-main/otlp/otlpReceiver.ts); the port absent: 4318 when free. */
   otlp: { port?: number; token?: string } | null;
+  /** `serve --library clickhouse://…`: the start page reads a library loaded into ClickHouse. */
+  clickHouseLibrary: ClickHouseLibraryLocation | undefined;
 }
 
 /**
@@ -258,14 +294,21 @@ function parseUiCommand(name: 'serve' | 'open', givenArgs: string[]): UiCommand 
         'no-sandbox': { type: 'boolean', default: false },
         prices: { type: 'string' },
         'otlp-token': { type: 'string' },
+        library: { type: 'string' },
       },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  // The desktop app can start empty (File ▸ Open); a server of no file would show nothing, unless it receives traces.
-  if (name === 'serve' && positionals.length === 0 && !otlp) throw new UsageError('serve needs at least one trace file or directory, or --otlp');
+  if (values.library !== undefined && name !== 'serve') throw new UsageError('--library is for serve');
+  // Received spans are kept in a library here, which a page reading ClickHouse would never show.
+  if (values.library !== undefined && otlp)
+    throw new UsageError('--otlp keeps what it receives in a library here; with --library, load it into ClickHouse with export --clickhouse');
+  const clickHouseLibrary = values.library === undefined ? undefined : asUsageError(() => parseClickHouseLibraryUrl(values.library!));
+  // The desktop app can start empty (File ▸ Open); a server of no file would show nothing, unless it receives traces or reads a library.
+  if (name === 'serve' && positionals.length === 0 && !otlp && clickHouseLibrary === undefined)
+    throw new UsageError('serve needs at least one trace file or directory, --library, or --otlp');
   if (values['otlp-token'] !== undefined && !otlp) throw new UsageError('--otlp-token is for --otlp');
   if (values['otlp-token'] === '') throw new UsageError('--otlp-token needs a token');
   if (name === 'serve' && values['no-sandbox']) throw new UsageError('--no-sandbox is for the desktop app (open); serve starts no sandbox of its own');
@@ -274,6 +317,8 @@ function parseUiCommand(name: 'serve' | 'open', givenArgs: string[]): UiCommand 
   const idleAfterMs = values['no-follow'] ? null : parsePositiveInteger('--idle-after', values['idle-after'], defaultIdleAfterMs / 1000) * 1000;
   // Directories are the library (docs/semantics.md §18); files open as traces of their own.
   const directories = positionals.filter(isDirectory);
+  if (clickHouseLibrary !== undefined && directories.length > 0)
+    throw new UsageError(`--library reads a library in ClickHouse, not ${directories.join(', ')}: load a directory into it with export --clickhouse`);
   return {
     files: positionals.filter((path) => !directories.includes(path)),
     directories,
@@ -282,6 +327,7 @@ function parseUiCommand(name: 'serve' | 'open', givenArgs: string[]): UiCommand 
     idleAfterMs,
     noSandbox: values['no-sandbox'],
     pricesFile: values.prices,
+    clickHouseLibrary,
     otlp: otlp
       ? {
           ...(otlpPort !== undefined ? { port: portNumber('--otlp', otlpPort) } : {}),
@@ -299,6 +345,63 @@ function uiOptions(command: UiCommand): ServeOptions {
     ...(command.directories.length > 0 ? { libraryRoots: command.directories } : {}),
     ...(command.pricesFile !== undefined ? { pricesFile: command.pricesFile } : {}),
     ...(command.otlp !== null ? { otlp: command.otlp } : {}),
+    ...(command.clickHouseLibrary !== undefined ? { clickHouseLibrary: command.clickHouseLibrary } : {}),
+  };
+}
+
+/** A parse that fails with what the user gave wrong: a usage error (exit 2, with the usage). */
+function asUsageError<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof ClickHouseError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function parseExportCommand(args: string[]): ExportCommand | { printShardSchema: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        otlp: { type: 'string' },
+        clickhouse: { type: 'string' },
+        database: { type: 'string' },
+        cluster: { type: 'string' },
+        content: { type: 'boolean', default: false },
+        prices: { type: 'string' },
+        'cache-dir': { type: 'string' },
+        'print-shard-schema': { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values['print-shard-schema']) {
+    if (values.clickhouse === undefined || values.cluster === undefined || positionals.length > 0)
+      throw new UsageError('--print-shard-schema goes with --clickhouse URL --cluster NAME, and no trace');
+    return { printShardSchema: asUsageError(() => clickHouseTarget(values.clickhouse!, values.database)).database };
+  }
+  if (positionals.length === 0) throw new UsageError('export needs at least one trace file or directory');
+  if ((values.otlp === undefined) === (values.clickhouse === undefined)) throw new UsageError('export needs one of --otlp OUT|URL and --clickhouse URL');
+  if (values.otlp !== undefined && (values.database !== undefined || values.cluster !== undefined))
+    throw new UsageError('--database and --cluster are for --clickhouse');
+  if (values.cluster !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values.cluster)) throw new UsageError(`--cluster ${values.cluster} is not a plain name`);
+  for (const input of positionals) if (!isDirectory(input)) identifyFile(input);
+  const target: ExportTarget =
+    values.otlp !== undefined
+      ? { kind: 'otlp', destination: values.otlp }
+      : { kind: 'clickhouse', location: asUsageError(() => clickHouseTarget(values.clickhouse!, values.database)), cluster: values.cluster };
+  return {
+    inputs: positionals,
+    target,
+    content: values.content,
+    cacheDir: values['cache-dir'],
+    userPrices: values.prices === undefined ? undefined : readUserPrices(values.prices),
+    analysis: analysisOptionsSchema.parse({}),
   };
 }
 
@@ -490,6 +593,14 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'serve') return await serve(parseUiCommand('serve', rest));
     if (command === 'compare') return await compare(rest);
     if (command === 'redact') return redact(rest);
+    if (command === 'export') {
+      const exporting = parseExportCommand(rest);
+      if ('printShardSchema' in exporting) {
+        process.stdout.write(shardSchemaScript(exporting.printShardSchema));
+        return 0;
+      }
+      return await runExport(exporting);
+    }
     if (command === 'open') {
       const open = parseUiCommand('open', rest);
       if (open.pricesFile !== undefined) readUserPrices(open.pricesFile);
@@ -506,7 +617,8 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof ServeError ||
       error instanceof RedactError ||
       error instanceof CompareError ||
-      error instanceof UserPricesError
+      error instanceof UserPricesError ||
+      isExportError(error)
     ) {
       process.stderr.write(`loopscope: ${error.message}\n`);
       return 2;
@@ -515,8 +627,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Commands that run until interrupted: when they end, an ingest still running in a worker must not keep the process alive. */
-const untilInterruptedCommands: ReadonlySet<string | undefined> = new Set(['serve', 'open']);
+/** Commands that run until interrupted, or ingest in workers of their own: when they end, an ingest still running in a worker must not keep the process alive. */
+const untilInterruptedCommands: ReadonlySet<string | undefined> = new Set(['serve', 'open', 'export']);
 
 main(process.argv.slice(2)).then(
   (code) => {

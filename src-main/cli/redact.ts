@@ -11,7 +11,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { SecretKind } from '../../shared/secrets/secretScanner';
+import { redactionPlaceholder, type SecretKind } from '../../shared/secrets/secretScanner';
 import { findLineSecrets, identifyFile, replaceLineSecrets } from '../engine';
 
 const CHUNK_BYTES = 1 << 20;
@@ -27,10 +27,6 @@ export interface RedactSummary {
   bytes: number;
   /** Credentials replaced, by kind. */
   redacted: Map<SecretKind, number>;
-}
-
-export function redactionPlaceholder(kind: SecretKind): string {
-  return `[REDACTED:${kind}]`;
 }
 
 /** Compressed files cannot be redacted by replacing bytes: what a compressed IN is told instead. */

@@ -13,6 +13,7 @@ import { defaultCacheDir } from '../engine';
 import { startOtlpReceiver, type RunningOtlpReceiver } from '../otlp/otlpReceiver';
 import { receivedTracesDir, receivedTracesFile, type OtlpSetting } from '../otlp/receivedTraces';
 import { startServer, type RunningServer } from '../server/httpServer';
+import { clickHouseLibraryName, type ClickHouseLibraryLocation } from '../clickhouse/clickhouseLocation';
 
 /** The built renderer, beside out/main/ where this file is bundled. */
 const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -25,6 +26,8 @@ export interface ServeOptions {
   idleAfterMs?: number | null;
   /** The directories to keep as a library (docs/semantics.md §19); absent: none. */
   libraryRoots?: readonly string[];
+  /** A library loaded into ClickHouse (`--library clickhouse://…`, docs/clickhouse.md): the start page reads it instead of indexing directories. */
+  clickHouseLibrary?: ClickHouseLibraryLocation;
   /** The user price file (docs/semantics.md §18), checked before anything starts. */
   pricesFile?: string;
   /** Receive OTLP/HTTP traces too (src-main/otlp/otlpReceiver.ts): appended under the cache, kept in the library. */
@@ -66,8 +69,14 @@ export async function serveUntilInterrupted(files: readonly string[], options: S
     throw error;
   }
   const what = [
-    ...(files.length > 0 || (!options.libraryRoots?.length && options.otlp === undefined) ? [`${files.length} file${files.length === 1 ? '' : 's'}`] : []),
-    ...(options.libraryRoots?.length ? [`a library of ${options.libraryRoots.join(', ')}`] : []),
+    ...(files.length > 0 || (!options.libraryRoots?.length && options.clickHouseLibrary === undefined && options.otlp === undefined)
+      ? [`${files.length} file${files.length === 1 ? '' : 's'}`]
+      : []),
+    ...(options.clickHouseLibrary !== undefined
+      ? [`the library in ${clickHouseLibraryName(options.clickHouseLibrary)}`]
+      : options.libraryRoots?.length
+        ? [`a library of ${options.libraryRoots.join(', ')}`]
+        : []),
     ...(options.otlp !== undefined ? ['the traces it receives'] : []),
   ].join(' and ');
   process.stdout.write(`Loopscope is serving ${what} at ${serving.url}\n`);
@@ -104,6 +113,7 @@ export async function serveFiles(files: readonly string[], options: ServeOptions
     ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
     ...(options.idleAfterMs !== undefined ? { idleAfterMs: options.idleAfterMs } : {}),
     ...(libraryRoots.length > 0 ? { library: { roots: libraryRoots } } : {}),
+    ...(options.clickHouseLibrary !== undefined ? { clickHouseLibrary: options.clickHouseLibrary } : {}),
     ...(options.pricesFile !== undefined ? { userPrices: readUserPrices(options.pricesFile) } : {}),
   });
   let server: RunningServer | undefined;

@@ -2,17 +2,14 @@
  * The library's reads (docs/semantics.md §18): its runs under a filter, paged and sorted; what
  * they add up to; their failure signatures. Every view of the start page reads the same filter,
  * turned into one SQL condition here, so that a count and the rows it counts never disagree.
+ * What is computed from the rows is libraryAssembly.ts, shared with the ClickHouse library.
  */
 import type Database from 'better-sqlite3';
 import type { ApiParsedRequest, ApiResponse } from '../../../shared/api';
-import type { LibraryAggregates, LibraryDistribution, LibraryFilter, LibraryRun, LibrarySort } from '../../../shared/library/libraryApi';
-import { runsOverTime } from '../../../shared/library/runsOverTime';
-import { distribution } from '../../../shared/summary/runsSummary';
+import type { LibraryAggregates, LibraryFilter, LibrarySort } from '../../../shared/library/libraryApi';
 import type { FindingKind } from '../../../shared/report';
 import type { RunStatus } from '../../../shared/trace/runStatus';
-
-/** The statuses of a run that ended without doing its work (docs/semantics.md §2): what the over-time chart counts as failed. */
-const endedBadly: ReadonlySet<RunStatus> = new Set(['budget_exceeded', 'protocol_error', 'refused', 'failed', 'cancelled', 'unterminated']);
+import { assembleAggregates, toLibraryRun, toLibrarySignature, type AggregateParts, type LibraryRunRecord, type SignatureGroup } from './libraryAssembly';
 
 interface Condition {
   sql: string;
@@ -90,69 +87,11 @@ const sortColumns: Record<LibrarySort, string> = {
   duration: 'r.duration_ms',
 };
 
-interface LibraryRunSqlRow {
-  id: number;
-  trace_id: string;
-  trace_path: string;
-  run_pk: number;
-  run_id: string;
-  file: string;
-  directory: string;
-  format: string;
-  status: RunStatus;
-  models: string;
-  provider: string | null;
-  task: string | null;
-  started_at: string | null;
-  duration_ms: number | null;
-  steps: number;
-  tool_calls: number;
-  tool_errors: number;
-  errors: number;
-  warnings: number;
-  infos: number;
-  finding_kinds: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_tokens: number | null;
-  reasoning_tokens: number | null;
-  cost_usd: number | null;
-  unpriced_responses: number;
-  wasted_usd: number | null;
-  sub_agent_cost_usd: number | null;
-  parent_run_id: string | null;
-}
+/** A run as SQLite holds it: its lists as JSON text. */
+type LibraryRunSqlRow = Omit<LibraryRunRecord, 'models' | 'finding_kinds'> & { models: string; finding_kinds: string };
 
-function toLibraryRun(row: LibraryRunSqlRow): LibraryRun {
-  return {
-    traceId: row.trace_id,
-    runPk: row.run_pk,
-    runId: row.run_id,
-    file: row.file,
-    tracePath: row.trace_path,
-    directory: row.directory,
-    format: row.format,
-    status: row.status,
-    models: JSON.parse(row.models) as string[],
-    provider: row.provider,
-    task: row.task,
-    startedAt: row.started_at,
-    durationMs: row.duration_ms,
-    steps: row.steps,
-    toolCalls: row.tool_calls,
-    toolErrors: row.tool_errors,
-    findings: { error: row.errors, warning: row.warnings, info: row.infos },
-    findingKinds: JSON.parse(row.finding_kinds) as FindingKind[],
-    inputTokens: row.input_tokens,
-    outputTokens: row.output_tokens,
-    cachedTokens: row.cached_tokens,
-    reasoningTokens: row.reasoning_tokens,
-    costUsd: row.cost_usd,
-    unpricedResponses: row.unpriced_responses,
-    wastedUsd: row.wasted_usd,
-    subAgentCostUsd: row.sub_agent_cost_usd,
-    parentRunId: row.parent_run_id,
-  };
+function toRunRecord(row: LibraryRunSqlRow): LibraryRunRecord {
+  return { ...row, models: JSON.parse(row.models) as string[], finding_kinds: JSON.parse(row.finding_kinds) as FindingKind[] };
 }
 
 export function libraryRuns(db: Database.Database, request: ApiParsedRequest<'libraryRuns'>): ApiResponse<'libraryRuns'> {
@@ -169,38 +108,7 @@ export function libraryRuns(db: Database.Database, request: ApiParsedRequest<'li
        LIMIT @limit OFFSET @offset`,
     )
     .all({ ...condition.parameters, limit: request.limit, offset: request.offset });
-  return { total, offset: request.offset, rows: rows.map(toLibraryRun) };
-}
-
-/** Buckets doubling in width from the smallest positive value: a long tail (one run of 10× the rest) stays readable. */
-function histogram(sorted: readonly number[]): LibraryDistribution['buckets'] {
-  if (sorted.length === 0) return [];
-  const max = sorted.at(-1) ?? 0;
-  const positive = sorted.find((value) => value > 0);
-  if (positive === undefined || max <= 0) return [{ from: 0, to: 0, runs: sorted.length }];
-  // At most 24 buckets: from the first power of two at or below the smallest positive value.
-  let lower = 2 ** Math.floor(Math.log2(positive));
-  if (max / lower > 2 ** 24) lower = max / 2 ** 24;
-  const buckets: LibraryDistribution['buckets'] = [];
-  const zeros = sorted.filter((value) => value <= 0).length;
-  if (zeros > 0) buckets.push({ from: 0, to: 0, runs: zeros });
-  let index = zeros;
-  for (let from = lower; index < sorted.length; from *= 2) {
-    const to = from * 2;
-    let runs = 0;
-    while (index < sorted.length && (sorted[index] ?? 0) < to) {
-      runs += 1;
-      index += 1;
-    }
-    buckets.push({ from, to, runs });
-  }
-  return buckets;
-}
-
-/** `analyze --summary`'s distribution of a measure (shared/summary/runsSummary.ts), with the histogram the chart draws. */
-function distributionOf(values: readonly (number | null)[]): LibraryDistribution {
-  const sorted = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
-  return { ...distribution(sorted), buckets: histogram(sorted) };
+  return { total, offset: request.offset, rows: rows.map((row) => toLibraryRun(toRunRecord(row))) };
 }
 
 function facet(db: Database.Database, filter: LibraryFilter, field: 'format' | 'model' | 'directory'): LibraryAggregates['facets']['formats'] {
@@ -218,13 +126,13 @@ function facet(db: Database.Database, filter: LibraryFilter, field: 'format' | '
  * Percentiles are nearest-rank (a latency some call really had), as everywhere (§11): the value at
  * rank ⌈p·n⌉ of the tool's n timed calls.
  */
-function toolTallies(db: Database.Database, where: string, parameters: Record<string, string>): LibraryAggregates['tools'] {
-  const counts = db
+function toolTallies(db: Database.Database, where: string, parameters: Record<string, string>): Pick<AggregateParts, 'toolCalls' | 'toolLatencies'> {
+  const toolCalls = db
     .prepare<Record<string, string>, { tool: string; calls: number; errors: number }>(
       `SELECT c.tool, count(*) AS calls, sum(c.state = 'error') AS errors FROM calls c JOIN runs r ON r.id = c.run_row ${where} GROUP BY c.tool`,
     )
     .all(parameters);
-  const percentiles = db
+  const toolLatencies = db
     .prepare<Record<string, string>, { tool: string; p50: number | null; p95: number | null }>(
       `SELECT tool, max(CASE WHEN n = (total * 50 + 99) / 100 THEN latency_ms END) AS p50, max(CASE WHEN n = (total * 95 + 99) / 100 THEN latency_ms END) AS p95
        FROM (SELECT c.tool, c.latency_ms, row_number() OVER (PARTITION BY c.tool ORDER BY c.latency_ms) AS n, count(*) OVER (PARTITION BY c.tool) AS total
@@ -232,17 +140,7 @@ function toolTallies(db: Database.Database, where: string, parameters: Record<st
        GROUP BY tool`,
     )
     .all(parameters);
-  const latency = new Map(percentiles.map((row) => [row.tool, row]));
-  return counts
-    .map((row) => ({
-      name: row.tool,
-      calls: row.calls,
-      errors: row.errors,
-      errorRate: row.errors / row.calls,
-      p50Ms: latency.get(row.tool)?.p50 ?? null,
-      p95Ms: latency.get(row.tool)?.p95 ?? null,
-    }))
-    .sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name));
+  return { toolCalls, toolLatencies };
 }
 
 /** How many times the library's rows have changed (libraryWriter.ts). */
@@ -283,52 +181,42 @@ function computeAggregates(db: Database.Database, filter: LibraryFilter): ApiRes
     .prepare<
       Record<string, string>,
       {
-        status: RunStatus;
-        file_id: number;
         input_tokens: number | null;
         output_tokens: number | null;
         cost_usd: number | null;
         wasted_usd: number | null;
         duration_ms: number | null;
         steps: number;
-        started_day: string | null;
       }
-    >(`SELECT r.status, r.file_id, r.input_tokens, r.output_tokens, r.cost_usd, r.wasted_usd, r.duration_ms, r.steps, r.started_day FROM runs r ${where}`)
+    >(`SELECT r.input_tokens, r.output_tokens, r.cost_usd, r.wasted_usd, r.duration_ms, r.steps FROM runs r ${where}`)
     .all(parameters);
-  const byStatus = new Map<RunStatus, number>();
-  const days = new Map<string, { runs: number; failed: number }>();
-  for (const run of measures) {
-    byStatus.set(run.status, (byStatus.get(run.status) ?? 0) + 1);
-    if (run.started_day === null) continue;
-    const day = days.get(run.started_day) ?? { runs: 0, failed: 0 };
-    day.runs += 1;
-    if (endedBadly.has(run.status)) day.failed += 1;
-    days.set(run.started_day, day);
-  }
+  const runsByStatusAndDay = db
+    .prepare<Record<string, string>, { status: RunStatus; day: string | null; runs: number }>(
+      `SELECT r.status, r.started_day AS day, count(*) AS runs FROM runs r ${where} GROUP BY r.status, r.started_day`,
+    )
+    .all(parameters);
+  const traces = db.prepare<Record<string, string>, number>(`SELECT count(DISTINCT r.file_id) FROM runs r ${where}`).pluck().get(parameters) ?? 0;
   const findingsByKind = db
     .prepare<Record<string, string>, { kind: FindingKind; findings: number; runs: number }>(
       `SELECT f.kind, count(*) AS findings, count(DISTINCT f.run_row) AS runs FROM findings f JOIN runs r ON r.id = f.run_row ${where}
        GROUP BY f.kind ORDER BY runs DESC, findings DESC, f.kind`,
     )
     .all(parameters);
-  const tools = toolTallies(db, where, parameters);
-  return {
-    runs: measures.length,
-    traces: new Set(measures.map((run) => run.file_id)).size,
-    byStatus: [...byStatus].map(([status, runs]) => ({ status, runs })).sort((a, b) => b.runs - a.runs || a.status.localeCompare(b.status)),
-    findingsByKind,
-    tools,
-    perRun: {
-      inputTokens: distributionOf(measures.map((run) => run.input_tokens)),
-      outputTokens: distributionOf(measures.map((run) => run.output_tokens)),
-      costUsd: distributionOf(measures.map((run) => run.cost_usd)),
-      wastedUsd: distributionOf(measures.map((run) => run.wasted_usd)),
-      durationMs: distributionOf(measures.map((run) => run.duration_ms)),
-      steps: distributionOf(measures.map((run) => run.steps)),
+  return assembleAggregates({
+    runsByStatusAndDay,
+    traces,
+    measures: {
+      inputTokens: measures.map((run) => run.input_tokens),
+      outputTokens: measures.map((run) => run.output_tokens),
+      costUsd: measures.map((run) => run.cost_usd),
+      wastedUsd: measures.map((run) => run.wasted_usd),
+      durationMs: measures.map((run) => run.duration_ms),
+      steps: measures.map((run) => run.steps),
     },
-    overTime: runsOverTime([...days].map(([day, counts]) => ({ day, ...counts }))),
+    findingsByKind,
+    ...toolTallies(db, where, parameters),
     facets: { formats: facet(db, filter, 'format'), models: facet(db, filter, 'model'), directories: facet(db, filter, 'directory') },
-  };
+  });
 }
 
 export function librarySignatures(db: Database.Database, request: ApiParsedRequest<'librarySignatures'>): ApiResponse<'librarySignatures'> {
@@ -336,20 +224,7 @@ export function librarySignatures(db: Database.Database, request: ApiParsedReque
   const where = `WHERE ${condition.sql}`;
   const totalRuns = db.prepare<Record<string, string>, number>(`SELECT count(*) FROM runs r ${where}`).pluck().get(condition.parameters) ?? 0;
   const groups = db
-    .prepare<
-      Record<string, string | number>,
-      {
-        key: string;
-        kind: FindingKind;
-        tool: string | null;
-        text: string;
-        findings: number;
-        runs: number;
-        first_seen: string | null;
-        last_seen: string | null;
-        example: number;
-      }
-    >(
+    .prepare<Record<string, string | number>, SignatureGroup & { example: number }>(
       `SELECT f.signature_key AS key, f.kind, f.tool, f.signature_text AS text, count(*) AS findings, count(DISTINCT f.run_row) AS runs,
               min(r.started_at) AS first_seen, max(r.started_at) AS last_seen, min(f.id) AS example
        FROM findings f JOIN runs r ON r.id = f.run_row ${where}
@@ -366,20 +241,7 @@ export function librarySignatures(db: Database.Database, request: ApiParsedReque
     rows: listed.flatMap((group) => {
       const first = example.get(group.example);
       if (first === undefined) return [];
-      return [
-        {
-          key: group.key,
-          kind: group.kind,
-          tool: group.tool,
-          text: group.text,
-          findings: group.findings,
-          runs: group.runs,
-          share: totalRuns === 0 ? 0 : group.runs / totalRuns,
-          firstSeen: group.first_seen,
-          lastSeen: group.last_seen,
-          example: { traceId: first.trace_id, runPk: first.run_pk, runId: first.run_id, file: first.file, line: first.line },
-        },
-      ];
+      return [toLibrarySignature(group, totalRuns, { traceId: first.trace_id, runPk: first.run_pk, runId: first.run_id, file: first.file, line: first.line })];
     }),
   };
 }

@@ -14,7 +14,8 @@ import type { AdaptedEvent, Emit, LineRef, MappedEvent, ResultDigest } from '../
 import { unknownEvent } from '../kit/events';
 import { outputContentOf, roleOf, stringAttr } from './attributes';
 import { withGenAiAttributes } from './preConventions';
-import { modelRequestOf, modelResponseOf, runEndOf, runStartOf, toolCallStartOf, toolResultOf } from './spanEvents';
+import { flagAttr, loopscopeAttributes } from '../../../../shared/otel/loopscopeAttributes';
+import { modelRequestOf, modelResponseOf, runEndOf, runStartOf, toolCallNotExecutedOf, toolCallStartOf, toolResultOf } from './spanEvents';
 import { byStart, claimRootRunSpan, RunResolver, type SpanNode, type TraceState } from './spanTree';
 import type { OtelSpan } from './spans';
 
@@ -30,6 +31,8 @@ interface Pending {
   rank: number;
   seq: number;
   mapped: MappedEvent;
+  /** A run end whose time is exact (a run exported by Loopscope): events logged after it stay after it. */
+  exact?: boolean;
 }
 
 export class SpanAssembler {
@@ -158,8 +161,8 @@ export class SpanAssembler {
     // so a whole trace is buffered and its events sorted by time, a response before its calls' events.
     const pending: Pending[] = [];
     let seq = 0;
-    const push = (key: number | null, rank: number, mapped: MappedEvent): void => {
-      pending.push({ key: key ?? 0, rank, seq: seq++, mapped });
+    const push = (key: number | null, rank: number, mapped: MappedEvent, exact = false): void => {
+      pending.push({ key: key ?? 0, rank, seq: seq++, mapped, ...(exact ? { exact } : {}) });
     };
     for (const node of dirty) this.eventsOf(trace, node, resolver, push);
     clampRunBoundaries(pending);
@@ -221,7 +224,9 @@ export class SpanAssembler {
       callId ??= `span:${tool.spanId}`;
       claimed.add(callId);
       tool.step = issuer?.step ?? null;
-      if (issuer !== undefined && issuer.capturedCalls === null && !issuer.endEmitted) {
+      // A call no response issued (exported by Loopscope as such) stays an orphan: no response is credited with it.
+      const issued = flagAttr(span.attributes, loopscopeAttributes.callIssued) !== false;
+      if (issued && issuer !== undefined && issuer.capturedCalls === null && !issuer.endEmitted) {
         const args = span.attributes['gen_ai.tool.call.arguments'];
         issuer.derivedCalls.push({ call_id: callId, name, ...(args !== undefined ? { arguments: args } : {}) });
       }
@@ -229,7 +234,12 @@ export class SpanAssembler {
     }
   }
 
-  private eventsOf(trace: TraceState, node: SpanNode, resolver: RunResolver, push: (key: number | null, rank: number, mapped: MappedEvent) => void): void {
+  private eventsOf(
+    trace: TraceState,
+    node: SpanNode,
+    resolver: RunResolver,
+    push: (key: number | null, rank: number, mapped: MappedEvent, exact?: boolean) => void,
+  ): void {
     const span = node.span;
     if (span === null) return;
     const runId = node.runId!;
@@ -246,8 +256,10 @@ export class SpanAssembler {
     const step = node.step ?? undefined;
 
     if (isRunSpan) {
+      // A run exported by Loopscope says its status; an unterminated one had no end, whatever its span's.
+      const exportedStatus = stringAttr(span.attributes, loopscopeAttributes.runStatus);
       if (startEvent) push(node.start, RANK_RUN_START, mapped(node.firstLine, runStartOf(span, runId, node.role === 'agent')));
-      if (endEvent) push(node.end, RANK_RUN_END, mapped(node.line, runEndOf(span, runId)));
+      if (endEvent && exportedStatus !== 'unterminated') push(node.end, RANK_RUN_END, mapped(node.line, runEndOf(span, runId)), exportedStatus !== undefined);
     }
     // A root model call or tool call (no agent above it) both bounds the trace's run and is itself an event.
     if (node.role === 'chat') {
@@ -255,8 +267,13 @@ export class SpanAssembler {
       if (endEvent) push(node.end, RANK_EVENT, mapped(node.line, modelResponseOf(span, runId, step, node.derivedCalls)));
     } else if (node.role === 'tool') {
       const callId = node.callId ?? `span:${node.spanId}`;
-      if (startEvent) push(node.start, RANK_EVENT, mapped(node.firstLine, toolCallStartOf(span, runId, node.step, callId)));
-      if (endEvent) {
+      // A tool span exported by Loopscope says what its call had: no logged start, no result, or a not-executed mark.
+      const started = flagAttr(span.attributes, loopscopeAttributes.callStarted) !== false;
+      const unanswered = flagAttr(span.attributes, loopscopeAttributes.callUnanswered) === true;
+      const notExecuted = flagAttr(span.attributes, loopscopeAttributes.callNotExecuted) === true;
+      if (startEvent && started) push(node.start, RANK_EVENT, mapped(node.firstLine, toolCallStartOf(span, runId, node.step, callId)));
+      if (endEvent && notExecuted) push(node.end, RANK_EVENT, mapped(node.line, toolCallNotExecutedOf(span, runId, node.step, callId)));
+      else if (endEvent && !unanswered) {
         const result = toolResultOf(span, runId, node.step, callId, resolver.childRunOf(node));
         push(node.end, RANK_EVENT, mapped(node.line, result.event, result.digest));
       }
@@ -321,6 +338,6 @@ function clampRunBoundaries(pending: Pending[]): void {
     const bound = bounds.get(String(item.mapped.event.run_id));
     if (bound === undefined) continue;
     if (item.rank === RANK_RUN_START) item.key = Math.min(item.key, bound.min);
-    if (item.rank === RANK_RUN_END) item.key = Math.max(item.key, bound.max);
+    if (item.rank === RANK_RUN_END && item.exact !== true) item.key = Math.max(item.key, bound.max);
   }
 }

@@ -2,10 +2,11 @@
  * A span's start and end as canonical events: a run's start and end, a model call's request and
  * response, a tool call's start and result.
  */
-import type { CanonicalEvent, ToolCall } from '../../../../shared/trace/canonicalEvents';
+import { modelOutcomeSchema, type CanonicalEvent, type ToolCall } from '../../../../shared/trace/canonicalEvents';
+import { normalizeTerminalStatus } from '../../../../shared/trace/runStatus';
 import { contentHash } from '../../bytes/contentHash';
-import type { ResultDigest } from '../formatAdapter';
-import { defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolCallStart, toolResult } from '../kit/events';
+import { isRecord, type ResultDigest } from '../formatAdapter';
+import { defined, definedIfAny, modelRequest, modelResponse, runEnd, runStart, toolCallNotExecuted, toolCallStart, toolResult } from '../kit/events';
 import {
   arrayOrUndefined,
   contentAttr,
@@ -19,6 +20,7 @@ import {
   stringAttr,
 } from './attributes';
 import { budgetStopOf } from './budgetStops';
+import { loopscopeAttributes } from '../../../../shared/otel/loopscopeAttributes';
 import type { OtelSpan } from './spans';
 
 export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): CanonicalEvent {
@@ -33,6 +35,8 @@ export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): Can
   const model = stringAttr(attributes, 'gen_ai.request.model');
   const conversationId = stringAttr(attributes, 'gen_ai.conversation.id');
   const task = contentAttr(span, 'gen_ai.input.messages');
+  // Budgets have no GenAI attribute: a run exported by Loopscope declares them in its own.
+  const budgets = parseJsonish(attributes[loopscopeAttributes.runBudgets]);
   return runStart({
     run_id: runId,
     ts: span.start!.iso,
@@ -44,6 +48,7 @@ export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): Can
       conversation_id: conversationId,
       service: span.service ?? undefined,
       tools,
+      budgets: isRecord(budgets) ? budgets : undefined,
     }),
     task,
   });
@@ -51,7 +56,8 @@ export function runStartOf(span: OtelSpan, runId: string, isAgent: boolean): Can
 
 /**
  * The span's status code as written (`OK`, `ERROR`, `UNSET`), but `budget_exceeded` for a span that
- * failed on a limit (budgetStops.ts); see docs/formats/otel.md for how it normalizes.
+ * failed on a limit (budgetStops.ts); see docs/formats/otel.md for how it normalizes. A run span
+ * exported by Loopscope says its status in its own attribute, which wins.
  */
 export function runEndOf(span: OtelSpan, runId: string): CanonicalEvent {
   const error = span.statusCode === 'ERROR' ? errorOf(span) : undefined;
@@ -63,6 +69,14 @@ export function runEndOf(span: OtelSpan, runId: string): CanonicalEvent {
       : span.statusCode === 'UNSET'
         ? 'the span ended with status UNSET: no error was recorded'
         : undefined;
+  const exported = stringAttr(span.attributes, loopscopeAttributes.runStatus);
+  if (exported !== undefined) {
+    // The status as the loop wrote it when it still reads as the exported one, else the exported one.
+    const raw = stringAttr(span.attributes, loopscopeAttributes.runStatusRaw);
+    const status = raw !== undefined && normalizeTerminalStatus({ status: raw }).status === exported ? raw : exported;
+    const limit = stringAttr(span.attributes, loopscopeAttributes.runLimit);
+    return runEnd({ run_id: runId, ts: span.end!.iso, status, limit, reason: span.statusCode === 'ERROR' ? reason : undefined, output });
+  }
   const status = budgetStop !== undefined ? 'budget_exceeded' : span.statusCode;
   return runEnd({ run_id: runId, ts: span.end!.iso, status, limit: budgetStop?.limit, reason, output });
 }
@@ -110,20 +124,24 @@ export function modelResponseOf(span: OtelSpan, runId: string, step: number | un
     cached_input_tokens: cachedTokens,
     cache_write_tokens: cacheWriteTokens,
     reasoning_tokens: reasoningTokens,
+    cost_usd: numberAttr(attributes, loopscopeAttributes.usageCostUsd),
   });
   const responseId = stringAttr(attributes, 'gen_ai.response.id');
   const model = stringAttr(attributes, 'gen_ai.response.model') ?? stringAttr(attributes, 'gen_ai.request.model');
   const provider = stringAttr(attributes, 'gen_ai.provider.name') ?? stringAttr(attributes, 'gen_ai.system');
   const failed = span.statusCode === 'ERROR';
   const error = failed ? errorOf(span) : undefined;
+  // A model call exported by Loopscope keeps the outcome it had (a broken stream has no finish reason to say it).
+  const exportedOutcome = modelOutcomeSchema.safeParse(attributes[loopscopeAttributes.responseOutcome]).data;
+  const exportedReason = stringAttr(attributes, loopscopeAttributes.responseIncompleteReason);
   return modelResponse({
     run_id: runId,
     step,
     ts: span.end!.iso,
     // A failed model call has no response to classify: it is incomplete, for the reason the span gives.
     // A failed model span is the provider call failing: its error is the call's api_error (docs/semantics.md §7).
-    outcome: failed ? 'incomplete' : undefined,
-    incomplete_reason: failed ? `error${error?.code ? `: ${error.code}` : ''}${error?.message ? ` (${error.message})` : ''}` : undefined,
+    outcome: failed ? 'incomplete' : exportedOutcome,
+    incomplete_reason: exportedReason ?? (failed ? `error${error?.code ? `: ${error.code}` : ''}${error?.message ? ` (${error.message})` : ''}` : undefined),
     api_error: failed ? { ...httpStatusOf(attributes), ...defined({ type: error?.code, message: error?.message }) } : undefined,
     finish_reason: finishReason,
     finish_reasons: reasons.length > 1 ? reasons : undefined,
@@ -172,4 +190,11 @@ export function toolResultOf(
   const digest =
     output === undefined && !failed ? { hash: contentHash(`otel-span\u0000${span.traceId}\u0000${span.spanId}`), preview: '', chars: 0 } : undefined;
   return digest === undefined ? { event } : { event, digest };
+}
+
+/** A tool span exported by Loopscope for a call the loop marked not executed: that mark, at the span's end. */
+export function toolCallNotExecutedOf(span: OtelSpan, runId: string, step: number | null, callId: string): CanonicalEvent {
+  const name = stringAttr(span.attributes, 'gen_ai.tool.name');
+  const reason = stringAttr(span.attributes, loopscopeAttributes.callSkipReason);
+  return toolCallNotExecuted({ run_id: runId, step: step ?? undefined, ts: span.end!.iso, call_id: callId, name, reason });
 }
