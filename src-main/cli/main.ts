@@ -8,9 +8,9 @@
  * serves the UI where it cannot start). Both run until interrupted. `--help` prints the usage of
  * every command, `COMMAND --help` of one, `--version` (`-V`) the version.
  */
-import { statSync } from 'node:fs';
+import { appendFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { version } from '../../package.json';
+import packageJson, { version } from '../../package.json';
 import { formatCount } from '../../shared/formatCount';
 import { formatProgress } from '../../shared/formatProgress';
 import {
@@ -41,6 +41,7 @@ import {
 } from '../engine';
 import { expandTraceArguments, withCompanionsInTheirTrace } from '../api/traceFiles';
 import { formatTextReport } from './formatText';
+import { formatCiReport, formatGithubStepSummary, reportFormats, type CiReport, type ReportFormat } from './reporters';
 import { openApp } from './openApp';
 import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
 import { defaultIdleAfterMs } from '../api/apiHost';
@@ -57,7 +58,7 @@ import { clickHouseTarget, isExportError, runExport, type ExportCommand, type Ex
 
 const synopsis = {
   analyze:
-    'loopscope analyze FILE|DIR... [--json] [--summary] [--prices FILE] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
+    'loopscope analyze FILE|DIR... [--json] [--summary] [--report junit|sarif|github] [--prices FILE] [--fail-on error|warning|never] [--window N] [--threshold N] [--format NAME] [--cache-dir DIR]',
   serve:
     'loopscope serve FILE|DIR... [--library clickhouse://HOST[:PORT]/DB] [--port N] [--cache-dir DIR] [--prices FILE] [--otlp [PORT] [--otlp-token T]] [--idle-after SECONDS | --no-follow]',
   open: 'loopscope open [FILE|DIR...] [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
@@ -72,6 +73,11 @@ const analyzeHelp = `analyze: report every run and finding of the traces, in the
   --summary           what the runs add up to: runs by status, findings by kind, failure signatures
                       across runs, tools by calls, errors and latency, tokens, cost and duration per
                       run; in text instead of every run, with --json as its \`summary\` object
+  --report FORMAT     print a CI report instead of text (not with --json or --summary): junit (JUnit
+                      XML: a suite per file, a test case per run, a failure per finding reaching
+                      --fail-on), sarif (SARIF 2.1.0 for code scanning: a result per finding), github
+                      (GitHub Actions annotations: a line per finding, then a summary line; with
+                      $GITHUB_STEP_SUMMARY set, a table of the findings is added to the job summary)
   --prices FILE       prices for models the built-in price table lacks, USD per million tokens
                       (JSON: docs/semantics.md §18), for the summary's costs
   --fail-on LEVEL     exit 1 when a finding reaches LEVEL (default: error)
@@ -177,6 +183,8 @@ interface AnalyzeCommand {
   files: string[];
   json: boolean;
   summary: boolean;
+  /** `--report FORMAT`: a CI report (src-main/cli/reporters/) instead of text. */
+  report: ReportFormat | undefined;
   /** `--prices FILE`: the summary's costs are priced with them too. */
   userPrices: UserPrices | undefined;
   failOn: FailOn;
@@ -200,6 +208,7 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
       options: {
         json: { type: 'boolean', default: false },
         summary: { type: 'boolean', default: false },
+        report: { type: 'string' },
         prices: { type: 'string' },
         'fail-on': { type: 'string', default: 'error' },
         window: { type: 'string' },
@@ -215,6 +224,13 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
   if (positionals.length === 0) throw new UsageError('analyze needs at least one trace file');
   const failOn = values['fail-on'];
   if (!(failOnLevels as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on must be error, warning or never, got "${failOn}"`);
+  const report = values.report;
+  if (report !== undefined) {
+    if (!(reportFormats as readonly string[]).includes(report)) throw new UsageError(`--report must be ${reportFormats.join(', ')}, got "${report}"`);
+    if (values.json) throw new UsageError('--report and --json are two outputs: give one');
+    // A CI report lists every finding; what the runs add up to is the text's and the JSON's.
+    if (values.summary) throw new UsageError('--summary is for the text and --json outputs, not --report');
+  }
   const analysis = analysisOptionsSchema.safeParse({
     window: parsePositiveInteger('--window', values.window, 6),
     threshold: parsePositiveInteger('--threshold', values.threshold, 3),
@@ -227,6 +243,7 @@ function parseAnalyzeCommand(args: string[]): AnalyzeCommand {
     files: positionals,
     json: values.json,
     summary: values.summary,
+    report: report as ReportFormat | undefined,
     userPrices: values.prices === undefined ? undefined : readUserPrices(values.prices),
     failOn: failOn as FailOn,
     analysis: analysis.data,
@@ -481,6 +498,38 @@ function writeJsonReport(
   return findings;
 }
 
+/**
+ * `--report FORMAT` (src-main/cli/reporters/): the report printed as JUnit XML, SARIF or GitHub
+ * annotations; for github, the job summary appended to $GITHUB_STEP_SUMMARY when the runner sets it.
+ * Returns the exit code, by --fail-on as for text.
+ */
+function writeCiReport(
+  format: ReportFormat,
+  outlines: readonly { trace: TraceHandle; outline: ReportOutline }[],
+  skipped: readonly SkippedFile[],
+  failOn: FailOn,
+): number {
+  const report: CiReport = {
+    files: outlines.flatMap(({ outline }) => outline.files),
+    runs: outlines.flatMap(({ outline }) => outline.runs.map((run) => run.report)),
+    findings: outlines.flatMap(({ outline }) => outline.findings),
+    skipped,
+  };
+  const options = { failOn, cwd: process.cwd() };
+  const homepage = (packageJson as { homepage?: unknown }).homepage;
+  process.stdout.write(formatCiReport(format, report, options, { version, homepage: typeof homepage === 'string' ? homepage : undefined }));
+  const stepSummary = process.env['GITHUB_STEP_SUMMARY'];
+  if (format === 'github' && stepSummary !== undefined && stepSummary !== '') {
+    try {
+      appendFileSync(stepSummary, formatGithubStepSummary(report, options));
+    } catch (error) {
+      // The annotations are out; a summary file the runner did not make writable costs only the table.
+      process.stderr.write(`loopscope: could not add to the job summary ${stepSummary}: ${(error as Error).message}\n`);
+    }
+  }
+  return reachesFailLevel(report.findings, failOn) ? 1 : 0;
+}
+
 /** What the traces' runs add up to (`--summary`): their reports, and what the summary reads from each database. */
 function summarizeTraces(
   traces: readonly { trace: TraceHandle; runs: readonly Omit<RunReport, 'requests'>[]; findings: readonly ReportFinding[] }[],
@@ -501,7 +550,9 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
   const files = withCompanionsInTheirTrace(expandTraceArguments(command.files), tellOwner);
   // Every file is checked before any work, so a typo fails fast with its reason.
   for (const { path } of files) identifyFile(path);
-  const showProgress = !command.json && process.stderr.isTTY;
+  // The JSON and the CI reports read each trace's outline, without its runs' requests.
+  const outlined = command.json || command.report !== undefined;
+  const showProgress = !outlined && process.stderr.isTTY;
   const reports: { trace: TraceHandle; report: AnalyzeReport }[] = [];
   const outlines: { trace: TraceHandle; outline: ReportOutline }[] = [];
   const skipped: SkippedFile[] = [];
@@ -523,7 +574,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
     });
     if (showProgress) process.stderr.write('\r\u001b[K');
     if (trace === null) skipped.push({ path: file, reason: 'not a known trace format' });
-    else if (command.json) outlines.push({ trace: { ...trace, path: file }, outline: readReportOutline({ ...trace, path: file }, command.analysis) });
+    else if (outlined) outlines.push({ trace: { ...trace, path: file }, outline: readReportOutline({ ...trace, path: file }, command.analysis) });
     else reports.push({ trace: { ...trace, path: file }, report: readReport({ ...trace, path: file }, command.analysis) });
   }
   const summary = !command.summary
@@ -534,6 +585,7 @@ async function analyze(command: AnalyzeCommand): Promise<number> {
           : reports.map(({ trace, report }) => ({ trace, runs: report.runs, findings: report.findings })),
         command.userPrices,
       );
+  if (command.report !== undefined) return writeCiReport(command.report, outlines, skipped, command.failOn);
   const findings = command.json
     ? writeJsonReport(outlines, skipped, summary)
     : writeTextReport(

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { responseCost } from '../../shared/cost/runCost';
+import type { LibraryRunRecord } from '../api/library/libraryAssembly';
 import type { UserPrices } from '../../shared/cost/userPrices';
 import { eventCount, eventsBetween, isResponseEvent, openDatabase, RawLineReader, searchHitReader, type EventListSqlRow } from '../engine';
 
@@ -23,36 +24,12 @@ export interface LibraryTraceFile {
   db_path: string | null;
 }
 
-interface LibraryRunSqlRow {
-  run_pk: number;
-  run_id: string;
-  file: string;
-  directory: string;
-  format: string;
-  status: string;
-  models: string;
-  provider: string | null;
-  task: string | null;
-  started_at: string | null;
+/** A run as the library database's `runs` table holds it: its lists as JSON text. */
+type LibraryRunSqlRow = Omit<LibraryRunRecord, 'trace_id' | 'trace_path' | 'models' | 'finding_kinds'> & {
   started_day: string | null;
-  duration_ms: number | null;
-  steps: number;
-  tool_calls: number;
-  tool_errors: number;
-  errors: number;
-  warnings: number;
-  infos: number;
+  models: string;
   finding_kinds: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_tokens: number | null;
-  reasoning_tokens: number | null;
-  cost_usd: number | null;
-  unpriced_responses: number;
-  wasted_usd: number | null;
-  sub_agent_cost_usd: number | null;
-  parent_run_id: string | null;
-}
+};
 
 /** A run's row in ClickHouse: the library's, with its JSON lists as arrays and its trace's path. */
 export type RunRow = Omit<LibraryRunSqlRow, 'models' | 'finding_kinds'> & { trace_path: string; models: string[]; finding_kinds: string[] };
