@@ -26,7 +26,8 @@ const rendererMessage = 'src-renderer/ is a sandboxed web page: reach Node, Elec
 const engineLayers = [['bytes'], ['adapters', 'store'], ['ingest', 'derive'], ['report'], ['pipeline'], ['workers']];
 
 /** The process entry points and transports, each allowed to import only those after it in this list. */
-const appFolders = ['cli', 'electron', 'server', 'api'];
+// mcp is a transport like server (the MCP tools over stdio, src-main/mcp/): started by cli, it carries the api.
+const appFolders = ['cli', 'electron', 'server', 'mcp', 'api'];
 
 /**
  * An import pattern for a sibling folder reached by relative path (`../store/x`, `../../api`);

@@ -5,7 +5,8 @@
  * `compare` shows two runs side by side, their turns aligned, and where the second first diverged.
  * `export` writes the runs out: as OpenTelemetry GenAI spans, or as a library loaded into ClickHouse.
  * `serve` shows the app's UI in a browser on this machine; `open` starts the desktop app (or
- * serves the UI where it cannot start). Both run until interrupted. `--help` prints the usage of
+ * serves the UI where it cannot start). Both run until interrupted. `mcp` answers a coding agent's
+ * questions about the traces over the Model Context Protocol on stdio, until stdin closes. `--help` prints the usage of
  * every command, `COMMAND --help` of one, `--version` (`-V`) the version.
  */
 import { appendFileSync, statSync } from 'node:fs';
@@ -44,6 +45,7 @@ import { formatTextReport } from './formatText';
 import { formatCiReport, formatGithubStepSummary, reportFormats, type CiReport, type ReportFormat } from './reporters';
 import { openApp } from './openApp';
 import { ServeError, serveUntilInterrupted, type ServeOptions } from './serve';
+import { serveMcp } from '../mcp/mcpServer';
 import { defaultIdleAfterMs } from '../api/apiHost';
 import { readUserPrices, UserPricesError } from '../api/userPricesFile';
 import type { UserPrices } from '../../shared/cost/userPrices';
@@ -64,6 +66,7 @@ const synopsis = {
   open: 'loopscope open [FILE|DIR...] [--port N] [--cache-dir DIR] [--prices FILE] [--idle-after SECONDS | --no-follow] [--no-sandbox]',
   compare: 'loopscope compare FILE[#RUN_ID] FILE[#RUN_ID] [--json] [--prices FILE] [--cache-dir DIR]',
   redact: 'loopscope redact IN OUT',
+  mcp: 'loopscope mcp [FILE|DIR...] [--cache-dir DIR]',
   export:
     'loopscope export FILE|DIR... (--otlp OUT.jsonl|URL | --clickhouse URL [--database NAME] [--cluster NAME]) [--content] [--prices FILE] [--cache-dir DIR]\n       loopscope export --clickhouse URL [--database NAME] --cluster NAME --print-shard-schema',
 };
@@ -138,12 +141,19 @@ const redactHelp = `redact: write OUT, a copy of the trace IN with every credent
         Authorization headers, private keys, JWTs) replaced by [REDACTED:<kind>], every other
         byte as it was; prints how many of which kind, never their values`;
 
+const mcpHelp = `mcp: a Model Context Protocol server on stdio (stdout is the protocol, messages go to stderr) for
+     a coding agent to ask about its traces: list_traces, list_runs, get_run, get_event, list_events,
+     search, diff_requests, compare_runs, failure_signatures (docs/mcp.md). A directory is kept as a
+     library, indexed in the background. Ends when stdin closes
+  --cache-dir DIR     as for analyze`;
+
 const usage = `usage: ${synopsis.analyze}
        ${synopsis.serve}
        ${synopsis.open}
        ${synopsis.compare}
        ${synopsis.redact}
        ${synopsis.export}
+       ${synopsis.mcp}
 
 ${analyzeHelp}
 
@@ -156,7 +166,9 @@ ${compareHelp}
 
 ${redactHelp}
 
-${exportHelp}`;
+${exportHelp}
+
+${mcpHelp}`;
 
 /** `loopscope COMMAND --help`: that command's line and options. */
 const commandHelp: ReadonlyMap<string, string> = new Map([
@@ -166,6 +178,7 @@ const commandHelp: ReadonlyMap<string, string> = new Map([
   ['compare', `usage: ${synopsis.compare}\n\n${compareHelp}`],
   ['redact', `usage: ${synopsis.redact}\n\n${redactHelp}`],
   ['export', `usage: ${synopsis.export}\n\n${exportHelp}`],
+  ['mcp', `usage: ${synopsis.mcp}\n\n${mcpHelp}`],
 ]);
 
 /** `--help` or `-h` among a command's arguments (before a `--` that ends the options). */
@@ -624,6 +637,25 @@ function redact(args: string[]): number {
   return 0;
 }
 
+async function mcp(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { 'cache-dir': { type: 'string' } } });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const directories = positionals.filter(isDirectory);
+  const files = positionals.filter((path) => !directories.includes(path));
+  for (const file of files) identifyFile(file);
+  await serveMcp(uiTraceFiles(files), {
+    version,
+    libraryRoots: directories,
+    ...(values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
+  });
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -645,6 +677,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'serve') return await serve(parseUiCommand('serve', rest));
     if (command === 'compare') return await compare(rest);
     if (command === 'redact') return redact(rest);
+    if (command === 'mcp') return await mcp(rest);
     if (command === 'export') {
       const exporting = parseExportCommand(rest);
       if ('printShardSchema' in exporting) {
@@ -680,7 +713,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Commands that run until interrupted, or ingest in workers of their own: when they end, an ingest still running in a worker must not keep the process alive. */
-const untilInterruptedCommands: ReadonlySet<string | undefined> = new Set(['serve', 'open', 'export']);
+const untilInterruptedCommands: ReadonlySet<string | undefined> = new Set(['serve', 'open', 'export', 'mcp']);
 
 main(process.argv.slice(2)).then(
   (code) => {
