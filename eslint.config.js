@@ -113,7 +113,7 @@ const appFolderConfig = (index) => {
 };
 
 export default defineConfig([
-  globalIgnores(['out/', 'bench-data/', 'test-results/', '.cache/', 'scratch/']),
+  globalIgnores(['out/', 'release/', 'bench-data/', 'test-results/', '.cache/', 'scratch/']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {

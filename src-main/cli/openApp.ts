@@ -1,11 +1,14 @@
 /**
  * `loopscope open FILE…`: starts the desktop app on the files. Where it cannot run (the Electron
  * binary was never downloaded, there is no display, or it dies before its window opens: see
- * desktopLaunch.ts), the same UI is served to the browser instead, and the user is told why.
+ * desktopLaunch.ts), the same UI is served to the browser instead, and the user is told why. A
+ * user at a terminal whose only missing piece is the Electron binary is offered its download first.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
 import { identifyFile } from '../engine';
 import { desktopAppName, desktopDataFolder, launchDesktop, launchFailureReason, type DesktopLaunch, type LaunchOutcome } from './desktopLaunch';
@@ -82,11 +85,74 @@ function electronLaunch(binary: string, files: string[], options: OpenAppOptions
   return { binary, args, env, logPath, waitMs: launchWaitMs };
 }
 
-export async function openApp(files: string[], options: OpenAppOptions): Promise<number> {
+/** What offering the Electron download needs from the terminal and the machine (injected, so that the decision is tested). */
+export interface ElectronDownload {
+  /** Whether there is a user to ask: stdin and stderr are terminals. */
+  interactive: boolean;
+  /** Asks the question and resolves the answer typed. */
+  ask(question: string): Promise<string>;
+  /** Downloads the binary (`npx install-electron`); resolves whether that succeeded. */
+  install(): Promise<boolean>;
+  /** Where the binary is, looked for again after the download. */
+  lookup(): ElectronLookup;
+}
+
+export const downloadQuestion = 'Download Electron now with `npx install-electron`? [y/N] ';
+
+/**
+ * The Electron binary to launch: the one found, or, when it is missing and the user says yes at
+ * the terminal, the one `npx install-electron` downloads. Anything else (no terminal, no, a failed
+ * download) leaves it missing, with the reason the caller reports before serving the UI instead.
+ */
+export async function electronAfterOffer(found: ElectronLookup, download: ElectronDownload): Promise<ElectronLookup> {
+  if ('binary' in found || !download.interactive) return found;
+  const answer = await download.ask(`loopscope: ${found.missing}.\n${downloadQuestion}`);
+  if (!/^\s*y(es)?\s*$/i.test(answer)) return found;
+  if (!(await download.install())) return { missing: `${found.missing}, and \`npx install-electron\` did not succeed` };
+  return download.lookup();
+}
+
+/**
+ * The download through this process's terminal. `npx` runs in the app directory, so that it finds
+ * the electron package's own `install-electron` there (`--no`: never a package of that name from
+ * the registry instead).
+ */
+function terminalDownload(): ElectronDownload {
+  return {
+    interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    ask: async (question) => {
+      const terminal = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await terminal.question(question);
+      } catch (error) {
+        // Ctrl+C at the question (readline takes it from the terminal) ends the command, as it does anywhere else.
+        if ((error as Error).name === 'AbortError') {
+          process.stderr.write('\n');
+          process.exit(130);
+        }
+        throw error;
+      } finally {
+        terminal.close();
+      }
+    },
+    install: () =>
+      new Promise((resolveInstall) => {
+        const child = spawn('npx', ['--no', 'install-electron'], { cwd: appDir, stdio: 'inherit', shell: process.platform === 'win32' });
+        child.on('error', () => resolveInstall(false));
+        child.on('exit', (code) => resolveInstall(code === 0));
+      }),
+    lookup: () => findElectronBinary(process.env),
+  };
+}
+
+export async function openApp(files: string[], options: OpenAppOptions, download: ElectronDownload = terminalDownload()): Promise<number> {
   // Every file is checked before anything starts, so a typo fails fast with its reason.
   const paths = files.map((file) => identifyFile(file).path);
   const roots = (options.libraryRoots ?? []).map((root) => resolve(root));
-  const electron = findElectronBinary(process.env);
+  const found = findElectronBinary(process.env);
+  // The download is offered only where the binary is all that is missing: without a display it would not help.
+  const worthDownloading = 'missing' in found && desktopUnavailableReason({ binary: '' }, process.platform, process.env) === null;
+  const electron = worthDownloading ? await electronAfterOffer(found, download) : found;
   let reason = desktopUnavailableReason(electron, process.platform, process.env);
   if (reason === null && 'binary' in electron) {
     // The app keeps the directories among its arguments as its library (electron/main.ts).

@@ -11,7 +11,15 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { desktopAppName, desktopDataFolder, launchDesktop, launchFailureReason } from '../../src-main/cli/desktopLaunch';
-import { desktopUnavailableReason, findElectronBinary } from '../../src-main/cli/openApp';
+import {
+  desktopUnavailableReason,
+  downloadQuestion,
+  electronAfterOffer,
+  findElectronBinary,
+  openApp,
+  type ElectronDownload,
+  type ElectronLookup,
+} from '../../src-main/cli/openApp';
 import { windowReadyLine } from '../../src-main/electron/launchArguments';
 import { example } from '../support/cli';
 import { temporaryDir } from '../support/engineHarness';
@@ -125,7 +133,11 @@ describe('loopscope open without an Electron binary', () => {
     const { child, output, exited, served } = openServingFallback(cache.path, { DISPLAY: ':0', ELECTRON_OVERRIDE_DIST_PATH: emptyDist.path });
     try {
       const url = await served((text) => text.endsWith('\n'));
-      assert.match(output.stderr, /^loopscope: The Electron binary is not installed .*serving the UI in your browser instead\.\n$/);
+      // One line: how to get the binary, and no question, as nobody is at a terminal to answer it.
+      assert.match(
+        output.stderr,
+        /^loopscope: The Electron binary is not installed .*`npx install-electron` downloads it\) — serving the UI in your browser instead\.\n$/,
+      );
       const page = await fetch(url);
       assert.equal(page.status, 200);
       assert.match(await page.text(), /<title>Loopscope<\/title>/);
@@ -350,5 +362,112 @@ describe('loopscope open with an Electron binary and a display', () => {
       cache.remove();
       config.remove();
     }
+  });
+});
+
+/** A download offer whose answers and install are scripted; it records the questions and installs. */
+function scriptedDownload(options: { interactive: boolean; answer: string; install?: () => boolean; lookup?: () => ElectronLookup }) {
+  const questions: string[] = [];
+  let installs = 0;
+  const download: ElectronDownload = {
+    interactive: options.interactive,
+    ask: async (question) => {
+      questions.push(question);
+      return options.answer;
+    },
+    install: async () => {
+      installs += 1;
+      return options.install?.() ?? true;
+    },
+    lookup: options.lookup ?? (() => notInstalled),
+  };
+  return { download, questions, installs: () => installs };
+}
+
+describe('offering the Electron download when the binary is missing', () => {
+  it('asks nothing and downloads nothing when the binary is there', async () => {
+    const offer = scriptedDownload({ interactive: true, answer: 'y' });
+    assert.deepEqual(await electronAfterOffer(installed, offer.download), installed);
+    assert.deepEqual(offer.questions, []);
+    assert.equal(offer.installs(), 0);
+  });
+
+  it('asks nothing without a terminal: the binary stays missing, with the hint', async () => {
+    const offer = scriptedDownload({ interactive: false, answer: 'y' });
+    assert.deepEqual(await electronAfterOffer(notInstalled, offer.download), notInstalled);
+    assert.deepEqual(offer.questions, []);
+    assert.equal(offer.installs(), 0);
+  });
+
+  for (const answer of ['n', '', 'no', 'maybe']) {
+    it(`downloads nothing when the answer is ${JSON.stringify(answer)} (the default is no)`, async () => {
+      const offer = scriptedDownload({ interactive: true, answer });
+      assert.deepEqual(await electronAfterOffer(notInstalled, offer.download), notInstalled);
+      assert.equal(offer.questions.length, 1);
+      assert.equal(offer.installs(), 0);
+    });
+  }
+
+  it('asks why and whether to download, then finds the binary the download put there', async () => {
+    const offer = scriptedDownload({ interactive: true, answer: 'Y', lookup: () => installed });
+    assert.deepEqual(await electronAfterOffer(notInstalled, offer.download), installed);
+    assert.deepEqual(offer.questions, [`loopscope: ${notInstalled.missing}.\n${downloadQuestion}`]);
+    assert.equal(downloadQuestion, 'Download Electron now with `npx install-electron`? [y/N] ');
+    assert.equal(offer.installs(), 1);
+  });
+
+  it('stays missing, saying the download failed, when `npx install-electron` does not succeed', async () => {
+    const offer = scriptedDownload({ interactive: true, answer: 'yes', install: () => false, lookup: () => installed });
+    const lookup = await electronAfterOffer(notInstalled, offer.download);
+    assert.ok('missing' in lookup);
+    assert.match(lookup.missing, /not installed .*`npx install-electron` did not succeed$/);
+  });
+});
+
+describe('loopscope open when the user downloads Electron at the prompt', () => {
+  const changed = ['DISPLAY', 'ELECTRON_OVERRIDE_DIST_PATH', 'XDG_CONFIG_HOME'] as const;
+  const saved = Object.fromEntries(changed.map((name) => [name, process.env[name]]));
+  let dist: { path: string; remove: () => void };
+  let config: { path: string; remove: () => void };
+  let cache: { path: string; remove: () => void };
+
+  before(() => {
+    dist = temporaryDir('electron-dist');
+    config = temporaryDir('xdg-config');
+    cache = temporaryDir('open-cache');
+    // openApp reads the machine's settings from the environment, as the CLI does.
+    process.env['DISPLAY'] = ':99';
+    process.env['ELECTRON_OVERRIDE_DIST_PATH'] = dist.path;
+    process.env['XDG_CONFIG_HOME'] = config.path;
+  });
+
+  after(() => {
+    for (const name of changed) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+    dist.remove();
+    config.remove();
+    cache.remove();
+  });
+
+  it('starts the desktop app on the files with the binary the download wrote', async () => {
+    const record = join(config.path, 'started-with');
+    // The download writes an executable where findElectronBinary looks; it records its arguments and says its window is ready.
+    const install = () => {
+      const binary = join(dist.path, 'electron');
+      writeFileSync(binary, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\necho "${windowReadyLine}"\n`);
+      chmodSync(binary, 0o755);
+      return true;
+    };
+    assert.ok('missing' in findElectronBinary(process.env), 'the binary is missing before the download');
+    const offer = scriptedDownload({ interactive: true, answer: 'y', install, lookup: () => findElectronBinary(process.env) });
+    const trace = resolve(repoRoot, example('normal-query'));
+    assert.equal(await openApp([trace], { cacheDir: cache.path }, offer.download), 0);
+    assert.equal(offer.questions.length, 1);
+    assert.equal(offer.installs(), 1);
+    const [appDir, ...files] = readFileSync(record, 'utf8').trimEnd().split('\n');
+    assert.equal(resolve(appDir ?? ''), resolve(repoRoot));
+    assert.deepEqual(files, [trace]);
   });
 });
