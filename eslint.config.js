@@ -27,7 +27,7 @@ const engineLayers = [['bytes'], ['adapters', 'store'], ['ingest', 'derive'], ['
 
 /** The process entry points and transports, each allowed to import only those after it in this list. */
 // mcp is a transport like server (the MCP tools over stdio, src-main/mcp/): started by cli, it carries the api.
-const appFolders = ['cli', 'electron', 'server', 'mcp', 'api'];
+const appFolders = ['cli', 'electron', 'server', 'mcp', 'htmlReport', 'api'];
 
 /**
  * An import pattern for a sibling folder reached by relative path (`../store/x`, `../../api`);

@@ -39,10 +39,15 @@ const severityCounts = z.object({ error: z.number().int(), warning: z.number().i
 
 export const appInfoSchema = z.object({
   version: z.string(),
-  /** `electron`: the desktop app (native dialogs, recent files); `browser`: `loopscope serve`. */
-  shell: z.enum(['electron', 'browser']),
+  /**
+   * `electron`: the desktop app (native dialogs, recent files); `browser`: `loopscope serve`;
+   * `report`: an HTML report (`loopscope export --html`), read-only, its answers recorded in the page.
+   */
+  shell: z.enum(['electron', 'browser', 'report']),
   /** Whether the renderer may ask to open a file by path (drag and drop, recent files): Electron only. */
   canOpenPaths: z.boolean(),
+  /** An HTML report's facts: when it was exported, whether its credentials are masked, the run it is for (null: the whole trace). */
+  report: z.object({ exportedAt: z.string(), redacted: z.boolean(), runId: z.string().nullable() }).optional(),
 });
 
 /**

@@ -1,7 +1,7 @@
-import { useCallback, useMemo, useState, type DragEvent, type ReactNode } from 'react';
-import type { ApiResponse } from '../shared/api';
-import { ApiContext, useApi } from './api/ApiContext';
-import { createApiClient, errorMessage } from './api/client';
+import { useCallback, useState, type DragEvent, type ReactNode } from 'react';
+import type { ApiResponse, LoopscopeApi } from '../shared/api';
+import { ApiContext, ReportContext, useApi } from './api/ApiContext';
+import { errorMessage } from './api/client';
 import { useQuery } from './api/useQuery';
 import { Notices } from './components/Notices';
 import { ShortcutsDialog } from './components/ShortcutsDialog';
@@ -12,8 +12,8 @@ import { navigate, useRoute } from './navigation/useRoute';
 import { StartScreen } from './views/StartScreen';
 import { TraceView } from './views/TraceView';
 
-export function App() {
-  const api = useMemo(() => createApiClient(), []);
+/** The app over `api`: the desktop app's or the server's (main.tsx), or a report's recorded answers (report/reportMain.tsx). */
+export function App({ api }: { api: LoopscopeApi }) {
   return (
     <ApiContext.Provider value={api}>
       <AppShell />
@@ -39,19 +39,21 @@ function AppShell() {
 
   return (
     <ShowShortcutsContext.Provider value={openShortcuts}>
-      <DropTarget info={info} onError={setDropError}>
-        <Notices />
-        {dropError !== null && (
-          <div className="banner banner-error" role="alert">
-            {dropError}{' '}
-            <button type="button" className="link-button" onClick={() => setDropError(null)}>
-              Dismiss
-            </button>
-          </div>
-        )}
-        {route.view === 'start' ? <StartScreen info={info} params={route.params} /> : <TraceView route={route} />}
-        {showShortcuts && <ShortcutsDialog onClose={closeShortcuts} />}
-      </DropTarget>
+      <ReportContext.Provider value={info?.report}>
+        <DropTarget info={info} onError={setDropError}>
+          <Notices />
+          {dropError !== null && (
+            <div className="banner banner-error" role="alert">
+              {dropError}{' '}
+              <button type="button" className="link-button" onClick={() => setDropError(null)}>
+                Dismiss
+              </button>
+            </div>
+          )}
+          {route.view === 'start' ? <StartScreen info={info} params={route.params} /> : <TraceView route={route} />}
+          {showShortcuts && <ShortcutsDialog onClose={closeShortcuts} />}
+        </DropTarget>
+      </ReportContext.Provider>
     </ShowShortcutsContext.Provider>
   );
 }

@@ -1,6 +1,7 @@
 import './zodConfig';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { createApiClient } from './api/client';
 import { App } from './App';
 import './styles.css';
 
@@ -9,6 +10,6 @@ if (!container) throw new Error('index.html has no #root element');
 
 createRoot(container).render(
   <StrictMode>
-    <App />
+    <App api={createApiClient()} />
   </StrictMode>,
 );

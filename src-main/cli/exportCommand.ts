@@ -4,19 +4,24 @@
  *   file or an OTLP/HTTP endpoint.
  * - `--clickhouse URL`: the library of the traces (runs, findings, calls, steps, events) loaded into
  *   ClickHouse (docs/clickhouse.md), where `serve --library clickhouse://…` reads it.
+ * - `--html OUT.html`: one trace, or one run of it, as a single HTML file to send (docs/html-report.md).
  */
 import { ClickHouseClient, ClickHouseError } from '../clickhouse/clickhouseClient';
 import { exportToClickHouse } from '../clickhouse/clickhouseLoad';
 import { parseClickHouseLibraryUrl, type ClickHouseLibraryLocation } from '../clickhouse/clickhouseLocation';
 import { defaultCacheDir } from '../engine';
 import { exportOtlp, OtlpExportError } from '../otlp/otlpExport';
+import { exportHtmlReport, HtmlReportError } from '../htmlReport/htmlReport';
 import type { AnalysisOptions } from '../../shared/report';
 import type { UserPrices } from '../../shared/cost/userPrices';
 
 /** The database a library is loaded into when the URL names none and --database is not given. */
 export const defaultClickHouseDatabase = 'loopscope';
 
-export type ExportTarget = { kind: 'otlp'; destination: string } | { kind: 'clickhouse'; location: ClickHouseLibraryLocation; cluster: string | undefined };
+export type ExportTarget =
+  | { kind: 'otlp'; destination: string }
+  | { kind: 'clickhouse'; location: ClickHouseLibraryLocation; cluster: string | undefined }
+  | { kind: 'html'; out: string; runId: string | undefined; redact: boolean };
 
 export interface ExportCommand {
   inputs: string[];
@@ -62,12 +67,23 @@ export function clickHouseTarget(url: string, database: string | undefined): Cli
 
 /** Why an export could not be done (an endpoint or server refused, a file could not be written): said, exit 2. */
 export function isExportError(error: unknown): error is Error {
-  return error instanceof OtlpExportError || error instanceof ClickHouseError;
+  return error instanceof OtlpExportError || error instanceof ClickHouseError || error instanceof HtmlReportError;
 }
 
-export async function runExport(command: ExportCommand): Promise<number> {
+export async function runExport(command: ExportCommand, version: string): Promise<number> {
   const log = (line: string): void => void process.stderr.write(`loopscope: ${line}\n`);
   const cacheDir = command.cacheDir ?? defaultCacheDir();
+  if (command.target.kind === 'html') {
+    const { out, runId, redact } = command.target;
+    if (!redact) log('warning: --no-redact: the report holds each record as written, credentials included; share it only with whom may see them');
+    const file = command.inputs[0]!;
+    const report = await exportHtmlReport({ file, out, runId, redact, cacheDir, analysis: command.analysis, userPrices: command.userPrices, version });
+    const size = report.bytes >= 1 << 20 ? `${(report.bytes / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(report.bytes / 1024)} KiB`;
+    log(
+      `wrote ${out} (${size}: ${report.runs} run${report.runs === 1 ? '' : 's'}, ${report.events.toLocaleString('en-US')} events${redact ? ', credentials masked' : ''})`,
+    );
+    return 0;
+  }
   if (command.target.kind === 'otlp') {
     await exportOtlp({ inputs: command.inputs, destination: command.target.destination, content: command.content, cacheDir, log });
     return 0;

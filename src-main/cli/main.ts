@@ -68,7 +68,7 @@ const synopsis = {
   redact: 'loopscope redact IN OUT',
   mcp: 'loopscope mcp [FILE|DIR...] [--cache-dir DIR]',
   export:
-    'loopscope export FILE|DIR... (--otlp OUT.jsonl|URL | --clickhouse URL [--database NAME] [--cluster NAME]) [--content] [--prices FILE] [--cache-dir DIR]\n       loopscope export --clickhouse URL [--database NAME] --cluster NAME --print-shard-schema',
+    'loopscope export FILE|DIR... (--otlp OUT.jsonl|URL | --clickhouse URL [--database NAME] [--cluster NAME]) [--content] [--prices FILE] [--cache-dir DIR]\n       loopscope export FILE --html OUT.html [--run ID] [--no-redact] [--prices FILE] [--cache-dir DIR]\n       loopscope export --clickhouse URL [--database NAME] --cluster NAME --print-shard-schema',
 };
 
 const analyzeHelp = `analyze: report every run and finding of the traces, in the terminal
@@ -132,9 +132,14 @@ const exportHelp = `export: write the runs of the traces out of Loopscope
   --cluster NAME      (clickhouse) load through Distributed tables over the cluster NAME, whose
                       shards already have the local tables: --print-shard-schema prints the
                       statements that create them, to run on every shard (docs/clickhouse.md)
+  --html OUT.html     one trace FILE as a single HTML file to send: the app's views, read-only (runs,
+                      timeline, inspector, findings, calls, request diffs, growth chart), with what
+                      they show embedded; it loads nothing and sends nothing (docs/html-report.md)
+  --run ID            (html) only the run ID and the runs it started
+  --no-redact         (html) keep credentials: the inspector shows each record as written (warned)
   --content           include what the runs said: messages, tool arguments and results (credentials
                       redacted first) as span attributes, or each event's original line in ClickHouse
-  --prices FILE       as for analyze: the costs loaded into ClickHouse are priced with them too
+  --prices FILE       as for analyze: the costs shown or loaded are priced with them too
   --cache-dir DIR     as for analyze`;
 
 const redactHelp = `redact: write OUT, a copy of the trace IN with every credential found in it (API keys, tokens,
@@ -404,6 +409,9 @@ function parseExportCommand(args: string[]): ExportCommand | { printShardSchema:
         prices: { type: 'string' },
         'cache-dir': { type: 'string' },
         'print-shard-schema': { type: 'boolean', default: false },
+        html: { type: 'string' },
+        run: { type: 'string' },
+        'no-redact': { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -416,15 +424,24 @@ function parseExportCommand(args: string[]): ExportCommand | { printShardSchema:
     return { printShardSchema: asUsageError(() => clickHouseTarget(values.clickhouse!, values.database)).database };
   }
   if (positionals.length === 0) throw new UsageError('export needs at least one trace file or directory');
-  if ((values.otlp === undefined) === (values.clickhouse === undefined)) throw new UsageError('export needs one of --otlp OUT|URL and --clickhouse URL');
+  const targets = [values.otlp, values.clickhouse, values.html].filter((value) => value !== undefined).length;
+  if (targets !== 1) throw new UsageError('export needs one of --otlp OUT|URL, --clickhouse URL and --html OUT.html');
+  if (values.html === undefined && (values.run !== undefined || values['no-redact'])) throw new UsageError('--run and --no-redact are for --html');
+  if (values.html !== undefined) {
+    if (positionals.length > 1 || isDirectory(positionals[0]!)) throw new UsageError('--html makes a report of one trace file: give one FILE');
+    if (values.content || values.database !== undefined || values.cluster !== undefined)
+      throw new UsageError('--content, --database and --cluster are not for --html');
+  }
   if (values.otlp !== undefined && (values.database !== undefined || values.cluster !== undefined))
     throw new UsageError('--database and --cluster are for --clickhouse');
   if (values.cluster !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values.cluster)) throw new UsageError(`--cluster ${values.cluster} is not a plain name`);
   for (const input of positionals) if (!isDirectory(input)) identifyFile(input);
   const target: ExportTarget =
-    values.otlp !== undefined
-      ? { kind: 'otlp', destination: values.otlp }
-      : { kind: 'clickhouse', location: asUsageError(() => clickHouseTarget(values.clickhouse!, values.database)), cluster: values.cluster };
+    values.html !== undefined
+      ? { kind: 'html', out: values.html, runId: values.run, redact: !values['no-redact'] }
+      : values.otlp !== undefined
+        ? { kind: 'otlp', destination: values.otlp }
+        : { kind: 'clickhouse', location: asUsageError(() => clickHouseTarget(values.clickhouse!, values.database)), cluster: values.cluster };
   return {
     inputs: positionals,
     target,
@@ -684,7 +701,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(shardSchemaScript(exporting.printShardSchema));
         return 0;
       }
-      return await runExport(exporting);
+      return await runExport(exporting, version);
     }
     if (command === 'open') {
       const open = parseUiCommand('open', rest);

@@ -1,6 +1,7 @@
 /**
  * The renderer's `LoopscopeApi`, over whichever transport the page was started with: the Electron
- * preload bridge (`window.loopscope`) or HTTP to `loopscope serve`. Both carry the same
+ * preload bridge (`window.loopscope`), HTTP to `loopscope serve`, or an HTML report's recorded
+ * answers (src-renderer/report/). Each carries the same
  * `{method, request}` → response exchange; every response is validated with its zod schema here,
  * so the views only ever see data the contract describes.
  */
@@ -21,7 +22,8 @@ export class ApiCallError extends Error {
   }
 }
 
-type Transport = (method: ApiMethod, request: unknown) => Promise<unknown>;
+/** Carries a request (parsed: its defaults filled in) to whatever answers it. */
+export type Transport = (method: ApiMethod, request: unknown) => Promise<unknown>;
 
 function bridgeTransport(bridge: LoopscopeBridge): Transport {
   return async (method, request) => {
@@ -68,8 +70,12 @@ async function call<M extends ApiMethod>(transport: Transport, method: M, reques
 }
 
 /** The API over the Electron bridge when the preload exposed one, else over HTTP. */
-export function createApiClient(bridge: LoopscopeBridge | undefined = window.loopscope): LoopscopeApi {
-  const transport = bridge ? bridgeTransport(bridge) : httpTransport();
+export function pageTransport(bridge: LoopscopeBridge | undefined = window.loopscope): Transport {
+  return bridge ? bridgeTransport(bridge) : httpTransport();
+}
+
+/** The API over `transport` (by default the page's: see `pageTransport`), each answer checked against its schema. */
+export function createApiClient(transport: Transport = pageTransport()): LoopscopeApi {
   const methods = Object.keys(apiMethods) as ApiMethod[];
   return Object.fromEntries(methods.map((method) => [method, (request: unknown) => call(transport, method, request)])) as LoopscopeApi;
 }

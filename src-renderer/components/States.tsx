@@ -30,6 +30,7 @@ const hints: Readonly<Record<string, string>> = {
   unavailable: 'This build of Loopscope does not have that feature.',
   invalid_response: 'The app and the server are different versions. Rebuild (`npm run build`) and restart `loopscope serve`.',
   internal: 'This is a bug in Loopscope. Reloading may help; please report it with the message above.',
+  not_in_report: 'A report holds what was exported with it. Open the trace itself in Loopscope (`loopscope open FILE`) for the rest.',
 };
 
 export function Failure({ what, error, onRetry }: { what: string; error: unknown; onRetry?: () => void }) {

@@ -51,6 +51,14 @@ function abandonWorker(): void {
   for (const job of waiting) onPage(job);
 }
 
+/**
+ * Diffs run on the page from now on, with no worker tried: an HTML report is one file, and a
+ * worker needs a file (or a blob: URL its strict policy does not allow) to start from.
+ */
+export function runDiffsOnPage(): void {
+  worker = null;
+}
+
 function diffWorker(): Worker | null {
   if (worker !== undefined) return worker;
   try {

@@ -8,7 +8,7 @@ import { createColumnHelper, FlexRender, rowSortingFeature, tableFeatures, useTa
 import type { VirtualItem } from '@tanstack/react-virtual';
 import { memo, useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { callSortSchema, callStateSchema, type CallRow, type CallSort } from '../../shared/api';
-import { useApi } from '../api/ApiContext';
+import { useApi, useReport } from '../api/ApiContext';
 import { usePagedRows, useShownRows } from '../api/usePagedRows';
 import { useQuery } from '../api/useQuery';
 import { CallStateBadge } from '../components/Badges';
@@ -418,6 +418,7 @@ function CallFilters({
   total: number | null;
   onChange: (changes: Record<string, string | undefined>) => void;
 }) {
+  const report = useReport();
   const [draft, setDraft] = useState(filters.text);
   useEffect(() => setDraft(filters.text), [filters.text]);
   // Typing filters after a pause, not on every key: each change is a request.
@@ -428,18 +429,20 @@ function CallFilters({
   }, [draft, filters.text, onChange]);
   return (
     <div className="filters" role="group" aria-label="Filter calls">
-      <label>
-        Filter{' '}
-        <input
-          type="search"
-          value={draft}
-          placeholder="tool, call id, arguments or error"
-          onChange={(event) => setDraft(event.target.value)}
-          data-testid="filter-calls-text"
-          maxLength={500}
-          className="calls-filter-text"
-        />
-      </label>
+      {report === undefined && (
+        <label>
+          Filter{' '}
+          <input
+            type="search"
+            value={draft}
+            placeholder="tool, call id, arguments or error"
+            onChange={(event) => setDraft(event.target.value)}
+            data-testid="filter-calls-text"
+            maxLength={500}
+            className="calls-filter-text"
+          />
+        </label>
+      )}
       <label>
         Tool{' '}
         <select value={filters.name ?? ''} onChange={(event) => onChange({ tool: event.target.value })} data-testid="filter-tool">

@@ -4,6 +4,7 @@
  */
 import { memo } from 'react';
 import type { ApiResponse, FindingRow } from '../../shared/api';
+import { useReport } from '../api/ApiContext';
 import { SeverityBadge, StatusBadge } from '../components/Badges';
 import { baseName, formatCount, formatDuration, formatTokens, humanize } from '../components/format';
 import { CostText } from '../components/CostText';
@@ -80,6 +81,7 @@ export const RunHeader = memo(function RunHeader({
 
 /** Back to the list, the run's name and status, its two sections (timeline, requests), and how its status was written. */
 function RunTitle({ traceId, run, section }: { traceId: string; run: RunDetail['run']; section: RunSection }) {
+  const report = useReport();
   return (
     <div className="run-title">
       <a href={formatRoute(lastListRoute(traceId))} className="back-link" title="Back to the list (Esc)">
@@ -108,7 +110,7 @@ function RunTitle({ traceId, run, section }: { traceId: string; run: RunDetail['
           Requests &amp; context growth
         </a>
       </nav>
-      <CompareWith traceId={traceId} runPk={run.runPk} />
+      {report === undefined && <CompareWith traceId={traceId} runPk={run.runPk} />}
       <span className="muted" data-testid="status-raw">
         {run.status === 'running' ? (
           'still being written: no terminal event yet'

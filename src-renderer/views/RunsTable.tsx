@@ -8,7 +8,7 @@ import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { runSortSchema, type RunRow } from '../../shared/api';
 import { findingKindSchema, type FindingKind } from '../../shared/report';
 import { runStatusSchema, type RunStatus } from '../../shared/trace/runStatus';
-import { useApi } from '../api/ApiContext';
+import { useApi, useReport } from '../api/ApiContext';
 import { usePagedRows, useShownRows, type PagedRows } from '../api/usePagedRows';
 import { FindingCounts, runSeverityClass, StatusBadge } from '../components/Badges';
 import { formatCount, formatDuration, formatTokens, humanize } from '../components/format';
@@ -402,6 +402,7 @@ function RunFilters({
   inFileOrder: boolean;
   onChange: (changes: Record<string, string | undefined>) => void;
 }) {
+  const report = useReport();
   const [draft, setDraft] = useState(text);
   useEffect(() => setDraft(text), [text]);
   // Typing filters after a pause, not on every key: each change is a request.
@@ -420,17 +421,19 @@ function RunFilters({
         onSelect={(value) => onChange({ kind: value })}
         testId="filter-kind"
       />
-      <label>
-        Text{' '}
-        <input
-          type="text"
-          value={draft}
-          placeholder="run id, file or status"
-          onChange={(event) => setDraft(event.target.value)}
-          data-testid="filter-text"
-          maxLength={500}
-        />
-      </label>
+      {report === undefined && (
+        <label>
+          Text{' '}
+          <input
+            type="text"
+            value={draft}
+            placeholder="run id, file or status"
+            onChange={(event) => setDraft(event.target.value)}
+            data-testid="filter-text"
+            maxLength={500}
+          />
+        </label>
+      )}
       <span className="muted filters-total" data-testid="runs-total">
         {total === null ? '' : `${formatCount(total)} run${total === 1 ? '' : 's'}${inFileOrder ? ', in file order' : ''}`}
       </span>

@@ -1,6 +1,6 @@
 import { Suspense, useContext, useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from 'react';
 import type { TraceSummary } from '../../shared/api';
-import { useApi } from '../api/ApiContext';
+import { useApi, useReport, type ReportFacts } from '../api/ApiContext';
 import { useQuery } from '../api/useQuery';
 import { errorMessage } from '../api/client';
 import { CostText } from '../components/CostText';
@@ -113,6 +113,8 @@ const tabs: { tab: TraceTab; label: string }[] = [
 export function TraceView({ route }: { route: TraceRoute }) {
   const api = useApi();
   const { summary, error, revision, reload } = useTraceSummary(route.traceId);
+  // An HTML report holds what was recorded: no search, nothing to reload.
+  const report = useReport();
   // Opening a trace on its runs table: the table's first page is asked for with the summary, not after it.
   const opening = useLatest(route);
   useEffect(() => {
@@ -172,9 +174,14 @@ export function TraceView({ route }: { route: TraceRoute }) {
             </a>
           ))}
         </nav>
-        <SearchBox inputRef={searchBox} traceId={summary.traceId} initial={query} />
-        <ReloadButton traceId={summary.traceId} disabled={summary.state === 'ingesting'} onReloaded={reload} />
+        {report === undefined && (
+          <>
+            <SearchBox inputRef={searchBox} traceId={summary.traceId} initial={query} />
+            <ReloadButton traceId={summary.traceId} disabled={summary.state === 'ingesting'} onReloaded={reload} />
+          </>
+        )}
       </TopBar>
+      {report !== undefined && <ReportBanner report={report} />}
       <IngestStatus summary={summary} />
       <FollowStatus summary={summary} />
       {summary.state === 'failed' ? (
@@ -300,6 +307,17 @@ function ReloadButton({ traceId, disabled, onReloaded }: { traceId: string; disa
     <button type="button" onClick={reload} disabled={disabled} title={error ?? 'Read the file again (a changed file is ingested again)'}>
       {error === null ? 'Reload' : 'Reload failed'}
     </button>
+  );
+}
+
+/** What an HTML report is, said once above its views: a copy made at one time, read-only, with or without its credentials. */
+function ReportBanner({ report }: { report: ReportFacts }) {
+  return (
+    <div className="banner banner-info" role="note" data-testid="report-banner" title="Everything shown here was recorded in this file when it was exported">
+      Report{report.runId !== null && <> of run {<VisibleText text={report.runId} />} and the runs it started</>}, exported{' '}
+      <time dateTime={report.exportedAt}>{report.exportedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time> · read-only ·{' '}
+      {report.redacted ? 'credentials masked' : 'credentials kept as written'} · search and text filters need the trace open in Loopscope
+    </div>
   );
 }
 

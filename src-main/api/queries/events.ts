@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { ApiResponse, CallRow, EventRow } from '../../../shared/api';
 import { responseCost } from '../../../shared/cost/runCost';
+import { pageOffsetsAround } from '../../../shared/htmlReport/reportSnapshot';
 import { namesModelInput } from '../../../shared/trace/canonicalEvents';
 import { millisBetween } from '../../../shared/trace/timestamps';
 import { hiddenCount, mergeRanges, positionOfShown, shownIndexOf, type HiddenRange } from '../../../shared/trace/spanTree';
@@ -180,11 +181,9 @@ function pagesAround(
   index: number,
   asked: { pageSize: number; around: number },
 ): ApiResponse<'runEvents'>[] {
-  const first = Math.floor(Math.max(0, index - asked.around) / asked.pageSize);
-  const last = Math.floor((index + asked.around) / asked.pageSize);
   const pages: ApiResponse<'runEvents'>[] = [];
-  for (let page = first; page <= last; page += 1) {
-    const answer = runEvents(db, scope, { ...list, offset: page * asked.pageSize, limit: asked.pageSize });
+  for (const offset of pageOffsetsAround(index, asked)) {
+    const answer = runEvents(db, scope, { ...list, offset, limit: asked.pageSize });
     if (answer.rows.length === 0) break;
     pages.push(answer);
   }
