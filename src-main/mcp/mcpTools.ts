@@ -9,7 +9,7 @@ import { findingKindSchema } from '../../shared/report';
 import { libraryFilterSchema, librarySortSchema } from '../../shared/library/libraryApi';
 import { runStatusSchema } from '../../shared/trace/runStatus';
 import type { ApiHost } from '../api/apiHost';
-import { answer, cut, guarded } from './mcpAnswers';
+import { answer, cut, guarded, joinNotes, pageNote } from './mcpAnswers';
 
 export interface McpContext {
   host: ApiHost;
@@ -27,15 +27,6 @@ const paging = (defaultLimit: number, maxLimit: number) => ({
 });
 const traceIdInput = z.string().min(1).max(200).describe('the trace id, as list_traces or list_runs give it');
 const runPkInput = z.number().int().describe('the run key (run_pk) inside its trace, as list_runs gives it');
-
-function pageNote(offset: number, shown: number, total: number): string | undefined {
-  return offset + shown < total ? `[${shown} of ${total} from offset ${offset}; next page: offset=${offset + shown}]` : undefined;
-}
-
-function joinNotes(...notes: (string | undefined)[]): string | undefined {
-  const present = notes.filter((note): note is string => note !== undefined);
-  return present.length === 0 ? undefined : present.join('\n');
-}
 
 type RunRow = ApiResponse<'runs'>['rows'][number];
 type LibraryRun = ApiResponse<'libraryRuns'>['rows'][number];

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { generateLongRunTrace } from '../../devkit/traceGenerators/longRunTrace';
 import { temporaryDir } from '../support/engineHarness';
-import { answer, cut, failure, maxAnswerChars } from '../../src-main/mcp/mcpAnswers';
+import { answer, cut, failure, maxAnswerChars, pageNote } from '../../src-main/mcp/mcpAnswers';
 
 const root = join(import.meta.dirname, '..', '..');
 const examples = ['dangling-call', 'history-rewrite', 'budget-exhausted', 'repeated-action', 'secret-in-trace'];
@@ -270,5 +270,24 @@ describe('MCP answers', () => {
     assert.match(text, /truncated at 40000 characters/);
     assert.deepEqual(failure(new Error('no run 9')), { content: [{ type: 'text', text: 'no run 9' }], isError: true });
     assert.equal(cut('abcdef', 3), 'abc… [3 more characters]');
+  });
+
+  it('cut a page too long to the rows that fit, still JSON, saying where the next page starts', () => {
+    const rows = Array.from({ length: 2000 }, (_, index) => ({ index, text: 'x'.repeat(40) }));
+    const long = answer({ total: 9000, offset: 1000, runs: rows }, pageNote(1000, rows.length, 9000));
+    const [json, note, ...rest] = long.content
+      .map((part) => (part.type === 'text' ? part.text : ''))
+      .join('')
+      .split('\n');
+    assert.ok(json!.length <= maxAnswerChars);
+    const page = JSON.parse(json!) as { total: number; offset: number; runs: { index: number }[] };
+    assert.equal(page.total, 9000);
+    assert.ok(page.runs.length > 100 && page.runs.length < rows.length);
+    assert.deepEqual(
+      page.runs.map((run) => run.index),
+      rows.slice(0, page.runs.length).map((row) => row.index),
+    );
+    assert.equal(note, `[${page.runs.length} of the 2000 runs asked fit in 40000 characters; next page: offset=${1000 + page.runs.length}]`);
+    assert.deepEqual(rest, [], "the page's own note, now wrong, is gone");
   });
 });
