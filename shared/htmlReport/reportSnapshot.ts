@@ -156,7 +156,7 @@ function notInReport(snapshot: ReportSnapshot, method: ApiMethod, request: Reado
     return new NotInReportError(`That run is not in this report: it was exported for run ${snapshot.run.runId} and the runs it started.`);
   if (typeof request['text'] === 'string') return new NotInReportError('Filtering by text is not in this report.');
   if (Array.isArray(request['collapsedSpans']) && request['collapsedSpans'].length > 0) return new NotInReportError('This report shows spans expanded only.');
-  return new NotInReportError(`This report does not hold that view (${method}): it holds the views as exported, one filter or order at a time.`);
+  return new NotInReportError(`This report does not hold that view (${method}): it holds each table in every order, under one filter at a time.`);
 }
 
 function recordedPage(snapshot: ReportSnapshot, recorded: RecordedList, offset: number, limit: number): Record<string, unknown> {

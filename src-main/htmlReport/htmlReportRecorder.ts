@@ -3,12 +3,12 @@
  * read-only views can make, asked of a real ApiHost over the trace and recorded with
  * shared/htmlReport/reportSnapshot.ts. The views then run in the page exactly as in the app.
  *
- * The requests are the views' own, one filter or order at a time: every run's timeline (with and
- * without bookkeeping), each event's inspector, position and request, each step's position, each
- * request's diff against the one before it, the growth chart, the waterfall; the runs table in
- * every order and under each status or finding kind; the findings under each kind, severity and
- * group; the calls in every order and under each state and tool. Free text (search, filters) and
- * collapsed spans are not enumerable, so the report says they are not in it.
+ * The requests are the views' own: every run's timeline (with and without bookkeeping), each
+ * event's inspector, position and request, each step's position, each request's diff against the
+ * one before it, the growth chart, the waterfall; the runs table and the calls list in every order,
+ * alone and under each single filter (a status or finding kind; a state or tool); the findings
+ * under each kind, severity and both, as groups and each group's rows. Free text (search, text
+ * filters), pairs of runs and collapsed spans are not enumerable, so the report leaves them out.
  */
 import {
   apiMethods,
@@ -239,9 +239,15 @@ export async function recordReport(options: RecordOptions): Promise<ReportSnapsh
   recorder.snapshot.add('listTraces', {}, [trace]);
   recorder.snapshot.add('trace', { traceId }, trace);
 
-  for (const order of orders(runSortSchema.options)) await recorder.record('runs', { traceId, ...order }, keep);
-  for (const status of new Set(inReport.map((run) => run.status))) await recorder.record('runs', { traceId, status }, keep);
-  for (const findingKind of new Set(inReport.flatMap((run) => run.findingKinds))) await recorder.record('runs', { traceId, findingKind }, keep);
+  // The runs table in every order, alone and under each status or finding kind.
+  const runFilters: ApiRequest<'runs'>[] = [
+    { traceId },
+    ...[...new Set(inReport.map((run) => run.status))].map((status) => ({ traceId, status })),
+    ...[...new Set(inReport.flatMap((run) => run.findingKinds))].map((findingKind) => ({ traceId, findingKind })),
+  ];
+  for (const filter of runFilters) {
+    for (const order of orders(runSortSchema.options)) await recorder.record('runs', { ...filter, ...order }, keep);
+  }
 
   if (scope === null) {
     await recorder.record('traceCost', { traceId });

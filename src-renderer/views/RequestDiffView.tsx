@@ -12,6 +12,7 @@
  */
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { ApiResponse, LoopscopeApi, RequestRow } from '../../shared/api';
+import { useReport } from '../api/ApiContext';
 import { useQuery } from '../api/useQuery';
 import { SeverityBadge } from '../components/Badges';
 import { baseName, formatCount, formatTokenCount, humanize, messageSpan } from '../components/format';
@@ -188,6 +189,8 @@ function DiffNav(props: {
 }) {
   const { route, list, previousInRun, nextInRun, onGo, showLayout, listFailure, otherRun } = props;
   const { traceId, runPk, eventId, previousEventId, layout } = route;
+  // A report records each request's diff against the previous one only.
+  const report = useReport();
   return (
     <div className="diff-nav">
       <button
@@ -202,13 +205,15 @@ function DiffNav(props: {
       <button type="button" disabled={!nextInRun} onClick={() => onGo(nextInRun)} data-testid="diff-next-request" title="The request after this one (j)">
         next request →
       </button>
-      <CompareWith
-        list={list}
-        eventId={eventId}
-        previousEventId={previousEventId}
-        otherRun={otherRun}
-        onPick={(against) => navigate(against === otherRunOption ? route : routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))}
-      />
+      {report === undefined && (
+        <CompareWith
+          list={list}
+          eventId={eventId}
+          previousEventId={previousEventId}
+          otherRun={otherRun}
+          onPick={(against) => navigate(against === otherRunOption ? route : routes.requestDiff(traceId, runPk, eventId, { previousEventId: against, layout }))}
+        />
+      )}
       {showLayout && <LayoutToggle route={route} />}
       {listFailure !== null && (
         <span className="muted" title={listFailure.error instanceof Error ? listFailure.error.message : String(listFailure.error)}>

@@ -155,6 +155,7 @@ describe('loopscope export --html', () => {
     await diff.waitFor();
     await page.locator('del', { hasText: 'Leipzig' }).first().waitFor();
     await page.locator('ins', { hasText: 'Berlin' }).first().waitFor();
+    assert.equal(await page.locator('[data-testid=diff-compare-with]').count(), 0, 'only the previous request is recorded to compare with');
     await saveScreenshot(page, 'html-report-diff');
 
     await page.goBack();

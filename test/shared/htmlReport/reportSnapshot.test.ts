@@ -114,7 +114,7 @@ describe('recorded answers', () => {
     assert.match(refusal('event', { traceId: 't1', eventId: 1, revealSecrets: true }), /exported with credentials masked/);
     assert.match(refusal('search', { traceId: 't1', query: 'x' }), /Search is not in this report/);
     assert.match(refusal('compareRuns', { traceId: 't1', runPkA: 1, runPkB: 2 }), /Comparing runs is not in this report/);
-    assert.match(refusal('runs', { traceId: 't1', status: 'succeeded', sort: 'steps' }), /one filter or order at a time/);
+    assert.match(refusal('runs', { traceId: 't1', status: 'succeeded', sort: 'steps' }), /under one filter at a time/);
   });
 
   test('exported with --no-redact, the reveal finds the record as written', () => {
