@@ -109,7 +109,7 @@ describe('loopscope export --clickhouse', () => {
   it('says what is wrong, exit 2: no target, two targets, a bad URL, a server that is not there', () => {
     const file = join(traces.path, readdirSync(traces.path)[0]!);
     const cases: [string[], RegExp][] = [
-      [['export', file], /export needs one of --otlp OUT\|URL and --clickhouse URL/],
+      [['export', file], /export needs one of --otlp OUT\|URL, --clickhouse URL and --html OUT\.html/],
       [['export', file, '--otlp', 'x.jsonl', '--clickhouse', cluster.url], /export needs one of/],
       [['export', file, '--clickhouse', 'ftp://127.0.0.1:1'], /not a ClickHouse URL/],
       [['export', file, '--clickhouse', 'clickhouse://127.0.0.1:1/db', '--database', 'other'], /--database other and the database of .* differ/],
