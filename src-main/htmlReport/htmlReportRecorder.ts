@@ -45,7 +45,7 @@ export interface RecordOptions {
   now: Date;
 }
 
-/** Why a report could not be made: the run asked for is not in the trace. */
+/** Why a report could not be made (said on stderr, exit 2): no such run, too many events, a trace that cannot be read, a file that cannot be written. */
 export class HtmlReportError extends Error {}
 
 type Scope = { runPk: number; runId: string; runPks: ReadonlySet<number> } | null;
