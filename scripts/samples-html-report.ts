@@ -2,7 +2,7 @@
  * Acceptance of HTML reports over the real trace files in ../shared/samples (not shipped, so a
  * script, not a test): each sample under 3 MB is exported with the built CLI (`npm run build`
  * first), opened from disk in Debian's chromium with every request refused, and walked — its first
- * run, the first timeline rows, four steps with `n`, the requests and a diff, the findings, the
+ * run, the first timeline rows, steps with j/k and findings with n/p, the requests and a diff, the findings, the
  * calls, the parse errors. Prints a line per sample (size, runs, events); fails on a console or
  * page error, a request other than the file, or a view that could not load.
  *
@@ -51,7 +51,7 @@ async function walk(browser: Browser, file: string): Promise<string[]> {
     await page.locator('[data-testid=run-view][data-state=ready]').waitFor({ timeout: 15_000 });
     const rows = Math.min(await page.locator('[data-testid=timeline-row]').count(), 6);
     for (let row = 0; row < rows; row += 1) await page.locator('[data-testid=timeline-row]').nth(row).click();
-    for (let step = 0; step < 4; step += 1) await page.keyboard.press('n');
+    for (const key of ['j', 'j', 'k', 'n', 'n', 'p']) await page.keyboard.press(key);
     await page.locator('[data-testid=run-section-requests]').click();
     await page.locator('[data-testid=requests-panel][data-state=ready]').waitFor({ timeout: 15_000 });
     if ((await page.locator('[data-testid=request-row]').count()) > 1) {

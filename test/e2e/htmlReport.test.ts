@@ -141,12 +141,16 @@ describe('loopscope export --html', () => {
     await page.locator('[data-testid=reveal-secrets]').click();
     await page.getByText('exported with credentials masked').waitFor();
 
-    // Stepping with the keyboard walks the recorded step positions.
+    // Stepping with j and k walks the recorded step positions; n goes to the next finding.
     await page.locator('[data-testid=timeline-row][data-type=run_start]').first().click();
+    await page.keyboard.press('j');
+    await page.waitForURL(/\/step\/1\b/);
+    await page.keyboard.press('j');
+    await page.waitForURL(/\/step\/2\b/);
+    await page.keyboard.press('k');
+    await page.waitForURL(/\/step\/1\b/);
     await page.keyboard.press('n');
-    await page.waitForURL(/\/step\/1/);
-    await page.keyboard.press('n');
-    await page.waitForURL(/\/step\/2/);
+    await page.locator('[data-testid=event-inspector][data-state=ready] [data-testid=inspector-finding]').first().waitFor();
 
     // The third request's diff against the second: the rewritten tool result.
     await page.locator('[data-testid=timeline-row][data-type=model_request]').nth(2).click();
